@@ -1,0 +1,106 @@
+import FormsCore
+import FormsStore
+import Foundation
+
+// Benchmarks for formsctl; run in release mode:
+//   swift run -c release FormsBench json [COUNT]
+// Prints figures; asserts nothing.
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let command = arguments.first ?? "json"
+let count = arguments.count > 1 ? Int(arguments[1]) ?? 10_000 : 10_000
+
+/// The median of five runs of `body`, in seconds.
+func time(_ body: () throws -> Void) rethrows -> Double {
+  var runs: [Double] = []
+  for _ in 0..<5 {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    runs.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+  }
+  return runs.sorted()[2]
+}
+
+func report(_ label: String, seconds: Double, bytes: Int, documents: Int) {
+  let mb = Double(bytes) / 1_048_576
+  print(
+    label.padding(toLength: 44, withPad: " ", startingAt: 0)
+      + String(format: "%8.3f s %9.1f MB/s %11.0f docs/s", seconds, mb / seconds, Double(documents) / seconds))
+}
+
+/// Writes `count` purchase orders under `directory/data/purchase-orders`, returns their paths.
+func generateStore(count: Int, at directory: String) throws -> [String] {
+  let data = directory + "/data/purchase-orders"
+  try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+  var generator = PurchaseOrderGenerator(seed: 42)
+  var paths: [String] = []
+  for k in 0..<count {
+    let path = data + "/PO-\(pad(k, 6)).json"
+    try Data(JSONWriter.canonical(generator.next(number: k))).write(to: URL(fileURLWithPath: path))
+    paths.append(path)
+  }
+  return paths
+}
+
+func jsonBenchmark() throws {
+  let directory = NSTemporaryDirectory() + "formsctl-bench-json-\(getpid())"
+  defer { try? FileManager.default.removeItem(atPath: directory) }
+  let paths = try generateStore(count: count, at: directory)
+  let sizes = paths.map { (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) ?? 0 }
+  let total = sizes.reduce(0, +)
+  print("\(count) purchase orders, \(total / 1024) KB in all, \(total / count) bytes each on average; 2 threads")
+
+  let read = try time { _ = parallelMap(paths) { (try? FileIO.read($0))?.count ?? 0 } }
+  report("read the files (open/read)", seconds: read, bytes: total, documents: count)
+  let readParse = try time {
+    _ = parallelMap(paths) { path -> Bool in
+      guard let bytes = try? FileIO.read(path) else { return false }
+      return (try? JSONParser().parse(bytes)) != nil
+    }
+  }
+  report("read + formsctl parse", seconds: readParse, bytes: total, documents: count)
+  let readFoundation = try time {
+    _ = parallelMap(paths) { path -> Bool in
+      guard let bytes = try? FileIO.read(path) else { return false }
+      return (try? JSONSerialization.jsonObject(with: Data(bytes))) != nil
+    }
+  }
+  report("read + Foundation JSONSerialization parse", seconds: readFoundation, bytes: total, documents: count)
+
+  // The parsers alone, on bytes already in memory.
+  let contents = parallelMap(paths) { (try? FileIO.read($0)) ?? [] }
+  let datas = contents.map { Data($0) }
+  let parse = time { _ = parallelMap(contents) { (try? JSONParser().parse($0)) != nil } }
+  report("formsctl parse", seconds: parse, bytes: total, documents: count)
+  let roundTrip = time {
+    _ = parallelMap(contents) { bytes -> Bool in
+      guard let value = try? JSONParser().parse(bytes) else { return false }
+      return JSONWriter.canonical(value) == bytes
+    }
+  }
+  report("formsctl parse + canonical write", seconds: roundTrip, bytes: total, documents: count)
+  let foundation = time { _ = parallelMap(datas) { (try? JSONSerialization.jsonObject(with: $0)) != nil } }
+  report("Foundation JSONSerialization parse", seconds: foundation, bytes: total, documents: count)
+  print(String(format: "formsctl parse: %.1fx as fast as Foundation's; %.1fx the read time", foundation / parse, parse / read))
+  print(String(format: "with the read: %.1fx as fast as Foundation's; %.1fx the read time", readFoundation / readParse, readParse / read))
+}
+
+/// Parses the same files over and over on one thread, for profilers.
+func parseLoop() throws {
+  let directory = NSTemporaryDirectory() + "formsctl-bench-loop-\(getpid())"
+  defer { try? FileManager.default.removeItem(atPath: directory) }
+  let files = try generateStore(count: 2000, at: directory).map { try FileIO.read($0) }
+  let rounds = max(1, count / 2000)
+  let seconds = time {
+    for _ in 0..<rounds { for bytes in files { _ = try? JSONParser().parse(bytes) } }
+  }
+  report("parse only, 1 thread, from memory", seconds: seconds, bytes: files.map(\.count).reduce(0, +) * rounds, documents: 2000 * rounds)
+}
+
+switch command {
+case "json": try jsonBenchmark()
+case "parse-loop": try parseLoop()
+default:
+  print("usage: FormsBench json [COUNT]")
+  exit(64)
+}

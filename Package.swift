@@ -1,0 +1,35 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "formsctl",
+  platforms: [.macOS(.v13)],
+  products: [
+    .executable(name: "formsctl", targets: ["formsctl"]),
+    .library(name: "FormsCore", targets: ["FormsCore"]),
+    .library(name: "FormsYAML", targets: ["FormsYAML"]),
+    .library(name: "FormsStore", targets: ["FormsStore"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+  ],
+  targets: [
+    .systemLibrary(
+      name: "CLibYAML",
+      pkgConfig: "yaml-0.1",
+      providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]
+    ),
+    .target(name: "FormsCore"),
+    .target(name: "FormsYAML", dependencies: ["FormsCore", "CLibYAML"]),
+    .target(name: "FormsStore", dependencies: ["FormsCore", "FormsYAML"]),
+    .executableTarget(
+      name: "formsctl",
+      dependencies: ["FormsStore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+    ),
+    .executableTarget(name: "FormsBench", dependencies: ["FormsStore"], path: "Benchmarks/FormsBench"),
+    .testTarget(name: "FormsCoreTests", dependencies: ["FormsCore"]),
+    .testTarget(name: "FormsYAMLTests", dependencies: ["FormsYAML"]),
+    .testTarget(name: "FormsStoreTests", dependencies: ["FormsStore"]),
+    .testTarget(name: "formsctlTests", dependencies: ["formsctl", "FormsStore"], exclude: ["Snapshots"]),
+  ]
+)

@@ -1,0 +1,57 @@
+/// One finding about a file, as a value: where, what rule, what to tell the person.
+public struct Diagnostic: Sendable, Hashable {
+  /// How serious a finding is.
+  public enum Severity: String, Sendable, Hashable {
+    case error, warning, note
+  }
+
+  /// The file, as shown to the user (relative to the store or the working directory).
+  public var file: String
+  /// The 1-based position in the file, when known.
+  public var position: SourcePosition?
+  /// The value the finding is about (the root for whole-file findings).
+  public var pointer: JSONPointer
+  /// A short stable rule name (`min`, `type`, `parse`, `unknown-field`...).
+  public var rule: String
+  /// The message a person reads.
+  public var message: String
+  public var severity: Severity
+
+  public init(
+    file: String, position: SourcePosition?, pointer: JSONPointer = .root, rule: String, message: String,
+    severity: Severity = .error
+  ) {
+    self.file = file
+    self.position = position
+    self.pointer = pointer
+    self.rule = rule
+    self.message = message
+    self.severity = severity
+  }
+
+  /// `file:line:col: error: path: message [rule]`, the compiler-style line editors jump to.
+  public var compilerStyle: String {
+    let location = position.map { "\(file):\($0.line):\($0.column)" } ?? file
+    let path = pointer.path
+    return "\(location): \(severity.rawValue): \(path.isEmpty ? "" : path + ": ")\(message) [\(rule)]"
+  }
+}
+
+/// What kind of failure an error is; the executable maps each to one exit code (DESIGN §7).
+public enum FailureKind: Sendable {
+  /// Bad arguments (exit 64).
+  case usage
+  /// Bad input data: a file or feed that does not parse, an unknown kind, version or id (exit 65).
+  case badInput
+  /// No input: no store, a named file missing (exit 66).
+  case noInput
+  /// A bug (exit 70).
+  case internalError
+  /// Try again later: locked, or an interrupted operation awaits `formsctl recover` (exit 75).
+  case tryAgain
+}
+
+/// An error that knows its failure kind and prints as one line.
+public protocol FormsError: Error, CustomStringConvertible {
+  var kind: FailureKind { get }
+}

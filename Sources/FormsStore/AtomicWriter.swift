@@ -1,0 +1,98 @@
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The one way formsctl writes a file (DESIGN §8): a temporary file created exclusively in the
+/// target's directory, written, fsynced, renamed over the target, then the directory fsynced.
+/// A reader sees the whole old file or the whole new one, never part of either.
+public struct AtomicWriter: Sendable {
+  /// The real path of the directory that every write must stay inside (the store root).
+  public let boundary: String
+  /// Called after the temporary file is durable and before the rename; tests inject failures here.
+  var beforeRename: (@Sendable (String) throws(StoreError) -> Void)?
+
+  /// A writer confined to `boundary`, which must exist.
+  public init(boundary: String) {
+    self.boundary = FileIO.realPath(boundary) ?? boundary
+  }
+
+  /// Replaces (or creates) `path` with `bytes`, atomically and durably.
+  public func write(_ bytes: [UInt8], to path: String) throws(StoreError) {
+    let target = try resolveInsideBoundary(path)
+    let directory = parentDirectory(target)
+    let (fd, temp) = try createTemporary(nextTo: target)
+    var renamed = false
+    defer {
+      if !renamed { unlink(temp) }
+    }
+    do throws(StoreError) {
+      try writeAll(fd, bytes, path: temp)
+      if fsync(fd) != 0 { throw StoreError.io(temp, operation: "fsync", errno: errno) }
+      close(fd)
+    } catch {
+      close(fd)
+      throw error
+    }
+    try beforeRename?(temp)
+    if rename(temp, target) != 0 { throw StoreError.io(target, operation: "rename", errno: errno) }
+    renamed = true
+    try Self.syncDirectory(directory)
+  }
+
+  /// Makes a directory's entries (creations, renames, deletions) durable.
+  public static func syncDirectory(_ directory: String) throws(StoreError) {
+    let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard dfd >= 0 else { throw StoreError.io(directory, operation: "open", errno: errno) }
+    defer { close(dfd) }
+    if fsync(dfd) != 0 && errno != EINVAL { throw StoreError.io(directory, operation: "fsync", errno: errno) }
+  }
+
+  /// The real path to write: the target itself, or where a symbolic link inside the boundary leads.
+  func resolveInsideBoundary(_ path: String) throws(StoreError) -> String {
+    guard let directory = FileIO.realPath(parentDirectory(path)) else { throw StoreError.fileNotFound(parentDirectory(path)) }
+    guard isInside(directory) else { throw StoreError.pathOutsideStore(path) }
+    let target = directory == "/" ? "/" + fileName(path) : directory + "/" + fileName(path)
+    guard FileIO.entry(target) == .symlink else { return target }
+    guard let resolved = FileIO.realPath(target), isInside(parentDirectory(resolved)) else {
+      throw StoreError.symlinkOutsideStore(path)
+    }
+    return resolved
+  }
+
+  /// True when `realDirectory` is the boundary or below it.
+  func isInside(_ realDirectory: String) -> Bool {
+    realDirectory == boundary || realDirectory.hasPrefix(boundary == "/" ? "/" : boundary + "/")
+  }
+
+  private func createTemporary(nextTo target: String) throws(StoreError) -> (Int32, String) {
+    let directory = parentDirectory(target)
+    var mode: mode_t = 0o644
+    var info = stat()
+    if stat(target, &info) == 0 { mode = info.st_mode & 0o7777 }
+    for _ in 0..<16 {
+      let temp = "\(directory)/.\(fileName(target)).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+      let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+      if fd >= 0 {
+        fchmod(fd, mode)
+        return (fd, temp)
+      }
+      if errno != EEXIST { throw StoreError.io(temp, operation: "create", errno: errno) }
+    }
+    throw StoreError.io(directory, operation: "create a temporary file", errno: EEXIST)
+  }
+}
+
+/// Writes every byte, retrying short writes and EINTR.
+func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(StoreError) {
+  var written = 0
+  while written < bytes.count {
+    let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
+    if n < 0 {
+      if errno == EINTR { continue }
+      throw StoreError.io(path, operation: "write", errno: errno)
+    }
+    written += n
+  }
+}

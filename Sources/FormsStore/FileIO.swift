@@ -1,0 +1,145 @@
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Plain POSIX file access: measured 10x faster than `FileManager` over 100,000 files (PERF-NOTES).
+public enum FileIO {
+  /// The largest document formsctl reads.
+  public static let maxFileSize = 64 << 20
+
+  /// The whole file, refused beyond `limit` bytes.
+  public static func read(_ path: String, limit: Int = maxFileSize) throws(StoreError) -> [UInt8] {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else {
+      throw errno == ENOENT ? StoreError.fileNotFound(path) : StoreError.io(path, operation: "open", errno: errno)
+    }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else { throw StoreError.io(path, operation: "stat", errno: errno) }
+    let size = Int(info.st_size)
+    guard size <= limit else { throw StoreError.fileTooLarge(path, size: size, limit: limit) }
+    var bytes = [UInt8](repeating: 0, count: size)
+    var total = 0
+    while total < size {
+      let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + total, size - total) }
+      if n < 0 {
+        if errno == EINTR { continue }
+        throw StoreError.io(path, operation: "read", errno: errno)
+      }
+      if n == 0 { break }
+      total += n
+    }
+    if total < size { bytes.removeLast(size - total) }
+    return bytes
+  }
+
+  /// The kind of thing at `path`, without following a final symbolic link.
+  public enum Entry: Equatable { case file, directory, symlink, other, missing }
+
+  /// What is at `path` (lstat).
+  public static func entry(_ path: String) -> Entry {
+    var info = stat()
+    guard lstat(path, &info) == 0 else { return .missing }
+    switch info.st_mode & S_IFMT {
+    case S_IFREG: return .file
+    case S_IFDIR: return .directory
+    case S_IFLNK: return .symlink
+    default: return .other
+    }
+  }
+
+  /// True when `path` exists and is a directory (following symbolic links).
+  public static func isDirectory(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+  }
+
+  /// True when something exists at `path` (following symbolic links).
+  public static func exists(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0
+  }
+
+  /// Every regular file under `directory` whose name ends with `suffix`, sorted, recursing into
+  /// subdirectories except hidden ones (`.git`, `.formsctl`, `.build`) and those in `skipping`.
+  public static func files(under directory: String, suffix: String, skipping: Set<String> = []) -> [String] {
+    var out: [String] = []
+    walk(directory, suffix: suffix, skipping: skipping, into: &out)
+    return out.sorted()
+  }
+
+  private static func walk(_ directory: String, suffix: String, skipping: Set<String>, into out: inout [String]) {
+    guard let dir = opendir(directory) else { return }
+    defer { closedir(dir) }
+    var subdirectories: [String] = []
+    while let entry = readdir(dir) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+      }
+      if name.hasPrefix(".") { continue }
+      let path = directory == "." ? name : directory + "/" + name
+      var type = Int32(entry.pointee.d_type)
+      if type == Int32(DT_UNKNOWN) {
+        switch FileIO.entry(path) {
+        case .file: type = Int32(DT_REG)
+        case .directory: type = Int32(DT_DIR)
+        default: continue
+        }
+      }
+      if type == Int32(DT_DIR) {
+        if !skipping.contains(name) { subdirectories.append(path) }
+      } else if type == Int32(DT_REG) && name.hasSuffix(suffix) {
+        out.append(path)
+      }
+    }
+    for sub in subdirectories { walk(sub, suffix: suffix, skipping: skipping, into: &out) }
+  }
+
+  /// The absolute, symlink-free form of an existing path.
+  public static func realPath(_ path: String) -> String? {
+    guard let resolved = realpath(path, nil) else { return nil }
+    defer { free(resolved) }
+    return String(cString: resolved)
+  }
+
+  /// The current working directory.
+  public static var currentDirectory: String {
+    guard let cwd = getcwd(nil, 0) else { return "." }
+    defer { free(cwd) }
+    return String(cString: cwd)
+  }
+
+  /// Creates a directory and its missing parents.
+  public static func makeDirectories(_ path: String, mode: mode_t = 0o755) throws(StoreError) {
+    if isDirectory(path) { return }
+    let parent = parentDirectory(path)
+    if parent != path && !parent.isEmpty { try makeDirectories(parent, mode: mode) }
+    if mkdir(path, mode) != 0 && errno != EEXIST { throw StoreError.io(path, operation: "mkdir", errno: errno) }
+  }
+
+  /// Removes a file; a missing file is not an error.
+  public static func remove(_ path: String) throws(StoreError) {
+    if unlink(path) != 0 && errno != ENOENT { throw StoreError.io(path, operation: "unlink", errno: errno) }
+  }
+}
+
+/// The directory part of a path (`a/b/c.json` → `a/b`, `c.json` → `.`, `/x` → `/`).
+public func parentDirectory(_ path: String) -> String {
+  guard let slash = path.lastIndex(of: "/") else { return "." }
+  if slash == path.startIndex { return "/" }
+  return String(path[..<slash])
+}
+
+/// The last component of a path.
+public func fileName(_ path: String) -> String {
+  guard let slash = path.lastIndex(of: "/") else { return path }
+  return String(path[path.index(after: slash)...])
+}
+
+/// `base/relative` unless `relative` is absolute.
+public func joinPath(_ base: String, _ relative: String) -> String {
+  if relative.hasPrefix("/") || base.isEmpty || base == "." { return relative }
+  return base.hasSuffix("/") ? base + relative : base + "/" + relative
+}

@@ -1,0 +1,92 @@
+import FormsCore
+
+/// `formsctl fmt`: makes JSON files canonical (DESIGN §4), or reports which are not.
+public struct Formatter: Sendable {
+  /// What happened to one file.
+  public enum Outcome: Sendable, Equatable {
+    case canonical
+    case rewritten
+    case needsFormatting
+    case failed(Diagnostic)
+  }
+
+  /// One file's outcome.
+  public struct FileResult: Sendable, Equatable {
+    public let path: String
+    public let outcome: Outcome
+  }
+
+  /// All the files' outcomes, in path order.
+  public struct Report: Sendable {
+    public let results: [FileResult]
+
+    /// Files that were rewritten or would be.
+    public var changed: [String] {
+      results.filter { $0.outcome == .rewritten || $0.outcome == .needsFormatting }.map(\.path)
+    }
+
+    /// Files that could not be read or parsed.
+    public var failures: [Diagnostic] {
+      results.compactMap { if case .failed(let d) = $0.outcome { return d } else { return nil } }
+    }
+  }
+
+  /// Only report, never write.
+  public let check: Bool
+  /// Where writes may go.
+  public let writer: AtomicWriter
+
+  public init(check: Bool, writer: AtomicWriter) {
+    self.check = check
+    self.writer = writer
+  }
+
+  /// The JSON files named by `paths` (files as given; directories walked for `*.json`, skipping
+  /// hidden directories such as `.formsctl`, `.git` and `.build`). A missing path is an error.
+  public static func expand(_ paths: [String]) throws(StoreError) -> [String] {
+    var files: [String] = []
+    for path in paths {
+      switch FileIO.entry(path) {
+      case .missing: throw StoreError.fileNotFound(path)
+      case .directory: files += FileIO.files(under: path, suffix: ".json")
+      case .symlink where FileIO.isDirectory(path): files += FileIO.files(under: path, suffix: ".json")
+      default: files.append(path)
+      }
+    }
+    return files
+  }
+
+  /// Formats (or checks) every file; one file's failure never stops the others.
+  public func run(_ files: [String]) -> Report {
+    let this = self
+    return Report(results: parallelMap(files, chunkSize: 16) { this.process($0) })
+  }
+
+  func process(_ path: String) -> FileResult {
+    do throws(StoreError) {
+      let bytes = try FileIO.read(path)
+      let value: JSONValue
+      do throws(JSONParseError) {
+        value = try JSONParser().parse(bytes)
+      } catch {
+        return FileResult(path: path, outcome: .failed(Diagnostic(
+          file: path, position: error.location, rule: "parse", message: error.message)))
+      }
+      let canonical = JSONWriter.canonical(value)
+      if canonical == bytes { return FileResult(path: path, outcome: .canonical) }
+      if check { return FileResult(path: path, outcome: .needsFormatting) }
+      try writer.write(canonical, to: path)
+      return FileResult(path: path, outcome: .rewritten)
+    } catch {
+      let position: SourcePosition? = error.kind == .badInput ? SourcePosition(line: 1, column: 1) : nil
+      let message: String
+      if case .fileTooLarge(_, let size, let limit) = error {
+        message = "the file is \(size) bytes, more than the limit of \(limit) bytes (64 MiB)"
+      } else {
+        message = error.description
+      }
+      return FileResult(path: path, outcome: .failed(Diagnostic(
+        file: path, position: position, rule: "read", message: message)))
+    }
+  }
+}

@@ -1,0 +1,54 @@
+import FormsCore
+
+/// Errors of the store layer: files, locks, the store's layout.
+public enum StoreError: FormsError, Equatable {
+  case fileNotFound(String)
+  case notAStore(searchedFrom: String)
+  case manifest(file: String, position: SourcePosition?, message: String)
+  case fileTooLarge(String, size: Int, limit: Int)
+  case io(String, operation: String, errno: Int32)
+  case symlinkOutsideStore(String)
+  case pathOutsideStore(String)
+  case locked(pid: Int32?, command: String, waited: Double)
+  case storeExists(String)
+
+  public var kind: FailureKind {
+    switch self {
+    case .fileNotFound, .notAStore: return .noInput
+    case .manifest, .fileTooLarge, .symlinkOutsideStore, .pathOutsideStore, .storeExists: return .badInput
+    case .io: return .internalError
+    case .locked: return .tryAgain
+    }
+  }
+
+  public var description: String {
+    switch self {
+    case .fileNotFound(let path):
+      return "\(path): no such file or directory"
+    case .notAStore(let start):
+      return "no formsctl store found in \(start) or any parent directory (looked for formsctl.yaml); "
+        + "run `formsctl init`, pass --store DIR, or set FORMSCTL_STORE"
+    case .manifest(let file, let position, let message):
+      return "\(file)\(position.map { ":\($0.line):\($0.column)" } ?? ""): \(message)"
+    case .fileTooLarge(let path, let size, let limit):
+      return "\(path):1:1: the file is \(size) bytes, more than the limit of \(limit) bytes (64 MiB)"
+    case .io(let path, let operation, let code):
+      return "\(path): \(operation) failed: \(String(cString: strerror(code)))"
+    case .symlinkOutsideStore(let path):
+      return "\(path): a symbolic link that leads out of the store; refusing to write through it"
+    case .pathOutsideStore(let path):
+      return "\(path): not inside the store"
+    case .locked(let pid, let command, let waited):
+      let holder = pid.map { "pid \($0) (\(command))" } ?? "another process"
+      return "the store is locked by \(holder); waited \(Int(waited)) s. Retry, or pass --wait 60"
+    case .storeExists(let path):
+      return "\(path) already holds a formsctl store (formsctl.yaml); refusing to overwrite it"
+    }
+  }
+}
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif

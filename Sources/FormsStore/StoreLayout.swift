@@ -1,0 +1,159 @@
+import FormsCore
+import FormsYAML
+
+/// Where a store's parts are on disk, read from its `formsctl.yaml` manifest (DESIGN §3).
+public struct StoreLayout: Sendable, Equatable {
+  /// The manifest's file name, which marks a store.
+  public static let manifestName = "formsctl.yaml"
+
+  /// The store's root directory (absolute).
+  public let root: String
+  /// The schema descriptors' directory (absolute; may be outside the store).
+  public let schemasDirectory: String
+  /// The documents' directory (absolute).
+  public let dataDirectory: String
+  /// The snapshot retention policy.
+  public let retention: RetentionPolicy
+
+  /// `.formsctl/`, the tool's own state.
+  public var stateDirectory: String { root + "/.formsctl" }
+
+  /// Reads the manifest of the store at `root`.
+  public init(root: String) throws(StoreError) {
+    let manifestPath = root + "/" + Self.manifestName
+    let bytes = try FileIO.read(manifestPath)
+    let node: YAMLNode?
+    do throws(YAMLError) {
+      node = try YAMLReader().read(bytes)
+    } catch {
+      throw StoreError.manifest(file: manifestPath, position: error.position, message: error.message)
+    }
+    guard let node, let pairs = node.mapping else {
+      throw StoreError.manifest(file: manifestPath, position: node?.position, message: "the manifest must be a mapping")
+    }
+    var schemas = "schemas"
+    var data = "data"
+    var retention = RetentionPolicy.default
+    for pair in pairs {
+      let key = pair.key.scalar?.text ?? ""
+      func text() throws(StoreError) -> String {
+        guard let s = pair.value.string, !s.isEmpty else {
+          throw StoreError.manifest(file: manifestPath, position: pair.value.position, message: "\(key) must be a path")
+        }
+        return s
+      }
+      switch key {
+      case "formsctl":
+        guard case .number(let n)? = pair.value.scalar?.value, n.intValue == 1 else {
+          throw StoreError.manifest(
+            file: manifestPath, position: pair.value.position,
+            message: "unsupported manifest format \(pair.value.scalar?.text ?? "?"); this formsctl reads format 1")
+        }
+      case "schemas": schemas = try text()
+      case "data": data = try text()
+      case "snapshots":
+        do throws(RetentionPolicy.ParseError) {
+          retention = try RetentionPolicy(yaml: pair.value)
+        } catch {
+          throw StoreError.manifest(file: manifestPath, position: error.position, message: error.message)
+        }
+      default:
+        throw StoreError.manifest(
+          file: manifestPath, position: pair.key.position,
+          message: "unknown key \"\(key)\"; expected formsctl, schemas, data or snapshots")
+      }
+    }
+    self.root = root
+    self.schemasDirectory = Self.normalize(joinPath(root, schemas))
+    self.dataDirectory = Self.normalize(joinPath(root, data))
+    self.retention = retention
+  }
+
+  /// Finds the store: `--store`, else `FORMSCTL_STORE`, else the nearest directory upward from
+  /// `workingDirectory` that holds `formsctl.yaml` (as git finds `.git`).
+  public static func locate(explicit: String?, environment: [String: String], workingDirectory: String)
+    throws(StoreError) -> StoreLayout
+  {
+    if let given = explicit ?? environment["FORMSCTL_STORE"].flatMap({ $0.isEmpty ? nil : $0 }) {
+      let root = normalize(joinPath(workingDirectory, given))
+      guard FileIO.exists(root + "/" + manifestName) else { throw StoreError.notAStore(searchedFrom: root) }
+      return try StoreLayout(root: root)
+    }
+    var directory = normalize(workingDirectory)
+    while true {
+      if FileIO.exists(directory + "/" + manifestName) { return try StoreLayout(root: directory) }
+      let parent = parentDirectory(directory)
+      if parent == directory { throw StoreError.notAStore(searchedFrom: workingDirectory) }
+      directory = parent
+    }
+  }
+
+  /// `path` relative to the store root when inside it (for messages), else unchanged.
+  public func relative(_ path: String) -> String {
+    path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
+  }
+
+  /// Removes `.` and `..` components and duplicate slashes, lexically.
+  static func normalize(_ path: String) -> String {
+    var parts: [Substring] = []
+    for part in path.split(separator: "/") {
+      switch part {
+      case ".": continue
+      case "..": if !parts.isEmpty { parts.removeLast() }
+      default: parts.append(part)
+      }
+    }
+    return "/" + parts.joined(separator: "/")
+  }
+}
+
+/// The snapshot retention policy of the manifest (`snapshots:`).
+public struct RetentionPolicy: Sendable, Equatable {
+  /// Keep every snapshot younger than this many seconds.
+  public var keepWithin: Int
+  /// Then keep the newest of each ISO week younger than this many seconds.
+  public var keepWeeklyWithin: Int
+
+  /// 7 days, then weekly until 30 days.
+  public static let `default` = RetentionPolicy(keepWithin: 7 * 86400, keepWeeklyWithin: 30 * 86400)
+
+  public init(keepWithin: Int, keepWeeklyWithin: Int) {
+    self.keepWithin = keepWithin
+    self.keepWeeklyWithin = keepWeeklyWithin
+  }
+
+  /// A policy value that does not parse.
+  public struct ParseError: Error {
+    public let position: SourcePosition
+    public let message: String
+  }
+
+  init(yaml: YAMLNode) throws(ParseError) {
+    self = .default
+    guard let pairs = yaml.mapping else { throw ParseError(position: yaml.position, message: "snapshots must be a mapping") }
+    for pair in pairs {
+      guard let text = pair.value.scalar?.text, let seconds = Self.seconds(text) else {
+        throw ParseError(position: pair.value.position, message: "expected a duration such as 7d, 12h or 2w")
+      }
+      switch pair.key.scalar?.text {
+      case "keep_within": keepWithin = seconds
+      case "keep_weekly_within": keepWeeklyWithin = seconds
+      default:
+        throw ParseError(position: pair.key.position, message: "unknown key; expected keep_within or keep_weekly_within")
+      }
+    }
+  }
+
+  /// Seconds in a duration like `30d`, `12h`, `90m`, `2w`; nil when malformed.
+  public static func seconds(_ text: String) -> Int? {
+    guard let unit = text.last, let count = Int(text.dropLast()), count >= 0 else { return nil }
+    switch unit {
+    case "s": return count
+    case "m": return count * 60
+    case "h": return count * 3600
+    case "d": return count * 86400
+    case "w": return count * 7 * 86400
+    default: return nil
+    }
+  }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The store's single-writer lock: `flock` on `.formsctl/lock`, released when this is deinitialized
+/// or the process ends (so a killed writer never leaves a stale lock).
+public final class StoreLock {
+  private let fd: Int32
+
+  /// Takes the lock, waiting up to `wait` seconds; names the holder's pid and command when it cannot.
+  public init(store: StoreLayout, command: String, wait: Double) throws(StoreError) {
+    try FileIO.makeDirectories(store.stateDirectory)
+    let path = store.stateDirectory + "/lock"
+    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: errno) }
+    let deadline = Date().addingTimeInterval(wait)
+    while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+      guard errno == EWOULDBLOCK || errno == EINTR else {
+        close(fd)
+        throw StoreError.io(path, operation: "flock", errno: errno)
+      }
+      if Date() >= deadline {
+        let holder = (try? FileIO.read(path, limit: 4096)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        close(fd)
+        let parts = holder.split(separator: " ", maxSplits: 1)
+        let pid = parts.first.flatMap { Int32($0) }
+        let what = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespacesAndNewlines) : "formsctl"
+        throw StoreError.locked(pid: pid, command: what, waited: wait)
+      }
+      usleep(50_000)
+    }
+    ftruncate(fd, 0)
+    let note = Array("\(getpid()) formsctl \(command)\n".utf8)
+    _ = note.withUnsafeBytes { pwrite(fd, $0.baseAddress, note.count, 0) }
+  }
+
+  deinit {
+    ftruncate(fd, 0)
+    flock(fd, LOCK_UN)
+    close(fd)
+  }
+}

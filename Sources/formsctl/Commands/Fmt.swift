@@ -1,0 +1,53 @@
+import ArgumentParser
+import FormsCore
+import FormsStore
+
+extension Formsctl {
+  struct Fmt: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Rewrite JSON files in canonical form, or check that they are.",
+      discussion: """
+        Canonical form: keys sorted by code point, two-space indent, one member per line, numbers
+        exactly as written, LF, one final newline (the layout of `jq -S --indent 2 .`).
+        With no PATH, every *.json under the current directory, skipping hidden directories
+        (.formsctl, .git, .build). Files are rewritten atomically; inside a store, under its lock.
+
+        Exit: 0 all canonical (or rewritten), 1 with --check when some are not, 65 when a file
+        does not parse (the others are still processed).
+
+        Examples:
+          formsctl fmt --check            # CI: list non-canonical files, exit 1 if any
+          formsctl fmt data/forms         # rewrite a directory in place
+        """
+    )
+
+    @Flag(help: "List files that are not canonical and exit 1; write nothing.")
+    var check = false
+
+    @Option(name: .long, help: "Seconds to wait for another writer to release the store lock.")
+    var wait: Double = 10
+
+    @Argument(help: "Files or directories (default: the current directory).")
+    var paths: [String] = []
+
+    func run() throws {
+      let cwd = FileIO.currentDirectory
+      let files = try Formatter.expand(paths.isEmpty ? ["."] : paths)
+      let store = try? StoreLayout.locate(explicit: nil, environment: ProcessEnvironment.values, workingDirectory: cwd)
+      let lock = try (check ? nil : store.map { try StoreLock(store: $0, command: "fmt", wait: wait) })
+      let formatter = Formatter(check: check, writer: AtomicWriter(boundary: store?.root ?? "/"))
+      let report = formatter.run(files)
+      withExtendedLifetime(lock) {}
+      for result in report.results {
+        switch result.outcome {
+        case .rewritten: printOut("formatted \(result.path)")
+        case .needsFormatting: printOut(result.path)
+        case .failed(let diagnostic): FileHandleOutput.standardError.write(diagnostic.compilerStyle + "\n")
+        case .canonical: break
+        }
+      }
+      if !report.failures.isEmpty { throw ExitCode(65) }
+      if check && !report.changed.isEmpty { throw ExitCode(ExitStatus.problemsFound) }
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import FormsCore
+import FormsStore
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+@main
+struct Formsctl: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "formsctl",
+    abstract: "A document store of JSON files, with YAML schemas, validation, migration and snapshots.",
+    discussion: """
+      Each document is one canonical JSON file under data/; schemas/<kind>/<version>.yaml says
+      what a valid document is. Commands find the store by walking up from the working directory
+      to formsctl.yaml, or take --store DIR or FORMSCTL_STORE.
+
+      Exit codes: 0 ok, 1 problems found, 64 bad arguments, 65 bad input data, 66 no input
+      (no store, missing file), 70 internal error, 75 locked or awaiting `formsctl recover`.
+      """,
+    version: formsctlVersion,
+    subcommands: [Fmt.self]
+  )
+
+  static func main() {
+    do {
+      var command = try parseAsRoot()
+      try command.run()
+    } catch let error as any FormsError {
+      printError(error.description)
+      Glibc.exit(ExitStatus.code(for: error.kind))
+    } catch {
+      exit(withError: error)
+    }
+  }
+}
+
+/// Exit codes of DESIGN §7, in one place.
+enum ExitStatus {
+  static let ok: Int32 = 0
+  static let problemsFound: Int32 = 1
+
+  static func code(for kind: FailureKind) -> Int32 {
+    switch kind {
+    case .usage: return 64
+    case .badInput: return 65
+    case .noInput: return 66
+    case .internalError: return 70
+    case .tryAgain: return 75
+    }
+  }
+}
+
+/// Prints `formsctl: error: message` on stderr.
+func printError(_ message: String) {
+  FileHandleOutput.standardError.write("formsctl: error: \(message)\n")
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+
+@testable import FormsStore
+
+struct AtomicWriterTests {
+  @Test func writesAndLeavesNoTemporaryFile() throws {
+    try withTemporaryDirectory { dir in
+      let writer = AtomicWriter(boundary: dir)
+      try writer.write(Array("one\n".utf8), to: dir + "/a.json")
+      try writer.write(Array("two\n".utf8), to: dir + "/a.json")
+      #expect(try readText(dir + "/a.json") == "two\n")
+      #expect(try directoryListing(dir) == ["a.json"])
+    }
+  }
+
+  @Test func failureBeforeRenameKeepsTheOldBytes() throws {
+    try withTemporaryDirectory { dir in
+      try writeText("old\n", to: dir + "/a.json")
+      var writer = AtomicWriter(boundary: dir)
+      writer.beforeRename = { temp throws(StoreError) in
+        throw StoreError.io(temp, operation: "simulated crash", errno: EIO)
+      }
+      #expect(throws: StoreError.self) { try writer.write(Array("new\n".utf8), to: dir + "/a.json") }
+      #expect(try readText(dir + "/a.json") == "old\n")
+      #expect(try directoryListing(dir) == ["a.json"])
+    }
+  }
+
+  @Test func keepsTheFileMode() throws {
+    try withTemporaryDirectory { dir in
+      try writeText("old\n", to: dir + "/a.json")
+      chmod(dir + "/a.json", 0o600)
+      try AtomicWriter(boundary: dir).write(Array("new\n".utf8), to: dir + "/a.json")
+      let attributes = try FileManager.default.attributesOfItem(atPath: dir + "/a.json")
+      #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    }
+  }
+
+  @Test func refusesASymlinkOutOfTheStore() throws {
+    try withTemporaryDirectory { dir in
+      try writeText("outside\n", to: dir + "/outside/secret.json")
+      try FileManager.default.createDirectory(atPath: dir + "/store", withIntermediateDirectories: true)
+      try FileManager.default.createSymbolicLink(atPath: dir + "/store/a.json", withDestinationPath: dir + "/outside/secret.json")
+      let writer = AtomicWriter(boundary: dir + "/store")
+      #expect(throws: StoreError.symlinkOutsideStore(dir + "/store/a.json")) {
+        try writer.write(Array("new\n".utf8), to: dir + "/store/a.json")
+      }
+      #expect(try readText(dir + "/outside/secret.json") == "outside\n")
+      // A directory symlink out of the store is refused too.
+      try FileManager.default.createSymbolicLink(atPath: dir + "/store/out", withDestinationPath: dir + "/outside")
+      #expect(throws: StoreError.pathOutsideStore(dir + "/store/out/secret.json")) {
+        try writer.write(Array("new\n".utf8), to: dir + "/store/out/secret.json")
+      }
+    }
+  }
+
+  @Test func writesThroughASymlinkInsideTheStore() throws {
+    try withTemporaryDirectory { dir in
+      try writeText("old\n", to: dir + "/real.json")
+      try FileManager.default.createSymbolicLink(atPath: dir + "/link.json", withDestinationPath: dir + "/real.json")
+      try AtomicWriter(boundary: dir).write(Array("new\n".utf8), to: dir + "/link.json")
+      #expect(try readText(dir + "/real.json") == "new\n")
+      #expect(FileIO.entry(dir + "/link.json") == .symlink)
+    }
+  }
+}
+
+struct FileIOTests {
+  @Test func refusesFilesOver64MiB() throws {
+    try withTemporaryDirectory { dir in
+      let path = dir + "/big.json"
+      FileManager.default.createFile(atPath: path, contents: nil)
+      let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+      try handle.truncate(atOffset: UInt64(FileIO.maxFileSize + 1))
+      try handle.close()
+      #expect(throws: StoreError.fileTooLarge(path, size: FileIO.maxFileSize + 1, limit: FileIO.maxFileSize)) {
+        try FileIO.read(path)
+      }
+    }
+  }
+
+  @Test func listsJSONFilesSkippingHiddenDirectories() throws {
+    try withTemporaryDirectory { dir in
+      for file in ["b/2.json", "a.json", ".formsctl/x.json", ".build/y.json", "c.txt", "b/.hidden/z.json"] {
+        try writeText("{}", to: dir + "/" + file)
+      }
+      #expect(FileIO.files(under: dir, suffix: ".json") == [dir + "/a.json", dir + "/b/2.json"])
+    }
+  }
+}
+
+struct StoreLockTests {
+  @Test func secondWriterWaitsThenFailsNamingTheHolder() throws {
+    try withTemporaryDirectory { dir in
+      try writeText("formsctl: 1\n", to: dir + "/formsctl.yaml")
+      let store = try StoreLayout(root: dir)
+      let first = try StoreLock(store: store, command: "migrate", wait: 0)
+      // flock locks belong to the open file description, so a second open in this process conflicts.
+      do {
+        _ = try StoreLock(store: store, command: "fmt", wait: 0.2)
+        Issue.record("second lock was granted")
+      } catch let error as StoreError {
+        #expect(error.kind == .tryAgain)
+        #expect(error.description.contains("pid \(getpid()) (formsctl migrate)"))
+      }
+      withExtendedLifetime(first) {}
+    }
+  }
+}
+
+struct StoreLayoutTests {
+  @Test func locatesByWalkingUp() throws {
+    try withTemporaryDirectory { dir in
+      try writeText("formsctl: 1\nschemas: ../../schemas\n", to: dir + "/store/formsctl.yaml")
+      try FileManager.default.createDirectory(atPath: dir + "/store/data/forms", withIntermediateDirectories: true)
+      let store = try StoreLayout.locate(explicit: nil, environment: [:], workingDirectory: dir + "/store/data/forms")
+      #expect(store.root == dir + "/store")
+      #expect(store.schemasDirectory == (dir as NSString).deletingLastPathComponent + "/schemas")
+      #expect(store.dataDirectory == dir + "/store/data")
+      let viaEnvironment = try StoreLayout.locate(explicit: nil, environment: ["FORMSCTL_STORE": "store"], workingDirectory: dir)
+      #expect(viaEnvironment.root == dir + "/store")
+      #expect(throws: StoreError.notAStore(searchedFrom: dir)) {
+        try StoreLayout.locate(explicit: nil, environment: [:], workingDirectory: dir)
+      }
+    }
+  }
+
+  @Test func badManifestNamesTheLine() throws {
+    try withTemporaryDirectory { dir in
+      try writeText("formsctl: 1\nsnapshots:\n  keep_within: soon\n", to: dir + "/formsctl.yaml")
+      #expect(throws: StoreError.manifest(file: dir + "/formsctl.yaml", position: .init(line: 3, column: 16), message: "expected a duration such as 7d, 12h or 2w")) {
+        try StoreLayout(root: dir)
+      }
+    }
+  }
+}
+
+struct FormatterTests {
+  @Test func rewritesChecksAndReportsParseErrors() throws {
+    try withTemporaryDirectory { dir in
+      try writeText("{\"b\": 1, \"a\": 12.50}", to: dir + "/messy.json")
+      try writeText("{\n  \"a\": 1\n}\n", to: dir + "/clean.json")
+      try writeText("{\"a\": 1,}", to: dir + "/broken.json")
+      let files = try Formatter.expand([dir])
+      let check = Formatter(check: true, writer: AtomicWriter(boundary: dir)).run(files)
+      #expect(check.changed == [dir + "/messy.json"])
+      #expect(check.failures.map(\.compilerStyle) == [dir + "/broken.json:1:9: error: trailing comma before '}' [parse]"])
+      #expect(try readText(dir + "/messy.json") == "{\"b\": 1, \"a\": 12.50}")
+      let fix = Formatter(check: false, writer: AtomicWriter(boundary: dir)).run(files)
+      #expect(fix.changed == [dir + "/messy.json"])
+      #expect(try readText(dir + "/messy.json") == "{\n  \"a\": 12.50,\n  \"b\": 1\n}\n")
+      #expect(try readText(dir + "/broken.json") == "{\"a\": 1,}")
+    }
+  }
+
+  @Test func missingPathIsNoInput() {
+    #expect(throws: StoreError.fileNotFound("/nonexistent/x.json")) { try Formatter.expand(["/nonexistent/x.json"]) }
+  }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+
+/// The result of one run of the built `formsctl`.
+struct RunResult: Equatable {
+  var status: Int32
+  var stdout: String
+  var stderr: String
+
+  /// The form golden files hold.
+  var transcript: String { "exit: \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
+}
+
+enum Formsctl {
+  /// The `formsctl` binary built beside this test bundle.
+  static let binary: URL = {
+    var candidates: [URL] = []
+    for base in [Bundle.main.bundleURL, Bundle.main.executableURL?.deletingLastPathComponent()].compactMap({ $0 }) {
+      candidates += [base, base.deletingLastPathComponent(), base.deletingLastPathComponent().deletingLastPathComponent()]
+    }
+    for directory in candidates {
+      let url = directory.appendingPathComponent("formsctl")
+      if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+    }
+    fatalError("the formsctl binary was not found near \(Bundle.main.bundleURL.path); run `swift build` first")
+  }()
+
+  static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+  /// Runs `formsctl args` in `directory` with `environment` added, feeding `input` on stdin.
+  static func run(_ args: [String], in directory: String, environment: [String: String] = [:], input: String? = nil)
+    throws -> RunResult
+  {
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = args
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    var env = ProcessInfo.processInfo.environment
+    env["FORMSCTL_STORE"] = nil
+    env["COLUMNS"] = "100"
+    env.merge(environment) { $1 }
+    process.environment = env
+    let out = Pipe()
+    let err = Pipe()
+    let inPipe = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = inPipe
+    try process.run()
+    if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
+    try inPipe.fileHandleForWriting.close()
+    // Read both pipes concurrently so a large output never deadlocks the child.
+    nonisolated(unsafe) var errData = Data()
+    let group = DispatchGroup()
+    DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    process.waitUntilExit()
+    return RunResult(
+      status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+      stderr: String(decoding: errData, as: UTF8.self))
+  }
+}
+
+/// Compares a run with `Snapshots/<name>.txt`; `RECORD_SNAPSHOTS=1` writes the file instead.
+func assertSnapshot(_ result: RunResult, named name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+  let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots/\(name).txt")
+  if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] == "1" {
+    try Data(result.transcript.utf8).write(to: url)
+    return
+  }
+  let expected = try String(contentsOf: url, encoding: .utf8)
+  #expect(result.transcript == expected, "golden file \(name).txt differs; RECORD_SNAPSHOTS=1 re-records", sourceLocation: sourceLocation)
+}
+
+/// Runs `body` in a fresh directory, removed afterwards.
+func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
+  let path = FileManager.default.temporaryDirectory.appendingPathComponent("formsctl-e2e-\(UUID().uuidString)").path
+  try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+  defer { try? FileManager.default.removeItem(atPath: path) }
+  return try body(URL(fileURLWithPath: path).resolvingSymlinksInPath().path)
+}
+
+func writeFile(_ text: String, to path: String) throws {
+  try FileManager.default.createDirectory(
+    atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+  try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+}
+
+func writeBytes(_ bytes: [UInt8], to path: String) throws {
+  try FileManager.default.createDirectory(
+    atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+  try Data(bytes).write(to: URL(fileURLWithPath: path))
+}
+
+func readFile(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
