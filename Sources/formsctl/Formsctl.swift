@@ -22,7 +22,7 @@ struct Formsctl: ParsableCommand {
       (no store, missing file), 70 internal error, 75 locked or awaiting `formsctl recover`.
       """,
     version: formsctlVersion,
-    subcommands: [Fmt.self]
+    subcommands: [Validate.self, Schema.self, Fmt.self]
   )
 
   static func main() {

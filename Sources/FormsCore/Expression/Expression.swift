@@ -1,0 +1,104 @@
+/// A parsed filter or rule expression (DESIGN §9): comparisons, `~`, `in`, `exists`, `and`, `or`,
+/// `not`, parentheses, and paths with `.` and `[]`.
+public indirect enum Expression: Sendable, Equatable {
+  case and(Expression, Expression)
+  case or(Expression, Expression)
+  case not(Expression)
+  case exists(Path)
+  case compare(Operand, ComparisonOperator, Operand)
+  case matches(Operand, Regex)
+  case isIn(Operand, [JSONValue])
+
+  /// A path into a document: `items[].quantity`, `metadata.agency`, `items[0].sku`.
+  public struct Path: Sendable, Equatable, CustomStringConvertible {
+    public enum Step: Sendable, Equatable {
+      case member(String)
+      case index(Int)
+      case each
+    }
+
+    public var steps: [Step]
+
+    public init(steps: [Step]) { self.steps = steps }
+
+    /// Parses `a.b[].c[2]`; nil when it is not a path.
+    public init?(_ text: String) {
+      guard let expression = try? ExpressionParser.parse(text + " exists"), case .exists(let path) = expression else {
+        return nil
+      }
+      self = path
+    }
+
+    public var description: String {
+      var out = ""
+      for step in steps {
+        switch step {
+        case .member(let name): out += out.isEmpty ? name : "." + name
+        case .index(let i): out += "[\(i)]"
+        case .each: out += "[]"
+        }
+      }
+      return out
+    }
+
+    /// Every value the path reaches in `value` (`[]` fans out over list elements).
+    public func values(in value: JSONValue) -> [JSONValue] {
+      var current = [value]
+      for step in steps {
+        var next: [JSONValue] = []
+        for item in current {
+          switch (step, item) {
+          case (.member(let name), .object(let object)):
+            if let found = object[name] { next.append(found) }
+          case (.index(let i), .array(let elements)):
+            if i >= 0 && i < elements.count { next.append(elements[i]) }
+          case (.each, .array(let elements)):
+            next += elements
+          default:
+            break
+          }
+        }
+        current = next
+        if current.isEmpty { break }
+      }
+      return current
+    }
+  }
+
+  /// One side of a comparison.
+  public enum Operand: Sendable, Equatable {
+    case path(Path)
+    case literal(JSONValue)
+
+    func values(in document: JSONValue) -> [JSONValue] {
+      switch self {
+      case .path(let path): return path.values(in: document)
+      case .literal(let value): return [value]
+      }
+    }
+  }
+
+  /// `==`, `!=`, `<`, `<=`, `>`, `>=`.
+  public enum ComparisonOperator: String, Sendable, Equatable {
+    case equal = "==", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
+  }
+
+  /// A regular expression with the source it came from.
+  public struct Regex: Sendable, Equatable {
+    public let source: String
+    let compiled: CompiledPattern
+
+    public static func == (lhs: Regex, rhs: Regex) -> Bool { lhs.source == rhs.source }
+  }
+
+  /// Every path the expression reads.
+  public var paths: [Path] {
+    switch self {
+    case .and(let a, let b), .or(let a, let b): return a.paths + b.paths
+    case .not(let a): return a.paths
+    case .exists(let path): return [path]
+    case .compare(let a, _, let b): return [a, b].compactMap { if case .path(let p) = $0 { p } else { nil } }
+    case .matches(let a, _), .isIn(let a, _): return [a].compactMap { if case .path(let p) = $0 { p } else { nil } }
+    }
+  }
+}

@@ -1,0 +1,267 @@
+/// A syntax error in an expression, with the 1-based column where it is.
+public struct ExpressionError: Error, Sendable, Equatable, CustomStringConvertible {
+  public let message: String
+  public let column: Int
+
+  public var description: String { "column \(column): \(message)" }
+}
+
+/// Parses the expression language:
+/// ```
+/// expr    := and ('or' and)*
+/// and     := unary ('and' unary)*
+/// unary   := 'not' unary | '(' expr ')' | operand ('exists' | op operand | '~' string | 'in' '[' literal, ... ']')
+/// operand := path | string | number | true | false | null
+/// path    := name ('.' name | '[]' | '[' digits ']')*
+/// ```
+public enum ExpressionParser {
+  public static func parse(_ text: String) throws(ExpressionError) -> Expression {
+    var lexer = Lexer(text)
+    var parser = Parser(tokens: try lexer.tokens(), end: text.unicodeScalars.count + 1)
+    let expression = try parser.orExpression()
+    if let token = parser.peek {
+      throw ExpressionError(message: "unexpected \(token.kind.shown) after the end of the expression", column: token.column)
+    }
+    return expression
+  }
+}
+
+struct Token {
+  enum Kind: Equatable {
+    case name(String)
+    case string(String)
+    case number(String)
+    case symbol(String)
+
+    var shown: String {
+      switch self {
+      case .name(let s): return "'\(s)'"
+      case .string(let s): return "string \"\(s)\""
+      case .number(let s): return "number \(s)"
+      case .symbol(let s): return "'\(s)'"
+      }
+    }
+  }
+
+  let kind: Kind
+  let column: Int
+}
+
+struct Lexer {
+  let scalars: [Unicode.Scalar]
+  var i = 0
+
+  init(_ text: String) { scalars = Array(text.unicodeScalars) }
+
+  mutating func tokens() throws(ExpressionError) -> [Token] {
+    var out: [Token] = []
+    while i < scalars.count {
+      let c = scalars[i]
+      let column = i + 1
+      if c == " " || c == "\t" || c == "\n" {
+        i += 1
+      } else if c == "\"" || c == "'" {
+        out.append(Token(kind: .string(try string(quote: c)), column: column))
+      } else if isNameStart(c) {
+        var name = ""
+        while i < scalars.count && (isNameStart(scalars[i]) || ("0"..."9").contains(scalars[i]) || scalars[i] == "-") {
+          name.unicodeScalars.append(scalars[i])
+          i += 1
+        }
+        out.append(Token(kind: .name(name), column: column))
+      } else if ("0"..."9").contains(c) || (c == "-" && i + 1 < scalars.count && ("0"..."9").contains(scalars[i + 1])) {
+        var text = ""
+        while i < scalars.count && "-+.eE0123456789".unicodeScalars.contains(scalars[i]) {
+          text.unicodeScalars.append(scalars[i])
+          i += 1
+        }
+        guard JSONNumber.isValid(text) else { throw ExpressionError(message: "invalid number \(text)", column: column) }
+        out.append(Token(kind: .number(text), column: column))
+      } else {
+        let two = i + 1 < scalars.count ? String(c) + String(scalars[i + 1]) : ""
+        if ["==", "!=", "<=", ">=", "[]"].contains(two) {
+          out.append(Token(kind: .symbol(two), column: column))
+          i += 2
+        } else if "<>~()[],.".unicodeScalars.contains(c) {
+          out.append(Token(kind: .symbol(String(c)), column: column))
+          i += 1
+        } else if c == "=" {
+          throw ExpressionError(message: "unexpected '='; compare with '=='", column: column)
+        } else {
+          throw ExpressionError(message: "unexpected character '\(c)'", column: column)
+        }
+      }
+    }
+    return out
+  }
+
+  func isNameStart(_ c: Unicode.Scalar) -> Bool {
+    ("a"..."z").contains(c) || ("A"..."Z").contains(c) || c == "_"
+  }
+
+  mutating func string(quote: Unicode.Scalar) throws(ExpressionError) -> String {
+    let start = i + 1
+    i += 1
+    var out = ""
+    while i < scalars.count {
+      let c = scalars[i]
+      if c == quote {
+        i += 1
+        return out
+      }
+      if c == "\\" && i + 1 < scalars.count {
+        i += 1
+        switch scalars[i] {
+        case "n": out.append("\n")
+        case "t": out.append("\t")
+        default: out.unicodeScalars.append(scalars[i])
+        }
+      } else {
+        out.unicodeScalars.append(c)
+      }
+      i += 1
+    }
+    throw ExpressionError(message: "unterminated string", column: start)
+  }
+}
+
+struct Parser {
+  let tokens: [Token]
+  let end: Int
+  var k = 0
+
+  init(tokens: [Token], end: Int) {
+    self.tokens = tokens
+    self.end = end
+  }
+
+  var peek: Token? { k < tokens.count ? tokens[k] : nil }
+
+  func isWord(_ word: String) -> Bool { peek?.kind == .name(word) }
+  func isSymbol(_ symbol: String) -> Bool { peek?.kind == .symbol(symbol) }
+
+  func fail(_ expected: String) -> ExpressionError {
+    guard let token = peek else { return ExpressionError(message: "unexpected end of expression; expected \(expected)", column: end) }
+    return ExpressionError(message: "unexpected \(token.kind.shown); expected \(expected)", column: token.column)
+  }
+
+  mutating func orExpression() throws(ExpressionError) -> Expression {
+    var left = try andExpression()
+    while isWord("or") {
+      k += 1
+      left = .or(left, try andExpression())
+    }
+    return left
+  }
+
+  mutating func andExpression() throws(ExpressionError) -> Expression {
+    var left = try unary()
+    while isWord("and") {
+      k += 1
+      left = .and(left, try unary())
+    }
+    return left
+  }
+
+  mutating func unary() throws(ExpressionError) -> Expression {
+    if isWord("not") {
+      k += 1
+      return .not(try unary())
+    }
+    if isSymbol("(") {
+      k += 1
+      let inner = try orExpression()
+      guard isSymbol(")") else { throw fail("')'") }
+      k += 1
+      return inner
+    }
+    let leftColumn = peek?.column ?? end
+    let left = try operand()
+    if isWord("exists") {
+      guard case .path(let path) = left else {
+        throw ExpressionError(message: "'exists' follows a path, not a value", column: leftColumn)
+      }
+      k += 1
+      return .exists(path)
+    }
+    if isSymbol("~") {
+      k += 1
+      guard let token = peek, case .string(let source) = token.kind else { throw fail("a regular expression in quotes") }
+      k += 1
+      guard let compiled = CompiledPattern(source) else {
+        throw ExpressionError(message: "invalid regular expression \"\(source)\"", column: token.column)
+      }
+      return .matches(left, Expression.Regex(source: source, compiled: compiled))
+    }
+    if isWord("in") {
+      k += 1
+      guard isSymbol("[") else { throw fail("'[' to start the list") }
+      k += 1
+      var values: [JSONValue] = []
+      while !isSymbol("]") {
+        guard case .literal(let value) = try operand(allowPath: false) else { throw fail("a value") }
+        values.append(value)
+        if isSymbol(",") { k += 1 } else if !isSymbol("]") { throw fail("',' or ']'") }
+      }
+      k += 1
+      return .isIn(left, values)
+    }
+    if let token = peek, case .symbol(let s) = token.kind, let op = Expression.ComparisonOperator(rawValue: s) {
+      k += 1
+      return .compare(left, op, try operand())
+    }
+    throw fail("a comparison (==, !=, <, <=, >, >=, ~, in) or 'exists'")
+  }
+
+  mutating func operand(allowPath: Bool = true) throws(ExpressionError) -> Expression.Operand {
+    guard let token = peek else { throw fail("a path or a value") }
+    switch token.kind {
+    case .string(let s):
+      k += 1
+      return .literal(.string(s))
+    case .number(let n):
+      k += 1
+      return .literal(.number(JSONNumber(unchecked: n)))
+    case .name("true"):
+      k += 1
+      return .literal(.bool(true))
+    case .name("false"):
+      k += 1
+      return .literal(.bool(false))
+    case .name("null"):
+      k += 1
+      return .literal(.null)
+    case .name(let name) where allowPath && !["and", "or", "not", "in", "exists"].contains(name):
+      k += 1
+      return .path(try pathRest(first: name))
+    default:
+      throw fail(allowPath ? "a path or a value" : "a value")
+    }
+  }
+
+  mutating func pathRest(first: String) throws(ExpressionError) -> Expression.Path {
+    var steps: [Expression.Path.Step] = [.member(first)]
+    while true {
+      if isSymbol(".") {
+        k += 1
+        guard let token = peek, case .name(let name) = token.kind else { throw fail("a field name after '.'") }
+        k += 1
+        steps.append(.member(name))
+      } else if isSymbol("[]") {
+        k += 1
+        steps.append(.each)
+      } else if isSymbol("[") {
+        k += 1
+        guard let token = peek, case .number(let n) = token.kind, let index = Int(n), index >= 0 else {
+          throw fail("an index or ']'")
+        }
+        k += 1
+        guard isSymbol("]") else { throw fail("']'") }
+        k += 1
+        steps.append(.index(index))
+      } else {
+        return Expression.Path(steps: steps)
+      }
+    }
+  }
+}

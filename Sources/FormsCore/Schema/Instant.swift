@@ -1,0 +1,112 @@
+/// A point in time from a `date` (`2026-11-22`, as midnight UTC) or an RFC 3339 `datetime`
+/// (`2026-11-22T03:48:14.5-05:00`), comparable exactly (fractions of any length).
+public struct Instant: Sendable, Comparable, Hashable {
+  /// Seconds since 1970-01-01T00:00:00Z.
+  public let seconds: Int64
+  /// The fraction's digits, trailing zeros removed (`5` for `.50`).
+  public let fraction: String
+
+  public static func < (a: Instant, b: Instant) -> Bool {
+    a.seconds != b.seconds ? a.seconds < b.seconds : codePointLess(a.fraction, b.fraction)
+  }
+
+  /// Parses a date or an RFC 3339 datetime with offset; nil otherwise.
+  public init?(_ text: String) {
+    if let date = CalendarDate(text) {
+      seconds = date.daysSinceEpoch * 86400
+      fraction = ""
+      return
+    }
+    guard let parsed = Self.parseDateTime(text) else { return nil }
+    self = parsed
+  }
+
+  init(seconds: Int64, fraction: String) {
+    self.seconds = seconds
+    self.fraction = fraction
+  }
+
+  /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`.
+  static func parseDateTime(_ text: String) -> Instant? {
+    let b = Array(text.utf8)
+    guard b.count >= 20, let date = CalendarDate(String(decoding: b[0..<10], as: UTF8.self)),
+      b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: "t"), b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"),
+      let hour = digits(b, 11, 2), let minute = digits(b, 14, 2), let second = digits(b, 17, 2),
+      hour < 24, minute < 60, second < 60
+    else { return nil }
+    var i = 19
+    var fraction: [UInt8] = []
+    if i < b.count && b[i] == UInt8(ascii: ".") {
+      i += 1
+      while i < b.count && b[i] >= 48 && b[i] <= 57 {
+        fraction.append(b[i])
+        i += 1
+      }
+      if fraction.isEmpty { return nil }
+    }
+    guard i < b.count else { return nil }
+    var offset = 0
+    if b[i] == UInt8(ascii: "Z") || b[i] == UInt8(ascii: "z") {
+      i += 1
+    } else if b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
+      guard i + 6 == b.count, b[i + 3] == UInt8(ascii: ":"), let oh = digits(b, i + 1, 2), let om = digits(b, i + 4, 2),
+        oh < 24, om < 60
+      else { return nil }
+      offset = (oh * 60 + om) * 60 * (b[i] == UInt8(ascii: "-") ? -1 : 1)
+      i += 6
+    } else {
+      return nil
+    }
+    guard i == b.count else { return nil }
+    while fraction.last == UInt8(ascii: "0") { fraction.removeLast() }
+    let seconds = date.daysSinceEpoch * 86400 + Int64(hour * 3600 + minute * 60 + second - offset)
+    return Instant(seconds: seconds, fraction: String(decoding: fraction, as: UTF8.self))
+  }
+}
+
+/// A `YYYY-MM-DD` date that exists in the proleptic Gregorian calendar.
+public struct CalendarDate: Sendable, Hashable {
+  public let year: Int
+  public let month: Int
+  public let day: Int
+
+  public init?(_ text: String) {
+    let b = Array(text.utf8)
+    guard b.count == 10, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"),
+      let year = digits(b, 0, 4), let month = digits(b, 5, 2), let day = digits(b, 8, 2),
+      (1...12).contains(month), day >= 1, day <= CalendarDate.daysIn(month: month, year: year)
+    else { return nil }
+    self.year = year
+    self.month = month
+    self.day = day
+  }
+
+  static func daysIn(month: Int, year: Int) -> Int {
+    switch month {
+    case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+    case 4, 6, 9, 11: return 30
+    default: return 31
+    }
+  }
+
+  /// Days since 1970-01-01 (Howard Hinnant's days_from_civil).
+  var daysSinceEpoch: Int64 {
+    let y = Int64(month <= 2 ? year - 1 : year)
+    let era = (y >= 0 ? y : y - 399) / 400
+    let yoe = y - era * 400
+    let m = Int64(month)
+    let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+    return era * 146097 + doe - 719468
+  }
+}
+
+func digits(_ b: [UInt8], _ start: Int, _ count: Int) -> Int? {
+  guard start + count <= b.count else { return nil }
+  var value = 0
+  for k in start..<start + count {
+    guard b[k] >= 48 && b[k] <= 57 else { return nil }
+    value = value * 10 + Int(b[k] - 48)
+  }
+  return value
+}

@@ -1,0 +1,214 @@
+/// Writes a schema as JSON Schema draft 2020-12 that accepts the documents formsctl accepts.
+///
+/// Not expressible there, and so left to formsctl: checks across documents (ids, file names,
+/// relations), `unique` keys within lists, and rules other than `exists`, `==` and `in` on
+/// top-level fields (each skipped rule is named in a `$comment`).
+public enum JSONSchemaExporter {
+  public static func export(_ schema: Schema) -> JSONValue {
+    var root = objectSchema(schema.root)
+    var properties = root["properties"]?.objectValue ?? JSONObject()
+    properties["_schema"] = .object(JSONObject(["const": .string(schema.reference)]))
+    root["properties"] = .object(properties)
+    var required = root["required"]?.arrayValue ?? []
+    required.insert(.string("_schema"), at: 0)
+    root["required"] = .array(required)
+    root["$schema"] = .string("https://json-schema.org/draft/2020-12/schema")
+    root["$id"] = .string("urn:formsctl:\(schema.kind):\(schema.version)")
+    if let title = schema.title { root["title"] = .string(title) }
+    var allOf = root["allOf"]?.arrayValue ?? []
+    var skipped: [String] = []
+    for rule in schema.rules {
+      if let translated = translate(rule) { allOf.append(translated) } else { skipped.append(rule.source) }
+    }
+    if !allOf.isEmpty { root["allOf"] = .array(allOf) }
+    if !skipped.isEmpty { root["$comment"] = .string("rules checked by formsctl only: " + skipped.joined(separator: "; ")) }
+    if !schema.namedTypes.isEmpty {
+      var defs = JSONObject()
+      for (name, type) in schema.namedTypes { defs[name] = body(type) }
+      root["$defs"] = .object(defs)
+    }
+    return .object(root)
+  }
+
+  static func string(_ s: String) -> JSONValue { .string(s) }
+  static func number(_ n: Int) -> JSONValue { .number(JSONNumber(n)) }
+
+  /// A reference for a named type, else the type's own schema.
+  static func reference(_ type: SchemaType) -> JSONValue {
+    if let name = type.name { return .object(JSONObject(["$ref": .string("#/$defs/\(name)")])) }
+    return body(type)
+  }
+
+  static func body(_ type: SchemaType) -> JSONValue {
+    var out = JSONObject()
+    switch type.kind {
+    case .any: break
+    case .string:
+      out["type"] = string("string")
+      if let n = type.minLength { out["minLength"] = number(n) }
+      if let n = type.maxLength { out["maxLength"] = number(n) }
+      if let p = type.pattern { out["pattern"] = string(p.source) }
+    case .date:
+      out["type"] = string("string")
+      out["format"] = string("date")
+      out["pattern"] = string("^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+    case .datetime:
+      out["type"] = string("string")
+      out["format"] = string("date-time")
+      out["pattern"] = string("^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$")
+    case .uuid:
+      out["type"] = string("string")
+      out["format"] = string("uuid")
+      out["pattern"] = string("^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$")
+    case .enumeration:
+      out["type"] = string("string")
+      out["enum"] = .array(type.values.map(string))
+    case .integer, .decimal, .number:
+      out["type"] = string(type.kind == .integer ? "integer" : "number")
+      if let m = type.minimum { out["minimum"] = .number(m) }
+      if let m = type.maximum { out["maximum"] = .number(m) }
+      if let scale = type.scale {
+        out["multipleOf"] = .number(JSONNumber(unchecked: scale == 0 ? "1" : "0." + String(repeating: "0", count: scale - 1) + "1"))
+      }
+    case .boolean:
+      out["type"] = string("boolean")
+    case .list:
+      out["type"] = string("array")
+      if let element = type.element { out["items"] = reference(element) }
+      if let n = type.minItems { out["minItems"] = number(n) }
+      if let n = type.maxItems { out["maxItems"] = number(n) }
+      if let keys = type.unique { out["$comment"] = string("unique by \(keys.joined(separator: ", ")) (checked by formsctl)") }
+    case .map:
+      out["type"] = string("object")
+      if let element = type.element { out["additionalProperties"] = reference(element) }
+    case .object:
+      return .object(objectSchema(type))
+    case .oneOf:
+      // The case is chosen by a sibling field; the enclosing object adds the if/then for each case.
+      out["type"] = string("object")
+    }
+    return .object(out)
+  }
+
+  static func objectSchema(_ type: SchemaType) -> JSONObject {
+    var out = JSONObject()
+    out["type"] = string("object")
+    var properties = JSONObject()
+    var allOf: [JSONValue] = []
+    for name in type.fieldOrder {
+      guard let field = type.fields[name] else { continue }
+      var property = reference(field.type)
+      if field.nullable { property = .object(JSONObject(["anyOf": .array([property, .object(JSONObject(["type": string("null")]))])])) }
+      if var object = property.objectValue {
+        if let d = field.description { object["description"] = string(d) }
+        if let d = field.defaultValue { object["default"] = d }
+        property = .object(object)
+      }
+      properties[name] = property
+      if field.type.kind == .oneOf, let by = field.type.discriminator {
+        allOf += oneOfConditions(field: name, by: by, type: field.type, nullable: field.nullable)
+      }
+    }
+    out["properties"] = .object(properties)
+    out["required"] = .array(type.requiredFields.map(string))
+    out["additionalProperties"] = .bool(type.additional)
+    if !allOf.isEmpty { out["allOf"] = .array(allOf) }
+    return out
+  }
+
+  /// For a `one_of` field chosen by the sibling `by`: `by` must name a case, and that case applies.
+  static func oneOfConditions(field: String, by: String, type: SchemaType, nullable: Bool) -> [JSONValue] {
+    var out: [JSONValue] = []
+    let present: JSONValue = .object(JSONObject([
+      "required": .array([string(field)]),
+      "properties": .object(JSONObject([field: nullable ? .object(JSONObject(["not": .object(JSONObject(["type": string("null")]))])) : .bool(true)])),
+    ]))
+    out.append(.object(JSONObject([
+      "if": present,
+      "then": .object(JSONObject([
+        "required": .array([string(by)]),
+        "properties": .object(JSONObject([by: .object(JSONObject(["enum": .array(type.caseOrder.map(string))]))])),
+      ])),
+    ])))
+    for value in type.caseOrder {
+      guard let caseType = type.cases[value] else { continue }
+      out.append(.object(JSONObject([
+        "if": .object(JSONObject([
+          "required": .array([string(by), string(field)]),
+          "properties": .object(JSONObject([by: .object(JSONObject(["const": string(value)]))])),
+        ])),
+        "then": .object(JSONObject(["properties": .object(JSONObject([field: nullable ? .object(JSONObject(["anyOf": .array([reference(caseType), .object(JSONObject(["type": string("null")]))])])) : reference(caseType)]))])),
+      ])))
+    }
+    return out
+  }
+
+  /// `when: a == "x"` / `a in [...]` (top-level) with `require: b exists and c exists`, as if/then.
+  static func translate(_ rule: Schema.Rule) -> JSONValue? {
+    guard let required = existsFields(rule.require) else { return nil }
+    let then: JSONValue = .object(JSONObject(["required": .array(required.map(string))]))
+    guard let when = rule.when else { return then }
+    guard let condition = condition(when) else { return nil }
+    return .object(JSONObject(["if": condition, "then": then]))
+  }
+
+  static func topField(_ path: Expression.Path) -> String? {
+    guard path.steps.count == 1, case .member(let name) = path.steps[0] else { return nil }
+    return name
+  }
+
+  static func existsFields(_ expression: Expression) -> [String]? {
+    switch expression {
+    case .exists(let path): return topField(path).map { [$0] }
+    case .and(let a, let b):
+      guard let x = existsFields(a), let y = existsFields(b) else { return nil }
+      return x + y
+    default: return nil
+    }
+  }
+
+  static func condition(_ expression: Expression) -> JSONValue? {
+    let field: String
+    let constraint: JSONValue
+    switch expression {
+    case .compare(.path(let path), .equal, .literal(let value)):
+      guard let name = topField(path) else { return nil }
+      (field, constraint) = (name, .object(JSONObject(["const": value])))
+    case .isIn(.path(let path), let values):
+      guard let name = topField(path) else { return nil }
+      (field, constraint) = (name, .object(JSONObject(["enum": .array(values)])))
+    default:
+      return nil
+    }
+    return .object(JSONObject([
+      "required": .array([string(field)]),
+      "properties": .object(JSONObject([field: constraint])),
+    ]))
+  }
+}
+
+/// A Mermaid `erDiagram` of kinds (with their top-level fields) and relations.
+public enum MermaidGraph {
+  public static func render(_ schemas: [Schema]) -> String {
+    func entity(_ kind: String) -> String { kind.replacingOccurrences("-", "_") }
+    var lines = ["erDiagram"]
+    for schema in schemas.sorted(by: { $0.kind < $1.kind }) {
+      for relation in schema.relations {
+        let field = schema.root.fields[relation.field]
+        let cardinality = (field?.optional ?? true) || (field?.nullable ?? true) ? "|o" : "||"
+        lines.append("  \(entity(relation.kind)) \(cardinality)--o{ \(entity(schema.kind)) : \"\(relation.field) (on_delete \(relation.onDelete.rawValue))\"")
+      }
+    }
+    for schema in schemas.sorted(by: { $0.kind < $1.kind }) {
+      lines.append("  \(entity(schema.kind)) {")
+      for name in schema.root.fieldOrder {
+        guard let field = schema.root.fields[name] else { continue }
+        let type = (field.type.name ?? field.type.kind.rawValue).replacingOccurrences("-", "_")
+        let key = name == schema.idField ? " PK" : (schema.relations.contains { $0.field == name } ? " FK" : "")
+        lines.append("    \(type) \(name)\(key)")
+      }
+      lines.append("  }")
+    }
+    return lines.joined(separator: "\n") + "\n"
+  }
+}

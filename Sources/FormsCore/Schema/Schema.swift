@@ -1,0 +1,191 @@
+/// One kind at one version, compiled from its descriptor (DESIGN §5) into a form that validates fast.
+public struct Schema: Sendable {
+  public let kind: String
+  public let version: SemanticVersion
+  public let title: String?
+  /// The folder under `data/` that holds this kind's documents.
+  public let directory: String
+  /// The field whose value is the document's id and file name.
+  public let idField: String
+  /// The fields formsctl maintains on every write.
+  public let timestamps: Timestamps
+  /// The document's own type: an object.
+  public let root: SchemaType
+  /// The named types under `types:` (and those included), by name.
+  public let namedTypes: [String: SchemaType]
+  public let relations: [Relation]
+  public let workflow: Workflow?
+  public let rules: [Rule]
+  /// The version this one migrates from, and how (run by `migrate`).
+  public let from: SemanticVersion?
+  public let changes: [JSONValue]?
+
+  public init(
+    kind: String, version: SemanticVersion, title: String?, directory: String, idField: String, timestamps: Timestamps,
+    root: SchemaType, namedTypes: [String: SchemaType], relations: [Relation], workflow: Workflow?, rules: [Rule],
+    from: SemanticVersion?, changes: [JSONValue]?
+  ) {
+    self.kind = kind
+    self.version = version
+    self.title = title
+    self.directory = directory
+    self.idField = idField
+    self.timestamps = timestamps
+    self.root = root
+    self.namedTypes = namedTypes
+    self.relations = relations
+    self.workflow = workflow
+    self.rules = rules
+    self.from = from
+    self.changes = changes
+  }
+
+  /// `kind@version`, the value of a document's `_schema`.
+  public var reference: String { "\(kind)@\(version)" }
+
+  /// `created` and `updated` timestamp field names.
+  public struct Timestamps: Sendable, Equatable {
+    public var created: String?
+    public var updated: String?
+    public init(created: String? = nil, updated: String? = nil) {
+      self.created = created
+      self.updated = updated
+    }
+  }
+
+  /// A field that holds the id of a document of another kind.
+  public struct Relation: Sendable, Equatable {
+    public enum OnDelete: String, Sendable { case cascade, nullify, restrict }
+    public let field: String
+    public let kind: String
+    public let onDelete: OnDelete
+    public init(field: String, kind: String, onDelete: OnDelete) {
+      self.field = field
+      self.kind = kind
+      self.onDelete = onDelete
+    }
+  }
+
+  /// The allowed transitions of a status field.
+  public struct Workflow: Sendable, Equatable {
+    public let field: String
+    public let transitions: [String: [String]]
+    public init(field: String, transitions: [String: [String]]) {
+      self.field = field
+      self.transitions = transitions
+    }
+  }
+
+  /// A rule across fields: when `when` holds (or always), `require` must.
+  public struct Rule: Sendable, Equatable {
+    public let when: Expression?
+    public let require: Expression
+    public let source: String
+    public let message: String?
+    public init(when: Expression?, require: Expression, source: String, message: String?) {
+      self.when = when
+      self.require = require
+      self.source = source
+      self.message = message
+    }
+  }
+}
+
+/// A type of a value, with its constraints. Named types are shared instances, so a field of type
+/// `item` points at the one `item` type; compiled once, then only read.
+public final class SchemaType: @unchecked Sendable {
+  public enum Kind: String, Sendable {
+    case string, integer, decimal, number, boolean, date, datetime, uuid
+    case enumeration = "enum"
+    case list, object, map, any
+    case oneOf = "one_of"
+  }
+
+  public var kind: Kind
+  /// The name under `types:` for a named type.
+  public var name: String?
+  public var minimum: JSONNumber?
+  public var maximum: JSONNumber?
+  public var minLength: Int?
+  public var maxLength: Int?
+  public var pattern: CompiledPattern?
+  public var scale: Int?
+  public var values: [String] = []
+  /// The type of list elements and map values.
+  public var element: SchemaType?
+  public var minItems: Int?
+  public var maxItems: Int?
+  public var unique: [String]?
+  /// Object fields by name, and their order in the descriptor.
+  public var fields: [String: Field] = [:]
+  public var fieldOrder: [String] = []
+  public var additional = false
+  /// For `one_of`: the sibling field whose value picks the case, and the cases.
+  public var discriminator: String?
+  public var cases: [String: SchemaType] = [:]
+  public var caseOrder: [String] = []
+
+  public init(kind: Kind) { self.kind = kind }
+
+  /// Fields that must be present: not optional and without a default.
+  public var requiredFields: [String] {
+    fieldOrder.filter { name in fields[name].map { !$0.optional && $0.defaultValue == nil } ?? false }
+  }
+}
+
+/// A field of an object type.
+public struct Field: Sendable {
+  public let name: String
+  public var type: SchemaType
+  public var optional: Bool
+  public var nullable: Bool
+  public var defaultValue: JSONValue?
+  public var immutable: Bool
+  public var immutableWhen: Expression?
+  public var description: String?
+
+  public init(
+    name: String, type: SchemaType, optional: Bool = false, nullable: Bool = false, defaultValue: JSONValue? = nil,
+    immutable: Bool = false, immutableWhen: Expression? = nil, description: String? = nil
+  ) {
+    self.name = name
+    self.type = type
+    self.optional = optional
+    self.nullable = nullable
+    self.defaultValue = defaultValue
+    self.immutable = immutable
+    self.immutableWhen = immutableWhen
+    self.description = description
+  }
+}
+
+/// `MAJOR.MINOR.PATCH`.
+public struct SemanticVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
+  public let major: Int
+  public let minor: Int
+  public let patch: Int
+
+  public init(major: Int, minor: Int, patch: Int) {
+    self.major = major
+    self.minor = minor
+    self.patch = patch
+  }
+
+  public init?(_ text: String) {
+    let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.count == 3,
+      let numbers = Optional(parts.compactMap { part -> Int? in
+        guard !part.isEmpty, part.allSatisfy(\.isASCII), part.allSatisfy(\.isNumber),
+          part == "0" || !part.hasPrefix("0") else { return nil }
+        return Int(part)
+      }), numbers.count == 3
+    else { return nil }
+    (major, minor, patch) = (numbers[0], numbers[1], numbers[2])
+  }
+
+  public var description: String { "\(major).\(minor).\(patch)" }
+
+  public static func < (a: SemanticVersion, b: SemanticVersion) -> Bool {
+    (a.major, a.minor, a.patch) < (b.major, b.minor, b.patch)
+  }
+}

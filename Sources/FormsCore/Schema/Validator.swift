@@ -1,0 +1,240 @@
+/// One problem the validator found in a document, before it is placed in a file.
+public struct Finding: Sendable, Equatable {
+  public var pointer: JSONPointer
+  public var rule: String
+  public var message: String
+  /// True when the position should be the member's key (unknown fields), not its value.
+  public var atKey: Bool
+
+  public init(pointer: JSONPointer, rule: String, message: String, atKey: Bool = false) {
+    self.pointer = pointer
+    self.rule = rule
+    self.message = message
+    self.atKey = atKey
+  }
+}
+
+/// Checks a document against a schema and returns every finding, not only the first.
+public struct Validator: Sendable {
+  public let schema: Schema
+
+  public init(schema: Schema) { self.schema = schema }
+
+  /// Every finding for `document`: types and constraints, unknown fields, `unique` keys, rules.
+  public func validate(_ document: JSONValue) -> [Finding] {
+    var findings: [Finding] = []
+    check(document, against: schema.root, at: .root, parent: nil, into: &findings, isRoot: true)
+    if findings.isEmpty || !findings.contains(where: { $0.rule == "type" && $0.pointer == .root }) {
+      for rule in schema.rules where rule.when?.evaluate(document) ?? true {
+        if !rule.require.evaluate(document) {
+          findings.append(Finding(
+            pointer: .root, rule: "rule",
+            message: rule.message ?? "the rule `\(rule.source)` does not hold"))
+        }
+      }
+    }
+    return findings
+  }
+
+  /// Findings for one value against a type (also used by `schema check` to test defaults).
+  public static func check(_ value: JSONValue, against type: SchemaType) -> [Finding] {
+    var findings: [Finding] = []
+    Validator.checkValue(value, against: type, at: .root, parent: nil, into: &findings)
+    return findings
+  }
+
+  func check(
+    _ value: JSONValue, against type: SchemaType, at pointer: JSONPointer, parent: JSONObject?,
+    into findings: inout [Finding], isRoot: Bool
+  ) {
+    Validator.checkValue(value, against: type, at: pointer, parent: parent, into: &findings, isRoot: isRoot)
+  }
+
+  static func checkValue(
+    _ value: JSONValue, against type: SchemaType, at pointer: JSONPointer, parent: JSONObject?,
+    into findings: inout [Finding], isRoot: Bool = false
+  ) {
+    func fail(_ rule: String, _ message: String) {
+      findings.append(Finding(pointer: pointer, rule: rule, message: message))
+    }
+    func wrongType(_ expected: String) {
+      fail("type", "expected \(expected), found \(describe(value))")
+    }
+    switch type.kind {
+    case .any:
+      return
+    case .string, .date, .datetime, .uuid, .enumeration:
+      guard case .string(let s) = value else { return wrongType(type.kind == .enumeration ? "one of \(list(type.values))" : "a \(type.kind.rawValue)") }
+      checkString(s, type, fail: fail)
+    case .integer, .decimal, .number:
+      guard case .number(let n) = value else { return wrongType(type.kind == .integer ? "an integer" : "a number") }
+      if type.kind == .integer && !n.isInteger { return fail("type", "expected an integer, found \(n.text)") }
+      if let scale = type.scale, n.scale > scale {
+        fail("scale", "\(n.text) has \(n.scale) digits after the point; at most \(scale) allowed")
+      }
+      if let minimum = type.minimum, n.compare(minimum) == .orderedAscending {
+        fail("min", "\(n.text) is less than the minimum \(minimum.text)")
+      }
+      if let maximum = type.maximum, n.compare(maximum) == .orderedDescending {
+        fail("max", "\(n.text) is greater than the maximum \(maximum.text)")
+      }
+    case .boolean:
+      guard case .bool = value else { return wrongType("true or false") }
+    case .list:
+      guard case .array(let elements) = value else { return wrongType("a list") }
+      if let minItems = type.minItems, elements.count < minItems {
+        fail("min_items", "\(elements.count) item\(elements.count == 1 ? "" : "s"); at least \(minItems) required")
+      }
+      if let maxItems = type.maxItems, elements.count > maxItems {
+        fail("max_items", "\(elements.count) items; at most \(maxItems) allowed")
+      }
+      if let element = type.element {
+        for (index, item) in elements.enumerated() {
+          checkValue(item, against: element, at: pointer.appending(index: index), parent: nil, into: &findings)
+        }
+      }
+      if let keys = type.unique { checkUnique(elements, keys: keys, at: pointer, into: &findings) }
+    case .map:
+      guard case .object(let object) = value else { return wrongType("an object") }
+      if let element = type.element {
+        for member in object.members {
+          checkValue(member.value, against: element, at: pointer.appending(member.key), parent: nil, into: &findings)
+        }
+      }
+    case .object:
+      guard case .object(let object) = value else { return wrongType("an object") }
+      checkObject(object, type, at: pointer, into: &findings, isRoot: isRoot)
+    case .oneOf:
+      let by = type.discriminator ?? ""
+      guard case .string(let tag)? = parent?[by] ?? value[by] else {
+        return fail("one_of", "cannot tell which case applies: \(by) is missing; expected one of \(list(type.caseOrder))")
+      }
+      guard let chosen = type.cases[tag] else {
+        return fail("one_of", "\(by) \"\(tag)\" has no case here; expected one of \(list(type.caseOrder))")
+      }
+      checkValue(value, against: chosen, at: pointer, parent: parent, into: &findings)
+    }
+  }
+
+  static func checkString(_ s: String, _ type: SchemaType, fail: (String, String) -> Void) {
+    switch type.kind {
+    case .date:
+      if CalendarDate(s) == nil { fail("date", "\"\(s)\" is not a date (YYYY-MM-DD, a day that exists)") }
+    case .datetime:
+      if Instant.parseDateTime(s) == nil {
+        fail("datetime", "\"\(s)\" is not an RFC 3339 datetime with an offset (2026-11-22T03:48:14Z)")
+      }
+    case .uuid:
+      if !isUUID(s) { fail("uuid", "\"\(s)\" is not a UUID (8-4-4-4-12 hex digits)") }
+    case .enumeration:
+      if !type.values.contains(s) {
+        let hint = suggestion(for: s, among: type.values).map { "; did you mean \"\($0)\"?" } ?? ""
+        fail("enum", "\"\(s)\" is not one of \(list(type.values))\(hint)")
+      }
+    default:
+      break
+    }
+    if type.minLength != nil || type.maxLength != nil {
+      let length = s.unicodeScalars.count
+      if let minLength = type.minLength, length < minLength {
+        fail("min_length", "\(length) character\(length == 1 ? "" : "s"); at least \(minLength) required")
+      }
+      if let maxLength = type.maxLength, length > maxLength {
+        fail("max_length", "\(length) characters; at most \(maxLength) allowed")
+      }
+    }
+    if let pattern = type.pattern, !pattern.matches(s) {
+      fail("pattern", "\"\(s)\" does not match the pattern \(pattern.source)")
+    }
+  }
+
+  static func checkObject(
+    _ object: JSONObject, _ type: SchemaType, at pointer: JSONPointer, into findings: inout [Finding], isRoot: Bool
+  ) {
+    for member in object.members {
+      if let field = type.fields[member.key] {
+        if member.value.isNull && field.nullable { continue }
+        checkValue(member.value, against: field.type, at: pointer.appending(member.key), parent: object, into: &findings)
+      } else if !(isRoot && member.key == "_schema") && !type.additional {
+        let hint = suggestion(for: member.key, among: type.fieldOrder).map { "; did you mean \"\($0)\"?" } ?? ""
+        findings.append(Finding(
+          pointer: pointer.appending(member.key), rule: "unknown-field",
+          message: "unknown field \"\(member.key)\"\(hint)", atKey: true))
+      }
+    }
+    for name in type.fieldOrder where object[name] == nil {
+      guard let field = type.fields[name], !field.optional, field.defaultValue == nil else { continue }
+      findings.append(Finding(pointer: pointer, rule: "required", message: "missing required field \"\(name)\""))
+    }
+  }
+
+  static func checkUnique(_ elements: [JSONValue], keys: [String], at pointer: JSONPointer, into findings: inout [Finding]) {
+    var seen: [[JSONValue]: Int] = [:]
+    for (index, element) in elements.enumerated() {
+      let key = keys.map { element[$0] ?? .null }
+      if let first = seen[key] {
+        let shown = zip(keys, key).map { "\($0)=\(JSONWriter.compact($1))" }.joined(separator: ", ")
+        findings.append(Finding(
+          pointer: pointer.appending(index: index).appending(keys[0]), rule: "unique",
+          message: "duplicate \(shown) (also at \(pointer.appending(index: first).path))"))
+      } else {
+        seen[key] = index
+      }
+    }
+  }
+}
+
+func describe(_ value: JSONValue) -> String {
+  switch value {
+  case .string(let s): return "the string \"\(s.count > 40 ? String(s.prefix(40)) + "…" : s)\""
+  case .number(let n): return "the number \(n.text)"
+  case .bool(let b): return b ? "true" : "false"
+  case .null: return "null"
+  case .array: return "a list"
+  case .object: return "an object"
+  }
+}
+
+func list(_ values: [String]) -> String {
+  values.map { "\"\($0)\"" }.joined(separator: ", ")
+}
+
+func isUUID(_ s: String) -> Bool {
+  let b = Array(s.utf8)
+  guard b.count == 36 else { return false }
+  for (k, byte) in b.enumerated() {
+    if k == 8 || k == 13 || k == 18 || k == 23 {
+      if byte != UInt8(ascii: "-") { return false }
+    } else if !((48...57).contains(byte) || (97...102).contains(byte) || (65...70).contains(byte)) {
+      return false
+    }
+  }
+  return true
+}
+
+/// The closest candidate within a small edit distance, for "did you mean" hints.
+public func suggestion(for word: String, among candidates: [String]) -> String? {
+  let limit = max(1, min(3, word.count / 3))
+  var best: (String, Int)?
+  for candidate in candidates {
+    let distance = editDistance(Array(word.lowercased().unicodeScalars), Array(candidate.lowercased().unicodeScalars))
+    let prefix = candidate.hasPrefix(word) || word.hasPrefix(candidate)
+    let score = prefix && min(word.count, candidate.count) >= 3 ? min(distance, limit) : distance
+    if score <= limit && (best == nil || score < best!.1) { best = (candidate, score) }
+  }
+  return best?.0
+}
+
+func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
+  if a.isEmpty { return b.count }
+  if b.isEmpty { return a.count }
+  var previous = Array(0...b.count)
+  for i in 1...a.count {
+    var current = [i] + Array(repeating: 0, count: b.count)
+    for j in 1...b.count {
+      current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+    }
+    previous = current
+  }
+  return previous[b.count]
+}

@@ -1,0 +1,15 @@
+/// Shows paths relative to the working directory when they are below it, as compilers do, so
+/// terminals and editors can jump to them.
+public struct PathDisplay: Sendable {
+  public let workingDirectory: String
+
+  public init(workingDirectory: String) {
+    self.workingDirectory = FileIO.realPath(workingDirectory) ?? workingDirectory
+  }
+
+  @Sendable public func show(_ path: String) -> String {
+    if path.hasPrefix(workingDirectory + "/") { return String(path.dropFirst(workingDirectory.count + 1)) }
+    if workingDirectory == "/" && path.hasPrefix("/") { return String(path.dropFirst()) }
+    return path
+  }
+}

@@ -1,0 +1,126 @@
+import FormsCore
+import FormsYAML
+
+/// Every descriptor of a store's `schemas/<kind>/<version>.yaml`, compiled, with every problem found
+/// in them. Directories starting with `_` (such as `_shared/`) hold included files, not kinds.
+public struct SchemaRegistry: Sendable {
+  /// Compiled schemas by kind, then version.
+  public let schemas: [String: [SemanticVersion: Schema]]
+  /// Problems in the descriptors, as `schemas/<kind>/<version>.yaml:LINE:COL: error: ...`.
+  public let diagnostics: [Diagnostic]
+  /// The descriptor files read, by `kind@version`, with their paths (for checksums and `schema show`).
+  public let files: [String: String]
+
+  /// The kinds, sorted.
+  public var kinds: [String] { schemas.keys.sorted() }
+
+  /// The schema for a document's `_schema` value (`kind@version`).
+  public func schema(reference: String) -> Schema? {
+    guard let at = reference.lastIndex(of: "@"), let version = SemanticVersion(String(reference[reference.index(after: at)...]))
+    else { return nil }
+    return schemas[String(reference[..<at])]?[version]
+  }
+
+  /// The newest version of `kind`.
+  public func latest(_ kind: String) -> Schema? {
+    schemas[kind].flatMap { versions in versions.keys.max().flatMap { versions[$0] } }
+  }
+
+  /// The versions of `kind`, oldest first.
+  public func versions(_ kind: String) -> [SemanticVersion] { (schemas[kind]?.keys).map { $0.sorted() } ?? [] }
+
+  /// Loads every descriptor under `directory`; `display` turns a path into what messages show.
+  public static func load(directory: String, display: (String) -> String) -> SchemaRegistry {
+    var schemas: [String: [SemanticVersion: Schema]] = [:]
+    var diagnostics: [Diagnostic] = []
+    var files: [String: String] = [:]
+    let root = FileIO.realPath(directory) ?? directory
+    for path in FileIO.files(under: directory, suffix: ".yaml") {
+      let relative = String(path.dropFirst(directory.count + 1))
+      let parts = relative.split(separator: "/")
+      if parts.first?.hasPrefix("_") == true { continue }
+      let shown = display(path)
+      guard parts.count == 2 else {
+        diagnostics.append(Diagnostic(file: shown, position: nil, rule: "schema",
+          message: "descriptors live at schemas/<kind>/<version>.yaml; this file is not one"))
+        continue
+      }
+      let (kindName, versionName) = (String(parts[0]), String(parts[1].dropLast(5)))
+      guard let yaml = readYAML(path, shown: shown, into: &diagnostics) else { continue }
+      let descriptorDirectory = parentDirectory(path)
+      let result = DescriptorCompiler.compile(yaml, file: shown) { include in
+        let includePath = StoreLayout.normalize(joinPath(descriptorDirectory, include))
+        guard let real = FileIO.realPath(includePath), real.hasPrefix(root + "/") else {
+          throw StoreError.fileNotFound(display(includePath))
+        }
+        var includeDiagnostics: [Diagnostic] = []
+        guard let node = readYAML(includePath, shown: display(includePath), into: &includeDiagnostics) else {
+          throw YAMLError(message: includeDiagnostics.first?.message ?? "empty file",
+            position: includeDiagnostics.first?.position ?? SourcePosition(line: 1, column: 1))
+        }
+        return (display(includePath), node)
+      }
+      diagnostics += result.diagnostics
+      guard let schema = result.schema else { continue }
+      if schema.kind != kindName || schema.version.description != versionName {
+        diagnostics.append(Diagnostic(file: shown, position: yaml["kind"]?.position ?? yaml.position, rule: "schema",
+          message: "the descriptor says \(schema.reference) but lives at \(kindName)/\(versionName).yaml; "
+            + "move it to \(schema.kind)/\(schema.version).yaml"))
+        continue
+      }
+      schemas[schema.kind, default: [:]][schema.version] = schema
+      files[schema.reference] = path
+    }
+    diagnostics += crossCheck(schemas, files: files, display: display)
+    // A shared file included by several descriptors reports its problems once.
+    var seen = Set<Diagnostic>()
+    diagnostics = diagnostics.filter { seen.insert($0).inserted }
+    return SchemaRegistry(schemas: schemas, diagnostics: diagnostics, files: files)
+  }
+
+  static func readYAML(_ path: String, shown: String, into diagnostics: inout [Diagnostic]) -> YAMLNode? {
+    do {
+      let bytes = try FileIO.read(path)
+      guard let node = try YAMLReader().read(bytes) else {
+        diagnostics.append(Diagnostic(file: shown, position: SourcePosition(line: 1, column: 1), rule: "schema",
+          message: "the file is empty"))
+        return nil
+      }
+      return node
+    } catch let error as YAMLError {
+      diagnostics.append(Diagnostic(file: shown, position: error.position, rule: "yaml", message: error.message))
+    } catch {
+      diagnostics.append(Diagnostic(file: shown, position: nil, rule: "read", message: "\(error)"))
+    }
+    return nil
+  }
+
+  /// Checks between descriptors: relations to known kinds, one directory per kind, `from:` exists.
+  static func crossCheck(_ schemas: [String: [SemanticVersion: Schema]], files: [String: String], display: (String) -> String)
+    -> [Diagnostic]
+  {
+    var diagnostics: [Diagnostic] = []
+    var directories: [String: String] = [:]
+    for kind in schemas.keys.sorted() {
+      for (version, schema) in schemas[kind]!.sorted(by: { $0.key < $1.key }) {
+        let shown = display(files[schema.reference] ?? "")
+        func report(_ message: String) {
+          diagnostics.append(Diagnostic(file: shown, position: nil, rule: "schema", message: message))
+        }
+        for relation in schema.relations where schemas[relation.kind] == nil {
+          let hint = suggestion(for: relation.kind, among: schemas.keys.sorted()).map { "; did you mean \"\($0)\"?" } ?? ""
+          report("relation \(relation.field) points to the unknown kind \"\(relation.kind)\"\(hint)")
+        }
+        if let from = schema.from, schemas[kind]?[from] == nil {
+          report("from: \(from) names a version of \(kind) that does not exist")
+        }
+        if let owner = directories[schema.directory], owner != kind {
+          report("directory \"\(schema.directory)\" is already used by \(owner)")
+        }
+        directories[schema.directory] = kind
+        _ = version
+      }
+    }
+    return diagnostics
+  }
+}

@@ -1,0 +1,206 @@
+import FormsCore
+
+/// `formsctl validate`: checks documents against their schemas and against each other (ids,
+/// file names, relations), on every core, holding one document per worker at a time.
+public struct StoreValidator: Sendable {
+  /// What validation found.
+  public struct Report: Sendable {
+    /// Every diagnostic, sorted by file and position.
+    public var diagnostics: [Diagnostic]
+    public var documents: Int
+    public var kinds: Int
+    public var invalid: Int
+    /// Documents that could not be checked at all: unreadable, not JSON, unknown `_schema`.
+    public var unreadable: Int
+
+    public var valid: Int { documents - invalid }
+
+    /// `checked 1204 documents of 5 kinds: 1202 valid, 2 invalid`.
+    public var summary: String {
+      "checked \(documents) document\(documents == 1 ? "" : "s") of \(kinds) kind\(kinds == 1 ? "" : "s"): \(valid) valid, \(invalid) invalid"
+    }
+  }
+
+  public let layout: StoreLayout
+  public let registry: SchemaRegistry
+  /// Ids present in the store, by kind (from file names, which validation holds equal to ids).
+  let ids: [String: Set<String>]
+  let kindOfDirectory: [String: String]
+  let display: @Sendable (String) -> String
+
+  public init(layout: StoreLayout, registry: SchemaRegistry, display: @escaping @Sendable (String) -> String) {
+    self.layout = layout
+    self.registry = registry
+    self.display = display
+    var kindOfDirectory: [String: String] = [:]
+    for (kind, versions) in registry.schemas { for schema in versions.values { kindOfDirectory[schema.directory] = kind } }
+    var ids: [String: Set<String>] = [:]
+    for (directory, kind) in kindOfDirectory {
+      for path in FileIO.files(under: layout.dataDirectory + "/" + directory, suffix: ".json") {
+        ids[kind, default: []].insert(String(fileName(path).dropLast(5)))
+      }
+    }
+    self.ids = ids
+    self.kindOfDirectory = kindOfDirectory
+  }
+
+  /// Every document file of the store.
+  public func allFiles() -> [String] { FileIO.files(under: layout.dataDirectory, suffix: ".json") }
+
+  /// The document files named by `paths` (files, or directories walked); each must be in the data directory.
+  public func files(named paths: [String], workingDirectory: String) throws(StoreError) -> [String] {
+    var out: [String] = []
+    for given in paths {
+      let absolute = StoreLayout.normalize(joinPath(workingDirectory, given))
+      guard FileIO.exists(absolute) else { throw StoreError.fileNotFound(given) }
+      let real = FileIO.realPath(absolute) ?? absolute
+      let data = FileIO.realPath(layout.dataDirectory) ?? layout.dataDirectory
+      guard real == data || real.hasPrefix(data + "/") else {
+        throw StoreError.pathOutsideStore("\(given) (documents live under \(display(layout.dataDirectory)))")
+      }
+      out += FileIO.isDirectory(absolute) ? FileIO.files(under: absolute, suffix: ".json") : [absolute]
+    }
+    return Array(Set(out)).sorted()
+  }
+
+  /// Validates `files`, in parallel.
+  public func validate(_ files: [String]) -> Report {
+    let this = self
+    let outcomes = parallelMap(files, chunkSize: 32) { this.check($0) }
+    var diagnostics: [Diagnostic] = []
+    var kinds = Set<String>()
+    var invalid = 0
+    var unreadable = 0
+    for outcome in outcomes {
+      diagnostics += outcome.diagnostics
+      if let kind = outcome.kind { kinds.insert(kind) }
+      if !outcome.diagnostics.isEmpty { invalid += 1 }
+      if outcome.unreadable { unreadable += 1 }
+    }
+    return Report(
+      diagnostics: diagnostics, documents: files.count, kinds: kinds.count, invalid: invalid, unreadable: unreadable)
+  }
+
+  struct Outcome {
+    var diagnostics: [Diagnostic] = []
+    var kind: String?
+    var unreadable = false
+  }
+
+  func check(_ path: String) -> Outcome {
+    let shown = display(path)
+    var outcome = Outcome()
+    func fail(_ rule: String, _ message: String, at position: SourcePosition? = SourcePosition(line: 1, column: 1)) -> Outcome {
+      outcome.unreadable = true
+      outcome.diagnostics.append(Diagnostic(file: shown, position: position, rule: rule, message: message))
+      return outcome
+    }
+    let bytes: [UInt8]
+    do {
+      bytes = try FileIO.read(path)
+    } catch {
+      if case .fileTooLarge(_, let size, let limit) = error { return fail("read", "the file is \(size) bytes, more than the limit of \(limit)") }
+      return fail("read", error.description, at: nil)
+    }
+    let document: JSONValue
+    do {
+      document = try JSONParser().parse(bytes)
+    } catch {
+      return fail("parse", error.message, at: error.location)
+    }
+    guard case .object = document else { return fail("type", "a document must be a JSON object, not \(document.typeName)") }
+    guard let reference = document["_schema"]?.stringValue else {
+      return fail("schema", "missing \"_schema\"; every document says what it is, e.g. \"_schema\": \"form@2.0.0\"")
+    }
+    guard let schema = registry.schema(reference: reference) else {
+      return fail("schema", unknownSchemaMessage(reference), at: nil)
+    }
+    outcome.kind = schema.kind
+    var findings = Validator(schema: schema).validate(document)
+    findings += crossDocumentFindings(document, schema: schema, path: path)
+    guard !findings.isEmpty else { return outcome }
+    let map = try? JSONParser().parseWithSourceMap(bytes).1
+    outcome.diagnostics = findings.map { finding in
+      Diagnostic(
+        file: shown, position: finding.atKey ? map?.keyPosition(finding.pointer) : map?.valuePosition(finding.pointer),
+        pointer: finding.pointer, rule: finding.rule, message: finding.message)
+    }
+    if outcome.diagnostics.contains(where: { $0.rule == "schema" }) { outcome.unreadable = true }
+    return outcome
+  }
+
+  func unknownSchemaMessage(_ reference: String) -> String {
+    guard let at = reference.lastIndex(of: "@") else {
+      return "_schema \"\(reference)\" is not KIND@VERSION, e.g. \"form@2.0.0\""
+    }
+    let kind = String(reference[..<at])
+    guard registry.schemas[kind] != nil else {
+      let hint = suggestion(for: kind, among: registry.kinds).map { "; did you mean \"\($0)\"?" } ?? ""
+      return "unknown kind \"\(kind)\"\(hint) (known: \(registry.kinds.joined(separator: ", ")))"
+    }
+    return "\(kind) has no version \(reference[reference.index(after: at)...]) (known: \(registry.versions(kind).map(\.description).joined(separator: ", ")))"
+  }
+
+  func crossDocumentFindings(_ document: JSONValue, schema: Schema, path: String) -> [Finding] {
+    var findings: [Finding] = []
+    let idPointer = JSONPointer.root.appending(schema.idField)
+    let name = String(fileName(path).dropLast(5))
+    if let id = document[schema.idField].flatMap(DocumentID.text) {
+      if !DocumentID.isValid(id) {
+        findings.append(Finding(pointer: idPointer, rule: "id", message: DocumentID.problem(id)))
+      } else if id != name {
+        findings.append(Finding(pointer: idPointer, rule: "file-name",
+          message: "the file is named \(name).json but the id is \"\(id)\"; rename the file to \(id).json"))
+      }
+    }
+    let directory = parentDirectory(path)
+    let expected = layout.dataDirectory + "/" + schema.directory
+    if directory != expected {
+      findings.append(Finding(pointer: .root, rule: "directory",
+        message: "a \(schema.kind) document belongs in \(display(expected))/, not \(display(directory))/"))
+    }
+    for relation in schema.relations {
+      guard let target = document[relation.field].flatMap(DocumentID.text) else { continue }
+      if !(ids[relation.kind]?.contains(target) ?? false) {
+        let targetDirectory = registry.latest(relation.kind)?.directory ?? relation.kind
+        findings.append(Finding(pointer: JSONPointer.root.appending(relation.field), rule: "relation",
+          message: "\(relation.field) \"\(target)\" names no \(relation.kind) (\(display(layout.dataDirectory + "/" + targetDirectory + "/" + target + ".json")) does not exist)"))
+      }
+    }
+    return findings
+  }
+}
+
+/// The rules for document ids (DESIGN §4), which also keep paths inside the store.
+public enum DocumentID {
+  /// 1–128 characters of `A–Z a–z 0–9 . _ -`, not starting with `.` or `-`.
+  public static func isValid(_ id: String) -> Bool {
+    let bytes = Array(id.utf8)
+    guard (1...128).contains(bytes.count), bytes[0] != UInt8(ascii: "."), bytes[0] != UInt8(ascii: "-") else { return false }
+    return bytes.allSatisfy { isPlainPathByte($0) || $0 == UInt8(ascii: ".") }
+  }
+
+  /// Why `id` is not valid, in words.
+  public static func problem(_ id: String) -> String {
+    "\"\(id)\" is not a valid id: use 1–128 characters of A–Z a–z 0–9 . _ -, not starting with . or -"
+  }
+
+  /// The id in a field: a string, or an integer's text.
+  static func text(_ value: JSONValue) -> String? {
+    switch value {
+    case .string(let s): return s
+    case .number(let n) where n.isInteger: return n.text
+    default: return nil
+    }
+  }
+}
+
+func isPlainPathByte(_ byte: UInt8) -> Bool {
+  switch byte {
+  case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+    UInt8(ascii: "_"), UInt8(ascii: "-"):
+    return true
+  default:
+    return false
+  }
+}

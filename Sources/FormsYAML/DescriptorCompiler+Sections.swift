@@ -1,0 +1,152 @@
+import FormsCore
+
+extension DescriptorCompiler {
+  mutating func expression(_ node: YAMLNode, _ what: String) -> Expression? {
+    guard let text = string(node, what) else { return nil }
+    do {
+      return try ExpressionParser.parse(text)
+    } catch {
+      let quoted = node.scalar?.isPlain == false ? 1 : 0
+      let at = SourcePosition(line: node.position.line, column: node.position.column + quoted + error.column - 1)
+      self.error("invalid expression in \(what): \(error.message)", at: at)
+      return nil
+    }
+  }
+
+  mutating func compileTimestamps(_ node: YAMLNode?, _ root: SchemaType) -> Schema.Timestamps {
+    var timestamps = Schema.Timestamps()
+    guard let node else { return timestamps }
+    for pair in node.mapping ?? [] {
+      let key = pair.key.scalar?.text ?? ""
+      guard ["created", "updated"].contains(key) else {
+        unknownKey(pair.key, allowed: ["created", "updated"], context: "timestamps")
+        continue
+      }
+      guard let name = string(pair.value, key) else { continue }
+      if let field = root.fields[name] {
+        if ![.datetime, .date].contains(field.type.kind) {
+          error("timestamp field \"\(name)\" must be a datetime or a date", at: pair.value.position)
+        }
+      } else {
+        error("timestamp field \"\(name)\" is not among the fields", at: pair.value.position)
+      }
+      if key == "created" { timestamps.created = name } else { timestamps.updated = name }
+    }
+    if node.mapping == nil { error("timestamps must be a mapping {created: FIELD, updated: FIELD}", at: node.position) }
+    return timestamps
+  }
+
+  mutating func compileRelations(_ node: YAMLNode?, _ root: SchemaType) -> [Schema.Relation] {
+    guard let node else { return [] }
+    guard let entries = node.sequence else {
+      error("relations must be a list of {field, kind, on_delete}", at: node.position)
+      return []
+    }
+    var out: [Schema.Relation] = []
+    for entry in entries {
+      for pair in entry.mapping ?? [] where !["field", "kind", "on_delete"].contains(pair.key.scalar?.text ?? "") {
+        unknownKey(pair.key, allowed: ["field", "kind", "on_delete"], context: "a relation")
+      }
+      guard let field = string(entry["field"], "field"), let kind = string(entry["kind"], "kind") else {
+        error("a relation needs `field` and `kind`", at: entry.position)
+        continue
+      }
+      if root.fields[field] == nil { error("relation field \"\(field)\" is not among the fields", at: entry["field"]!.position) }
+      var onDelete = Schema.Relation.OnDelete.restrict
+      if let node = entry["on_delete"] {
+        if let text = node.string, let parsed = Schema.Relation.OnDelete(rawValue: text) { onDelete = parsed }
+        else { error("on_delete must be cascade, nullify or restrict", at: node.position) }
+      }
+      if onDelete == .nullify, let f = root.fields[field], !f.optional && !f.nullable {
+        error("on_delete: nullify needs \"\(field)\" to be optional or nullable", at: entry["on_delete"]!.position)
+      }
+      out.append(Schema.Relation(field: field, kind: kind, onDelete: onDelete))
+    }
+    return out
+  }
+
+  mutating func compileWorkflow(_ node: YAMLNode?, _ root: SchemaType) -> Schema.Workflow? {
+    guard let node else { return nil }
+    for pair in node.mapping ?? [] where !["field", "transitions"].contains(pair.key.scalar?.text ?? "") {
+      unknownKey(pair.key, allowed: ["field", "transitions"], context: "workflow")
+    }
+    guard let field = string(node["field"], "workflow field"), let transitions = node["transitions"]?.mapping else {
+      error("workflow needs `field` and `transitions`", at: node.position)
+      return nil
+    }
+    let states = root.fields[field]?.type.kind == .enumeration ? root.fields[field]!.type.values : nil
+    if states == nil { error("workflow field \"\(field)\" must be an enum field", at: node["field"]!.position) }
+    var table: [String: [String]] = [:]
+    for pair in transitions {
+      guard let from = pair.key.scalar?.text else { continue }
+      if let states, !states.contains(from) { error("\"\(from)\" is not a value of \(field)", at: pair.key.position) }
+      var targets: [String] = []
+      for target in pair.value.sequence ?? [] {
+        guard let to = string(target, "a state") else { continue }
+        if let states, !states.contains(to) { error("\"\(to)\" is not a value of \(field)", at: target.position) }
+        targets.append(to)
+      }
+      if pair.value.sequence == nil { error("transitions from \"\(from)\" must be a list", at: pair.value.position) }
+      table[from] = targets
+    }
+    return Schema.Workflow(field: field, transitions: table)
+  }
+
+  mutating func compileRules(_ node: YAMLNode?, _ root: SchemaType) -> [Schema.Rule] {
+    guard let node else { return [] }
+    guard let entries = node.sequence else {
+      error("rules must be a list of {when, require, message}", at: node.position)
+      return []
+    }
+    var out: [Schema.Rule] = []
+    for entry in entries {
+      for pair in entry.mapping ?? [] where !["when", "require", "message"].contains(pair.key.scalar?.text ?? "") {
+        unknownKey(pair.key, allowed: ["when", "require", "message"], context: "a rule")
+      }
+      guard let requireNode = entry["require"] else {
+        error("a rule needs `require:`", at: entry.position)
+        continue
+      }
+      let when = entry["when"].flatMap { expression($0, "when") }
+      guard let require = expression(requireNode, "require"), entry["when"] == nil || when != nil else { continue }
+      for (expr, exprNode) in [(when, entry["when"]), (Optional(require), Optional(requireNode))] {
+        for path in expr?.paths ?? [] {
+          if case .member(let first) = path.steps.first, root.fields[first] == nil, first != "_schema", let exprNode {
+            error("the rule refers to \"\(first)\", which is not a field", at: exprNode.position)
+          }
+        }
+      }
+      out.append(Schema.Rule(when: when, require: require, source: requireNode.string ?? "", message: entry["message"]?.string))
+    }
+    return out
+  }
+
+  mutating func compileChanges(_ node: YAMLNode?) -> [JSONValue]? {
+    guard let node else { return nil }
+    guard let steps = node.sequence else {
+      error("changes must be a list of steps", at: node.position)
+      return nil
+    }
+    var out: [JSONValue] = []
+    for step in steps { if let value = changeStep(step) { out.append(value) } }
+    return out
+  }
+
+  mutating func changeStep(_ step: YAMLNode) -> JSONValue? {
+    guard let pairs = step.mapping, pairs.count == 1, let op = pairs[0].key.scalar?.text else {
+      error("a change step is a mapping with one operation: \(Self.changeOps.joined(separator: ", "))", at: step.position)
+      return nil
+    }
+    guard Self.changeOps.contains(op) else {
+      unknownKey(pairs[0].key, allowed: Self.changeOps, context: "changes")
+      return nil
+    }
+    if op == "each", let nested = pairs[0].value["changes"]?.sequence { for inner in nested { _ = changeStep(inner) } }
+    do {
+      return try step.jsonValue()
+    } catch {
+      self.error(error.message, at: error.position)
+      return nil
+    }
+  }
+}

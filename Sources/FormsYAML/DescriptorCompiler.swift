@@ -1,0 +1,239 @@
+import FormsCore
+
+/// Compiles one schema descriptor (DESIGN §5) into a `Schema`, collecting every problem with its
+/// `file:line:col`, as `schema check` reports them. Includes are read through `loadInclude`.
+public struct DescriptorCompiler {
+  /// Reads an included file: given the `include:` text, returns its display name and YAML root.
+  public typealias IncludeLoader = (String) throws -> (file: String, root: YAMLNode)
+
+  /// The result: a schema when the descriptor has no errors, and every diagnostic.
+  public struct Result {
+    public let schema: Schema?
+    public let diagnostics: [Diagnostic]
+  }
+
+  static let topLevelKeys = [
+    "kind", "version", "title", "description", "directory", "id", "timestamps", "include", "fields", "types",
+    "relations", "workflow", "rules", "from", "changes",
+  ]
+  static let changeOps = ["rename", "add", "remove", "map", "move", "convert", "each", "jq"]
+
+  var file: String
+  var diagnostics: [Diagnostic] = []
+  var named: [String: SchemaType] = [:]
+  var namedPositions: [String: (file: String, position: SourcePosition)] = [:]
+  /// Named types defined as another named type (`money: decimal_amount`), resolved at the end.
+  var aliases: [String: (target: String, position: SourcePosition, file: String)] = [:]
+
+  init(file: String) { self.file = file }
+
+  /// Compiles the descriptor at `root`, read from `file` (the name shown in diagnostics).
+  public static func compile(_ root: YAMLNode, file: String, loadInclude: IncludeLoader) -> Result {
+    var compiler = DescriptorCompiler(file: file)
+    let schema = compiler.compileDescriptor(root, loadInclude: loadInclude)
+    let errors = compiler.diagnostics.contains { $0.severity == .error }
+    return Result(schema: errors ? nil : schema, diagnostics: compiler.diagnostics)
+  }
+
+  mutating func error(_ message: String, at position: SourcePosition, in file: String? = nil) {
+    diagnostics.append(Diagnostic(file: file ?? self.file, position: position, rule: "schema", message: message))
+  }
+
+  mutating func unknownKey(_ key: YAMLNode, allowed: [String], context: String) {
+    let text = key.scalar?.text ?? "?"
+    let hint = suggestion(for: text, among: allowed).map { "; did you mean \"\($0)\"?" } ?? ""
+    error("unknown key \"\(text)\" in \(context)\(hint)", at: key.position)
+  }
+
+  mutating func string(_ node: YAMLNode?, _ what: String) -> String? {
+    guard let node else { return nil }
+    guard let text = node.string, !text.isEmpty else {
+      error("\(what) must be a non-empty string, not \(node.kindName)", at: node.position)
+      return nil
+    }
+    return text
+  }
+
+  mutating func compileDescriptor(_ root: YAMLNode, loadInclude: IncludeLoader) -> Schema? {
+    guard let pairs = root.mapping else {
+      error("a descriptor must be a mapping with kind, version and fields", at: root.position)
+      return nil
+    }
+    for pair in pairs where !Self.topLevelKeys.contains(pair.key.scalar?.text ?? "") {
+      unknownKey(pair.key, allowed: Self.topLevelKeys, context: "the descriptor")
+    }
+    let kind = string(root["kind"], "kind")
+    if root["kind"] == nil { error("missing key \"kind\"", at: root.position) }
+    if let kind, !kind.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }) {
+      error("kind \"\(kind)\" must be lowercase letters, digits and '-'", at: root["kind"]!.position)
+    }
+    let version = semanticVersion(root["version"], "version")
+    if root["version"] == nil { error("missing key \"version\"", at: root.position) }
+    let from = semanticVersion(root["from"], "from")
+
+    // Named types: placeholders first, so fields may refer to types defined later or included.
+    if let include = root["include"] { includeTypes(include, loadInclude: loadInclude) }
+    if let types = root["types"] { declareTypes(types, file: file) }
+    if let types = root["types"] { defineTypes(types, file: file) }
+    resolveAliases()
+    checkCycles()
+
+    let rootType = SchemaType(kind: .object)
+    if let fields = root["fields"] {
+      fillObject(rootType, fields: fields)
+    } else {
+      error("missing key \"fields\"", at: root.position)
+    }
+    let idField = string(root["id"], "id") ?? "id"
+    if let field = rootType.fields[idField] {
+      if field.optional { error("the id field \"\(idField)\" cannot be optional", at: root["id"]?.position ?? root.position) }
+    } else if root["fields"] != nil {
+      error("the id field \"\(idField)\" is not among the fields", at: root["id"]?.position ?? root.position)
+    }
+    let timestamps = compileTimestamps(root["timestamps"], rootType)
+    let relations = compileRelations(root["relations"], rootType)
+    let workflow = compileWorkflow(root["workflow"], rootType)
+    let rules = compileRules(root["rules"], rootType)
+    let changes = compileChanges(root["changes"])
+    if changes != nil && from == nil, let node = root["changes"] {
+      error("changes need a `from:` version to start from", at: node.position)
+    }
+    let directory = string(root["directory"], "directory") ?? kind ?? ""
+    if directory.contains("/") || directory.hasPrefix(".") {
+      error("directory \"\(directory)\" must be one folder name", at: root["directory"]!.position)
+    }
+    guard let kind, let version else { return nil }
+    return Schema(
+      kind: kind, version: version, title: root["title"]?.string, directory: directory, idField: idField,
+      timestamps: timestamps, root: rootType, namedTypes: named, relations: relations, workflow: workflow,
+      rules: rules, from: from, changes: changes)
+  }
+
+  mutating func semanticVersion(_ node: YAMLNode?, _ what: String) -> SemanticVersion? {
+    guard let node else { return nil }
+    guard let text = node.scalar?.text, let version = SemanticVersion(text) else {
+      error("\(what) must be a semantic version MAJOR.MINOR.PATCH (1.0.0), not \(node.scalar?.text ?? node.kindName)",
+        at: node.position)
+      return nil
+    }
+    return version
+  }
+
+  mutating func includeTypes(_ node: YAMLNode, loadInclude: IncludeLoader) {
+    let entries = node.sequence ?? [node]
+    for entry in entries {
+      guard let path = string(entry, "include") else { continue }
+      do {
+        let (includedFile, includedRoot) = try loadInclude(path)
+        guard let pairs = includedRoot.mapping else {
+          error("an included file must be a mapping with `types:`", at: includedRoot.position, in: includedFile)
+          continue
+        }
+        for pair in pairs where !["types", "description"].contains(pair.key.scalar?.text ?? "") {
+          unknownKey(pair.key, allowed: ["types", "description"], context: "an included file")
+          diagnostics[diagnostics.count - 1].file = includedFile
+        }
+        if let types = includedRoot["types"] {
+          declareTypes(types, file: includedFile)
+          let saved = file
+          file = includedFile
+          defineTypes(types, file: includedFile)
+          file = saved
+        }
+      } catch let yamlError as YAMLError {
+        self.error("cannot include \(path): \(yamlError.message)", at: entry.position)
+      } catch {
+        self.error("cannot include \(path): \(error)", at: entry.position)
+      }
+    }
+  }
+
+  mutating func declareTypes(_ node: YAMLNode, file: String) {
+    guard let pairs = node.mapping else {
+      return error("types must be a mapping of names to types", at: node.position, in: file)
+    }
+    for pair in pairs {
+      guard let name = pair.key.scalar?.text else { continue }
+      if BuiltinType(rawValue: name) != nil {
+        error("a named type cannot be called \"\(name)\", a built-in type", at: pair.key.position, in: file)
+      } else if let first = namedPositions[name] {
+        error("type \"\(name)\" is defined twice (first at \(first.file):\(first.position))", at: pair.key.position, in: file)
+      } else {
+        let type = SchemaType(kind: .object)
+        type.name = name
+        named[name] = type
+        namedPositions[name] = (file, pair.key.position)
+      }
+    }
+  }
+
+  mutating func defineTypes(_ node: YAMLNode, file: String) {
+    for pair in node.mapping ?? [] {
+      guard let name = pair.key.scalar?.text, let placeholder = named[name] else { continue }
+      if let target = pair.value.string, named[target] != nil {
+        aliases[name] = (target, pair.value.position, file)
+        continue
+      }
+      let spec = pair.value.mapping != nil && pair.value["type"] == nil && pair.value["one_of"] == nil
+        && pair.value["values"] == nil ? nil : pair.value
+      if let spec {
+        if let compiled = typeSpec(spec, context: "type \"\(name)\"") { placeholder.copy(from: compiled) }
+      } else {
+        fillObject(placeholder, fields: pair.value["fields"] ?? pair.value, typeNode: pair.value)
+      }
+      placeholder.name = name
+    }
+  }
+
+  mutating func resolveAliases() {
+    for (name, alias) in aliases.sorted(by: { $0.key < $1.key }) {
+      var seen: [String] = [name]
+      var target = alias.target
+      while let next = aliases[target] {
+        if seen.contains(target) { break }
+        seen.append(target)
+        target = next.target
+      }
+      if seen.contains(target) || aliases[target] != nil {
+        error("named types form a cycle: \((seen + [target]).joined(separator: " → "))", at: alias.position, in: alias.file)
+      } else if let resolved = named[target], let placeholder = named[name] {
+        placeholder.copy(from: resolved)
+        placeholder.name = name
+      }
+    }
+  }
+}
+
+/// The built-in type names of DESIGN §5.
+enum BuiltinType: String, CaseIterable {
+  case string, integer, decimal, number, boolean, date, datetime, uuid
+  case enumeration = "enum"
+  case list, object, map, any
+  case oneOf = "one_of"
+
+  var kind: SchemaType.Kind { SchemaType.Kind(rawValue: rawValue)! }
+}
+
+extension SchemaType {
+  /// Copies everything but the name from `other` (to fill a named type's placeholder).
+  func copy(from other: SchemaType) {
+    kind = other.kind
+    minimum = other.minimum
+    maximum = other.maximum
+    minLength = other.minLength
+    maxLength = other.maxLength
+    pattern = other.pattern
+    scale = other.scale
+    values = other.values
+    element = other.element
+    minItems = other.minItems
+    maxItems = other.maxItems
+    unique = other.unique
+    fields = other.fields
+    fieldOrder = other.fieldOrder
+    additional = other.additional
+    discriminator = other.discriminator
+    cases = other.cases
+    caseOrder = other.caseOrder
+  }
+}

@@ -1,0 +1,119 @@
+import ArgumentParser
+import FormsCore
+import FormsStore
+
+extension Formsctl {
+  struct Schema: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "schema",
+      abstract: "List, show, check and export the schema descriptors.",
+      subcommands: [List.self, Show.self, Check.self, Export.self, Graph.self]
+    )
+
+    /// The store and its compiled descriptors.
+    static func load(_ options: StoreOptions) throws -> (StoreLayout, SchemaRegistry) {
+      let layout = try options.locate()
+      let display = PathDisplay(workingDirectory: FileIO.currentDirectory).show
+      return (layout, SchemaRegistry.load(directory: layout.schemasDirectory, display: display))
+    }
+
+    struct Check: ParsableCommand {
+      static let configuration = CommandConfiguration(
+        abstract: "Check every descriptor: keys, types, patterns, defaults, cycles, relations, expressions.",
+        discussion: "Exit 1 when any problem is found; each is printed as schemas/<kind>/<version>.yaml:LINE:COL: error: message."
+      )
+      @OptionGroup var options: StoreOptions
+      @Option(help: "Output: text, json or github.") var format: DiagnosticPrinter.Format = .text
+
+      func run() throws {
+        let (_, registry) = try Schema.load(options)
+        FileHandleOutput.standardOutput.write(DiagnosticPrinter.render(registry.diagnostics, as: format))
+        let count = registry.schemas.values.map(\.count).reduce(0, +)
+        if !options.quiet && format != .json {
+          printOut("checked the descriptors of \(registry.kinds.count) kinds (\(count) versions compiled): \(registry.diagnostics.count) problem(s)")
+        }
+        if !registry.diagnostics.isEmpty { throw ExitCode(ExitStatus.problemsFound) }
+      }
+    }
+
+    struct List: ParsableCommand {
+      static let configuration = CommandConfiguration(abstract: "List the kinds and their versions.")
+      @OptionGroup var options: StoreOptions
+      @Option(help: "Output: table or json.") var format: ListFormat = .table
+
+      enum ListFormat: String, ExpressibleByArgument { case table, json }
+
+      func run() throws {
+        let (_, registry) = try Schema.load(options)
+        switch format {
+        case .json:
+          let kinds: [JSONValue] = registry.kinds.map { kind in
+            let latest = registry.latest(kind)!
+            return .object(JSONObject([
+              "kind": .string(kind), "title": latest.title.map(JSONValue.string) ?? .null,
+              "directory": .string(latest.directory), "latest": .string(latest.version.description),
+              "versions": .array(registry.versions(kind).map { .string($0.description) }),
+            ]))
+          }
+          FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.array(kinds)))
+        case .table:
+          var rows = [["KIND", "LATEST", "VERSIONS", "DIRECTORY", "TITLE"]]
+          for kind in registry.kinds {
+            let latest = registry.latest(kind)!
+            rows.append([kind, latest.version.description, registry.versions(kind).map(\.description).joined(separator: ", "),
+              "data/" + latest.directory, latest.title ?? ""])
+          }
+          FileHandleOutput.standardOutput.write(TextTable.render(rows))
+        }
+      }
+    }
+
+    struct Show: ParsableCommand {
+      static let configuration = CommandConfiguration(abstract: "Print one descriptor, as written (KIND or KIND@VERSION).")
+      @OptionGroup var options: StoreOptions
+      @Argument(help: "KIND (the newest version) or KIND@VERSION.") var reference: String
+
+      func run() throws {
+        let (_, registry) = try Schema.load(options)
+        let schema = reference.contains("@") ? registry.schema(reference: reference) : registry.latest(reference)
+        guard let schema, let path = registry.files[schema.reference] else {
+          throw CommandError.badInput("unknown schema \(reference) (known kinds: \(registry.kinds.joined(separator: ", ")))")
+        }
+        FileHandleOutput.standardOutput.write(String(decoding: try FileIO.read(path), as: UTF8.self))
+      }
+    }
+  }
+}
+
+/// Errors of the executable itself.
+enum CommandError: FormsError {
+  case badInput(String)
+  case usage(String)
+
+  var kind: FailureKind {
+    switch self {
+    case .badInput: return .badInput
+    case .usage: return .usage
+    }
+  }
+
+  var description: String {
+    switch self {
+    case .badInput(let message), .usage(let message): return message
+    }
+  }
+}
+
+/// A plain text table with columns padded to their widest cell.
+enum TextTable {
+  static func render(_ rows: [[String]]) -> String {
+    guard let first = rows.first else { return "" }
+    var widths = Array(repeating: 0, count: first.count)
+    for row in rows { for (k, cell) in row.enumerated() where k < widths.count { widths[k] = max(widths[k], cell.count) } }
+    return rows.map { row in
+      row.enumerated().map { k, cell in
+        k == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[k] - cell.count)
+      }.joined(separator: "  ") + "\n"
+    }.joined()
+  }
+}

@@ -1,0 +1,61 @@
+import ArgumentParser
+import FormsCore
+import FormsStore
+
+extension Formsctl.Schema {
+  struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Write a JSON Schema (draft 2020-12) per kind and version, for editors and other tools.",
+      discussion: """
+        A document is valid for formsctl exactly when it is valid for the exported schema, except
+        for the checks across documents (ids, file names, relations). Files are named
+        <kind>-<version>.schema.json.
+        """
+    )
+    @OptionGroup var options: StoreOptions
+    @Flag(name: .customLong("json-schema"), help: "Export JSON Schema (the only format).") var jsonSchema = false
+    @Option(help: ArgumentHelp("Directory to write into (default: print one JSON object keyed by kind@version).", valueName: "DIR"))
+    var out: String?
+
+    func run() throws {
+      guard jsonSchema else { throw CommandError.usage("say which format: --json-schema") }
+      let (_, registry) = try Formsctl.Schema.load(options)
+      var all = JSONObject()
+      var written: [String] = []
+      for kind in registry.kinds {
+        for version in registry.versions(kind) {
+          let schema = registry.schemas[kind]![version]!
+          let exported = JSONSchemaExporter.export(schema)
+          if let out {
+            let directory = StoreLayoutPath.absolute(out)
+            try FileIO.makeDirectories(directory)
+            let path = directory + "/\(kind)-\(version).schema.json"
+            try AtomicWriter(boundary: directory).write(JSONWriter.canonical(exported), to: path)
+            written.append(path)
+          } else {
+            all[schema.reference] = exported
+          }
+        }
+      }
+      if out == nil { FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.object(all))) }
+      for path in written { printOut(PathDisplay(workingDirectory: FileIO.currentDirectory).show(path)) }
+    }
+  }
+
+  struct Graph: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Print a Mermaid entity-relationship diagram of the kinds and their relations.")
+    @OptionGroup var options: StoreOptions
+
+    func run() throws {
+      let (_, registry) = try Formsctl.Schema.load(options)
+      FileHandleOutput.standardOutput.write(MermaidGraph.render(registry.kinds.compactMap { registry.latest($0) }))
+    }
+  }
+}
+
+enum StoreLayoutPath {
+  static func absolute(_ path: String) -> String {
+    path.hasPrefix("/") ? path : joinPath(FileIO.currentDirectory, path)
+  }
+}

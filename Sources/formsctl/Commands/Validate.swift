@@ -1,0 +1,56 @@
+import ArgumentParser
+import FormsCore
+import FormsStore
+
+extension DiagnosticPrinter.Format: ExpressibleByArgument {}
+
+extension Formsctl {
+  struct Validate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Check documents against their schemas and against each other.",
+      discussion: """
+        Checks the whole store, or the files and directories named: JSON syntax, a known _schema,
+        every type and constraint, unknown fields, rules, unique keys in lists, file name = id,
+        valid ids, the right directory, and relations that point at documents that exist.
+        Every problem is reported as file:line:col: error: path: message [rule].
+
+        Exit: 0 all valid; 1 invalid documents; 65 a document does not parse or names an
+        unknown kind or version (or the descriptors have errors); 66 no store or a missing path.
+
+        Examples:
+          formsctl validate
+          formsctl validate data/forms --format json | jq '.[].message'
+          formsctl validate --format github          # annotations in GitHub Actions
+        """
+    )
+
+    @OptionGroup var options: StoreOptions
+
+    @Option(help: "Output: text, json (one array) or github (Actions annotations).")
+    var format: DiagnosticPrinter.Format = .text
+
+    @Argument(help: "Document files or directories (default: the whole store).")
+    var paths: [String] = []
+
+    func run() throws {
+      let layout = try options.locate()
+      let cwd = FileIO.currentDirectory
+      let display = PathDisplay(workingDirectory: cwd).show
+      let registry = SchemaRegistry.load(directory: layout.schemasDirectory, display: display)
+      if !registry.diagnostics.isEmpty {
+        FileHandleOutput.standardOutput.write(DiagnosticPrinter.render(registry.diagnostics, as: format))
+        printError("the schema descriptors have \(registry.diagnostics.count) problem(s); fix them first (formsctl schema check)")
+        throw ExitCode(65)
+      }
+      let validator = StoreValidator(layout: layout, registry: registry, display: display)
+      let files = paths.isEmpty ? validator.allFiles() : try validator.files(named: paths, workingDirectory: cwd)
+      let report = validator.validate(files)
+      FileHandleOutput.standardOutput.write(DiagnosticPrinter.render(report.diagnostics, as: format))
+      if !options.quiet {
+        if format == .json { FileHandleOutput.standardError.write(report.summary + "\n") } else { printOut(report.summary) }
+      }
+      if report.unreadable > 0 { throw ExitCode(65) }
+      if report.invalid > 0 { throw ExitCode(ExitStatus.problemsFound) }
+    }
+  }
+}
