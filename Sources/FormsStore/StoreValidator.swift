@@ -113,7 +113,8 @@ public struct StoreValidator: Sendable {
       return fail("schema", "missing \"_schema\"; every document says what it is, e.g. \"_schema\": \"form@2.0.0\"")
     }
     guard let schema = registry.schema(reference: reference) else {
-      return fail("schema", unknownSchemaMessage(reference), at: nil)
+      let map = try? JSONParser().parseWithSourceMap(bytes).1
+      return fail("schema", unknownSchemaMessage(reference), at: map?.valuePosition(JSONPointer(tokens: ["_schema"])))
     }
     outcome.kind = schema.kind
     var findings = Validator(schema: schema).validate(document)
@@ -164,7 +165,7 @@ public struct StoreValidator: Sendable {
       if !(ids[relation.kind]?.contains(target) ?? false) {
         let targetDirectory = registry.latest(relation.kind)?.directory ?? relation.kind
         findings.append(Finding(pointer: JSONPointer.root.appending(relation.field), rule: "relation",
-          message: "\(relation.field) \"\(target)\" names no \(relation.kind) (\(display(layout.dataDirectory + "/" + targetDirectory + "/" + target + ".json")) does not exist)"))
+          message: "\"\(target)\" names no \(relation.kind) (\(display(layout.dataDirectory + "/" + targetDirectory + "/" + target + ".json")) does not exist)"))
       }
     }
     return findings

@@ -27,7 +27,10 @@ extension DescriptorCompiler {
         continue
       }
       if name == "_schema" { error("\"_schema\" is reserved; formsctl maintains it", at: pair.key.position) }
-      guard let field = field(name, pair.value) else { continue }
+      guard let field = field(name, pair.value) else {
+        failedFields.insert(name)
+        continue
+      }
       type.fields[name] = field
       type.fieldOrder.append(name)
     }

@@ -24,6 +24,8 @@ public struct DescriptorCompiler {
   var namedPositions: [String: (file: String, position: SourcePosition)] = [:]
   /// Named types defined as another named type (`money: decimal_amount`), resolved at the end.
   var aliases: [String: (target: String, position: SourcePosition, file: String)] = [:]
+  /// Fields whose type did not compile (already reported), so later checks do not report them again.
+  var failedFields: Set<String> = []
 
   init(file: String) { self.file = file }
 
@@ -87,7 +89,7 @@ public struct DescriptorCompiler {
     let idField = string(root["id"], "id") ?? "id"
     if let field = rootType.fields[idField] {
       if field.optional { error("the id field \"\(idField)\" cannot be optional", at: root["id"]?.position ?? root.position) }
-    } else if root["fields"] != nil {
+    } else if root["fields"] != nil && !failedFields.contains(idField) {
       error("the id field \"\(idField)\" is not among the fields", at: root["id"]?.position ?? root.position)
     }
     let timestamps = compileTimestamps(root["timestamps"], rootType)

@@ -72,11 +72,13 @@ struct TreeBuilder {
     case .scalar(let text, let plain, let tag):
       let value = try resolve(text: text, plain: plain, tag: tag, at: event.position)
       let node = YAMLNode(content: .scalar(YAMLScalar(text: text, isPlain: plain, value: value)), position: event.position)
+      try count(1, at: event.position)
       try finish(node, anchor: event.anchor)
     case .alias(let anchor):
       guard let node = anchors[anchor] else {
         throw YAMLError(message: "unknown alias *\(anchor)", position: event.position)
       }
+      try count(node.expandedSize, at: event.position)
       try finish(node, anchor: nil)
     case .sequenceStart(let tag), .mappingStart(let tag):
       let isMapping: Bool
@@ -85,6 +87,7 @@ struct TreeBuilder {
       if stack.count >= maxDepth {
         throw YAMLError(message: "nesting deeper than \(maxDepth) levels", position: event.position)
       }
+      try count(1, at: event.position)
       stack.append(Frame(isMapping: isMapping, position: event.position, anchor: event.anchor))
     case .sequenceEnd, .mappingEnd:
       let frame = stack.removeLast()
@@ -100,13 +103,17 @@ struct TreeBuilder {
     }
   }
 
-  private mutating func finish(_ node: YAMLNode, anchor: String?) throws(YAMLError) {
-    totalNodes += node.expandedSize
+  /// Counts nodes as the document would hold them with every alias expanded; refuses past the budget.
+  private mutating func count(_ nodes: Int, at position: SourcePosition) throws(YAMLError) {
+    totalNodes += nodes
     if totalNodes > maxNodes {
       throw YAMLError(
         message: "the document expands to more than \(maxNodes) nodes (an alias bomb?); aliases are limited",
-        position: node.position)
+        position: position)
     }
+  }
+
+  private mutating func finish(_ node: YAMLNode, anchor: String?) throws(YAMLError) {
     if let anchor { anchors[anchor] = node }
     if stack.isEmpty {
       root = node

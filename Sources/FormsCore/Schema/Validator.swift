@@ -28,12 +28,26 @@ public struct Validator: Sendable {
       for rule in schema.rules where rule.when?.evaluate(document) ?? true {
         if !rule.require.evaluate(document) {
           findings.append(Finding(
-            pointer: .root, rule: "rule",
+            pointer: Self.anchor(of: rule, in: document), rule: "rule",
             message: rule.message ?? "the rule `\(rule.source)` does not hold"))
         }
       }
     }
     return findings
+  }
+
+  /// Where a broken rule is reported: the first value its `require` reads that exists, else the
+  /// first its `when` reads (the status that triggered it), else the document.
+  static func anchor(of rule: Schema.Rule, in document: JSONValue) -> JSONPointer {
+    for path in rule.require.paths + (rule.when?.paths ?? []) {
+      var pointer = JSONPointer.root
+      for step in path.steps {
+        guard case .member(let name) = step else { break }
+        pointer = pointer.appending(name)
+      }
+      if pointer != .root, document[pointer: pointer] != nil { return pointer }
+    }
+    return .root
   }
 
   /// Findings for one value against a type (also used by `schema check` to test defaults).
@@ -218,11 +232,20 @@ public func suggestion(for word: String, among candidates: [String]) -> String? 
   var best: (String, Int)?
   for candidate in candidates {
     let distance = editDistance(Array(word.lowercased().unicodeScalars), Array(candidate.lowercased().unicodeScalars))
-    let prefix = candidate.hasPrefix(word) || word.hasPrefix(candidate)
+    let prefix = candidate.hasPrefix(word) || word.hasPrefix(candidate) || isAbbreviation(word, of: candidate)
     let score = prefix && min(word.count, candidate.count) >= 3 ? min(distance, limit) : distance
     if score <= limit && (best == nil || score < best!.1) { best = (candidate, score) }
   }
   return best?.0
+}
+
+/// `qty` of `quantity`: same first letter, every letter in order.
+func isAbbreviation(_ short: String, of long: String) -> Bool {
+  let a = Array(short.lowercased()), b = Array(long.lowercased())
+  guard a.count >= 2, a.count < b.count, a.first == b.first else { return false }
+  var k = 0
+  for c in b where k < a.count && c == a[k] { k += 1 }
+  return k == a.count
 }
 
 func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {

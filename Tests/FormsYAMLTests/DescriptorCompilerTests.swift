@@ -1,0 +1,58 @@
+import FormsCore
+import Testing
+
+@testable import FormsYAML
+
+struct DescriptorCompilerTests {
+  func problems(_ text: String) throws -> [String] {
+    let root = try #require(try YAMLReader().read(text))
+    let result = DescriptorCompiler.compile(root, file: "d.yaml") { _ in
+      throw YAMLError(message: "no such file", position: SourcePosition(line: 1, column: 1))
+    }
+    return result.diagnostics.map { "\($0.position!.line):\($0.position!.column): \($0.message)" }
+  }
+
+  static let header = "kind: thing\nversion: 1.0.0\n"
+
+  @Test(arguments: [
+    ("fields:\n  id: string\n  n: {type: intger}\n", "5:13: unknown type \"intger\"; did you mean \"integer\"?"),
+    ("fields:\n  id: string\n  n: {type: integer, minimum: 0}\n", "5:22: unknown key \"minimum\" in field \"n\" of type integer; did you mean \"min\"?"),
+    ("fields:\n  id: {type: string, pattern: '([a-z'}\n", "4:31: pattern ([a-z is not a valid regular expression"),
+    ("fields:\n  id: string\n  n: {type: integer, min: 0, default: -1}\n", "5:39: the default -1 breaks its own constraints: -1 is less than the minimum 0"),
+    ("fields:\n  id: string\n  a: one\ntypes:\n  one:\n    fields:\n      b: two\n  two:\n    fields:\n      c: one\n", "7:3: named types form a cycle: one → two → one"),
+    ("fields:\n  id: string\n  t: {type: enum, values: [A]}\n  f: {one_of: {by: t, cases: {A: missing_type}}}\n", "6:34: one_of case A names the type \"missing_type\", which is not defined"),
+    ("fields:\n  id: string\n  s: string\nrules:\n  - require: 's =! \"x\"'\n", "7:17: invalid expression in require: unexpected '='; compare with '=='"),
+    ("fields:\n  id: string\nrelations:\n  - {field: nope, kind: other}\n", "6:13: relation field \"nope\" is not among the fields"),
+    ("fields:\n  id: string\nfeilds: {}\n", "5:1: unknown key \"feilds\" in the descriptor; did you mean \"fields\"?"),
+    ("fields:\n  name: string\n", "1:1: the id field \"id\" is not among the fields"),
+    ("fields:\n  id: string\nchanges:\n  - rename: {from: a, to: b}\n", "6:3: changes need a `from:` version to start from"),
+    ("fields:\n  id: string\nfrom: 1.0.0\nchanges:\n  - renam: {from: a, to: b}\n", "7:5: unknown key \"renam\" in changes; did you mean \"rename\"?"),
+  ])
+  func reportsWithPosition(_ body: String, _ expected: String) throws {
+    let found = try problems(Self.header + body)
+    #expect(found.contains(expected), "\(found)")
+  }
+
+  @Test func hazardsInDescriptorsAreYAMLErrors() {
+    #expect(throws: YAMLError.self) { try YAMLReader().read(Self.header + "fields:\n  id: string\n  id: integer\n") }
+  }
+
+  @Test func shorthandIncludeAndOneOf() throws {
+    let schema = try compile(Self.header + """
+      include: shared.yaml
+      fields:
+        id: uuid
+        when: date?
+        money: amount
+        kind_of: {type: enum, values: [A]}
+        body: {one_of: {by: kind_of, cases: {A: a_body}}}
+      types:
+        a_body: {fields: {x: integer}}
+      """, includes: ["shared.yaml": "types:\n  amount: {type: decimal, min: 0, scale: 2}\n"])
+    #expect(schema.root.fields["when"]?.optional == true)
+    #expect(schema.root.fields["money"]?.type.kind == .decimal)
+    #expect(schema.root.fields["money"]?.type.scale == 2)
+    #expect(schema.root.fields["body"]?.type.cases["A"]?.name == "a_body")
+    #expect(schema.root.requiredFields == ["id", "money", "kind_of", "body"])
+  }
+}

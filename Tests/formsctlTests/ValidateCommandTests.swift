@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+
+struct ValidateCommandTests {
+  static let examples = Formsctl.packageRoot.appendingPathComponent("examples").path
+
+  @Test(arguments: ["acquisitions", "legacy"])
+  func exampleStoresAreValid(_ store: String) throws {
+    let result = try Formsctl.run(["validate", "--store", Self.examples + "/" + store], in: Self.examples)
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    #expect(result.stdout == "checked 42 documents of 5 kinds: 42 valid, 0 invalid\n")
+  }
+
+  @Test func builtInSchemasAreClean() throws {
+    let result = try Formsctl.run(["schema", "check", "--store", Self.examples + "/acquisitions"], in: Self.examples)
+    #expect(result == RunResult(status: 0, stdout: "checked the descriptors of 5 kinds (8 versions compiled): 0 problem(s)\n", stderr: ""))
+  }
+
+  @Test func examplesAreCanonical() throws {
+    let result = try Formsctl.run(["fmt", "--check", "."], in: Self.examples)
+    #expect(result == RunResult(status: 0, stdout: "", stderr: ""))
+  }
+
+  /// A small store with one problem of each kind, its schemas copied beside it.
+  static func brokenStore(in dir: String) throws {
+    try writeFile("formsctl: 1\n", to: dir + "/formsctl.yaml")
+    try writeFile("""
+      kind: order
+      version: 1.0.0
+      directory: orders
+      fields:
+        id: {type: string, pattern: '^O-[0-9]+$'}
+        status: {type: enum, values: [open, closed]}
+        placed: date
+        customer_id: string?
+        items: {type: list, of: item, unique: [sku]}
+      types:
+        item:
+          fields:
+            sku: string
+            quantity: {type: integer, min: 1}
+      relations:
+        - {field: customer_id, kind: customer, on_delete: nullify}
+
+      """, to: dir + "/schemas/order/1.0.0.yaml")
+    try writeFile("kind: customer\nversion: 1.0.0\ndirectory: customers\nfields:\n  id: string\n  name: string\n", to: dir + "/schemas/customer/1.0.0.yaml")
+    try writeFile("{\n  \"_schema\": \"customer@1.0.0\",\n  \"id\": \"C-1\",\n  \"name\": \"Acme\"\n}\n", to: dir + "/data/customers/C-1.json")
+    try writeFile("""
+      {
+        "_schema": "order@1.0.0",
+        "customer_id": "C-9",
+        "id": "O-1",
+        "items": [
+          {"sku": "a", "quantity": 0},
+          {"sku": "a", "qty": 2}
+        ],
+        "placed": "2026-02-30",
+        "status": "shipped"
+      }
+
+      """, to: dir + "/data/orders/O-1.json")
+    try writeFile("{\n  \"_schema\": \"order@1.0.0\",\n  \"id\": \"O-3\",\n  \"items\": [],\n  \"placed\": \"2026-01-05\",\n  \"status\": \"open\"\n}\n", to: dir + "/data/orders/O-2.json")
+    try writeFile("{\"_schema\": \"order@2.0.0\"}", to: dir + "/data/orders/O-4.json")
+    try writeFile("{\"_schema\": \"order@1.0.0\", \"id\": 1,}", to: dir + "/data/orders/O-5.json")
+  }
+
+  @Test(arguments: ["text", "json", "github"])
+  func brokenStoreGolden(_ format: String) throws {
+    try withTemporaryDirectory { dir in
+      try Self.brokenStore(in: dir)
+      let before = try FileManager.default.subpathsOfDirectory(atPath: dir).sorted()
+      let result = try Formsctl.run(["validate", "--format", format], in: dir)
+      try assertSnapshot(result, named: "validate-broken-\(format)")
+      #expect(result.status == 65)
+      #expect(try FileManager.default.subpathsOfDirectory(atPath: dir).sorted() == before, "validate wrote something")
+    }
+  }
+
+  @Test func invalidButParseableExitsOne() throws {
+    try withTemporaryDirectory { dir in
+      try Self.brokenStore(in: dir)
+      let result = try Formsctl.run(["validate", "data/orders/O-1.json", "data/orders/O-2.json"], in: dir)
+      #expect(result.status == 1)
+      #expect(result.stdout.hasSuffix("checked 2 documents of 1 kind: 0 valid, 2 invalid\n"))
+    }
+  }
+
+  @Test func outsideAnyStoreIsNoInput() throws {
+    try withTemporaryDirectory { dir in
+      let result = try Formsctl.run(["validate"], in: dir)
+      #expect(result.status == 66)
+      #expect(result.stderr.hasPrefix("formsctl: error: no formsctl store found in "))
+    }
+  }
+
+  @Test func pathOutsideTheDataDirectoryIsRefused() throws {
+    try withTemporaryDirectory { dir in
+      try Self.brokenStore(in: dir)
+      let result = try Formsctl.run(["validate", "formsctl.yaml"], in: dir)
+      #expect(result == RunResult(status: 65, stdout: "", stderr: "formsctl: error: formsctl.yaml (documents live under data): not inside the store\n"))
+      let missing = try Formsctl.run(["validate", "data/orders/nope.json"], in: dir)
+      #expect(missing.status == 66)
+    }
+  }
+
+  @Test func brokenDescriptorsAreReportedFirst() throws {
+    try withTemporaryDirectory { dir in
+      try writeFile("formsctl: 1\n", to: dir + "/formsctl.yaml")
+      try writeFile("kind: x\nversion: 1.0.0\nfields:\n  id: strin\n", to: dir + "/schemas/x/1.0.0.yaml")
+      try writeFile("a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n", to: dir + "/schemas/y/1.0.0.yaml")
+      try writeFile("kind: z\nversion: 1.0.0\nversion: 1.0.1\n", to: dir + "/schemas/z/1.0.0.yaml")
+      let result = try Formsctl.run(["schema", "check"], in: dir)
+      #expect(result.status == 1)
+      #expect(result.stdout.contains("schemas/x/1.0.0.yaml:4:7: error: unknown type \"strin\"; did you mean \"string\"? [schema]"))
+      #expect(result.stdout.contains("schemas/y/1.0.0.yaml:5:33: error: the document expands to more than 100000 nodes (an alias bomb?); aliases are limited [yaml]"))
+      #expect(result.stdout.contains("schemas/z/1.0.0.yaml:3:1: error: duplicate key \"version\" (first at 2:1) [yaml]"))
+      let validate = try Formsctl.run(["validate"], in: dir)
+      #expect(validate.status == 65)
+    }
+  }
+
+  @Test func schemaCommands() throws {
+    let store = Self.examples + "/acquisitions"
+    let list = try Formsctl.run(["schema", "list", "--format", "json"], in: store)
+    #expect(list.status == 0)
+    #expect(list.stdout.contains("\"latest\": \"2.0.0\""))
+    let show = try Formsctl.run(["schema", "show", "form@1.0.0"], in: store)
+    #expect(show.stdout.hasPrefix("# The shape of the Core Data entity GovernmentFormData"))
+    let unknown = try Formsctl.run(["schema", "show", "nope"], in: store)
+    #expect(unknown.status == 65)
+    let graph = try Formsctl.run(["schema", "graph"], in: store)
+    #expect(graph.stdout.contains("acquisition |o--o{ form : \"acquisition_id (on_delete cascade)\""))
+  }
+}
