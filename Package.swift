@@ -30,6 +30,6 @@ let package = Package(
     .testTarget(name: "FormsCoreTests", dependencies: ["FormsCore"]),
     .testTarget(name: "FormsYAMLTests", dependencies: ["FormsYAML"]),
     .testTarget(name: "FormsStoreTests", dependencies: ["FormsStore"]),
-    .testTarget(name: "formsctlTests", dependencies: ["formsctl", "FormsStore"], exclude: ["Snapshots"]),
+    .testTarget(name: "formsctlTests", dependencies: ["formsctl", "FormsStore", "FormsCore"], exclude: ["Snapshots"]),
   ]
 )

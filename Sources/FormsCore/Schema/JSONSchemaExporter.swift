@@ -1,8 +1,8 @@
 /// Writes a schema as JSON Schema draft 2020-12 that accepts the documents formsctl accepts.
 ///
 /// Not expressible there, and so left to formsctl: checks across documents (ids, file names,
-/// relations), `unique` keys within lists, and rules other than `exists`, `==` and `in` on
-/// top-level fields (each skipped rule is named in a `$comment`).
+/// relations), `unique` keys within lists, and rules beyond the shapes `translate` knows (such as
+/// one field compared with another); each skipped rule is named in a `$comment`.
 public enum JSONSchemaExporter {
   public static func export(_ schema: Schema) -> JSONValue {
     var root = objectSchema(schema.root)
@@ -143,47 +143,64 @@ public enum JSONSchemaExporter {
     return out
   }
 
-  /// `when: a == "x"` / `a in [...]` (top-level) with `require: b exists and c exists`, as if/then.
+  /// A rule as `if`/`then` when it has the shapes JSON Schema can say: conditions `==`, `!=` and
+  /// `in` against literals, joined by `and`; requirements `exists`, joined by `and`.
   static func translate(_ rule: Schema.Rule) -> JSONValue? {
-    guard let required = existsFields(rule.require) else { return nil }
-    let then: JSONValue = .object(JSONObject(["required": .array(required.map(string))]))
+    guard let then = requirement(rule.require) else { return nil }
     guard let when = rule.when else { return then }
     guard let condition = condition(when) else { return nil }
     return .object(JSONObject(["if": condition, "then": then]))
   }
 
-  static func topField(_ path: Expression.Path) -> String? {
-    guard path.steps.count == 1, case .member(let name) = path.steps[0] else { return nil }
-    return name
+  static func memberNames(_ path: Expression.Path) -> [String]? {
+    var names: [String] = []
+    for step in path.steps {
+      guard case .member(let name) = step else { return nil }
+      names.append(name)
+    }
+    return names.isEmpty ? nil : names
   }
 
-  static func existsFields(_ expression: Expression) -> [String]? {
+  /// `{required: [a], properties: {a: ...inner}}` down the path, ending in `leaf`.
+  static func nested(_ names: [String], leaf: JSONValue) -> JSONValue {
+    var schema = leaf
+    for name in names.reversed() {
+      schema = .object(JSONObject([
+        "required": .array([string(name)]), "properties": .object(JSONObject([name: schema])),
+      ]))
+    }
+    return schema
+  }
+
+  /// `exists` means present and not null, as formsctl evaluates it.
+  static func requirement(_ expression: Expression) -> JSONValue? {
     switch expression {
-    case .exists(let path): return topField(path).map { [$0] }
+    case .exists(let path):
+      guard let names = memberNames(path) else { return nil }
+      return nested(names, leaf: .object(JSONObject(["not": .object(JSONObject(["type": string("null")]))])))
     case .and(let a, let b):
-      guard let x = existsFields(a), let y = existsFields(b) else { return nil }
-      return x + y
-    default: return nil
+      guard let x = requirement(a), let y = requirement(b) else { return nil }
+      return .object(JSONObject(["allOf": .array([x, y])]))
+    default:
+      return nil
     }
   }
 
   static func condition(_ expression: Expression) -> JSONValue? {
-    let field: String
-    let constraint: JSONValue
     switch expression {
-    case .compare(.path(let path), .equal, .literal(let value)):
-      guard let name = topField(path) else { return nil }
-      (field, constraint) = (name, .object(JSONObject(["const": value])))
+    case .compare(.path(let path), let op, .literal(let value)) where op == .equal || op == .notEqual:
+      guard let names = memberNames(path) else { return nil }
+      let constant: JSONValue = .object(JSONObject(["const": value]))
+      return nested(names, leaf: op == .equal ? constant : .object(JSONObject(["not": constant])))
     case .isIn(.path(let path), let values):
-      guard let name = topField(path) else { return nil }
-      (field, constraint) = (name, .object(JSONObject(["enum": .array(values)])))
+      guard let names = memberNames(path) else { return nil }
+      return nested(names, leaf: .object(JSONObject(["enum": .array(values)])))
+    case .and(let a, let b):
+      guard let x = condition(a), let y = condition(b) else { return nil }
+      return .object(JSONObject(["allOf": .array([x, y])]))
     default:
       return nil
     }
-    return .object(JSONObject([
-      "required": .array([string(field)]),
-      "properties": .object(JSONObject([field: constraint])),
-    ]))
   }
 }
 
