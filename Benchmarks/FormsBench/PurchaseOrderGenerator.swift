@@ -43,7 +43,7 @@ struct PurchaseOrderGenerator {
       "status": .string(statuses.randomElement(using: &rng)!),
       "issue_date": .string(stamp(8)),
       "last_updated": .string(stamp(13)),
-      "preferred_delivery_date": .string("2026-\(pad(month))-\(pad(min(28, day + 3)))"),
+      "preferred_delivery_date": .string("2027-\(pad(month))-\(pad(day))"),
       "delivery_note": .string("Deliver to receiving dock B, building 7; call ahead. Ref \(number) — handle with care."),
       "currency": .string("USD"),
       "items": .array(items),

@@ -100,7 +100,18 @@ func parseLoop() throws {
 switch command {
 case "json": try jsonBenchmark()
 case "parse-loop": try parseLoop()
+case "generate":
+  // FormsBench generate DIR COUNT: a store of COUNT purchase orders using this repository's schemas.
+  let directory = arguments[1]
+  try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+  try Data("formsctl: 1\nschemas: \(FileManager.default.currentDirectoryPath)/schemas\n".utf8).write(to: URL(fileURLWithPath: directory + "/formsctl.yaml"))
+  _ = try generateStore(count: arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000, at: directory)
+case "validate":
+  // FormsBench validate [COUNT...]: jsonschema (slow) runs up to 100,000 unless SKIP_JSONSCHEMA_ABOVE says less.
+  let counts = arguments.dropFirst().compactMap { Int($0) }
+  let limit = ProcessInfo.processInfo.environment["SKIP_JSONSCHEMA_ABOVE"].flatMap(Int.init) ?? 100_000
+  try ValidateBenchmark.run(counts: counts.isEmpty ? [10_000, 100_000] : counts, repository: FileManager.default.currentDirectoryPath, skipJsonschemaAbove: limit)
 default:
-  print("usage: FormsBench json [COUNT]")
+  print("usage: FormsBench json [COUNT] | parse-loop [COUNT] | validate [COUNT...] | generate DIR [COUNT]")
   exit(64)
 }

@@ -16,3 +16,4 @@ public func parallelMap<Item: Sendable, Result: Sendable>(
   }
   return results.map { $0! }
 }
+

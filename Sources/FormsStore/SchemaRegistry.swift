@@ -14,12 +14,20 @@ public struct SchemaRegistry: Sendable {
   /// The kinds, sorted.
   public var kinds: [String] { schemas.keys.sorted() }
 
-  /// The schema for a document's `_schema` value (`kind@version`).
-  public func schema(reference: String) -> Schema? {
-    guard let at = reference.lastIndex(of: "@"), let version = SemanticVersion(String(reference[reference.index(after: at)...]))
-    else { return nil }
-    return schemas[String(reference[..<at])]?[version]
+  /// Schemas by their `kind@version` reference, for the lookup every document makes.
+  private let byReference: [String: Schema]
+
+  init(schemas: [String: [SemanticVersion: Schema]], diagnostics: [Diagnostic], files: [String: String]) {
+    self.schemas = schemas
+    self.diagnostics = diagnostics
+    self.files = files
+    var byReference: [String: Schema] = [:]
+    for versions in schemas.values { for schema in versions.values { byReference[schema.reference] = schema } }
+    self.byReference = byReference
   }
+
+  /// The schema for a document's `_schema` value (`kind@version`).
+  public func schema(reference: String) -> Schema? { byReference[reference] }
 
   /// The newest version of `kind`.
   public func latest(_ kind: String) -> Schema? {

@@ -34,6 +34,7 @@ extension DescriptorCompiler {
       type.fields[name] = field
       type.fieldOrder.append(name)
     }
+    type.freeze()
   }
 
   mutating func boolean(_ node: YAMLNode, _ what: String) -> Bool {

@@ -233,6 +233,7 @@ extension SchemaType {
     unique = other.unique
     fields = other.fields
     fieldOrder = other.fieldOrder
+    requiredFields = other.requiredFields
     additional = other.additional
     discriminator = other.discriminator
     cases = other.cases

@@ -39,17 +39,44 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
   public var doubleValue: Double { Double(text) ?? .nan }
 
   /// True for a whole number (`3`, `3.0`, `3e2`, `-0`).
-  public var isInteger: Bool { decimalParts.isInteger }
+  public var isInteger: Bool {
+    if !text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
+      return true
+    }
+    return decimalParts.isInteger
+  }
 
   /// The count of significant digits after the decimal point (`12.50` → 1, `1.5e-3` → 4, `100` → 0).
   public var scale: Int {
-    let d = decimalParts
-    return d.exponent < 0 ? Int(-d.exponent) : 0
+    var afterPoint = -1
+    var trailingZeros = 0
+    for byte in text.utf8 {
+      switch byte {
+      case UInt8(ascii: "e"), UInt8(ascii: "E"):
+        let d = decimalParts
+        return d.exponent < 0 ? Int(-d.exponent) : 0
+      case UInt8(ascii: "."):
+        afterPoint = 0
+      case UInt8(ascii: "0") where afterPoint >= 0:
+        afterPoint += 1
+        trailingZeros += 1
+      default:
+        if afterPoint >= 0 {
+          afterPoint += 1
+          trailingZeros = 0
+        }
+      }
+    }
+    if afterPoint <= 0 { return 0 }
+    return afterPoint - trailingZeros
   }
 
   /// Compares two numbers exactly, as decimals of any size.
   public func compare(_ other: JSONNumber) -> ComparisonResult {
-    decimalParts.compare(other.decimalParts)
+    // Most numbers are small integers; compare those without building decimal parts.
+    if let a = Int(text), let b = Int(other.text) { return a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending) }
+    if let fast = comparePlainDecimals(text, other.text) { return fast }
+    return decimalParts.compare(other.decimalParts)
   }
 
   /// True when both denote the same decimal value.
@@ -62,6 +89,59 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
   public static func isValid(_ text: String) -> Bool {
     let bytes = Array(text.utf8)
     return bytes.withUnsafeBufferPointer { scanNumber($0, from: 0) == bytes.count }
+  }
+}
+
+/// Compares two numbers written without an exponent (`-12.50`, `0.3`) digit by digit, without
+/// allocating; nil when either has an exponent.
+func comparePlainDecimals(_ a: String, _ b: String) -> ComparisonResult? {
+  var a = a
+  var b = b
+  return a.withUTF8 { x in
+    b.withUTF8 { y -> ComparisonResult? in
+      func split(_ s: UnsafeBufferPointer<UInt8>) -> (negative: Bool, integer: Range<Int>, fraction: Range<Int>, zero: Bool)? {
+        var i = 0
+        let negative = s.first == UInt8(ascii: "-")
+        if negative { i = 1 }
+        let start = i
+        while i < s.count && s[i] != UInt8(ascii: ".") {
+          if s[i] == UInt8(ascii: "e") || s[i] == UInt8(ascii: "E") { return nil }
+          i += 1
+        }
+        let integer = start..<i
+        var fractionEnd = s.count
+        if i < s.count {
+          for k in i + 1..<s.count where s[k] == UInt8(ascii: "e") || s[k] == UInt8(ascii: "E") { return nil }
+          while fractionEnd > i + 1 && s[fractionEnd - 1] == UInt8(ascii: "0") { fractionEnd -= 1 }
+        }
+        let fraction = i < s.count ? i + 1..<fractionEnd : s.count..<s.count
+        let zero = integer.count == 1 && s[integer.lowerBound] == UInt8(ascii: "0") && fraction.isEmpty
+        return (negative && !zero, integer, fraction, zero)
+      }
+      guard let p = split(x), let q = split(y) else { return nil }
+      if p.negative != q.negative { return p.negative ? .orderedAscending : .orderedDescending }
+      var magnitude = ComparisonResult.orderedSame
+      // JSON integer parts have no leading zeros, so a longer one is larger.
+      if p.integer.count != q.integer.count {
+        magnitude = p.integer.count < q.integer.count ? .orderedAscending : .orderedDescending
+      } else {
+        for k in 0..<p.integer.count where x[p.integer.lowerBound + k] != y[q.integer.lowerBound + k] {
+          magnitude = x[p.integer.lowerBound + k] < y[q.integer.lowerBound + k] ? .orderedAscending : .orderedDescending
+          break
+        }
+        if magnitude == .orderedSame {
+          for k in 0..<max(p.fraction.count, q.fraction.count) {
+            let c = k < p.fraction.count ? x[p.fraction.lowerBound + k] : UInt8(ascii: "0")
+            let d = k < q.fraction.count ? y[q.fraction.lowerBound + k] : UInt8(ascii: "0")
+            if c != d {
+              magnitude = c < d ? .orderedAscending : .orderedDescending
+              break
+            }
+          }
+        }
+      }
+      return p.negative ? magnitude.reversed : magnitude
+    }
   }
 }
 

@@ -13,7 +13,7 @@ public struct JSONObject: Sendable, Hashable {
     }
 
     public static func == (lhs: Member, rhs: Member) -> Bool {
-      lhs.key.utf8.elementsEqual(rhs.key.utf8) && lhs.value == rhs.value
+      codePointCompare(lhs.key, rhs.key) == 0 && lhs.value == rhs.value
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -79,9 +79,9 @@ public struct JSONObject: Sendable, Hashable {
     var high = members.count
     while low < high {
       let mid = (low + high) / 2
-      let candidate = members[mid].key
-      if candidate.utf8.elementsEqual(key.utf8) { return .found(mid) }
-      if codePointLess(candidate, key) { low = mid + 1 } else { high = mid }
+      let order = codePointCompare(members[mid].key, key)
+      if order == 0 { return .found(mid) }
+      if order < 0 { low = mid + 1 } else { high = mid }
     }
     return .insertAt(low)
   }

@@ -282,13 +282,13 @@ struct ByteReader {
     if sorted { return JSONObject(sortedUniqueMembers: members) }
     let order = members.indices.sorted { a, b in
       let (x, y) = (members[a].key, members[b].key)
-      if x.utf8.elementsEqual(y.utf8) { return offsets[a] < offsets[b] }
-      return codePointLess(x, y)
+      let order = codePointCompare(x, y)
+      return order == 0 ? offsets[a] < offsets[b] : order < 0
     }
     k = 1
     while k < order.count {
       let (first, second) = (order[k - 1], order[k])
-      if members[first].key.utf8.elementsEqual(members[second].key.utf8) {
+      if codePointCompare(members[first].key, members[second].key) == 0 {
         throw ByteError(
           message: "duplicate key \"\(members[first].key)\" (first at \(SourcePosition.of(offset: offsets[first], in: bytes)))",
           offset: offsets[second], relatedOffset: offsets[first])

@@ -73,7 +73,7 @@ extension JSONValue: Hashable {
     case (.null, .null): return true
     case (.bool(let a), .bool(let b)): return a == b
     case (.number(let a), .number(let b)): return a == b
-    case (.string(let a), .string(let b)): return a.utf8.elementsEqual(b.utf8)
+    case (.string(let a), .string(let b)): return codePointCompare(a, b) == 0
     case (.array(let a), .array(let b)): return a == b
     case (.object(let a), .object(let b)): return a == b
     default: return false
@@ -99,7 +99,11 @@ func hashUTF8(_ string: String, into hasher: inout Hasher) {
 
 /// Orders two strings by Unicode code point, which is the order of their UTF-8 bytes.
 @inlinable
-public func codePointLess(_ a: String, _ b: String) -> Bool {
+public func codePointLess(_ a: String, _ b: String) -> Bool { codePointCompare(a, b) < 0 }
+
+/// -1, 0 or 1 as `a` sorts before, equal to, or after `b` by code point (UTF-8 bytes).
+@inlinable
+public func codePointCompare(_ a: String, _ b: String) -> Int {
   var a = a
   var b = b
   return a.withUTF8 { pa in
@@ -107,9 +111,9 @@ public func codePointLess(_ a: String, _ b: String) -> Bool {
       let n = min(pa.count, pb.count)
       if n > 0, let ba = pa.baseAddress, let bb = pb.baseAddress {
         let c = memcmpBytes(ba, bb, n)
-        if c != 0 { return c < 0 }
+        if c != 0 { return c }
       }
-      return pa.count < pb.count
+      return pa.count == pb.count ? 0 : (pa.count < pb.count ? -1 : 1)
     }
   }
 }

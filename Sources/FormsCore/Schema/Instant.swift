@@ -26,41 +26,44 @@ public struct Instant: Sendable, Comparable, Hashable {
     self.fraction = fraction
   }
 
-  /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`.
+  /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, without allocating unless there is a fraction.
   static func parseDateTime(_ text: String) -> Instant? {
-    let b = Array(text.utf8)
-    guard b.count >= 20, let date = CalendarDate(String(decoding: b[0..<10], as: UTF8.self)),
-      b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: "t"), b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"),
-      let hour = digits(b, 11, 2), let minute = digits(b, 14, 2), let second = digits(b, 17, 2),
-      hour < 24, minute < 60, second < 60
-    else { return nil }
-    var i = 19
-    var fraction: [UInt8] = []
-    if i < b.count && b[i] == UInt8(ascii: ".") {
-      i += 1
-      while i < b.count && b[i] >= 48 && b[i] <= 57 {
-        fraction.append(b[i])
-        i += 1
-      }
-      if fraction.isEmpty { return nil }
-    }
-    guard i < b.count else { return nil }
-    var offset = 0
-    if b[i] == UInt8(ascii: "Z") || b[i] == UInt8(ascii: "z") {
-      i += 1
-    } else if b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
-      guard i + 6 == b.count, b[i + 3] == UInt8(ascii: ":"), let oh = digits(b, i + 1, 2), let om = digits(b, i + 4, 2),
-        oh < 24, om < 60
+    var text = text
+    return text.withUTF8 { b -> Instant? in
+      guard b.count >= 20, let date = CalendarDate(bytes: b),
+        b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: "t"), b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"),
+        let hour = digits(b, 11, 2), let minute = digits(b, 14, 2), let second = digits(b, 17, 2),
+        hour < 24, minute < 60, second < 60
       else { return nil }
-      offset = (oh * 60 + om) * 60 * (b[i] == UInt8(ascii: "-") ? -1 : 1)
-      i += 6
-    } else {
-      return nil
+      var i = 19
+      var fractionStart = i
+      var fractionEnd = i
+      if b[i] == UInt8(ascii: ".") {
+        i += 1
+        fractionStart = i
+        while i < b.count && b[i] >= 48 && b[i] <= 57 { i += 1 }
+        if i == fractionStart { return nil }
+        fractionEnd = i
+      }
+      guard i < b.count else { return nil }
+      var offset = 0
+      if b[i] == UInt8(ascii: "Z") || b[i] == UInt8(ascii: "z") {
+        i += 1
+      } else if b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
+        guard i + 6 == b.count, b[i + 3] == UInt8(ascii: ":"), let oh = digits(b, i + 1, 2),
+          let om = digits(b, i + 4, 2), oh < 24, om < 60
+        else { return nil }
+        offset = (oh * 60 + om) * 60 * (b[i] == UInt8(ascii: "-") ? -1 : 1)
+        i += 6
+      } else {
+        return nil
+      }
+      guard i == b.count else { return nil }
+      while fractionEnd > fractionStart && b[fractionEnd - 1] == UInt8(ascii: "0") { fractionEnd -= 1 }
+      let seconds = date.daysSinceEpoch * 86400 + Int64(hour * 3600 + minute * 60 + second - offset)
+      let fraction = String(decoding: UnsafeBufferPointer(rebasing: b[fractionStart..<fractionEnd]), as: UTF8.self)
+      return Instant(seconds: seconds, fraction: fraction)
     }
-    guard i == b.count else { return nil }
-    while fraction.last == UInt8(ascii: "0") { fraction.removeLast() }
-    let seconds = date.daysSinceEpoch * 86400 + Int64(hour * 3600 + minute * 60 + second - offset)
-    return Instant(seconds: seconds, fraction: String(decoding: fraction, as: UTF8.self))
   }
 }
 
@@ -71,8 +74,14 @@ public struct CalendarDate: Sendable, Hashable {
   public let day: Int
 
   public init?(_ text: String) {
-    let b = Array(text.utf8)
-    guard b.count == 10, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"),
+    var text = text
+    guard text.utf8.count == 10, let date = text.withUTF8({ CalendarDate(bytes: $0) }) else { return nil }
+    self = date
+  }
+
+  /// The date in the first ten bytes.
+  init?(bytes b: UnsafeBufferPointer<UInt8>) {
+    guard b.count >= 10, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"),
       let year = digits(b, 0, 4), let month = digits(b, 5, 2), let day = digits(b, 8, 2),
       (1...12).contains(month), day >= 1, day <= CalendarDate.daysIn(month: month, year: year)
     else { return nil }
@@ -101,7 +110,7 @@ public struct CalendarDate: Sendable, Hashable {
   }
 }
 
-func digits(_ b: [UInt8], _ start: Int, _ count: Int) -> Int? {
+func digits(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ count: Int) -> Int? {
   guard start + count <= b.count else { return nil }
   var value = 0
   for k in start..<start + count {

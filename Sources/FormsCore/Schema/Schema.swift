@@ -127,9 +127,12 @@ public final class SchemaType: @unchecked Sendable {
 
   public init(kind: Kind) { self.kind = kind }
 
-  /// Fields that must be present: not optional and without a default.
-  public var requiredFields: [String] {
-    fieldOrder.filter { name in fields[name].map { !$0.optional && $0.defaultValue == nil } ?? false }
+  /// Fields that must be present: not optional and without a default (computed once, when compiled).
+  public var requiredFields: [String] = []
+
+  /// Computes `requiredFields`; the compiler calls it when the fields are final.
+  public func freeze() {
+    requiredFields = fieldOrder.filter { name in fields[name].map { !$0.optional && $0.defaultValue == nil } ?? false }
   }
 }
 

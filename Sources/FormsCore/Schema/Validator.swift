@@ -52,36 +52,46 @@ public struct Validator: Sendable {
 
   /// Findings for one value against a type (also used by `schema check` to test defaults).
   public static func check(_ value: JSONValue, against type: SchemaType) -> [Finding] {
-    var findings: [Finding] = []
-    Validator.checkValue(value, against: type, at: .root, parent: nil, into: &findings)
-    return findings
+    var walk = Walk()
+    walk.check(value, against: type, parent: nil)
+    return walk.findings
   }
 
   func check(
     _ value: JSONValue, against type: SchemaType, at pointer: JSONPointer, parent: JSONObject?,
     into findings: inout [Finding], isRoot: Bool
   ) {
-    Validator.checkValue(value, against: type, at: pointer, parent: parent, into: &findings, isRoot: isRoot)
+    var walk = Walk()
+    walk.path = pointer.tokens
+    walk.check(value, against: type, parent: parent, isRoot: isRoot)
+    findings += walk.findings
+  }
+}
+
+/// One pass over a document. The path is a stack of tokens, turned into a JSON Pointer only when a
+/// finding is recorded, so a valid document costs no pointer allocations.
+struct Walk {
+  var path: [String] = []
+  var findings: [Finding] = []
+
+  var pointer: JSONPointer { JSONPointer(tokens: path) }
+
+  mutating func fail(_ rule: String, _ message: String) {
+    findings.append(Finding(pointer: pointer, rule: rule, message: message))
   }
 
-  static func checkValue(
-    _ value: JSONValue, against type: SchemaType, at pointer: JSONPointer, parent: JSONObject?,
-    into findings: inout [Finding], isRoot: Bool = false
-  ) {
-    func fail(_ rule: String, _ message: String) {
-      findings.append(Finding(pointer: pointer, rule: rule, message: message))
-    }
-    func wrongType(_ expected: String) {
-      fail("type", "expected \(expected), found \(describe(value))")
-    }
+  mutating func check(_ value: JSONValue, against type: SchemaType, parent: JSONObject?, isRoot: Bool = false) {
+    func expected(_ what: String) -> String { "expected \(what), found \(describe(value))" }
     switch type.kind {
     case .any:
       return
     case .string, .date, .datetime, .uuid, .enumeration:
-      guard case .string(let s) = value else { return wrongType(type.kind == .enumeration ? "one of \(list(type.values))" : "a \(type.kind.rawValue)") }
-      checkString(s, type, fail: fail)
+      guard case .string(let s) = value else {
+        return fail("type", expected(type.kind == .enumeration ? "one of \(list(type.values))" : "a \(type.kind.rawValue)"))
+      }
+      checkString(s, type)
     case .integer, .decimal, .number:
-      guard case .number(let n) = value else { return wrongType(type.kind == .integer ? "an integer" : "a number") }
+      guard case .number(let n) = value else { return fail("type", expected(type.kind == .integer ? "an integer" : "a number")) }
       if type.kind == .integer && !n.isInteger { return fail("type", "expected an integer, found \(n.text)") }
       if let scale = type.scale, n.scale > scale {
         fail("scale", "\(n.text) has \(n.scale) digits after the point; at most \(scale) allowed")
@@ -93,9 +103,9 @@ public struct Validator: Sendable {
         fail("max", "\(n.text) is greater than the maximum \(maximum.text)")
       }
     case .boolean:
-      guard case .bool = value else { return wrongType("true or false") }
+      guard case .bool = value else { return fail("type", expected("true or false")) }
     case .list:
-      guard case .array(let elements) = value else { return wrongType("a list") }
+      guard case .array(let elements) = value else { return fail("type", expected("a list")) }
       if let minItems = type.minItems, elements.count < minItems {
         fail("min_items", "\(elements.count) item\(elements.count == 1 ? "" : "s"); at least \(minItems) required")
       }
@@ -104,20 +114,24 @@ public struct Validator: Sendable {
       }
       if let element = type.element {
         for (index, item) in elements.enumerated() {
-          checkValue(item, against: element, at: pointer.appending(index: index), parent: nil, into: &findings)
+          path.append(String(index))
+          check(item, against: element, parent: nil)
+          path.removeLast()
         }
       }
-      if let keys = type.unique { checkUnique(elements, keys: keys, at: pointer, into: &findings) }
+      if let keys = type.unique { checkUnique(elements, keys: keys) }
     case .map:
-      guard case .object(let object) = value else { return wrongType("an object") }
+      guard case .object(let object) = value else { return fail("type", expected("an object")) }
       if let element = type.element {
         for member in object.members {
-          checkValue(member.value, against: element, at: pointer.appending(member.key), parent: nil, into: &findings)
+          path.append(member.key)
+          check(member.value, against: element, parent: nil)
+          path.removeLast()
         }
       }
     case .object:
-      guard case .object(let object) = value else { return wrongType("an object") }
-      checkObject(object, type, at: pointer, into: &findings, isRoot: isRoot)
+      guard case .object(let object) = value else { return fail("type", expected("an object")) }
+      checkObject(object, type, isRoot: isRoot)
     case .oneOf:
       let by = type.discriminator ?? ""
       guard case .string(let tag)? = parent?[by] ?? value[by] else {
@@ -126,11 +140,11 @@ public struct Validator: Sendable {
       guard let chosen = type.cases[tag] else {
         return fail("one_of", "\(by) \"\(tag)\" has no case here; expected one of \(list(type.caseOrder))")
       }
-      checkValue(value, against: chosen, at: pointer, parent: parent, into: &findings)
+      check(value, against: chosen, parent: parent)
     }
   }
 
-  static func checkString(_ s: String, _ type: SchemaType, fail: (String, String) -> Void) {
+  mutating func checkString(_ s: String, _ type: SchemaType) {
     switch type.kind {
     case .date:
       if CalendarDate(s) == nil { fail("date", "\"\(s)\" is not a date (YYYY-MM-DD, a day that exists)") }
@@ -162,13 +176,13 @@ public struct Validator: Sendable {
     }
   }
 
-  static func checkObject(
-    _ object: JSONObject, _ type: SchemaType, at pointer: JSONPointer, into findings: inout [Finding], isRoot: Bool
-  ) {
+  mutating func checkObject(_ object: JSONObject, _ type: SchemaType, isRoot: Bool) {
     for member in object.members {
       if let field = type.fields[member.key] {
         if member.value.isNull && field.nullable { continue }
-        checkValue(member.value, against: field.type, at: pointer.appending(member.key), parent: object, into: &findings)
+        path.append(member.key)
+        check(member.value, against: field.type, parent: object)
+        path.removeLast()
       } else if !(isRoot && member.key == "_schema") && !type.additional {
         let hint = suggestion(for: member.key, among: type.fieldOrder).map { "; did you mean \"\($0)\"?" } ?? ""
         findings.append(Finding(
@@ -176,21 +190,37 @@ public struct Validator: Sendable {
           message: "unknown field \"\(member.key)\"\(hint)", atKey: true))
       }
     }
-    for name in type.fieldOrder where object[name] == nil {
-      guard let field = type.fields[name], !field.optional, field.defaultValue == nil else { continue }
-      findings.append(Finding(pointer: pointer, rule: "required", message: "missing required field \"\(name)\""))
+    for name in type.requiredFields where object[name] == nil {
+      fail("required", "missing required field \"\(name)\"")
     }
   }
 
-  static func checkUnique(_ elements: [JSONValue], keys: [String], at pointer: JSONPointer, into findings: inout [Finding]) {
+  mutating func checkUnique(_ elements: [JSONValue], keys: [String]) {
+    if keys.count == 1 {
+      // The common case: one key, so hash the values themselves rather than arrays of them.
+      var seen: [JSONValue: Int] = [:]
+      seen.reserveCapacity(elements.count)
+      for (index, element) in elements.enumerated() {
+        let key = element[keys[0]] ?? .null
+        if let first = seen.updateValue(index, forKey: key) {
+          seen[key] = first
+          let base = pointer
+          findings.append(Finding(
+            pointer: base.appending(index: index).appending(keys[0]), rule: "unique",
+            message: "duplicate \(keys[0])=\(JSONWriter.compact(key)) (also at \(base.appending(index: first).path))"))
+        }
+      }
+      return
+    }
     var seen: [[JSONValue]: Int] = [:]
     for (index, element) in elements.enumerated() {
       let key = keys.map { element[$0] ?? .null }
       if let first = seen[key] {
         let shown = zip(keys, key).map { "\($0)=\(JSONWriter.compact($1))" }.joined(separator: ", ")
+        let base = pointer
         findings.append(Finding(
-          pointer: pointer.appending(index: index).appending(keys[0]), rule: "unique",
-          message: "duplicate \(shown) (also at \(pointer.appending(index: first).path))"))
+          pointer: base.appending(index: index).appending(keys[0]), rule: "unique",
+          message: "duplicate \(shown) (also at \(base.appending(index: first).path))"))
       } else {
         seen[key] = index
       }
