@@ -16,4 +16,3 @@ public func parallelMap<Item: Sendable, Result: Sendable>(
   }
   return results.map { $0! }
 }
-

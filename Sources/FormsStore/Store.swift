@@ -1,1 +1,153 @@
 import FormsCore
+import Foundation
+
+/// An open store: the Swift API behind every `formsctl` command that reads or writes documents.
+///
+/// ```swift
+/// let store = try Store.open(at: "/path/to/store")
+/// let created = try store.create(kind: "purchase-order", assignments: [("purchase_order_number", "PO-1")])
+/// let order = try store.read(kind: "purchase-order", id: "PO-1")
+/// try store.update(kind: "purchase-order", id: "PO-1", assignments: [("status", "received")])
+/// ```
+/// Reads take no lock (writes are atomic renames, so a reader never sees half a file). Every write
+/// takes the store lock, refuses while an interrupted operation awaits `recover`, validates, and
+/// writes canonical JSON atomically; changes to several files go through the `Journal`.
+public final class Store: @unchecked Sendable {
+  public let layout: StoreLayout
+  public let registry: SchemaRegistry
+  /// The current time; injected so tests are reproducible.
+  public var now: @Sendable () -> Date = { Date() }
+  /// New UUIDs; injected so tests are reproducible.
+  public var makeUUID: @Sendable () -> String = { UUID().uuidString.lowercased() }
+  /// Seconds a writer waits for the lock.
+  public var lockWait: Double = 10
+  /// How paths appear in messages.
+  public var display: @Sendable (String) -> String = { $0 }
+
+  public init(layout: StoreLayout, registry: SchemaRegistry) {
+    self.layout = layout
+    self.registry = registry
+  }
+
+  /// Opens the store at `root`; refuses one whose descriptors have errors.
+  public static func open(at root: String) throws(StoreError) -> Store {
+    try open(StoreLayout(root: root))
+  }
+
+  /// Opens a located store; refuses one whose descriptors have errors.
+  public static func open(_ layout: StoreLayout, display: @escaping @Sendable (String) -> String = { $0 }) throws(StoreError)
+    -> Store
+  {
+    let registry = SchemaRegistry.load(directory: layout.schemasDirectory, display: display)
+    if !registry.diagnostics.isEmpty { throw StoreError.invalidDocument("the schema descriptors", registry.diagnostics) }
+    let store = Store(layout: layout, registry: registry)
+    store.display = display
+    return store
+  }
+
+  /// The newest schema of `kind`, or an error naming the kinds there are.
+  public func schema(_ kind: String) throws(StoreError) -> Schema {
+    guard let schema = registry.latest(kind) else {
+      let hint = suggestion(for: kind, among: registry.kinds).map { "; did you mean \"\($0)\"?" } ?? ""
+      throw StoreError.badRequest("unknown kind \"\(kind)\"\(hint) (kinds: \(registry.kinds.joined(separator: ", ")))")
+    }
+    return schema
+  }
+
+  /// Where the document `id` of `kind` lives (the id is checked first, which keeps paths in the store).
+  public func path(kind: String, id: String) throws(StoreError) -> String {
+    guard DocumentID.isValid(id) else { throw StoreError.badRequest(DocumentID.problem(id)) }
+    return layout.dataDirectory + "/" + (try schema(kind)).directory + "/" + id + ".json"
+  }
+
+  /// A document and its file's bytes.
+  public struct Document: Sendable {
+    public let path: String
+    public let value: JSONValue
+    public let bytes: [UInt8]
+  }
+
+  /// Reads one document.
+  public func read(kind: String, id: String) throws(StoreError) -> Document {
+    let path = try path(kind: kind, id: id)
+    let bytes: [UInt8]
+    do {
+      bytes = try FileIO.read(path)
+    } catch {
+      if case .fileNotFound = error { throw StoreError.notFound(kind: kind, id: id, path: display(path)) }
+      throw error
+    }
+    do {
+      return Document(path: path, value: try JSONParser().parse(bytes), bytes: bytes)
+    } catch {
+      throw StoreError.invalidDocument(display(path), [Diagnostic(
+        file: display(path), position: error.location, rule: "parse", message: error.message)])
+    }
+  }
+
+  /// Runs `body` holding the store lock, after checking no interrupted operation waits.
+  public func withWriteLock<T>(_ command: String, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+    let lock = try StoreLock(store: layout, command: command, wait: lockWait)
+    defer { withExtendedLifetime(lock) {} }
+    try Journal(layout: layout).requireNone()
+    return try body()
+  }
+
+  /// The schema a stored document names.
+  func schema(of document: JSONValue, path: String) throws(StoreError) -> Schema {
+    guard let reference = document["_schema"]?.stringValue, let schema = registry.schema(reference: reference) else {
+      throw StoreError.badRequest("\(display(path)): unknown or missing _schema; run `formsctl validate` on it")
+    }
+    return schema
+  }
+
+  /// Every finding for a document about to be written to `path`: schema, id, file name, relations.
+  /// Relations are checked with one stat each, so a write never scans the store.
+  /// `created` names files that the same journaled step writes (so a reference to them is fine).
+  public func findings(for document: JSONValue, schema: Schema, path: String, created: Set<String> = []) -> [Finding] {
+    Validator(schema: schema).validate(document)
+      + DocumentChecks.crossDocumentFindings(document, schema: schema, path: path, layout: layout, registry: registry,
+        display: display) { [layout, registry] kind, id in
+          guard DocumentID.isValid(id), let target = registry.latest(kind) else { return false }
+          let targetPath = layout.dataDirectory + "/" + target.directory + "/" + id + ".json"
+          return created.contains(targetPath) || FileIO.exists(targetPath)
+        }
+  }
+
+  /// Canonical bytes of `document` after checking it; invalid documents are refused with diagnostics.
+  func checkedBytes(_ document: JSONValue, schema: Schema, path: String, created: Set<String> = []) throws(StoreError)
+    -> [UInt8]
+  {
+    let findings = findings(for: document, schema: schema, path: path, created: created)
+    let bytes = JSONWriter.canonical(document)
+    guard findings.isEmpty else {
+      let map = try? JSONParser().parseWithSourceMap(bytes).1
+      let diagnostics = findings.map { finding in
+        Diagnostic(file: display(path), position: finding.atKey ? map?.keyPosition(finding.pointer) : map?.valuePosition(finding.pointer),
+          pointer: finding.pointer, rule: finding.rule, message: finding.message)
+      }
+      throw StoreError.invalidDocument("the \(schema.kind) \(document[schema.idField].flatMap(DocumentID.text) ?? "")", diagnostics)
+    }
+    return bytes
+  }
+
+  /// `2026-11-22T05:37:08Z` (or the date, for a `date` field), for timestamps.
+  func timestamp(for field: String, in schema: Schema) -> JSONValue {
+    let text = Store.rfc3339(now())
+    return .string(schema.root.fields[field]?.type.kind == .date ? String(text.prefix(10)) : text)
+  }
+
+  static func rfc3339(_ date: Date) -> String {
+    var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+    var parts = tm()
+    gmtime_r(&seconds, &parts)
+    func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+  }
+
+  /// Writes one document atomically.
+  func writeDocument(_ bytes: [UInt8], to path: String) throws(StoreError) {
+    try FileIO.makeDirectories(parentDirectory(path))
+    try AtomicWriter(boundary: layout.root).write(bytes, to: path)
+  }
+}

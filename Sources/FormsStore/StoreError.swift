@@ -11,13 +11,19 @@ public enum StoreError: FormsError, Equatable {
   case pathOutsideStore(String)
   case locked(pid: Int32?, command: String, waited: Double)
   case storeExists(String)
+  case recoveryNeeded(operation: String)
+  case invalidDocument(String, [Diagnostic])
+  case badRequest(String)
+  case notFound(kind: String, id: String, path: String)
 
   public var kind: FailureKind {
     switch self {
     case .fileNotFound, .notAStore: return .noInput
     case .manifest, .fileTooLarge, .symlinkOutsideStore, .pathOutsideStore, .storeExists: return .badInput
     case .io: return .internalError
-    case .locked: return .tryAgain
+    case .locked, .recoveryNeeded: return .tryAgain
+    case .invalidDocument, .badRequest: return .badInput
+    case .notFound: return .noInput
     }
   }
 
@@ -41,6 +47,14 @@ public enum StoreError: FormsError, Equatable {
     case .locked(let pid, let command, let waited):
       let holder = pid.map { "pid \($0) (\(command))" } ?? "another process"
       return "the store is locked by \(holder); waited \(Int(waited)) s. Retry, or pass --wait 60"
+    case .recoveryNeeded(let operation):
+      return "an interrupted \(operation) awaits recovery; run `formsctl recover` first"
+    case .invalidDocument(let what, let diagnostics):
+      return "\(what) is not valid; nothing written (\(diagnostics.count) problem\(diagnostics.count == 1 ? "" : "s") above)"
+    case .badRequest(let message):
+      return message
+    case .notFound(let kind, let id, let path):
+      return "no \(kind) with id \"\(id)\" (\(path) does not exist)"
     case .storeExists(let path):
       return "\(path) already holds a formsctl store (formsctl.yaml); refusing to overwrite it"
     }

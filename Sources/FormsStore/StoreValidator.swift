@@ -118,7 +118,8 @@ public struct StoreValidator: Sendable {
     }
     outcome.kind = schema.kind
     var findings = Validator(schema: schema).validate(document)
-    findings += crossDocumentFindings(document, schema: schema, path: path)
+    findings += DocumentChecks.crossDocumentFindings(document, schema: schema, path: path, layout: layout,
+      registry: registry, display: display) { kind, id in ids[kind]?.contains(id) ?? false }
     guard !findings.isEmpty else { return outcome }
     let map = try? JSONParser().parseWithSourceMap(bytes).1
     outcome.diagnostics = findings.map { finding in
@@ -141,8 +142,15 @@ public struct StoreValidator: Sendable {
     }
     return "\(kind) has no version \(reference[reference.index(after: at)...]) (known: \(registry.versions(kind).map(\.description).joined(separator: ", ")))"
   }
+}
 
-  func crossDocumentFindings(_ document: JSONValue, schema: Schema, path: String) -> [Finding] {
+/// Checks of one document against the store around it: id, file name, directory, relations.
+enum DocumentChecks {
+  /// `exists(kind, id)` says whether a document exists (a set lookup for `validate`, a stat for writes).
+  static func crossDocumentFindings(
+    _ document: JSONValue, schema: Schema, path: String, layout: StoreLayout, registry: SchemaRegistry,
+    display: (String) -> String, exists: (String, String) -> Bool
+  ) -> [Finding] {
     var findings: [Finding] = []
     let idPointer = JSONPointer.root.appending(schema.idField)
     let name = String(fileName(path).dropLast(5))
@@ -162,7 +170,7 @@ public struct StoreValidator: Sendable {
     }
     for relation in schema.relations {
       guard let target = document[relation.field].flatMap(DocumentID.text) else { continue }
-      if !(ids[relation.kind]?.contains(target) ?? false) {
+      if !exists(relation.kind, target) {
         let targetDirectory = registry.latest(relation.kind)?.directory ?? relation.kind
         findings.append(Finding(pointer: JSONPointer.root.appending(relation.field), rule: "relation",
           message: "\"\(target)\" names no \(relation.kind) (\(display(layout.dataDirectory + "/" + targetDirectory + "/" + target + ".json")) does not exist)"))

@@ -22,7 +22,10 @@ struct Formsctl: ParsableCommand {
       (no store, missing file), 70 internal error, 75 locked or awaiting `formsctl recover`.
       """,
     version: formsctlVersion,
-    subcommands: [Validate.self, Schema.self, Fmt.self]
+    subcommands: [
+      Init.self, New.self, Get.self, List.self, Set.self, Edit.self, Status.self, Remove.self, Move.self,
+      Validate.self, Fmt.self, Schema.self, Recover.self,
+    ]
   )
 
   static func main() {
@@ -30,6 +33,9 @@ struct Formsctl: ParsableCommand {
       var command = try parseAsRoot()
       try command.run()
     } catch let error as any FormsError {
+      if case .invalidDocument(_, let diagnostics) = error as? StoreError {
+        FileHandleOutput.standardError.write(DiagnosticPrinter.render(diagnostics, as: .text))
+      }
       printError(error.description)
       Glibc.exit(ExitStatus.code(for: error.kind))
     } catch {

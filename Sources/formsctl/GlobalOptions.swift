@@ -1,5 +1,7 @@
 import ArgumentParser
+import FormsCore
 import FormsStore
+import Foundation
 
 /// Options every store command shares.
 struct StoreOptions: ParsableArguments {
@@ -16,6 +18,18 @@ struct StoreOptions: ParsableArguments {
   func locate() throws -> StoreLayout {
     try StoreLayout.locate(
       explicit: store, environment: ProcessEnvironment.values, workingDirectory: FileIO.currentDirectory)
+  }
+
+  /// The store, opened: descriptors compiled, the lock wait and the clock set.
+  /// `FORMSCTL_NOW` (an RFC 3339 time) fixes the clock, for reproducible tests and examples.
+  func open() throws -> Store {
+    let store = try Store.open(locate(), display: PathDisplay(workingDirectory: FileIO.currentDirectory).show)
+    store.lockWait = wait
+    if let fixed = ProcessEnvironment.values["FORMSCTL_NOW"], let instant = Instant(fixed) {
+      let date = Date(timeIntervalSince1970: TimeInterval(instant.seconds))
+      store.now = { date }
+    }
+    return store
   }
 }
 

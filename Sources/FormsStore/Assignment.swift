@@ -1,0 +1,154 @@
+import FormsCore
+
+/// `PATH=VALUE` from the command line, typed by the schema: `quantity=5` is an integer, `note=5`
+/// a string, `items[2].quantity=7` reaches into a list; `--json PATH=<json>` sets any JSON value.
+public struct Assignment: Sendable, Equatable {
+  public enum Value: Sendable, Equatable {
+    /// Text to convert by the field's type.
+    case text(String)
+    /// A JSON value, set as it is.
+    case json(JSONValue)
+  }
+
+  public let path: Expression.Path
+  public let source: String
+  public let value: Value
+
+  /// Parses `PATH=VALUE`; with `json`, the value is JSON text.
+  public init(_ argument: String, json: Bool = false) throws(StoreError) {
+    guard let equals = argument.firstIndex(of: "=") else {
+      throw StoreError.badRequest("\(argument): expected PATH=VALUE, e.g. status=open or items[0].quantity=5")
+    }
+    let pathText = String(argument[..<equals])
+    let valueText = String(argument[argument.index(after: equals)...])
+    guard let path = Expression.Path(pathText), !path.steps.contains(.each) else {
+      throw StoreError.badRequest("\(pathText): not a field path (use name, a.b or items[2].quantity)")
+    }
+    self.path = path
+    source = pathText
+    if json {
+      do {
+        value = .json(try JSONParser().parse(valueText))
+      } catch {
+        throw StoreError.badRequest("\(pathText): the value is not JSON (\(error.message) at column \(error.location.column))")
+      }
+    } else {
+      value = .text(valueText)
+    }
+  }
+
+  /// Applies the assignment to `document`, creating missing objects on the way.
+  public func apply(to document: inout JSONValue, schema: Schema) throws(StoreError) {
+    var types: [SchemaType?] = []
+    var type: SchemaType? = schema.root
+    var parent: JSONValue? = nil
+    var current: JSONValue? = document
+    for step in path.steps {
+      types.append(type)
+      var next: SchemaType? = nil
+      if let resolved = type.map({ Self.resolve($0, parent: parent, current: current) }) {
+        switch (step, resolved.kind) {
+        case (.member(let name), .object):
+          guard let field = resolved.fields[name] else {
+            if resolved.additional { break }
+            let hint = suggestion(for: name, among: resolved.fieldOrder).map { "; did you mean \"\($0)\"?" } ?? ""
+            throw StoreError.badRequest("\(source): unknown field \"\(name)\"\(hint)")
+          }
+          next = field.type
+        case (.member, .map), (.index, .list):
+          next = resolved.element
+        case (.member(let name), _):
+          throw StoreError.badRequest("\(source): \"\(name)\" is inside a \(resolved.kind.rawValue), not an object")
+        case (.index, _):
+          throw StoreError.badRequest("\(source): an index needs a list, not a \(resolved.kind.rawValue)")
+        case (.each, _):
+          break
+        }
+      }
+      parent = current
+      current = current.flatMap { value in
+        switch step {
+        case .member(let name): return value[name]
+        case .index(let i): return value.arrayValue.flatMap { i < $0.count ? $0[i] : nil }
+        case .each: return nil
+        }
+      }
+      type = next
+    }
+    let newValue = try convert(to: type.map { Self.resolve($0, parent: parent, current: current) })
+    try Self.set(newValue, at: path.steps[...], in: &document, source: source)
+  }
+
+  /// A named or `one_of` type as the case that applies here.
+  static func resolve(_ type: SchemaType, parent: JSONValue?, current: JSONValue?) -> SchemaType {
+    guard type.kind == .oneOf, let by = type.discriminator,
+      let tag = (parent?[by] ?? current?[by])?.stringValue, let chosen = type.cases[tag]
+    else { return type }
+    return chosen
+  }
+
+  func convert(to type: SchemaType?) throws(StoreError) -> JSONValue {
+    switch value {
+    case .json(let json): return json
+    case .text(let text):
+      guard let type else { return Self.guess(text) }
+      switch type.kind {
+      case .string, .date, .datetime, .uuid, .enumeration:
+        return .string(text)
+      case .integer, .decimal, .number:
+        guard let number = JSONNumber(text) else {
+          throw StoreError.badRequest("\(source)=\(text): expected a number")
+        }
+        return .number(number)
+      case .boolean:
+        switch text {
+        case "true": return .bool(true)
+        case "false": return .bool(false)
+        default: throw StoreError.badRequest("\(source)=\(text): expected true or false")
+        }
+      case .list, .object, .map, .oneOf:
+        throw StoreError.badRequest("\(source) is a \(type.kind == .list ? "list" : "object"); set it with --json \(source)='...'")
+      case .any:
+        return Self.guess(text)
+      }
+    }
+  }
+
+  /// Untyped text: JSON when it parses as JSON, else a string.
+  static func guess(_ text: String) -> JSONValue {
+    (try? JSONParser().parse(text)) ?? .string(text)
+  }
+
+  static func set(_ value: JSONValue, at steps: ArraySlice<Expression.Path.Step>, in target: inout JSONValue, source: String)
+    throws(StoreError)
+  {
+    guard let step = steps.first else {
+      target = value
+      return
+    }
+    switch step {
+    case .member(let name):
+      var object: JSONObject
+      switch target {
+      case .object(let existing): object = existing
+      case .null: object = JSONObject()
+      default: throw StoreError.badRequest("\(source): \"\(name)\" is inside a \(target.typeName), not an object")
+      }
+      var child = object[name] ?? .null
+      try set(value, at: steps.dropFirst(), in: &child, source: source)
+      object[name] = child
+      target = .object(object)
+    case .index(let index):
+      guard case .array(var elements) = target else { throw StoreError.badRequest("\(source): not a list") }
+      guard index <= elements.count else {
+        throw StoreError.badRequest("\(source): index \(index) is past the end (the list has \(elements.count) elements)")
+      }
+      var child = index < elements.count ? elements[index] : .null
+      try set(value, at: steps.dropFirst(), in: &child, source: source)
+      if index < elements.count { elements[index] = child } else { elements.append(child) }
+      target = .array(elements)
+    case .each:
+      throw StoreError.badRequest("\(source): [] cannot be set; name an index")
+    }
+  }
+}

@@ -1,0 +1,94 @@
+import FormsCore
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+extension Store {
+  /// How an `edit` ended.
+  public enum EditOutcome: Sendable {
+    case saved(Document)
+    case unchanged
+    case emptied
+  }
+
+  /// Edits a document in an editor: a copy under `.formsctl/edit/` is opened with `runEditor`; an
+  /// invalid result is reopened with the problems in a `#` comment block at the top (stripped
+  /// before parsing), until it is valid, left unchanged, or emptied. The stored file is replaced
+  /// only if nobody changed it meanwhile.
+  public func edit(kind: String, id: String, runEditor: (String) -> Int32) throws(StoreError) -> EditOutcome {
+    try Journal(layout: layout).requireNone()
+    let stored = try read(kind: kind, id: id)
+    let directory = layout.stateDirectory + "/edit"
+    try FileIO.makeDirectories(directory)
+    let temp = directory + "/\(kind)-\(id).json"
+    defer { try? FileIO.remove(temp) }
+    let writer = AtomicWriter(boundary: layout.root)
+    var presented = JSONWriter.canonicalString(stored.value)
+    var header = ""
+    while true {
+      try writer.write(Array((header + presented).utf8), to: temp)
+      let status = runEditor(temp)
+      guard status == 0 else {
+        throw StoreError.badRequest("the editor exited with status \(status); nothing written")
+      }
+      let body = Self.stripHeader(String(decoding: try FileIO.read(temp), as: UTF8.self))
+      if body.allSatisfy(\.isWhitespace) { return .emptied }
+      if body == presented { return .unchanged }
+      presented = body
+      let value: JSONValue
+      do {
+        value = try JSONParser().parse(body)
+      } catch {
+        header = Self.header(["line \(error.location.line), column \(error.location.column): \(error.message)"])
+        continue
+      }
+      let schema: Schema
+      do throws(StoreError) {
+        schema = try self.schema(of: value, path: stored.path)
+      } catch {
+        header = Self.header([error.description])
+        continue
+      }
+      let findings = findings(for: value, schema: schema, path: stored.path)
+      if !findings.isEmpty {
+        let map = try? JSONParser().parseWithSourceMap(Array(body.utf8)).1
+        header = Self.header(findings.map { finding in
+          let position = finding.atKey ? map?.keyPosition(finding.pointer) : map?.valuePosition(finding.pointer)
+          let path = finding.pointer.path
+          return "line \(position?.line ?? 1), column \(position?.column ?? 1): \(path.isEmpty ? "" : path + ": ")\(finding.message) [\(finding.rule)]"
+        })
+        continue
+      }
+      return .saved(try replace(kind: kind, id: id, original: stored.bytes, with: value))
+    }
+  }
+
+  static func header(_ problems: [String]) -> String {
+    "# formsctl: this document is not valid; fix it, or empty the file to cancel.\n"
+      + problems.map { "#   \($0)\n" }.joined() + "# (Lines starting with # at the top are removed; line numbers count from below them.)\n"
+  }
+
+  /// The text without the leading block of `#` comment lines that `edit` adds.
+  static func stripHeader(_ text: String) -> String {
+    var lines = text.split(separator: "\n", omittingEmptySubsequences: false)[...]
+    while let first = lines.first, first.hasPrefix("#") { lines = lines.dropFirst() }
+    return lines.joined(separator: "\n")
+  }
+
+  /// Runs `$VISUAL`, else `$EDITOR`, else `vi` on `path` through `sh`, so an editor with arguments
+  /// (`code --wait`) works; returns its exit status.
+  public static func runEditor(_ path: String, environment: [String: String]) -> Int32 {
+    let editor = [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
+    var pid: pid_t = 0
+    let arguments = ["sh", "-c", editor + " \"$1\"", "formsctl-edit", path]
+    var cArguments = arguments.map { strdup($0) } + [nil]
+    defer { for argument in cArguments { free(argument) } }
+    guard posix_spawnp(&pid, "sh", nil, nil, &cArguments, environ) == 0 else { return 127 }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+  }
+}

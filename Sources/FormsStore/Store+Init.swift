@@ -1,0 +1,51 @@
+import FormsCore
+
+extension Store {
+  /// The manifest `init` writes.
+  static let initialManifest = """
+    formsctl: 1                 # manifest format version
+    schemas: schemas            # schema descriptors: schemas/<kind>/<version>.yaml
+    data: data                  # documents: data/<directory>/<id>.json
+    snapshots:
+      keep_within: 7d           # keep every snapshot younger than this
+      keep_weekly_within: 30d   # then the newest of each ISO week until this age
+
+    """
+
+  /// Creates a new store in `directory` (made if missing): manifest, the built-in schemas, `data/`,
+  /// `.formsctl/` and a `.gitignore` that keeps tool state out of git except `history.jsonl`.
+  /// Refuses a directory that already holds a store.
+  public static func initialize(at directory: String) throws(StoreError) -> StoreLayout {
+    try FileIO.makeDirectories(directory)
+    let root = FileIO.realPath(directory) ?? directory
+    if FileIO.exists(root + "/" + StoreLayout.manifestName) { throw StoreError.storeExists(directory) }
+    let writer = AtomicWriter(boundary: root)
+    for (path, contents) in BuiltinSchemas.files {
+      let target = root + "/schemas/" + path
+      try FileIO.makeDirectories(parentDirectory(target))
+      try writer.write(Array(contents.utf8), to: target)
+    }
+    try FileIO.makeDirectories(root + "/data")
+    try FileIO.makeDirectories(root + "/.formsctl")
+    let gitignore = root + "/.gitignore"
+    let ignore = ".formsctl/*\n!.formsctl/history.jsonl\n"
+    if let existing = try? FileIO.read(gitignore) {
+      let text = String(decoding: existing, as: UTF8.self)
+      if !text.contains(".formsctl/*") {
+        try writer.write(Array((text + (text.hasSuffix("\n") || text.isEmpty ? "" : "\n") + ignore).utf8), to: gitignore)
+      }
+    } else {
+      try writer.write(Array(ignore.utf8), to: gitignore)
+    }
+    // The manifest last: a store exists only once everything it names does.
+    try writer.write(Array(initialManifest.utf8), to: root + "/" + StoreLayout.manifestName)
+    return try StoreLayout(root: root)
+  }
+
+  /// Finishes or rolls back an interrupted operation, under the lock.
+  public static func recover(_ layout: StoreLayout, wait: Double) throws(StoreError) -> String? {
+    let lock = try StoreLock(store: layout, command: "recover", wait: wait)
+    defer { withExtendedLifetime(lock) {} }
+    return try Journal(layout: layout).recover()
+  }
+}

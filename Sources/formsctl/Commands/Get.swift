@@ -1,0 +1,34 @@
+import ArgumentParser
+import FormsCore
+import FormsStore
+
+extension Formsctl {
+  struct Get: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Print a document, or one field of it (strings raw, other values as JSON).",
+      discussion: "Examples:\n  formsctl get form 3f2c...\n  formsctl get purchase-order PO-000201 --field items[0].quantity"
+    )
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The kind.") var kind: String
+    @Argument(help: "The document's id.") var id: String
+    @Option(help: ArgumentHelp("A field path, e.g. status or items[0].quantity.", valueName: "PATH")) var field: String?
+
+    func run() throws {
+      let store = try options.open()
+      let document = try store.read(kind: kind, id: id)
+      guard let field else {
+        return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(document.value))
+      }
+      guard let path = Expression.Path(field) else { throw CommandError.usage("\(field): not a field path") }
+      let values = path.values(in: document.value)
+      guard !values.isEmpty else { throw CommandError.badInput("\(kind) \(id) has no \(field)") }
+      for value in values {
+        switch value {
+        case .string(let s): printOut(s)
+        case .number(let n): printOut(n.text)
+        default: FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(value))
+        }
+      }
+    }
+  }
+}

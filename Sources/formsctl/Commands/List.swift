@@ -1,0 +1,127 @@
+import ArgumentParser
+import FormsCore
+import FormsStore
+
+extension Formsctl {
+  struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Query the documents of a kind.",
+      discussion: """
+        --where takes the expression language of rules: == != < <= > >= (numbers exactly, dates
+        and datetimes as instants), ~ "regex", in [...], exists, and, or, not, parentheses, paths
+        with . and [] (any element). Several --where must all hold.
+
+        Examples:
+          formsctl list form --where 'acquisition_id == "ACQ-2026-001"'
+          formsctl list form --where 'form_type == "SF1449"' --fields id,status,form_number
+          formsctl list purchase-order --sort -last_updated --limit 20
+          formsctl list forecast --where 'ticker == "AAPL" and created_at >= "2026-10-01" and created_at < "2026-11-01"'
+          formsctl list purchase-order --where 'items[].quantity >= 10' --format ndjson | jq .purchase_order_number
+        """
+    )
+    enum Format: String, ExpressibleByArgument { case table, json, ndjson, csv, paths }
+
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The kind.") var kind: String
+    @Option(name: .customLong("where"), help: ArgumentHelp("A filter expression.", valueName: "EXPR")) var filters: [String] = []
+    @Option(help: ArgumentHelp("Sort by a path; a leading - sorts descending.", valueName: "[-]PATH")) var sort: [String] = []
+    @Option(help: "At most this many documents.") var limit: Int?
+    @Option(help: "Skip this many documents first.") var offset: Int = 0
+    @Option(help: ArgumentHelp("Fields to show, comma-separated (table, csv; json and ndjson keep only these).", valueName: "A,B"))
+    var fields: String?
+    @Option(help: "Output: table, json, ndjson, csv or paths.") var format: Format = .table
+
+    func run() throws {
+      let store = try options.open()
+      var query = Store.Query(offset: offset, limit: limit)
+      for (k, text) in filters.enumerated() {
+        do {
+          query.filters.append(try ExpressionParser.parse(text))
+        } catch {
+          throw CommandError.usage("--where #\(k + 1) at column \(error.column): \(error.message)\n  \(text)\n  \(String(repeating: " ", count: max(0, error.column - 1)))^")
+        }
+      }
+      for key in sort {
+        let descending = key.hasPrefix("-")
+        guard let path = Expression.Path(descending ? String(key.dropFirst()) : key) else {
+          throw CommandError.usage("--sort \(key): not a field path")
+        }
+        query.sort.append((path, descending))
+      }
+      let schema = try store.schema(kind)
+      let (documents, skipped) = try store.list(kind: kind, query: query)
+      for path in skipped { printError("\(store.display(path)): does not parse; skipped (run formsctl validate)") }
+      let columns = try fields.map { try Self.paths($0) } ?? Self.defaultColumns(schema)
+      let rows = documents.map { document in columns.map { Self.cell($0.path.values(in: document.value)) } }
+      switch format {
+      case .paths:
+        for document in documents { printOut(store.display(document.path)) }
+      case .ndjson:
+        for document in documents { printOut(JSONWriter.compact(Self.project(document.value, fields == nil ? nil : columns))) }
+      case .json:
+        FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.array(documents.map { Self.project($0.value, fields == nil ? nil : columns) })))
+      case .csv:
+        for row in [columns.map(\.name)] + rows { printOut(row.map(Self.csvField).joined(separator: ",")) }
+      case .table:
+        let width = FileHandleOutput.standardOutput.isTerminal ? terminalWidth() : nil
+        FileHandleOutput.standardOutput.write(TextTable.render([columns.map { $0.name.uppercased() }] + rows, width: width))
+      }
+    }
+
+    static func paths(_ list: String) throws -> [(name: String, path: Expression.Path)] {
+      try list.split(separator: ",").map { name in
+        guard let path = Expression.Path(String(name)) else { throw CommandError.usage("--fields: \(name) is not a field path") }
+        return (String(name), path)
+      }
+    }
+
+    /// The id, the workflow field, the updated timestamp, then scalar fields, up to six columns.
+    static func defaultColumns(_ schema: FormsCore.Schema) -> [(name: String, path: Expression.Path)] {
+      var names = [schema.idField]
+      if let workflow = schema.workflow { names.append(workflow.field) }
+      for name in schema.root.fieldOrder where names.count < 5 && !names.contains(name) && name != schema.timestamps.created {
+        let kind = schema.root.fields[name]?.type.kind
+        if kind != .list && kind != .object && kind != .map && kind != .oneOf && name != schema.timestamps.updated { names.append(name) }
+      }
+      if let updated = schema.timestamps.updated { names.append(updated) }
+      return names.map { ($0, Expression.Path(steps: [.member($0)])) }
+    }
+
+    static func cell(_ values: [JSONValue]) -> String {
+      values.map { value in
+        switch value {
+        case .string(let s): return s
+        case .number(let n): return n.text
+        case .null: return ""
+        default: return JSONWriter.compact(value)
+        }
+      }.joined(separator: "; ")
+    }
+
+    static func project(_ document: JSONValue, _ columns: [(name: String, path: Expression.Path)]?) -> JSONValue {
+      guard let columns else { return document }
+      var object = JSONObject()
+      for column in columns {
+        let values = column.path.values(in: document)
+        object[column.name] = values.count == 1 ? values[0] : (values.isEmpty ? .null : .array(values))
+      }
+      return .object(object)
+    }
+
+    static func csvField(_ text: String) -> String {
+      guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+      return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+  }
+}
+
+/// The terminal's width in columns (stdout), else COLUMNS, else 100.
+func terminalWidth() -> Int {
+  var size = winsize()
+  if ioctl(1, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 { return Int(size.ws_col) }
+  return ProcessEnvironment.values["COLUMNS"].flatMap(Int.init) ?? 100
+}
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif

@@ -1,0 +1,70 @@
+import ArgumentParser
+import FormsCore
+import FormsStore
+
+enum WriteOutput: String, ExpressibleByArgument { case path, json }
+
+extension Formsctl {
+  struct New: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Create a document from a file, stdin (-), --set values, or a mix.",
+      discussion: """
+        Fills _schema (the kind's newest version), defaults, the id (a new UUID when the id field
+        is a uuid), and the created/updated timestamps; validates; refuses an id that exists.
+        Values are typed by the schema: --set quantity=5 is a number, --set note=5 a string.
+
+        Examples:
+          formsctl new form --set form_type=SF30
+          formsctl new purchase-order order.json --set status=open
+          jq -n '{purchase_order_number: "PO-7", ...}' | formsctl new purchase-order -
+        """
+    )
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The kind.") var kind: String
+    @Argument(help: "A JSON file with the document, or - for stdin.") var file: String?
+    @Option(name: .customLong("set"), help: ArgumentHelp("A field value, typed by the schema.", valueName: "PATH=VALUE"))
+    var sets: [String] = []
+    @Option(name: .customLong("json"), help: ArgumentHelp("A field set to a JSON value.", valueName: "PATH=JSON"))
+    var jsonSets: [String] = []
+    @Option(help: "Print the new file's path, or the document as JSON.") var format: WriteOutput = .path
+
+    func run() throws {
+      let store = try options.open()
+      var base = JSONValue.object(JSONObject())
+      if let file {
+        let bytes = file == "-" ? readStandardInput() : try FileIO.read(file)
+        do {
+          base = try JSONParser().parse(bytes)
+        } catch {
+          throw CommandError.badInput("\(file == "-" ? "<stdin>" : file):\(error.location.line):\(error.location.column): \(error.message)")
+        }
+      }
+      let assignments = try sets.map { try Assignment($0) } + jsonSets.map { try Assignment($0, json: true) }
+      let document = try store.create(kind: kind, base: base, assignments: assignments)
+      printWritten(document, format: format, store: store)
+    }
+  }
+}
+
+/// Prints a written document's path, or the document itself.
+func printWritten(_ document: Store.Document, format: WriteOutput, store: Store) {
+  switch format {
+  case .path: printOut(store.display(document.path))
+  case .json: FileHandleOutput.standardOutput.write(String(decoding: document.bytes, as: UTF8.self))
+  }
+}
+
+func readStandardInput() -> [UInt8] {
+  var bytes: [UInt8] = []
+  var buffer = [UInt8](repeating: 0, count: 65536)
+  while true {
+    let n = buffer.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, $0.count) }
+    if n <= 0 { break }
+    bytes += buffer[0..<n]
+  }
+  return bytes
+}
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif

@@ -1,0 +1,52 @@
+import ArgumentParser
+import FormsStore
+
+extension Formsctl {
+  struct Remove: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "rm",
+      abstract: "Delete a document, following its relations (cascade, nullify, restrict).",
+      discussion: """
+        cascade deletes the documents that refer to it (recursively); nullify clears their field;
+        restrict refuses and names them. Every file changes together or not at all (a journal;
+        `formsctl recover` finishes or undoes an interrupted run). --dry-run lists the changes.
+        """
+    )
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The kind.") var kind: String
+    @Argument(help: "The document's id.") var id: String
+    @Flag(help: "List what would change; change nothing.") var dryRun = false
+
+    func run() throws {
+      let store = try options.open()
+      let plan = dryRun ? try store.planDelete(kind: kind, id: id) : try store.delete(kind: kind, id: id)
+      printPlan(plan, store: store, dryRun: dryRun)
+      if dryRun && !plan.blockers.isEmpty { throw ExitCode(ExitStatus.problemsFound) }
+    }
+  }
+
+  struct Move: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "mv",
+      abstract: "Rename a document and rewrite every reference to it, in one journaled step."
+    )
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The kind.") var kind: String
+    @Argument(help: "The current id.") var oldID: String
+    @Argument(help: "The new id.") var newID: String
+    @Flag(help: "List what would change; change nothing.") var dryRun = false
+
+    func run() throws {
+      let store = try options.open()
+      let plan = dryRun ? try store.planMove(kind: kind, from: oldID, to: newID) : try store.move(kind: kind, from: oldID, to: newID)
+      printPlan(plan, store: store, dryRun: dryRun)
+    }
+  }
+}
+
+func printPlan(_ plan: Store.ChangePlan, store: Store, dryRun: Bool) {
+  let prefix = dryRun ? "would " : ""
+  for entry in plan.deletes { printOut("\(prefix)delete \(store.display(entry.path))  (\(entry.reason))") }
+  for entry in plan.rewrites { printOut("\(prefix)write  \(store.display(entry.path))  (\(entry.reason))") }
+  for entry in plan.blockers { printOut("blocked by \(store.display(entry.path))  (\(entry.reason))") }
+}
