@@ -61,6 +61,19 @@ public struct AtomicWriter: Sendable {
     return resolved
   }
 
+  /// Creates `directory` and its missing parents, after checking that the nearest existing ancestor
+  /// really is inside the boundary (a symlinked directory must not lead creation out of the store).
+  public func makeDirectories(_ directory: String) throws(StoreError) {
+    var existing = directory
+    while !FileIO.exists(existing) {
+      let parent = parentDirectory(existing)
+      if parent == existing { break }
+      existing = parent
+    }
+    guard let real = FileIO.realPath(existing), isInside(real) else { throw StoreError.pathOutsideStore(directory) }
+    try FileIO.makeDirectories(directory)
+  }
+
   /// True when `realDirectory` is the boundary or below it.
   func isInside(_ realDirectory: String) -> Bool {
     realDirectory == boundary || realDirectory.hasPrefix(boundary == "/" ? "/" : boundary + "/")

@@ -49,8 +49,7 @@ public struct Journal: Sendable {
   }
 
   /// Applies `steps` all or nothing. The caller holds the store lock.
-  /// `afterCommit` runs between the commit record and the renames (tests crash there).
-  public func apply(_ steps: [Step], operation: String, afterCommit: (() -> Void)? = nil) throws(StoreError) {
+  public func apply(_ steps: [Step], operation: String) throws(StoreError) {
     try requireNone()
     let writer = AtomicWriter(boundary: layout.root)
     try FileIO.makeDirectories(directory)
@@ -73,8 +72,8 @@ public struct Journal: Sendable {
       var directories = Set<String>()
       for (k, step) in steps.enumerated() {
         guard case .write(let path, let bytes) = step else { continue }
+        try writer.makeDirectories(parentDirectory(path))
         _ = try writer.resolveInsideBoundary(path)
-        try FileIO.makeDirectories(parentDirectory(path))
         try Self.writeDurably(bytes, to: stagedPath(for: path, index: k))
         directories.insert(parentDirectory(path))
       }
@@ -83,8 +82,9 @@ public struct Journal: Sendable {
       rollBack()
       throw error
     }
+    DebugPause.at("after-stage")
     try writer.write(Array("committed\n".utf8), to: commitPath)
-    afterCommit?()
+    DebugPause.at("after-commit")
     try rollForward()
   }
 

@@ -147,7 +147,8 @@ public final class Store: @unchecked Sendable {
 
   /// Writes one document atomically.
   func writeDocument(_ bytes: [UInt8], to path: String) throws(StoreError) {
-    try FileIO.makeDirectories(parentDirectory(path))
-    try AtomicWriter(boundary: layout.root).write(bytes, to: path)
+    let writer = AtomicWriter(boundary: layout.root)
+    try writer.makeDirectories(parentDirectory(path))
+    try writer.write(bytes, to: path)
   }
 }

@@ -20,7 +20,9 @@ public enum StoreError: FormsError, Equatable {
     switch self {
     case .fileNotFound, .notAStore: return .noInput
     case .manifest, .fileTooLarge, .symlinkOutsideStore, .pathOutsideStore, .storeExists: return .badInput
-    case .io: return .internalError
+    case .io(_, _, let code):
+      // The store cannot be written or read as it stands: permissions, a read-only or full disk.
+      return [EACCES, EPERM, EROFS, ENOSPC, EDQUOT, ENOTDIR, EISDIR].contains(code) ? .badInput : .internalError
     case .locked, .recoveryNeeded: return .tryAgain
     case .invalidDocument, .badRequest: return .badInput
     case .notFound: return .noInput

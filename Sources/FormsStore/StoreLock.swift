@@ -36,6 +36,7 @@ public final class StoreLock {
     ftruncate(fd, 0)
     let note = Array("\(getpid()) formsctl \(command)\n".utf8)
     _ = note.withUnsafeBytes { pwrite(fd, $0.baseAddress, note.count, 0) }
+    DebugPause.at("after-lock")
   }
 
   deinit {
