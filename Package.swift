@@ -11,7 +11,8 @@ let package = Package(
     .library(name: "FormsStore", targets: ["FormsStore"]),
   ],
   dependencies: [
-    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
   ],
   targets: [
     .systemLibrary(
@@ -21,7 +22,10 @@ let package = Package(
     ),
     .target(name: "FormsCore"),
     .target(name: "FormsYAML", dependencies: ["FormsCore", "CLibYAML"]),
-    .target(name: "FormsStore", dependencies: ["FormsCore", "FormsYAML"]),
+    .target(
+      name: "FormsStore",
+      dependencies: ["FormsCore", "FormsYAML", .product(name: "Crypto", package: "swift-crypto")]
+    ),
     .executableTarget(
       name: "formsctl",
       dependencies: ["FormsStore", .product(name: "ArgumentParser", package: "swift-argument-parser")]

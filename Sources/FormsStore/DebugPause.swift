@@ -3,7 +3,8 @@ import Foundation
 /// Crash-test hook: `FORMSCTL_DEBUG_PAUSE=after-lock:30` makes formsctl sleep 30 s at that point,
 /// so a test can kill it there with SIGKILL. Points: `after-lock` (holding the store lock),
 /// `after-stage` (journal staged, before the commit record), `after-commit` (commit record written,
-/// before the renames). Unset, it costs one environment lookup.
+/// before the renames), `snapshot-before-rename` (a snapshot complete under its temporary name).
+/// Unset, it costs one environment lookup.
 enum DebugPause {
   static let setting: (point: String, seconds: Double)? = {
     guard let value = ProcessInfo.processInfo.environment["FORMSCTL_DEBUG_PAUSE"],

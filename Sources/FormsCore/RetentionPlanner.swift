@@ -1,0 +1,92 @@
+/// Decides which snapshots `snapshot prune` keeps: every snapshot younger than `keepWithin`, then
+/// the newest of each ISO week younger than `keepWeeklyWithin`, the newest `keepLast`, and always
+/// the newest one; everything else is deleted. Pure: the caller passes the time.
+public enum RetentionPlanner {
+  /// One snapshot's name and time (seconds since 1970, UTC).
+  public struct Snapshot: Sendable, Equatable {
+    public let name: String
+    public let time: Int64
+    public init(name: String, time: Int64) {
+      self.name = name
+      self.time = time
+    }
+  }
+
+  /// The verdict on one snapshot, with the reason a person reads.
+  public struct Decision: Sendable, Equatable {
+    public let name: String
+    public let keep: Bool
+    public let reason: String
+  }
+
+  /// Decisions, newest first; snapshots with the same time keep their given order (oldest first).
+  public static func decide(
+    _ snapshots: [Snapshot], now: Int64, keepWithin: Int, keepWeeklyWithin: Int, keepLast: Int = 0
+  ) -> [Decision] {
+    let newestFirst = snapshots.enumerated().sorted { ($0.element.time, $0.offset) > ($1.element.time, $1.offset) }.map(\.element)
+    var weeksSeen = Set<String>()
+    var decisions: [Decision] = []
+    for (index, snapshot) in newestFirst.enumerated() {
+      let age = now - snapshot.time
+      let week = isoWeek(snapshot.time)
+      let firstOfWeek = weeksSeen.insert(week).inserted
+      let decision: (Bool, String)
+      if index == 0 {
+        decision = (true, "newest")
+      } else if index < keepLast {
+        decision = (true, "one of the last \(keepLast)")
+      } else if age < Int64(keepWithin) {
+        decision = (true, "within \(duration(keepWithin))")
+      } else if age < Int64(keepWeeklyWithin) && firstOfWeek {
+        decision = (true, "newest of week \(week)")
+      } else if age < Int64(keepWeeklyWithin) {
+        decision = (false, "not the newest of week \(week)")
+      } else {
+        decision = (false, "older than \(duration(keepWeeklyWithin))")
+      }
+      decisions.append(Decision(name: snapshot.name, keep: decision.0, reason: decision.1))
+    }
+    return decisions
+  }
+
+  /// `2026-W45`: the ISO 8601 week (weeks start on Monday; week 1 holds the year's first Thursday).
+  public static func isoWeek(_ time: Int64) -> String {
+    let day = floorDivide(time, 86400)
+    // 1970-01-01 was a Thursday: Monday is 1 ... Sunday 7.
+    let weekday = (day + 3) - floorDivide(day + 3, 7) * 7 + 1
+    let thursday = day - Int64(weekday) + 4
+    let year = civilYear(thursday)
+    let firstOfYear = daysFromCivil(year: year, month: 1, day: 1)
+    let week = (thursday - firstOfYear) / 7 + 1
+    return "\(year)-W\(week < 10 ? "0" : "")\(week)"
+  }
+
+  /// `7d`, `12h`, `90m`, `30s` for messages.
+  public static func duration(_ seconds: Int) -> String {
+    if seconds % 86400 == 0 { return "\(seconds / 86400)d" }
+    if seconds % 3600 == 0 { return "\(seconds / 3600)h" }
+    if seconds % 60 == 0 { return "\(seconds / 60)m" }
+    return "\(seconds)s"
+  }
+
+  static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
+
+  static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
+    let y = month <= 2 ? year - 1 : year
+    let era = (y >= 0 ? y : y - 399) / 400
+    let yoe = y - era * 400
+    let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+    return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468
+  }
+
+  static func civilYear(_ days: Int64) -> Int64 {
+    let z = days + 719468
+    let era = (z >= 0 ? z : z - 146096) / 146097
+    let doe = z - era * 146097
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+    let mp = (5 * doy + 2) / 153
+    let month = mp < 10 ? mp + 3 : mp - 9
+    return yoe + era * 400 + (month <= 2 ? 1 : 0)
+  }
+}

@@ -1,0 +1,79 @@
+import Crypto
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// SHA-256 (swift-crypto) as lowercase hex.
+func sha256Hex(_ bytes: [UInt8]) -> String {
+  let digest = SHA256.hash(data: bytes)
+  let hex: [UInt8] = Array("0123456789abcdef".utf8)
+  var out: [UInt8] = []
+  out.reserveCapacity(64)
+  for byte in digest {
+    out.append(hex[Int(byte >> 4)])
+    out.append(hex[Int(byte & 0xF)])
+  }
+  return String(decoding: out, as: UTF8.self)
+}
+
+/// What `stat` says about a file, for deciding "unchanged" without reading it.
+struct FileStamp: Equatable, Sendable {
+  let size: Int
+  let mtimeNanoseconds: Int64
+  let inode: UInt64
+
+  init?(_ path: String) {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    size = Int(info.st_size)
+    mtimeNanoseconds = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+    inode = UInt64(info.st_ino)
+  }
+
+  init(size: Int, mtimeNanoseconds: Int64, inode: UInt64) {
+    self.size = size
+    self.mtimeNanoseconds = mtimeNanoseconds
+    self.inode = inode
+  }
+}
+
+/// Hashes of live files from the last snapshot, keyed by path with their size, mtime and inode,
+/// so an unchanged file is not read again. An entry whose mtime is within two seconds of when the
+/// cache was written is not trusted (the file may have changed again in the same tick), as git does.
+struct HashCache: Sendable {
+  var entries: [String: (stamp: FileStamp, sha256: String)] = [:]
+  var writtenAtNanoseconds: Int64 = 0
+
+  static func load(_ path: String) -> HashCache {
+    var cache = HashCache()
+    guard let bytes = try? FileIO.read(path) else { return cache }
+    let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+    guard let header = lines.first, let written = Int64(header.dropFirst(2)) else { return cache }
+    cache.writtenAtNanoseconds = written
+    for line in lines.dropFirst() {
+      let parts = line.split(separator: "\t", maxSplits: 4)
+      guard parts.count == 5, let size = Int(parts[1]), let mtime = Int64(parts[2]), let inode = UInt64(parts[3]) else { continue }
+      cache.entries[String(parts[4])] = (FileStamp(size: size, mtimeNanoseconds: mtime, inode: inode), String(parts[0]))
+    }
+    return cache
+  }
+
+  /// The cached hash when `stamp` matches and is old enough to trust.
+  func hash(for path: String, stamp: FileStamp) -> String? {
+    guard let entry = entries[path], entry.stamp == stamp,
+      stamp.mtimeNanoseconds < writtenAtNanoseconds - 2_000_000_000
+    else { return nil }
+    return entry.sha256
+  }
+
+  func serialized(now: Int64) -> [UInt8] {
+    var out = "# \(now)\n"
+    for (path, entry) in entries.sorted(by: { $0.key < $1.key }) {
+      out += "\(entry.sha256)\t\(entry.stamp.size)\t\(entry.stamp.mtimeNanoseconds)\t\(entry.stamp.inode)\t\(path)\n"
+    }
+    return Array(out.utf8)
+  }
+}

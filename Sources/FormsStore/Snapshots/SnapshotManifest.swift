@@ -1,0 +1,86 @@
+import FormsCore
+
+/// `manifest.json` of a snapshot: when, why, and every file's path, size and SHA-256.
+public struct SnapshotManifest: Sendable, Equatable {
+  /// One file of the snapshot, by its path inside it (`data/forms/x.json`, `schemas/...`, `formsctl.yaml`).
+  public struct Entry: Sendable, Equatable {
+    public var path: String
+    public var size: Int
+    public var sha256: String
+    /// The document's `_schema` (for counts), when it is a document.
+    public var schema: String?
+  }
+
+  public var name: String
+  public var time: String
+  /// `manual`, `pre-migrate`, `pre-import` or `pre-restore`.
+  public var reason: String
+  public var message: String?
+  public var label: String?
+  public var formsctlVersion: String
+  public var files: [Entry]
+
+  /// Documents per kind and version.
+  public var counts: [String: [String: Int]] {
+    var counts: [String: [String: Int]] = [:]
+    for entry in files {
+      guard let schema = entry.schema, let at = schema.lastIndex(of: "@") else { continue }
+      counts[String(schema[..<at]), default: [:]][String(schema[schema.index(after: at)...]), default: 0] += 1
+    }
+    return counts
+  }
+
+  var json: JSONValue {
+    var object = JSONObject()
+    object["name"] = .string(name)
+    object["time"] = .string(time)
+    object["reason"] = .string(reason)
+    object["message"] = message.map(JSONValue.string) ?? .null
+    object["label"] = label.map(JSONValue.string) ?? .null
+    object["formsctl_version"] = .string(formsctlVersion)
+    object["counts"] = .object(JSONObject(counts.map { kind, versions in
+      JSONObject.Member(key: kind, value: .object(JSONObject(versions.map { JSONObject.Member(key: $0.key, value: .number(JSONNumber($0.value))) })))
+    }))
+    object["files"] = .array(files.map { entry in
+      var file = JSONObject()
+      file["path"] = .string(entry.path)
+      file["size"] = .number(JSONNumber(entry.size))
+      file["sha256"] = .string(entry.sha256)
+      if let schema = entry.schema { file["schema"] = .string(schema) }
+      return .object(file)
+    })
+    return .object(object)
+  }
+
+  init(name: String, time: String, reason: String, message: String?, label: String?, files: [Entry]) {
+    self.name = name
+    self.time = time
+    self.reason = reason
+    self.message = message
+    self.label = label
+    self.formsctlVersion = formsctl_version
+    self.files = files
+  }
+
+  init?(json: JSONValue) {
+    guard let name = json["name"]?.stringValue, let time = json["time"]?.stringValue,
+      let reason = json["reason"]?.stringValue, let files = json["files"]?.arrayValue
+    else { return nil }
+    var entries: [Entry] = []
+    for file in files {
+      guard let path = file["path"]?.stringValue, let size = file["size"]?.numberValue?.intValue,
+        let sha = file["sha256"]?.stringValue
+      else { return nil }
+      entries.append(Entry(path: path, size: size, sha256: sha, schema: file["schema"]?.stringValue))
+    }
+    self.name = name
+    self.time = time
+    self.reason = reason
+    self.message = json["message"]?.stringValue
+    self.label = json["label"]?.stringValue
+    self.formsctlVersion = json["formsctl_version"]?.stringValue ?? "?"
+    self.files = entries
+  }
+}
+
+let formsctl_version = formsctlVersion

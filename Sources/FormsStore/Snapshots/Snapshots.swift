@@ -1,0 +1,227 @@
+import FormsCore
+import Foundation
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The snapshots of a store (DESIGN §10): plain, read-only, timestamped directories under
+/// `.formsctl/snapshots/`, each with `data/`, `schemas/` (when inside the store), `formsctl.yaml`
+/// and `manifest.json`; files unchanged since the previous snapshot are hard links to its copies.
+public struct Snapshots: Sendable {
+  public let layout: StoreLayout
+  /// The current time; injected so tests are reproducible.
+  public var now: @Sendable () -> Date = { Date() }
+
+  public init(layout: StoreLayout) { self.layout = layout }
+
+  var directory: String { layout.stateDirectory + "/snapshots" }
+  var cachePath: String { directory + "/.hash-cache" }
+
+  /// A snapshot on disk and its manifest (nil when missing or unreadable).
+  public struct Info: Sendable {
+    public let name: String
+    public let path: String
+    public let manifest: SnapshotManifest?
+    /// When it was taken (from the manifest, else the name), seconds since 1970.
+    public let time: Int64
+  }
+
+  /// Every snapshot, oldest first. Names starting with `.` (a create in progress) are not snapshots.
+  public func list() -> [Info] {
+    guard let dir = opendir(directory) else { return [] }
+    defer { closedir(dir) }
+    var names: [String] = []
+    while let entry = readdir(dir) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
+      if !name.hasPrefix(".") && FileIO.isDirectory(directory + "/" + name) { names.append(name) }
+    }
+    // By time, then by when the manifest was written (two snapshots can share a second).
+    return names.map(info).sorted { a, b in
+      if a.time != b.time { return a.time < b.time }
+      let x = FileStamp(a.path + "/manifest.json")?.mtimeNanoseconds ?? 0
+      let y = FileStamp(b.path + "/manifest.json")?.mtimeNanoseconds ?? 0
+      return x != y ? x < y : a.name < b.name
+    }
+  }
+
+  func info(_ name: String) -> Info {
+    let path = directory + "/" + name
+    let manifest = (try? FileIO.read(path + "/manifest.json")).flatMap { try? JSONParser().parse($0) }
+      .flatMap(SnapshotManifest.init(json:))
+    let time = manifest.flatMap { Instant($0.time) }?.seconds ?? Instant(Self.timeText(fromName: name))?.seconds ?? 0
+    return Info(name: name, path: path, manifest: manifest, time: time)
+  }
+
+  /// A snapshot by name; "latest" names the newest.
+  public func find(_ name: String) throws(StoreError) -> Info {
+    let all = list()
+    if name == "latest", let newest = all.last { return newest }
+    guard let found = all.first(where: { $0.name == name }) else {
+      let known = all.suffix(5).map(\.name).joined(separator: ", ")
+      throw StoreError.badRequest("no snapshot \"\(name)\"\(all.isEmpty ? " (there are none)" : "; the newest: \(known)")")
+    }
+    guard found.manifest != nil else {
+      throw StoreError.badRequest("snapshot \(name) has no readable manifest.json; it cannot be used")
+    }
+    return found
+  }
+
+  /// `2026-11-22T03-48-14Z` → `2026-11-22T03:48:14Z`.
+  static func timeText(fromName name: String) -> String {
+    let stamp = String(name.prefix(20))
+    guard stamp.count == 20 else { return "" }
+    var chars = Array(stamp)
+    chars[13] = ":"
+    chars[16] = ":"
+    return String(chars)
+  }
+
+  /// The live files a snapshot holds, as (path inside the snapshot, live path).
+  func liveFiles() -> [(relative: String, live: String)] {
+    var files: [(String, String)] = FileIO.files(under: layout.dataDirectory, suffix: "").map {
+      ("data/" + String($0.dropFirst(layout.dataDirectory.count + 1)), $0)
+    }
+    if layout.schemasDirectory.hasPrefix(layout.root + "/") {
+      files += FileIO.files(under: layout.schemasDirectory, suffix: "").map {
+        ("schemas/" + String($0.dropFirst(layout.schemasDirectory.count + 1)), $0)
+      }
+    }
+    files.append((StoreLayout.manifestName, layout.root + "/" + StoreLayout.manifestName))
+    return files
+  }
+
+  /// The live path of a file inside a snapshot.
+  func livePath(_ relative: String) -> String {
+    if relative.hasPrefix("data/") { return layout.dataDirectory + "/" + relative.dropFirst(5) }
+    if relative.hasPrefix("schemas/") { return layout.schemasDirectory + "/" + relative.dropFirst(8) }
+    return layout.root + "/" + relative
+  }
+
+  /// Takes a snapshot. The caller holds the store lock, so no write lands half-way through it.
+  public func create(reason: String, message: String? = nil, label: String? = nil) throws(StoreError) -> SnapshotManifest {
+    if let label, !DocumentID.isValid(label) { throw StoreError.badRequest("label \"\(label)\": use A–Z a–z 0–9 . _ -") }
+    try FileIO.makeDirectories(directory)
+    removeStaleTemporaries()
+    let date = now()
+    let time = Store.rfc3339(date)
+    var name = time.replacingOccurrences(of: ":", with: "-") + (label.map { "-" + $0 } ?? "")
+    var suffix = 1
+    while FileIO.exists(directory + "/" + name) {
+      suffix += 1
+      name = time.replacingOccurrences(of: ":", with: "-") + (label.map { "-" + $0 } ?? "") + "-\(suffix)"
+    }
+    let temporary = directory + "/.creating-\(name)-\(getpid())"
+    let previous = list().last { $0.manifest != nil }
+    let previousFiles = Dictionary(
+      (previous?.manifest?.files ?? []).map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+    let cache = HashCache.load(cachePath)
+    let files = liveFiles()
+    do throws(StoreError) {
+      for directory in Set(files.map { parentDirectory(temporary + "/" + $0.relative) }) {
+        try FileIO.makeDirectories(directory)
+      }
+      let previousPath = previous?.path
+      let results = parallelMap(files, chunkSize: 32) { file -> Result<(SnapshotManifest.Entry, FileStamp), StoreError> in
+        Result { () throws(StoreError) -> (SnapshotManifest.Entry, FileStamp) in
+          try Self.capture(file, into: temporary, previous: previousFiles[file.relative], previousPath: previousPath, cache: cache)
+        }
+      }
+      var entries: [SnapshotManifest.Entry] = []
+      var newCache = HashCache()
+      for (file, result) in zip(files, results) {
+        let (entry, stamp) = try result.get()
+        entries.append(entry)
+        newCache.entries[file.live] = (stamp, entry.sha256)
+      }
+      let manifest = SnapshotManifest(name: name, time: time, reason: reason, message: message, label: label, files: entries)
+      let manifestPath = temporary + "/manifest.json"
+      try Journal.writeDurably(JSONWriter.canonical(manifest.json), to: manifestPath)
+      chmod(manifestPath, 0o444)
+      try Self.syncFileSystem(of: temporary)
+      DebugPause.at("snapshot-before-rename")
+      if rename(temporary, directory + "/" + name) != 0 { throw StoreError.io(temporary, operation: "rename", errno: errno) }
+      try AtomicWriter.syncDirectory(directory)
+      let nowNanoseconds = Int64(date.timeIntervalSince1970 * 1_000_000_000)
+      try AtomicWriter(boundary: layout.root).write(newCache.serialized(now: nowNanoseconds), to: cachePath)
+      return manifest
+    } catch {
+      Self.removeTree(temporary)
+      throw error
+    }
+  }
+
+  /// Copies (or links) one live file into the snapshot being built.
+  static func capture(
+    _ file: (relative: String, live: String), into temporary: String, previous: SnapshotManifest.Entry?,
+    previousPath: String?, cache: HashCache
+  ) throws(StoreError) -> (SnapshotManifest.Entry, FileStamp) {
+    guard let stamp = FileStamp(file.live) else { throw StoreError.fileNotFound(file.live) }
+    let target = temporary + "/" + file.relative
+    if let previous, let previousPath, previous.size == stamp.size,
+      cache.hash(for: file.live, stamp: stamp) == previous.sha256
+    {
+      // Unchanged since the previous snapshot: share its copy (never the live file's inode).
+      if link(previousPath + "/" + file.relative, target) == 0 { return (previous, stamp) }
+    }
+    let bytes = try FileIO.read(file.live, limit: Int.max)
+    let sha = sha256Hex(bytes)
+    if let previous, let previousPath, previous.sha256 == sha, link(previousPath + "/" + file.relative, target) == 0 {
+      return (previous, stamp)
+    }
+    let fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o444)
+    guard fd >= 0 else { throw StoreError.io(target, operation: "create", errno: errno) }
+    defer { close(fd) }
+    try writeAll(fd, bytes, path: target)
+    let schema = file.relative.hasPrefix("data/") ? (try? JSONParser().parse(bytes))?["_schema"]?.stringValue : nil
+    return (SnapshotManifest.Entry(path: file.relative, size: bytes.count, sha256: sha, schema: schema), stamp)
+  }
+
+  /// Makes everything written on the file system of `path` durable, in one call (Linux `syncfs`).
+  static func syncFileSystem(of path: String) throws(StoreError) {
+    let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: errno) }
+    defer { close(fd) }
+    if let syncfs = Self.syncfs {
+      if syncfs(fd) != 0 { throw StoreError.io(path, operation: "syncfs", errno: errno) }
+    } else {
+      sync()
+    }
+  }
+
+  /// Linux `syncfs(2)`, looked up at run time (Swift's Glibc module does not declare it).
+  nonisolated(unsafe) static let syncfs: (@convention(c) (Int32) -> Int32)? = {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "syncfs") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Int32).self)
+  }()
+
+  /// Removes what an interrupted create left (the caller holds the lock, so none is in progress).
+  func removeStaleTemporaries() {
+    guard let dir = opendir(directory) else { return }
+    var stale: [String] = []
+    while let entry = readdir(dir) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
+      if name.hasPrefix(".creating-") { stale.append(directory + "/" + name) }
+    }
+    closedir(dir)
+    for path in stale { Self.removeTree(path) }
+  }
+
+  /// Deletes a directory tree (snapshot files are read-only, but their directories are not).
+  static func removeTree(_ path: String) {
+    guard FileIO.entry(path) == .directory, let dir = opendir(path) else {
+      unlink(path)
+      return
+    }
+    var children: [String] = []
+    while let entry = readdir(dir) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
+      if name != "." && name != ".." { children.append(path + "/" + name) }
+    }
+    closedir(dir)
+    for child in children { removeTree(child) }
+    rmdir(path)
+  }
+}

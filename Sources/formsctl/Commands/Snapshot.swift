@@ -1,0 +1,222 @@
+import ArgumentParser
+import FormsCore
+import FormsStore
+import Foundation
+
+extension Formsctl {
+  struct Snapshot: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Timestamped, deduplicated, verifiable backups of the store, with restore and retention.",
+      discussion: """
+        Snapshots live in .formsctl/snapshots/<UTC time>[-label]/ as plain read-only files you can
+        browse with ls and cat; a file unchanged since the previous snapshot is a hard link to its
+        copy, so an unchanged store costs almost no disk. migrate, restore and import take one first.
+        """,
+      subcommands: [Create.self, List.self, Show.self, Diff.self, Restore.self, Verify.self, Prune.self]
+    )
+
+    static func open(_ options: StoreOptions) throws -> (Store, FormsStore.Snapshots) {
+      let store = try options.open()
+      var snapshots = FormsStore.Snapshots(layout: store.layout)
+      snapshots.now = store.now
+      return (store, snapshots)
+    }
+
+    struct Create: ParsableCommand {
+      static let configuration = CommandConfiguration(abstract: "Take a snapshot of data/, schemas/ and formsctl.yaml.")
+      @OptionGroup var options: StoreOptions
+      @Option(name: .shortAndLong, help: "Why, in words (kept in the manifest).") var message: String?
+      @Option(help: "A name appended to the time (letters, digits, . _ -).") var label: String?
+
+      func run() throws {
+        let (store, snapshots) = try Snapshot.open(options)
+        let manifest = try store.withWriteLock("snapshot create") { () throws(StoreError) in
+          try snapshots.create(reason: "manual", message: message, label: label)
+        }
+        printOut("created snapshot \(manifest.name) (\(manifest.files.count) files)")
+      }
+    }
+
+    struct List: ParsableCommand {
+      static let configuration = CommandConfiguration(abstract: "List the snapshots, oldest first.")
+      @OptionGroup var options: StoreOptions
+      @Option(help: "Output: table or json.") var format: TableOrJSON = .table
+
+      func run() throws {
+        let (_, snapshots) = try Snapshot.open(options)
+        let all = snapshots.list()
+        switch format {
+        case .json:
+          FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.array(all.map { info in
+            .object(JSONObject([
+              "name": .string(info.name), "reason": info.manifest.map { .string($0.reason) } ?? .null,
+              "time": info.manifest.map { .string($0.time) } ?? .null, "message": info.manifest?.message.map(JSONValue.string) ?? .null,
+              "files": info.manifest.map { .number(JSONNumber($0.files.count)) } ?? .null,
+            ]))
+          })))
+        case .table, .text:
+          var rows = [["ID", "REASON", "FILES", "MESSAGE"]]
+          for info in all {
+            rows.append([info.name, info.manifest?.reason ?? "(no manifest)", info.manifest.map { String($0.files.count) } ?? "",
+              info.manifest?.message ?? ""])
+          }
+          FileHandleOutput.standardOutput.write(TextTable.render(rows))
+        }
+      }
+    }
+
+    struct Show: ParsableCommand {
+      static let configuration = CommandConfiguration(abstract: "Summarize one snapshot's manifest (ID or \"latest\").")
+      @OptionGroup var options: StoreOptions
+      @Argument(help: "The snapshot.") var id: String
+
+      func run() throws {
+        let (_, snapshots) = try Snapshot.open(options)
+        let info = try snapshots.find(id)
+        let manifest = info.manifest!
+        var lines = ["snapshot \(manifest.name)", "time      \(manifest.time)", "reason    \(manifest.reason)"]
+        if let message = manifest.message { lines.append("message   \(message)") }
+        lines.append("formsctl  \(manifest.formsctlVersion)")
+        lines.append("files     \(manifest.files.count), \(manifest.files.map(\.size).reduce(0, +)) bytes")
+        for (kind, versions) in manifest.counts.sorted(by: { $0.key < $1.key }) {
+          for (version, count) in versions.sorted(by: { $0.key < $1.key }) { lines.append("  \(kind)@\(version): \(count)") }
+        }
+        printOut(lines.joined(separator: "\n"))
+      }
+    }
+
+    struct Diff: ParsableCommand {
+      static let configuration = CommandConfiguration(
+        abstract: "Documents added, removed and changed between two snapshots, or a snapshot and the live store.")
+      @OptionGroup var options: StoreOptions
+      @Argument(help: "The older snapshot.") var id: String
+      @Argument(help: "The newer snapshot (default: the live store).") var other: String?
+      @Option(help: "Output: text or json.") var format: TableOrJSON = .table
+
+      func run() throws {
+        let (_, snapshots) = try Snapshot.open(options)
+        let difference = snapshots.diff(from: try snapshots.find(id), to: try other.map { try snapshots.find($0) })
+        if format == .json {
+          FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.object(JSONObject([
+            "added": .array(difference.added.map(JSONValue.string)), "removed": .array(difference.removed.map(JSONValue.string)),
+            "changed": .array(difference.changed.map { .object(JSONObject(["path": .string($0.path), "pointers": .array($0.pointers.map(JSONValue.string))])) }),
+          ]))))
+          return
+        }
+        for path in difference.added { printOut("+ \(path)") }
+        for path in difference.removed { printOut("- \(path)") }
+        for change in difference.changed { printOut("~ \(change.path)  \(change.pointers.joined(separator: " "))") }
+        printOut("\(difference.added.count) added, \(difference.removed.count) removed, \(difference.changed.count) changed")
+      }
+    }
+
+    struct Restore: ParsableCommand {
+      static let configuration = CommandConfiguration(
+        abstract: "Make the live store (or the named documents) equal to a snapshot.",
+        discussion: """
+          First takes a pre-restore snapshot (unless --no-snapshot), then rewrites changed files,
+          recreates missing ones and removes extra ones, atomically per file under a journal
+          (`formsctl recover` finishes or undoes an interrupted restore). Refuses a snapshot whose
+          files fail verification.
+          """
+      )
+      @OptionGroup var options: StoreOptions
+      @Argument(help: "The snapshot (or \"latest\").") var id: String
+      @Argument(help: "Document files or directories under data/ (default: everything).") var paths: [String] = []
+      @Flag(help: "Print what would change; change nothing.") var dryRun = false
+      @Flag(help: "Do not take a pre-restore snapshot first.") var noSnapshot = false
+
+      func run() throws {
+        let (store, snapshots) = try Snapshot.open(options)
+        let selected = try paths.isEmpty ? nil : try Self.snapshotPaths(paths, layout: store.layout, snapshots: snapshots, id: id)
+        try store.withWriteLock("snapshot restore \(id)") { () throws(StoreError) in
+          let info = try snapshots.find(id)
+          let plan = try snapshots.planRestore(info, paths: selected)
+          let prefix = dryRun ? "would " : ""
+          for path in plan.rewritten { printOut("\(prefix)rewrite  \(path)") }
+          for path in plan.recreated { printOut("\(prefix)recreate \(path)") }
+          for path in plan.removed { printOut("\(prefix)remove   \(path)") }
+          if dryRun || plan.isEmpty {
+            if plan.isEmpty { printOut("the live store already equals \(info.name)") }
+            return
+          }
+          let before = noSnapshot ? nil : try snapshots.create(reason: "pre-restore", message: "before restoring \(info.name)")
+          try snapshots.restore(plan, from: info)
+          try History.append(JSONObject([
+            "operation": .string("snapshot restore"), "snapshot": .string(info.name),
+            "pre_restore_snapshot": before.map { .string($0.name) } ?? .null,
+            "rewritten": .number(JSONNumber(plan.rewritten.count)), "recreated": .number(JSONNumber(plan.recreated.count)),
+            "removed": .number(JSONNumber(plan.removed.count)),
+          ]), layout: store.layout, now: store.now())
+          printOut("restored \(info.name)" + (before.map { "; the state before is snapshot \($0.name)" } ?? ""))
+        }
+      }
+
+      /// Paths as they appear in a snapshot (`data/...`); anything outside data/ is refused.
+      static func snapshotPaths(_ paths: [String], layout: StoreLayout, snapshots: FormsStore.Snapshots, id: String) throws -> [String] {
+        let known = (try? snapshots.find(id))?.manifest?.files.map(\.path) ?? []
+        var out: [String] = []
+        for given in paths {
+          let absolute = given.hasPrefix("/") ? given : FileIO.currentDirectory + "/" + given
+          let normalized = URL(fileURLWithPath: absolute).standardizedFileURL.path
+          guard normalized.hasPrefix(layout.dataDirectory + "/") || normalized == layout.dataDirectory else {
+            throw CommandError.badInput("\(given): not under the store's data directory; restore takes documents")
+          }
+          let relative = "data" + normalized.dropFirst(layout.dataDirectory.count)
+          let matches = known.filter { $0 == relative || $0.hasPrefix(relative + "/") }
+          out += matches.isEmpty ? [relative] : matches
+        }
+        return out
+      }
+    }
+
+    struct Verify: ParsableCommand {
+      static let configuration = CommandConfiguration(
+        abstract: "Re-hash snapshot files against their manifests; exit 1 naming each missing or altered file.")
+      @OptionGroup var options: StoreOptions
+      @Argument(help: "The snapshot (default: all).") var id: String?
+
+      func run() throws {
+        let (_, snapshots) = try Snapshot.open(options)
+        let targets = try id.map { [try snapshots.find($0)] } ?? snapshots.list()
+        var problems: [FormsStore.Snapshots.Problem] = []
+        for info in targets { problems += snapshots.verify(info) }
+        for problem in problems { printOut("\(problem)") }
+        printOut("verified \(targets.count) snapshot\(targets.count == 1 ? "" : "s"): \(problems.isEmpty ? "all files match" : "\(problems.count) problem(s)")")
+        if !problems.isEmpty { throw ExitCode(ExitStatus.problemsFound) }
+      }
+    }
+
+    struct Prune: ParsableCommand {
+      static let configuration = CommandConfiguration(
+        abstract: "Delete snapshots the retention policy does not keep (the manifest's policy by default).",
+        discussion: "Keeps every snapshot younger than --keep-within, then the newest of each ISO week younger than --keep-weekly-within, the newest --keep-last, and always the newest one. Durations: 30s, 90m, 12h, 7d, 2w."
+      )
+      @OptionGroup var options: StoreOptions
+      @Flag(help: "Print the decisions; delete nothing.") var dryRun = false
+      @Option(help: ArgumentHelp("Keep everything younger than this.", valueName: "DURATION")) var keepWithin: String?
+      @Option(help: ArgumentHelp("Then the newest of each ISO week younger than this.", valueName: "DURATION")) var keepWeeklyWithin: String?
+      @Option(help: "Also keep the newest N.") var keepLast: Int = 0
+
+      func run() throws {
+        let (store, snapshots) = try Snapshot.open(options)
+        func seconds(_ text: String?, _ fallback: Int) throws -> Int {
+          guard let text else { return fallback }
+          guard let value = RetentionPolicy.seconds(text) else { throw CommandError.usage("\(text): expected a duration such as 7d, 12h or 2w") }
+          return value
+        }
+        let within = try seconds(keepWithin, store.layout.retention.keepWithin)
+        let weekly = try seconds(keepWeeklyWithin, store.layout.retention.keepWeeklyWithin)
+        if within == 0 && weekly == 0 && keepLast == 0 {
+          throw CommandError.usage("this policy keeps no snapshot by age; only the newest would survive. Pass --keep-last 1 to mean that")
+        }
+        let decisions = try store.withWriteLock("snapshot prune") { () throws(StoreError) in
+          try snapshots.prune(keepWithin: within, keepWeeklyWithin: weekly, keepLast: keepLast, dryRun: dryRun)
+        }
+        for decision in decisions { printOut("\(decision.keep ? "keep  " : "delete") \(decision.name)  (\(decision.reason))") }
+      }
+    }
+  }
+}
+
+enum TableOrJSON: String, ExpressibleByArgument { case table, json, text }

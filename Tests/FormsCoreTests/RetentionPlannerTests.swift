@@ -1,0 +1,43 @@
+import Testing
+
+@testable import FormsCore
+
+struct RetentionPlannerTests {
+  static func time(_ text: String) -> Int64 { Instant(text)!.seconds }
+
+  @Test(arguments: [
+    ("2026-11-22", "2026-W47"), ("2021-01-03", "2020-W53"), ("2021-01-04", "2021-W01"), ("2020-12-31", "2020-W53"),
+    ("2024-12-30", "2025-W01"), ("2027-01-01", "2026-W53"), ("1970-01-01", "1970-W01"), ("1969-12-29", "1970-W01"),
+  ])
+  func isoWeeks(_ date: String, _ week: String) {
+    #expect(RetentionPlanner.isoWeek(Self.time(date)) == week)
+    #expect(RetentionPlanner.isoWeek(Self.time(date) + 86399) == week)
+  }
+
+  @Test func policyTable() {
+    let now = Self.time("2027-01-05T12:00:00Z")
+    let snapshots = [
+      "2027-01-05T10:00:00Z", "2027-01-01T09:00:00Z",  // within 7 days
+      "2026-12-28T09:00:00Z",  // week 2026-W53, whose newest (2027-01-01) is already kept
+      "2026-12-27T23:00:00Z", "2026-12-26T09:00:00Z",  // week 2026-W52: Sunday is the newest
+      "2026-12-21T08:00:00Z",  // 2026-W52 too (Monday), older
+      "2026-12-08T09:00:00Z",  // 28 days old: newest of 2026-W50
+      "2026-12-05T09:00:00Z",  // 31 days old
+    ].map { RetentionPlanner.Snapshot(name: $0, time: Self.time($0)) }
+    let decisions = RetentionPlanner.decide(snapshots.shuffled(), now: now, keepWithin: 7 * 86400, keepWeeklyWithin: 30 * 86400)
+    #expect(decisions.map { "\($0.keep ? "keep" : "delete") \($0.reason)" } == [
+      "keep newest", "keep within 7d", "delete not the newest of week 2026-W53", "keep newest of week 2026-W52",
+      "delete not the newest of week 2026-W52", "delete not the newest of week 2026-W52", "keep newest of week 2026-W50",
+      "delete older than 30d",
+    ])
+  }
+
+  @Test func newestIsAlwaysKeptAndKeepLastCounts() {
+    let now = Self.time("2026-11-22T00:00:00Z")
+    let old = ["2025-01-01T00:00:00Z", "2025-01-02T00:00:00Z", "2025-01-03T00:00:00Z"].map {
+      RetentionPlanner.Snapshot(name: $0, time: Self.time($0))
+    }
+    #expect(RetentionPlanner.decide(old, now: now, keepWithin: 0, keepWeeklyWithin: 0).map(\.keep) == [true, false, false])
+    #expect(RetentionPlanner.decide(old, now: now, keepWithin: 0, keepWeeklyWithin: 0, keepLast: 2).map(\.keep) == [true, true, false])
+  }
+}

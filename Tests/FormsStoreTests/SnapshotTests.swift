@@ -1,0 +1,148 @@
+import FormsCore
+import Foundation
+import Testing
+
+@testable import FormsStore
+
+/// A store of a few documents with its own schema, opened with a controllable clock.
+final class SnapshotFixture: @unchecked Sendable {
+  let root: String
+  let layout: StoreLayout
+  var snapshots: Snapshots
+  nonisolated(unsafe) var clock = Date(timeIntervalSince1970: 1_795_000_000)
+
+  init(_ root: String) throws {
+    self.root = root
+    try writeText("formsctl: 1\n", to: root + "/formsctl.yaml")
+    try writeText("kind: note\nversion: 1.0.0\ndirectory: notes\nfields:\n  id: string\n  text: string\n", to: root + "/schemas/note/1.0.0.yaml")
+    for k in 0..<20 { try writeText("{\n  \"_schema\": \"note@1.0.0\",\n  \"id\": \"n\(k)\",\n  \"text\": \"note \(k)\"\n}\n", to: root + "/data/notes/n\(k).json") }
+    layout = try StoreLayout(root: root)
+    snapshots = Snapshots(layout: layout)
+    snapshots.now = { [unowned self] in self.clock }
+  }
+
+  func take(_ reason: String = "manual") throws -> Snapshots.Info {
+    clock += 60
+    let manifest = try snapshots.create(reason: reason)
+    return snapshots.info(manifest.name)
+  }
+
+  /// SHA-256 of every live data file, by path inside a snapshot.
+  func liveTree() -> [String: String] { snapshots.liveEntries().filter { $0.key.hasPrefix("data/") }.mapValues(\.sha256) }
+
+  func tree(_ info: Snapshots.Info) -> [String: String] {
+    Dictionary(info.manifest!.files.filter { $0.path.hasPrefix("data/") }.map { ($0.path, $0.sha256) }, uniquingKeysWith: { a, _ in a })
+  }
+}
+
+struct SnapshotTests {
+  @Test func restoreGivesBackTheSnapshotTree() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try SnapshotFixture(dir)
+      let snapshot = try fixture.take()
+      #expect(snapshot.manifest?.counts == ["note": ["1.0.0": 20]])
+      try writeText("{\n  \"_schema\": \"note@1.0.0\",\n  \"id\": \"n1\",\n  \"text\": \"changed\"\n}\n", to: dir + "/data/notes/n1.json")
+      try FileManager.default.removeItem(atPath: dir + "/data/notes/n2.json")
+      try writeText("{}\n", to: dir + "/data/notes/extra.json")
+      let difference = fixture.snapshots.diff(from: snapshot, to: nil)
+      #expect(difference.added == ["data/notes/extra.json"])
+      #expect(difference.removed == ["data/notes/n2.json"])
+      #expect(difference.changed.map(\.pointers) == [["/text"]])
+      let plan = try fixture.snapshots.planRestore(snapshot)
+      #expect(plan.rewritten == ["data/notes/n1.json"] && plan.recreated == ["data/notes/n2.json"] && plan.removed == ["data/notes/extra.json"])
+      try fixture.snapshots.restore(plan, from: snapshot)
+      #expect(fixture.liveTree() == fixture.tree(snapshot))
+    }
+  }
+
+  @Test func singlePathRestoreTouchesOnlyThatDocument() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try SnapshotFixture(dir)
+      let snapshot = try fixture.take()
+      try writeText("{\"changed\": 1}\n", to: dir + "/data/notes/n1.json")
+      try writeText("{\"changed\": 2}\n", to: dir + "/data/notes/n2.json")
+      try fixture.snapshots.restore(try fixture.snapshots.planRestore(snapshot, paths: ["data/notes/n1.json"]), from: snapshot)
+      #expect(try readText(dir + "/data/notes/n1.json").contains("note 1"))
+      #expect(try readText(dir + "/data/notes/n2.json") == "{\"changed\": 2}\n")
+    }
+  }
+
+  @Test func inPlaceEditsOfLiveFilesNeverReachASnapshot() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try SnapshotFixture(dir)
+      let first = try fixture.take()
+      let second = try fixture.take()
+      // Write in place (same inode), as `echo > file` or vim on a hard-linked file would.
+      let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/data/notes/n3.json"))
+      try handle.write(contentsOf: Data("{\"overwritten\": true}\n".utf8))
+      try handle.close()
+      #expect(fixture.snapshots.verify(first).isEmpty)
+      #expect(fixture.snapshots.verify(second).isEmpty)
+      var live = stat()
+      var copy = stat()
+      stat(dir + "/data/notes/n3.json", &live)
+      stat(second.path + "/data/notes/n3.json", &copy)
+      #expect(live.st_ino != copy.st_ino)
+      #expect(copy.st_mode & 0o222 == 0, "snapshot files are read-only")
+    }
+  }
+
+  @Test func verifyFindsAOneByteCorruptionAndRestoreRefuses() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try SnapshotFixture(dir)
+      let snapshot = try fixture.take()
+      let victim = snapshot.path + "/data/notes/n4.json"
+      chmod(victim, 0o644)
+      var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: victim)))
+      bytes[10] ^= 0x01
+      try Data(bytes).write(to: URL(fileURLWithPath: victim))
+      try FileManager.default.removeItem(atPath: snapshot.path + "/data/notes/n5.json")
+      let problems = fixture.snapshots.verify(snapshot).map(\.description)
+      #expect(problems == ["\(snapshot.name)/data/notes/n4.json: altered (its SHA-256 no longer matches the manifest)", "\(snapshot.name)/data/notes/n5.json: missing"])
+      try writeText("{}\n", to: dir + "/data/notes/n4.json")
+      #expect(throws: StoreError.self) { try fixture.snapshots.planRestore(snapshot) }
+      #expect(try readText(dir + "/data/notes/n4.json") == "{}\n")
+    }
+  }
+
+  /// The files of a snapshot that hold their own disk blocks (no other link shares them).
+  func unsharedFiles(_ directory: String) -> [String] {
+    FileIO.files(under: directory, suffix: "").filter { path in
+      var info = stat()
+      stat(path, &info)
+      return info.st_nlink == 1
+    }.map { String($0.dropFirst(directory.count + 1)) }
+  }
+
+  @Test func anUnchangedStoreCostsAlmostNoDisk() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try SnapshotFixture(dir)
+      let first = try fixture.take()
+      fixture.clock += 10  // past the hash cache's racy window
+      let second = try fixture.take()
+      // Every document, schema and the store manifest are shared; each snapshot owns only its manifest.json.
+      #expect(unsharedFiles(first.path) == ["manifest.json"])
+      #expect(unsharedFiles(second.path) == ["manifest.json"])
+      try writeText("{\n  \"_schema\": \"note@1.0.0\",\n  \"id\": \"n7\",\n  \"text\": \"seven\"\n}\n", to: dir + "/data/notes/n7.json")
+      let third = try fixture.take()
+      #expect(third.manifest!.files.first { $0.path == "data/notes/n7.json" }!.sha256 != first.manifest!.files.first { $0.path == "data/notes/n7.json" }!.sha256)
+      #expect(fixture.snapshots.verify(third).isEmpty)
+    }
+  }
+
+  @Test func unknownAndBrokenSnapshotsAreRefused() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try SnapshotFixture(dir)
+      #expect(throws: StoreError.self) { try fixture.snapshots.find("2020-01-01T00-00-00Z") }
+      let snapshot = try fixture.take()
+      chmod(snapshot.path + "/manifest.json", 0o644)
+      try FileManager.default.removeItem(atPath: snapshot.path + "/manifest.json")
+      do {
+        _ = try fixture.snapshots.find(snapshot.name)
+        Issue.record("accepted")
+      } catch {
+        #expect("\(error)".contains("has no readable manifest.json"))
+      }
+    }
+  }
+}
