@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+struct SnapshotCommandTests {
+  /// A store of the bundled examples, with a fixed clock.
+  static func exampleStore(_ dir: String) throws -> (String, [String: String]) {
+    let store = dir + "/store"
+    try FileManager.default.copyItem(atPath: Formsctl.packageRoot.appendingPathComponent("examples/acquisitions").path, toPath: store)
+    try writeFile("formsctl: 1\nschemas: \(Formsctl.packageRoot.appendingPathComponent("schemas").path)\n", to: store + "/formsctl.yaml")
+    return (store, ["FORMSCTL_NOW": "2026-11-22T08:00:00Z"])
+  }
+
+  @Test func commandsGolden() throws {
+    try withTemporaryDirectory { dir in
+      var (store, env) = try Self.exampleStore(dir)
+      var transcript = ""
+      func run(_ args: [String]) throws {
+        let result = try Formsctl.run(args, in: store, environment: env)
+        transcript += "$ formsctl \(args.joined(separator: " "))\n" + result.transcript + "\n"
+      }
+      try run(["snapshot", "create", "-m", "before the review", "--label", "review"])
+      env["FORMSCTL_NOW"] = "2026-11-29T08:00:00Z"
+      try run(["set", "acquisition", "ACQ-2026-001", "title=Renamed acquisition"])
+      try run(["rm", "form", "0adc90c4-92fd-5ab8-8b08-ceb26b213e40"])
+      try run(["snapshot", "diff", "latest"])
+      try run(["snapshot", "restore", "2026-11-22T08-00-00Z-review", "data/acquisitions/ACQ-2026-001.json", "--dry-run"])
+      try run(["snapshot", "restore", "2026-11-22T08-00-00Z-review"])
+      try run(["snapshot", "list"])
+      try run(["snapshot", "show", "2026-11-22T08-00-00Z-review"])
+      try run(["snapshot", "verify"])
+      env["FORMSCTL_NOW"] = "2027-01-30T08:00:00Z"
+      try run(["snapshot", "prune", "--dry-run"])
+      try run(["snapshot", "prune", "--keep-within", "0d", "--keep-weekly-within", "0d"])
+      try run(["snapshot", "restore", "nope"])
+      try run(["snapshot", "restore", "latest", "formsctl.yaml"])
+      try run(["validate"])
+      try assertSnapshot(RunResult(status: 0, stdout: transcript, stderr: ""), named: "snapshot-commands")
+      let history = try readFile(store + "/.formsctl/history.jsonl")
+      #expect(history.contains("\"operation\":\"snapshot restore\"") && history.contains("\"pre_restore_snapshot\":\"2026-11-29T08-00-00Z\""))
+    }
+  }
+
+  @Test func killedCreateLeavesNoSnapshotThatLooksValid() throws {
+    try withTemporaryDirectory { dir in
+      let (store, env) = try Self.exampleStore(dir)
+      let (process, err) = try startFormsctl(["snapshot", "create"], in: store, environment: env.merging(["FORMSCTL_DEBUG_PAUSE": "snapshot-before-rename:60"]) { $1 })
+      var seen = ""
+      while !seen.contains("paused at") { seen += String(decoding: err.fileHandleForReading.availableData, as: UTF8.self) }
+      let second = try Formsctl.run(["snapshot", "create", "--wait", "0.2"], in: store, environment: env)
+      #expect(second.status == 75, "a second writer waits, then gives up")
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      let list = try Formsctl.run(["snapshot", "list"], in: store, environment: env)
+      #expect(list.stdout == "ID  REASON  FILES  MESSAGE\n")
+      let next = try Formsctl.run(["snapshot", "create"], in: store, environment: env)
+      #expect(next.status == 0)
+      let entries = try FileManager.default.contentsOfDirectory(atPath: store + "/.formsctl/snapshots").filter { !$0.hasPrefix(".hash") }
+      #expect(entries == ["2026-11-22T08-00-00Z"], "the interrupted one was cleaned up")
+    }
+  }
+
+  @Test(arguments: ["after-stage", "after-commit"])
+  func killedRestoreIsRecovered(_ point: String) throws {
+    try withTemporaryDirectory { dir in
+      var (store, env) = try Self.exampleStore(dir)
+      #expect(try Formsctl.run(["snapshot", "create", "--label", "base"], in: store, environment: env).status == 0)
+      env["FORMSCTL_NOW"] = "2026-11-22T09:00:00Z"
+      let acquisitions = try FileManager.default.contentsOfDirectory(atPath: store + "/data/acquisitions")
+      for name in acquisitions { try writeFile("{\"scribbled\": true}\n", to: store + "/data/acquisitions/" + name) }
+      let scribbled = try readFile(store + "/data/acquisitions/ACQ-2026-001.json")
+      let (process, err) = try startFormsctl(["snapshot", "restore", "2026-11-22T08-00-00Z-base"], in: store, environment: env.merging(["FORMSCTL_DEBUG_PAUSE": "\(point):60"]) { $1 })
+      var seen = ""
+      while !seen.contains("paused at") { seen += String(decoding: err.fileHandleForReading.availableData, as: UTF8.self) }
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      #expect(try Formsctl.run(["set", "acquisition", "ACQ-2026-001", "title=x"], in: store, environment: env).status == 75)
+      #expect(try Formsctl.run(["recover"], in: store, environment: env).status == 0)
+      // Every file is wholly old (rolled back) or wholly new (finished), never a mix.
+      for name in acquisitions {
+        let text = try readFile(store + "/data/acquisitions/" + name)
+        if point == "after-stage" { #expect(text == scribbled) } else { #expect(text.contains("\"_schema\": \"acquisition@1.0.0\"")) }
+      }
+      let leftovers = try FileManager.default.subpathsOfDirectory(atPath: store + "/data").filter { $0.contains(".formsctl-journal") }
+      #expect(leftovers.isEmpty)
+    }
+  }
+}
