@@ -100,6 +100,10 @@ func parseLoop() throws {
 switch command {
 case "json": try jsonBenchmark()
 case "parse-loop": try parseLoop()
+case "store":
+  // FormsBench store [COUNT...]: list vs jq, new/set latency, snapshots vs cp -a / cp -al.
+  let counts = arguments.dropFirst().compactMap { Int($0) }
+  try StoreBenchmarks.run(counts: counts.isEmpty ? [10_000, 100_000] : counts, repository: FileManager.default.currentDirectoryPath)
 case "generate":
   // FormsBench generate DIR COUNT: a store of COUNT purchase orders using this repository's schemas.
   let directory = arguments[1]
@@ -112,6 +116,6 @@ case "validate":
   let limit = ProcessInfo.processInfo.environment["SKIP_JSONSCHEMA_ABOVE"].flatMap(Int.init) ?? 100_000
   try ValidateBenchmark.run(counts: counts.isEmpty ? [10_000, 100_000] : counts, repository: FileManager.default.currentDirectoryPath, skipJsonschemaAbove: limit)
 default:
-  print("usage: FormsBench json [COUNT] | parse-loop [COUNT] | validate [COUNT...] | generate DIR [COUNT]")
+  print("usage: FormsBench json [COUNT] | parse-loop [COUNT] | validate [COUNT...] | store [COUNT...] | generate DIR [COUNT]")
   exit(64)
 }

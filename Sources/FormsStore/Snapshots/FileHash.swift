@@ -49,14 +49,34 @@ struct HashCache: Sendable {
 
   static func load(_ path: String) -> HashCache {
     var cache = HashCache()
-    guard let bytes = try? FileIO.read(path) else { return cache }
-    let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
-    guard let header = lines.first, let written = Int64(header.dropFirst(2)) else { return cache }
-    cache.writtenAtNanoseconds = written
-    for line in lines.dropFirst() {
-      let parts = line.split(separator: "\t", maxSplits: 4)
-      guard parts.count == 5, let size = Int(parts[1]), let mtime = Int64(parts[2]), let inode = UInt64(parts[3]) else { continue }
-      cache.entries[String(parts[4])] = (FileStamp(size: size, mtimeNanoseconds: mtime, inode: inode), String(parts[0]))
+    guard let bytes = try? FileIO.read(path, limit: Int.max) else { return cache }
+    // Byte-level parsing: `sha \t size \t mtime \t inode \t path \n`, after a `# written` line.
+    bytes.withUnsafeBufferPointer { b in
+      var i = 0
+      func field(_ terminator: UInt8) -> Range<Int> {
+        let start = i
+        while i < b.count && b[i] != terminator { i += 1 }
+        defer { i += 1 }
+        return start..<i
+      }
+      func number(_ range: Range<Int>) -> Int64? {
+        guard !range.isEmpty else { return nil }
+        var value: Int64 = 0
+        for k in range {
+          guard b[k] >= 48 && b[k] <= 57 else { return nil }
+          value = value &* 10 &+ Int64(b[k] - 48)
+        }
+        return value
+      }
+      func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: b[range]), as: UTF8.self) }
+      let header = field(0x0A)
+      guard header.count > 2, let written = number(header.lowerBound + 2..<header.upperBound) else { return }
+      cache.writtenAtNanoseconds = written
+      while i < b.count {
+        let sha = field(0x09), size = field(0x09), mtime = field(0x09), inode = field(0x09), name = field(0x0A)
+        guard let size = number(size), let mtime = number(mtime), let inode = number(inode), sha.count == 64 else { continue }
+        cache.entries[text(name)] = (FileStamp(size: Int(size), mtimeNanoseconds: mtime, inode: UInt64(inode)), text(sha))
+      }
     }
     return cache
   }

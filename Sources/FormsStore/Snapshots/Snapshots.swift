@@ -20,13 +20,30 @@ public struct Snapshots: Sendable {
   var directory: String { layout.stateDirectory + "/snapshots" }
   var cachePath: String { directory + "/.hash-cache" }
 
-  /// A snapshot on disk and its manifest (nil when missing or unreadable).
+  /// A snapshot on disk. Its manifest is read on first use (listing needs only names and times).
   public struct Info: Sendable {
     public let name: String
     public let path: String
-    public let manifest: SnapshotManifest?
-    /// When it was taken (from the manifest, else the name), seconds since 1970.
+    /// When it was taken (from the name), seconds since 1970.
     public let time: Int64
+    private let box: ManifestBox
+
+    init(name: String, path: String) {
+      self.name = name
+      self.path = path
+      self.time = Instant(Snapshots.timeText(fromName: name))?.seconds ?? 0
+      self.box = ManifestBox(path: path + "/manifest.json")
+    }
+
+    /// The manifest, or nil when it is missing or unreadable.
+    public var manifest: SnapshotManifest? { box.value }
+  }
+
+  final class ManifestBox: @unchecked Sendable {
+    let path: String
+    lazy var value: SnapshotManifest? = (try? FileIO.read(path)).flatMap { try? JSONParser().parse($0) }
+      .flatMap(SnapshotManifest.init(json:))
+    init(path: String) { self.path = path }
   }
 
   /// Every snapshot, oldest first. Names starting with `.` (a create in progress) are not snapshots.
@@ -39,21 +56,15 @@ public struct Snapshots: Sendable {
       if !name.hasPrefix(".") && FileIO.isDirectory(directory + "/" + name) { names.append(name) }
     }
     // By time, then by when the manifest was written (two snapshots can share a second).
-    return names.map(info).sorted { a, b in
-      if a.time != b.time { return a.time < b.time }
-      let x = FileStamp(a.path + "/manifest.json")?.mtimeNanoseconds ?? 0
-      let y = FileStamp(b.path + "/manifest.json")?.mtimeNanoseconds ?? 0
-      return x != y ? x < y : a.name < b.name
-    }
+    let infos = names.map { Info(name: $0, path: directory + "/" + $0) }
+    let written = infos.map { FileStamp($0.path + "/manifest.json")?.mtimeNanoseconds ?? 0 }
+    return infos.indices.sorted { a, b in
+      if infos[a].time != infos[b].time { return infos[a].time < infos[b].time }
+      return written[a] != written[b] ? written[a] < written[b] : infos[a].name < infos[b].name
+    }.map { infos[$0] }
   }
 
-  func info(_ name: String) -> Info {
-    let path = directory + "/" + name
-    let manifest = (try? FileIO.read(path + "/manifest.json")).flatMap { try? JSONParser().parse($0) }
-      .flatMap(SnapshotManifest.init(json:))
-    let time = manifest.flatMap { Instant($0.time) }?.seconds ?? Instant(Self.timeText(fromName: name))?.seconds ?? 0
-    return Info(name: name, path: path, manifest: manifest, time: time)
-  }
+  func info(_ name: String) -> Info { Info(name: name, path: directory + "/" + name) }
 
   /// A snapshot by name; "latest" names the newest.
   public func find(_ name: String) throws(StoreError) -> Info {
@@ -124,15 +135,38 @@ public struct Snapshots: Sendable {
         try FileIO.makeDirectories(directory)
       }
       let previousPath = previous?.path
-      let results = parallelMap(files, chunkSize: 32) { file -> Result<(SnapshotManifest.Entry, FileStamp), StoreError> in
-        Result { () throws(StoreError) -> (SnapshotManifest.Entry, FileStamp) in
-          try Self.capture(file, into: temporary, previous: previousFiles[file.relative], previousPath: previousPath, cache: cache)
+      // Decide in parallel (stat and the hash cache), link unchanged files from one thread (two
+      // threads linking into one directory contend on its lock), copy changed files in parallel.
+      let decisions = parallelMap(files, chunkSize: 64) { file -> (FileStamp?, SnapshotManifest.Entry?) in
+        guard let stamp = FileStamp(file.live) else { return (nil, nil) }
+        guard let previous = previousFiles[file.relative], previous.size == stamp.size,
+          cache.hash(for: file.live, stamp: stamp) == previous.sha256
+        else { return (stamp, nil) }
+        return (stamp, previous)
+      }
+      var results: [(SnapshotManifest.Entry, FileStamp)?] = Array(repeating: nil, count: files.count)
+      var toCopy: [Int] = []
+      for (index, decision) in decisions.enumerated() {
+        if let previousPath, let stamp = decision.0, let entry = decision.1,
+          link(previousPath + "/" + entry.path, temporary + "/" + files[index].relative) == 0
+        {
+          results[index] = (entry, stamp)
+        } else {
+          toCopy.append(index)
         }
       }
+      let copied = parallelMap(toCopy, chunkSize: 16) { index -> Result<(SnapshotManifest.Entry, FileStamp), StoreError> in
+        let file = files[index]
+        return Result { () throws(StoreError) -> (SnapshotManifest.Entry, FileStamp) in
+          try Self.capture(file, into: temporary, previous: previousFiles[file.relative], previousPath: previousPath)
+        }
+      }
+      for (index, result) in zip(toCopy, copied) { results[index] = try result.get() }
       var entries: [SnapshotManifest.Entry] = []
+      entries.reserveCapacity(files.count)
       var newCache = HashCache()
       for (file, result) in zip(files, results) {
-        let (entry, stamp) = try result.get()
+        guard let (entry, stamp) = result else { throw StoreError.fileNotFound(file.live) }
         entries.append(entry)
         newCache.entries[file.live] = (stamp, entry.sha256)
       }
@@ -153,19 +187,14 @@ public struct Snapshots: Sendable {
     }
   }
 
-  /// Copies (or links) one live file into the snapshot being built.
+  /// Copies one live file into the snapshot being built (a link to the previous copy when its
+  /// content turns out unchanged after all).
   static func capture(
     _ file: (relative: String, live: String), into temporary: String, previous: SnapshotManifest.Entry?,
-    previousPath: String?, cache: HashCache
+    previousPath: String?
   ) throws(StoreError) -> (SnapshotManifest.Entry, FileStamp) {
     guard let stamp = FileStamp(file.live) else { throw StoreError.fileNotFound(file.live) }
     let target = temporary + "/" + file.relative
-    if let previous, let previousPath, previous.size == stamp.size,
-      cache.hash(for: file.live, stamp: stamp) == previous.sha256
-    {
-      // Unchanged since the previous snapshot: share its copy (never the live file's inode).
-      if link(previousPath + "/" + file.relative, target) == 0 { return (previous, stamp) }
-    }
     let bytes = try FileIO.read(file.live, limit: Int.max)
     let sha = sha256Hex(bytes)
     if let previous, let previousPath, previous.sha256 == sha, link(previousPath + "/" + file.relative, target) == 0 {

@@ -24,7 +24,8 @@ extension Formsctl {
     @OptionGroup var options: StoreOptions
     @Argument(help: "The kind.") var kind: String
     @Option(name: .customLong("where"), help: ArgumentHelp("A filter expression.", valueName: "EXPR")) var filters: [String] = []
-    @Option(help: ArgumentHelp("Sort by a path; a leading - sorts descending.", valueName: "[-]PATH")) var sort: [String] = []
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Sort by a path; a leading - sorts descending.", valueName: "[-]PATH"))
+    var sort: [String] = []
     @Option(help: "At most this many documents.") var limit: Int?
     @Option(help: "Skip this many documents first.") var offset: Int = 0
     @Option(help: ArgumentHelp("Fields to show, comma-separated (table, csv; json and ndjson keep only these).", valueName: "A,B"))
