@@ -8,14 +8,16 @@ import FormsCore
 
 /// Changes many files together or not at all (DESIGN §8).
 ///
-/// 1. `plan.json` lists every step (write a file, or delete one) and is made durable first.
-/// 2. Each new file is staged beside its target as a hidden file and fsynced.
-/// 3. The commit record `COMMIT` is written and fsynced: the single point of no return.
-/// 4. Staged files are renamed over their targets and deletions made; directories are fsynced.
+/// 1. `plan.ndjson` starts with the operation; each step is appended before its file is staged.
+/// 2. Each new file is staged beside its target as a hidden `.NAME.formsctl-journal` file.
+/// 3. On commit, the plan and every staged file are made durable (fsyncs, or one `syncfs` for many
+///    files), then the commit record `COMMIT` is written: the single point of no return.
+/// 4. Staged files are renamed over their targets, deletions made, directories fsynced.
 /// 5. The journal is removed.
 ///
-/// `recover` after a crash: without `COMMIT`, staged files are deleted and the store is as it was;
-/// with it, the remaining steps are done (a staged file that is gone was already renamed).
+/// `recover` after a crash: without `COMMIT`, staged files (listed, or left over in the data
+/// directory) are deleted and the store is as it was; with it, the remaining steps are done — a
+/// staged file that is gone was already renamed, so running it twice is harmless.
 public struct Journal: Sendable {
   /// One change to one file.
   public enum Step: Sendable, Equatable {
@@ -31,7 +33,7 @@ public struct Journal: Sendable {
 
   public let layout: StoreLayout
   var directory: String { layout.stateDirectory + "/journal" }
-  var planPath: String { directory + "/plan.json" }
+  var planPath: String { directory + "/plan.ndjson" }
   var commitPath: String { directory + "/COMMIT" }
 
   public init(layout: StoreLayout) { self.layout = layout }
@@ -39,8 +41,10 @@ public struct Journal: Sendable {
   /// The operation an interrupted journal belongs to, or nil when none waits.
   public func pending() -> String? {
     guard FileIO.exists(planPath) else { return nil }
-    let plan = (try? FileIO.read(planPath)).flatMap { try? JSONParser().parse($0) }
-    return plan?["operation"]?.stringValue ?? "operation"
+    let bytes: [UInt8] = (try? FileIO.read(planPath)) ?? []
+    let firstLine: [UInt8] = Array(bytes.prefix { byte in byte != 0x0A })
+    let header: JSONValue? = try? JSONParser().parse(firstLine)
+    return header?["operation"]?.stringValue ?? "operation"
   }
 
   /// Refuses (exit 75) while an interrupted operation awaits `formsctl recover`.
@@ -50,42 +54,109 @@ public struct Journal: Sendable {
 
   /// Applies `steps` all or nothing. The caller holds the store lock.
   public func apply(_ steps: [Step], operation: String) throws(StoreError) {
-    try requireNone()
-    let writer = AtomicWriter(boundary: layout.root)
-    try FileIO.makeDirectories(directory)
-    var entries: [JSONValue] = []
-    for (k, step) in steps.enumerated() {
-      var entry = JSONObject()
-      entry["path"] = .string(layout.relative(step.path))
-      switch step {
-      case .write(let path, _):
-        entry["action"] = .string("write")
-        entry["staged"] = .string(layout.relative(stagedPath(for: path, index: k)))
-      case .delete:
-        entry["action"] = .string("delete")
-      }
-      entries.append(.object(entry))
-    }
-    let plan = JSONValue.object(JSONObject(["operation": .string(operation), "steps": .array(entries)]))
-    try writer.write(JSONWriter.canonical(plan), to: planPath)
+    let transaction = try begin(operation: operation)
     do throws(StoreError) {
-      var directories = Set<String>()
-      for (k, step) in steps.enumerated() {
-        guard case .write(let path, let bytes) = step else { continue }
-        try writer.makeDirectories(parentDirectory(path))
-        _ = try writer.resolveInsideBoundary(path)
-        try Self.writeDurably(bytes, to: stagedPath(for: path, index: k))
-        directories.insert(parentDirectory(path))
+      for step in steps {
+        switch step {
+        case .write(let path, let bytes): try transaction.stage(bytes, for: path)
+        case .delete(let path): try transaction.delete(path)
+        }
       }
-      for directory in directories { try AtomicWriter.syncDirectory(directory) }
     } catch {
-      rollBack()
+      transaction.abort()
       throw error
     }
-    DebugPause.at("after-stage")
-    try writer.write(Array("committed\n".utf8), to: commitPath)
-    DebugPause.at("after-commit")
-    try rollForward()
+    try transaction.commit()
+  }
+
+  /// Starts a transaction to stage files into one by one. The caller holds the store lock.
+  public func begin(operation: String) throws(StoreError) -> Transaction {
+    try requireNone()
+    try FileIO.makeDirectories(directory)
+    let header = JSONValue.object(JSONObject(["operation": .string(operation)]))
+    try Journal.writeDurably(Array((JSONWriter.compact(header) + "\n").utf8), to: planPath)
+    try AtomicWriter.syncDirectory(directory)
+    let fd = open(planPath, O_WRONLY | O_APPEND | O_CLOEXEC)
+    guard fd >= 0 else { throw StoreError.io(planPath, operation: "open", errno: errno) }
+    return Transaction(journal: self, planFD: fd)
+  }
+
+  /// A journaled change in progress.
+  public final class Transaction: @unchecked Sendable {
+    let journal: Journal
+    let planFD: Int32
+    let writer: AtomicWriter
+    var staged: [String] = []
+    var directories = Set<String>()
+    var closed = false
+
+    init(journal: Journal, planFD: Int32) {
+      self.journal = journal
+      self.planFD = planFD
+      self.writer = AtomicWriter(boundary: journal.layout.root)
+    }
+
+    deinit { if !closed { close(planFD) } }
+
+    /// Stages the new content of `path` (not yet visible).
+    public func stage(_ bytes: [UInt8], for path: String) throws(StoreError) {
+      try writer.makeDirectories(parentDirectory(path))
+      _ = try writer.resolveInsideBoundary(path)
+      let stagedPath = Journal.stagedPath(for: path)
+      try record(["action": .string("write"), "path": .string(journal.layout.relative(path)), "staged": .string(journal.layout.relative(stagedPath))])
+      let fd = open(stagedPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+      guard fd >= 0 else { throw StoreError.io(stagedPath, operation: "create", errno: errno) }
+      defer { close(fd) }
+      try writeAll(fd, bytes, path: stagedPath)
+      staged.append(stagedPath)
+      directories.insert(parentDirectory(path))
+    }
+
+    /// Schedules the deletion of `path`.
+    public func delete(_ path: String) throws(StoreError) {
+      _ = try writer.resolveInsideBoundary(path)
+      try record(["action": .string("delete"), "path": .string(journal.layout.relative(path))])
+      directories.insert(parentDirectory(path))
+    }
+
+    func record(_ pairs: KeyValuePairs<String, JSONValue>) throws(StoreError) {
+      try writeAll(planFD, Array((JSONWriter.compact(.object(JSONObject(pairs))) + "\n").utf8), path: journal.planPath)
+    }
+
+    /// Makes everything durable, writes the commit record, and applies the steps.
+    public func commit() throws(StoreError) {
+      do throws(StoreError) {
+        if fsync(planFD) != 0 { throw StoreError.io(journal.planPath, operation: "fsync", errno: errno) }
+        if staged.count > 64 {
+          try Snapshots.syncFileSystem(of: journal.layout.root)
+        } else {
+          for path in staged {
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0, fsync(fd) == 0 else { throw StoreError.io(path, operation: "fsync", errno: errno) }
+            close(fd)
+          }
+          for directory in directories where FileIO.isDirectory(directory) { try AtomicWriter.syncDirectory(directory) }
+        }
+      } catch {
+        abort()
+        throw error
+      }
+      close(planFD)
+      closed = true
+      DebugPause.at("after-stage")
+      try writer.write(Array("committed\n".utf8), to: journal.commitPath)
+      DebugPause.at("after-commit")
+      try journal.rollForward()
+    }
+
+    /// Drops everything staged; the store is as it was.
+    public func abort() {
+      if !closed {
+        close(planFD)
+        closed = true
+      }
+      journal.rollBack()
+    }
   }
 
   /// Finishes or undoes an interrupted operation; returns what was done, or nil when nothing waited.
@@ -99,26 +170,25 @@ public struct Journal: Sendable {
     return "rolled back the interrupted \(operation); the store is as it was before it"
   }
 
-  func stagedPath(for path: String, index: Int) -> String {
-    parentDirectory(path) + "/.\(fileName(path)).formsctl-journal-\(index)"
+  static func stagedPath(for path: String) -> String {
+    parentDirectory(path) + "/.\(fileName(path)).formsctl-journal"
   }
 
-  func steps() throws(StoreError) -> [(action: String, path: String, staged: String?)] {
-    let bytes = try FileIO.read(planPath)
-    guard let plan = try? JSONParser().parse(bytes), let steps = plan["steps"]?.arrayValue else {
-      throw StoreError.manifest(file: planPath, position: nil, message: "the journal plan is damaged")
-    }
-    return steps.map { step in
-      (step["action"]?.stringValue ?? "", joinPath(layout.root, step["path"]?.stringValue ?? ""),
-        step["staged"]?.stringValue.map { joinPath(layout.root, $0) })
+  /// The steps of the plan; a torn last line (a crash while appending) is ignored.
+  func steps() -> [(action: String, path: String, staged: String?)] {
+    guard let bytes = try? FileIO.read(planPath, limit: Int.max) else { return [] }
+    return bytes.split(separator: 0x0A).dropFirst().compactMap { line in
+      guard let step = try? JSONParser().parse(Array(line)), let action = step["action"]?.stringValue,
+        let path = step["path"]?.stringValue
+      else { return nil }
+      return (action, joinPath(layout.root, path), step["staged"]?.stringValue.map { joinPath(layout.root, $0) })
     }
   }
 
   func rollForward() throws(StoreError) {
     var directories = Set<String>()
-    for step in try steps() {
+    for step in steps() {
       if step.action == "write", let staged = step.staged {
-        // A staged file that is gone was renamed into place before the interruption.
         if FileIO.exists(staged) && rename(staged, step.path) != 0 {
           throw StoreError.io(step.path, operation: "rename", errno: errno)
         }
@@ -132,10 +202,27 @@ public struct Journal: Sendable {
   }
 
   func rollBack() {
-    for step in (try? steps()) ?? [] {
-      if let staged = step.staged { try? FileIO.remove(staged) }
-    }
+    for step in steps() { if let staged = step.staged { try? FileIO.remove(staged) } }
+    // A file staged just before a crash may have outrun its plan line: sweep the data directory.
+    removeStrayStagedFiles(in: layout.dataDirectory)
     try? finish()
+  }
+
+  func removeStrayStagedFiles(in directory: String) {
+    guard let dir = opendir(directory) else { return }
+    var subdirectories: [String] = []
+    while let entry = readdir(dir) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
+      if name == "." || name == ".." { continue }
+      let path = directory + "/" + name
+      if name.hasSuffix(".formsctl-journal") {
+        unlink(path)
+      } else if !name.hasPrefix(".") && FileIO.isDirectory(path) {
+        subdirectories.append(path)
+      }
+    }
+    closedir(dir)
+    for subdirectory in subdirectories { removeStrayStagedFiles(in: subdirectory) }
   }
 
   func finish() throws(StoreError) {
@@ -144,7 +231,7 @@ public struct Journal: Sendable {
     try AtomicWriter.syncDirectory(directory)
   }
 
-  /// Writes a new file and fsyncs it (the staging half of an atomic write).
+  /// Writes a new file and fsyncs it.
   static func writeDurably(_ bytes: [UInt8], to path: String) throws(StoreError) {
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw StoreError.io(path, operation: "create", errno: errno) }

@@ -121,6 +121,12 @@ public struct SchemaRegistry: Sendable {
         }
         if let from = schema.from, schemas[kind]?[from] == nil {
           report("from: \(from) names a version of \(kind) that does not exist")
+        } else if let parent = MigrationPlanner.parents(schemas[kind]!)[version] {
+          do throws(MigrationError) {
+            _ = try MigrationPlanner.stepInto(version, from: parent, versions: schemas[kind]!)
+          } catch {
+            report(error.message)
+          }
         }
         if let owner = directories[schema.directory], owner != kind {
           report("directory \"\(schema.directory)\" is already used by \(owner)")

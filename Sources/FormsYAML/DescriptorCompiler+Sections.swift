@@ -142,11 +142,19 @@ extension DescriptorCompiler {
       return nil
     }
     if op == "each", let nested = pairs[0].value["changes"]?.sequence { for inner in nested { _ = changeStep(inner) } }
+    let value: JSONValue
     do {
-      return try step.jsonValue()
+      value = try step.jsonValue()
     } catch {
       self.error(error.message, at: error.position)
       return nil
     }
+    do {
+      _ = try ChangeOp.parse(value)
+    } catch {
+      if op != "each" { self.error("invalid \(op) step: \(error.message)", at: step.position) }
+      return nil
+    }
+    return value
   }
 }
