@@ -279,13 +279,13 @@ rules:
 from: 1.0.0
 changes:
   - rename: {from: formType, to: form_type}
-  - rename: {from: formNumber, to: form_number}
+  - rename: {from: formNumber, to: form_number, if_present: true}
   - map: {field: status, values: {Draft: draft, InReview: in_review, Approved: approved, Rejected: rejected}}
-  - rename: {from: createdDate, to: created_date}
-  - rename: {from: lastModifiedDate, to: last_modified_date}
-  - rename: {from: acquisition, to: acquisition_id}
-  - move: {from: metadata.createdBy, to: metadata.created_by}
-  - rename: {from: formData, to: fields}
+  - rename: {from: createdDate, to: created_date, if_present: true}
+  - rename: {from: lastModifiedDate, to: last_modified_date, if_present: true}
+  - rename: {from: acquisition, to: acquisition_id, if_present: true}
+  - move: {from: metadata.createdBy, to: metadata.created_by, if_present: true}
+  - rename: {from: formData, to: fields, if_present: true}
 
 """#),
     ("purchase-order/1.0.0.yaml", #"""

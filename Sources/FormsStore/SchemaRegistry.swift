@@ -138,3 +138,11 @@ public struct SchemaRegistry: Sendable {
     return diagnostics
   }
 }
+
+/// YAML reading for checksums, so the migrator hashes a descriptor's meaning, not its formatting.
+enum YAMLReaderAccess {
+  static func read(_ bytes: [UInt8]) throws -> YAMLNode {
+    guard let node = try YAMLReader().read(bytes) else { throw YAMLError(message: "empty", position: SourcePosition(line: 1, column: 1)) }
+    return node
+  }
+}

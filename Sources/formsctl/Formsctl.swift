@@ -24,7 +24,7 @@ struct Formsctl: ParsableCommand {
     version: formsctlVersion,
     subcommands: [
       Init.self, New.self, Get.self, List.self, Set.self, Edit.self, Status.self, Remove.self, Move.self,
-      Validate.self, Fmt.self, Schema.self, Snapshot.self, Recover.self,
+      Validate.self, Fmt.self, Schema.self, Migrate.self, Snapshot.self, Recover.self,
     ]
   )
 
@@ -33,8 +33,11 @@ struct Formsctl: ParsableCommand {
       var command = try parseAsRoot()
       try command.run()
     } catch let error as any FormsError {
-      if case .invalidDocument(_, let diagnostics) = error as? StoreError {
+      switch error as? StoreError {
+      case .invalidDocument(_, let diagnostics)?, .migrationFailed(_, let diagnostics)?:
         FileHandleOutput.standardError.write(DiagnosticPrinter.render(diagnostics, as: .text))
+      default:
+        break
       }
       printError(error.description)
       Glibc.exit(ExitStatus.code(for: error.kind))

@@ -34,7 +34,7 @@ struct JSONSchemaDifferentialTests {
         print('1' if schemas[doc['_schema']].is_valid(doc) else '0')
     """
 
-  static func mutations(of document: JSONObject, rng: inout SplitMix) -> [JSONValue] {
+  static func mutations(of document: JSONObject, rng: inout SplitMixGenerator) -> [JSONValue] {
     var out: [JSONValue] = [.object(document)]
     for member in document.members where member.key != "_schema" {
       var removed = document
@@ -78,7 +78,7 @@ struct JSONSchemaDifferentialTests {
       #expect(export.status == 0, "\(export.stderr)")
       let registry = SchemaRegistry.load(directory: Formsctl.packageRoot.appendingPathComponent("schemas").path) { $0 }
       #expect(registry.diagnostics.isEmpty)
-      var rng = SplitMix(state: 2026)
+      var rng = SplitMixGenerator(state: 2026)
       var documents: [JSONValue] = []
       for store in ["acquisitions", "legacy"] {
         for path in FileIO.files(under: examples + "/" + store + "/data", suffix: ".json") {
@@ -119,7 +119,7 @@ struct JSONSchemaDifferentialTests {
   }
 }
 
-struct SplitMix: RandomNumberGenerator {
+struct SplitMixGenerator: RandomNumberGenerator {
   var state: UInt64
   mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15

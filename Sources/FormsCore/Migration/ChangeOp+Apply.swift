@@ -9,6 +9,12 @@ extension ChangeOp {
       }
       if to.get(document) != nil { throw MigrationError("\(to) already exists; not overwriting it") }
       try from.set(nil, in: &document)
+      // A move that empties the object it came from removes that object, so moving back is exact.
+      var parent = FieldPath(names: Array(from.names.dropLast()))
+      while let current = parent, current.get(document)?.objectValue?.isEmpty == true {
+        try current.set(nil, in: &document)
+        parent = FieldPath(names: Array(current.names.dropLast()))
+      }
       try to.set(value, in: &document)
     case .add(let field, let value, let copy):
       if field.get(document) != nil { return }

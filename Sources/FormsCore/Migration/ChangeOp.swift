@@ -1,6 +1,6 @@
 /// One step of a migration (DESIGN §10), applied to a document. Values a step does not touch are
 /// kept exactly (numbers keep their text).
-public indirect enum ChangeOp: Sendable, Equatable {
+public indirect enum ChangeOp: Sendable, Equatable, CustomStringConvertible {
   case rename(from: FieldPath, to: FieldPath, ifPresent: Bool)
   case add(field: FieldPath, value: JSONValue?, copy: FieldPath?)
   case remove(field: FieldPath, ifPresent: Bool)
@@ -49,6 +49,12 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
     self.names = names
   }
   public var description: String { names.joined(separator: ".") }
+
+  /// A path from names; nil when there are none.
+  init?(names: [String]) {
+    guard !names.isEmpty else { return nil }
+    self.names = names
+  }
 
   func get(_ value: JSONValue) -> JSONValue? {
     var current = value

@@ -76,11 +76,14 @@ public enum MigrationPlanner {
       }
       return steps
     }
+    let upward = chain
     // Down: walk from `from` down its parents until we meet `to`, inverting each step.
     chain = [from]
     while let last = chain.last, last != to, let parent = parents[last], !chain.contains(parent) { chain.append(parent) }
     guard chain.last == to else {
-      let missing = chain.last.flatMap { parents[$0] }.map { " (\(chain.last!) comes from \($0), which does not exist)" } ?? ""
+      // The upward walk stops at the version a `from:` names but no descriptor defines.
+      let missing = upward.count >= 2 && versions[upward.last!] == nil
+        ? " (\(upward[upward.count - 2]) comes from \(upward.last!), which does not exist)" : ""
       throw MigrationError("\(kind): no migration path from \(from) to \(to)\(missing)")
     }
     var steps: [Step] = []

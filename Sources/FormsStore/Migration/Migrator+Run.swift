@@ -1,0 +1,225 @@
+import FormsCore
+import Foundation
+
+extension Migrator {
+  /// What a migration did (or, in a dry run, would do).
+  public struct Report: Sendable {
+    /// Per group: the chain and how many documents each step changes.
+    public var groups: [(group: Group, changedPerStep: [Int])] = []
+    /// One document per kind, before and after, for the dry run's diff.
+    public var samples: [(kind: String, path: String, before: String, after: String)] = []
+    /// Documents left behind by `--skip-invalid`.
+    public var skipped: [String] = []
+    public var migrated = 0
+    public var snapshot: String?
+    public var seconds: Double = 0
+  }
+
+  /// Migrates per `request`: all or nothing. Every document is transformed and validated first;
+  /// if any fails, nothing is written and every failure is reported (as diagnostics).
+  public func run(_ request: Request) throws(StoreError) -> Report {
+    let started = Date()
+    if request.dryRun { return try execute(request, started: started) }
+    return try store.withWriteLock("migrate") { () throws(StoreError) -> Report in
+      try checkHistory()
+      return try execute(request, started: started)
+    }
+  }
+
+  func execute(_ request: Request, started: Date) throws(StoreError) -> Report {
+    let groups = try plan(request)
+    var report = Report()
+    let total = groups.map(\.paths.count).reduce(0, +)
+    // Pass 1: transform and validate everything; keep only counts, samples and failures.
+    var failures: [Diagnostic] = []
+    var skip = Set<String>()
+    var done = 0
+    for group in groups {
+      var changed = Array(repeating: 0, count: group.steps.count)
+      let this = self
+      let outcomes = parallelMap(group.paths, chunkSize: 32) { path -> (Transformed, String?) in
+        let outcome = this.transform(path, group)
+        if case .migrated(let before, let after, _, _) = outcome, path == group.paths.first {
+          return (outcome, JSONWriter.canonicalString(before) + "\u{0}" + JSONWriter.canonicalString(after))
+        }
+        return (outcome, nil)
+      }
+      for (path, (outcome, sample)) in zip(group.paths, outcomes) {
+        let shown = store.display(path)
+        switch outcome {
+        case .migrated(_, _, _, let steps):
+          for index in steps { changed[index] += 1 }
+          if let sample, !report.samples.contains(where: { $0.kind == group.kind }) {
+            let parts = sample.split(separator: "\u{0}", omittingEmptySubsequences: false)
+            report.samples.append((group.kind, shown, String(parts[0]), String(parts[1])))
+          }
+        case .invalidBefore(let findings):
+          if request.skipInvalid {
+            skip.insert(path)
+            report.skipped.append(shown)
+          } else {
+            failures += findings.map { Diagnostic(file: shown, position: nil, pointer: $0.pointer, rule: "invalid-before-migrating",
+              message: "\($0.message) (at \(group.kind)@\(group.from), before migrating; fix it, or pass --skip-invalid)") }
+          }
+        case .failed(let step, let message):
+          failures.append(Diagnostic(file: shown, position: nil, rule: "migrate", message: "\(step): \(message)"))
+        case .invalidAfter(let findings):
+          failures += findings.map { Diagnostic(file: shown, position: nil, pointer: $0.pointer, rule: $0.rule,
+            message: "\($0.message) (after migrating \(group.kind) \(group.from) → \(group.to))") }
+        }
+      }
+      done += group.paths.count
+      progress?(done, total)
+      report.groups.append((group, changed))
+    }
+    guard failures.isEmpty else { throw StoreError.migrationFailed(documents: Set(failures.map(\.file)).count, failures) }
+    if request.dryRun || total == skip.count {
+      report.seconds = Date().timeIntervalSince(started)
+      return report
+    }
+    if request.snapshot {
+      var snapshots = Snapshots(layout: store.layout)
+      snapshots.now = store.now
+      report.snapshot = try snapshots.create(reason: "pre-migrate", message: "before migrate").name
+    }
+    // Pass 2: transform again in batches and stage, so memory stays flat however large the store.
+    let operation = "migrate " + Set(groups.map(\.kind)).sorted().joined(separator: ", ")
+    let transaction = try Journal(layout: store.layout).begin(operation: operation)
+    do throws(StoreError) {
+      done = 0
+      for group in groups {
+        let paths = group.paths.filter { !skip.contains($0) }
+        for start in stride(from: 0, to: paths.count, by: 2048) {
+          let batch = Array(paths[start..<min(paths.count, start + 2048)])
+          let this = self
+          let staged = parallelMap(batch, chunkSize: 32) { path -> [UInt8]? in
+            if case .migrated(_, _, let bytes, _) = this.transform(path, group) { return bytes }
+            return nil
+          }
+          for (path, bytes) in zip(batch, staged) {
+            guard let bytes else { throw StoreError.badRequest("\(store.display(path)) changed during the migration; nothing written") }
+            try transaction.stage(bytes, for: path)
+          }
+          done += batch.count
+          progress?(done, total - skip.count)
+        }
+        report.migrated += paths.count
+      }
+    } catch {
+      transaction.abort()
+      throw error
+    }
+    try transaction.commit()
+    report.seconds = Date().timeIntervalSince(started)
+    try record(report, request: request)
+    return report
+  }
+
+  /// Appends the run to history.jsonl with the checksum of every descriptor it used.
+  func record(_ report: Report, request: Request) throws(StoreError) {
+    var kinds = JSONObject()
+    for (group, _) in report.groups {
+      var entry = kinds[group.kind]?.objectValue ?? JSONObject()
+      entry["to"] = .string(group.to.description)
+      var from = entry["from"]?.objectValue ?? JSONObject()
+      from[group.from.description] = .number(JSONNumber(group.paths.count))
+      entry["from"] = .object(from)
+      kinds[group.kind] = .object(entry)
+    }
+    var descriptors = JSONObject()
+    for (group, _) in report.groups {
+      for version in Set(group.steps.flatMap { [$0.from, $0.to] }) {
+        let reference = "\(group.kind)@\(version)"
+        if let path = store.registry.files[reference] { descriptors[store.layout.relative(path)] = .string(try descriptorChecksum(path)) }
+      }
+    }
+    try History.append(JSONObject([
+      "operation": .string("migrate"), "kinds": .object(kinds), "documents": .number(JSONNumber(report.migrated)),
+      "skipped": .number(JSONNumber(report.skipped.count)), "snapshot": report.snapshot.map(JSONValue.string) ?? .null,
+      "duration_ms": .number(JSONNumber(Int(report.seconds * 1000))), "descriptors": .object(descriptors),
+    ]), layout: store.layout, now: store.now())
+  }
+
+  /// SHA-256 of a descriptor's meaning: its YAML as canonical JSON, so reformatting does not count.
+  func descriptorChecksum(_ path: String) throws(StoreError) -> String {
+    let bytes = try FileIO.read(path)
+    guard let node = try? YAMLReaderAccess.read(bytes), let json = try? node.jsonValue() else { return sha256Hex(bytes) }
+    return sha256Hex(JSONWriter.canonical(json))
+  }
+
+  /// The descriptors earlier migrations used, with the checksum each had (the latest record wins).
+  func recordedChecksums() -> [String: (checksum: String, time: String)] {
+    guard let bytes = try? FileIO.read(store.layout.stateDirectory + "/history.jsonl", limit: Int.max) else { return [:] }
+    var recorded: [String: (String, String)] = [:]
+    for line in bytes.split(separator: 0x0A) {
+      guard let entry = try? JSONParser().parse(Array(line)), let descriptors = entry["descriptors"]?.objectValue else { continue }
+      let time = entry["time"]?.stringValue ?? "?"
+      for member in descriptors.members { if let sum = member.value.stringValue { recorded[member.key] = (sum, time) } }
+    }
+    return recorded
+  }
+
+  /// Refuses, naming the file, when a descriptor an earlier run used has changed since.
+  public func checkHistory() throws(StoreError) {
+    for (relative, record) in recordedChecksums().sorted(by: { $0.key < $1.key }) {
+      let path = joinPath(store.layout.root, relative)
+      guard FileIO.exists(path) else { continue }
+      if try descriptorChecksum(path) != record.checksum {
+        throw StoreError.badRequest("\(relative) changed since the migration of \(record.time) used it; "
+          + "documents migrated with the old text may not match. If the change was intended, run `formsctl migrate repair`")
+      }
+    }
+  }
+
+  /// Records the current checksums of the descriptors earlier runs used (after a deliberate edit).
+  public func repair() throws(StoreError) -> [String] {
+    try store.withWriteLock("migrate repair") { () throws(StoreError) -> [String] in
+      var changed: [String] = []
+      var descriptors = JSONObject()
+      for (relative, record) in recordedChecksums().sorted(by: { $0.key < $1.key }) {
+        let path = joinPath(store.layout.root, relative)
+        guard FileIO.exists(path) else { continue }
+        let current = try descriptorChecksum(path)
+        if current != record.checksum {
+          changed.append(relative)
+          descriptors[relative] = .string(current)
+        }
+      }
+      if !changed.isEmpty {
+        try History.append(JSONObject(["operation": .string("migrate repair"), "descriptors": .object(descriptors)]),
+          layout: store.layout, now: store.now())
+      }
+      return changed
+    }
+  }
+}
+
+/// A line diff of two texts (LCS), `-`/`+`/` ` prefixed, for the dry run's sample.
+public func lineDiff(_ a: String, _ b: String) -> String {
+  let x = a.split(separator: "\n", omittingEmptySubsequences: false)
+  let y = b.split(separator: "\n", omittingEmptySubsequences: false)
+  var table = Array(repeating: Array(repeating: 0, count: y.count + 1), count: x.count + 1)
+  for i in stride(from: x.count - 1, through: 0, by: -1) {
+    for j in stride(from: y.count - 1, through: 0, by: -1) {
+      table[i][j] = x[i] == y[j] ? table[i + 1][j + 1] + 1 : max(table[i + 1][j], table[i][j + 1])
+    }
+  }
+  var out: [String] = []
+  var i = 0
+  var j = 0
+  while i < x.count || j < y.count {
+    if i < x.count && j < y.count && x[i] == y[j] {
+      out.append("  " + x[i])
+      i += 1
+      j += 1
+    } else if j < y.count && (i == x.count || table[i][j + 1] >= table[i + 1][j]) {
+      out.append("+ " + y[j])
+      j += 1
+    } else {
+      out.append("- " + x[i])
+      i += 1
+    }
+  }
+  while out.last == "  " { out.removeLast() }
+  return out.joined(separator: "\n")
+}

@@ -1,0 +1,180 @@
+import FormsCore
+import Foundation
+
+/// `formsctl migrate`: moves documents between schema versions, all or nothing (DESIGN §10).
+public struct Migrator: Sendable {
+  public let store: Store
+  /// Runs `jq` steps; by default the `jq` program.
+  public var runJQ: JQRunner = JQProgram.run
+  /// Called now and then with (documents done, documents in all) while transforming.
+  public var progress: (@Sendable (Int, Int) -> Void)?
+
+  public init(store: Store) { self.store = store }
+
+  /// How many documents of a kind are at each version.
+  public struct KindStatus: Sendable {
+    public let kind: String
+    public let target: SemanticVersion
+    /// (version, documents, steps behind the target; nil when no path leads there).
+    public let versions: [(version: SemanticVersion, documents: Int, behind: Int?)]
+    /// Files that do not parse or name no known version of this kind.
+    public let unreadable: [String]
+  }
+
+  /// The documents of `kind`, with their version (nil when unreadable).
+  func scan(_ kind: String) throws(StoreError) -> [(path: String, version: SemanticVersion?)] {
+    let directory = store.layout.dataDirectory + "/" + (try store.schema(kind)).directory
+    return parallelMap(FileIO.files(under: directory, suffix: ".json"), chunkSize: 64) { path in
+      let reference = (try? FileIO.read(path)).flatMap { try? JSONParser().parse($0) }?["_schema"]?.stringValue
+      guard let reference, reference.hasPrefix(kind + "@") else { return (path, nil) }
+      return (path, SemanticVersion(String(reference.dropFirst(kind.count + 1))))
+    }
+  }
+
+  /// Per kind: documents at each version, the target, and how far behind each group is.
+  public func status(kinds: [String]? = nil) throws(StoreError) -> [KindStatus] {
+    var out: [KindStatus] = []
+    for kind in kinds ?? store.registry.kinds {
+      let versions = store.registry.schemas[kind] ?? [:]
+      let target = try store.schema(kind).version
+      var counts: [SemanticVersion: Int] = [:]
+      var unreadable: [String] = []
+      for document in try scan(kind) {
+        if let version = document.version, versions[version] != nil { counts[version, default: 0] += 1 } else { unreadable.append(document.path) }
+      }
+      out.append(KindStatus(kind: kind, target: target, versions: counts.keys.sorted().map { version in
+        (version, counts[version]!, (try? MigrationPlanner.plan(versions, from: version, to: target))?.count)
+      }, unreadable: unreadable))
+    }
+    return out
+  }
+
+  /// What `migrate` is asked to do.
+  public struct Request: Sendable {
+    public var kind: String?
+    public var to: SemanticVersion?
+    public var dryRun = false
+    public var skipInvalid = false
+    public var snapshot = true
+    public init(kind: String? = nil, to: SemanticVersion? = nil, dryRun: Bool = false, skipInvalid: Bool = false, snapshot: Bool = true) {
+      self.kind = kind
+      self.to = to
+      self.dryRun = dryRun
+      self.skipInvalid = skipInvalid
+      self.snapshot = snapshot
+    }
+  }
+
+  /// The chain for one group of documents.
+  public struct Group: Sendable {
+    public let kind: String
+    public let from: SemanticVersion
+    public let to: SemanticVersion
+    public let steps: [MigrationPlanner.Step]
+    public let paths: [String]
+  }
+
+  /// The groups to migrate: for each kind, each version present that is not the target.
+  public func plan(_ request: Request) throws(StoreError) -> [Group] {
+    if request.to != nil && request.kind == nil {
+      throw StoreError.badRequest("--to needs --kind: versions belong to one kind")
+    }
+    var groups: [Group] = []
+    for kind in request.kind.map({ [$0] }) ?? store.registry.kinds {
+      let versions = store.registry.schemas[kind] ?? [:]
+      let latest = try store.schema(kind).version
+      let target = request.to ?? latest
+      guard versions[target] != nil else {
+        throw StoreError.badRequest("\(kind) has no version \(target) (versions: \(store.registry.versions(kind).map(\.description).joined(separator: ", ")))")
+      }
+      var byVersion: [SemanticVersion: [String]] = [:]
+      for document in try scan(kind) where document.version != target {
+        if let version = document.version { byVersion[version, default: []].append(document.path) }
+      }
+      for (version, paths) in byVersion.sorted(by: { $0.key < $1.key }) {
+        do throws(MigrationError) {
+          let steps = try MigrationPlanner.plan(versions, from: version, to: target)
+          groups.append(Group(kind: kind, from: version, to: target, steps: steps, paths: paths.sorted()))
+        } catch {
+          throw StoreError.badRequest("\(error.message) (\(paths.count) document\(paths.count == 1 ? "" : "s") at \(version))")
+        }
+      }
+    }
+    return groups
+  }
+
+  /// The outcome for one document.
+  enum Transformed {
+    case migrated(before: JSONValue, after: JSONValue, bytes: [UInt8], changedSteps: [Int])
+    case invalidBefore([Finding])
+    case failed(step: String, message: String)
+    case invalidAfter([Finding])
+  }
+
+  /// Runs the group's chain on one document and validates the result against the target.
+  func transform(_ path: String, _ group: Group) -> Transformed {
+    guard let bytes = try? FileIO.read(path), let before = try? JSONParser().parse(bytes),
+      let source = store.registry.schema(reference: "\(group.kind)@\(group.from)"),
+      let target = store.registry.schema(reference: "\(group.kind)@\(group.to)")
+    else { return .failed(step: "read", message: "does not parse; run formsctl validate") }
+    let findings = Validator(schema: source).validate(before)
+    if !findings.isEmpty { return .invalidBefore(findings) }
+    var document = before
+    var changedSteps: [Int] = []
+    for (index, step) in group.steps.enumerated() {
+      let input = document
+      for (number, change) in step.changes.enumerated() {
+        do throws(MigrationError) {
+          try change.apply(to: &document, runJQ: runJQ)
+        } catch {
+          return .failed(step: "\(step.description), change \(number + 1) (\(change.description))", message: error.message)
+        }
+      }
+      setMember(&document, "_schema", .string("\(group.kind)@\(step.to)"))
+      if document != input { changedSteps.append(index) }
+    }
+    let after = target.root.kind == .object ? Validator(schema: target).validate(document) : []
+    if !after.isEmpty { return .invalidAfter(after) }
+    return .migrated(before: before, after: document, bytes: JSONWriter.canonical(document), changedSteps: changedSteps)
+  }
+}
+
+/// Runs jq filters with the `jq` program (one process per document: fine for the escape hatch).
+public enum JQProgram {
+  public static let run: JQRunner = { (filter: String, document: JSONValue) throws(MigrationError) -> JSONValue in
+    let input = NSTemporaryDirectory() + "formsctl-jq-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    defer { unlink(input); unlink(input + ".out") }
+    do {
+      try Data(JSONWriter.canonical(document)).write(to: URL(fileURLWithPath: input))
+    } catch {
+      throw MigrationError("cannot hand the document to jq: \(error)")
+    }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, input, O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, input + ".out", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    // Wrapped in [...] so a filter that emits no value or several is caught, not misread.
+    let arguments = ["jq", "-c", "[" + filter + "]"]
+    var cArguments = arguments.map { strdup($0) } + [nil]
+    defer { for argument in cArguments { free(argument) } }
+    var pid: pid_t = 0
+    guard posix_spawnp(&pid, "jq", &actions, nil, &cArguments, environ) == 0 else {
+      throw MigrationError("the jq program is not installed (needed by a jq step); install jq, or rewrite the step")
+    }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let output = (try? FileIO.read(input + ".out", limit: Int.max)) ?? []
+    let exit = (status >> 8) & 0xff
+    guard status & 0x7f == 0, exit == 0 else {
+      if exit == 127 { throw MigrationError("the jq program is not installed (needed by a jq step); install jq, or rewrite the step") }
+      throw MigrationError("jq failed: \(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))")
+    }
+    guard let values = try? JSONParser().parse(Array(output.prefix { $0 != 0x0A })), case .array(let results) = values else {
+      throw MigrationError("jq printed something that is not JSON")
+    }
+    guard results.count == 1 else { throw MigrationError("the jq filter produced \(results.count) values; it must produce exactly one object") }
+    return results[0]
+  }
+}

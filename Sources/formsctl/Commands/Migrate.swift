@@ -1,0 +1,134 @@
+import ArgumentParser
+import FormsCore
+import FormsStore
+import Foundation
+
+extension Formsctl {
+  struct Migrate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Move documents between schema versions, all or nothing.",
+      discussion: """
+        Plans the chain of versions for each kind (1.0.0 → 1.1.0 → 2.0.0) from the descriptors'
+        from:/changes:, transforms every document and validates each result against the target;
+        if any fails, nothing is written and every failure is listed. Otherwise it takes a
+        pre-migrate snapshot, stages the new files under a journal, commits, and records the run in
+        .formsctl/history.jsonl. `formsctl recover` finishes or undoes an interrupted run.
+
+        Examples:
+          formsctl migrate status
+          formsctl migrate --dry-run                 # the plan, counts per step, a sample diff
+          formsctl migrate                           # every kind to its newest version
+          formsctl migrate --kind form --to 1.0.0    # back down, when every step can be undone
+        """,
+      subcommands: [Run.self, Status.self, Repair.self],
+      defaultSubcommand: Run.self
+    )
+
+    struct Run: ParsableCommand {
+      static let configuration = CommandConfiguration(commandName: "run", abstract: "Migrate (the default subcommand).")
+      @OptionGroup var options: StoreOptions
+      @Option(help: "Only this kind.") var kind: String?
+      @Option(help: "The target version (needs --kind; default: each kind's newest).") var to: String?
+      @Flag(help: "Print the plan, counts and a sample diff; write nothing.") var dryRun = false
+      @Flag(help: "Leave documents that are invalid before migrating where they are, and say so.") var skipInvalid = false
+      @Flag(help: "Do not take the pre-migrate snapshot.") var noSnapshot = false
+
+      func run() throws {
+        let store = try options.open()
+        var migrator = Migrator(store: store)
+        let showProgress = FileHandleOutput.standardError.isTerminal && !options.quiet
+        if showProgress { migrator.progress = ProgressBar(label: "migrating").update }
+        var target: SemanticVersion?
+        if let to {
+          guard let version = SemanticVersion(to) else { throw CommandError.usage("--to \(to): expected a version such as 2.0.0") }
+          target = version
+        }
+        let report = try migrator.run(Migrator.Request(kind: kind, to: target, dryRun: dryRun, skipInvalid: skipInvalid, snapshot: !noSnapshot))
+        if showProgress { FileHandleOutput.standardError.write("\r\u{1B}[K") }
+        if report.groups.isEmpty { return printOut("every document is at its target version; nothing to do") }
+        for (group, changed) in report.groups {
+          printOut("\(group.kind) \(group.from) → \(group.to): \(group.paths.count) document\(group.paths.count == 1 ? "" : "s")")
+          for (step, count) in zip(group.steps, changed) {
+            printOut("  \(step.description): \(step.changes.count) change\(step.changes.count == 1 ? "" : "s"), changes \(count) document\(count == 1 ? "" : "s")")
+          }
+        }
+        for path in report.skipped { printOut("skipped (invalid before migrating): \(path)") }
+        if dryRun {
+          for sample in report.samples {
+            printOut("\nsample \(sample.kind): \(sample.path)\n" + lineDiff(sample.before, sample.after))
+          }
+          printOut("\ndry run: nothing written")
+        } else {
+          printOut(String(format: "migrated %d documents in %.2f s", report.migrated, report.seconds)
+            + (report.snapshot.map { "; the state before is snapshot \($0)" } ?? ""))
+        }
+      }
+    }
+
+    struct Status: ParsableCommand {
+      static let configuration = CommandConfiguration(abstract: "Per kind: documents at each version, the target, and how far behind.")
+      @OptionGroup var options: StoreOptions
+      @Option(help: "Output: table or json.") var format: TableOrJSON = .table
+
+      func run() throws {
+        let store = try options.open()
+        let statuses = try Migrator(store: store).status()
+        if format == .json {
+          FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.array(statuses.map { status in
+            .object(JSONObject([
+              "kind": .string(status.kind), "target": .string(status.target.description),
+              "versions": .array(status.versions.map { .object(JSONObject([
+                "version": .string($0.version.description), "documents": .number(JSONNumber($0.documents)),
+                "behind": $0.behind.map { .number(JSONNumber($0)) } ?? .null,
+              ])) }),
+              "unreadable": .array(status.unreadable.map { .string(store.display($0)) }),
+            ]))
+          })))
+          return
+        }
+        var rows = [["KIND", "VERSION", "DOCUMENTS", "TARGET", "STATE"]]
+        for status in statuses {
+          if status.versions.isEmpty { rows.append([status.kind, "-", "0", status.target.description, "no documents"]) }
+          for entry in status.versions {
+            let state = entry.behind.map { $0 == 0 ? "current" : "\($0) step\($0 == 1 ? "" : "s") behind" } ?? "no path to the target"
+            rows.append([status.kind, entry.version.description, String(entry.documents), status.target.description, state])
+          }
+          if !status.unreadable.isEmpty { rows.append([status.kind, "?", String(status.unreadable.count), status.target.description, "unreadable; run formsctl validate"]) }
+        }
+        FileHandleOutput.standardOutput.write(TextTable.render(rows))
+      }
+    }
+
+    struct Repair: ParsableCommand {
+      static let configuration = CommandConfiguration(
+        abstract: "Accept edited descriptors that earlier migrations used (records their new checksums).",
+        discussion: "migrate refuses while a descriptor it used before has changed; run this once you have checked the change was intended.")
+      @OptionGroup var options: StoreOptions
+
+      func run() throws {
+        let changed = try Migrator(store: try options.open()).repair()
+        printOut(changed.isEmpty ? "every descriptor matches its recorded checksum" : changed.map { "recorded the new checksum of \($0)" }.joined(separator: "\n"))
+      }
+    }
+  }
+}
+
+/// A one-line progress bar on stderr (terminals only), with documents per second.
+final class ProgressBar: @unchecked Sendable {
+  let label: String
+  let started = Date()
+  var lastDrawn = Date.distantPast
+
+  init(label: String) { self.label = label }
+
+  func update(_ done: Int, _ total: Int) {
+    let now = Date()
+    guard done == total || now.timeIntervalSince(lastDrawn) > 0.1, total > 0 else { return }
+    lastDrawn = now
+    let width = 30
+    let filled = width * done / total
+    let rate = Double(done) / max(now.timeIntervalSince(started), 0.001)
+    FileHandleOutput.standardError.write(
+      "\r\(label) [\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(done)/\(total)  \(Int(rate)) docs/s")
+  }
+}
