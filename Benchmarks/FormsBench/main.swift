@@ -104,6 +104,11 @@ case "store":
   // FormsBench store [COUNT...]: list vs jq, new/set latency, snapshots vs cp -a / cp -al.
   let counts = arguments.dropFirst().compactMap { Int($0) }
   try StoreBenchmarks.run(counts: counts.isEmpty ? [10_000, 100_000] : counts, repository: FileManager.default.currentDirectoryPath)
+case "migrate":
+  // FormsBench migrate [COUNT...]: the jq loops run only up to JQ_LOOPS_UP_TO documents (default 10,000).
+  let counts = arguments.dropFirst().compactMap { Int($0) }
+  let limit = ProcessInfo.processInfo.environment["JQ_LOOPS_UP_TO"].flatMap(Int.init) ?? 10_000
+  try MigrateBenchmark.run(counts: counts.isEmpty ? [10_000, 100_000] : counts, repository: FileManager.default.currentDirectoryPath, jqLoopsUpTo: limit)
 case "generate":
   // FormsBench generate DIR COUNT: a store of COUNT purchase orders using this repository's schemas.
   let directory = arguments[1]
@@ -116,6 +121,6 @@ case "validate":
   let limit = ProcessInfo.processInfo.environment["SKIP_JSONSCHEMA_ABOVE"].flatMap(Int.init) ?? 100_000
   try ValidateBenchmark.run(counts: counts.isEmpty ? [10_000, 100_000] : counts, repository: FileManager.default.currentDirectoryPath, skipJsonschemaAbove: limit)
 default:
-  print("usage: FormsBench json [COUNT] | parse-loop [COUNT] | validate [COUNT...] | store [COUNT...] | generate DIR [COUNT]")
+  print("usage: FormsBench json [COUNT] | parse-loop [COUNT] | validate [COUNT...] | store [COUNT...] | migrate [COUNT...] | generate DIR [COUNT]")
   exit(64)
 }

@@ -93,7 +93,8 @@ extension Migrator {
           let batch = Array(paths[start..<min(paths.count, start + 2048)])
           let this = self
           let staged = parallelMap(batch, chunkSize: 32) { path -> [UInt8]? in
-            if case .migrated(_, _, let bytes, _) = this.transform(path, group) { return bytes }
+            // Pass 1 validated every document under this same lock; do not pay for it twice.
+            if case .migrated(_, _, let bytes, _) = this.transform(path, group, validate: false) { return bytes }
             return nil
           }
           for (path, bytes) in zip(batch, staged) {

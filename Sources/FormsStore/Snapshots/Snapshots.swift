@@ -155,13 +155,24 @@ public struct Snapshots: Sendable {
           toCopy.append(index)
         }
       }
-      let copied = parallelMap(toCopy, chunkSize: 16) { index -> Result<(SnapshotManifest.Entry, FileStamp), StoreError> in
-        let file = files[index]
-        return Result { () throws(StoreError) -> (SnapshotManifest.Entry, FileStamp) in
-          try Self.capture(file, into: temporary, previous: previousFiles[file.relative], previousPath: previousPath)
+      // Changed files: read and hash on every core, then create the copies from one thread, in
+      // batches (creating files in one directory from two threads contends on its lock).
+      for start in stride(from: 0, to: toCopy.count, by: 1024) {
+        let batch = Array(toCopy[start..<min(toCopy.count, start + 1024)])
+        let read = parallelMap(batch, chunkSize: 16) { index -> Result<(bytes: [UInt8], sha: String, stamp: FileStamp), StoreError> in
+          Result { () throws(StoreError) in
+            let file = files[index]
+            guard let stamp = FileStamp(file.live) else { throw StoreError.fileNotFound(file.live) }
+            let bytes = try FileIO.read(file.live, limit: Int.max)
+            return (bytes, sha256Hex(bytes), stamp)
+          }
+        }
+        for (index, result) in zip(batch, read) {
+          let (bytes, sha, stamp) = try result.get()
+          results[index] = try Self.store(bytes, sha: sha, stamp: stamp, file: files[index], into: temporary,
+            previous: previousFiles[files[index].relative], previousPath: previousPath)
         }
       }
-      for (index, result) in zip(toCopy, copied) { results[index] = try result.get() }
       var entries: [SnapshotManifest.Entry] = []
       entries.reserveCapacity(files.count)
       var newCache = HashCache()
@@ -187,16 +198,13 @@ public struct Snapshots: Sendable {
     }
   }
 
-  /// Copies one live file into the snapshot being built (a link to the previous copy when its
-  /// content turns out unchanged after all).
-  static func capture(
-    _ file: (relative: String, live: String), into temporary: String, previous: SnapshotManifest.Entry?,
-    previousPath: String?
+  /// Puts one changed file into the snapshot being built: a link to the previous copy when its
+  /// content turns out unchanged after all, else a new read-only copy.
+  static func store(
+    _ bytes: [UInt8], sha: String, stamp: FileStamp, file: (relative: String, live: String), into temporary: String,
+    previous: SnapshotManifest.Entry?, previousPath: String?
   ) throws(StoreError) -> (SnapshotManifest.Entry, FileStamp) {
-    guard let stamp = FileStamp(file.live) else { throw StoreError.fileNotFound(file.live) }
     let target = temporary + "/" + file.relative
-    let bytes = try FileIO.read(file.live, limit: Int.max)
-    let sha = sha256Hex(bytes)
     if let previous, let previousPath, previous.sha256 == sha, link(previousPath + "/" + file.relative, target) == 0 {
       return (previous, stamp)
     }
