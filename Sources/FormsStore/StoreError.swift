@@ -14,6 +14,7 @@ public enum StoreError: FormsError, Equatable {
   case recoveryNeeded(operation: String)
   case invalidDocument(String, [Diagnostic])
   case migrationFailed(documents: Int, [Diagnostic])
+  case importFailed(records: Int, [Diagnostic])
   case badRequest(String)
   case notFound(kind: String, id: String, path: String)
 
@@ -25,7 +26,7 @@ public enum StoreError: FormsError, Equatable {
       // The store cannot be written or read as it stands: permissions, a read-only or full disk.
       return [EACCES, EPERM, EROFS, ENOSPC, EDQUOT, ENOTDIR, EISDIR].contains(code) ? .badInput : .internalError
     case .locked, .recoveryNeeded: return .tryAgain
-    case .invalidDocument, .badRequest, .migrationFailed: return .badInput
+    case .invalidDocument, .badRequest, .migrationFailed, .importFailed: return .badInput
     case .notFound: return .noInput
     }
   }
@@ -56,6 +57,8 @@ public enum StoreError: FormsError, Equatable {
       return "\(what) is not valid; nothing written (\(diagnostics.count) problem\(diagnostics.count == 1 ? "" : "s") above)"
     case .migrationFailed(let documents, let diagnostics):
       return "\(documents) document\(documents == 1 ? "" : "s") cannot be migrated (\(diagnostics.count) problem\(diagnostics.count == 1 ? "" : "s") above); nothing written"
+    case .importFailed(let records, let diagnostics):
+      return "\(records) feed record\(records == 1 ? "" : "s") cannot be imported (\(diagnostics.count) problem\(diagnostics.count == 1 ? "" : "s") above); nothing written"
     case .badRequest(let message):
       return message
     case .notFound(let kind, let id, let path):

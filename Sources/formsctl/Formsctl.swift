@@ -24,7 +24,7 @@ struct Formsctl: ParsableCommand {
     version: formsctlVersion,
     subcommands: [
       Init.self, New.self, Get.self, List.self, Set.self, Edit.self, Status.self, Remove.self, Move.self,
-      Validate.self, Fmt.self, Schema.self, Migrate.self, Snapshot.self, Recover.self,
+      Validate.self, Fmt.self, Schema.self, Migrate.self, Snapshot.self, Import.self, Recover.self,
     ]
   )
 
@@ -34,7 +34,7 @@ struct Formsctl: ParsableCommand {
       try command.run()
     } catch let error as any FormsError {
       switch error as? StoreError {
-      case .invalidDocument(_, let diagnostics)?, .migrationFailed(_, let diagnostics)?:
+      case .invalidDocument(_, let diagnostics)?, .migrationFailed(_, let diagnostics)?, .importFailed(_, let diagnostics)?:
         FileHandleOutput.standardError.write(DiagnosticPrinter.render(diagnostics, as: .text))
       default:
         break

@@ -6,7 +6,9 @@ struct SnapshotCommandTests {
   static func exampleStore(_ dir: String) throws -> (String, [String: String]) {
     let store = dir + "/store"
     try FileManager.default.copyItem(atPath: Formsctl.packageRoot.appendingPathComponent("examples/acquisitions").path, toPath: store)
-    try writeFile("formsctl: 1\nschemas: \(Formsctl.packageRoot.appendingPathComponent("schemas").path)\n", to: store + "/formsctl.yaml")
+    // A relative path through a symlink, so the golden output does not depend on where the clone is.
+    try FileManager.default.createSymbolicLink(atPath: dir + "/schemas", withDestinationPath: Formsctl.packageRoot.appendingPathComponent("schemas").path)
+    try writeFile("formsctl: 1\nschemas: ../schemas\n", to: store + "/formsctl.yaml")
     return (store, ["FORMSCTL_NOW": "2026-11-22T08:00:00Z"])
   }
 

@@ -1,0 +1,99 @@
+import FormsCore
+import Testing
+
+@testable import FormsYAML
+
+struct FeedMergerTests {
+  static let schema = try! compile("""
+    kind: po
+    version: 1.0.0
+    id: n
+    timestamps: {updated: u}
+    fields:
+      n: string
+      u: datetime
+      note: string?
+      items: {type: list, of: item, unique: [k]}
+      invoices: {type: list, of: invoice, unique: [k], optional: true}
+    types:
+      item: {fields: {k: integer, q: integer, u: datetime}}
+      invoice: {fields: {k: string, u: datetime, receipts: {type: list, of: receipt, unique: [k]}}}
+      receipt: {fields: {k: integer, q: integer, u: datetime}}
+    """)
+  static let merger = FeedMerger(schema: schema, now: Instant("2026-11-22T00:00:00Z")!.seconds)
+
+  static func json(_ text: String) -> JSONValue { try! JSONParser().parse(text) }
+
+  static let stored = json("""
+    {"n": "P1", "u": "2026-11-10T00:00:00Z", "note": "mine",
+     "items": [{"k": 1, "q": 5, "u": "2026-11-10T00:00:00Z"}, {"k": 2, "q": 6, "u": "2026-11-10T00:00:00Z"}],
+     "invoices": [{"k": "I1", "u": "2026-11-10T00:00:00Z", "receipts": [{"k": 1, "q": 1, "u": "2026-11-10T00:00:00Z"}]}]}
+    """)
+
+  @Test func newRecordIsCreated() {
+    let (result, action, _) = Self.merger.merge(stored: nil, feed: Self.stored)
+    #expect(action == .create && result == Self.stored)
+  }
+
+  @Test func newerRecordReplacesTheWholeDocumentListsIncluded() {
+    let feed = Self.json(#"{"n": "P1", "u": "2026-11-11T00:00:00.000Z", "items": [{"k": 1, "q": 9, "u": "2026-11-01T00:00:00Z"}]}"#)
+    let (result, action, _) = Self.merger.merge(stored: Self.stored, feed: feed)
+    #expect(action == .replace)
+    #expect(result == feed, "the stored-only item 2 and the note are gone")
+  }
+
+  @Test func olderRecordMergesKeyedListsElementByElement() {
+    let feed = Self.json("""
+      {"n": "P1", "u": "2026-11-09T00:00:00Z", "note": "theirs",
+       "items": [{"k": 1, "q": 50, "u": "2026-11-12T00:00:00Z"}, {"k": 2, "q": 60, "u": "2026-11-01T00:00:00Z"}, {"k": 3, "q": 7, "u": "2026-11-09T00:00:00Z"}],
+       "invoices": [{"k": "I1", "u": "2026-11-01T00:00:00Z", "receipts": [{"k": 1, "q": 9, "u": "2026-11-15T00:00:00Z"}, {"k": 2, "q": 3, "u": "2026-11-15T00:00:00Z"}]},
+                    {"k": "I2", "u": "2026-11-01T00:00:00Z", "receipts": []}]}
+      """)
+    let (result, action, _) = Self.merger.merge(stored: Self.stored, feed: feed)
+    #expect(action == .update(["update items[k=1]", "add items[k=3]", "update invoices[k=I1].receipts[k=1]", "add invoices[k=I1].receipts[k=2]", "add invoices[k=I2]"]))
+    let merged = result!
+    #expect(merged["note"] == .string("mine"), "the stored document's own fields stay")
+    #expect(merged["items"]?.arrayValue?.map { $0["q"]! } == [.number(JSONNumber(50)), .number(JSONNumber(6)), .number(JSONNumber(7))])
+    let invoice = merged["invoices"]!.arrayValue![0]
+    #expect(invoice["u"] == .string("2026-11-10T00:00:00Z"), "an invoice not replaced keeps its own fields")
+    #expect(invoice["receipts"]?.arrayValue?.count == 2)
+  }
+
+  @Test func anInvoiceNewerInTheFeedIsReplacedWhole() {
+    let feed = Self.json(#"{"n": "P1", "u": "2026-11-01T00:00:00Z", "items": [], "invoices": [{"k": "I1", "u": "2026-11-20T00:00:00Z", "receipts": []}]}"#)
+    let (result, action, _) = Self.merger.merge(stored: Self.stored, feed: feed)
+    #expect(action == .update(["update invoices[k=I1]"]))
+    #expect(result?["invoices"]?.arrayValue?[0]["receipts"]?.arrayValue?.isEmpty == true)
+    #expect(result?["items"]?.arrayValue?.count == 2, "the user's own items survive")
+  }
+
+  @Test func equalTimestampsKeepTheStoredVersion() {
+    var feed = Self.stored
+    setMember(&feed, "note", .string("theirs"))
+    let (result, action, _) = Self.merger.merge(stored: Self.stored, feed: feed)
+    #expect(result == nil && action == .keep("unchanged"))
+    let older = Self.json(#"{"n": "P1", "u": "2026-01-01T00:00:00Z", "items": []}"#)
+    #expect(Self.merger.merge(stored: Self.stored, feed: older).action == .keep("keep (local newer)"))
+  }
+
+  @Test func futureTimestampsAreAppliedWithAWarning() {
+    let feed = Self.json(#"{"n": "P1", "u": "2027-01-01T00:00:00Z", "items": []}"#)
+    let (_, action, warnings) = Self.merger.merge(stored: Self.stored, feed: feed)
+    #expect(action == .replace)
+    #expect(warnings == ["u 2027-01-01T00:00:00Z is in the future; applied anyway"])
+  }
+
+  @Test func unknownFieldsAreDroppedAndCounted() {
+    var dropped: [String: Int] = [:]
+    let record = Self.json(#"{"n": "P1", "extra": 1, "items": [{"k": 1, "id": 7}, {"k": 2, "id": 8}], "invoices": [{"k": "I", "receipts": [{"k": 1, "sent": 0}]}]}"#)
+    let kept = FeedMerger.dropUnknown(record, type: Self.schema.root, dropped: &dropped)
+    #expect(dropped == ["extra": 1, "items[].id": 2, "invoices[].receipts[].sent": 1])
+    #expect(kept["items"]?.arrayValue?[0]["id"] == nil)
+  }
+}
+
+func setMember(_ document: inout JSONValue, _ key: String, _ value: JSONValue?) {
+  guard case .object(var object) = document else { return }
+  object[key] = value
+  document = .object(object)
+}
