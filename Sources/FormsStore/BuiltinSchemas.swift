@@ -179,9 +179,9 @@ timestamps:
   created: created_date
   updated: last_modified_date
 fields:
-  id: uuid
-  form_type: {type: enum, values: [SF1449, SF33, SF30, SF18, SF26, SF44, DD1155]}
-  form_number: {type: string, optional: true, max_length: 64}
+  id: {type: uuid, immutable: true}
+  form_type: {type: enum, values: [SF1449, SF33, SF30, SF18, SF26, SF44, DD1155], immutable_when: 'status == "approved"'}
+  form_number: {type: string, optional: true, max_length: 64, immutable_when: 'status == "approved"'}
   revision: {type: string, optional: true, max_length: 32}
   status: {type: enum, values: [draft, in_review, approved, rejected], default: draft}
   created_date: datetime?
@@ -190,7 +190,8 @@ fields:
   approved_by: string?
   approved_on: date?
   metadata: {type: form_metadata, optional: true}
-  fields: {one_of: {by: form_type, cases: {SF1449: sf1449_fields, SF33: sf33_fields, SF30: sf30_fields, SF18: sf18_fields, SF26: sf26_fields, SF44: sf44_fields, DD1155: dd1155_fields}}, optional: true}
+  # An approved form's contents are fixed; `validate --against REV` reports changes to them.
+  fields: {one_of: {by: form_type, cases: {SF1449: sf1449_fields, SF33: sf33_fields, SF30: sf30_fields, SF18: sf18_fields, SF26: sf26_fields, SF44: sf44_fields, DD1155: dd1155_fields}}, optional: true, immutable_when: 'status == "approved"'}
 types:
   form_metadata:
     fields:

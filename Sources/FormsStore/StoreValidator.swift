@@ -106,6 +106,11 @@ public struct StoreValidator: Sendable {
     do {
       document = try JSONParser().parse(bytes)
     } catch {
+      let markers = Self.conflictMarkerLines(bytes)
+      if let first = markers.first {
+        return fail("conflict", "unresolved merge conflict (markers at lines \(markers.map(String.init).joined(separator: ", "))); "
+          + "keep one side of each, then run formsctl fmt", at: SourcePosition(line: first, column: 1))
+      }
       return fail("parse", error.message, at: error.location)
     }
     guard case .object = document else { return fail("type", "a document must be a JSON object, not \(document.typeName)") }
@@ -129,6 +134,49 @@ public struct StoreValidator: Sendable {
     }
     if outcome.diagnostics.contains(where: { $0.rule == "schema" }) { outcome.unreadable = true }
     return outcome
+  }
+
+  /// The 1-based lines that start with a git conflict marker.
+  static func conflictMarkerLines(_ bytes: [UInt8]) -> [Int] {
+    var lines: [Int] = []
+    for (index, line) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+      let text = String(decoding: line.prefix(8), as: UTF8.self)
+      if text.hasPrefix("<<<<<<< ") || text == "=======" || text.hasPrefix(">>>>>>> ") { lines.append(index + 1) }
+    }
+    return lines
+  }
+
+  /// Documents whose relations point at one of `targets` (kind, id): for `--changed-since`. Only
+  /// kinds with such relations are searched, and a file is parsed only when its bytes hold the id.
+  public func referrers(of targets: [(kind: String, id: String)]) -> [String] {
+    var out = Set<String>()
+    for (kind, versions) in registry.schemas {
+      let fields = Set(versions.values.flatMap { $0.relations.filter { r in targets.contains { $0.kind == r.kind } }.map(\.field) })
+      guard !fields.isEmpty, let directory = registry.latest(kind)?.directory else { continue }
+      let needles = targets.map { Array("\"\($0.id)\"".utf8) }
+      let hits = parallelMap(FileIO.files(under: layout.dataDirectory + "/" + directory, suffix: ".json"), chunkSize: 64) { path -> String? in
+        guard let bytes = try? FileIO.read(path), needles.contains(where: { Self.contains(bytes, $0) }),
+          let document = try? JSONParser().parse(bytes)
+        else { return nil }
+        let points = fields.contains { field in
+          targets.contains { document[field].flatMap(DocumentID.text) == $0.id }
+        }
+        return points ? path : nil
+      }
+      out.formUnion(hits.compactMap { $0 })
+    }
+    return out.sorted()
+  }
+
+  static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+    guard !needle.isEmpty, haystack.count >= needle.count else { return false }
+    return haystack.firstRange(of: needle) != nil
+  }
+
+  /// The kind and id a document path stands for (from its directory and file name).
+  public func identify(_ path: String) -> (kind: String, id: String)? {
+    guard let kind = kindOfDirectory[fileName(parentDirectory(path))] else { return nil }
+    return (kind, String(fileName(path).dropLast(5)))
   }
 
   func unknownSchemaMessage(_ reference: String) -> String {

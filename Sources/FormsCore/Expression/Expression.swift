@@ -102,3 +102,30 @@ public indirect enum Expression: Sendable, Equatable {
     }
   }
 }
+
+extension Expression: CustomStringConvertible {
+  /// The expression written back in the language (`status == "approved" and total > 0`).
+  public var description: String {
+    func operand(_ o: Operand) -> String {
+      switch o {
+      case .path(let path): return path.description
+      case .literal(let value): return JSONWriter.compact(value)
+      }
+    }
+    func grouped(_ e: Expression) -> String {
+      switch e {
+      case .and, .or: return "(\(e))"
+      default: return e.description
+      }
+    }
+    switch self {
+    case .and(let a, let b): return "\(grouped(a)) and \(grouped(b))"
+    case .or(let a, let b): return "\(grouped(a)) or \(grouped(b))"
+    case .not(let a): return "not \(grouped(a))"
+    case .exists(let path): return "\(path) exists"
+    case .compare(let a, let op, let b): return "\(operand(a)) \(op.rawValue) \(operand(b))"
+    case .matches(let a, let regex): return "\(operand(a)) ~ \(JSONWriter.compact(.string(regex.source)))"
+    case .isIn(let a, let values): return "\(operand(a)) in [\(values.map { JSONWriter.compact($0) }.joined(separator: ", "))]"
+    }
+  }
+}

@@ -32,6 +32,12 @@ extension Formsctl {
     @Argument(help: "Document files or directories (default: the whole store).")
     var paths: [String] = []
 
+    @Option(help: ArgumentHelp("Only documents git reports changed since REV (plus those referring to them).", valueName: "REV"))
+    var changedSince: String?
+
+    @Option(help: ArgumentHelp("Also report changes since REV that immutable / immutable_when forbid.", valueName: "REV"))
+    var against: String?
+
     func run() throws {
       let layout = try options.locate()
       let cwd = FileIO.currentDirectory
@@ -43,11 +49,28 @@ extension Formsctl {
         throw ExitCode(65)
       }
       let validator = StoreValidator(layout: layout, registry: registry, display: display)
-      let files = paths.isEmpty ? validator.allFiles() : try validator.files(named: paths, workingDirectory: cwd)
-      let report = validator.validate(files)
+      var files = paths.isEmpty ? validator.allFiles() : try validator.files(named: paths, workingDirectory: cwd)
+      var why = ""
+      if let revision = changedSince ?? against {
+        let git = try GitRepository(around: layout.root)
+        let (changed, deleted) = try git.changes(since: revision, under: layout.dataDirectory)
+        let touched = (changed + deleted).compactMap(validator.identify)
+        let referrers = validator.referrers(of: touched).filter { !changed.contains($0) }
+        if changedSince != nil || paths.isEmpty {
+          files = (changed.filter { FileIO.exists($0) } + referrers).sorted()
+          why = " (\(changed.count) changed since \(revision), \(referrers.count) referring to changed or deleted ones)"
+        }
+      }
+      var report = validator.validate(files)
+      if let revision = against {
+        let git = try GitRepository(around: layout.root)
+        report.diagnostics += ImmutabilityCheck.run(files: files, revision: revision, git: git, registry: registry, display: display)
+        report.invalid = Swift.Set(report.diagnostics.map(\.file)).count
+      }
       FileHandleOutput.standardOutput.write(DiagnosticPrinter.render(report.diagnostics, as: format))
       if !options.quiet {
-        if format == .json { FileHandleOutput.standardError.write(report.summary + "\n") } else { printOut(report.summary) }
+        let summary = report.summary + why
+        if format == .json { FileHandleOutput.standardError.write(summary + "\n") } else { printOut(summary) }
       }
       if report.unreadable > 0 { throw ExitCode(65) }
       if report.invalid > 0 { throw ExitCode(ExitStatus.problemsFound) }

@@ -1,0 +1,144 @@
+import FormsCore
+import Foundation
+
+/// What formsctl asks of git: the repository, files changed since a revision, a file at a revision,
+/// and the merge driver's setup.
+public struct GitRepository: Sendable {
+  /// The work tree's root (absolute).
+  public let root: String
+
+  /// The repository around `directory`; an error when there is none (or git is missing).
+  public init(around directory: String) throws(StoreError) {
+    guard let result = Subprocess.run(["git", "-C", directory, "rev-parse", "--show-toplevel"]) else {
+      throw StoreError.badRequest("git is not installed")
+    }
+    guard result.status == 0 else { throw StoreError.badRequest("\(directory) is not inside a git repository") }
+    root = String(decoding: result.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  func git(_ arguments: [String]) throws(StoreError) -> [UInt8] {
+    guard let result = Subprocess.run(["git", "-C", root] + arguments) else { throw StoreError.badRequest("git is not installed") }
+    guard result.status == 0 else { throw StoreError.badRequest("git \(arguments.first ?? ""): \(result.stderr)") }
+    return result.stdout
+  }
+
+  /// Checks that `revision` names a commit.
+  public func verify(_ revision: String) throws(StoreError) {
+    guard let result = Subprocess.run(["git", "-C", root, "rev-parse", "--verify", "--quiet", revision + "^{commit}"]), result.status == 0 else {
+      throw StoreError.badRequest("unknown revision \"\(revision)\" (git knows no such commit, branch or tag)")
+    }
+  }
+
+  /// Absolute paths under `directory` added, modified or renamed since `revision` (work tree and
+  /// index, plus untracked files), and those deleted.
+  public func changes(since revision: String, under directory: String) throws(StoreError) -> (changed: [String], deleted: [String]) {
+    try verify(revision)
+    let relative = directory.hasPrefix(root + "/") ? String(directory.dropFirst(root.count + 1)) : "."
+    var changed = Set<String>()
+    var deleted = Set<String>()
+    let diff = try git(["diff", "--name-status", "-z", "--find-renames", revision, "--", relative])
+    var fields = diff.split(separator: 0, omittingEmptySubsequences: true).map { String(decoding: $0, as: UTF8.self) }[...]
+    while let status = fields.popFirst() {
+      if status.hasPrefix("R") || status.hasPrefix("C") {
+        if let old = fields.popFirst(), status.hasPrefix("R") { deleted.insert(root + "/" + old) }
+        if let new = fields.popFirst() { changed.insert(root + "/" + new) }
+      } else if let path = fields.popFirst() {
+        if status.hasPrefix("D") { deleted.insert(root + "/" + path) } else { changed.insert(root + "/" + path) }
+      }
+    }
+    let untracked = try git(["ls-files", "-z", "--others", "--exclude-standard", "--", relative])
+    for path in untracked.split(separator: 0) { changed.insert(root + "/" + String(decoding: path, as: UTF8.self)) }
+    return (changed.filter { $0.hasSuffix(".json") }.sorted(), deleted.filter { $0.hasSuffix(".json") }.sorted())
+  }
+
+  /// The bytes of `path` (absolute) at `revision`, or nil when it did not exist there.
+  public func contents(of path: String, at revision: String) -> [UInt8]? {
+    let relative = path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
+    guard let result = Subprocess.run(["git", "-C", root, "show", "\(revision):\(relative)"]), result.status == 0 else { return nil }
+    return result.stdout
+  }
+
+  /// Sets git up to merge documents with `formsctl merge-file` (idempotent), or undoes it.
+  public func installMergeDriver(dataDirectory: String, uninstall: Bool) throws(StoreError) -> [String] {
+    let relative = dataDirectory.hasPrefix(root + "/") ? String(dataDirectory.dropFirst(root.count + 1)) + "/" : ""
+    let line = "\(relative)**/*.json merge=formsctl"
+    let attributes = root + "/.gitattributes"
+    var lines = ((try? FileIO.read(attributes)).map { String(decoding: $0, as: UTF8.self) } ?? "")
+      .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    if lines.last == "" { lines.removeLast() }
+    var done: [String] = []
+    let writer = AtomicWriter(boundary: root)
+    if uninstall {
+      let kept = lines.filter { $0 != line }
+      if kept.count != lines.count {
+        try writer.write(Array((kept.joined(separator: "\n") + (kept.isEmpty ? "" : "\n")).utf8), to: attributes)
+        done.append("removed \"\(line)\" from .gitattributes")
+      }
+      if (try? git(["config", "--local", "--get", "merge.formsctl.driver"])) != nil {
+        _ = try git(["config", "--local", "--remove-section", "merge.formsctl"])
+        done.append("removed the merge.formsctl driver from .git/config")
+      }
+      return done
+    }
+    if !lines.contains(line) {
+      try writer.write(Array(((lines + [line]).joined(separator: "\n") + "\n").utf8), to: attributes)
+      done.append("added \"\(line)\" to .gitattributes")
+    }
+    let driver = "formsctl merge-file %O %A %B %P"
+    if (try? git(["config", "--local", "--get", "merge.formsctl.driver"])).map({ String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }) != driver {
+      _ = try git(["config", "--local", "merge.formsctl.name", "formsctl structural JSON merge"])
+      _ = try git(["config", "--local", "merge.formsctl.driver", driver])
+      done.append("set merge.formsctl.driver = \(driver) in .git/config")
+    }
+    return done
+  }
+}
+
+/// `validate --against`: changes that `immutable` or `immutable_when` forbid.
+public enum Immutability {
+  /// Findings for fields of `new` that differ from `old` although the schema forbids it
+  /// (`immutable_when` is evaluated on the old version: once signed, an amount stays).
+  public static func findings(old: JSONValue, new: JSONValue, schema: Schema) -> [Finding] {
+    var findings: [Finding] = []
+    check(old, new, type: schema.root, oldDocument: old, at: .root, into: &findings)
+    return findings
+  }
+
+  static func check(_ old: JSONValue, _ new: JSONValue, type: SchemaType, oldDocument: JSONValue, at pointer: JSONPointer, into findings: inout [Finding]) {
+    guard type.kind == .object else { return }
+    for name in type.fieldOrder {
+      guard let field = type.fields[name] else { continue }
+      let before = old[name]
+      let after = new[name]
+      let locked = field.immutable || (field.immutableWhen?.evaluate(oldDocument) ?? false)
+      if locked && before != after {
+        let was = before.map { JSONWriter.compact($0) } ?? "absent"
+        let now = after.map { JSONWriter.compact($0) } ?? "absent"
+        let why = field.immutable ? "it is immutable" : "it is immutable once the document was \(field.immutableWhen.map { "`\($0)`" } ?? "")"
+        findings.append(Finding(pointer: pointer.appending(name), rule: "immutable", message: "changed from \(was) to \(now), but \(why)"))
+      } else if let before, let after, field.type.kind == .object {
+        check(before, after, type: field.type, oldDocument: oldDocument, at: pointer.appending(name), into: &findings)
+      }
+    }
+  }
+}
+
+/// `validate --against REV` over files: each compared with its version at REV.
+public enum ImmutabilityCheck {
+  public static func run(files: [String], revision: String, git: GitRepository, registry: SchemaRegistry, display: (String) -> String)
+    -> [Diagnostic]
+  {
+    var diagnostics: [Diagnostic] = []
+    for path in files {
+      guard let oldBytes = git.contents(of: path, at: revision), let old = try? JSONParser().parse(oldBytes),
+        let bytes = try? FileIO.read(path), let (new, map) = try? JSONParser().parseWithSourceMap(bytes),
+        let schema = new["_schema"]?.stringValue.flatMap({ registry.schema(reference: $0) })
+      else { continue }
+      for finding in Immutability.findings(old: old, new: new, schema: schema) {
+        diagnostics.append(Diagnostic(file: display(path), position: map.valuePosition(finding.pointer), pointer: finding.pointer,
+          rule: finding.rule, message: finding.message + " (compared with \(revision))"))
+      }
+    }
+    return diagnostics
+  }
+}

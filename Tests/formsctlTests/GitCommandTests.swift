@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+
+/// A git repository holding a store, with formsctl on PATH for the merge driver.
+struct GitFixture {
+  let root: String
+  let env: [String: String]
+
+  init(_ dir: String) throws {
+    root = dir + "/repo"
+    let binDirectory = Formsctl.binary.deletingLastPathComponent().path
+    env = [
+      "PATH": binDirectory + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
+      "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com",
+      "FORMSCTL_NOW": "2026-11-22T08:00:00Z", "HOME": dir,
+    ]
+    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    try git("init", "-q", "-b", "main")
+    #expect(try Formsctl.run(["init", "."], in: root, environment: env).status == 0)
+    let feed = Formsctl.packageRoot.appendingPathComponent("examples/acquisitions/data").path
+    for kind in ["acquisitions", "purchase-orders"] {
+      try FileManager.default.copyItem(atPath: feed + "/" + kind, toPath: root + "/data/" + kind)
+    }
+    #expect(try Formsctl.run(["git", "install"], in: root, environment: env).status == 0)
+    try git("add", "-A")
+    try git("commit", "-q", "-m", "start")
+  }
+
+  @discardableResult
+  func git(_ args: String...) throws -> RunResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["git"] + args
+    process.currentDirectoryURL = URL(fileURLWithPath: root)
+    process.environment = ProcessInfo.processInfo.environment.merging(env) { $1 }
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return RunResult(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+  }
+
+  func formsctl(_ args: [String]) throws -> RunResult { try Formsctl.run(args, in: root, environment: env) }
+
+  var order: String { root + "/data/purchase-orders/PO-000203.json" }
+}
+
+struct GitCommandTests {
+  static let git = ["/usr/bin/git", "/usr/local/bin/git"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+  @Test(.enabled(if: git != nil, "git is not installed"))
+  func branchesEditingDifferentPartsMergeCleanly() throws {
+    try withTemporaryDirectory { dir in
+      let repo = try GitFixture(dir)
+      try repo.git("checkout", "-q", "-b", "theirs")
+      #expect(try repo.formsctl(["set", "purchase-order", "PO-000203", "delivery_note=Dock C", "items[0].quantity=99"]).status == 0)
+      try repo.git("commit", "-q", "-am", "theirs")
+      try repo.git("checkout", "-q", "main")
+      #expect(try repo.formsctl(["set", "purchase-order", "PO-000203", "status=closed", "items[2].quantity=77"]).status == 0)
+      try repo.git("commit", "-q", "-am", "ours")
+      let merge = try repo.git("merge", "-q", "--no-edit", "theirs")
+      #expect(merge.status == 0, "\(merge.stdout)\(merge.stderr)")
+      let text = try readFile(repo.order)
+      #expect(text.contains("\"delivery_note\": \"Dock C\"") && text.contains("\"status\": \"closed\""))
+      #expect(text.contains("\"quantity\": 99") && text.contains("\"quantity\": 77"))
+      #expect(try repo.formsctl(["fmt", "--check"]).status == 0)
+      #expect(try repo.formsctl(["validate"]).status == 0)
+    }
+  }
+
+  @Test(.enabled(if: git != nil, "git is not installed"))
+  func theSameFieldConflictsOnlyThere() throws {
+    try withTemporaryDirectory { dir in
+      let repo = try GitFixture(dir)
+      try repo.git("checkout", "-q", "-b", "theirs")
+      #expect(try repo.formsctl(["set", "purchase-order", "PO-000203", "delivery_note=Theirs", "items[0].quantity=99"]).status == 0)
+      try repo.git("commit", "-q", "-am", "theirs")
+      try repo.git("checkout", "-q", "main")
+      #expect(try repo.formsctl(["set", "purchase-order", "PO-000203", "delivery_note=Ours"]).status == 0)
+      try repo.git("commit", "-q", "-am", "ours")
+      let merge = try repo.git("merge", "--no-edit", "theirs")
+      #expect(merge.status == 1, "git marks the file conflicted")
+      let lines = try readFile(repo.order).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+      let start = try #require(lines.firstIndex(of: "<<<<<<< ours"))
+      #expect(Array(lines[start...(start + 4)]) == ["<<<<<<< ours", "  \"delivery_note\": \"Ours\",", "=======", "  \"delivery_note\": \"Theirs\",", ">>>>>>> theirs"])
+      #expect(lines.filter { $0.hasPrefix("<<<<<<<") }.count == 1, "only that member conflicts")
+      #expect(lines.contains("      \"quantity\": 99,"), "their other change is merged")
+      let validate = try repo.formsctl(["validate"])
+      #expect(validate.stdout.contains("data/purchase-orders/PO-000203.json:\(start + 1):1: error: unresolved merge conflict (markers at lines \(start + 1), \(start + 3), \(start + 5))"))
+    }
+  }
+
+  @Test(.enabled(if: git != nil, "git is not installed"))
+  func changedSinceAndAgainst() throws {
+    try withTemporaryDirectory { dir in
+      let repo = try GitFixture(dir)
+      #expect(try repo.formsctl(["new", "form", "--set", "form_type=SF26", "--set", "id=11111111-2222-4333-8444-555555555555",
+        "--set", "acquisition_id=ACQ-2026-001", "--set", "form_number=SF 26", "--set", "fields.contract_number=C-1",
+        "--set", "fields.award_date=2026-01-02", "--set", "status=approved", "--set", "approved_by=K", "--set", "approved_on=2026-01-03"]).status == 0)
+      try repo.git("add", "-A")
+      try repo.git("commit", "-q", "-m", "approved form")
+      // A changed acquisition: its forms and purchase orders refer to it, so they are checked too.
+      #expect(try repo.formsctl(["set", "acquisition", "ACQ-2026-001", "title=Renamed"]).status == 0)
+      let changed = try repo.formsctl(["validate", "--changed-since", "HEAD"])
+      #expect(changed.stdout == "checked 3 documents of 3 kinds: 3 valid, 0 invalid (1 changed since HEAD, 2 referring to changed or deleted ones)\n", "\(changed.stdout)")
+      try writeFile(try readFile(repo.root + "/data/forms/11111111-2222-4333-8444-555555555555.json").replacingOccurrences(of: "\"C-1\"", with: "\"C-2\""),
+        to: repo.root + "/data/forms/11111111-2222-4333-8444-555555555555.json")
+      let against = try repo.formsctl(["validate", "--against", "HEAD"])
+      #expect(against.status == 1)
+      #expect(against.stdout.contains("error: fields: changed from {\"award_date\":\"2026-01-02\",\"contract_number\":\"C-1\"} to {\"award_date\":\"2026-01-02\",\"contract_number\":\"C-2\"}, but it is immutable once the document was `status == \"approved\"` (compared with HEAD) [immutable]"), "\(against.stdout)")
+      let unknown = try repo.formsctl(["validate", "--changed-since", "no-such-branch"])
+      #expect(unknown == RunResult(status: 65, stdout: "", stderr: "formsctl: error: unknown revision \"no-such-branch\" (git knows no such commit, branch or tag)\n"))
+    }
+  }
+
+  @Test(.enabled(if: git != nil, "git is not installed"))
+  func installIsIdempotentAndUninstalls() throws {
+    try withTemporaryDirectory { dir in
+      let repo = try GitFixture(dir)
+      #expect(try repo.formsctl(["git", "install"]).stdout == "already installed\n")
+      #expect(try readFile(repo.root + "/.gitattributes") == "data/**/*.json merge=formsctl\n")
+      #expect(try repo.git("config", "merge.formsctl.driver").stdout == "formsctl merge-file %O %A %B %P\n")
+      let removed = try repo.formsctl(["git", "install", "--uninstall"])
+      #expect(removed.stdout == "removed \"data/**/*.json merge=formsctl\" from .gitattributes\nremoved the merge.formsctl driver from .git/config\n")
+      try FileManager.default.createDirectory(atPath: dir + "/plain", withIntermediateDirectories: true)
+      #expect(try Formsctl.run(["init", "."], in: dir + "/plain").status == 0)
+      let outside = try Formsctl.run(["git", "install"], in: dir + "/plain", environment: ["GIT_CEILING_DIRECTORIES": dir])
+      #expect(outside.status == 65)
+      #expect(outside.stderr.hasSuffix("is not inside a git repository\n"))
+    }
+  }
+
+  @Test func mergeFileRefusesWhatIsNotOneKindOfObject() throws {
+    try withTemporaryDirectory { dir in
+      try writeFile("{\"_schema\": \"form@2.0.0\"}", to: dir + "/a.json")
+      try writeFile("{\"_schema\": \"acquisition@1.0.0\"}", to: dir + "/b.json")
+      try writeFile("[1, 2]", to: dir + "/c.json")
+      try writeFile("", to: dir + "/base.json")
+      let kinds = try Formsctl.run(["merge-file", "base.json", "a.json", "b.json", "x.json"], in: dir)
+      #expect(kinds == RunResult(status: 65, stdout: "", stderr: "formsctl: error: x.json: the versions are documents of different kinds (acquisition, form)\n"))
+      let list = try Formsctl.run(["merge-file", "base.json", "a.json", "c.json"], in: dir)
+      #expect(list == RunResult(status: 65, stdout: "", stderr: "formsctl: error: a.json: theirs is not a JSON object\n"))
+    }
+  }
+}
