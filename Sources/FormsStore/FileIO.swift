@@ -71,30 +71,39 @@ public enum FileIO {
   }
 
   private static func walk(_ directory: String, suffix: String, skipping: Set<String>, into out: inout [String]) {
-    guard let dir = opendir(directory) else { return }
-    defer { closedir(dir) }
     var subdirectories: [String] = []
+    for (name, kind) in entries(of: directory) where !name.hasPrefix(".") {
+      let path = directory == "." ? name : directory + "/" + name
+      switch kind {
+      case .directory: if !skipping.contains(name) { subdirectories.append(path) }
+      case .file: if name.hasSuffix(suffix) { out.append(path) }
+      default: break
+      }
+    }
+    for sub in subdirectories { walk(sub, suffix: suffix, skipping: skipping, into: &out) }
+  }
+
+  /// The names in a directory (without `.` and `..`) and what each is, with one `readdir` pass.
+  public static func entries(of directory: String) -> [(name: String, kind: Entry)] {
+    guard let dir = opendir(directory) else { return [] }
+    defer { closedir(dir) }
+    var out: [(String, Entry)] = []
     while let entry = readdir(dir) {
       let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
         String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
       }
-      if name.hasPrefix(".") { continue }
-      let path = directory == "." ? name : directory + "/" + name
-      var type = Int32(entry.pointee.d_type)
-      if type == Int32(DT_UNKNOWN) {
-        switch FileIO.entry(path) {
-        case .file: type = Int32(DT_REG)
-        case .directory: type = Int32(DT_DIR)
-        default: continue
-        }
+      if name == "." || name == ".." { continue }
+      let kind: Entry
+      switch Int32(entry.pointee.d_type) {
+      case Int32(DT_REG): kind = .file
+      case Int32(DT_DIR): kind = .directory
+      case Int32(DT_LNK): kind = .symlink
+      case Int32(DT_UNKNOWN): kind = FileIO.entry(directory + "/" + name)
+      default: kind = .other
       }
-      if type == Int32(DT_DIR) {
-        if !skipping.contains(name) { subdirectories.append(path) }
-      } else if type == Int32(DT_REG) && name.hasSuffix(suffix) {
-        out.append(path)
-      }
+      out.append((name, kind))
     }
-    for sub in subdirectories { walk(sub, suffix: suffix, skipping: skipping, into: &out) }
+    return out
   }
 
   /// The absolute, symlink-free form of an existing path.

@@ -209,20 +209,13 @@ public struct Journal: Sendable {
   }
 
   func removeStrayStagedFiles(in directory: String) {
-    guard let dir = opendir(directory) else { return }
-    var subdirectories: [String] = []
-    while let entry = readdir(dir) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
-      if name == "." || name == ".." { continue }
-      let path = directory + "/" + name
+    for (name, kind) in FileIO.entries(of: directory) {
       if name.hasSuffix(".formsctl-journal") {
-        unlink(path)
-      } else if !name.hasPrefix(".") && FileIO.isDirectory(path) {
-        subdirectories.append(path)
+        unlink(directory + "/" + name)
+      } else if !name.hasPrefix(".") && kind == .directory {
+        removeStrayStagedFiles(in: directory + "/" + name)
       }
     }
-    closedir(dir)
-    for subdirectory in subdirectories { removeStrayStagedFiles(in: subdirectory) }
   }
 
   func finish() throws(StoreError) {

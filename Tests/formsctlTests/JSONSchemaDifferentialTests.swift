@@ -34,7 +34,7 @@ struct JSONSchemaDifferentialTests {
         print('1' if schemas[doc['_schema']].is_valid(doc) else '0')
     """
 
-  static func mutations(of document: JSONObject, rng: inout SplitMixGenerator) -> [JSONValue] {
+  static func mutations(of document: JSONObject, rng: inout SplitMix) -> [JSONValue] {
     var out: [JSONValue] = [.object(document)]
     for member in document.members where member.key != "_schema" {
       var removed = document
@@ -78,7 +78,7 @@ struct JSONSchemaDifferentialTests {
       #expect(export.status == 0, "\(export.stderr)")
       let registry = SchemaRegistry.load(directory: Formsctl.packageRoot.appendingPathComponent("schemas").path) { $0 }
       #expect(registry.diagnostics.isEmpty)
-      var rng = SplitMixGenerator(state: 2026)
+      var rng = SplitMix(state: 2026)
       var documents: [JSONValue] = []
       for store in ["acquisitions", "legacy"] {
         for path in FileIO.files(under: examples + "/" + store + "/data", suffix: ".json") {
@@ -116,16 +116,5 @@ struct JSONSchemaDifferentialTests {
       // Both valid and invalid verdicts occur, so the comparison means something.
       #expect(ours.filter { $0 }.count > 84 && ours.filter { !$0 }.count > 500)
     }
-  }
-}
-
-struct SplitMixGenerator: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

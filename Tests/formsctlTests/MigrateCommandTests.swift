@@ -175,7 +175,8 @@ struct MigrateCommandTests {
   }
 }
 
-struct SplitMix {
+/// A small deterministic generator (SplitMix64), so random trials reproduce.
+struct SplitMix: RandomNumberGenerator {
   var state: UInt64
   mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15

@@ -8,7 +8,8 @@ enum Subprocess {
     let stderr: String
   }
 
-  static func run(_ arguments: [String]) -> Result? {
+  /// Runs `arguments` with stdin from `input` (a file; /dev/null when nil); nil when it cannot start.
+  static func run(_ arguments: [String], input: String? = nil) -> Result? {
     let out = NSTemporaryDirectory() + "formsctl-sub-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     defer {
       unlink(out)
@@ -17,7 +18,7 @@ enum Subprocess {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 0, input ?? "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     posix_spawn_file_actions_addopen(&actions, 2, out + ".err", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     var cArguments = arguments.map { strdup($0) } + [nil]

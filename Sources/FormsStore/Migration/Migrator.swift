@@ -144,35 +144,18 @@ public struct Migrator: Sendable {
 public enum JQProgram {
   public static let run: JQRunner = { (filter: String, document: JSONValue) throws(MigrationError) -> JSONValue in
     let input = NSTemporaryDirectory() + "formsctl-jq-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-    defer { unlink(input); unlink(input + ".out") }
+    defer { unlink(input) }
     do {
       try Data(JSONWriter.canonical(document)).write(to: URL(fileURLWithPath: input))
     } catch {
       throw MigrationError("cannot hand the document to jq: \(error)")
     }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, input, O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, input + ".out", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_adddup2(&actions, 1, 2)
     // Wrapped in [...] so a filter that emits no value or several is caught, not misread.
-    let arguments = ["jq", "-c", "[" + filter + "]"]
-    var cArguments = arguments.map { strdup($0) } + [nil]
-    defer { for argument in cArguments { free(argument) } }
-    var pid: pid_t = 0
-    guard posix_spawnp(&pid, "jq", &actions, nil, &cArguments, environ) == 0 else {
+    guard let result = Subprocess.run(["jq", "-c", "[" + filter + "]"], input: input), result.status != 127 else {
       throw MigrationError("the jq program is not installed (needed by a jq step); install jq, or rewrite the step")
     }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    let output = (try? FileIO.read(input + ".out", limit: Int.max)) ?? []
-    let exit = (status >> 8) & 0xff
-    guard status & 0x7f == 0, exit == 0 else {
-      if exit == 127 { throw MigrationError("the jq program is not installed (needed by a jq step); install jq, or rewrite the step") }
-      throw MigrationError("jq failed: \(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))")
-    }
-    guard let values = try? JSONParser().parse(Array(output.prefix { $0 != 0x0A })), case .array(let results) = values else {
+    guard result.status == 0 else { throw MigrationError("jq failed: \(result.stderr)") }
+    guard let values = try? JSONParser().parse(Array(result.stdout.prefix { $0 != 0x0A })), case .array(let results) = values else {
       throw MigrationError("jq printed something that is not JSON")
     }
     guard results.count == 1 else { throw MigrationError("the jq filter produced \(results.count) values; it must produce exactly one object") }

@@ -48,13 +48,7 @@ public struct Snapshots: Sendable {
 
   /// Every snapshot, oldest first. Names starting with `.` (a create in progress) are not snapshots.
   public func list() -> [Info] {
-    guard let dir = opendir(directory) else { return [] }
-    defer { closedir(dir) }
-    var names: [String] = []
-    while let entry = readdir(dir) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
-      if !name.hasPrefix(".") && FileIO.isDirectory(directory + "/" + name) { names.append(name) }
-    }
+    let names = FileIO.entries(of: directory).filter { !$0.name.hasPrefix(".") && $0.kind == .directory }.map(\.name)
     // By time, then by when the manifest was written (two snapshots can share a second).
     let infos = names.map { Info(name: $0, path: directory + "/" + $0) }
     let written = infos.map { FileStamp($0.path + "/manifest.json")?.mtimeNanoseconds ?? 0 }
@@ -236,29 +230,18 @@ public struct Snapshots: Sendable {
 
   /// Removes what an interrupted create left (the caller holds the lock, so none is in progress).
   func removeStaleTemporaries() {
-    guard let dir = opendir(directory) else { return }
-    var stale: [String] = []
-    while let entry = readdir(dir) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
-      if name.hasPrefix(".creating-") { stale.append(directory + "/" + name) }
+    for entry in FileIO.entries(of: directory) where entry.name.hasPrefix(".creating-") {
+      Self.removeTree(directory + "/" + entry.name)
     }
-    closedir(dir)
-    for path in stale { Self.removeTree(path) }
   }
 
   /// Deletes a directory tree (snapshot files are read-only, but their directories are not).
   static func removeTree(_ path: String) {
-    guard FileIO.entry(path) == .directory, let dir = opendir(path) else {
+    guard FileIO.entry(path) == .directory else {
       unlink(path)
       return
     }
-    var children: [String] = []
-    while let entry = readdir(dir) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
-      if name != "." && name != ".." { children.append(path + "/" + name) }
-    }
-    closedir(dir)
-    for child in children { removeTree(child) }
+    for entry in FileIO.entries(of: path) { removeTree(path + "/" + entry.name) }
     rmdir(path)
   }
 }
