@@ -109,6 +109,10 @@ case "migrate":
   let counts = arguments.dropFirst().compactMap { Int($0) }
   let limit = ProcessInfo.processInfo.environment["JQ_LOOPS_UP_TO"].flatMap(Int.init) ?? 10_000
   try MigrateBenchmark.run(counts: counts.isEmpty ? [10_000, 100_000] : counts, repository: FileManager.default.currentDirectoryPath, jqLoopsUpTo: limit)
+case "import":
+  // FormsBench import [STORE_SIZE] [FEED_SIZE]: import throughput and validate --changed-since.
+  let sizes = arguments.dropFirst().compactMap { Int($0) }
+  try ImportBenchmark.run(storeSize: sizes.first ?? 100_000, feedSize: sizes.count > 1 ? sizes[1] : 10_000, repository: FileManager.default.currentDirectoryPath)
 case "generate":
   // FormsBench generate DIR COUNT: a store of COUNT purchase orders using this repository's schemas.
   let directory = arguments[1]
@@ -121,6 +125,6 @@ case "validate":
   let limit = ProcessInfo.processInfo.environment["SKIP_JSONSCHEMA_ABOVE"].flatMap(Int.init) ?? 100_000
   try ValidateBenchmark.run(counts: counts.isEmpty ? [10_000, 100_000] : counts, repository: FileManager.default.currentDirectoryPath, skipJsonschemaAbove: limit)
 default:
-  print("usage: FormsBench json [COUNT] | parse-loop [COUNT] | validate [COUNT...] | store [COUNT...] | migrate [COUNT...] | generate DIR [COUNT]")
+  print("usage: FormsBench json [COUNT] | parse-loop [COUNT] | validate [COUNT...] | store [COUNT...] | migrate [COUNT...] | import [STORE FEED] | generate DIR [COUNT]")
   exit(64)
 }

@@ -63,6 +63,11 @@ enum ExitStatus {
   }
 }
 
+/// Prints `formsctl: warning: message` on stderr.
+func printWarning(_ message: String) {
+  FileHandleOutput.standardError.write("formsctl: warning: \(message)\n")
+}
+
 /// Prints `formsctl: error: message` on stderr.
 func printError(_ message: String) {
   FileHandleOutput.standardError.write("formsctl: error: \(message)\n")

@@ -119,6 +119,8 @@ public struct Importer: Sendable {
     func fail(_ line: Int, _ message: String) {
       failures.append(Diagnostic(file: shown, position: SourcePosition(line: line, column: 1), rule: "import", message: message))
     }
+    // Checks that need the whole feed run in order; reading, merging and validating run in parallel.
+    var accepted: [(number: Int, line: Int, id: String, record: JSONValue)] = []
     for (number, entry) in feed.enumerated() {
       var record = entry.value
       guard case .object = record else {
@@ -149,20 +151,28 @@ public struct Importer: Sendable {
         fail(entry.line, "record \(number + 1): \(id) appears twice in the feed (also record \(first))")
         continue
       }
-      let path = try store.path(kind: request.kind, id: id)
-      let stored = FileIO.exists(path) ? try store.read(kind: request.kind, id: id).value : nil
-      let (result, action, warnings) = merger.merge(stored: stored, feed: record)
-      report.warnings += warnings.map { "\(id): \($0)" }
-      report.records.append((id, action))
-      guard let result else { continue }
-      let findings = store.findings(for: result, schema: schema, path: path)
-      if !findings.isEmpty {
-        for finding in findings {
-          fail(entry.line, "record \(number + 1) (\(id)) after merging: \(finding.pointer.path.isEmpty ? "" : finding.pointer.path + ": ")\(finding.message) [\(finding.rule)]")
+      accepted.append((number, entry.line, id, record))
+    }
+    let store = self.store
+    let kind = request.kind
+    let merged = parallelMap(accepted, chunkSize: 32) { item -> (path: String, result: JSONValue?, action: FeedMerger.Action, warnings: [String], findings: [Finding]) in
+      let path = (try? store.path(kind: kind, id: item.id)) ?? ""
+      let stored = FileIO.exists(path) ? (try? store.read(kind: kind, id: item.id))?.value : nil
+      let (result, action, warnings) = merger.merge(stored: stored, feed: item.record)
+      let findings = result.map { store.findings(for: $0, schema: schema, path: path) } ?? []
+      return (path, result, action, warnings, findings)
+    }
+    for (item, outcome) in zip(accepted, merged) {
+      report.warnings += outcome.warnings.map { "\(item.id): \($0)" }
+      report.records.append((item.id, outcome.action))
+      guard let result = outcome.result else { continue }
+      if !outcome.findings.isEmpty {
+        for finding in outcome.findings {
+          fail(item.line, "record \(item.number + 1) (\(item.id)) after merging: \(finding.pointer.path.isEmpty ? "" : finding.pointer.path + ": ")\(finding.message) [\(finding.rule)]")
         }
         continue
       }
-      steps.append(.write(path: path, bytes: JSONWriter.canonical(result)))
+      steps.append(.write(path: outcome.path, bytes: JSONWriter.canonical(result)))
     }
     if request.prune {
       let directory = store.layout.dataDirectory + "/" + schema.directory

@@ -32,11 +32,13 @@ extension Formsctl {
       let store = try options.open()
       let report = try Importer(store: store).run(Importer.Request(
         kind: kind, feed: feed, map: map, dryRun: dryRun, prune: prune, snapshot: !noSnapshot))
-      for record in report.records where dryRun || record.action != .keep("unchanged") {
-        printOut("\(record.action.description.hasPrefix("keep") || record.action == .create || record.action == .replace ? record.action.description : record.action.description)  \(record.id)")
+      if dryRun {
+        // Per record only in a dry run: a real import of 10,000 records prints its summary.
+        for record in report.records { printOut("\(record.action.description)  \(record.id)") }
+        for id in report.pruned { printOut("would delete  \(id)  (not in the feed; --prune)") }
       }
-      for id in report.pruned { printOut("\(dryRun ? "would delete" : "deleted")  \(id)  (not in the feed; --prune)") }
-      for warning in report.warnings { printError("warning: \(warning)") }
+      for warning in report.warnings.prefix(5) { printWarning(warning) }
+      if report.warnings.count > 5 { printWarning("\(report.warnings.count - 5) more records have timestamps in the future") }
       if !report.dropped.isEmpty {
         printOut("dropped unknown fields: " + report.dropped.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))
       }
