@@ -17,24 +17,23 @@ extension Store {
     }
   }
 
-  /// The documents of `kind` that match `query`, sorted and windowed (read in parallel; only the
-  /// matches are kept). Files that do not parse are skipped and named in `skipped`.
+  /// The documents of `kind` that match `query`, sorted and windowed (read in parallel). Only the
+  /// sort keys of the matches are kept while sorting; the page returned is read again at the end.
+  /// Files that do not parse are skipped and named in `skipped`.
   public func list(kind: String, query: Query) throws(StoreError) -> (documents: [Document], skipped: [String]) {
     let directory = layout.dataDirectory + "/" + (try schema(kind)).directory
     let filters = query.filters
-    let results = parallelMap(FileIO.files(under: directory, suffix: ".json"), chunkSize: 32) { path -> (Document?, String?) in
+    let sort = query.sort
+    let results = parallelMap(FileIO.files(under: directory, suffix: ".json"), chunkSize: 32) { path -> (Match?, String?) in
       guard let bytes = try? FileIO.read(path), let value = try? JSONParser().parse(bytes) else { return (nil, path) }
       guard filters.allSatisfy({ $0.evaluate(value) }) else { return (nil, nil) }
-      return (Document(path: path, value: value, bytes: bytes), nil)
+      return (Match(path: path, keys: sort.map { $0.path.values(in: value).first }), nil)
     }
-    var documents = results.compactMap(\.0)
-    let sort = query.sort
+    var matches = results.compactMap(\.0)
     if !sort.isEmpty {
-      documents.sort { a, b in
-        for key in sort {
-          let x = key.path.values(in: a.value).first
-          let y = key.path.values(in: b.value).first
-          switch (x, y) {
+      matches.sort { a, b in
+        for (index, key) in sort.enumerated() {
+          switch (a.keys[index], b.keys[index]) {
           case (nil, nil): continue
           case (nil, _): return false
           case (_, nil): return true
@@ -46,8 +45,18 @@ extension Store {
         return a.path < b.path
       }
     }
-    let start = min(query.offset, documents.count)
-    let end = query.limit.map { min(documents.count, start + $0) } ?? documents.count
-    return (Array(documents[start..<end]), results.compactMap(\.1))
+    let start = min(query.offset, matches.count)
+    let end = query.limit.map { min(matches.count, start + $0) } ?? matches.count
+    let page = parallelMap(Array(matches[start..<end]), chunkSize: 32) { match -> Document? in
+      guard let bytes = try? FileIO.read(match.path), let value = try? JSONParser().parse(bytes) else { return nil }
+      return Document(path: match.path, value: value, bytes: bytes)
+    }
+    return (page.compactMap { $0 }, results.compactMap(\.1))
+  }
+
+  /// A matching document while sorting: its path and sort-key values.
+  struct Match: Sendable {
+    let path: String
+    let keys: [JSONValue?]
   }
 }

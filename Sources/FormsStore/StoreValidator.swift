@@ -23,8 +23,9 @@ public struct StoreValidator: Sendable {
 
   public let layout: StoreLayout
   public let registry: SchemaRegistry
-  /// Ids present in the store, by kind (from file names, which validation holds equal to ids).
-  let ids: [String: Set<String>]
+  /// Ids present in the store, by kind (from file names, which validation holds equal to ids);
+  /// listed only when many files are checked; a few are checked with one stat per reference.
+  var ids: [String: Set<String>]?
   let kindOfDirectory: [String: String]
   let display: @Sendable (String) -> String
 
@@ -34,14 +35,19 @@ public struct StoreValidator: Sendable {
     self.display = display
     var kindOfDirectory: [String: String] = [:]
     for (kind, versions) in registry.schemas { for schema in versions.values { kindOfDirectory[schema.directory] = kind } }
+    self.ids = nil
+    self.kindOfDirectory = kindOfDirectory
+  }
+
+  /// Every id in the store, by kind.
+  func listIDs() -> [String: Set<String>] {
     var ids: [String: Set<String>] = [:]
     for (directory, kind) in kindOfDirectory {
       for path in FileIO.files(under: layout.dataDirectory + "/" + directory, suffix: ".json") {
         ids[kind, default: []].insert(String(fileName(path).dropLast(5)))
       }
     }
-    self.ids = ids
-    self.kindOfDirectory = kindOfDirectory
+    return ids
   }
 
   /// Every document file of the store.
@@ -65,7 +71,9 @@ public struct StoreValidator: Sendable {
 
   /// Validates `files`, in parallel.
   public func validate(_ files: [String]) -> Report {
-    let this = self
+    var prepared = self
+    if files.count > 256 { prepared.ids = listIDs() }
+    let this = prepared
     let outcomes = parallelMap(files, chunkSize: 32) { this.check($0) }
     var diagnostics: [Diagnostic] = []
     var kinds = Set<String>()
@@ -124,7 +132,11 @@ public struct StoreValidator: Sendable {
     outcome.kind = schema.kind
     var findings = Validator(schema: schema).validate(document)
     findings += DocumentChecks.crossDocumentFindings(document, schema: schema, path: path, layout: layout,
-      registry: registry, display: display) { kind, id in ids[kind]?.contains(id) ?? false }
+      registry: registry, display: display) { kind, id in
+        if let ids { return ids[kind]?.contains(id) ?? false }
+        guard DocumentID.isValid(id), let directory = registry.latest(kind)?.directory else { return false }
+        return FileIO.exists(layout.dataDirectory + "/" + directory + "/" + id + ".json")
+      }
     guard !findings.isEmpty else { return outcome }
     let map = try? JSONParser().parseWithSourceMap(bytes).1
     outcome.diagnostics = findings.map { finding in

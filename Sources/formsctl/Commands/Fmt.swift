@@ -35,6 +35,7 @@ extension Formsctl {
       let files = try Formatter.expand(paths.isEmpty ? ["."] : paths)
       let store = try? StoreLayout.locate(explicit: nil, environment: ProcessEnvironment.values, workingDirectory: cwd)
       let lock = try (check ? nil : store.map { try StoreLock(store: $0, command: "fmt", wait: wait) })
+      if !check, let store { try Journal(layout: store).requireNone() }
       let formatter = Formatter(check: check, writer: AtomicWriter(boundary: store?.root ?? "/"))
       let report = formatter.run(files)
       withExtendedLifetime(lock) {}
