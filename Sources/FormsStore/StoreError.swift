@@ -1,5 +1,11 @@
 import FormsCore
 
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// Errors of the store layer: files, locks, the store's layout.
 public enum StoreError: FormsError, Equatable {
   case fileNotFound(String)
@@ -68,9 +74,3 @@ public enum StoreError: FormsError, Equatable {
     }
   }
 }
-
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif

@@ -58,7 +58,8 @@ public struct SnapshotManifest: Sendable, Equatable {
     self.reason = reason
     self.message = message
     self.label = label
-    self.formsctlVersion = formsctl_version
+    // The module's version constant (this type has a property of the same name).
+    self.formsctlVersion = FormsStore.formsctlVersion
     self.files = files
   }
 
@@ -82,5 +83,3 @@ public struct SnapshotManifest: Sendable, Equatable {
     self.files = entries
   }
 }
-
-let formsctl_version = formsctlVersion
