@@ -27,11 +27,24 @@ extension Formsctl {
     @Flag(help: "Print what would happen to each record; write nothing.") var dryRun = false
     @Flag(help: "Delete stored documents the feed does not have (following on_delete).") var prune = false
     @Flag(help: "Do not take the pre-import snapshot.") var noSnapshot = false
+    @Option(help: "Output: text, or json (one object: every record's action, counts, dropped fields).") var format: TextOrJSON = .text
 
     func run() throws {
       let store = try options.open()
       let report = try Importer(store: store).run(Importer.Request(
         kind: kind, feed: feed, map: map, dryRun: dryRun, prune: prune, snapshot: !noSnapshot))
+      if format == .json {
+        FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.object(JSONObject([
+          "dry_run": .bool(dryRun),
+          "records": .array(report.records.map { .object(JSONObject(["id": .string($0.id), "action": .string($0.action.description)])) }),
+          "pruned": .array(report.pruned.map(JSONValue.string)),
+          "dropped": .object(JSONObject(report.dropped.map { JSONObject.Member(key: $0.key, value: .number(JSONNumber($0.value))) })),
+          "warnings": .array(report.warnings.map(JSONValue.string)),
+          "snapshot": report.snapshot.map(JSONValue.string) ?? .null,
+          "summary": .string(report.summary),
+        ]))))
+        return
+      }
       if dryRun {
         // Per record only in a dry run: a real import of 10,000 records prints its summary.
         for record in report.records { printOut("\(record.action.description)  \(record.id)") }

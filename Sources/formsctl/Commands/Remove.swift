@@ -1,4 +1,5 @@
 import ArgumentParser
+import FormsCore
 import FormsStore
 
 extension Formsctl {
@@ -16,11 +17,12 @@ extension Formsctl {
     @Argument(help: "The kind.") var kind: String
     @Argument(help: "The document's id.") var id: String
     @Flag(help: "List what would change; change nothing.") var dryRun = false
+    @Option(help: "Output: text or json.") var format: TextOrJSON = .text
 
     func run() throws {
       let store = try options.open()
       let plan = dryRun ? try store.planDelete(kind: kind, id: id) : try store.delete(kind: kind, id: id)
-      printPlan(plan, store: store, dryRun: dryRun)
+      printPlan(plan, store: store, dryRun: dryRun, format: format)
       if dryRun && !plan.blockers.isEmpty { throw ExitCode(ExitStatus.problemsFound) }
     }
   }
@@ -35,16 +37,28 @@ extension Formsctl {
     @Argument(help: "The current id.") var oldID: String
     @Argument(help: "The new id.") var newID: String
     @Flag(help: "List what would change; change nothing.") var dryRun = false
+    @Option(help: "Output: text or json.") var format: TextOrJSON = .text
 
     func run() throws {
       let store = try options.open()
       let plan = dryRun ? try store.planMove(kind: kind, from: oldID, to: newID) : try store.move(kind: kind, from: oldID, to: newID)
-      printPlan(plan, store: store, dryRun: dryRun)
+      printPlan(plan, store: store, dryRun: dryRun, format: format)
     }
   }
 }
 
-func printPlan(_ plan: Store.ChangePlan, store: Store, dryRun: Bool) {
+/// Text for people, or one JSON object for scripts.
+enum TextOrJSON: String, ExpressibleByArgument { case text, json }
+
+func printPlan(_ plan: Store.ChangePlan, store: Store, dryRun: Bool, format: TextOrJSON) {
+  if format == .json {
+    func entries(_ list: [Store.ChangePlan.Entry]) -> JSONValue {
+      .array(list.map { .object(JSONObject(["kind": .string($0.kind), "id": .string($0.id), "path": .string(store.display($0.path)), "reason": .string($0.reason)])) })
+    }
+    return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.object(JSONObject([
+      "dry_run": .bool(dryRun), "deleted": entries(plan.deletes), "written": entries(plan.rewrites), "blocked_by": entries(plan.blockers),
+    ]))))
+  }
   let prefix = dryRun ? "would " : ""
   for entry in plan.deletes { printOut("\(prefix)delete \(store.display(entry.path))  (\(entry.reason))") }
   for entry in plan.rewrites { printOut("\(prefix)write  \(store.display(entry.path))  (\(entry.reason))") }

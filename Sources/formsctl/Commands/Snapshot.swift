@@ -125,6 +125,7 @@ extension Formsctl {
       @Argument(help: "Document files or directories under data/ (default: everything).") var paths: [String] = []
       @Flag(help: "Print what would change; change nothing.") var dryRun = false
       @Flag(help: "Do not take a pre-restore snapshot first.") var noSnapshot = false
+      @Option(help: "Output: text or json.") var format: TextOrJSON = .text
 
       func run() throws {
         let (store, snapshots) = try Snapshot.open(options)
@@ -133,13 +134,21 @@ extension Formsctl {
           let info = try snapshots.find(id)
           let plan = try snapshots.planRestore(info, paths: selected)
           let prefix = dryRun ? "would " : ""
-          for path in plan.rewritten { printOut("\(prefix)rewrite  \(path)") }
-          for path in plan.recreated { printOut("\(prefix)recreate \(path)") }
-          for path in plan.removed { printOut("\(prefix)remove   \(path)") }
-          if dryRun || plan.isEmpty {
+          func report(_ before: String?) {
+            if format == .json {
+              FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.object(JSONObject([
+                "snapshot": .string(info.name), "dry_run": .bool(dryRun), "pre_restore_snapshot": before.map(JSONValue.string) ?? .null,
+                "rewritten": .array(plan.rewritten.map(JSONValue.string)), "recreated": .array(plan.recreated.map(JSONValue.string)),
+                "removed": .array(plan.removed.map(JSONValue.string)),
+              ]))))
+              return
+            }
+            for path in plan.rewritten { printOut("\(prefix)rewrite  \(path)") }
+            for path in plan.recreated { printOut("\(prefix)recreate \(path)") }
+            for path in plan.removed { printOut("\(prefix)remove   \(path)") }
             if plan.isEmpty { printOut("the live store already equals \(info.name)") }
-            return
           }
+          if dryRun || plan.isEmpty { return report(nil) }
           let before = noSnapshot ? nil : try snapshots.create(reason: "pre-restore", message: "before restoring \(info.name)")
           try snapshots.restore(plan, from: info)
           try History.append(JSONObject([
@@ -148,6 +157,8 @@ extension Formsctl {
             "rewritten": .number(JSONNumber(plan.rewritten.count)), "recreated": .number(JSONNumber(plan.recreated.count)),
             "removed": .number(JSONNumber(plan.removed.count)),
           ]), layout: store.layout, now: store.now())
+          if format == .json { return report(before?.name) }
+          report(nil)
           printOut("restored \(info.name)" + (before.map { "; the state before is snapshot \($0.name)" } ?? ""))
         }
       }
