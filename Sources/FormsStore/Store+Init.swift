@@ -44,6 +44,7 @@ extension Store {
 
   /// Finishes or rolls back an interrupted operation, under the lock.
   public static func recover(_ layout: StoreLayout, wait: Double) throws(StoreError) -> String? {
+    // Not `withWriteLock`: recovery is the one writer that runs while a journal waits.
     let lock = try StoreLock(store: layout, command: "recover", wait: wait)
     defer { withExtendedLifetime(lock) {} }
     return try Journal(layout: layout).recover()

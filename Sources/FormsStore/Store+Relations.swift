@@ -66,7 +66,7 @@ extension Store {
         case .nullify:
           var value = nullified[dependant.path]?.value ?? dependant.value
           let field = dependantSchema.root.fields[dependant.relation.field]
-          setMember(&value, dependant.relation.field, field?.optional == false && field?.nullable == true ? .null : nil)
+          value[dependant.relation.field] = field?.optional == false && field?.nullable == true ? .null : nil
           nullified[dependant.path] = (dependant.kind, dependantID, value, "nullify \(dependant.relation.field)")
         }
       }
@@ -101,7 +101,7 @@ extension Store {
     if FileIO.exists(newPath) { throw StoreError.badRequest("\(kind) \(newID) already exists (\(display(newPath)))") }
     let schema = try schema(of: stored.value, path: stored.path)
     var document = stored.value
-    setMember(&document, schema.idField, .string(newID))
+    document[schema.idField] = .string(newID)
     var plan = ChangePlan()
     plan.steps.append(.write(path: newPath, bytes: try rewrite(document, at: newPath)))
     plan.steps.append(.delete(path: stored.path))
@@ -111,7 +111,7 @@ extension Store {
     var changed: [String: (kind: String, id: String, value: JSONValue, fields: [String])] = [:]
     for dependant in try dependants(of: kind, id: oldID, cache: &cache) {
       var entry = changed[dependant.path] ?? (dependant.kind, "", dependant.value, [])
-      setMember(&entry.value, dependant.relation.field, .string(newID))
+      entry.value[dependant.relation.field] = .string(newID)
       entry.fields.append(dependant.relation.field)
       let dependantSchema = try self.schema(of: dependant.value, path: dependant.path)
       entry.id = dependant.value[dependantSchema.idField].flatMap(DocumentID.text) ?? ""
@@ -139,7 +139,7 @@ extension Store {
   func rewrite(_ document: JSONValue, at path: String, created: Set<String> = []) throws(StoreError) -> [UInt8] {
     let schema = try schema(of: document, path: path)
     var document = document
-    if let updated = schema.timestamps.updated { setMember(&document, updated, timestamp(for: updated, in: schema)) }
+    if let updated = schema.timestamps.updated { document[updated] = timestamp(for: updated, in: schema) }
     return try checkedBytes(document, schema: schema, path: path, created: created)
   }
 }

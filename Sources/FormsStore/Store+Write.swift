@@ -20,10 +20,10 @@ extension Store {
       guard schema.root.fields[schema.idField]?.type.kind == .uuid else {
         throw StoreError.badRequest("a \(kind) needs its id: pass --set \(schema.idField)=...")
       }
-      setMember(&document, schema.idField, .string(makeUUID()))
+      document[schema.idField] = .string(makeUUID())
     }
     for field in [schema.timestamps.created, schema.timestamps.updated].compactMap({ $0 }) where document[field] == nil {
-      setMember(&document, field, timestamp(for: field, in: schema))
+      document[field] = timestamp(for: field, in: schema)
     }
     guard let id = document[schema.idField].flatMap(DocumentID.text) else {
       throw StoreError.badRequest("the id field \(schema.idField) must be a string")
@@ -55,7 +55,7 @@ extension Store {
         let next = allowed.isEmpty ? "none (\(current) is final)" : allowed.joined(separator: ", ")
         throw StoreError.badRequest("\(kind) \(id) is \(current); it cannot move to \(state). Allowed next: \(next)")
       }
-      setMember(&document, workflow.field, .string(state))
+      document[workflow.field] = .string(state)
     }
   }
 
@@ -81,7 +81,7 @@ extension Store {
       if document == stored.value { return stored }
       let current = try self.schema(kind)
       if let updated = current.timestamps.updated, schema.reference == current.reference {
-        setMember(&document, updated, timestamp(for: updated, in: current))
+        document[updated] = timestamp(for: updated, in: current)
       }
       let bytes = try checkedBytes(document, schema: schema, path: stored.path)
       try writeDocument(bytes, to: stored.path)
@@ -102,10 +102,4 @@ extension Store {
     }
     value = .object(object)
   }
-}
-
-func setMember(_ document: inout JSONValue, _ key: String, _ value: JSONValue?) {
-  guard case .object(var object) = document else { return }
-  object[key] = value
-  document = .object(object)
 }

@@ -87,10 +87,7 @@ public final class Store: @unchecked Sendable {
 
   /// Runs `body` holding the store lock, after checking no interrupted operation waits.
   public func withWriteLock<T>(_ command: String, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-    let lock = try StoreLock(store: layout, command: command, wait: lockWait)
-    defer { withExtendedLifetime(lock) {} }
-    try Journal(layout: layout).requireNone()
-    return try body()
+    try layout.withWriteLock(command, wait: lockWait, body)
   }
 
   /// The schema a stored document names.

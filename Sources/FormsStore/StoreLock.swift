@@ -8,6 +8,17 @@ import Foundation
 
 /// The store's single-writer lock: `flock` on `.formsctl/lock`, released when this is deinitialized
 /// or the process ends (so a killed writer never leaves a stale lock).
+extension StoreLayout {
+  /// Runs `body` holding the store lock, after checking no interrupted operation waits. Needs no
+  /// compiled schemas, so snapshots and recovery work even while a descriptor is broken.
+  public func withWriteLock<T>(_ command: String, wait: Double, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+    let lock = try StoreLock(store: self, command: command, wait: wait)
+    defer { withExtendedLifetime(lock) {} }
+    try Journal(layout: self).requireNone()
+    return try body()
+  }
+}
+
 public final class StoreLock {
   private let fd: Int32
 

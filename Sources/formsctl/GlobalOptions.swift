@@ -17,35 +17,25 @@ struct StoreOptions: ParsableArguments {
   /// The store this command works on.
   func locate() throws -> StoreLayout {
     try StoreLayout.locate(
-      explicit: store, environment: ProcessEnvironment.values, workingDirectory: FileIO.currentDirectory)
+      explicit: store, environment: ProcessInfo.processInfo.environment, workingDirectory: FileIO.currentDirectory)
   }
 
   /// The store, opened: descriptors compiled, the lock wait and the clock set.
-  /// `FORMSCTL_NOW` (an RFC 3339 time) fixes the clock, for reproducible tests and examples.
   func open() throws -> Store {
     let store = try Store.open(locate(), display: PathDisplay(workingDirectory: FileIO.currentDirectory).show)
     store.lockWait = wait
-    if let fixed = ProcessEnvironment.values["FORMSCTL_NOW"], let instant = Instant(fixed) {
-      let date = Date(timeIntervalSince1970: TimeInterval(instant.seconds))
-      store.now = { date }
-    }
+    store.now = Self.clock
     return store
   }
-}
 
-enum ProcessEnvironment {
-  static var values: [String: String] {
-    var out: [String: String] = [:]
-    var pointer = environ
-    while let entry = pointer.pointee {
-      let pair = String(cString: entry)
-      if let equals = pair.firstIndex(of: "=") {
-        out[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
-      }
-      pointer += 1
+  /// The clock: `FORMSCTL_NOW` (an RFC 3339 time) fixes it, for reproducible tests and examples.
+  static let clock: @Sendable () -> Date = {
+    guard let fixed = ProcessInfo.processInfo.environment["FORMSCTL_NOW"], let instant = Instant(fixed) else {
+      return { Date() }
     }
-    return out
-  }
+    let date = Date(timeIntervalSince1970: TimeInterval(instant.seconds))
+    return { date }
+  }()
 }
 
 #if canImport(Glibc)

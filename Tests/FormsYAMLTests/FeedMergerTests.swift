@@ -69,7 +69,7 @@ struct FeedMergerTests {
 
   @Test func equalTimestampsKeepTheStoredVersion() {
     var feed = Self.stored
-    setMember(&feed, "note", .string("theirs"))
+    feed["note"] = .string("theirs")
     let (result, action, _) = Self.merger.merge(stored: Self.stored, feed: feed)
     #expect(result == nil && action == .keep("unchanged"))
     let older = Self.json(#"{"n": "P1", "u": "2026-01-01T00:00:00Z", "items": []}"#)
@@ -90,10 +90,4 @@ struct FeedMergerTests {
     #expect(dropped == ["extra": 1, "items[].id": 2, "invoices[].receipts[].sent": 1])
     #expect(kept["items"]?.arrayValue?[0]["id"] == nil)
   }
-}
-
-func setMember(_ document: inout JSONValue, _ key: String, _ value: JSONValue?) {
-  guard case .object(var object) = document else { return }
-  object[key] = value
-  document = .object(object)
 }

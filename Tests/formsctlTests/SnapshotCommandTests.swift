@@ -42,6 +42,23 @@ struct SnapshotCommandTests {
     }
   }
 
+  @Test func aBrokenDescriptorCanBeRestoredFromASnapshot() throws {
+    try withTemporaryDirectory { dir in
+      let env = try makeStore(dir)
+      let store = dir + "/store"
+      #expect(try Formsctl.run(["snapshot", "create"], in: store, environment: env).status == 0)
+      let descriptor = store + "/schemas/acquisition/1.0.0.yaml"
+      let good = try readFile(descriptor)
+      try writeFile(good.replacingOccurrences(of: "title: {type: string", with: "title: {type: strng"), to: descriptor)
+      #expect(try Formsctl.run(["validate"], in: store, environment: env).status == 65)
+      let restore = try Formsctl.run(["snapshot", "restore", "latest"], in: store, environment: env)
+      #expect(restore.status == 0, "\(restore.stderr)")
+      #expect(restore.stdout.hasPrefix("rewrite  schemas/acquisition/1.0.0.yaml\n"))
+      #expect(try readFile(descriptor) == good)
+      #expect(try Formsctl.run(["validate"], in: store, environment: env).status == 0)
+    }
+  }
+
   @Test func killedCreateLeavesNoSnapshotThatLooksValid() throws {
     try withTemporaryDirectory { dir in
       let (store, env) = try Self.exampleStore(dir)

@@ -11,10 +11,16 @@ public enum JSONValue: Sendable {
   case object(JSONObject)
 
   /// The member `key` of an object, or nil for a missing key or a value that is not an object.
+  /// Setting works on objects (nil removes the member) and does nothing to other values.
   public subscript(key: String) -> JSONValue? {
     get {
       guard case .object(let object) = self else { return nil }
       return object[key]
+    }
+    set {
+      guard case .object(var object) = self else { return }
+      object[key] = newValue
+      self = .object(object)
     }
   }
 

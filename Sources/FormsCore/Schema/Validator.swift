@@ -22,8 +22,9 @@ public struct Validator: Sendable {
 
   /// Every finding for `document`: types and constraints, unknown fields, `unique` keys, rules.
   public func validate(_ document: JSONValue) -> [Finding] {
-    var findings: [Finding] = []
-    check(document, against: schema.root, at: .root, parent: nil, into: &findings, isRoot: true)
+    var walk = Walk()
+    walk.check(document, against: schema.root, parent: nil, isRoot: true)
+    var findings = walk.findings
     if findings.isEmpty || !findings.contains(where: { $0.rule == "type" && $0.pointer == .root }) {
       for rule in schema.rules where rule.when?.evaluate(document) ?? true {
         if !rule.require.evaluate(document) {
@@ -55,16 +56,6 @@ public struct Validator: Sendable {
     var walk = Walk()
     walk.check(value, against: type, parent: nil)
     return walk.findings
-  }
-
-  func check(
-    _ value: JSONValue, against type: SchemaType, at pointer: JSONPointer, parent: JSONObject?,
-    into findings: inout [Finding], isRoot: Bool
-  ) {
-    var walk = Walk()
-    walk.path = pointer.tokens
-    walk.check(value, against: type, parent: parent, isRoot: isRoot)
-    findings += walk.findings
   }
 }
 

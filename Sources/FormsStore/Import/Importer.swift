@@ -133,7 +133,7 @@ public struct Importer: Sendable {
         fail(entry.line, "record \(number + 1): the mapping failed: \(error.message)")
         continue
       }
-      setMember(&record, "_schema", .string(schema.reference))
+      record["_schema"] = .string(schema.reference)
       record = FeedMerger.dropUnknown(record, type: schema.root, dropped: &report.dropped)
       guard let id = record[schema.idField].flatMap(DocumentID.text) else {
         fail(entry.line, "record \(number + 1) has no \(schema.idField)")

@@ -131,7 +131,7 @@ public struct Migrator: Sendable {
           return .failed(step: "\(step.description), change \(number + 1) (\(change.description))", message: error.message)
         }
       }
-      setMember(&document, "_schema", .string("\(group.kind)@\(step.to)"))
+      document["_schema"] = .string("\(group.kind)@\(step.to)")
       if document != input { changedSteps.append(index) }
     }
     let after = validate ? Validator(schema: target).validate(document) : []

@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import FormsStore
 
@@ -17,7 +18,7 @@ extension Formsctl {
 
     func run() throws {
       let store = try options.open()
-      let environment = ProcessEnvironment.values
+      let environment = ProcessInfo.processInfo.environment
       switch try store.edit(kind: kind, id: id, runEditor: { Store.runEditor($0, environment: environment) }) {
       case .saved(let document): printOut("saved \(store.display(document.path))")
       case .unchanged: printOut("unchanged; nothing written")

@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import FormsCore
 import FormsStore
@@ -33,7 +34,7 @@ extension Formsctl {
     func run() throws {
       let cwd = FileIO.currentDirectory
       let files = try Formatter.expand(paths.isEmpty ? ["."] : paths)
-      let store = try? StoreLayout.locate(explicit: nil, environment: ProcessEnvironment.values, workingDirectory: cwd)
+      let store = try? StoreLayout.locate(explicit: nil, environment: ProcessInfo.processInfo.environment, workingDirectory: cwd)
       let lock = try (check ? nil : store.map { try StoreLock(store: $0, command: "fmt", wait: wait) })
       if !check, let store { try Journal(layout: store).requireNone() }
       let formatter = Formatter(check: check, writer: AtomicWriter(boundary: store?.root ?? "/"))

@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import FormsCore
 import FormsStore
@@ -43,7 +44,7 @@ extension Formsctl {
         throw CommandError.badInput("\(shown): the versions are documents of different kinds (\(Swift.Set(kinds).sorted().joined(separator: ", ")))")
       }
       // The store (found by walking up from the working directory) supplies the unique keys.
-      let store = try? StoreLayout.locate(explicit: nil, environment: ProcessEnvironment.values, workingDirectory: FileIO.currentDirectory)
+      let store = try? StoreLayout.locate(explicit: nil, environment: ProcessInfo.processInfo.environment, workingDirectory: FileIO.currentDirectory)
       let registry = store.map { SchemaRegistry.load(directory: $0.schemasDirectory) { $0 } }
       let schema = oursValue["_schema"]?.stringValue.flatMap { registry?.schema(reference: $0) }
       let (text, conflicts) = ThreeWayMerge(schema: schema, preferNewer: prefer == .newer).merge(base: baseValue, ours: oursValue, theirs: theirsValue)

@@ -120,7 +120,7 @@ extension Formsctl {
 func terminalWidth() -> Int {
   var size = winsize()
   if ioctl(1, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 { return Int(size.ws_col) }
-  return ProcessEnvironment.values["COLUMNS"].flatMap(Int.init) ?? 100
+  return getenv("COLUMNS").flatMap { Int(String(cString: $0)) } ?? 100
 }
 
 #if canImport(Glibc)

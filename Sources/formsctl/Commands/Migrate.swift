@@ -39,6 +39,7 @@ extension Formsctl {
         let showProgress = FileHandleOutput.standardError.isTerminal && !options.quiet
         if showProgress { migrator.progress = ProgressBar(label: "migrating").update }
         var target: SemanticVersion?
+        if to != nil && kind == nil { throw CommandError.usage("--to needs --kind: versions belong to one kind") }
         if let to {
           guard let version = SemanticVersion(to) else { throw CommandError.usage("--to \(to): expected a version such as 2.0.0") }
           target = version

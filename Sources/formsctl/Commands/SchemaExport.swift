@@ -27,7 +27,7 @@ extension Formsctl.Schema {
           let schema = registry.schemas[kind]![version]!
           let exported = JSONSchemaExporter.export(schema)
           if let out {
-            let directory = StoreLayoutPath.absolute(out)
+            let directory = joinPath(FileIO.currentDirectory, out)
             try FileIO.makeDirectories(directory)
             let path = directory + "/\(kind)-\(version).schema.json"
             try AtomicWriter(boundary: directory).write(JSONWriter.canonical(exported), to: path)
@@ -51,11 +51,5 @@ extension Formsctl.Schema {
       let (_, registry) = try Formsctl.Schema.load(options)
       FileHandleOutput.standardOutput.write(MermaidGraph.render(registry.kinds.compactMap { registry.latest($0) }))
     }
-  }
-}
-
-enum StoreLayoutPath {
-  static func absolute(_ path: String) -> String {
-    path.hasPrefix("/") ? path : joinPath(FileIO.currentDirectory, path)
   }
 }

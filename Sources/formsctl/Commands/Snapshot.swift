@@ -15,11 +15,13 @@ extension Formsctl {
       subcommands: [Create.self, List.self, Show.self, Diff.self, Restore.self, Verify.self, Prune.self]
     )
 
-    static func open(_ options: StoreOptions) throws -> (Store, FormsStore.Snapshots) {
-      let store = try options.open()
-      var snapshots = FormsStore.Snapshots(layout: store.layout)
-      snapshots.now = store.now
-      return (store, snapshots)
+    /// The store's snapshots. Only the layout is needed (no schemas are compiled), so a broken
+    /// descriptor can still be restored from a snapshot.
+    static func open(_ options: StoreOptions) throws -> (StoreLayout, FormsStore.Snapshots) {
+      let layout = try options.locate()
+      var snapshots = FormsStore.Snapshots(layout: layout)
+      snapshots.now = StoreOptions.clock
+      return (layout, snapshots)
     }
 
     struct Create: ParsableCommand {
@@ -29,8 +31,8 @@ extension Formsctl {
       @Option(help: "A name appended to the time (letters, digits, . _ -).") var label: String?
 
       func run() throws {
-        let (store, snapshots) = try Snapshot.open(options)
-        let manifest = try store.withWriteLock("snapshot create") { () throws(StoreError) in
+        let (layout, snapshots) = try Snapshot.open(options)
+        let manifest = try layout.withWriteLock("snapshot create", wait: options.wait) { () throws(StoreError) in
           try snapshots.create(reason: "manual", message: message, label: label)
         }
         printOut("created snapshot \(manifest.name) (\(manifest.files.count) files)")
@@ -128,9 +130,9 @@ extension Formsctl {
       @Option(help: "Output: text or json.") var format: TextOrJSON = .text
 
       func run() throws {
-        let (store, snapshots) = try Snapshot.open(options)
-        let selected = try paths.isEmpty ? nil : try Self.snapshotPaths(paths, layout: store.layout, snapshots: snapshots, id: id)
-        try store.withWriteLock("snapshot restore \(id)") { () throws(StoreError) in
+        let (layout, snapshots) = try Snapshot.open(options)
+        let selected = try paths.isEmpty ? nil : try Self.snapshotPaths(paths, layout: layout, snapshots: snapshots, id: id)
+        try layout.withWriteLock("snapshot restore \(id)", wait: options.wait) { () throws(StoreError) in
           let info = try snapshots.find(id)
           let plan = try snapshots.planRestore(info, paths: selected)
           let prefix = dryRun ? "would " : ""
@@ -156,7 +158,7 @@ extension Formsctl {
             "pre_restore_snapshot": before.map { .string($0.name) } ?? .null,
             "rewritten": .number(JSONNumber(plan.rewritten.count)), "recreated": .number(JSONNumber(plan.recreated.count)),
             "removed": .number(JSONNumber(plan.removed.count)),
-          ]), layout: store.layout, now: store.now())
+          ]), layout: layout, now: snapshots.now())
           if format == .json { return report(before?.name) }
           report(nil)
           printOut("restored \(info.name)" + (before.map { "; the state before is snapshot \($0.name)" } ?? ""))
@@ -210,18 +212,18 @@ extension Formsctl {
       @Option(help: "Also keep the newest N.") var keepLast: Int = 0
 
       func run() throws {
-        let (store, snapshots) = try Snapshot.open(options)
+        let (layout, snapshots) = try Snapshot.open(options)
         func seconds(_ text: String?, _ fallback: Int) throws -> Int {
           guard let text else { return fallback }
           guard let value = RetentionPolicy.seconds(text) else { throw CommandError.usage("\(text): expected a duration such as 7d, 12h or 2w") }
           return value
         }
-        let within = try seconds(keepWithin, store.layout.retention.keepWithin)
-        let weekly = try seconds(keepWeeklyWithin, store.layout.retention.keepWeeklyWithin)
+        let within = try seconds(keepWithin, layout.retention.keepWithin)
+        let weekly = try seconds(keepWeeklyWithin, layout.retention.keepWeeklyWithin)
         if within == 0 && weekly == 0 && keepLast == 0 {
           throw CommandError.usage("this policy keeps no snapshot by age; only the newest would survive. Pass --keep-last 1 to mean that")
         }
-        let decisions = try store.withWriteLock("snapshot prune") { () throws(StoreError) in
+        let decisions = try layout.withWriteLock("snapshot prune", wait: options.wait) { () throws(StoreError) in
           try snapshots.prune(keepWithin: within, keepWeeklyWithin: weekly, keepLast: keepLast, dryRun: dryRun)
         }
         for decision in decisions { printOut("\(decision.keep ? "keep  " : "delete") \(decision.name)  (\(decision.reason))") }
