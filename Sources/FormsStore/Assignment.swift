@@ -46,7 +46,7 @@ public struct Assignment: Sendable, Equatable {
     for step in path.steps {
       types.append(type)
       var next: SchemaType? = nil
-      if let resolved = type.map({ Self.resolve($0, parent: parent, current: current) }) {
+      if let resolved = type?.resolved(parent: parent, value: current) {
         switch (step, resolved.kind) {
         case (.member(let name), .object):
           guard let field = resolved.fields[name] else {
@@ -75,16 +75,8 @@ public struct Assignment: Sendable, Equatable {
       }
       type = next
     }
-    let newValue = try convert(to: type.map { Self.resolve($0, parent: parent, current: current) })
+    let newValue = try convert(to: type?.resolved(parent: parent, value: current))
     try Self.set(newValue, at: path.steps[...], in: &document, source: source)
-  }
-
-  /// A named or `one_of` type as the case that applies here.
-  static func resolve(_ type: SchemaType, parent: JSONValue?, current: JSONValue?) -> SchemaType {
-    guard type.kind == .oneOf, let by = type.discriminator,
-      let tag = (parent?[by] ?? current?[by])?.stringValue, let chosen = type.cases[tag]
-    else { return type }
-    return chosen
   }
 
   func convert(to type: SchemaType?) throws(StoreError) -> JSONValue {

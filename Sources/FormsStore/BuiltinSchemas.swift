@@ -309,11 +309,13 @@ fields:
   invoices: {type: list, of: invoice, unique: [invoice_number], optional: true}
 types:
   item:
+    timestamps: {updated: last_updated}
     fields:
       product_item_id: {type: integer, min: 1}
       quantity: {type: integer, min: 0}
       last_updated: datetime
   invoice:
+    timestamps: {created: created, updated: last_updated}
     fields:
       invoice_number: string
       received_status: {type: integer, min: 0, max: 3}
@@ -321,6 +323,7 @@ types:
       last_updated: datetime
       receipts: {type: list, of: receipt, unique: [product_item_id]}
   receipt:
+    timestamps: {updated: last_updated}
     fields:
       product_item_id: integer
       received_quantity: {type: integer, min: 0}
@@ -362,12 +365,14 @@ relations:
   - {field: acquisition_id, kind: acquisition, on_delete: nullify}
 types:
   item:
+    timestamps: {updated: last_updated}
     fields:
       product_item_id: {type: integer, min: 1}
       quantity: {type: integer, min: 0}
       unit_price: {type: decimal, min: 0, scale: 2, optional: true}
       last_updated: datetime
   invoice:
+    timestamps: {created: created, updated: last_updated}
     fields:
       invoice_number: string
       received_status: {type: integer, min: 0, max: 3}
@@ -375,6 +380,7 @@ types:
       last_updated: datetime
       receipts: {type: list, of: receipt, unique: [product_item_id]}
   receipt:
+    timestamps: {updated: last_updated}
     fields:
       product_item_id: integer
       received_quantity: {type: integer, min: 0}

@@ -10,9 +10,13 @@ import FormsCore
 ///
 /// 1. `plan.ndjson` starts with the operation; each step is appended before its file is staged.
 /// 2. Each new file is staged beside its target as a hidden `.NAME.formsctl-journal` file.
-/// 3. On commit, the plan and every staged file are made durable (fsyncs, or one `syncfs` for many
-///    files), then the commit record `COMMIT` is written: the single point of no return.
-/// 4. Staged files are renamed over their targets, deletions made, directories fsynced.
+/// 3. On commit, the operation's audit record is staged as `journal/audit.jsonl` with an `append`
+///    step naming the size `history.jsonl` has now; the plan and every staged file are made durable
+///    (fsyncs, or one `syncfs` for many files), then the commit record `COMMIT` is written: the
+///    single point of no return.
+/// 4. Staged files are renamed over their targets, deletions made, directories fsynced, and the
+///    audit record appended to `history.jsonl` (once: an append that already happened, or was torn
+///    by a crash, is recognised at the recorded offset).
 /// 5. The journal is removed.
 ///
 /// `recover` after a crash: without `COMMIT`, staged files (listed, or left over in the data
@@ -35,6 +39,8 @@ public struct Journal: Sendable {
   var directory: String { layout.stateDirectory + "/journal" }
   var planPath: String { directory + "/plan.ndjson" }
   var commitPath: String { directory + "/COMMIT" }
+  /// The staged audit record; its target is always `AuditLog.path(layout)`, whatever a plan says.
+  var auditPath: String { directory + "/audit.jsonl" }
 
   public init(layout: StoreLayout) { self.layout = layout }
 
@@ -52,8 +58,9 @@ public struct Journal: Sendable {
     if let operation = pending() { throw StoreError.recoveryNeeded(operation: operation) }
   }
 
-  /// Applies `steps` all or nothing. The caller holds the store lock.
-  public func apply(_ steps: [Step], operation: String) throws(StoreError) {
+  /// Applies `steps` all or nothing, with `record` (one audit line) appended to the history as
+  /// part of the commit. The caller holds the store lock.
+  public func apply(_ steps: [Step], operation: String, record: [UInt8]? = nil) throws(StoreError) {
     let transaction = try begin(operation: operation)
     do throws(StoreError) {
       for step in steps {
@@ -66,7 +73,7 @@ public struct Journal: Sendable {
       transaction.abort()
       throw error
     }
-    try transaction.commit()
+    try transaction.commit(record: record)
   }
 
   /// Starts a transaction to stage files into one by one. The caller holds the store lock.
@@ -123,9 +130,16 @@ public struct Journal: Sendable {
       try writeAll(planFD, Array((JSONWriter.compact(.object(JSONObject(pairs))) + "\n").utf8), path: journal.planPath)
     }
 
-    /// Makes everything durable, writes the commit record, and applies the steps.
-    public func commit() throws(StoreError) {
+    /// Makes everything durable, writes the commit record, and applies the steps; `record`, one
+    /// line of the audit log, is appended to the history as the last step.
+    public func commit(record: [UInt8]? = nil) throws(StoreError) {
       do throws(StoreError) {
+        if let record {
+          let history = AuditLog.path(journal.layout)
+          let offset = AuditLog.size(history)
+          try Journal.writeDurably(record, to: journal.auditPath)
+          try self.record(["action": .string("append"), "path": .string(journal.layout.relative(history)), "offset": .number(JSONNumber(offset))])
+        }
         if fsync(planFD) != 0 { throw StoreError.io(journal.planPath, operation: "fsync", errno: errno) }
         if staged.count > 64 {
           try Snapshots.syncFileSystem(of: journal.layout.root)
@@ -175,13 +189,14 @@ public struct Journal: Sendable {
   }
 
   /// The steps of the plan; a torn last line (a crash while appending) is ignored.
-  func steps() -> [(action: String, path: String, staged: String?)] {
+  func steps() -> [(action: String, path: String, staged: String?, offset: Int?)] {
     guard let bytes = try? FileIO.read(planPath, limit: Int.max) else { return [] }
     return bytes.split(separator: 0x0A).dropFirst().compactMap { line in
       guard let step = try? JSONParser().parse(Array(line)), let action = step["action"]?.stringValue,
         let path = step["path"]?.stringValue
       else { return nil }
-      return (action, joinPath(layout.root, path), step["staged"]?.stringValue.map { joinPath(layout.root, $0) })
+      return (action, joinPath(layout.root, path), step["staged"]?.stringValue.map { joinPath(layout.root, $0) },
+        step["offset"]?.numberValue?.intValue)
     }
   }
 
@@ -194,6 +209,9 @@ public struct Journal: Sendable {
         }
       } else if step.action == "delete" {
         try FileIO.remove(step.path)
+      } else if step.action == "append", let offset = step.offset, FileIO.exists(auditPath) {
+        try AuditLog.appendOnce(try FileIO.read(auditPath, limit: Int.max), layout: layout, at: offset)
+        continue
       }
       directories.insert(parentDirectory(step.path))
     }
@@ -203,6 +221,7 @@ public struct Journal: Sendable {
 
   func rollBack() {
     for step in steps() { if let staged = step.staged { try? FileIO.remove(staged) } }
+    try? FileIO.remove(auditPath)
     // A file staged just before a crash may have outrun its plan line: sweep the data directory.
     removeStrayStagedFiles(in: layout.dataDirectory)
     try? finish()
@@ -219,6 +238,7 @@ public struct Journal: Sendable {
   }
 
   func finish() throws(StoreError) {
+    try FileIO.remove(auditPath)
     try FileIO.remove(commitPath)
     try FileIO.remove(planPath)
     try AtomicWriter.syncDirectory(directory)

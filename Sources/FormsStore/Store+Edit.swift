@@ -62,6 +62,20 @@ extension Store {
         })
         continue
       }
+      // The rules a person's change must follow (workflow, id, immutable fields), checked as the
+      // write will check them, so a refusal reopens the editor instead of losing the edit.
+      do throws(StoreError) {
+        _ = try write("edit", summary: "edit \(kind) \(id)", dryRun: true) { session throws(StoreError) in
+          try session.prepare(value, replacing: stored, kind: kind, source: .person)
+        }
+      } catch {
+        if case .invalidDocument(_, let diagnostics) = error {
+          header = Self.header(diagnostics.map { "\($0.pointer.path.isEmpty ? "" : $0.pointer.path + ": ")\($0.message) [\($0.rule)]" })
+        } else {
+          header = Self.header([error.description])
+        }
+        continue
+      }
       return .saved(try replace(kind: kind, id: id, original: stored.bytes, with: value))
     }
   }

@@ -1,13 +1,14 @@
 import FormsCore
 
 extension Store {
-  /// What `rm` or `mv` will do: files deleted, documents rewritten, and what blocks it.
+  /// What `rm` or `mv` (or `import --prune`) does: files deleted, documents rewritten, and what
+  /// blocks it.
   public struct ChangePlan: Sendable {
     public struct Entry: Sendable, Equatable {
       public let kind: String
       public let id: String
       public let path: String
-      /// Why: `delete`, `cascade from form F`, `nullify acquisition_id`...
+      /// Why: `delete`, `cascade: its acquisition_id is acquisition A`, `nullify acquisition_id`...
       public let reason: String
     }
 
@@ -15,131 +16,140 @@ extension Store {
     public var rewrites: [Entry] = []
     /// Documents a `restrict` relation protects the target with.
     public var blockers: [Entry] = []
-    var steps: [Journal.Step] = []
+    /// The stored documents the plan deletes, and those it rewrites with their new value, by path.
+    var deleted: [String: Document] = [:]
+    var rewritten: [String: (stored: Document, value: JSONValue)] = [:]
   }
 
-  /// The documents of every kind whose relations point at `kind`, with the relation used.
-  func dependants(of kind: String, id: String, cache: inout [String: [(path: String, value: JSONValue)]])
-    throws(StoreError) -> [(kind: String, relation: Schema.Relation, path: String, value: JSONValue)]
+  /// The documents of every kind whose relations point at `kind` `id`, with the relation used.
+  /// `cache` holds each kind's documents once read.
+  func dependants(of kind: String, id: String, cache: inout [String: [Document]])
+    throws(StoreError) -> [(kind: String, relation: Schema.Relation, document: Document)]
   {
-    var found: [(kind: String, relation: Schema.Relation, path: String, value: JSONValue)] = []
+    var found: [(kind: String, relation: Schema.Relation, document: Document)] = []
     for other in registry.kinds {
       let versions = registry.schemas[other] ?? [:]
       guard versions.values.contains(where: { $0.relations.contains { $0.kind == kind } }) else { continue }
       if cache[other] == nil {
         let directory = layout.dataDirectory + "/" + (try schema(other)).directory
         cache[other] = FileIO.files(under: directory, suffix: ".json").compactMap { path in
-          (try? FileIO.read(path)).flatMap { try? JSONParser().parse($0) }.map { (path, $0) }
+          guard let bytes = try? FileIO.read(path), let value = try? JSONParser().parse(bytes) else { return nil }
+          return Document(path: path, value: value, bytes: bytes)
         }
       }
-      for (path, value) in cache[other] ?? [] {
-        let schema = value["_schema"]?.stringValue.flatMap { registry.schema(reference: $0) } ?? registry.latest(other)!
+      for document in cache[other] ?? [] {
+        let schema = document.value["_schema"]?.stringValue.flatMap { registry.schema(reference: $0) } ?? registry.latest(other)!
         for relation in schema.relations where relation.kind == kind {
-          if value[relation.field].flatMap(DocumentID.text) == id { found.append((other, relation, path, value)) }
+          if document.value[relation.field].flatMap(DocumentID.text) == id { found.append((other, relation, document)) }
         }
       }
     }
     return found
   }
 
-  /// Plans `rm`: cascades recursively, nullifies, and collects `restrict` blockers.
-  public func planDelete(kind: String, id: String) throws(StoreError) -> ChangePlan {
-    let target = try read(kind: kind, id: id)
+  /// Plans deleting `roots` together: cascades recursively, nullifies, collects `restrict` blockers.
+  func planDelete(_ roots: [(kind: String, id: String)]) throws(StoreError) -> ChangePlan {
     var plan = ChangePlan()
-    var cache: [String: [(path: String, value: JSONValue)]] = [:]
-    var queue: [(kind: String, id: String, path: String, reason: String)] = [(kind, id, target.path, "delete")]
-    var deleted = Set<String>()
-    var nullified: [String: (kind: String, id: String, value: JSONValue, reason: String)] = [:]
+    var cache: [String: [Document]] = [:]
+    var queue: [(kind: String, id: String, document: Document, reason: String)] = []
+    for root in roots { queue.append((root.kind, root.id, try read(kind: root.kind, id: root.id), "delete")) }
+    var nullified: [String: (kind: String, id: String, reason: String)] = [:]
     while !queue.isEmpty {
       let next = queue.removeFirst()
-      guard deleted.insert(next.path).inserted else { continue }
-      plan.deletes.append(.init(kind: next.kind, id: next.id, path: next.path, reason: next.reason))
+      guard plan.deleted[next.document.path] == nil else { continue }
+      plan.deleted[next.document.path] = next.document
+      plan.deletes.append(.init(kind: next.kind, id: next.id, path: next.document.path, reason: next.reason))
       for dependant in try dependants(of: next.kind, id: next.id, cache: &cache) {
-        let dependantSchema = try schema(of: dependant.value, path: dependant.path)
-        let dependantID = dependant.value[dependantSchema.idField].flatMap(DocumentID.text) ?? fileName(dependant.path)
+        let document = dependant.document
+        let dependantSchema = try schema(of: document.value, path: document.path)
+        let dependantID = document.value[dependantSchema.idField].flatMap(DocumentID.text) ?? String(fileName(document.path).dropLast(5))
         switch dependant.relation.onDelete {
         case .cascade:
-          queue.append((dependant.kind, dependantID, dependant.path, "cascade: its \(dependant.relation.field) is \(next.kind) \(next.id)"))
+          queue.append((dependant.kind, dependantID, document, "cascade: its \(dependant.relation.field) is \(next.kind) \(next.id)"))
         case .restrict:
-          plan.blockers.append(.init(kind: dependant.kind, id: dependantID, path: dependant.path,
+          plan.blockers.append(.init(kind: dependant.kind, id: dependantID, path: document.path,
             reason: "its \(dependant.relation.field) is \(next.kind) \(next.id) (on_delete: restrict)"))
         case .nullify:
-          var value = nullified[dependant.path]?.value ?? dependant.value
+          var value = plan.rewritten[document.path]?.value ?? document.value
           let field = dependantSchema.root.fields[dependant.relation.field]
           value[dependant.relation.field] = field?.optional == false && field?.nullable == true ? .null : nil
-          nullified[dependant.path] = (dependant.kind, dependantID, value, "nullify \(dependant.relation.field)")
+          plan.rewritten[document.path] = (document, value)
+          nullified[document.path] = (dependant.kind, dependantID, "nullify \(dependant.relation.field)")
         }
       }
     }
-    for (path, change) in nullified.sorted(by: { $0.key < $1.key }) where !deleted.contains(path) {
-      let bytes = try rewrite(change.value, at: path)
+    for (path, change) in nullified.sorted(by: { $0.key < $1.key }) where plan.deleted[path] == nil {
       plan.rewrites.append(.init(kind: change.kind, id: change.id, path: path, reason: change.reason))
-      plan.steps.append(.write(path: path, bytes: bytes))
     }
-    plan.steps += plan.deletes.map { .delete(path: $0.path) }
     return plan
   }
 
-  /// Deletes a document and follows its relations, all in one journaled step.
+  /// Stages a delete plan: nullified references rewritten (validated, stamped), then the deletions.
+  func stage(_ plan: ChangePlan, in session: WriteSession) throws(StoreError) {
+    for entry in plan.rewrites {
+      guard let change = plan.rewritten[entry.path] else { continue }
+      try session.save(change.value, replacing: change.stored, kind: entry.kind, source: .store)
+    }
+    for entry in plan.deletes {
+      guard let stored = plan.deleted[entry.path] else { continue }
+      try session.remove(stored, kind: entry.kind)
+    }
+  }
+
+  /// Plans `rm` without changing anything (what `delete(kind:id:dryRun: true)` reports).
+  public func planDelete(kind: String, id: String) throws(StoreError) -> ChangePlan {
+    try delete(kind: kind, id: id, dryRun: true)
+  }
+
+  /// Deletes a document and follows its relations, all in one journaled step; with `dryRun`,
+  /// checks and reports the same plan (blockers included) and writes nothing.
   @discardableResult
-  public func delete(kind: String, id: String) throws(StoreError) -> ChangePlan {
-    try withWriteLock("rm \(kind) \(id)") { () throws(StoreError) -> ChangePlan in
-      let plan = try planDelete(kind: kind, id: id)
-      guard plan.blockers.isEmpty else {
+  public func delete(kind: String, id: String, dryRun: Bool = false) throws(StoreError) -> ChangePlan {
+    try write("rm", summary: "rm \(kind) \(id)", dryRun: dryRun) { session throws(StoreError) -> ChangePlan in
+      let plan = try planDelete([(kind, id)])
+      if !plan.blockers.isEmpty {
+        if dryRun { return plan }
         let names = plan.blockers.map { "\($0.kind) \($0.id)" }.joined(separator: ", ")
         throw StoreError.badRequest("cannot delete \(kind) \(id): \(names) refer\(plan.blockers.count == 1 ? "s" : "") to it with on_delete: restrict")
       }
-      try Journal(layout: layout).apply(plan.steps, operation: "rm \(kind) \(id)")
+      try stage(plan, in: session)
       return plan
     }
   }
 
-  /// Plans `mv`: the document under its new id, and every reference to it rewritten.
+  /// Plans `mv` without changing anything.
   public func planMove(kind: String, from oldID: String, to newID: String) throws(StoreError) -> ChangePlan {
-    let stored = try read(kind: kind, id: oldID)
-    let newPath = try path(kind: kind, id: newID)
-    if FileIO.exists(newPath) { throw StoreError.badRequest("\(kind) \(newID) already exists (\(display(newPath)))") }
-    let schema = try schema(of: stored.value, path: stored.path)
-    var document = stored.value
-    document[schema.idField] = .string(newID)
-    var plan = ChangePlan()
-    plan.steps.append(.write(path: newPath, bytes: try rewrite(document, at: newPath)))
-    plan.steps.append(.delete(path: stored.path))
-    plan.rewrites.append(.init(kind: kind, id: newID, path: newPath, reason: "renamed from \(oldID)"))
-    plan.deletes.append(.init(kind: kind, id: oldID, path: stored.path, reason: "renamed to \(newID)"))
-    var cache: [String: [(path: String, value: JSONValue)]] = [:]
-    var changed: [String: (kind: String, id: String, value: JSONValue, fields: [String])] = [:]
-    for dependant in try dependants(of: kind, id: oldID, cache: &cache) {
-      var entry = changed[dependant.path] ?? (dependant.kind, "", dependant.value, [])
-      entry.value[dependant.relation.field] = .string(newID)
-      entry.fields.append(dependant.relation.field)
-      let dependantSchema = try self.schema(of: dependant.value, path: dependant.path)
-      entry.id = dependant.value[dependantSchema.idField].flatMap(DocumentID.text) ?? ""
-      changed[dependant.path] = entry
-    }
-    for (path, change) in changed.sorted(by: { $0.key < $1.key }) {
-      plan.steps.append(.write(path: path, bytes: try rewrite(change.value, at: path, created: [newPath])))
-      plan.rewrites.append(.init(kind: change.kind, id: change.id, path: path, reason: "\(change.fields.joined(separator: ", ")) → \(newID)"))
-    }
-    return plan
+    try move(kind: kind, from: oldID, to: newID, dryRun: true)
   }
 
   /// Renames a document and rewrites every reference to it, in one journaled step.
   @discardableResult
-  public func move(kind: String, from oldID: String, to newID: String) throws(StoreError) -> ChangePlan {
-    try withWriteLock("mv \(kind) \(oldID) \(newID)") { () throws(StoreError) -> ChangePlan in
-      let plan = try planMove(kind: kind, from: oldID, to: newID)
-      try Journal(layout: layout).apply(plan.steps, operation: "mv \(kind) \(oldID) \(newID)")
+  public func move(kind: String, from oldID: String, to newID: String, dryRun: Bool = false) throws(StoreError) -> ChangePlan {
+    try write("mv", summary: "mv \(kind) \(oldID) \(newID)", dryRun: dryRun) { session throws(StoreError) -> ChangePlan in
+      let stored = try read(kind: kind, id: oldID)
+      let newPath = try path(kind: kind, id: newID)
+      if FileIO.exists(newPath) { throw StoreError.badRequest("\(kind) \(newID) already exists (\(display(newPath)))") }
+      var document = stored.value
+      document[try schema(of: stored.value, path: stored.path).idField] = .string(newID)
+      var plan = ChangePlan()
+      try session.save(document, replacing: stored, kind: kind, source: .store)
+      plan.rewrites.append(.init(kind: kind, id: newID, path: newPath, reason: "renamed from \(oldID)"))
+      plan.deletes.append(.init(kind: kind, id: oldID, path: stored.path, reason: "renamed to \(newID)"))
+      var cache: [String: [Document]] = [:]
+      var changed: [String: (kind: String, stored: Document, value: JSONValue, fields: [String])] = [:]
+      for dependant in try dependants(of: kind, id: oldID, cache: &cache) {
+        var entry = changed[dependant.document.path] ?? (dependant.kind, dependant.document, dependant.document.value, [])
+        entry.value[dependant.relation.field] = .string(newID)
+        entry.fields.append(dependant.relation.field)
+        changed[dependant.document.path] = entry
+      }
+      for (path, change) in changed.sorted(by: { $0.key < $1.key }) {
+        let saved = try session.save(change.value, replacing: change.stored, kind: change.kind, source: .store)
+        let id = try schema(of: saved.value, path: path).idField
+        plan.rewrites.append(.init(kind: change.kind, id: saved.value[id].flatMap(DocumentID.text) ?? "", path: path,
+          reason: "\(change.fields.joined(separator: ", ")) → \(newID)"))
+      }
       return plan
     }
-  }
-
-  /// The canonical bytes of a changed document with its `updated` timestamp refreshed, validated.
-  /// Relations to documents deleted in the same step are not errors (they are being cleared).
-  func rewrite(_ document: JSONValue, at path: String, created: Set<String> = []) throws(StoreError) -> [UInt8] {
-    let schema = try schema(of: document, path: path)
-    var document = document
-    if let updated = schema.timestamps.updated { document[updated] = timestamp(for: updated, in: schema) }
-    return try checkedBytes(document, schema: schema, path: path, created: created)
   }
 }

@@ -9,9 +9,11 @@ import Foundation
 /// let order = try store.read(kind: "purchase-order", id: "PO-1")
 /// try store.update(kind: "purchase-order", id: "PO-1", assignments: [("status", "received")])
 /// ```
-/// Reads take no lock (writes are atomic renames, so a reader never sees half a file). Every write
-/// takes the store lock, refuses while an interrupted operation awaits `recover`, validates, and
-/// writes canonical JSON atomically; changes to several files go through the `Journal`.
+/// Reads take no lock (writes are atomic renames, so a reader never sees half a file). Every write,
+/// from these methods or from `write(_:summary:_:)`, goes through one pipeline (`WriteSession`):
+/// the store lock, a refusal while an interrupted operation awaits `recover`, the workflow,
+/// timestamps, defaults, validation against the store under the lock, one journaled commit, and
+/// one record in the audit log `.formsctl/history.jsonl`.
 public final class Store: @unchecked Sendable {
   public let layout: StoreLayout
   public let registry: SchemaRegistry
@@ -23,6 +25,11 @@ public final class Store: @unchecked Sendable {
   public var lockWait: Double = 10
   /// How paths appear in messages.
   public var display: @Sendable (String) -> String = { $0 }
+  /// Who the audit log names for this store's writes (nil: git's `user.name <user.email>` for
+  /// the store's repository, else `$USER`, else the uid, looked up at the first write).
+  public var user: String?
+  /// The command line the audit log records (`formsctl set ...`); nil: the operation's summary.
+  public var commandLine: String?
 
   public init(layout: StoreLayout, registry: SchemaRegistry) {
     self.layout = layout
@@ -99,39 +106,38 @@ public final class Store: @unchecked Sendable {
   }
 
   /// Every finding for a document about to be written to `path`: schema, id, file name, relations.
-  /// Relations are checked with one stat each, so a write never scans the store.
-  /// `created` names files that the same journaled step writes (so a reference to them is fine).
-  public func findings(for document: JSONValue, schema: Schema, path: String, created: Set<String> = []) -> [Finding] {
+  /// Relations are checked with one `exists` call each (a stat, or what a write session leaves),
+  /// so a write never scans the store.
+  public func findings(for document: JSONValue, schema: Schema, path: String, exists: (String) -> Bool = FileIO.exists)
+    -> [Finding]
+  {
     Validator(schema: schema).validate(document)
       + DocumentChecks.crossDocumentFindings(document, schema: schema, path: path, layout: layout, registry: registry,
         display: display) { [layout, registry] kind, id in
           guard DocumentID.isValid(id), let target = registry.latest(kind) else { return false }
-          let targetPath = layout.dataDirectory + "/" + target.directory + "/" + id + ".json"
-          return created.contains(targetPath) || FileIO.exists(targetPath)
+          return exists(layout.dataDirectory + "/" + target.directory + "/" + id + ".json")
         }
   }
 
   /// Canonical bytes of `document` after checking it; invalid documents are refused with diagnostics.
-  func checkedBytes(_ document: JSONValue, schema: Schema, path: String, created: Set<String> = []) throws(StoreError)
+  func checkedBytes(_ document: JSONValue, schema: Schema, path: String, exists: (String) -> Bool) throws(StoreError)
     -> [UInt8]
   {
-    let findings = findings(for: document, schema: schema, path: path, created: created)
-    let bytes = JSONWriter.canonical(document)
+    let findings = findings(for: document, schema: schema, path: path, exists: exists)
     guard findings.isEmpty else {
-      let map = try? JSONParser().parseWithSourceMap(bytes).1
-      let diagnostics = findings.map { finding in
-        Diagnostic(file: display(path), position: finding.atKey ? map?.keyPosition(finding.pointer) : map?.valuePosition(finding.pointer),
-          pointer: finding.pointer, rule: finding.rule, message: finding.message)
-      }
-      throw StoreError.invalidDocument("the \(schema.kind) \(document[schema.idField].flatMap(DocumentID.text) ?? "")", diagnostics)
+      let id = document[schema.idField].flatMap(DocumentID.text) ?? ""
+      throw StoreError.invalidDocument("the \(schema.kind) \(id)", diagnostics(findings, document: document, path: path))
     }
-    return bytes
+    return JSONWriter.canonical(document)
   }
 
-  /// `2026-11-22T05:37:08Z` (or the date, for a `date` field), for timestamps.
-  func timestamp(for field: String, in schema: Schema) -> JSONValue {
-    let text = Store.rfc3339(now())
-    return .string(schema.root.fields[field]?.type.kind == .date ? String(text.prefix(10)) : text)
+  /// Findings placed in the canonical text of `document`, as `path` would hold it.
+  func diagnostics(_ findings: [Finding], document: JSONValue, path: String) -> [Diagnostic] {
+    let map = try? JSONParser().parseWithSourceMap(JSONWriter.canonical(document)).1
+    return findings.map { finding in
+      Diagnostic(file: display(path), position: finding.atKey ? map?.keyPosition(finding.pointer) : map?.valuePosition(finding.pointer),
+        pointer: finding.pointer, rule: finding.rule, message: finding.message)
+    }
   }
 
   static func rfc3339(_ date: Date) -> String {
@@ -140,12 +146,5 @@ public final class Store: @unchecked Sendable {
     gmtime_r(&seconds, &parts)
     func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
     return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
-  }
-
-  /// Writes one document atomically.
-  func writeDocument(_ bytes: [UInt8], to path: String) throws(StoreError) {
-    let writer = AtomicWriter(boundary: layout.root)
-    try writer.makeDirectories(parentDirectory(path))
-    try writer.write(bytes, to: path)
   }
 }

@@ -23,6 +23,8 @@ public enum StoreError: FormsError, Equatable {
   case importFailed(records: Int, [Diagnostic])
   case badRequest(String)
   case notFound(kind: String, id: String, path: String)
+  /// A bug: the message says what went wrong.
+  case internalError(String)
 
   public var kind: FailureKind {
     switch self {
@@ -34,6 +36,7 @@ public enum StoreError: FormsError, Equatable {
     case .locked, .recoveryNeeded: return .tryAgain
     case .invalidDocument, .badRequest, .migrationFailed, .importFailed: return .badInput
     case .notFound: return .noInput
+    case .internalError: return .internalError
     }
   }
 
@@ -69,6 +72,8 @@ public enum StoreError: FormsError, Equatable {
       return message
     case .notFound(let kind, let id, let path):
       return "no \(kind) with id \"\(id)\" (\(path) does not exist)"
+    case .internalError(let message):
+      return "internal error (a bug in formsctl): \(message)"
     case .storeExists(let path):
       return "\(path) already holds a formsctl store (formsctl.yaml); refusing to overwrite it"
     }

@@ -12,9 +12,10 @@ extension DescriptorCompiler {
   /// Fills an object type from a `fields:` mapping (and `additional:` on `typeNode`).
   mutating func fillObject(_ type: SchemaType, fields node: YAMLNode, typeNode: YAMLNode? = nil) {
     type.kind = .object
+    let keys = ["fields", "additional", "timestamps", "description"]
     if let typeNode, typeNode["fields"] != nil, let pairs = typeNode.mapping {
-      for pair in pairs where !["fields", "additional", "description"].contains(pair.key.scalar?.text ?? "") {
-        unknownKey(pair.key, allowed: ["fields", "additional", "description"], context: "an object type")
+      for pair in pairs where !keys.contains(pair.key.scalar?.text ?? "") {
+        unknownKey(pair.key, allowed: keys, context: "an object type")
       }
       if let additional = typeNode["additional"] { type.additional = boolean(additional, "additional") }
     }
@@ -33,6 +34,9 @@ extension DescriptorCompiler {
       }
       type.fields[name] = field
       type.fieldOrder.append(name)
+    }
+    if let typeNode, typeNode["fields"] != nil, let timestamps = typeNode["timestamps"] {
+      type.timestamps = compileTimestamps(timestamps, type)
     }
     type.freeze()
   }

@@ -93,6 +93,7 @@ public struct DescriptorCompiler {
       error("the id field \"\(idField)\" is not among the fields", at: root["id"]?.position ?? root.position)
     }
     let timestamps = compileTimestamps(root["timestamps"], rootType)
+    rootType.timestamps = timestamps
     let relations = compileRelations(root["relations"], rootType)
     let workflow = compileWorkflow(root["workflow"], rootType)
     let rules = compileRules(root["rules"], rootType)
@@ -238,5 +239,6 @@ extension SchemaType {
     discriminator = other.discriminator
     cases = other.cases
     caseOrder = other.caseOrder
+    timestamps = other.timestamps
   }
 }

@@ -20,12 +20,23 @@ struct StoreOptions: ParsableArguments {
       explicit: store, environment: ProcessInfo.processInfo.environment, workingDirectory: FileIO.currentDirectory)
   }
 
-  /// The store, opened: descriptors compiled, the lock wait and the clock set.
+  /// The store, opened: descriptors compiled, the lock wait, the clock and the command line set.
   func open() throws -> Store {
     let store = try Store.open(locate(), display: PathDisplay(workingDirectory: FileIO.currentDirectory).show)
     store.lockWait = wait
     store.now = Self.clock
+    store.commandLine = commandLine
     return store
+  }
+
+  /// The command line as typed, for the audit log: `formsctl set form 3f2c 'note=a b'`.
+  var commandLine: String {
+    (["formsctl"] + CommandLine.arguments.dropFirst()).map { argument in
+      let plain = !argument.isEmpty && argument.unicodeScalars.allSatisfy {
+        ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_./=:,@%+[]".unicodeScalars.contains($0)
+      }
+      return plain ? argument : "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }.joined(separator: " ")
   }
 
   /// The clock: `FORMSCTL_NOW` (an RFC 3339 time) fixes it, for reproducible tests and examples.

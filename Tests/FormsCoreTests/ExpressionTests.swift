@@ -15,13 +15,31 @@ struct ExpressionTests {
     ("items[].quantity >= 10", true), ("items[0].quantity >= 10", false), ("items[5].quantity exists", false),
     ("ticker ~ \"^AA\"", true), ("ticker ~ \"^MS\"", false), ("meta.agency == 'GSA'", true),
     ("note exists", false), ("missing exists", false), ("not missing exists", true), ("missing == 1", false),
-    ("issued > \"2026-03-01\"", true), ("issued > due", true), ("due >= \"2026-03-01T00:00:00Z\"", true),
+    // A date against a datetime compares calendar days, the datetime's as written (DESIGN §12).
+    ("issued > \"2026-03-01\"", false), ("issued >= \"2026-03-01\"", true), ("issued > due", false), ("issued == due", true),
+    ("due >= \"2026-03-01T00:00:00Z\"", true), ("due < \"2026-03-01T23:59:59Z\"", false), ("issued < \"2026-03-02\"", true),
     ("issued < \"2026-03-01T15:00:01Z\"", true), ("issued < \"2026-03-01T15:00:00Z\"", false),
     ("status == \"open\" and (total > 100 or ticker == \"AAPL\")", true), ("not (status == \"open\")", false),
     ("status == 1", false), ("status != 1", true),
   ])
   func evaluates(_ text: String, _ expected: Bool) throws {
     #expect(try ExpressionParser.parse(text).evaluate(Self.document) == expected)
+  }
+
+  @Test(arguments: [
+    ("2020-05-07", "2020-05-07T09:32:00Z", 0), ("2020-05-07", "2020-05-06T23:30:00-05:00", 1),
+    ("2020-05-07T00:30:00+02:00", "2020-05-07", 0), ("2020-05-06", "2020-05-07T00:00:00Z", -1),
+    ("2020-05-07T09:32:00Z", "2020-05-07T09:32:00.000Z", 0), ("2020-05-07T09:32:00Z", "2020-05-07T11:32:00+02:00", 0),
+    ("2020-05-07T09:32:00Z", "2020-05-07T09:32:01Z", -1), ("2020-05-06", "2020-05-07", -1),
+  ])
+  func datesAgainstDatetimesCompareByCalendarDay(_ a: String, _ b: String, _ order: Int) {
+    #expect(Instant.order(a, b) == order)
+    #expect(Instant.order(b, a) == -order)
+  }
+
+  @Test func notADateOrDatetimeIsUnordered() {
+    #expect(Instant.order("2020-05-07", "open") == nil)
+    #expect(Instant.order("2020-13-07", "2020-05-07T09:32:00Z") == nil)
   }
 
   @Test(arguments: [

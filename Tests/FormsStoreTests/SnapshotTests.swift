@@ -50,8 +50,12 @@ struct SnapshotTests {
       #expect(difference.changed.map(\.pointers) == [["/text"]])
       let plan = try fixture.snapshots.planRestore(snapshot)
       #expect(plan.rewritten == ["data/notes/n1.json"] && plan.recreated == ["data/notes/n2.json"] && plan.removed == ["data/notes/extra.json"])
-      try fixture.snapshots.restore(plan, from: snapshot)
+      let outcome = try fixture.snapshots.restore(snapshot.name, snapshotFirst: false, wait: 0, command: "restore")
+      #expect(outcome.plan.rewritten == plan.rewritten && outcome.preRestoreSnapshot == nil)
       #expect(fixture.liveTree() == fixture.tree(snapshot))
+      let (records, _) = AuditLog.read(fixture.snapshots.layout)
+      #expect(records.count == 1)
+      #expect(records.first.map { JSONWriter.compact($0.value["documents"]!) } == #"[{"action":"update","id":"n1","kind":"note","pointers":["/text"]},{"action":"create","id":"n2","kind":"note","pointers":[""]},{"action":"delete","id":"extra","kind":"","pointers":[""]}]"#)
     }
   }
 
@@ -61,7 +65,7 @@ struct SnapshotTests {
       let snapshot = try fixture.take()
       try writeText("{\"changed\": 1}\n", to: dir + "/data/notes/n1.json")
       try writeText("{\"changed\": 2}\n", to: dir + "/data/notes/n2.json")
-      try fixture.snapshots.restore(try fixture.snapshots.planRestore(snapshot, paths: ["data/notes/n1.json"]), from: snapshot)
+      _ = try fixture.snapshots.restore(snapshot.name, paths: ["data/notes/n1.json"], wait: 0)
       #expect(try readText(dir + "/data/notes/n1.json").contains("note 1"))
       #expect(try readText(dir + "/data/notes/n2.json") == "{\"changed\": 2}\n")
     }

@@ -31,15 +31,58 @@ struct FeedMergerTests {
     """)
 
   @Test func newRecordIsCreated() {
-    let (result, action, _) = Self.merger.merge(stored: nil, feed: Self.stored)
-    #expect(action == .create && result == Self.stored)
+    let merge = Self.merger.merge(stored: nil, feed: Self.stored)
+    #expect(merge.action == .create && merge.result == Self.stored)
   }
 
-  @Test func newerRecordReplacesTheWholeDocumentListsIncluded() {
+  @Test func newerRecordReplacesTheDocumentAndItsListsButKeepsWhatTheFeedDoesNotCarry() {
     let feed = Self.json(#"{"n": "P1", "u": "2026-11-11T00:00:00.000Z", "items": [{"k": 1, "q": 9, "u": "2026-11-01T00:00:00Z"}]}"#)
-    let (result, action, _) = Self.merger.merge(stored: Self.stored, feed: feed)
-    #expect(action == .replace)
-    #expect(result == feed, "the stored-only item 2 and the note are gone")
+    let merge = Self.merger.merge(stored: Self.stored, feed: feed)
+    #expect(merge.action == .replace)
+    var expected = feed
+    expected["note"] = .string("mine")
+    expected["invoices"] = Self.stored["invoices"]
+    #expect(merge.result == expected, "the stored-only item 2 is gone; the note and invoices the feed lacks are kept")
+    #expect(merge.kept == ["note": 1, "invoices": 1])
+    #expect(merge.description == "replace (kept: invoices, note)")
+  }
+
+  @Test func aReplacedElementKeepsTheMembersTheFeedElementLacks() {
+    let stored = Self.json(#"{"n": "P1", "u": "2026-11-10T00:00:00Z", "extra": "x", "items": [{"k": 1, "q": 5, "u": "2026-11-10T00:00:00Z", "price": 2}, {"k": 2, "q": 6, "u": "2026-11-10T00:00:00Z", "price": 3}]}"#)
+    let newer = Self.json(#"{"n": "P1", "u": "2026-11-12T00:00:00Z", "items": [{"k": 1, "q": 9, "u": "2026-11-12T00:00:00Z"}, {"k": 2, "q": 6, "u": "2026-11-10T00:00:00Z"}]}"#)
+    let replaced = Self.merger.merge(stored: stored, feed: newer)
+    #expect(replaced.result?["items"]?.arrayValue?.map { $0["price"] } == [.number(JSONNumber(2)), .number(JSONNumber(3))])
+    #expect(replaced.result?["extra"] == .string("x"))
+    #expect(replaced.description == "replace (kept: extra, price ×2)")
+    let older = Self.json(#"{"n": "P1", "u": "2026-11-01T00:00:00Z", "items": [{"k": 1, "q": 9, "u": "2026-11-12T00:00:00Z"}]}"#)
+    let updated = Self.merger.merge(stored: stored, feed: older)
+    #expect(updated.action == .update(["update items[k=1]"]))
+    #expect(updated.result?["items"]?.arrayValue?[0]["price"] == .number(JSONNumber(2)), "an element replaced alone keeps its price")
+    #expect(updated.kept == ["price": 1])
+  }
+
+  @Test func elementsCompareTheTimestampTheirTypeDeclares() throws {
+    let schema = try compile("""
+      kind: po
+      version: 1.0.0
+      id: n
+      timestamps: {updated: u}
+      fields:
+        n: string
+        u: datetime
+        items: {type: list, of: item, unique: [k]}
+      types:
+        item: {timestamps: {updated: changed}, fields: {k: integer, q: integer, changed: datetime}}
+      """)
+    let merger = FeedMerger(schema: schema, now: Instant("2026-11-22T00:00:00Z")!.seconds)
+    let stored = Self.json(#"{"n": "P1", "u": "2026-11-10T00:00:00Z", "items": [{"k": 1, "q": 5, "changed": "2026-11-10T00:00:00Z"}]}"#)
+    let feed = Self.json(#"{"n": "P1", "u": "2026-11-01T00:00:00Z", "items": [{"k": 1, "q": 7, "changed": "2026-11-11T00:00:00Z"}]}"#)
+    #expect(merger.merge(stored: stored, feed: feed).action == .update(["update items[k=1]"]))
+  }
+
+  @Test func aDateComparedWithADatetimeComparesCalendarDays() {
+    #expect(FeedMerger.compareTimes(.string("2026-11-10"), .string("2026-11-10T23:59:59Z")) == 0)
+    #expect(FeedMerger.compareTimes(.string("2026-11-11"), .string("2026-11-10T23:59:59Z")) == 1)
   }
 
   @Test func olderRecordMergesKeyedListsElementByElement() {
@@ -49,7 +92,8 @@ struct FeedMergerTests {
        "invoices": [{"k": "I1", "u": "2026-11-01T00:00:00Z", "receipts": [{"k": 1, "q": 9, "u": "2026-11-15T00:00:00Z"}, {"k": 2, "q": 3, "u": "2026-11-15T00:00:00Z"}]},
                     {"k": "I2", "u": "2026-11-01T00:00:00Z", "receipts": []}]}
       """)
-    let (result, action, _) = Self.merger.merge(stored: Self.stored, feed: feed)
+    let merge = Self.merger.merge(stored: Self.stored, feed: feed)
+    let (result, action) = (merge.result, merge.action)
     #expect(action == .update(["update items[k=1]", "add items[k=3]", "update invoices[k=I1].receipts[k=1]", "add invoices[k=I1].receipts[k=2]", "add invoices[k=I2]"]))
     let merged = result!
     #expect(merged["note"] == .string("mine"), "the stored document's own fields stay")
@@ -61,7 +105,8 @@ struct FeedMergerTests {
 
   @Test func anInvoiceNewerInTheFeedIsReplacedWhole() {
     let feed = Self.json(#"{"n": "P1", "u": "2026-11-01T00:00:00Z", "items": [], "invoices": [{"k": "I1", "u": "2026-11-20T00:00:00Z", "receipts": []}]}"#)
-    let (result, action, _) = Self.merger.merge(stored: Self.stored, feed: feed)
+    let merge = Self.merger.merge(stored: Self.stored, feed: feed)
+    let (result, action) = (merge.result, merge.action)
     #expect(action == .update(["update invoices[k=I1]"]))
     #expect(result?["invoices"]?.arrayValue?[0]["receipts"]?.arrayValue?.isEmpty == true)
     #expect(result?["items"]?.arrayValue?.count == 2, "the user's own items survive")
@@ -70,17 +115,17 @@ struct FeedMergerTests {
   @Test func equalTimestampsKeepTheStoredVersion() {
     var feed = Self.stored
     feed["note"] = .string("theirs")
-    let (result, action, _) = Self.merger.merge(stored: Self.stored, feed: feed)
-    #expect(result == nil && action == .keep("unchanged"))
+    let merge = Self.merger.merge(stored: Self.stored, feed: feed)
+    #expect(merge.result == nil && merge.action == .unchanged)
     let older = Self.json(#"{"n": "P1", "u": "2026-01-01T00:00:00Z", "items": []}"#)
-    #expect(Self.merger.merge(stored: Self.stored, feed: older).action == .keep("keep (local newer)"))
+    #expect(Self.merger.merge(stored: Self.stored, feed: older).action == .localNewer)
   }
 
   @Test func futureTimestampsAreAppliedWithAWarning() {
     let feed = Self.json(#"{"n": "P1", "u": "2027-01-01T00:00:00Z", "items": []}"#)
-    let (_, action, warnings) = Self.merger.merge(stored: Self.stored, feed: feed)
-    #expect(action == .replace)
-    #expect(warnings == ["u 2027-01-01T00:00:00Z is in the future; applied anyway"])
+    let merge = Self.merger.merge(stored: Self.stored, feed: feed)
+    #expect(merge.action == .replace)
+    #expect(merge.warnings == ["u 2027-01-01T00:00:00Z is in the future; applied anyway"])
   }
 
   @Test func unknownFieldsAreDroppedAndCounted() {

@@ -100,7 +100,10 @@ struct GitCommandTests {
       let repo = try GitFixture(dir)
       #expect(try repo.formsctl(["new", "form", "--set", "form_type=SF26", "--set", "id=11111111-2222-4333-8444-555555555555",
         "--set", "acquisition_id=ACQ-2026-001", "--set", "form_number=SF 26", "--set", "fields.contract_number=C-1",
-        "--set", "fields.award_date=2026-01-02", "--set", "status=approved", "--set", "approved_by=K", "--set", "approved_on=2026-01-03"]).status == 0)
+        "--set", "fields.award_date=2026-01-02", "--set", "approved_by=K", "--set", "approved_on=2026-01-03"]).status == 0)
+      for state in ["in_review", "approved"] {
+        #expect(try repo.formsctl(["status", "form", "11111111-2222-4333-8444-555555555555", state]).status == 0)
+      }
       try repo.git("add", "-A")
       try repo.git("commit", "-q", "-m", "approved form")
       // A changed acquisition: its forms and purchase orders refer to it, so they are checked too.
@@ -112,6 +115,12 @@ struct GitCommandTests {
       let against = try repo.formsctl(["validate", "--against", "HEAD"])
       #expect(against.status == 1)
       #expect(against.stdout.contains("error: fields: changed from {\"award_date\":\"2026-01-02\",\"contract_number\":\"C-1\"} to {\"award_date\":\"2026-01-02\",\"contract_number\":\"C-2\"}, but it is immutable once the document was `status == \"approved\"` (compared with HEAD) [immutable]"), "\(against.stdout)")
+      // A state changed in the file along no transition of the workflow.
+      try writeFile(try readFile(repo.root + "/data/forms/11111111-2222-4333-8444-555555555555.json").replacingOccurrences(of: "\"approved\"", with: "\"draft\""),
+        to: repo.root + "/data/forms/11111111-2222-4333-8444-555555555555.json")
+      let transition = try repo.formsctl(["validate", "--against", "HEAD"])
+      #expect(transition.status == 1)
+      #expect(transition.stdout.contains(": error: status: changed from approved to draft, which the workflow does not allow; is approved; it cannot move to draft. Allowed next: none (approved is final) (compared with HEAD) [workflow]"), "\(transition.stdout)")
       let unknown = try repo.formsctl(["validate", "--changed-since", "no-such-branch"])
       #expect(unknown == RunResult(status: 65, stdout: "", stderr: "formsctl: error: unknown revision \"no-such-branch\" (git knows no such commit, branch or tag)\n"))
     }
@@ -122,10 +131,10 @@ struct GitCommandTests {
     try withTemporaryDirectory { dir in
       let repo = try GitFixture(dir)
       #expect(try repo.formsctl(["git", "install"]).stdout == "already installed\n")
-      #expect(try readFile(repo.root + "/.gitattributes") == "data/**/*.json merge=formsctl\n")
+      #expect(try readFile(repo.root + "/.gitattributes") == "data/**/*.json merge=formsctl\n.formsctl/history.jsonl merge=union\n")
       #expect(try repo.git("config", "merge.formsctl.driver").stdout == "formsctl merge-file %O %A %B %P\n")
       let removed = try repo.formsctl(["git", "install", "--uninstall"])
-      #expect(removed.stdout == "removed \"data/**/*.json merge=formsctl\" from .gitattributes\nremoved the merge.formsctl driver from .git/config\n")
+      #expect(removed.stdout == "removed \"data/**/*.json merge=formsctl\" from .gitattributes\nremoved \".formsctl/history.jsonl merge=union\" from .gitattributes\nremoved the merge.formsctl driver from .git/config\n")
       try FileManager.default.createDirectory(atPath: dir + "/plain", withIntermediateDirectories: true)
       #expect(try Formsctl.run(["init", "."], in: dir + "/plain").status == 0)
       let outside = try Formsctl.run(["git", "install"], in: dir + "/plain", environment: ["GIT_CEILING_DIRECTORIES": dir])

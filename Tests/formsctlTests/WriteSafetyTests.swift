@@ -59,7 +59,7 @@ struct EditCommandTests {
       env["EDITOR"] = try Self.editor(dir, "ed.sh", """
         if [ -f "\(dir)/round1" ]; then
           cp "$1" "\(dir)/shown.txt"
-          sed -i 's/"bogus"/"awarded"/' "$1"
+          sed -i 's/"bogus"/"solicitation"/' "$1"
         else
           touch "\(dir)/round1"
           sed -i 's/"planning"/"bogus"/' "$1"
@@ -71,7 +71,7 @@ struct EditCommandTests {
       let shown = try readFile(dir + "/shown.txt")
       #expect(shown.hasPrefix("# formsctl: this document is not valid; fix it, or empty the file to cancel.\n"))
       #expect(shown.contains("#   line 7, column 13: status: \"bogus\" is not one of"), "\(shown)")
-      #expect(try readFile(store + "/data/acquisitions/ACQ-2026-001.json").contains("\"status\": \"awarded\""))
+      #expect(try readFile(store + "/data/acquisitions/ACQ-2026-001.json").contains("\"status\": \"solicitation\""))
       #expect(!FileManager.default.fileExists(atPath: store + "/.formsctl/edit/acquisition-ACQ-2026-001.json"))
     }
   }

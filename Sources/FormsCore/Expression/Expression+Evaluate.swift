@@ -33,13 +33,14 @@ extension Expression {
   }
 
   /// -1, 0, 1, or nil when the two cannot be ordered (different types).
-  /// Numbers compare as exact decimals; two dates or datetimes compare as instants.
+  /// Numbers compare as exact decimals; dates and datetimes by `Instant.order` (a date against a
+  /// datetime by calendar day).
   public static func order(_ x: JSONValue, _ y: JSONValue) -> Int? {
     switch (x, y) {
     case (.number(let a), .number(let b)):
       return a.compare(b).rawValue
     case (.string(let a), .string(let b)):
-      if let ia = Instant(a), let ib = Instant(b) { return ia < ib ? -1 : (ia == ib ? 0 : 1) }
+      if let order = Instant.order(a, b) { return order }
       if a.utf8.elementsEqual(b.utf8) { return 0 }
       return codePointLess(a, b) ? -1 : 1
     case (.bool(let a), .bool(let b)):

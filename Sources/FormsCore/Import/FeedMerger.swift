@@ -1,13 +1,15 @@
-/// The merge rules of `import` (DESIGN §9), one generic recursion driven by the descriptor: the
-/// kind's `updated` timestamp decides between a stored document and a feed record, and, below
-/// the document, between elements of lists that have a `unique` key (compared by their own field
-/// of the same name).
+/// The merge rules of `import` (DESIGN §9, §12), one generic recursion driven by the descriptor:
+/// the kind's `updated` timestamp decides between a stored document and a feed record, and, below
+/// the document, between elements of lists that have a `unique` key (compared by the `updated`
+/// timestamp their type declares, else by their own field of the document's name).
 ///
 /// - no stored document: create it;
-/// - the feed record is newer: replace the whole document, its lists included;
-/// - otherwise, in every keyed list: a newer feed element replaces the stored one whole; an element
+/// - the feed record is newer: it replaces the document, its lists included;
+/// - otherwise, in every keyed list: a newer feed element replaces the stored one; an element
 ///   only in the feed is added; one only in the store is kept; an element not replaced has its own
 ///   keyed lists merged by the same rule;
+/// - whatever replaces keeps local work: members the feed record (or element) does not carry at
+///   all are kept from the stored one, down through objects and the elements of keyed lists;
 /// - equal timestamps keep the stored version; a feed timestamp more than `skew` seconds in the
 ///   future is applied, with a warning.
 public struct FeedMerger: Sendable {
@@ -28,58 +30,88 @@ public struct FeedMerger: Sendable {
     case replace
     /// Element-level changes, as `update items[product_item_id=3]`, `add invoices[invoice_number=INV-9]`.
     case update([String])
-    /// Nothing to do; the reason says why (`keep (local newer)`, `unchanged`).
-    case keep(String)
+    /// Nothing to do: the store has this version.
+    case unchanged
+    /// Nothing to do: the stored document is newer.
+    case localNewer
 
     public var description: String {
       switch self {
       case .create: return "create"
       case .replace: return "replace"
       case .update(let changes): return changes.joined(separator: ", ")
-      case .keep(let reason): return reason
+      case .unchanged: return "unchanged"
+      case .localNewer: return "keep (local newer)"
       }
     }
   }
 
-  /// The merged document (nil when nothing changes), the action, and warnings.
-  public func merge(stored: JSONValue?, feed: JSONValue) -> (result: JSONValue?, action: Action, warnings: [String]) {
+  /// The outcome for one record.
+  public struct Merge: Sendable, Equatable {
+    /// The merged document; nil when nothing changes.
+    public var result: JSONValue?
+    public var action: Action
+    public var warnings: [String] = []
+    /// Members the feed did not carry, kept from the stored document, by name, with how often.
+    public var kept: [String: Int] = [:]
+
+    /// `replace (kept: acquisition_id, unit_price ×3)`.
+    public var description: String {
+      guard !kept.isEmpty else { return action.description }
+      let names = kept.sorted { $0.key < $1.key }.map { $0.value == 1 ? $0.key : "\($0.key) ×\($0.value)" }
+      return action.description + " (kept: \(names.joined(separator: ", ")))"
+    }
+  }
+
+  /// Merges one feed record with the stored document (nil when the store has none).
+  public func merge(stored: JSONValue?, feed: JSONValue) -> Merge {
     guard let updated = schema.timestamps.updated else {
-      return stored == nil ? (feed, .create, []) : (stored == feed ? nil : feed, stored == feed ? .keep("unchanged") : .replace, [])
+      guard let stored else { return Merge(result: feed, action: .create) }
+      if stored == feed { return Merge(result: nil, action: .unchanged) }
+      var kept: [String: Int] = [:]
+      let result = overlay(feed, onto: stored, type: schema.root, parent: nil, kept: &kept)
+      return result == stored ? Merge(result: nil, action: .unchanged) : Merge(result: result, action: .replace, kept: kept)
     }
     var warnings: [String] = []
-    if let time = feed[updated]?.stringValue.flatMap(Instant.init), time.seconds > now + skew {
-      warnings.append("\(updated) \(feed[updated]!.stringValue!) is in the future; applied anyway")
+    if let text = feed[updated]?.stringValue, let time = Instant(text), time.seconds > now + skew {
+      warnings.append("\(updated) \(text) is in the future; applied anyway")
     }
-    guard let stored else { return (feed, .create, warnings) }
-    switch Self.compareTimes(feed[updated], stored[updated]) {
-    case .some(1):
-      return (feed == stored ? nil : feed, feed == stored ? .keep("unchanged") : .replace, warnings)
-    default:
-      var changes: [String] = []
-      let merged = mergeLists(stored: stored, feed: feed, type: schema.root, updated: updated, prefix: "", changes: &changes)
-      if changes.isEmpty || merged == stored {
-        let newer = Self.compareTimes(stored[updated], feed[updated]) == 1
-        return (nil, .keep(newer ? "keep (local newer)" : "unchanged"), warnings)
-      }
-      return (merged, .update(changes), warnings)
+    guard let stored else { return Merge(result: feed, action: .create, warnings: warnings) }
+    if Self.compareTimes(feed[updated], stored[updated]) == 1 {
+      var kept: [String: Int] = [:]
+      let result = overlay(feed, onto: stored, type: schema.root, parent: nil, kept: &kept)
+      if result == stored { return Merge(result: nil, action: .unchanged, warnings: warnings) }
+      return Merge(result: result, action: .replace, warnings: warnings, kept: kept)
     }
+    var changes: [String] = []
+    var kept: [String: Int] = [:]
+    let merged = mergeLists(stored: stored, feed: feed, type: schema.root, updated: updated, prefix: "", changes: &changes, kept: &kept)
+    if changes.isEmpty || merged == stored {
+      let newer = Self.compareTimes(stored[updated], feed[updated]) == 1
+      return Merge(result: nil, action: newer ? .localNewer : .unchanged, warnings: warnings)
+    }
+    return Merge(result: merged, action: .update(changes), warnings: warnings, kept: kept)
   }
 
-  /// 1 when `a` is a later instant than `b`, 0 when equal, -1 when earlier; nil when either is missing.
-  static func compareTimes(_ a: JSONValue?, _ b: JSONValue?) -> Int? {
-    guard let x = a?.stringValue.flatMap(Instant.init), let y = b?.stringValue.flatMap(Instant.init) else { return nil }
-    return x == y ? 0 : (y < x ? 1 : -1)
+  /// 1 when `a` is later than `b`, 0 when equal, -1 when earlier (`Instant.order`); nil when
+  /// either is missing or not a date or datetime.
+  public static func compareTimes(_ a: JSONValue?, _ b: JSONValue?) -> Int? {
+    guard let x = a?.stringValue, let y = b?.stringValue else { return nil }
+    return Instant.order(x, y)
   }
 
   /// Merges every keyed list of `type` found in both objects; other members stay as stored.
-  func mergeLists(stored: JSONValue, feed: JSONValue, type: SchemaType, updated: String, prefix: String, changes: inout [String])
-    -> JSONValue
-  {
+  func mergeLists(
+    stored: JSONValue, feed: JSONValue, type declared: SchemaType, updated: String, prefix: String, changes: inout [String],
+    kept: inout [String: Int]
+  ) -> JSONValue {
+    let type = declared.resolved(parent: nil, value: stored)
     guard case .object(var object) = stored else { return stored }
     for name in type.fieldOrder {
       guard let field = type.fields[name], field.type.kind == .list, let keys = field.type.unique, let element = field.type.element,
         case .array(let storedElements)? = object[name], case .array(let feedElements)? = feed[name]
       else { continue }
+      let stamp = element.timestamps.updated ?? updated
       var result = storedElements
       func key(_ value: JSONValue) -> [JSONValue] { keys.map { value[$0] ?? .null } }
       func label(_ value: JSONValue) -> String {
@@ -88,15 +120,17 @@ public struct FeedMerger: Sendable {
       for feedElement in feedElements {
         if let index = result.firstIndex(where: { key($0) == key(feedElement) }) {
           let current = result[index]
-          if Self.compareTimes(feedElement[updated], current[updated]) == 1 {
-            if feedElement != current {
-              result[index] = feedElement
+          if Self.compareTimes(feedElement[stamp], current[stamp]) == 1 {
+            var elementKept: [String: Int] = [:]
+            let replacement = overlay(feedElement, onto: current, type: element, parent: stored, kept: &elementKept)
+            if replacement != current {
+              result[index] = replacement
               changes.append("update \(label(feedElement))")
+              kept.merge(elementKept, uniquingKeysWith: +)
             }
           } else {
-            let inner = mergeLists(stored: current, feed: feedElement, type: element, updated: updated,
-              prefix: label(feedElement) + ".", changes: &changes)
-            result[index] = inner
+            result[index] = mergeLists(stored: current, feed: feedElement, type: element, updated: updated,
+              prefix: label(feedElement) + ".", changes: &changes, kept: &kept)
           }
         } else {
           result.append(feedElement)
@@ -106,6 +140,44 @@ public struct FeedMerger: Sendable {
       object[name] = .array(result)
     }
     return .object(object)
+  }
+
+  /// `feed` with the members it does not carry at all taken from `stored`, in objects and in the
+  /// elements of keyed lists matched by key (a list the feed carries is the feed's: elements only
+  /// in the store are dropped, as a newer record says what the list holds).
+  func overlay(_ feed: JSONValue, onto stored: JSONValue?, type declared: SchemaType, parent: JSONValue?, kept: inout [String: Int])
+    -> JSONValue
+  {
+    guard let stored else { return feed }
+    let type = declared.resolved(parent: parent, value: feed)
+    switch (type.kind, feed, stored) {
+    case (.object, .object(var object), .object(let old)):
+      for member in old.members where object[member.key] == nil {
+        object[member.key] = member.value
+        kept[member.key, default: 0] += 1
+      }
+      for name in type.fieldOrder {
+        guard let field = type.fields[name], let value = object[name], feed[name] != nil else { continue }
+        object[name] = overlay(value, onto: old[name], type: field.type, parent: feed, kept: &kept)
+      }
+      return .object(object)
+    case (.list, .array(var elements), .array(let olds)):
+      guard let keys = type.unique, let element = type.element else { return feed }
+      for index in elements.indices {
+        let match = olds.first { old in keys.allSatisfy { old[$0] == elements[index][$0] } }
+        elements[index] = overlay(elements[index], onto: match, type: element, parent: feed, kept: &kept)
+      }
+      return .array(elements)
+    case (.map, .object(var object), .object(let old)):
+      guard let element = type.element else { return feed }
+      for key in object.keys {
+        guard let value = object[key] else { continue }
+        object[key] = overlay(value, onto: old[key], type: element, parent: feed, kept: &kept)
+      }
+      return .object(object)
+    default:
+      return feed
+    }
   }
 
   static func plain(_ value: JSONValue) -> String {

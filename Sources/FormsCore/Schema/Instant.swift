@@ -26,6 +26,29 @@ public struct Instant: Sendable, Comparable, Hashable {
     self.fraction = fraction
   }
 
+  /// Orders two date or datetime texts: -1, 0 or 1; nil when either is neither (DESIGN §12).
+  ///
+  /// Two datetimes compare as instants. When either side is a date, both compare by calendar day,
+  /// a datetime's day being the one it is written in (its own offset): `2020-05-07` is equal to,
+  /// not before, `2020-05-07T09:32:00Z`, and `2020-05-07` is after `2020-05-06T23:30:00-05:00`.
+  public static func order(_ a: String, _ b: String) -> Int? {
+    let dateA = CalendarDate(a)
+    let dateB = CalendarDate(b)
+    if dateA == nil && dateB == nil {
+      guard let x = parseDateTime(a), let y = parseDateTime(b) else { return nil }
+      return x < y ? -1 : (x == y ? 0 : 1)
+    }
+    guard let x = dateA ?? writtenDay(a), let y = dateB ?? writtenDay(b) else { return nil }
+    let (dx, dy) = (x.daysSinceEpoch, y.daysSinceEpoch)
+    return dx < dy ? -1 : (dx == dy ? 0 : 1)
+  }
+
+  /// The calendar day a datetime is written in, when `text` is a valid datetime.
+  static func writtenDay(_ text: String) -> CalendarDate? {
+    guard parseDateTime(text) != nil else { return nil }
+    return CalendarDate(String(text.prefix(10)))
+  }
+
   /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, without allocating unless there is a fraction.
   static func parseDateTime(_ text: String) -> Instant? {
     var text = text

@@ -124,8 +124,20 @@ public final class SchemaType: @unchecked Sendable {
   public var discriminator: String?
   public var cases: [String: SchemaType] = [:]
   public var caseOrder: [String] = []
+  /// The object's own timestamp fields (`timestamps:` on a named type, or the descriptor's for
+  /// the document), maintained on every write that changes the object (DESIGN §12).
+  public var timestamps = Schema.Timestamps()
 
   public init(kind: Kind) { self.kind = kind }
+
+  /// A `one_of` type as the case that applies to `value` (its discriminator is a member of
+  /// `parent` or of the value itself); any other type as it is.
+  public func resolved(parent: JSONValue?, value: JSONValue?) -> SchemaType {
+    guard kind == .oneOf, let by = discriminator, let tag = (parent?[by] ?? value?[by])?.stringValue,
+      let chosen = cases[tag]
+    else { return self }
+    return chosen
+  }
 
   /// Fields that must be present: not optional and without a default (computed once, when compiled).
   public var requiredFields: [String] = []

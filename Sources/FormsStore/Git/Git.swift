@@ -58,10 +58,12 @@ public struct GitRepository: Sendable {
     return result.stdout
   }
 
-  /// Sets git up to merge documents with `formsctl merge-file` (idempotent), or undoes it.
-  public func installMergeDriver(dataDirectory: String, uninstall: Bool) throws(StoreError) -> [String] {
-    let relative = dataDirectory.hasPrefix(root + "/") ? String(dataDirectory.dropFirst(root.count + 1)) + "/" : ""
-    let line = "\(relative)**/*.json merge=formsctl"
+  /// Sets git up to merge documents with `formsctl merge-file` and the audit log line by line
+  /// (`merge=union`: both branches' records are kept) (idempotent), or undoes it.
+  public func installMergeDriver(layout: StoreLayout, uninstall: Bool) throws(StoreError) -> [String] {
+    func relative(_ path: String) -> String { path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path }
+    let dataPrefix = layout.dataDirectory.hasPrefix(root + "/") ? relative(layout.dataDirectory) + "/" : ""
+    let wanted = ["\(dataPrefix)**/*.json merge=formsctl", "\(relative(AuditLog.path(layout))) merge=union"]
     let attributes = root + "/.gitattributes"
     var lines = ((try? FileIO.read(attributes)).map { String(decoding: $0, as: UTF8.self) } ?? "")
       .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -69,10 +71,10 @@ public struct GitRepository: Sendable {
     var done: [String] = []
     let writer = AtomicWriter(boundary: root)
     if uninstall {
-      let kept = lines.filter { $0 != line }
+      let kept = lines.filter { !wanted.contains($0) }
       if kept.count != lines.count {
         try writer.write(Array((kept.joined(separator: "\n") + (kept.isEmpty ? "" : "\n")).utf8), to: attributes)
-        done.append("removed \"\(line)\" from .gitattributes")
+        done += wanted.filter(lines.contains).map { "removed \"\($0)\" from .gitattributes" }
       }
       if (try? git(["config", "--local", "--get", "merge.formsctl.driver"])) != nil {
         _ = try git(["config", "--local", "--remove-section", "merge.formsctl"])
@@ -80,9 +82,10 @@ public struct GitRepository: Sendable {
       }
       return done
     }
-    if !lines.contains(line) {
-      try writer.write(Array(((lines + [line]).joined(separator: "\n") + "\n").utf8), to: attributes)
-      done.append("added \"\(line)\" to .gitattributes")
+    let missing = wanted.filter { !lines.contains($0) }
+    if !missing.isEmpty {
+      try writer.write(Array(((lines + missing).joined(separator: "\n") + "\n").utf8), to: attributes)
+      done += missing.map { "added \"\($0)\" to .gitattributes" }
     }
     let driver = "formsctl merge-file %O %A %B %P"
     if (try? git(["config", "--local", "--get", "merge.formsctl.driver"])).map({ String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }) != driver {
@@ -94,37 +97,8 @@ public struct GitRepository: Sendable {
   }
 }
 
-/// `validate --against`: changes that `immutable` or `immutable_when` forbid.
-public enum Immutability {
-  /// Findings for fields of `new` that differ from `old` although the schema forbids it
-  /// (`immutable_when` is evaluated on the old version: once signed, an amount stays).
-  public static func findings(old: JSONValue, new: JSONValue, schema: Schema) -> [Finding] {
-    var findings: [Finding] = []
-    check(old, new, type: schema.root, oldDocument: old, at: .root, into: &findings)
-    return findings
-  }
-
-  static func check(_ old: JSONValue, _ new: JSONValue, type: SchemaType, oldDocument: JSONValue, at pointer: JSONPointer, into findings: inout [Finding]) {
-    guard type.kind == .object else { return }
-    for name in type.fieldOrder {
-      guard let field = type.fields[name] else { continue }
-      let before = old[name]
-      let after = new[name]
-      let locked = field.immutable || (field.immutableWhen?.evaluate(oldDocument) ?? false)
-      if locked && before != after {
-        let was = before.map { JSONWriter.compact($0) } ?? "absent"
-        let now = after.map { JSONWriter.compact($0) } ?? "absent"
-        let why = field.immutable ? "it is immutable" : "it is immutable once the document was \(field.immutableWhen.map { "`\($0)`" } ?? "")"
-        findings.append(Finding(pointer: pointer.appending(name), rule: "immutable", message: "changed from \(was) to \(now), but \(why)"))
-      } else if let before, let after, field.type.kind == .object {
-        check(before, after, type: field.type, oldDocument: oldDocument, at: pointer.appending(name), into: &findings)
-      }
-    }
-  }
-}
-
-/// `validate --against REV` over files: each compared with its version at REV.
-public enum ImmutabilityCheck {
+/// `validate --against REV` over files: each compared with its version at REV (`ChangeRules`).
+public enum RevisionCheck {
   public static func run(files: [String], revision: String, git: GitRepository, registry: SchemaRegistry, display: (String) -> String)
     -> [Diagnostic]
   {
@@ -134,7 +108,7 @@ public enum ImmutabilityCheck {
         let bytes = try? FileIO.read(path), let (new, map) = try? JSONParser().parseWithSourceMap(bytes),
         let schema = new["_schema"]?.stringValue.flatMap({ registry.schema(reference: $0) })
       else { continue }
-      for finding in Immutability.findings(old: old, new: new, schema: schema) {
+      for finding in ChangeRules.findings(old: old, new: new, schema: schema) {
         diagnostics.append(Diagnostic(file: display(path), position: map.valuePosition(finding.pointer), pointer: finding.pointer,
           rule: finding.rule, message: finding.message + " (compared with \(revision))"))
       }

@@ -18,37 +18,65 @@ public struct Importer: Sendable {
     public var dryRun = false
     public var prune = false
     public var snapshot = true
-    public init(kind: String, feed: String, map: String? = nil, dryRun: Bool = false, prune: Bool = false, snapshot: Bool = true) {
+    /// Refuse records that move the workflow field along no declared transition.
+    public var strictWorkflow = false
+    public init(
+      kind: String, feed: String, map: String? = nil, dryRun: Bool = false, prune: Bool = false, snapshot: Bool = true,
+      strictWorkflow: Bool = false
+    ) {
       self.kind = kind
       self.feed = feed
       self.map = map
       self.dryRun = dryRun
       self.prune = prune
       self.snapshot = snapshot
+      self.strictWorkflow = strictWorkflow
     }
   }
 
+  /// What happened (or, in a dry run, would happen) to one feed record.
+  public struct Record: Sendable {
+    public var id: String
+    public var action: FeedMerger.Action
+    /// `replace (kept: acquisition_id, unit_price ×3)`.
+    public var description: String
+  }
+
   public struct Report: Sendable {
-    public var records: [(id: String, action: FeedMerger.Action)] = []
-    public var pruned: [String] = []
+    public var records: [Record] = []
+    /// What `--prune` deletes (the documents the feed lacks, then their cascades) and rewrites
+    /// (references cleared by `nullify`): every document it touches.
+    public var pruned = Store.ChangePlan()
     public var warnings: [String] = []
+    /// Transitions the workflow does not list, applied because the feed says so.
+    public var workflowWarnings: [String] = []
     /// Members the schema does not know, dropped, by path.
     public var dropped: [String: Int] = [:]
     public var snapshot: String?
 
     public func count(_ test: (FeedMerger.Action) -> Bool) -> Int { records.filter { test($0.action) }.count }
 
-    /// `created 2, replaced 1, updated 1, unchanged 3, skipped 1 (local newer); dropped 14 unknown fields`.
+    /// `created 2, replaced 1, updated 1, unchanged 3, skipped 1 (local newer); pruned 4 ...`.
     public var summary: String {
       let created = count { $0 == .create }
       let replaced = count { $0 == .replace }
       let updated = count { if case .update = $0 { true } else { false } }
-      let skipped = count { $0 == .keep("keep (local newer)") }
+      let skipped = count { $0 == .localNewer }
       let unchanged = records.count - created - replaced - updated - skipped
-      return "created \(created), replaced \(replaced), updated \(updated), unchanged \(unchanged), skipped \(skipped) (local newer)"
-        + (pruned.isEmpty ? "" : ", pruned \(pruned.count)") + "; dropped \(dropped.values.reduce(0, +)) unknown field values"
+      var text = "created \(created), replaced \(replaced), updated \(updated), unchanged \(unchanged), skipped \(skipped) (local newer)"
+      let roots = pruned.deletes.filter { $0.reason == Importer.pruneReason }.count
+      if !pruned.deletes.isEmpty || !pruned.rewrites.isEmpty {
+        text += ", pruned \(roots)"
+        if pruned.deletes.count > roots { text += " (+\(pruned.deletes.count - roots) deleted by cascade)" }
+        if !pruned.rewrites.isEmpty { text += ", references cleared in \(pruned.rewrites.count)" }
+      }
+      if !workflowWarnings.isEmpty { text += ", \(workflowWarnings.count) outside the workflow" }
+      return text + "; dropped \(dropped.values.reduce(0, +)) unknown field values"
     }
   }
+
+  /// Why `--prune` deletes a document.
+  public static let pruneReason = "not in the feed; --prune"
 
   /// Reads a feed: a JSON array of records, or NDJSON (one record per line); errors name line:column.
   public static func records(_ path: String, display: String) throws(StoreError) -> [(line: Int, value: JSONValue)] {
@@ -97,30 +125,115 @@ public struct Importer: Sendable {
     return ops
   }
 
-  /// Imports per `request`; with `dryRun`, reports and writes nothing.
+  /// Imports per `request` through the store's write path; with `dryRun`, reports and writes nothing.
   public func run(_ request: Request) throws(StoreError) -> Report {
     let schema = try store.schema(request.kind)
     let feed = try Self.records(request.feed, display: store.display(request.feed))
     var ops: [ChangeOp] = []
     if let map = request.map { ops = try Self.mapping(map, display: store.display(map)) }
-    if request.dryRun { return try merge(feed, ops: ops, schema: schema, request: request) }
-    return try store.withWriteLock("import \(request.kind)") { () throws(StoreError) -> Report in
-      try merge(feed, ops: ops, schema: schema, request: request)
+    return try store.write("import", summary: "import \(request.kind)", dryRun: request.dryRun) { session throws(StoreError) -> Report in
+      try merge(feed, ops: ops, schema: schema, request: request, session: session)
     }
   }
 
-  func merge(_ feed: [(line: Int, value: JSONValue)], ops: [ChangeOp], schema: Schema, request: Request) throws(StoreError) -> Report {
+  /// A feed record that passed the checks that need the whole feed.
+  struct Accepted: Sendable {
+    let number: Int
+    let line: Int
+    let id: String
+    let record: JSONValue
+  }
+
+  func merge(_ feed: [(line: Int, value: JSONValue)], ops: [ChangeOp], schema: Schema, request: Request, session: WriteSession)
+    throws(StoreError) -> Report
+  {
     var report = Report()
     var failures: [Diagnostic] = []
-    var steps: [Journal.Step] = []
-    var seen: [String: Int] = [:]
     let shown = store.display(request.feed)
-    let merger = FeedMerger(schema: schema, now: Int64(store.now().timeIntervalSince1970))
     func fail(_ line: Int, _ message: String) {
       failures.append(Diagnostic(file: shown, position: SourcePosition(line: line, column: 1), rule: "import", message: message))
     }
-    // Checks that need the whole feed run in order; reading, merging and validating run in parallel.
-    var accepted: [(number: Int, line: Int, id: String, record: JSONValue)] = []
+    let accepted = check(feed, ops: ops, schema: schema, report: &report, fail: fail)
+    // Reading, merging and the write path's checks run in parallel; staging is serial, below.
+    let store = self.store
+    let kind = request.kind
+    let merger = FeedMerger(schema: schema, now: Int64(session.now.timeIntervalSince1970))
+    let source = ChangeSource.feed(strictWorkflow: request.strictWorkflow)
+    let outcomes = parallelMap(accepted, chunkSize: 32) { item -> (FeedMerger.Merge, Result<WriteSession.Prepared?, StoreError>) in
+      let path = (try? store.path(kind: kind, id: item.id)) ?? ""
+      let stored = FileIO.exists(path) ? try? store.read(kind: kind, id: item.id) : nil
+      let merge = merger.merge(stored: stored?.value, feed: item.record)
+      guard let result = merge.result else { return (merge, .success(nil)) }
+      do throws(StoreError) {
+        return (merge, .success(try session.prepare(result, replacing: stored, kind: kind, source: source)))
+      } catch {
+        return (merge, .failure(error))
+      }
+    }
+    var prepared: [WriteSession.Prepared] = []
+    for (item, (merge, outcome)) in zip(accepted, outcomes) {
+      report.warnings += merge.warnings.map { "\(item.id): \($0)" }
+      report.records.append(Record(id: item.id, action: merge.action, description: merge.description))
+      switch outcome {
+      case .success(let version?):
+        report.workflowWarnings += version.warnings
+        prepared.append(version)
+      case .success(nil):
+        break
+      case .failure(.invalidDocument(_, let diagnostics)):
+        for diagnostic in diagnostics {
+          let at = diagnostic.pointer.path.isEmpty ? "" : diagnostic.pointer.path + ": "
+          fail(item.line, "record \(item.number + 1) (\(item.id)) after merging: \(at)\(diagnostic.message) [\(diagnostic.rule)]")
+        }
+      case .failure(let error):
+        fail(item.line, "record \(item.number + 1): \(error.description)")
+      }
+    }
+    if request.prune {
+      let directory = store.layout.dataDirectory + "/" + schema.directory
+      let seen = Set(accepted.map(\.id))
+      let roots = FileIO.files(under: directory, suffix: ".json").map { String(fileName($0).dropLast(5)) }.filter { !seen.contains($0) }
+      var plan = try store.planDelete(roots.map { (kind, $0) })
+      for index in plan.deletes.indices where plan.deletes[index].reason == "delete" {
+        let entry = plan.deletes[index]
+        plan.deletes[index] = .init(kind: entry.kind, id: entry.id, path: entry.path, reason: Self.pruneReason)
+      }
+      for blocker in plan.blockers { fail(1, "--prune cannot delete what \(blocker.kind) \(blocker.id) refers to: \(blocker.reason)") }
+      let written = Set(prepared.map(\.path))
+      for entry in plan.deletes + plan.rewrites where written.contains(entry.path) {
+        fail(1, "--prune would change \(entry.kind) \(entry.id) (\(entry.reason)), which the feed also changes; import without --prune first")
+      }
+      report.pruned = plan
+    }
+    guard failures.isEmpty else { throw StoreError.importFailed(records: Set(failures.map { $0.position?.line ?? 0 }).count, failures) }
+    if request.dryRun {
+      try store.stage(report.pruned, in: session)
+      return report
+    }
+    if prepared.isEmpty && report.pruned.deletes.isEmpty { return report }
+    if request.snapshot {
+      var snapshots = Snapshots(layout: store.layout)
+      snapshots.now = store.now
+      report.snapshot = try snapshots.create(reason: "pre-import", message: "before importing \(fileName(request.feed))").name
+    }
+    for version in prepared { try session.stage(version) }
+    try store.stage(report.pruned, in: session)
+    session.details = JSONObject([
+      "kind": .string(request.kind), "feed": .string(shown),
+      "created": .number(JSONNumber(report.count { $0 == .create })), "replaced": .number(JSONNumber(report.count { $0 == .replace })),
+      "updated": .number(JSONNumber(report.count { if case .update = $0 { true } else { false } })),
+      "pruned": .number(JSONNumber(report.pruned.deletes.count)), "snapshot": report.snapshot.map(JSONValue.string) ?? .null,
+    ])
+    return report
+  }
+
+  /// The checks that need the whole feed, in order: each record an object, mapped, unknown
+  /// members dropped, with a valid id and `updated` timestamp, and its id once.
+  func check(_ feed: [(line: Int, value: JSONValue)], ops: [ChangeOp], schema: Schema, report: inout Report,
+    fail: (Int, String) -> Void) -> [Accepted]
+  {
+    var accepted: [Accepted] = []
+    var seen: [String: Int] = [:]
     for (number, entry) in feed.enumerated() {
       var record = entry.value
       guard case .object = record else {
@@ -151,53 +264,8 @@ public struct Importer: Sendable {
         fail(entry.line, "record \(number + 1): \(id) appears twice in the feed (also record \(first))")
         continue
       }
-      accepted.append((number, entry.line, id, record))
+      accepted.append(Accepted(number: number, line: entry.line, id: id, record: record))
     }
-    let store = self.store
-    let kind = request.kind
-    let merged = parallelMap(accepted, chunkSize: 32) { item -> (path: String, result: JSONValue?, action: FeedMerger.Action, warnings: [String], findings: [Finding]) in
-      let path = (try? store.path(kind: kind, id: item.id)) ?? ""
-      let stored = FileIO.exists(path) ? (try? store.read(kind: kind, id: item.id))?.value : nil
-      let (result, action, warnings) = merger.merge(stored: stored, feed: item.record)
-      let findings = result.map { store.findings(for: $0, schema: schema, path: path) } ?? []
-      return (path, result, action, warnings, findings)
-    }
-    for (item, outcome) in zip(accepted, merged) {
-      report.warnings += outcome.warnings.map { "\(item.id): \($0)" }
-      report.records.append((item.id, outcome.action))
-      guard let result = outcome.result else { continue }
-      if !outcome.findings.isEmpty {
-        for finding in outcome.findings {
-          fail(item.line, "record \(item.number + 1) (\(item.id)) after merging: \(finding.pointer.path.isEmpty ? "" : finding.pointer.path + ": ")\(finding.message) [\(finding.rule)]")
-        }
-        continue
-      }
-      steps.append(.write(path: outcome.path, bytes: JSONWriter.canonical(result)))
-    }
-    if request.prune {
-      let directory = store.layout.dataDirectory + "/" + schema.directory
-      for path in FileIO.files(under: directory, suffix: ".json") where seen[String(fileName(path).dropLast(5))] == nil {
-        let id = String(fileName(path).dropLast(5))
-        let plan = try store.planDelete(kind: request.kind, id: id)
-        for blocker in plan.blockers { fail(1, "--prune cannot delete \(id): \(blocker.kind) \(blocker.id) \(blocker.reason)") }
-        report.pruned.append(id)
-        steps += plan.steps.filter { step in !steps.contains { $0.path == step.path } }
-      }
-    }
-    guard failures.isEmpty else { throw StoreError.importFailed(records: Set(failures.map { $0.position?.line ?? 0 }).count, failures) }
-    if request.dryRun || steps.isEmpty { return report }
-    if request.snapshot {
-      var snapshots = Snapshots(layout: store.layout)
-      snapshots.now = store.now
-      report.snapshot = try snapshots.create(reason: "pre-import", message: "before importing \(fileName(request.feed))").name
-    }
-    try Journal(layout: store.layout).apply(steps, operation: "import \(request.kind)")
-    try History.append(JSONObject([
-      "operation": .string("import"), "kind": .string(request.kind), "feed": .string(shown),
-      "created": .number(JSONNumber(report.count { $0 == .create })), "replaced": .number(JSONNumber(report.count { $0 == .replace })),
-      "updated": .number(JSONNumber(report.count { if case .update = $0 { true } else { false } })),
-      "pruned": .number(JSONNumber(report.pruned.count)), "snapshot": report.snapshot.map(JSONValue.string) ?? .null,
-    ]), layout: store.layout, now: store.now())
-    return report
+    return accepted
   }
 }

@@ -19,14 +19,13 @@ extension Migrator {
   /// if any fails, nothing is written and every failure is reported (as diagnostics).
   public func run(_ request: Request) throws(StoreError) -> Report {
     let started = Date()
-    if request.dryRun { return try execute(request, started: started) }
-    return try store.withWriteLock("migrate") { () throws(StoreError) -> Report in
-      try checkHistory()
-      return try execute(request, started: started)
+    return try store.write("migrate", summary: "migrate", dryRun: request.dryRun) { session throws(StoreError) -> Report in
+      if !request.dryRun { try checkHistory() }
+      return try execute(request, started: started, session: session)
     }
   }
 
-  func execute(_ request: Request, started: Date) throws(StoreError) -> Report {
+  func execute(_ request: Request, started: Date, session: WriteSession) throws(StoreError) -> Report {
     let groups = try plan(request)
     var report = Report()
     let total = groups.map(\.paths.count).reduce(0, +)
@@ -83,41 +82,36 @@ extension Migrator {
       report.snapshot = try snapshots.create(reason: "pre-migrate", message: "before migrate").name
     }
     // Pass 2: transform again in batches and stage, so memory stays flat however large the store.
-    let operation = "migrate " + Set(groups.map(\.kind)).sorted().joined(separator: ", ")
-    let transaction = try Journal(layout: store.layout).begin(operation: operation)
-    do throws(StoreError) {
-      done = 0
-      for group in groups {
-        let paths = group.paths.filter { !skip.contains($0) }
-        for start in stride(from: 0, to: paths.count, by: 2048) {
-          let batch = Array(paths[start..<min(paths.count, start + 2048)])
-          let this = self
-          let staged = parallelMap(batch, chunkSize: 32) { path -> [UInt8]? in
-            // Pass 1 validated every document under this same lock; do not pay for it twice.
-            if case .migrated(_, _, let bytes, _) = this.transform(path, group, validate: false) { return bytes }
-            return nil
-          }
-          for (path, bytes) in zip(batch, staged) {
-            guard let bytes else { throw StoreError.badRequest("\(store.display(path)) changed during the migration; nothing written") }
-            try transaction.stage(bytes, for: path)
-          }
-          done += batch.count
-          progress?(done, total - skip.count)
+    session.operation.summary = "migrate " + Set(groups.map(\.kind)).sorted().joined(separator: ", ")
+    done = 0
+    for group in groups {
+      let paths = group.paths.filter { !skip.contains($0) }
+      for start in stride(from: 0, to: paths.count, by: 2048) {
+        let batch = Array(paths[start..<min(paths.count, start + 2048)])
+        let this = self
+        let staged = parallelMap(batch, chunkSize: 32) { path -> (bytes: [UInt8], entry: AuditEntry)? in
+          // Pass 1 validated every document under this same lock; do not pay for it twice.
+          guard case .migrated(let before, let after, let bytes, _) = this.transform(path, group, validate: false) else { return nil }
+          let id = String(fileName(path).dropLast(5))
+          return (bytes, AuditEntry(kind: group.kind, id: id, action: .update, pointers: before.changedPointers(to: after)))
         }
-        report.migrated += paths.count
+        for (path, outcome) in zip(batch, staged) {
+          guard let outcome else { throw StoreError.badRequest("\(store.display(path)) changed during the migration; nothing written") }
+          try session.stage(outcome.bytes, to: path, entry: outcome.entry)
+        }
+        done += batch.count
+        progress?(done, total - skip.count)
       }
-    } catch {
-      transaction.abort()
-      throw error
+      report.migrated += paths.count
     }
-    try transaction.commit()
     report.seconds = Date().timeIntervalSince(started)
-    try record(report, request: request)
+    session.details = try details(report)
     return report
   }
 
-  /// Appends the run to history.jsonl with the checksum of every descriptor it used.
-  func record(_ report: Report, request: Request) throws(StoreError) {
+  /// The audit record's summary of a run: per kind the versions it came from and went to, the
+  /// checksum of every descriptor it used (so a later edit of one is caught), the snapshot.
+  func details(_ report: Report) throws(StoreError) -> JSONObject {
     var kinds = JSONObject()
     for (group, _) in report.groups {
       var entry = kinds[group.kind]?.objectValue ?? JSONObject()
@@ -134,11 +128,11 @@ extension Migrator {
         if let path = store.registry.files[reference] { descriptors[store.layout.relative(path)] = .string(try descriptorChecksum(path)) }
       }
     }
-    try History.append(JSONObject([
-      "operation": .string("migrate"), "kinds": .object(kinds), "documents": .number(JSONNumber(report.migrated)),
+    return JSONObject([
+      "kinds": .object(kinds), "migrated": .number(JSONNumber(report.migrated)),
       "skipped": .number(JSONNumber(report.skipped.count)), "snapshot": report.snapshot.map(JSONValue.string) ?? .null,
       "duration_ms": .number(JSONNumber(Int(report.seconds * 1000))), "descriptors": .object(descriptors),
-    ]), layout: store.layout, now: store.now())
+    ])
   }
 
   /// SHA-256 of a descriptor's meaning: its YAML as canonical JSON, so reformatting does not count.
@@ -150,11 +144,10 @@ extension Migrator {
 
   /// The descriptors earlier migrations used, with the checksum each had (the latest record wins).
   func recordedChecksums() -> [String: (checksum: String, time: String)] {
-    guard let bytes = try? FileIO.read(store.layout.stateDirectory + "/history.jsonl", limit: Int.max) else { return [:] }
     var recorded: [String: (String, String)] = [:]
-    for line in bytes.split(separator: 0x0A) {
-      guard let entry = try? JSONParser().parse(Array(line)), let descriptors = entry["descriptors"]?.objectValue else { continue }
-      let time = entry["time"]?.stringValue ?? "?"
+    for entry in AuditLog.read(store.layout).records {
+      guard let descriptors = entry.value["descriptors"]?.objectValue else { continue }
+      let time = entry.value["time"]?.stringValue ?? "?"
       for member in descriptors.members { if let sum = member.value.stringValue { recorded[member.key] = (sum, time) } }
     }
     return recorded
@@ -174,7 +167,7 @@ extension Migrator {
 
   /// Records the current checksums of the descriptors earlier runs used (after a deliberate edit).
   public func repair() throws(StoreError) -> [String] {
-    try store.withWriteLock("migrate repair") { () throws(StoreError) -> [String] in
+    try store.write("migrate repair", summary: "migrate repair") { session throws(StoreError) -> [String] in
       var changed: [String] = []
       var descriptors = JSONObject()
       for (relative, record) in recordedChecksums().sorted(by: { $0.key < $1.key }) {
@@ -187,8 +180,8 @@ extension Migrator {
         }
       }
       if !changed.isEmpty {
-        try History.append(JSONObject(["operation": .string("migrate repair"), "descriptors": .object(descriptors)]),
-          layout: store.layout, now: store.now())
+        session.operation.recordsWithoutDocuments = true
+        session.details = JSONObject(["descriptors": .object(descriptors)])
       }
       return changed
     }

@@ -41,9 +41,61 @@ extension Snapshots {
     return plan
   }
 
-  /// Applies a restore plan under a journal (the caller holds the lock and took the pre-restore snapshot).
-  public func restore(_ plan: RestorePlan, from info: Info) throws(StoreError) {
-    try Journal(layout: layout).apply(plan.steps, operation: "snapshot restore \(info.name)")
+  /// What `restore` did, or in a dry run would do.
+  public struct RestoreOutcome: Sendable {
+    public let snapshot: Info
+    public let plan: RestorePlan
+    /// The snapshot of the state before, taken first (nil in a dry run, with `snapshotFirst` off,
+    /// or when nothing changes).
+    public let preRestoreSnapshot: String?
+  }
+
+  /// Makes the live store (or the named snapshot paths) equal to the snapshot `reference`,
+  /// through the write path: the lock, a pre-restore snapshot, one journaled step, and one audit
+  /// record naming every document restored. Needs no compiled schemas, so a store whose
+  /// descriptor is broken can be restored.
+  public func restore(_ reference: String, paths: [String]? = nil, dryRun: Bool = false, snapshotFirst: Bool = true,
+    wait: Double, command: String? = nil) throws(StoreError) -> RestoreOutcome
+  {
+    let operation = Operation("snapshot restore", summary: "snapshot restore \(reference)", command: command)
+    let layout = self.layout
+    return try layout.write(operation, dryRun: dryRun, wait: wait, clock: now, user: { AuditLog.currentUser(root: layout.root) }) {
+      session throws(StoreError) -> RestoreOutcome in
+      let info = try find(reference)
+      let plan = try planRestore(info, paths: paths)
+      session.operation.summary = "snapshot restore \(info.name)"
+      if dryRun || plan.isEmpty { return RestoreOutcome(snapshot: info, plan: plan, preRestoreSnapshot: nil) }
+      let before = snapshotFirst ? try create(reason: "pre-restore", message: "before restoring \(info.name)").name : nil
+      for step in plan.steps {
+        let old = try? FileIO.read(step.path, limit: Int.max)
+        switch step {
+        case .write(let path, let bytes): try session.stage(bytes, to: path, entry: auditEntry(path, old: old, new: bytes))
+        case .delete(let path): try session.delete(path, entry: auditEntry(path, old: old, new: nil))
+        }
+      }
+      session.details = JSONObject([
+        "snapshot": .string(info.name), "pre_restore_snapshot": before.map(JSONValue.string) ?? .null,
+        "rewritten": .number(JSONNumber(plan.rewritten.count)), "recreated": .number(JSONNumber(plan.recreated.count)),
+        "removed": .number(JSONNumber(plan.removed.count)),
+      ])
+      return RestoreOutcome(snapshot: info, plan: plan, preRestoreSnapshot: before)
+    }
+  }
+
+  /// The audit entry for a restored file under data/: its kind from `_schema`, its id from its
+  /// name, the pointers that change when both versions parse. Other files are not documents.
+  func auditEntry(_ path: String, old: [UInt8]?, new: [UInt8]?) -> AuditEntry? {
+    guard path.hasPrefix(layout.dataDirectory + "/"), path.hasSuffix(".json") else { return nil }
+    let before = old.flatMap { try? JSONParser().parse($0) }
+    let after = new.flatMap { try? JSONParser().parse($0) }
+    let kind = (after ?? before)?["_schema"]?.stringValue?.split(separator: "@").first.map(String.init) ?? ""
+    let id = String(fileName(path).dropLast(5))
+    switch (before, after) {
+    case (let before?, let after?): return AuditEntry(kind: kind, id: id, action: .update, pointers: before.changedPointers(to: after))
+    case (nil, _?) where old == nil: return AuditEntry(kind: kind, id: id, action: .create, pointers: [.root])
+    case (_, nil) where new == nil: return AuditEntry(kind: kind, id: id, action: .delete, pointers: [.root])
+    default: return AuditEntry(kind: kind, id: id, action: .update, pointers: [.root])
+    }
   }
 
   /// Prune decisions for every snapshot under `policy` (and `keepLast`); deletes when not a dry run.
@@ -59,21 +111,5 @@ extension Snapshots {
       try AtomicWriter.syncDirectory(directory)
     }
     return decisions
-  }
-}
-
-/// `.formsctl/history.jsonl`: one line per completed migrate, restore or import (committed to git).
-public enum History {
-  /// Appends `record` (with `time` and `user` added) as one line, durably.
-  public static func append(_ record: JSONObject, layout: StoreLayout, now: Date) throws(StoreError) {
-    var record = record
-    record["time"] = .string(Store.rfc3339(now))
-    record["user"] = .string(ProcessInfo.processInfo.environment["USER"] ?? ProcessInfo.processInfo.environment["LOGNAME"] ?? "unknown")
-    let path = layout.stateDirectory + "/history.jsonl"
-    let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: errno) }
-    defer { close(fd) }
-    try writeAll(fd, Array((JSONWriter.compact(.object(record)) + "\n").utf8), path: path)
-    if fsync(fd) != 0 { throw StoreError.io(path, operation: "fsync", errno: errno) }
   }
 }

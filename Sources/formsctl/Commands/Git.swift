@@ -72,7 +72,7 @@ extension Formsctl {
       func run() throws {
         let layout = try options.locate()
         let repository = try GitRepository(around: layout.root)
-        let done = try repository.installMergeDriver(dataDirectory: layout.dataDirectory, uninstall: uninstall)
+        let done = try repository.installMergeDriver(layout: layout, uninstall: uninstall)
         printOut(done.isEmpty ? (uninstall ? "nothing to remove" : "already installed") : done.joined(separator: "\n"))
       }
     }

@@ -7,17 +7,16 @@ extension Formsctl {
     static let configuration = CommandConfiguration(
       abstract: "Merge a feed of records (JSON array or NDJSON) into the store, newest wins.",
       discussion: """
-        Per record, keyed by the kind's id and comparing the `updated` timestamps as instants:
-        a new id is created; a newer record replaces the stored document; otherwise each list with
-        a `unique` key is merged element by element (a newer feed element replaces the stored one,
-        a feed-only element is added, a store-only element is kept, and nested keyed lists are
-        merged the same way). Equal timestamps keep the stored version. --map applies migration
-        steps to each record first; fields the schema does not know are dropped and counted.
-        Every result is validated before anything is written; then a pre-import snapshot, one
-        journaled write, and a line in .formsctl/history.jsonl.
+        Per record, keyed by the kind's id and comparing the `updated` timestamps (a date against a datetime by calendar day): a new id is created; a newer record replaces the stored document; otherwise each list with a `unique` key is merged element by element (a newer feed element replaces the stored one, a feed-only element is added, a store-only element is kept, and nested keyed lists are merged the same way). Equal timestamps keep the stored version.
 
-        Example:
-          formsctl import purchase-order feed.json --map examples/feeds/purchase-orders.map.yaml --dry-run
+        Whatever replaces keeps local work: members the feed record does not carry at all (say acquisition_id, or an item's unit_price) are kept from the stored document, and defaults are filled as `new` fills them. The dry run names them per record: `replace (kept: acquisition_id, unit_price ×3)`.
+
+        The feed is the source of truth for the states it sends: a workflow transition the descriptor does not list is applied, listed as a warning and recorded in the audit log; --strict-workflow refuses such records instead. --map applies migration steps to each record first; fields the schema does not know are dropped and counted. --prune deletes the stored documents the feed lacks and lists every document that changes with them (cascades, references cleared). Every result is validated before anything is written; then a pre-import snapshot, one journaled write, and one record in .formsctl/history.jsonl.
+
+        Examples:
+          formsctl import purchase-order examples/feeds/purchase-orders.json --map examples/feeds/purchase-orders.map.yaml --dry-run
+          formsctl import purchase-order feed.ndjson --strict-workflow
+          formsctl import purchase-order feed.json --prune --dry-run --format json | jq '.pruned'
         """
     )
     @OptionGroup var options: StoreOptions
@@ -26,20 +25,24 @@ extension Formsctl {
     @Option(help: ArgumentHelp("A YAML list of change steps applied to each record first.", valueName: "FILE")) var map: String?
     @Flag(help: "Print what would happen to each record; write nothing.") var dryRun = false
     @Flag(help: "Delete stored documents the feed does not have (following on_delete).") var prune = false
+    @Flag(help: "Refuse records whose state change the workflow does not allow (default: apply them with a warning).")
+    var strictWorkflow = false
     @Flag(help: "Do not take the pre-import snapshot.") var noSnapshot = false
     @Option(help: "Output: text, or json (one object: every record's action, counts, dropped fields).") var format: TextOrJSON = .text
 
     func run() throws {
       let store = try options.open()
       let report = try Importer(store: store).run(Importer.Request(
-        kind: kind, feed: feed, map: map, dryRun: dryRun, prune: prune, snapshot: !noSnapshot))
+        kind: kind, feed: feed, map: map, dryRun: dryRun, prune: prune, snapshot: !noSnapshot, strictWorkflow: strictWorkflow))
       if format == .json {
         FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.object(JSONObject([
           "dry_run": .bool(dryRun),
-          "records": .array(report.records.map { .object(JSONObject(["id": .string($0.id), "action": .string($0.action.description)])) }),
-          "pruned": .array(report.pruned.map(JSONValue.string)),
+          "records": .array(report.records.map { record in
+            .object(JSONObject(["id": .string(record.id), "action": .string(record.action.description), "description": .string(record.description)]))
+          }),
+          "pruned": planJSON(report.pruned, store: store),
           "dropped": .object(JSONObject(report.dropped.map { JSONObject.Member(key: $0.key, value: .number(JSONNumber($0.value))) })),
-          "warnings": .array(report.warnings.map(JSONValue.string)),
+          "warnings": .array((report.workflowWarnings + report.warnings).map(JSONValue.string)),
           "snapshot": report.snapshot.map(JSONValue.string) ?? .null,
           "summary": .string(report.summary),
         ]))))
@@ -47,9 +50,11 @@ extension Formsctl {
       }
       if dryRun {
         // Per record only in a dry run: a real import of 10,000 records prints its summary.
-        for record in report.records { printOut("\(record.action.description)  \(record.id)") }
-        for id in report.pruned { printOut("would delete  \(id)  (not in the feed; --prune)") }
+        for record in report.records { printOut("\(record.description)  \(record.id)") }
       }
+      // What --prune deletes or rewrites is listed always: it is the part that removes data.
+      printPlan(report.pruned, store: store, dryRun: dryRun, format: .text)
+      for warning in report.workflowWarnings { printWarning(warning) }
       for warning in report.warnings.prefix(5) { printWarning(warning) }
       if report.warnings.count > 5 { printWarning("\(report.warnings.count - 5) more records have timestamps in the future") }
       if !report.dropped.isEmpty {

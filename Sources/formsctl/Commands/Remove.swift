@@ -21,7 +21,7 @@ extension Formsctl {
 
     func run() throws {
       let store = try options.open()
-      let plan = dryRun ? try store.planDelete(kind: kind, id: id) : try store.delete(kind: kind, id: id)
+      let plan = try store.delete(kind: kind, id: id, dryRun: dryRun)
       printPlan(plan, store: store, dryRun: dryRun, format: format)
       if dryRun && !plan.blockers.isEmpty { throw ExitCode(ExitStatus.problemsFound) }
     }
@@ -41,7 +41,7 @@ extension Formsctl {
 
     func run() throws {
       let store = try options.open()
-      let plan = dryRun ? try store.planMove(kind: kind, from: oldID, to: newID) : try store.move(kind: kind, from: oldID, to: newID)
+      let plan = try store.move(kind: kind, from: oldID, to: newID, dryRun: dryRun)
       printPlan(plan, store: store, dryRun: dryRun, format: format)
     }
   }
@@ -52,15 +52,20 @@ enum TextOrJSON: String, ExpressibleByArgument { case text, json }
 
 func printPlan(_ plan: Store.ChangePlan, store: Store, dryRun: Bool, format: TextOrJSON) {
   if format == .json {
-    func entries(_ list: [Store.ChangePlan.Entry]) -> JSONValue {
-      .array(list.map { .object(JSONObject(["kind": .string($0.kind), "id": .string($0.id), "path": .string(store.display($0.path)), "reason": .string($0.reason)])) })
-    }
-    return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.object(JSONObject([
-      "dry_run": .bool(dryRun), "deleted": entries(plan.deletes), "written": entries(plan.rewrites), "blocked_by": entries(plan.blockers),
-    ]))))
+    var object = planJSON(plan, store: store).objectValue ?? JSONObject()
+    object["dry_run"] = .bool(dryRun)
+    return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.object(object)))
   }
   let prefix = dryRun ? "would " : ""
   for entry in plan.deletes { printOut("\(prefix)delete \(store.display(entry.path))  (\(entry.reason))") }
   for entry in plan.rewrites { printOut("\(prefix)write  \(store.display(entry.path))  (\(entry.reason))") }
   for entry in plan.blockers { printOut("blocked by \(store.display(entry.path))  (\(entry.reason))") }
+}
+
+/// `{deleted, written, blocked_by}`, each a list of `{kind, id, path, reason}`.
+func planJSON(_ plan: Store.ChangePlan, store: Store) -> JSONValue {
+  func entries(_ list: [Store.ChangePlan.Entry]) -> JSONValue {
+    .array(list.map { .object(JSONObject(["kind": .string($0.kind), "id": .string($0.id), "path": .string(store.display($0.path)), "reason": .string($0.reason)])) })
+  }
+  return .object(JSONObject(["deleted": entries(plan.deletes), "written": entries(plan.rewrites), "blocked_by": entries(plan.blockers)]))
 }

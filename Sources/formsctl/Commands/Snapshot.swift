@@ -132,36 +132,24 @@ extension Formsctl {
       func run() throws {
         let (layout, snapshots) = try Snapshot.open(options)
         let selected = try paths.isEmpty ? nil : try Self.snapshotPaths(paths, layout: layout, snapshots: snapshots, id: id)
-        try layout.withWriteLock("snapshot restore \(id)", wait: options.wait) { () throws(StoreError) in
-          let info = try snapshots.find(id)
-          let plan = try snapshots.planRestore(info, paths: selected)
-          let prefix = dryRun ? "would " : ""
-          func report(_ before: String?) {
-            if format == .json {
-              FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.object(JSONObject([
-                "snapshot": .string(info.name), "dry_run": .bool(dryRun), "pre_restore_snapshot": before.map(JSONValue.string) ?? .null,
-                "rewritten": .array(plan.rewritten.map(JSONValue.string)), "recreated": .array(plan.recreated.map(JSONValue.string)),
-                "removed": .array(plan.removed.map(JSONValue.string)),
-              ]))))
-              return
-            }
-            for path in plan.rewritten { printOut("\(prefix)rewrite  \(path)") }
-            for path in plan.recreated { printOut("\(prefix)recreate \(path)") }
-            for path in plan.removed { printOut("\(prefix)remove   \(path)") }
-            if plan.isEmpty { printOut("the live store already equals \(info.name)") }
-          }
-          if dryRun || plan.isEmpty { return report(nil) }
-          let before = noSnapshot ? nil : try snapshots.create(reason: "pre-restore", message: "before restoring \(info.name)")
-          try snapshots.restore(plan, from: info)
-          try History.append(JSONObject([
-            "operation": .string("snapshot restore"), "snapshot": .string(info.name),
-            "pre_restore_snapshot": before.map { .string($0.name) } ?? .null,
-            "rewritten": .number(JSONNumber(plan.rewritten.count)), "recreated": .number(JSONNumber(plan.recreated.count)),
-            "removed": .number(JSONNumber(plan.removed.count)),
-          ]), layout: layout, now: snapshots.now())
-          if format == .json { return report(before?.name) }
-          report(nil)
-          printOut("restored \(info.name)" + (before.map { "; the state before is snapshot \($0.name)" } ?? ""))
+        let outcome = try snapshots.restore(id, paths: selected, dryRun: dryRun, snapshotFirst: !noSnapshot, wait: options.wait,
+          command: options.commandLine)
+        let plan = outcome.plan
+        if format == .json {
+          return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.object(JSONObject([
+            "snapshot": .string(outcome.snapshot.name), "dry_run": .bool(dryRun),
+            "pre_restore_snapshot": outcome.preRestoreSnapshot.map(JSONValue.string) ?? .null,
+            "rewritten": .array(plan.rewritten.map(JSONValue.string)), "recreated": .array(plan.recreated.map(JSONValue.string)),
+            "removed": .array(plan.removed.map(JSONValue.string)),
+          ]))))
+        }
+        let prefix = dryRun ? "would " : ""
+        for path in plan.rewritten { printOut("\(prefix)rewrite  \(path)") }
+        for path in plan.recreated { printOut("\(prefix)recreate \(path)") }
+        for path in plan.removed { printOut("\(prefix)remove   \(path)") }
+        if plan.isEmpty { return printOut("the live store already equals \(outcome.snapshot.name)") }
+        if !dryRun {
+          printOut("restored \(outcome.snapshot.name)" + (outcome.preRestoreSnapshot.map { "; the state before is snapshot \($0)" } ?? ""))
         }
       }
 

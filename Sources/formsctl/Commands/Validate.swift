@@ -35,7 +35,7 @@ extension Formsctl {
     @Option(help: ArgumentHelp("Only documents git reports changed since REV (plus those referring to them).", valueName: "REV"))
     var changedSince: String?
 
-    @Option(help: ArgumentHelp("Also report changes since REV that immutable / immutable_when forbid.", valueName: "REV"))
+    @Option(help: ArgumentHelp("Also report changes since REV that immutable / immutable_when or the workflow forbid.", valueName: "REV"))
     var against: String?
 
     func run() throws {
@@ -64,7 +64,7 @@ extension Formsctl {
       var report = validator.validate(files)
       if let revision = against {
         let git = try GitRepository(around: layout.root)
-        report.diagnostics += ImmutabilityCheck.run(files: files, revision: revision, git: git, registry: registry, display: display)
+        report.diagnostics += RevisionCheck.run(files: files, revision: revision, git: git, registry: registry, display: display)
         report.invalid = Swift.Set(report.diagnostics.map(\.file)).count
       }
       FileHandleOutput.standardOutput.write(DiagnosticPrinter.render(report.diagnostics, as: format))

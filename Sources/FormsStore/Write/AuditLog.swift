@@ -1,0 +1,206 @@
+import FormsCore
+import Foundation
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// One document's part in a committed change, as the audit log keeps it (DESIGN §12).
+public struct AuditEntry: Sendable, Equatable {
+  public enum Action: String, Sendable { case create, update, delete, rename }
+
+  public var kind: String
+  public var id: String
+  public var action: Action
+  /// Where the document changed (JSON Pointers; the root for a created or deleted document).
+  public var pointers: [JSONPointer]
+  /// The workflow state before and after, when it changed: the only values the log keeps.
+  public var from: String?
+  public var to: String?
+  /// For a rename (`mv`, or a restore that brings a file back under its name), the old id.
+  public var previousID: String?
+
+  public init(kind: String, id: String, action: Action, pointers: [JSONPointer], from: String? = nil, to: String? = nil,
+    previousID: String? = nil)
+  {
+    self.kind = kind
+    self.id = id
+    self.action = action
+    self.pointers = pointers
+    self.from = from
+    self.to = to
+    self.previousID = previousID
+  }
+
+  /// `{kind, id, action, pointers, from?, to?, previous_id?}`.
+  public var json: JSONValue {
+    var object = JSONObject([
+      "kind": .string(kind), "id": .string(id), "action": .string(action.rawValue),
+      "pointers": .array(pointers.map { .string($0.description) }),
+    ])
+    if let from { object["from"] = .string(from) }
+    if let to { object["to"] = .string(to) }
+    if let previousID { object["previous_id"] = .string(previousID) }
+    return .object(object)
+  }
+}
+
+/// `.formsctl/history.jsonl`: one JSON object per committed change, appended inside the change's
+/// journaled commit (so `recover` finishing an operation finishes its record too), kept in git.
+public enum AuditLog {
+  /// The log's path in `layout`.
+  public static func path(_ layout: StoreLayout) -> String { layout.stateDirectory + "/history.jsonl" }
+
+  /// The record of one change: `time`, `user`, `operation`, `command`, `documents`, then `details`.
+  public static func record(
+    time: Date, user: String, operation: String, command: String, documents: [AuditEntry], details: JSONObject
+  ) -> [UInt8] {
+    var object = JSONObject([
+      "time": .string(Store.rfc3339(time)), "user": .string(user), "operation": .string(operation),
+      "command": .string(command), "documents": .array(documents.map(\.json)),
+    ])
+    for member in details.members where object[member.key] == nil { object[member.key] = member.value }
+    return Array((JSONWriter.compact(.object(object)) + "\n").utf8)
+  }
+
+  /// Who is changing the store: git's `user.name <user.email>` for the store's repository when
+  /// set, else `$USER`, else the uid.
+  public static func currentUser(root: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    var name: String?
+    var email: String?
+    if let result = Subprocess.run(["git", "-C", root, "config", "--get-regexp", "^user\\.(name|email)$"]), result.status == 0 {
+      for line in String(decoding: result.stdout, as: UTF8.self).split(separator: "\n") {
+        let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
+        guard parts.count == 2, !parts[1].isEmpty else { continue }
+        if parts[0] == "user.name" { name = parts[1] } else if parts[0] == "user.email" { email = parts[1] }
+      }
+    }
+    switch (name, email) {
+    case (let name?, let email?): return "\(name) <\(email)>"
+    case (let name?, nil): return name
+    case (nil, let email?): return email
+    case (nil, nil):
+      if let user = environment["USER"] ?? environment["LOGNAME"], !user.isEmpty { return user }
+      return "uid \(getuid())"
+    }
+  }
+
+  /// The size of the file at `path` (0 when there is none).
+  static func size(_ path: String) -> Int {
+    var info = stat()
+    return lstat(path, &info) == 0 ? Int(info.st_size) : 0
+  }
+
+  /// Appends `line` to the log unless it is already there at `offset` (a roll-forward run twice);
+  /// a torn copy of it at `offset` (a crash mid-append) is replaced. Durable when it returns.
+  static func appendOnce(_ line: [UInt8], layout: StoreLayout, at offset: Int) throws(StoreError) {
+    let path = path(layout)
+    let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+    guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: errno) }
+    defer { close(fd) }
+    var end = Int(lseek(fd, 0, SEEK_END))
+    if end > offset {
+      var tail = [UInt8](repeating: 0, count: min(end - offset, line.count))
+      let n = tail.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
+      if n == tail.count && tail == Array(line.prefix(tail.count)) {
+        if tail.count == line.count { return }
+        if end - offset < line.count {
+          // Torn by a crash: cut it off and write the record whole.
+          guard ftruncate(fd, off_t(offset)) == 0 else { throw StoreError.io(path, operation: "truncate", errno: errno) }
+          end = offset
+        }
+      }
+    }
+    var bytes = line
+    if end > 0 {
+      var last: UInt8 = 0
+      if pread(fd, &last, 1, off_t(end - 1)) == 1, last != 0x0A { bytes.insert(0x0A, at: 0) }
+    }
+    var done = 0
+    while done < bytes.count {
+      let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, bytes.count - done, off_t(end + done)) }
+      if n < 0 {
+        if errno == EINTR { continue }
+        throw StoreError.io(path, operation: "write", errno: errno)
+      }
+      done += n
+    }
+    if fsync(fd) != 0 { throw StoreError.io(path, operation: "fsync", errno: errno) }
+  }
+}
+
+extension AuditLog {
+  /// The records of the log in file order, with their line numbers, and the lines that do not
+  /// parse as a JSON object (line, message), which are skipped.
+  public static func read(_ layout: StoreLayout) -> (records: [(line: Int, value: JSONValue)], problems: [(line: Int, message: String)]) {
+    guard let bytes = try? FileIO.read(path(layout), limit: Int.max) else { return ([], []) }
+    var records: [(line: Int, value: JSONValue)] = []
+    var problems: [(line: Int, message: String)] = []
+    for (index, line) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+      guard line.contains(where: { ![0x20, 0x09, 0x0D].contains($0) }) else { continue }
+      do {
+        let value = try JSONParser().parse(Array(line))
+        guard case .object = value else {
+          problems.append((index + 1, "a record must be a JSON object, not \(value.typeName)"))
+          continue
+        }
+        records.append((index + 1, value))
+      } catch {
+        problems.append((index + 1, "column \(error.location.column): \(error.message)"))
+      }
+    }
+    return (records, problems)
+  }
+}
+
+extension AuditLog {
+  /// Which records `formsctl log` shows.
+  public struct Query: Sendable {
+    public var kind: String?
+    public var id: String?
+    /// Records at or after this date or datetime (a date counts its whole day).
+    public var since: String?
+    public var limit: Int?
+    public init(kind: String? = nil, id: String? = nil, since: String? = nil, limit: Int? = nil) {
+      self.kind = kind
+      self.id = id
+      self.since = since
+      self.limit = limit
+    }
+  }
+
+  /// The records matching `query`, newest first; with a kind (and id), each record's `documents`
+  /// narrowed to the matching ones. Lines that do not parse come back as problems.
+  public static func query(_ layout: StoreLayout, _ query: Query) -> (records: [JSONValue], problems: [(line: Int, message: String)]) {
+    let (all, problems) = read(layout)
+    var out: [JSONValue] = []
+    // Newest first by time; records of one time (or after a git union merge) by their line, last first.
+    let ordered = all.sorted { a, b in
+      let order = Instant.order(a.value["time"]?.stringValue ?? "", b.value["time"]?.stringValue ?? "") ?? 0
+      return order != 0 ? order > 0 : a.line > b.line
+    }
+    for (_, record) in ordered {
+      if let since = query.since, let time = record["time"]?.stringValue, (Instant.order(time, since) ?? -1) < 0 { continue }
+      var record = record
+      if let kind = query.kind {
+        guard case .array(let documents)? = record["documents"] else {
+          // Records from before the audit log named documents: by the kind(s) they name.
+          let named = record["kind"]?.stringValue == kind || record["kinds"]?[kind] != nil
+          if named && query.id == nil { out.append(record) }
+          continue
+        }
+        let matching = documents.filter { document in
+          document["kind"]?.stringValue == kind
+            && (query.id == nil || document["id"]?.stringValue == query.id || document["previous_id"]?.stringValue == query.id)
+        }
+        guard !matching.isEmpty else { continue }
+        record["documents"] = .array(matching)
+      }
+      out.append(record)
+      if let limit = query.limit, out.count >= limit { break }
+    }
+    return (out, problems)
+  }
+}

@@ -1,0 +1,171 @@
+import FormsCore
+
+/// Who a document version comes from; decides which rules of the write path apply (DESIGN §12).
+public enum ChangeSource: Sendable, Equatable {
+  /// A person (`new`, `set`, `edit`, `status`, the library's API): the workflow and immutable
+  /// fields are enforced, and the timestamps of whatever changed are set to the write time.
+  case person
+  /// A feed (`import`), the source of truth for the states it sends: a transition the workflow
+  /// does not list is applied with a warning (refused when `strictWorkflow`); its stamps are kept.
+  case feed(strictWorkflow: Bool)
+  /// The store itself, keeping references whole (`rm`'s nullify, `mv`): may change an id.
+  case store
+}
+
+extension WriteSession {
+  /// A document version that went through the pipeline, ready to stage.
+  public struct Prepared: Sendable {
+    public let kind: String
+    public let id: String
+    public let path: String
+    public let value: JSONValue
+    public let bytes: [UInt8]
+    /// What the audit log will say; nil when the document does not change.
+    public let entry: AuditEntry?
+    /// Things applied although a person could not have done them (a feed's transition).
+    public let warnings: [String]
+    /// The stored file this version replaces under another name (a rename).
+    let replacedPath: String?
+
+    public var document: Store.Document { Store.Document(path: path, value: value, bytes: bytes) }
+  }
+
+  /// The pipeline for one document: enforce (for a person: the workflow from the stored state
+  /// and immutable fields; for a feed: warn about, or refuse, transitions the workflow does not
+  /// list), stamp timestamps at every level, fill defaults (new documents and feed records),
+  /// validate against the schema and the store as this session leaves it (relations to documents
+  /// that exist after the session's own creates and deletes; under the lock), and make the
+  /// canonical bytes. Reads the session only, so it may run in parallel.
+  public func prepare(_ proposed: JSONValue, replacing stored: Store.Document?, kind: String, source: ChangeSource)
+    throws(StoreError) -> Prepared
+  {
+    guard let store else { throw StoreError.internalError("a document is written without its store's schemas") }
+    guard case .object = proposed else { throw StoreError.badRequest("a \(kind) must be a JSON object, not \(proposed.typeName)") }
+    var document = proposed
+    let schema = try store.schema(of: document, path: stored?.path ?? kind)
+    guard schema.kind == kind else {
+      throw StoreError.badRequest("the document says _schema \(schema.reference); it is not a \(kind)")
+    }
+    guard let id = document[schema.idField].flatMap(DocumentID.text) else {
+      throw StoreError.badRequest("a \(kind) needs its id: set \(schema.idField)")
+    }
+    let path = try store.path(kind: kind, id: id)
+    var warnings: [String] = []
+    if let stored {
+      let storedID = stored.value[schema.idField].flatMap(DocumentID.text) ?? id
+      if source != .store {
+        if storedID != id {
+          throw StoreError.badRequest("\(kind) \(storedID): the id cannot be changed (to \(id)); rename it with `formsctl mv \(kind) \(storedID) \(id)`")
+        }
+        if source == .person, stored.value["_schema"] != document["_schema"] {
+          throw StoreError.badRequest("\(kind) \(id) is at \(stored.value["_schema"]?.stringValue ?? "?"); "
+            + "_schema cannot be changed by hand; `formsctl migrate` moves documents between versions")
+        }
+      }
+      if path != stored.path, willExist(path) { throw StoreError.badRequest("\(kind) \(id) already exists (\(store.display(path)))") }
+    } else if willExist(path) {
+      throw StoreError.badRequest("\(kind) \(id) already exists (\(store.display(path)))")
+    }
+    let from = stored.flatMap { schema.workflowState(of: $0.value) }
+    let to = schema.workflowState(of: document)
+    switch source {
+    case .person:
+      try enforce(document, stored: stored, schema: schema, id: id, from: from, to: to)
+    case .feed(let strict):
+      if let from, let to, let workflow = schema.workflow, from != to, ChangeRules.isState(to, of: schema),
+        !workflow.allows(from: from, to: to)
+      {
+        let what = "\(kind) \(id): \(workflow.field) \(from) → \(to) is not a transition the workflow allows"
+        if strict { throw StoreError.badRequest(what + " (--strict-workflow)") }
+        warnings.append(what + "; applied, as the feed is the source of truth for its states")
+      }
+    case .store:
+      break
+    }
+    if let stored, stored.value == document, stored.path == path {
+      return Prepared(kind: kind, id: id, path: path, value: stored.value, bytes: stored.bytes, entry: nil, warnings: [],
+        replacedPath: nil)
+    }
+    let refresh = source == .store || (source == .person && stored != nil)
+    TimestampStamper(time: Store.rfc3339(now), mode: refresh ? .refresh : .fillMissing)
+      .stamp(&document, before: stored?.value, type: schema.root)
+    if stored == nil || source != .person && source != .store { schema.root.fillDefaults(&document) }
+    let bytes = try store.checkedBytes(document, schema: schema, path: path, exists: willExist)
+    let action: AuditEntry.Action = stored == nil ? .create : (stored!.path == path ? .update : .rename)
+    let changedState = from != to ? (from, to) : (nil, nil)
+    let entry = AuditEntry(
+      kind: kind, id: id, action: action, pointers: stored.map { $0.value.changedPointers(to: document) } ?? [.root],
+      from: changedState.0, to: changedState.1,
+      previousID: action == .rename ? stored?.value[schema.idField].flatMap(DocumentID.text) : nil)
+    return Prepared(kind: kind, id: id, path: path, value: document, bytes: bytes, entry: entry, warnings: warnings,
+      replacedPath: action == .rename ? stored?.path : nil)
+  }
+
+  /// A person's change: the workflow from the stored state (or, for a new document, a state it may
+  /// start in), and fields that are immutable.
+  func enforce(_ document: JSONValue, stored: Store.Document?, schema: Schema, id: String, from: String?, to: String?)
+    throws(StoreError)
+  {
+    if let workflow = schema.workflow, let to, ChangeRules.isState(to, of: schema) {
+      if let from, from != to, !workflow.allows(from: from, to: to) {
+        throw StoreError.badRequest("\(schema.kind) \(id) \(workflow.refusal(from: from, to: to))")
+      }
+      if stored == nil, !schema.creationStates.contains(to) {
+        throw StoreError.badRequest("a new \(schema.kind) starts as \(schema.creationStates.joined(separator: " or ")), "
+          + "not \(to); create it, then move it with `formsctl status`")
+      }
+    }
+    guard let stored, let store else { return }
+    let findings = ChangeRules.findings(old: stored.value, new: document, schema: schema).filter { $0.rule == "immutable" }
+    if !findings.isEmpty {
+      throw StoreError.invalidDocument("the \(schema.kind) \(id)", store.diagnostics(findings, document: document, path: stored.path))
+    }
+  }
+
+  /// Runs the pipeline on `proposed` and stages it; returns the document as it will be written.
+  @discardableResult
+  public func save(_ proposed: JSONValue, replacing stored: Store.Document?, kind: String, source: ChangeSource)
+    throws(StoreError) -> Store.Document
+  {
+    let prepared = try prepare(proposed, replacing: stored, kind: kind, source: source)
+    try stage(prepared)
+    return prepared.document
+  }
+
+  /// Stages a prepared version (nothing when it does not change the document).
+  public func stage(_ prepared: Prepared) throws(StoreError) {
+    guard let entry = prepared.entry else { return }
+    try stage(prepared.bytes, to: prepared.path, entry: entry)
+    if let old = prepared.replacedPath { try delete(old, entry: nil) }
+  }
+
+  /// Stages the deletion of a stored document.
+  public func remove(_ stored: Store.Document, kind: String) throws(StoreError) {
+    let schema = try store?.schema(of: stored.value, path: stored.path)
+    let id = schema.flatMap { stored.value[$0.idField].flatMap(DocumentID.text) } ?? String(fileName(stored.path).dropLast(5))
+    try delete(stored.path, entry: AuditEntry(kind: kind, id: id, action: .delete, pointers: [.root],
+      from: schema?.workflowState(of: stored.value)))
+  }
+}
+
+extension Store {
+  /// Runs `body` with a write session (see `WriteSession`): the lock, the journal check, then one
+  /// journaled commit of everything staged with one audit record. `name` is the audit log's
+  /// `operation`, `summary` what the lock file and `recover` call it.
+  public func write<T>(_ name: String, summary: String, dryRun: Bool = false, recordsWithoutDocuments: Bool = false,
+    _ body: (WriteSession) throws(StoreError) -> T) throws(StoreError) -> T
+  {
+    var operation = Operation(name, summary: summary, command: commandLine)
+    operation.recordsWithoutDocuments = recordsWithoutDocuments
+    return try layout.write(operation, dryRun: dryRun, wait: lockWait, clock: now, user: auditUser, store: self, body)
+  }
+
+  /// Who the audit log names: `user` when set, else git's user of the store's repository, `$USER`
+  /// or the uid (looked up once).
+  func auditUser() -> String {
+    if let user { return user }
+    let found = AuditLog.currentUser(root: layout.root)
+    user = found
+    return found
+  }
+}

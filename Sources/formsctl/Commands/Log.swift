@@ -1,0 +1,81 @@
+import ArgumentParser
+import FormsCore
+import FormsStore
+
+extension Formsctl {
+  struct Log: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Who changed what: the audit log, newest first.",
+      discussion: """
+        Every committed change (new, set, edit, status, rm, mv, import, migrate, snapshot restore, and the library's writes) appends one record to .formsctl/history.jsonl, inside the same journaled commit: the time, the user (git's user.name <user.email> for the store's repository, else $USER), the operation, the command line, and per document its kind, id, action and the JSON Pointers that changed. The only values kept are the workflow state's, as from and to. The file is kept in git; `formsctl git install` merges it line by line.
+
+        With KIND (and ID), only records that touched it are shown, each narrowed to the matching documents. A line of the log that does not parse is reported with its line number (exit 65); the rest is still shown.
+
+        Examples:
+          formsctl log
+          formsctl log purchase-order PO-000201
+          formsctl log form --since 2026-11-01 --limit 20
+          formsctl log --format ndjson | jq -r 'select(.operation == "import") | .time'
+        """
+    )
+    enum Format: String, ExpressibleByArgument { case text, json, ndjson }
+
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "Only changes to documents of this kind.") var kind: String?
+    @Argument(help: "Only changes to this document.") var id: String?
+    @Option(help: ArgumentHelp("Only changes at or after this date or datetime.", valueName: "DATE")) var since: String?
+    @Option(help: "At most this many records.") var limit: Int?
+    @Option(help: "Output: text, json (one array) or ndjson (one record per line).") var format: Format = .text
+
+    func validate() throws {
+      if let since, Instant(since) == nil {
+        throw ValidationError("--since \(since): expected a date (2026-11-01) or an RFC 3339 datetime")
+      }
+      if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+    }
+
+    func run() throws {
+      let store = try options.open()
+      if let kind { _ = try store.schema(kind) }
+      if let id, !DocumentID.isValid(id) { throw CommandError.usage(DocumentID.problem(id)) }
+      let (records, problems) = AuditLog.query(store.layout, AuditLog.Query(kind: kind, id: id, since: since, limit: limit))
+      switch format {
+      case .json: FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.array(records)))
+      case .ndjson: for record in records { printOut(JSONWriter.compact(record)) }
+      case .text: for record in records { printOut(Self.text(record, all: kind != nil)) }
+      }
+      let shown = store.display(AuditLog.path(store.layout))
+      for problem in problems { printError("\(shown):\(problem.line): \(problem.message); this record is skipped") }
+      if !problems.isEmpty { throw ExitCode(65) }
+    }
+
+    /// A record for people: the time, operation and user, the command line, one line per document.
+    static func text(_ record: JSONValue, all: Bool) -> String {
+      func field(_ name: String) -> String { record[name]?.stringValue ?? "?" }
+      var lines = ["\(field("time"))  \(field("operation"))  by \(field("user"))"]
+      if let command = record["command"]?.stringValue { lines.append("  $ " + command) }
+      if case .array(let documents)? = record["documents"] {
+        let limit = all ? documents.count : 20
+        for document in documents.prefix(limit) {
+          let pointers = document["pointers"]?.arrayValue?.compactMap(\.stringValue) ?? []
+          var line = "  \(document["action"]?.stringValue ?? "change") \(document["kind"]?.stringValue ?? "?") \(document["id"]?.stringValue ?? "?")"
+          if let previous = document["previous_id"]?.stringValue { line += " (was \(previous))" }
+          let changed = pointers.filter { $0 != "" }
+          if !changed.isEmpty { line += ": " + changed.joined(separator: " ") }
+          let from = document["from"]?.stringValue
+          let to = document["to"]?.stringValue
+          if from != nil || to != nil { line += "  [\(from ?? "·") → \(to ?? "·")]" }
+          lines.append(line)
+        }
+        if documents.count > limit {
+          lines.append("  … and \(documents.count - limit) more documents (name a kind, or use --format json, to see them)")
+        }
+      } else {
+        var rest = record.objectValue ?? JSONObject()
+        for name in ["time", "user", "operation", "command"] { rest[name] = nil }
+        if !rest.isEmpty { lines.append("  " + JSONWriter.compact(.object(rest))) }
+      }
+      return lines.joined(separator: "\n")
+    }
+  }
+}
