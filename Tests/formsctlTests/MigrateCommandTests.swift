@@ -43,6 +43,10 @@ struct MigrateCommandTests {
       #expect(!status.stdout.contains("\"behind\": 1"))
       let history = try readFile(store + "/.formsctl/history.jsonl")
       #expect(history.contains("\"operation\":\"migrate\"") && history.contains("\"schemas/form/2.0.0.yaml\":\""))
+      let migrated = try Formsctl.run(["log", "form", "--format", "json"], in: store)
+      let records = try JSONSerialization.jsonObject(with: Data(migrated.stdout.utf8)) as? [[String: Any]]
+      #expect((records?.first?["documents"] as? [[String: Any]])?.count == 21, "one record lists every migrated form")
+      #expect(((records?.first?["documents"] as? [[String: Any]])?.first?["pointers"] as? [String])?.contains("/form_number") == true)
       // form's steps all invert: going back gives the legacy files byte for byte.
       let back = try Formsctl.run(["migrate", "--kind", "form", "--to", "1.0.0", "--no-snapshot"], in: store, environment: Self.env)
       #expect(back.status == 0, "\(back.stderr)")

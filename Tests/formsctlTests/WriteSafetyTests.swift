@@ -227,6 +227,9 @@ struct WriteSafetyTests {
       #expect(leftovers.isEmpty)
       #expect(try Formsctl.run(["recover"], in: dir).stdout == "nothing to recover\n")
       #expect(try Formsctl.run(["validate"], in: dir).status == 0)
+      // The audit record is part of the commit: finished with it, or rolled back with it.
+      let operations = try readFile(dir + "/.formsctl/history.jsonl").split(separator: "\n").filter { $0.contains("\"operation\":\"rm\"") }
+      #expect(operations.count == (ownerSurvives ? 0 : 1))
     }
   }
 }

@@ -132,23 +132,30 @@ public enum AuditLog {
 }
 
 extension AuditLog {
+  /// A line of the log that does not parse as a JSON object.
+  public struct Problem: Sendable, Equatable {
+    public let line: Int
+    public let column: Int
+    public let message: String
+  }
+
   /// The records of the log in file order, with their line numbers, and the lines that do not
-  /// parse as a JSON object (line, message), which are skipped.
-  public static func read(_ layout: StoreLayout) -> (records: [(line: Int, value: JSONValue)], problems: [(line: Int, message: String)]) {
+  /// parse as a JSON object, which are skipped.
+  public static func read(_ layout: StoreLayout) -> (records: [(line: Int, value: JSONValue)], problems: [Problem]) {
     guard let bytes = try? FileIO.read(path(layout), limit: Int.max) else { return ([], []) }
     var records: [(line: Int, value: JSONValue)] = []
-    var problems: [(line: Int, message: String)] = []
+    var problems: [Problem] = []
     for (index, line) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
       guard line.contains(where: { ![0x20, 0x09, 0x0D].contains($0) }) else { continue }
       do {
         let value = try JSONParser().parse(Array(line))
         guard case .object = value else {
-          problems.append((index + 1, "a record must be a JSON object, not \(value.typeName)"))
+          problems.append(Problem(line: index + 1, column: 1, message: "a record must be a JSON object, not a \(value.typeName)"))
           continue
         }
         records.append((index + 1, value))
       } catch {
-        problems.append((index + 1, "column \(error.location.column): \(error.message)"))
+        problems.append(Problem(line: index + 1, column: error.location.column, message: error.message))
       }
     }
     return (records, problems)
@@ -173,7 +180,7 @@ extension AuditLog {
 
   /// The records matching `query`, newest first; with a kind (and id), each record's `documents`
   /// narrowed to the matching ones. Lines that do not parse come back as problems.
-  public static func query(_ layout: StoreLayout, _ query: Query) -> (records: [JSONValue], problems: [(line: Int, message: String)]) {
+  public static func query(_ layout: StoreLayout, _ query: Query) -> (records: [JSONValue], problems: [Problem]) {
     let (all, problems) = read(layout)
     var out: [JSONValue] = []
     // Newest first by time; records of one time (or after a git union merge) by their line, last first.

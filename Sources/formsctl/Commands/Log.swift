@@ -45,7 +45,7 @@ extension Formsctl {
       case .text: for record in records { printOut(Self.text(record, all: kind != nil)) }
       }
       let shown = store.display(AuditLog.path(store.layout))
-      for problem in problems { printError("\(shown):\(problem.line): \(problem.message); this record is skipped") }
+      for problem in problems { printError("\(shown):\(problem.line):\(problem.column): \(problem.message); this record is skipped") }
       if !problems.isEmpty { throw ExitCode(65) }
     }
 

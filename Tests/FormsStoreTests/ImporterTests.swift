@@ -1,0 +1,124 @@
+import FormsCore
+import Foundation
+import Testing
+
+@testable import FormsStore
+
+/// `import` through the write path: local work kept, the feed's states applied and audited.
+struct ImporterTests {
+  /// An order as a person left it: linked to an acquisition, priced, and without `currency` (a
+  /// defaulted field, as documents from before it existed are).
+  static let stored = """
+    {"_schema": "purchase-order@1.1.0", "purchase_order_number": "PO-1", "acquisition_id": "ACQ-2026-001", "status": "received",
+     "issue_date": "2026-11-01T09:00:00Z", "last_updated": "2026-11-10T09:00:00Z",
+     "items": [{"product_item_id": 1, "quantity": 5, "unit_price": 2.50, "last_updated": "2026-11-01T09:00:00Z"},
+               {"product_item_id": 2, "quantity": 6, "unit_price": 3.00, "last_updated": "2026-11-01T09:00:00Z"}]}
+    """
+
+  static func importing(_ feed: String, into fixture: StoreFixture, _ configure: (inout Importer.Request) -> Void = { _ in })
+    throws -> Importer.Report
+  {
+    try writeText(feed, to: fixture.root + "/feed.ndjson")
+    var request = Importer.Request(kind: "purchase-order", feed: fixture.root + "/feed.ndjson", snapshot: false)
+    configure(&request)
+    return try Importer(store: fixture.store).run(request)
+  }
+
+  static func fixture(_ dir: String) throws -> StoreFixture {
+    let fixture = try StoreFixture(dir)
+    try fixture.acquisition()
+    try writeText(stored, to: dir + "/data/purchase-orders/PO-1.json")
+    return fixture
+  }
+
+  /// A newer record from the ordering server: no acquisition, no prices, no currency; state open.
+  static let newer = #"{"purchase_order_number": "PO-1", "status": "partially_received", "issue_date": "2026-11-01T09:00:00Z", "last_updated": "2026-11-20T09:00:00Z", "items": [{"product_item_id": 1, "quantity": 9, "last_updated": "2026-11-20T09:00:00Z"}, {"product_item_id": 2, "quantity": 6, "last_updated": "2026-11-01T09:00:00Z"}]}"#
+
+  @Test func aNewerRecordKeepsWhatTheFeedDoesNotCarryAndFillsDefaults() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try Self.fixture(dir)
+      let feed = Self.newer.replacingOccurrences(of: "partially_received", with: "closed")
+      let dry = try Self.importing(feed, into: fixture) { $0.dryRun = true }
+      #expect(dry.records.map(\.description) == ["replace (kept: acquisition_id, unit_price ×2)"])
+      #expect(try fixture.read("purchase-order", "PO-1")["items"]?.arrayValue?[0]["quantity"] == .number(JSONNumber(5)), "dry run")
+      let report = try Self.importing(feed, into: fixture)
+      #expect(report.summary.hasPrefix("created 0, replaced 1, updated 0"))
+      let order = try fixture.read("purchase-order", "PO-1")
+      #expect(order["acquisition_id"] == .string("ACQ-2026-001"))
+      #expect(order["items"]?.arrayValue?.map { $0["unit_price"]! } == [.number(JSONNumber("2.50")!), .number(JSONNumber("3.00")!)])
+      #expect(order["items"]?.arrayValue?[0]["quantity"] == .number(JSONNumber(9)))
+      #expect(order["currency"] == .string("USD"), "a defaulted field is filled as new fills it")
+      #expect(order["last_updated"] == .string("2026-11-20T09:00:00Z"), "the feed's stamps are kept")
+    }
+  }
+
+  @Test func aTransitionTheWorkflowDoesNotListIsAppliedWarnedAndAudited() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try Self.fixture(dir)
+      let report = try Self.importing(Self.newer, into: fixture)
+      #expect(report.workflowWarnings == [
+        "purchase-order PO-1: status received → partially_received is not a transition the workflow allows; applied, as the feed is the source of truth for its states"
+      ])
+      #expect(report.summary.contains("1 outside the workflow"))
+      #expect(try fixture.read("purchase-order", "PO-1")["status"] == .string("partially_received"))
+      let record = fixture.history.last!
+      #expect(record["operation"] == .string("import") && record["feed"] != nil)
+      #expect(record["documents"]?.arrayValue.map { $0.map(JSONWriter.compact) } == [
+        #"{"action":"update","from":"received","id":"PO-1","kind":"purchase-order","pointers":["/currency","/items/0/last_updated","/items/0/quantity","/last_updated","/status"],"to":"partially_received"}"#
+      ])
+    }
+  }
+
+  @Test func strictWorkflowRefusesAndWritesNothing() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try Self.fixture(dir)
+      let before = try fixture.bytes("purchase-order", "PO-1")
+      let error = storeError { _ = try Self.importing(Self.newer, into: fixture) { $0.strictWorkflow = true } }
+      guard case .importFailed(1, let diagnostics)? = error else { Issue.record("\(String(describing: error))"); return }
+      #expect(diagnostics.map(\.message) == [
+        "record 1: purchase-order PO-1: status received → partially_received is not a transition the workflow allows (--strict-workflow)"
+      ])
+      #expect(try fixture.bytes("purchase-order", "PO-1") == before)
+      #expect(fixture.history.count == 1, "only the acquisition's creation")
+    }
+  }
+
+  @Test func aDeliveryDateOnTheIssueDayIsNotBeforeIt() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try StoreFixture(dir)
+      try writeText("""
+        - convert: {field: preferred_delivery_date, to: date, if_present: true}
+        """, to: dir + "/map.yaml")
+      let report = try Self.importing("""
+        {"purchase_order_number": "PO-5", "issue_date": "2020-05-07T09:32:28.213Z", "last_updated": "2020-05-07T09:32:28.213Z", "preferred_delivery_date": "2020-05-07T09:32:28.213Z", "items": []}
+        """, into: fixture) { $0.map = dir + "/map.yaml" }
+      #expect(report.records.map(\.action) == [.create])
+      #expect(try fixture.read("purchase-order", "PO-5")["preferred_delivery_date"] == .string("2020-05-07"))
+    }
+  }
+
+  @Test func pruneListsAndCountsEveryDocumentItTouches() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try StoreFixture(dir)
+      for id in ["ACQ-2026-001", "ACQ-2026-002", "ACQ-2026-003"] { try fixture.acquisition(id) }
+      let forms = try (0..<3).map { _ in try fixture.form(acquisition: "ACQ-2026-002") } + [try fixture.form(acquisition: "ACQ-2026-003")]
+      try fixture.order("PO-1", acquisition: "ACQ-2026-002")
+      try writeText(#"{"id": "ACQ-2026-001", "title": "Chairs", "agency": "GSA", "last_modified_date": "2020-01-01T00:00:00Z"}"#,
+        to: dir + "/feed.json")
+      var request = Importer.Request(kind: "acquisition", feed: dir + "/feed.json", prune: true, snapshot: false)
+      request.dryRun = true
+      let dry = try Importer(store: fixture.store).run(request)
+      #expect(dry.pruned.deletes.map(\.kind) == ["acquisition", "acquisition", "form", "form", "form", "form"])
+      #expect(Set(dry.pruned.deletes.filter { $0.kind == "form" }.map(\.id)) == Set(forms))
+      #expect(dry.pruned.rewrites.map(\.id) == ["PO-1"])
+      #expect(dry.summary.contains("pruned 2 (+4 deleted by cascade), references cleared in 1"))
+      let before = FileIO.files(under: dir + "/data", suffix: ".json").count
+      request.dryRun = false
+      let report = try Importer(store: fixture.store).run(request)
+      #expect(report.summary == dry.summary)
+      #expect(FileIO.files(under: dir + "/data", suffix: ".json").count == before - 6)
+      #expect(try fixture.read("purchase-order", "PO-1")["acquisition_id"] == nil)
+      #expect(fixture.history.last?["documents"]?.arrayValue?.count == 7)
+    }
+  }
+}

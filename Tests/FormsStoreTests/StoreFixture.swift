@@ -1,0 +1,80 @@
+import FormsCore
+import Foundation
+
+@testable import FormsStore
+
+/// A store made by `init` (the built-in schemas) in a temporary directory, opened in-process with
+/// a clock the test moves, fixed UUIDs and a fixed audit user.
+final class StoreFixture: @unchecked Sendable {
+  let root: String
+  let store: Store
+  nonisolated(unsafe) var clock = Date(timeIntervalSince1970: 1_795_000_000)  // 2026-11-18T08:53:20Z
+  nonisolated(unsafe) var uuids = 0
+
+  init(_ root: String) throws {
+    self.root = root
+    _ = try Store.initialize(at: root)
+    store = try Store.open(at: root)
+    store.now = { [unowned self] in self.clock }
+    store.makeUUID = { [unowned self] in
+      self.uuids += 1
+      return String(format: "00000000-0000-4000-8000-%012d", self.uuids)
+    }
+    store.user = "Ada Lovelace <ada@example.com>"
+    store.lockWait = 5
+  }
+
+  /// Moves the clock on by `seconds`.
+  func advance(_ seconds: TimeInterval) { clock += seconds }
+
+  var time: String { Store.rfc3339(clock) }
+
+  func json(_ text: String) -> JSONValue { try! JSONParser().parse(text) }
+
+  func read(_ kind: String, _ id: String) throws -> JSONValue { try store.read(kind: kind, id: id).value }
+
+  func bytes(_ kind: String, _ id: String) throws -> [UInt8] { try store.read(kind: kind, id: id).bytes }
+
+  /// The audit log's records, oldest first.
+  var history: [JSONValue] { AuditLog.read(store.layout).records.map(\.value) }
+
+  @discardableResult
+  func acquisition(_ id: String = "ACQ-2026-001") throws -> Store.Document {
+    try store.create(kind: "acquisition", base: json(#"{"id": "\#(id)", "title": "Chairs", "agency": "GSA"}"#))
+  }
+
+  @discardableResult
+  func order(_ id: String = "PO-1", acquisition: String? = nil) throws -> Store.Document {
+    let link = acquisition.map { #", "acquisition_id": "\#($0)""# } ?? ""
+    return try store.create(kind: "purchase-order", base: json("""
+      {"purchase_order_number": "\(id)"\(link), "issue_date": "2026-11-01T09:00:00Z",
+       "items": [{"product_item_id": 1, "quantity": 5, "unit_price": 2.50, "last_updated": "2026-11-01T09:00:00Z"},
+                 {"product_item_id": 2, "quantity": 6, "last_updated": "2026-11-01T09:00:00Z"}]}
+      """))
+  }
+
+  /// A form in `state`, moved there along the workflow.
+  @discardableResult
+  func form(acquisition: String = "ACQ-2026-001", state: String = "draft") throws -> String {
+    let created = try store.create(kind: "form", assignments: [
+      try Assignment("form_type=SF30"), try Assignment("acquisition_id=\(acquisition)"), try Assignment("form_number=SF 30"),
+      try Assignment("fields.effective_date=2026-12-01"), try Assignment("approved_by=K"), try Assignment("approved_on=2026-12-02"),
+    ])
+    let id = created.value["id"]!.stringValue!
+    let path = ["draft": [], "in_review": ["in_review"], "approved": ["in_review", "approved"], "rejected": ["in_review", "rejected"]]
+    for next in path[state]! { try store.transition(kind: "form", id: id, to: next) }
+    return id
+  }
+}
+
+/// The error `body` throws, as a StoreError (nil when it does not throw).
+func storeError(_ body: () throws -> Void) -> StoreError? {
+  do {
+    try body()
+    return nil
+  } catch let error as StoreError {
+    return error
+  } catch {
+    return .internalError("\(error)")
+  }
+}
