@@ -113,6 +113,9 @@ case "import":
   // FormsBench import [STORE_SIZE] [FEED_SIZE]: import throughput and validate --changed-since.
   let sizes = arguments.dropFirst().compactMap { Int($0) }
   try ImportBenchmark.run(storeSize: sizes.first ?? 100_000, feedSize: sizes.count > 1 ? sizes[1] : 10_000, repository: FileManager.default.currentDirectoryPath)
+case "write":
+  // FormsBench write [COUNT]: new and set latency on a store of COUNT documents (default 100,000).
+  try WriteBenchmark.run(count: count == 10_000 && arguments.count < 2 ? 100_000 : count, repository: FileManager.default.currentDirectoryPath)
 case "generate":
   // FormsBench generate DIR COUNT: a store of COUNT purchase orders using this repository's schemas.
   let directory = arguments[1]
@@ -125,6 +128,6 @@ case "validate":
   let limit = ProcessInfo.processInfo.environment["SKIP_JSONSCHEMA_ABOVE"].flatMap(Int.init) ?? 100_000
   try ValidateBenchmark.run(counts: counts.isEmpty ? [10_000, 100_000] : counts, repository: FileManager.default.currentDirectoryPath, skipJsonschemaAbove: limit)
 default:
-  print("usage: FormsBench json [COUNT] | parse-loop [COUNT] | validate [COUNT...] | store [COUNT...] | migrate [COUNT...] | import [STORE FEED] | generate DIR [COUNT]")
+  print("usage: FormsBench json [COUNT] | parse-loop [COUNT] | validate [COUNT...] | store [COUNT...] | migrate [COUNT...] | import [STORE FEED] | write [COUNT] | generate DIR [COUNT]")
   exit(64)
 }
