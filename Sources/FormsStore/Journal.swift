@@ -23,7 +23,7 @@ import FormsCore
 /// directory) are deleted and the store is as it was; with it, the remaining steps are done — a
 /// staged file that is gone was already renamed, so running it twice is harmless.
 public struct Journal: Sendable {
-  /// One change to one file.
+  /// One change to one file (what a restore plans).
   public enum Step: Sendable, Equatable {
     case write(path: String, bytes: [UInt8])
     case delete(path: String)
@@ -56,24 +56,6 @@ public struct Journal: Sendable {
   /// Refuses (exit 75) while an interrupted operation awaits `formsctl recover`.
   public func requireNone() throws(StoreError) {
     if let operation = pending() { throw StoreError.recoveryNeeded(operation: operation) }
-  }
-
-  /// Applies `steps` all or nothing, with `record` (one audit line) appended to the history as
-  /// part of the commit. The caller holds the store lock.
-  public func apply(_ steps: [Step], operation: String, record: [UInt8]? = nil) throws(StoreError) {
-    let transaction = try begin(operation: operation)
-    do throws(StoreError) {
-      for step in steps {
-        switch step {
-        case .write(let path, let bytes): try transaction.stage(bytes, for: path)
-        case .delete(let path): try transaction.delete(path)
-        }
-      }
-    } catch {
-      transaction.abort()
-      throw error
-    }
-    try transaction.commit(record: record)
   }
 
   /// Starts a transaction to stage files into one by one. The caller holds the store lock.

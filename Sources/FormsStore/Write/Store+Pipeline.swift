@@ -10,6 +10,8 @@ public enum ChangeSource: Sendable, Equatable {
   case feed(strictWorkflow: Bool)
   /// The store itself, keeping references whole (`rm`'s nullify, `mv`): may change an id.
   case store
+
+  var isFeed: Bool { if case .feed = self { true } else { false } }
 }
 
 extension WriteSession {
@@ -42,6 +44,10 @@ extension WriteSession {
     guard let store else { throw StoreError.internalError("a document is written without its store's schemas") }
     guard case .object = proposed else { throw StoreError.badRequest("a \(kind) must be a JSON object, not \(proposed.typeName)") }
     var document = proposed
+    if document["_schema"] == nil {
+      let latest = try store.schema(kind).reference
+      document["_schema"] = stored?.value["_schema"] ?? .string(latest)
+    }
     let schema = try store.schema(of: document, path: stored?.path ?? kind)
     guard schema.kind == kind else {
       throw StoreError.badRequest("the document says _schema \(schema.reference); it is not a \(kind)")
@@ -89,9 +95,9 @@ extension WriteSession {
     let refresh = source == .store || (source == .person && stored != nil)
     TimestampStamper(time: Store.rfc3339(now), mode: refresh ? .refresh : .fillMissing)
       .stamp(&document, before: stored?.value, type: schema.root)
-    if stored == nil || source != .person && source != .store { schema.root.fillDefaults(&document) }
+    if stored == nil || source.isFeed { schema.root.fillDefaults(&document) }
     let bytes = try store.checkedBytes(document, schema: schema, path: path, exists: willExist)
-    let action: AuditEntry.Action = stored == nil ? .create : (stored!.path == path ? .update : .rename)
+    let action: AuditEntry.Action = stored.map { $0.path == path ? .update : .rename } ?? .create
     let changedState = from != to ? (from, to) : (nil, nil)
     let entry = AuditEntry(
       kind: kind, id: id, action: action, pointers: stored.map { $0.value.changedPointers(to: document) } ?? [.root],
