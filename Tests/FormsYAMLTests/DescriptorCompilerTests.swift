@@ -27,6 +27,9 @@ struct DescriptorCompilerTests {
     ("fields:\n  name: string\n", "1:1: the id field \"id\" is not among the fields"),
     ("fields:\n  id: string\nchanges:\n  - rename: {from: a, to: b}\n", "6:3: changes need a `from:` version to start from"),
     ("fields:\n  id: string\nfrom: 1.0.0\nchanges:\n  - renam: {from: a, to: b}\n", "7:5: unknown key \"renam\" in changes; did you mean \"rename\"?"),
+    ("fields:\n  id: string\ntypes:\n  item: {timestamps: {updated: changed}, fields: {k: integer}}\n", "6:32: timestamp field \"changed\" is not among the fields"),
+    ("fields:\n  id: string\ntypes:\n  item: {timestamps: {updated: k}, fields: {k: integer}}\n", "6:32: timestamp field \"k\" must be a datetime or a date"),
+    ("fields:\n  id: string\ntypes:\n  item: {timestamp: {updated: k}, fields: {k: date}}\n", "6:10: unknown key \"timestamp\" in an object type; did you mean \"timestamps\"?"),
   ])
   func reportsWithPosition(_ body: String, _ expected: String) throws {
     let found = try problems(Self.header + body)
@@ -54,5 +57,20 @@ struct DescriptorCompilerTests {
     #expect(schema.root.fields["money"]?.type.scale == 2)
     #expect(schema.root.fields["body"]?.type.cases["A"]?.name == "a_body")
     #expect(schema.root.requiredFields == ["id", "money", "kind_of", "body"])
+  }
+
+  @Test func aNamedTypeDeclaresItsOwnTimestamps() throws {
+    let schema = try compile(Self.header + """
+      timestamps: {updated: changed}
+      fields:
+        id: string
+        changed: datetime
+        items: {type: list, of: item}
+      types:
+        item: {timestamps: {created: added, updated: changed}, fields: {added: datetime?, changed: date}}
+      """)
+    #expect(schema.root.timestamps == Schema.Timestamps(updated: "changed"))
+    #expect(schema.namedTypes["item"]?.timestamps == Schema.Timestamps(created: "added", updated: "changed"))
+    #expect(schema.root.fields["items"]?.type.element?.timestamps.updated == "changed")
   }
 }

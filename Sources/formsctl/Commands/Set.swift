@@ -6,7 +6,8 @@ extension Formsctl {
     static let configuration = CommandConfiguration(
       abstract: "Change fields of a document; values are typed by the schema.",
       discussion: """
-        Updates the kind's `updated` timestamp, validates, and writes only a valid result.
+        A change of the workflow field must be a transition the descriptor allows from the stored state, exactly as with `formsctl status`. The document's `updated` timestamp is set to the time of the write, and so is that of every list element that changed (the types that declare `timestamps:`, such as purchase-order items). The result is validated against the store under the lock, written only if valid, and recorded in the audit log (`formsctl log`).
+
         Examples:
           formsctl set purchase-order PO-000201 status=received items[1].quantity=7
           formsctl set form 3f2c... --json 'metadata={"agency": "GSA"}'
@@ -34,7 +35,13 @@ extension Formsctl {
   struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
       abstract: "Move a document along its workflow (e.g. draft → in_review), if the descriptor allows it.",
-      discussion: "A transition the workflow does not list is refused, naming the allowed next states."
+      discussion: """
+        A transition the workflow does not list is refused, naming the allowed next states; `set` and `edit` follow the same rule. The change is recorded in the audit log with the states from and to.
+
+        Examples:
+          formsctl status form 3f2c... in_review
+          formsctl status purchase-order PO-000201 received
+        """
     )
     @OptionGroup var options: StoreOptions
     @Argument(help: "The kind.") var kind: String
