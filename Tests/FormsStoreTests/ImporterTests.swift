@@ -52,6 +52,17 @@ struct ImporterTests {
     }
   }
 
+  @Test func anItemEditedTodayIsNotOverwrittenByAFeedItemStampedLastMonth() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try Self.fixture(dir)
+      try fixture.store.update(kind: "purchase-order", id: "PO-1", assignments: [try Assignment("items[0].quantity=1234")])
+      let feed = #"{"purchase_order_number": "PO-1", "status": "received", "issue_date": "2026-11-01T09:00:00Z", "last_updated": "2026-10-20T09:00:00Z", "items": [{"product_item_id": 1, "quantity": 7, "last_updated": "2026-10-20T09:00:00Z"}]}"#
+      let report = try Self.importing(feed, into: fixture)
+      #expect(report.records.map(\.action) == [.localNewer])
+      #expect(try fixture.read("purchase-order", "PO-1")["items"]?.arrayValue?[0]["quantity"] == .number(JSONNumber(1234)))
+    }
+  }
+
   @Test func aTransitionTheWorkflowDoesNotListIsAppliedWarnedAndAudited() throws {
     try withTemporaryDirectory { dir in
       let fixture = try Self.fixture(dir)
