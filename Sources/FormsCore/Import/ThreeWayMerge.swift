@@ -1,10 +1,14 @@
 /// A three-way structural merge of one document, for git's merge driver (`formsctl merge-file`).
 ///
 /// Members merge independently; lists with a `unique` key merge element by element by key; a change
-/// on one side is taken; the same change on both sides is taken once. When both sides changed one
-/// value differently, the result carries git conflict markers around exactly that member's lines of
-/// the canonical output (everything else merged). With `preferNewer`, a conflict inside a record
-/// with an `updated` timestamp goes to the side whose record is newer instead.
+/// on one side is taken; the same change on both sides is taken once. An `updated` timestamp (the
+/// document's, or one a named type declares) that both sides changed becomes the later of the two,
+/// never a conflict (DESIGN §12); a `created` one that differs stays a conflict. When both sides
+/// changed one value differently, the result carries git conflict markers around exactly that
+/// member's lines (everything else merged), written so that keeping either side, or deleting
+/// either block as git tools do for "take ours" and "take theirs", leaves valid JSON. With
+/// `preferNewer`, a conflict inside a record with an `updated` timestamp goes to the side whose
+/// record is newer instead.
 public struct ThreeWayMerge: Sendable {
   public let schema: Schema?
   public let preferNewer: Bool
@@ -18,9 +22,8 @@ public struct ThreeWayMerge: Sendable {
   public func merge(base: JSONValue?, ours: JSONValue, theirs: JSONValue) -> (text: String, conflicts: Int) {
     var conflicts: [(ours: JSONValue?, theirs: JSONValue?)] = []
     let merged = mergeValue(base, ours, theirs, type: schema?.root, newer: nil, conflicts: &conflicts) ?? .object(JSONObject())
-    let text = JSONWriter.canonicalString(merged)
-    guard !conflicts.isEmpty else { return (text, 0) }
-    return (Self.expand(text, conflicts), conflicts.count)
+    guard !conflicts.isEmpty else { return (JSONWriter.canonicalString(merged), 0) }
+    return (ConflictRenderer(conflicts: conflicts).lines(merged, indent: "").joined(separator: "\n") + "\n", conflicts.count)
   }
 
   static func sentinel(_ index: Int) -> String { "\u{1}formsctl-conflict-\(index)\u{1}" }
@@ -45,6 +48,10 @@ public struct ThreeWayMerge: Sendable {
       var result = JSONObject()
       let keys = Set(o.keys).union(t.keys).union(b?.keys ?? [])
       for key in keys.sorted(by: codePointLess) {
+        if key == type?.timestamps.updated, let later = Self.later(b?[key], o[key], t[key]) {
+          result[key] = later
+          continue
+        }
         let fieldType = type?.kind == .object ? type?.fields[key]?.type : nil
         if let value = mergeValue(b?[key], o[key], t[key], type: fieldType, newer: newer, conflicts: &conflicts) {
           result[key] = value
@@ -89,29 +96,81 @@ public struct ThreeWayMerge: Sendable {
     return result
   }
 
-  /// Replaces each sentinel line with git conflict markers around both sides' versions of that line.
-  static func expand(_ text: String, _ conflicts: [(ours: JSONValue?, theirs: JSONValue?)]) -> String {
-    var lines: [String] = []
-    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-      guard let range = line.range(of: "\"\\u0001formsctl-conflict-"), let end = line[range.upperBound...].range(of: "\\u0001\"") else {
-        lines.append(String(line))
+  /// The later of two `updated` stamps both sides changed (nil when that is not the case).
+  static func later(_ base: JSONValue?, _ ours: JSONValue?, _ theirs: JSONValue?) -> JSONValue? {
+    guard let a = ours?.stringValue, let b = theirs?.stringValue, a != b, base != ours, base != theirs,
+      let order = Instant.order(a, b)
+    else { return nil }
+    return order >= 0 ? ours : theirs
+  }
+}
+
+/// Writes a merged document whose conflicts are sentinel strings: canonical layout, with each
+/// conflict as a git conflict block holding that member's (or element's) lines on each side.
+///
+/// Separators are placed so that each side, kept alone, is valid JSON: entries before the last
+/// entry both sides share end with a comma (something follows them on either side); conflicting
+/// entries after it start with one instead (`, "b": 2`), since something precedes them on either
+/// side; in a container with no shared entry, each side's commas are its own.
+struct ConflictRenderer {
+  let conflicts: [(ours: JSONValue?, theirs: JSONValue?)]
+
+  /// The conflict a value stands for, when it is a sentinel.
+  func conflict(_ value: JSONValue) -> Int? {
+    guard case .string(let text) = value, text.hasPrefix("\u{1}formsctl-conflict-"), text.hasSuffix("\u{1}") else { return nil }
+    return Int(text.dropFirst("\u{1}formsctl-conflict-".count).dropLast())
+  }
+
+  func containsConflict(_ value: JSONValue) -> Bool {
+    switch value {
+    case .object(let object): return object.members.contains { containsConflict($0.value) }
+    case .array(let elements): return elements.contains(where: containsConflict)
+    default: return conflict(value) != nil
+    }
+  }
+
+  /// The lines of `value` at `indent`; the first carries no indentation (it follows a key).
+  func lines(_ value: JSONValue, indent: String) -> [String] {
+    guard containsConflict(value) else {
+      let text = JSONWriter.canonicalString(value).dropLast()
+      return text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map { $0.offset == 0 ? String($0.element) : indent + $0.element }
+    }
+    let entries: [(key: String, value: JSONValue)]
+    let (open, close): (String, String)
+    switch value {
+    case .object(let object):
+      entries = object.members.map { (JSONWriter.compact(.string($0.key)) + ": ", $0.value) }
+      (open, close) = ("{", "}")
+    case .array(let elements):
+      entries = elements.map { ("", $0) }
+      (open, close) = ("[", "]")
+    default:
+      return [JSONWriter.compact(value)]
+    }
+    let inner = indent + "  "
+    let lastShared = entries.lastIndex { conflict($0.value) == nil }
+    func entry(_ key: String, _ value: JSONValue, leading: Bool, trailing: Bool) -> [String] {
+      var body = lines(value, indent: inner)
+      body[0] = inner + (leading ? ", " : "") + key + body[0]
+      if trailing { body[body.count - 1] += "," }
+      return body
+    }
+    var out = [open]
+    for (index, item) in entries.enumerated() {
+      guard let number = conflict(item.value) else {
+        out += entry(item.key, item.value, leading: false, trailing: index < lastShared!)
         continue
       }
-      let index = Int(line[range.upperBound..<end.lowerBound]) ?? 0
-      let prefix = String(line[..<range.lowerBound])  // indentation and `"key": ` (empty for list elements)
-      let suffix = String(line[end.upperBound...])  // `,` or nothing
-      let indent = String(prefix.prefix { $0 == " " })
-      func render(_ value: JSONValue?) -> [String] {
-        guard let value else { return [] }
-        let body = JSONWriter.canonicalString(value).dropLast().split(separator: "\n", omittingEmptySubsequences: false)
-        return body.enumerated().map { k, part in (k == 0 ? prefix : indent) + part + (k == body.count - 1 ? suffix : "") }
+      func side(_ pick: ((ours: JSONValue?, theirs: JSONValue?)) -> JSONValue?) -> [String] {
+        guard let version = pick(conflicts[number]) else { return [] }
+        if let lastShared {
+          return entry(item.key, version, leading: index > lastShared, trailing: index < lastShared)
+        }
+        let followed = entries[(index + 1)...].contains { later in conflict(later.value).map { pick(conflicts[$0]) != nil } ?? true }
+        return entry(item.key, version, leading: false, trailing: followed)
       }
-      lines.append("<<<<<<< ours")
-      lines += render(conflicts[index].ours)
-      lines.append("=======")
-      lines += render(conflicts[index].theirs)
-      lines.append(">>>>>>> theirs")
+      out += ["<<<<<<< ours"] + side(\.ours) + ["======="] + side(\.theirs) + [">>>>>>> theirs"]
     }
-    return lines.joined(separator: "\n")
+    return out + [indent + close]
   }
 }
