@@ -1,13 +1,16 @@
 import Foundation
 import Testing
 
-/// A git repository holding a store, with formsctl on PATH for the merge driver.
+/// A git repository holding a store in a subdirectory (`ops/store`), as data repositories (and
+/// this one, with `examples/acquisitions`) do; formsctl on PATH for the merge driver.
 struct GitFixture {
   let root: String
+  let store: String
   let env: [String: String]
 
   init(_ dir: String) throws {
     root = dir + "/repo"
+    store = root + "/ops/store"
     let binDirectory = Formsctl.binary.deletingLastPathComponent().path
     env = [
       "PATH": binDirectory + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
@@ -16,12 +19,13 @@ struct GitFixture {
     ]
     try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
     try git("init", "-q", "-b", "main")
-    #expect(try Formsctl.run(["init", "."], in: root, environment: env).status == 0)
+    try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: true)
+    #expect(try Formsctl.run(["init", "."], in: store, environment: env).status == 0)
     let feed = Formsctl.packageRoot.appendingPathComponent("examples/acquisitions/data").path
     for kind in ["acquisitions", "purchase-orders"] {
-      try FileManager.default.copyItem(atPath: feed + "/" + kind, toPath: root + "/data/" + kind)
+      try FileManager.default.copyItem(atPath: feed + "/" + kind, toPath: store + "/data/" + kind)
     }
-    #expect(try Formsctl.run(["git", "install"], in: root, environment: env).status == 0)
+    #expect(try Formsctl.run(["git", "install"], in: store, environment: env).status == 0)
     try git("add", "-A")
     try git("commit", "-q", "-m", "start")
   }
@@ -44,9 +48,9 @@ struct GitFixture {
     return RunResult(status: process.terminationStatus, stdout: stdout, stderr: stderr)
   }
 
-  func formsctl(_ args: [String]) throws -> RunResult { try Formsctl.run(args, in: root, environment: env) }
+  func formsctl(_ args: [String]) throws -> RunResult { try Formsctl.run(args, in: store, environment: env) }
 
-  var order: String { root + "/data/purchase-orders/PO-000203.json" }
+  var order: String { store + "/data/purchase-orders/PO-000203.json" }
 }
 
 struct GitCommandTests {
@@ -94,6 +98,64 @@ struct GitCommandTests {
     }
   }
 
+  /// Two people's `set`s at different times, on different fields of one order, each with its own
+  /// audit line: git merges them cleanly, the later stamp wins, both audit lines stay.
+  @Test(.enabled(if: git != nil, "git is not installed"))
+  func setsAtDifferentTimesAndTheirAuditLinesMergeCleanly() throws {
+    try withTemporaryDirectory { dir in
+      let repo = try GitFixture(dir)
+      try repo.git("checkout", "-q", "-b", "theirs")
+      #expect(try Formsctl.run(["set", "purchase-order", "PO-000203", "items[1].quantity=5"], in: repo.store,
+        environment: repo.env.merging(["FORMSCTL_NOW": "2026-11-23T10:00:00Z"]) { $1 }).status == 0)
+      try repo.git("add", "-A")
+      try repo.git("commit", "-q", "-m", "theirs")
+      try repo.git("checkout", "-q", "main")
+      #expect(try Formsctl.run(["set", "purchase-order", "PO-000203", "items[0].quantity=4", "delivery_note=Gate 2"], in: repo.store,
+        environment: repo.env.merging(["FORMSCTL_NOW": "2026-11-23T09:00:00Z"]) { $1 }).status == 0)
+      try repo.git("add", "-A")
+      try repo.git("commit", "-q", "-m", "ours")
+      let merge = try repo.git("merge", "-q", "--no-edit", "theirs")
+      #expect(merge.status == 0, "\(merge.stdout)\(merge.stderr)")
+      let order = try JSONSerialization.jsonObject(with: Data(try readFile(repo.order).utf8)) as? [String: Any]
+      let items = order?["items"] as? [[String: Any]]
+      #expect(order?["last_updated"] as? String == "2026-11-23T10:00:00Z", "the later stamp")
+      #expect(items?[0]["quantity"] as? Int == 4 && items?[1]["quantity"] as? Int == 5 && order?["delivery_note"] as? String == "Gate 2")
+      #expect(items?[0]["last_updated"] as? String == "2026-11-23T09:00:00Z" && items?[1]["last_updated"] as? String == "2026-11-23T10:00:00Z")
+      let log = try repo.formsctl(["log", "purchase-order", "PO-000203", "--format", "ndjson"])
+      #expect(log.stdout.split(separator: "\n").count == 2, "both branches' audit lines: \(log)")
+      #expect(try repo.formsctl(["validate"]).status == 0)
+      #expect(try repo.formsctl(["fmt", "--check", "data"]).status == 0)
+    }
+  }
+
+  /// One branch deletes a member, the other changes it: a conflict whose either side parses.
+  @Test(.enabled(if: git != nil, "git is not installed"))
+  func deleteAgainstModifyLeavesEitherSideValid() throws {
+    try withTemporaryDirectory { dir in
+      let repo = try GitFixture(dir)
+      try repo.git("checkout", "-q", "-b", "theirs")
+      #expect(try repo.formsctl(["set", "purchase-order", "PO-000203", "delivery_note=Dock C"]).status == 0)
+      try repo.git("commit", "-q", "-am", "theirs")
+      try repo.git("checkout", "-q", "main")
+      let lines = try readFile(repo.order).split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.contains("\"delivery_note\"") }
+      try writeFile(lines.joined(separator: "\n"), to: repo.order)
+      try repo.git("commit", "-q", "-am", "ours")
+      let merge = try repo.git("merge", "-q", "--no-edit", "theirs")
+      #expect(merge.status != 0, "a conflict")
+      let text = try readFile(repo.order)
+      for side in ["ours", "theirs"] {
+        var kept: [Substring] = []
+        var state = ""
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+          if line.hasPrefix("<<<<<<< ") { state = "ours" } else if line == "=======" { state = "theirs" } else if line.hasPrefix(">>>>>>> ") { state = "" } else if state == "" || state == side { kept.append(line) }
+        }
+        let value = try? JSONSerialization.jsonObject(with: Data(kept.joined(separator: "\n").utf8)) as? [String: Any]
+        #expect(value != nil, "keeping \(side) parses:\n\(text)")
+        #expect((value?["delivery_note"] as? String) == (side == "ours" ? nil : "Dock C"))
+      }
+    }
+  }
+
   @Test(.enabled(if: git != nil, "git is not installed"))
   func changedSinceAndAgainst() throws {
     try withTemporaryDirectory { dir in
@@ -110,14 +172,14 @@ struct GitCommandTests {
       #expect(try repo.formsctl(["set", "acquisition", "ACQ-2026-001", "title=Renamed"]).status == 0)
       let changed = try repo.formsctl(["validate", "--changed-since", "HEAD"])
       #expect(changed.stdout == "checked 3 documents of 3 kinds: 3 valid, 0 invalid (1 changed since HEAD, 2 referring to changed or deleted ones)\n", "\(changed.stdout)")
-      try writeFile(try readFile(repo.root + "/data/forms/11111111-2222-4333-8444-555555555555.json").replacingOccurrences(of: "\"C-1\"", with: "\"C-2\""),
-        to: repo.root + "/data/forms/11111111-2222-4333-8444-555555555555.json")
+      try writeFile(try readFile(repo.store + "/data/forms/11111111-2222-4333-8444-555555555555.json").replacingOccurrences(of: "\"C-1\"", with: "\"C-2\""),
+        to: repo.store + "/data/forms/11111111-2222-4333-8444-555555555555.json")
       let against = try repo.formsctl(["validate", "--against", "HEAD"])
       #expect(against.status == 1)
       #expect(against.stdout.contains("error: fields: changed from {\"award_date\":\"2026-01-02\",\"contract_number\":\"C-1\"} to {\"award_date\":\"2026-01-02\",\"contract_number\":\"C-2\"}, but it is immutable once the document was `status == \"approved\"` (compared with HEAD) [immutable]"), "\(against.stdout)")
       // A state changed in the file along no transition of the workflow.
-      try writeFile(try readFile(repo.root + "/data/forms/11111111-2222-4333-8444-555555555555.json").replacingOccurrences(of: "\"approved\"", with: "\"draft\""),
-        to: repo.root + "/data/forms/11111111-2222-4333-8444-555555555555.json")
+      try writeFile(try readFile(repo.store + "/data/forms/11111111-2222-4333-8444-555555555555.json").replacingOccurrences(of: "\"approved\"", with: "\"draft\""),
+        to: repo.store + "/data/forms/11111111-2222-4333-8444-555555555555.json")
       let transition = try repo.formsctl(["validate", "--against", "HEAD"])
       #expect(transition.status == 1)
       #expect(transition.stdout.contains(": error: status: changed from approved to draft, which the workflow does not allow; is approved; it cannot move to draft. Allowed next: none (approved is final) (compared with HEAD) [workflow]"), "\(transition.stdout)")
@@ -131,10 +193,11 @@ struct GitCommandTests {
     try withTemporaryDirectory { dir in
       let repo = try GitFixture(dir)
       #expect(try repo.formsctl(["git", "install"]).stdout == "already installed\n")
-      #expect(try readFile(repo.root + "/.gitattributes") == "data/**/*.json merge=formsctl\n.formsctl/history.jsonl merge=union\n")
+      #expect(try readFile(repo.root + "/.gitattributes") == "ops/store/data/**/*.json merge=formsctl\nops/store/.formsctl/history.jsonl merge=union\n")
       #expect(try repo.git("config", "merge.formsctl.driver").stdout == "formsctl merge-file %O %A %B %P\n")
       let removed = try repo.formsctl(["git", "install", "--uninstall"])
-      #expect(removed.stdout == "removed \"data/**/*.json merge=formsctl\" from .gitattributes\nremoved \".formsctl/history.jsonl merge=union\" from .gitattributes\nremoved the merge.formsctl driver from .git/config\n")
+      #expect(removed.stdout == "removed \"ops/store/data/**/*.json merge=formsctl\" from .gitattributes\nremoved \"ops/store/.formsctl/history.jsonl merge=union\" from .gitattributes\nremoved the merge.formsctl driver from .git/config\n")
+      #expect(!FileManager.default.fileExists(atPath: repo.root + "/.gitattributes"), "a .gitattributes left empty is deleted")
       try FileManager.default.createDirectory(atPath: dir + "/plain", withIntermediateDirectories: true)
       #expect(try Formsctl.run(["init", "."], in: dir + "/plain").status == 0)
       let outside = try Formsctl.run(["git", "install"], in: dir + "/plain", environment: ["GIT_CEILING_DIRECTORIES": dir])
@@ -143,16 +206,31 @@ struct GitCommandTests {
     }
   }
 
-  @Test func mergeFileRefusesWhatIsNotOneKindOfObject() throws {
+  @Test func mergeFileRefusesWhatItCannotMergeWithASchema() throws {
     try withTemporaryDirectory { dir in
-      try writeFile("{\"_schema\": \"form@2.0.0\"}", to: dir + "/a.json")
-      try writeFile("{\"_schema\": \"acquisition@1.0.0\"}", to: dir + "/b.json")
+      #expect(try Formsctl.run(["init", "ops/store"], in: dir).status == 0)
+      try writeFile("{\"_schema\": \"form@2.0.0\", \"id\": \"a\"}", to: dir + "/a.json")
+      try writeFile("{\"_schema\": \"form@1.0.0\", \"id\": \"a\"}", to: dir + "/b.json")
       try writeFile("[1, 2]", to: dir + "/c.json")
+      try writeFile("{\"_schema\": \"form@2.0.0\",\n  \"id\": }", to: dir + "/broken.json")
       try writeFile("", to: dir + "/base.json")
-      let kinds = try Formsctl.run(["merge-file", "base.json", "a.json", "b.json", "x.json"], in: dir)
-      #expect(kinds == RunResult(status: 65, stdout: "", stderr: "formsctl: error: x.json: the versions are documents of different kinds (acquisition, form)\n"))
-      let list = try Formsctl.run(["merge-file", "base.json", "a.json", "c.json"], in: dir)
-      #expect(list == RunResult(status: 65, stdout: "", stderr: "formsctl: error: a.json: theirs is not a JSON object\n"))
+      let outside = try Formsctl.run(["merge-file", "base.json", "a.json", "a.json", "notes/x.json"], in: dir)
+      #expect(outside == RunResult(status: 1, stdout: "", stderr: "formsctl: error: notes/x.json is inside no formsctl store (no formsctl.yaml above it); not merging it without its schema: resolve it by hand\n"))
+      for path in ["/etc/x.json", "ops/store/../../x.json"] {
+        let bad = try Formsctl.run(["merge-file", "base.json", "a.json", "a.json", path], in: dir)
+        #expect(bad.status == 65 && bad.stderr.contains("must be relative to the top of the work tree, without `..`"), "\(bad)")
+      }
+      let versions = try Formsctl.run(["merge-file", "base.json", "a.json", "b.json", "ops/store/data/forms/a.json"], in: dir)
+      #expect(versions.status == 1)
+      #expect(versions.stderr == "formsctl: error: ops/store/data/forms/a.json: the sides are at different schema versions (form@2.0.0 and form@1.0.0); ours is kept with _schema in conflict. Migrate one branch, then merge again\n")
+      let kept = try readFile(dir + "/a.json")
+      #expect(kept == "{\n<<<<<<< ours\n  \"_schema\": \"form@2.0.0\",\n=======\n  \"_schema\": \"form@1.0.0\",\n>>>>>>> theirs\n  \"id\": \"a\"\n}\n")
+      let list = try Formsctl.run(["merge-file", "base.json", "b.json", "c.json"], in: dir)
+      #expect(list == RunResult(status: 65, stdout: "", stderr: "formsctl: error: b.json: theirs is not a JSON object\n"))
+      let before = try readFile(dir + "/broken.json")
+      let broken = try Formsctl.run(["merge-file", "base.json", "broken.json", "b.json", "ops/store/data/forms/a.json"], in: dir)
+      #expect(broken == RunResult(status: 65, stdout: "", stderr: "formsctl: error: ops/store/data/forms/a.json (ours):2:9: unexpected '}'; expected a value\n"))
+      #expect(try readFile(dir + "/broken.json") == before, "ours untouched")
     }
   }
 }

@@ -73,7 +73,11 @@ public struct GitRepository: Sendable {
     if uninstall {
       let kept = lines.filter { !wanted.contains($0) }
       if kept.count != lines.count {
-        try writer.write(Array((kept.joined(separator: "\n") + (kept.isEmpty ? "" : "\n")).utf8), to: attributes)
+        if kept.allSatisfy({ $0.allSatisfy(\.isWhitespace) }) {
+          try FileIO.remove(attributes)
+        } else {
+          try writer.write(Array((kept.joined(separator: "\n") + "\n").utf8), to: attributes)
+        }
         done += wanted.filter(lines.contains).map { "removed \"\($0)\" from .gitattributes" }
       }
       if (try? git(["config", "--local", "--get", "merge.formsctl.driver"])) != nil {

@@ -9,17 +9,22 @@ extension Formsctl {
       commandName: "merge-file",
       abstract: "Three-way structural merge of one document (git's merge driver; see `formsctl git install`).",
       discussion: """
-        Members merge independently; lists with a unique key merge element by element; a change on
-        one side is taken; the same change on both sides is taken once. A real conflict is written
-        as git conflict markers around exactly the conflicting member's lines, and the exit code is
-        1 so git marks the file conflicted. The result is written to OURS (as git expects).
+        Git runs it from the top of the work tree as `formsctl merge-file %O %A %B %P`; the store is found by walking up from the document's directory (%P) to formsctl.yaml, so stores in subdirectories merge with their own schemas. A document inside no store, or in a store whose descriptors do not load, is not merged: it is left conflicted with a message.
+
+        Members merge independently; lists with a unique key merge element by element; a change on one side is taken; the same change on both sides is taken once. An `updated` timestamp both sides changed becomes the later one, so two people editing different fields of one record merge cleanly. A real conflict is written as git conflict markers around exactly the conflicting member's lines, placed so that keeping either side leaves valid JSON, and the exit code is 1 so git marks the file conflicted. The result is written to OURS (as git expects). Sides at different schema versions are not merged: ours is kept with _schema in conflict.
+
+        --prefer newer settles each remaining conflict inside a record that has an `updated` timestamp in favour of the side whose record is newer (no markers); other conflicts stay.
+
+        Examples:
+          formsctl merge-file base.json ours.json theirs.json data/purchase-orders/PO-000201.json
+          git config merge.formsctl.driver 'formsctl merge-file --prefer newer %O %A %B %P'
         """
     )
-    @Argument(help: "The common ancestor (git's %O; may be empty).") var base: String
+    @Argument(help: "The common ancestor (git's %O; empty when both sides added the file).") var base: String
     @Argument(help: "Our version, overwritten with the result (git's %A).") var ours: String
     @Argument(help: "Their version (git's %B).") var theirs: String
-    @Argument(help: "The document's path in the repository (git's %P), for messages.") var path: String?
-    @Option(help: "On a conflict inside a record with an `updated` timestamp, take the newer side.") var prefer: Prefer?
+    @Argument(help: "The document's path from the top of the work tree (git's %P): finds its store.") var path: String?
+    @Option(help: "newer: on a conflict inside a record with an `updated` timestamp, take the newer side.") var prefer: Prefer?
 
     enum Prefer: String, ExpressibleByArgument { case newer }
 
@@ -39,18 +44,16 @@ extension Formsctl {
       let baseValue = try load(base, "the base", emptyAllowed: true)
       let oursValue = try load(ours, "ours", emptyAllowed: false)!
       let theirsValue = try load(theirs, "theirs", emptyAllowed: false)!
-      let kinds = [baseValue, oursValue, theirsValue].compactMap { $0?["_schema"]?.stringValue?.split(separator: "@").first }
-      guard Swift.Set(kinds).count <= 1 else {
-        throw CommandError.badInput("\(shown): the versions are documents of different kinds (\(Swift.Set(kinds).sorted().joined(separator: ", ")))")
+      let outcome = try MergeDriver.merge(base: baseValue, ours: oursValue, theirs: theirsValue, path: path,
+        workTree: FileIO.currentDirectory, preferNewer: prefer == .newer)
+      if let text = outcome.text {
+        try AtomicWriter(boundary: parentDirectory(FileIO.realPath(ours) ?? ours)).write(Array(text.utf8), to: ours)
       }
-      // The store (found by walking up from the working directory) supplies the unique keys.
-      let store = try? StoreLayout.locate(explicit: nil, environment: ProcessInfo.processInfo.environment, workingDirectory: FileIO.currentDirectory)
-      let registry = store.map { SchemaRegistry.load(directory: $0.schemasDirectory) { $0 } }
-      let schema = oursValue["_schema"]?.stringValue.flatMap { registry?.schema(reference: $0) }
-      let (text, conflicts) = ThreeWayMerge(schema: schema, preferNewer: prefer == .newer).merge(base: baseValue, ours: oursValue, theirs: theirsValue)
-      try AtomicWriter(boundary: parentDirectory(FileIO.realPath(ours) ?? ours)).write(Array(text.utf8), to: ours)
-      if conflicts > 0 {
-        printError("\(shown): \(conflicts) conflict\(conflicts == 1 ? "" : "s") left as markers; resolve them, then run formsctl fmt")
+      if let refusal = outcome.refusal { printError(refusal) }
+      if outcome.conflicts > 0 {
+        if outcome.refusal == nil {
+          printError("\(shown): \(outcome.conflicts) conflict\(outcome.conflicts == 1 ? "" : "s") left as markers; resolve them, then run formsctl fmt")
+        }
         throw ExitCode(ExitStatus.problemsFound)
       }
     }

@@ -1,0 +1,67 @@
+import FormsCore
+
+/// `formsctl merge-file`, git's merge driver: finds the store of the document from its repository
+/// path, merges the three versions with the store's schema, and never merges a store document
+/// without it.
+public enum MergeDriver {
+  /// The result: the text to leave in OURS, how many conflicts it holds, and why, when the merge
+  /// was refused (a conflict too: OURS is left as it was).
+  public struct Outcome: Sendable {
+    public let text: String?
+    public let conflicts: Int
+    public let refusal: String?
+  }
+
+  /// The store holding the document at `path` (git's `%P`, relative to the work tree's top, which is
+  /// `workTree`): the nearest `formsctl.yaml` walking up from its directory, not above `workTree`.
+  /// Without a path, the store around `workTree` (a merge run by hand).
+  public static func store(for path: String?, workTree: String) throws(StoreError) -> StoreLayout? {
+    guard let path else {
+      return try? StoreLayout.locate(explicit: nil, environment: [:], workingDirectory: workTree)
+    }
+    let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+    guard !path.hasPrefix("/"), !parts.contains(".."), !parts.isEmpty else {
+      throw StoreError.badRequest("\(path): the document's path must be relative to the top of the work tree, without `..` (git's %P)")
+    }
+    var directory = StoreLayout.normalize(workTree + "/" + parts.dropLast().joined(separator: "/"))
+    let top = StoreLayout.normalize(workTree)
+    while true {
+      if FileIO.exists(directory + "/" + StoreLayout.manifestName) { return try StoreLayout(root: directory) }
+      if directory == top || directory == "/" { return nil }
+      directory = parentDirectory(directory)
+    }
+  }
+
+  /// Merges `base` (nil: added on both sides), `ours` and `theirs`, the versions of the document at
+  /// `path`, with the schema of the store that holds it.
+  public static func merge(base: JSONValue?, ours: JSONValue, theirs: JSONValue, path: String?, workTree: String, preferNewer: Bool)
+    throws(StoreError) -> Outcome
+  {
+    let shown = path ?? "the document"
+    guard let layout = try store(for: path, workTree: workTree) else {
+      return Outcome(text: nil, conflicts: 1, refusal: "\(shown) is inside no formsctl store (no formsctl.yaml above it); "
+        + "not merging it without its schema: resolve it by hand")
+    }
+    let registry = SchemaRegistry.load(directory: layout.schemasDirectory) { $0 }
+    if !registry.diagnostics.isEmpty {
+      return Outcome(text: nil, conflicts: 1, refusal: "the descriptors of the store at \(layout.root) have \(registry.diagnostics.count) "
+        + "problem(s) (formsctl schema check); not merging \(shown) without its schema")
+    }
+    let references = [ours, theirs].map { $0["_schema"]?.stringValue ?? "" }
+    if references[0] != references[1] {
+      // Different versions (or kinds): nothing else is guessed; ours stays, with `_schema` in conflict.
+      var base = ours
+      base["_schema"] = .string("")
+      var other = ours
+      other["_schema"] = theirs["_schema"]
+      let (text, conflicts) = ThreeWayMerge(schema: nil).merge(base: base, ours: ours, theirs: other)
+      return Outcome(text: text, conflicts: conflicts, refusal: "\(shown): the sides are at different schema versions ("
+        + references.joined(separator: " and ") + "); ours is kept with _schema in conflict. Migrate one branch, then merge again")
+    }
+    guard let schema = registry.schema(reference: references[0]) else {
+      return Outcome(text: nil, conflicts: 1, refusal: "\(shown): unknown _schema \"\(references[0])\" in the store at \(layout.root)")
+    }
+    let (text, conflicts) = ThreeWayMerge(schema: schema, preferNewer: preferNewer).merge(base: base, ours: ours, theirs: theirs)
+    return Outcome(text: text, conflicts: conflicts, refusal: nil)
+  }
+}
