@@ -88,6 +88,40 @@ public struct StoreLayout: Sendable, Equatable {
     }
   }
 
+  /// `paths` (relative to `workingDirectory`) grouped by the store each lies in, found by walking
+  /// up from the path itself (as pre-commit passes files from the top of a repository holding
+  /// stores anywhere below it); the paths inside no store come back apart.
+  public static func group(_ paths: [String], workingDirectory: String) -> (stores: [(layout: StoreLayout, paths: [String])], outside: [String]) {
+    var stores: [(layout: StoreLayout, paths: [String])] = []
+    var outside: [String] = []
+    for path in paths {
+      let absolute = normalize(joinPath(workingDirectory, path))
+      let start = FileIO.isDirectory(absolute) ? absolute : parentDirectory(absolute)
+      guard let layout = try? locate(explicit: nil, environment: [:], workingDirectory: start),
+        layout.dataDirectory == absolute || absolute.hasPrefix(layout.dataDirectory + "/")
+      else {
+        outside.append(path)
+        continue
+      }
+      if let index = stores.firstIndex(where: { $0.layout.root == layout.root }) {
+        stores[index].paths.append(path)
+      } else {
+        stores.append((layout, [path]))
+      }
+    }
+    return (stores, outside)
+  }
+
+  /// The top of the git work tree around `directory` (the nearest directory holding `.git`), if any.
+  public static func workTreeTop(around directory: String) -> String? {
+    var current = normalize(directory)
+    while true {
+      if FileIO.entry(current + "/.git") != .missing { return current }
+      if current == "/" { return nil }
+      current = parentDirectory(current)
+    }
+  }
+
   /// `path` relative to the store root when inside it (for messages), else unchanged.
   public func relative(_ path: String) -> String {
     path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path

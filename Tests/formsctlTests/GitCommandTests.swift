@@ -156,6 +156,42 @@ struct GitCommandTests {
     }
   }
 
+  /// The hooks of `.pre-commit-hooks.yaml` run as pre-commit runs them: from the top of the
+  /// repository, `entry` followed by the staged files its `files` pattern matches.
+  @Test(.enabled(if: git != nil, "git is not installed"))
+  func preCommitHooksWorkFromTheRepositoryRoot() throws {
+    try withTemporaryDirectory { dir in
+      let repo = try GitFixture(dir)
+      #expect(try Formsctl.run(["init", "second"], in: repo.root, environment: repo.env).status == 0)
+      try FileManager.default.createDirectory(atPath: repo.root + "/second/data/acquisitions", withIntermediateDirectories: true)
+      try FileManager.default.copyItem(atPath: repo.store + "/data/acquisitions/ACQ-2026-001.json",
+        toPath: repo.root + "/second/data/acquisitions/ACQ-2026-001.json")
+      try writeFile("{\"not\":  \"canonical\"}\n", to: repo.root + "/package.json")
+      try writeFile("{\"b\": 1, \"a\": 2}\n", to: repo.root + "/tools/data/fixture.json")
+      let staged = ["ops/store/data/purchase-orders/PO-000203.json", "second/data/acquisitions/ACQ-2026-001.json", "package.json",
+        "tools/data/fixture.json"]
+      let hooks = try readFile(Formsctl.packageRoot.appendingPathComponent(".pre-commit-hooks.yaml").path)
+        .components(separatedBy: "\n- id: ").dropFirst()
+      #expect(hooks.count == 2)
+      for hook in hooks {
+        func value(_ key: String) -> String {
+          hook.split(separator: "\n").first { $0.hasPrefix("  \(key): ") }.map { String($0.dropFirst(key.count + 4)) } ?? ""
+        }
+        let pattern = try NSRegularExpression(pattern: value("files"))
+        let files = staged.filter { pattern.firstMatch(in: $0, range: NSRange($0.startIndex..., in: $0)) != nil }
+        let entry = value("entry").split(separator: " ").map(String.init)
+        let result = try Formsctl.run(Array(entry.dropFirst()) + files, in: repo.root, environment: repo.env)
+        #expect(result.status == 0, "\(hook): \(result)")
+      }
+      // A document that breaks its schema fails the validate hook, named from the repository root.
+      try writeFile(try readFile(repo.order).replacingOccurrences(of: "\"status\": ", with: "\"state\": "), to: repo.order)
+      let broken = try Formsctl.run(["validate", "--format", "github", staged[0], staged[1]], in: repo.root, environment: repo.env)
+      #expect(broken.status == 1)
+      #expect(broken.stdout.contains("::error file=ops/store/data/purchase-orders/PO-000203.json,line="), "\(broken.stdout)")
+      #expect(broken.stdout.contains("second: checked 1 document of 1 kind: 1 valid, 0 invalid"))
+    }
+  }
+
   @Test(.enabled(if: git != nil, "git is not installed"))
   func changedSinceAndAgainst() throws {
     try withTemporaryDirectory { dir in

@@ -31,9 +31,13 @@ extension Formsctl {
     @Argument(help: "Files or directories (default: the current directory).")
     var paths: [String] = []
 
+    @Flag(help: "Only documents of a store (files under a store's data directory); skip other JSON files, as the pre-commit hook does.")
+    var documentsOnly = false
+
     func run() throws {
       let cwd = FileIO.currentDirectory
-      let files = try Formatter.expand(paths.isEmpty ? ["."] : paths)
+      var files = try Formatter.expand(paths.isEmpty ? ["."] : paths)
+      if documentsOnly { files = StoreLayout.group(files, workingDirectory: cwd).stores.flatMap(\.paths) }
       let store = try? StoreLayout.locate(explicit: nil, environment: ProcessInfo.processInfo.environment, workingDirectory: cwd)
       let lock = try (check ? nil : store.map { try StoreLock(store: $0, command: "fmt", wait: wait) })
       if !check, let store { try Journal(layout: store).requireNone() }

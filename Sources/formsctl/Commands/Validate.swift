@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import FormsCore
 import FormsStore
@@ -39,14 +40,41 @@ extension Formsctl {
     var against: String?
 
     func run() throws {
-      let layout = try options.locate()
       let cwd = FileIO.currentDirectory
-      let display = PathDisplay(workingDirectory: cwd).show
+      // GitHub annotations name files from the top of the repository, wherever CI runs.
+      let base = format == .github ? StoreLayout.workTreeTop(around: cwd) ?? cwd : cwd
+      let display = PathDisplay(workingDirectory: base).show
+      let explicit = options.store != nil || !(ProcessInfo.processInfo.environment["FORMSCTL_STORE"] ?? "").isEmpty
+      guard !paths.isEmpty, !explicit else { return try Self.exit(validate(options.locate(), paths: paths, display: display)) }
+      // Files named from anywhere (a pre-commit hook at the top of the repository): each its own store.
+      let (stores, outside) = StoreLayout.group(paths, workingDirectory: cwd)
+      for path in outside {
+        if !FileIO.exists(joinPath(cwd, path)) { throw StoreError.fileNotFound(path) }
+        printWarning("\(path) is not a document of any formsctl store (no formsctl.yaml above it, or outside its data directory); skipped")
+      }
+      if stores.isEmpty { throw StoreError.notAStore(searchedFrom: cwd) }
+      var worst: Int32 = 0
+      for store in stores {
+        let label = stores.count > 1 ? display(store.layout.root) + ": " : ""
+        worst = max(worst, try validate(store.layout, paths: store.paths, display: display, label: label))
+      }
+      try Self.exit(worst)
+    }
+
+    static func exit(_ code: Int32) throws {
+      if code != 0 { throw ExitCode(code) }
+    }
+
+    /// Validates `paths` (all documents when empty) of one store; returns the exit code.
+    func validate(_ layout: StoreLayout, paths: [String], display: @escaping @Sendable (String) -> String, label: String = "")
+      throws -> Int32
+    {
+      let cwd = FileIO.currentDirectory
       let registry = SchemaRegistry.load(directory: layout.schemasDirectory, display: display)
       if !registry.diagnostics.isEmpty {
         FileHandleOutput.standardOutput.write(DiagnosticPrinter.render(registry.diagnostics, as: format))
         printError("the schema descriptors have \(registry.diagnostics.count) problem(s); fix them first (formsctl schema check)")
-        throw ExitCode(65)
+        return 65
       }
       let validator = StoreValidator(layout: layout, registry: registry, display: display)
       var files = paths.isEmpty ? validator.allFiles() : try validator.files(named: paths, workingDirectory: cwd)
@@ -69,11 +97,10 @@ extension Formsctl {
       }
       FileHandleOutput.standardOutput.write(DiagnosticPrinter.render(report.diagnostics, as: format))
       if !options.quiet {
-        let summary = report.summary + why
+        let summary = label + report.summary + why
         if format == .json { FileHandleOutput.standardError.write(summary + "\n") } else { printOut(summary) }
       }
-      if report.unreadable > 0 { throw ExitCode(65) }
-      if report.invalid > 0 { throw ExitCode(ExitStatus.problemsFound) }
+      return report.unreadable > 0 ? 65 : report.invalid > 0 ? ExitStatus.problemsFound : 0
     }
   }
 }
