@@ -65,6 +65,16 @@ struct ThreeWayMergeTests {
     #expect(ThreeWayMerge(schema: Self.schema).merge(base: Self.base, ours: created, theirs: theirs).conflicts == 1, "created is not an updated stamp")
   }
 
+  @Test func anEmptyBaseMergesTwoWayWithKeyedListsByKey() {
+    let ours = Self.json(#"{"n": "P", "u": "2026-02-01T00:00:00Z", "note": "a", "items": [{"k": 1, "q": 1, "u": "2026-02-01T00:00:00Z"}]}"#)
+    let theirs = Self.json(#"{"n": "P", "u": "2026-03-01T00:00:00Z", "items": [{"k": 2, "q": 2, "u": "2026-03-01T00:00:00Z"}]}"#)
+    let (text, conflicts) = ThreeWayMerge(schema: Self.schema).merge(base: nil, ours: ours, theirs: theirs)
+    #expect(conflicts == 0, "\(text)")
+    let merged = Self.json(text)
+    #expect(merged["items"]?.arrayValue?.map { $0["k"]! } == [.number(JSONNumber(1)), .number(JSONNumber(2))])
+    #expect(merged["u"] == .string("2026-03-01T00:00:00Z") && merged["note"] == .string("a"))
+  }
+
   @Test func deleteAgainstModifyKeepsEitherSideValid() {
     let base = Self.json(#"{"a": 1, "b": 1}"#)
     let (text, conflicts) = ThreeWayMerge(schema: nil).merge(base: base, ours: Self.json(#"{"a": 1}"#), theirs: Self.json(#"{"a": 1, "b": 2}"#))
