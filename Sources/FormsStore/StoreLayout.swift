@@ -97,9 +97,7 @@ public struct StoreLayout: Sendable, Equatable {
     for path in paths {
       let absolute = normalize(joinPath(workingDirectory, path))
       let start = FileIO.isDirectory(absolute) ? absolute : parentDirectory(absolute)
-      guard let layout = try? locate(explicit: nil, environment: [:], workingDirectory: start),
-        layout.dataDirectory == absolute || absolute.hasPrefix(layout.dataDirectory + "/")
-      else {
+      guard let layout = try? locate(explicit: nil, environment: [:], workingDirectory: start) else {
         outside.append(path)
         continue
       }
@@ -120,6 +118,12 @@ public struct StoreLayout: Sendable, Equatable {
       if current == "/" { return nil }
       current = parentDirectory(current)
     }
+  }
+
+  /// True when `path` (absolute) is this store's data directory or inside it.
+  public func holdsDocument(_ path: String) -> Bool {
+    let normalized = Self.normalize(path)
+    return normalized == dataDirectory || normalized.hasPrefix(dataDirectory + "/")
   }
 
   /// `path` relative to the store root when inside it (for messages), else unchanged.

@@ -37,7 +37,11 @@ extension Formsctl {
     func run() throws {
       let cwd = FileIO.currentDirectory
       var files = try Formatter.expand(paths.isEmpty ? ["."] : paths)
-      if documentsOnly { files = StoreLayout.group(files, workingDirectory: cwd).stores.flatMap(\.paths) }
+      if documentsOnly {
+        files = StoreLayout.group(files, workingDirectory: cwd).stores.flatMap { store in
+          store.paths.filter { store.layout.holdsDocument(joinPath(cwd, $0)) }
+        }
+      }
       let store = try? StoreLayout.locate(explicit: nil, environment: ProcessInfo.processInfo.environment, workingDirectory: cwd)
       let lock = try (check ? nil : store.map { try StoreLock(store: $0, command: "fmt", wait: wait) })
       if !check, let store { try Journal(layout: store).requireNone() }

@@ -50,7 +50,7 @@ extension Formsctl {
       let (stores, outside) = StoreLayout.group(paths, workingDirectory: cwd)
       for path in outside {
         if !FileIO.exists(joinPath(cwd, path)) { throw StoreError.fileNotFound(path) }
-        printWarning("\(path) is not a document of any formsctl store (no formsctl.yaml above it, or outside its data directory); skipped")
+        printWarning("\(path) is inside no formsctl store (no formsctl.yaml above it); skipped")
       }
       if stores.isEmpty { throw StoreError.notAStore(searchedFrom: cwd) }
       var worst: Int32 = 0
