@@ -93,8 +93,7 @@ public struct Journal: Sendable {
       _ = try writer.resolveInsideBoundary(path)
       let stagedPath = Journal.stagedPath(for: path)
       try record(["action": .string("write"), "path": .string(journal.layout.relative(path)), "staged": .string(journal.layout.relative(stagedPath))])
-      let fd = open(stagedPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-      guard fd >= 0 else { throw StoreError.io(stagedPath, operation: "create", errno: errno) }
+      let fd = try Journal.createNew(stagedPath)
       defer { close(fd) }
       try writeAll(fd, bytes, path: stagedPath)
       staged.append(stagedPath)
@@ -158,6 +157,11 @@ public struct Journal: Sendable {
   /// Finishes or undoes an interrupted operation; returns what was done, or nil when nothing waited.
   public func recover() throws(StoreError) -> String? {
     guard let operation = pending() else { return nil }
+    let untrusted = steps().untrusted
+    if !untrusted.isEmpty {
+      throw StoreError.badRequest("\(layout.relative(planPath)) names \(untrusted.map { "\"\($0)\"" }.joined(separator: ", ")), "
+        + "which no formsctl journal writes (outside the store's files); not recovering. Inspect .formsctl/journal and remove it by hand")
+    }
     if FileIO.exists(commitPath) {
       try rollForward()
       return "finished the interrupted \(operation)"
@@ -170,21 +174,43 @@ public struct Journal: Sendable {
     parentDirectory(path) + "/.\(fileName(path)).formsctl-journal"
   }
 
-  /// The steps of the plan; a torn last line (a crash while appending) is ignored.
-  func steps() -> [(action: String, path: String, staged: String?, offset: Int?)] {
-    guard let bytes = try? FileIO.read(planPath, limit: Int.max) else { return [] }
-    return bytes.split(separator: 0x0A).dropFirst().compactMap { line in
+  /// The steps of the plan; a torn last line (a crash while appending) is ignored. A plan comes
+  /// from a file a checkout may carry, so only steps a journal can have written are trusted: a
+  /// relative path inside the store, outside `.formsctl/`, without `..`, staged (if at all) as its
+  /// own `.NAME.formsctl-journal` beside it. The others come back apart, untouched.
+  func steps() -> (trusted: [(action: String, path: String, staged: String?, offset: Int?)], untrusted: [String]) {
+    guard let bytes = try? FileIO.read(planPath, limit: Int.max) else { return ([], []) }
+    var trusted: [(action: String, path: String, staged: String?, offset: Int?)] = []
+    var untrusted: [String] = []
+    for line in bytes.split(separator: 0x0A).dropFirst() {
       guard let step = try? JSONParser().parse(Array(line)), let action = step["action"]?.stringValue,
-        let path = step["path"]?.stringValue
-      else { return nil }
-      return (action, joinPath(layout.root, path), step["staged"]?.stringValue.map { joinPath(layout.root, $0) },
-        step["offset"]?.numberValue?.intValue)
+        let relative = step["path"]?.stringValue
+      else { continue }
+      if action == "append" {
+        // Its source and target are fixed (`auditPath`, the history); the plan only gives the offset.
+        trusted.append((action, AuditLog.path(layout), nil, step["offset"]?.numberValue?.intValue))
+        continue
+      }
+      let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
+      let path = joinPath(layout.root, relative)
+      let staged = step["staged"]?.stringValue.map { joinPath(layout.root, $0) }
+      guard ["write", "delete"].contains(action), !relative.hasPrefix("/"), !parts.contains(".."), !parts.contains(""),
+        parts.first != ".formsctl", staged == nil || staged == Journal.stagedPath(for: path), action == "delete" || staged != nil
+      else {
+        untrusted.append(relative)
+        continue
+      }
+      trusted.append((action, path, staged, nil))
     }
+    return (trusted, untrusted)
   }
 
   func rollForward() throws(StoreError) {
     var directories = Set<String>()
-    for step in steps() {
+    let writer = AtomicWriter(boundary: layout.root)
+    for step in steps().trusted {
+      // A directory on the way may have become a symbolic link leading out since the plan was written.
+      if step.action != "append" { _ = try writer.resolveInsideBoundary(step.path) }
       if step.action == "write", let staged = step.staged {
         if FileIO.exists(staged) && rename(staged, step.path) != 0 {
           throw StoreError.io(step.path, operation: "rename", errno: errno)
@@ -202,7 +228,7 @@ public struct Journal: Sendable {
   }
 
   func rollBack() {
-    for step in steps() { if let staged = step.staged { try? FileIO.remove(staged) } }
+    for step in steps().trusted { if let staged = step.staged { try? FileIO.remove(staged) } }
     try? FileIO.remove(auditPath)
     // A file staged just before a crash may have outrun its plan line: sweep the data directory.
     removeStrayStagedFiles(in: layout.dataDirectory)
@@ -226,10 +252,18 @@ public struct Journal: Sendable {
     try AtomicWriter.syncDirectory(directory)
   }
 
+  /// Creates `path` afresh for writing: whatever was there (a leftover, or a symbolic link planted
+  /// in a checkout) is unlinked, never written through (`O_EXCL | O_NOFOLLOW`).
+  static func createNew(_ path: String) throws(StoreError) -> Int32 {
+    if unlink(path) != 0 && errno != ENOENT { throw StoreError.io(path, operation: "unlink", errno: errno) }
+    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw StoreError.io(path, operation: "create", errno: errno) }
+    return fd
+  }
+
   /// Writes a new file and fsyncs it.
   static func writeDurably(_ bytes: [UInt8], to path: String) throws(StoreError) {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw StoreError.io(path, operation: "create", errno: errno) }
+    let fd = try createNew(path)
     defer { close(fd) }
     try writeAll(fd, bytes, path: path)
     if fsync(fd) != 0 { throw StoreError.io(path, operation: "fsync", errno: errno) }

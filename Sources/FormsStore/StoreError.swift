@@ -32,7 +32,7 @@ public enum StoreError: FormsError, Equatable {
     case .manifest, .fileTooLarge, .symlinkOutsideStore, .pathOutsideStore, .storeExists: return .badInput
     case .io(_, _, let code):
       // The store cannot be written or read as it stands: permissions, a read-only or full disk.
-      return [EACCES, EPERM, EROFS, ENOSPC, EDQUOT, ENOTDIR, EISDIR].contains(code) ? .badInput : .internalError
+      return [EACCES, EPERM, EROFS, ENOSPC, EDQUOT, ENOTDIR, EISDIR, ELOOP].contains(code) ? .badInput : .internalError
     case .locked, .recoveryNeeded: return .tryAgain
     case .invalidDocument, .badRequest, .migrationFailed, .importFailed: return .badInput
     case .notFound: return .noInput

@@ -26,7 +26,8 @@ public final class StoreLock {
   public init(store: StoreLayout, command: String, wait: Double) throws(StoreError) {
     try FileIO.makeDirectories(store.stateDirectory)
     let path = store.stateDirectory + "/lock"
-    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    // Never through a symbolic link: a checkout could carry one pointing at any file.
+    fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: errno) }
     let deadline = Date().addingTimeInterval(wait)
     while flock(fd, LOCK_EX | LOCK_NB) != 0 {
