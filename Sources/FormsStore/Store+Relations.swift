@@ -47,12 +47,13 @@ extension Store {
     return found
   }
 
-  /// Plans deleting `roots` together: cascades recursively, nullifies, collects `restrict` blockers.
-  func planDelete(_ roots: [(kind: String, id: String)]) throws(StoreError) -> ChangePlan {
+  /// Plans deleting `roots` together (each listed with `reason`): cascades recursively,
+  /// nullifies, collects `restrict` blockers.
+  func planDelete(_ roots: [(kind: String, id: String)], reason: String = "delete") throws(StoreError) -> ChangePlan {
     var plan = ChangePlan()
     var cache: [String: [Document]] = [:]
     var queue: [(kind: String, id: String, document: Document, reason: String)] = []
-    for root in roots { queue.append((root.kind, root.id, try read(kind: root.kind, id: root.id), "delete")) }
+    for root in roots { queue.append((root.kind, root.id, try read(kind: root.kind, id: root.id), reason)) }
     var nullified: [String: (kind: String, id: String, reason: String)] = [:]
     while !queue.isEmpty {
       let next = queue.removeFirst()
@@ -127,13 +128,11 @@ extension Store {
   public func move(kind: String, from oldID: String, to newID: String, dryRun: Bool = false) throws(StoreError) -> ChangePlan {
     try write("mv", summary: "mv \(kind) \(oldID) \(newID)", dryRun: dryRun) { session throws(StoreError) -> ChangePlan in
       let stored = try read(kind: kind, id: oldID)
-      let newPath = try path(kind: kind, id: newID)
-      if FileIO.exists(newPath) { throw StoreError.badRequest("\(kind) \(newID) already exists (\(display(newPath)))") }
       var document = stored.value
       document[try schema(of: stored.value, path: stored.path).idField] = .string(newID)
       var plan = ChangePlan()
-      try session.save(document, replacing: stored, kind: kind, source: .store)
-      plan.rewrites.append(.init(kind: kind, id: newID, path: newPath, reason: "renamed from \(oldID)"))
+      let renamed = try session.save(document, replacing: stored, kind: kind, source: .store)
+      plan.rewrites.append(.init(kind: kind, id: newID, path: renamed.path, reason: "renamed from \(oldID)"))
       plan.deletes.append(.init(kind: kind, id: oldID, path: stored.path, reason: "renamed to \(newID)"))
       var cache: [String: [Document]] = [:]
       var changed: [String: (kind: String, stored: Document, value: JSONValue, fields: [String])] = [:]

@@ -74,17 +74,31 @@ public struct StoreLayout: Sendable, Equatable {
   public static func locate(explicit: String?, environment: [String: String], workingDirectory: String)
     throws(StoreError) -> StoreLayout
   {
-    if let given = explicit ?? environment["FORMSCTL_STORE"].flatMap({ $0.isEmpty ? nil : $0 }) {
+    if let given = named(explicit: explicit, environment: environment) {
       let root = normalize(joinPath(workingDirectory, given))
       guard FileIO.exists(root + "/" + manifestName) else { throw StoreError.notAStore(searchedFrom: root) }
       return try StoreLayout(root: root)
     }
-    var directory = normalize(workingDirectory)
+    guard let root = nearest(holding: manifestName, from: workingDirectory) else {
+      throw StoreError.notAStore(searchedFrom: workingDirectory)
+    }
+    return try StoreLayout(root: root)
+  }
+
+  /// The store `--store` or `FORMSCTL_STORE` names, if either does.
+  public static func named(explicit: String?, environment: [String: String]) -> String? {
+    explicit ?? environment["FORMSCTL_STORE"].flatMap { $0.isEmpty ? nil : $0 }
+  }
+
+  /// The nearest directory, from `directory` upward but not above `ceiling`, that holds an entry
+  /// named `name` (as git finds `.git`, and formsctl `formsctl.yaml`).
+  public static func nearest(holding name: String, from directory: String, ceiling: String = "/") -> String? {
+    var current = normalize(directory)
+    let top = normalize(ceiling)
     while true {
-      if FileIO.exists(directory + "/" + manifestName) { return try StoreLayout(root: directory) }
-      let parent = parentDirectory(directory)
-      if parent == directory { throw StoreError.notAStore(searchedFrom: workingDirectory) }
-      directory = parent
+      if FileIO.exists(current + "/" + name) { return current }
+      if current == top || current == "/" { return nil }
+      current = parentDirectory(current)
     }
   }
 
@@ -94,30 +108,25 @@ public struct StoreLayout: Sendable, Equatable {
   public static func group(_ paths: [String], workingDirectory: String) -> (stores: [(layout: StoreLayout, paths: [String])], outside: [String]) {
     var stores: [(layout: StoreLayout, paths: [String])] = []
     var outside: [String] = []
+    // Many files share a directory and a store: walk up once per directory, read a manifest once.
+    var roots: [String: String?] = [:]
     for path in paths {
       let absolute = normalize(joinPath(workingDirectory, path))
       let start = FileIO.isDirectory(absolute) ? absolute : parentDirectory(absolute)
-      guard let layout = try? locate(explicit: nil, environment: [:], workingDirectory: start) else {
+      if roots[start] == nil { roots[start] = nearest(holding: manifestName, from: start) }
+      guard let root = roots[start] ?? nil else {
         outside.append(path)
         continue
       }
-      if let index = stores.firstIndex(where: { $0.layout.root == layout.root }) {
+      if let index = stores.firstIndex(where: { $0.layout.root == root }) {
         stores[index].paths.append(path)
-      } else {
+      } else if let layout = try? StoreLayout(root: root) {
         stores.append((layout, [path]))
+      } else {
+        outside.append(path)
       }
     }
     return (stores, outside)
-  }
-
-  /// The top of the git work tree around `directory` (the nearest directory holding `.git`), if any.
-  public static func workTreeTop(around directory: String) -> String? {
-    var current = normalize(directory)
-    while true {
-      if FileIO.entry(current + "/.git") != .missing { return current }
-      if current == "/" { return nil }
-      current = parentDirectory(current)
-    }
   }
 
   /// True when `path` (absolute) is this store's data directory or inside it.

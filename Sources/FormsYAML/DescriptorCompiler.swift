@@ -93,7 +93,6 @@ public struct DescriptorCompiler {
       error("the id field \"\(idField)\" is not among the fields", at: root["id"]?.position ?? root.position)
     }
     let timestamps = compileTimestamps(root["timestamps"], rootType)
-    rootType.timestamps = timestamps
     let relations = compileRelations(root["relations"], rootType)
     let workflow = compileWorkflow(root["workflow"], rootType)
     let rules = compileRules(root["rules"], rootType)

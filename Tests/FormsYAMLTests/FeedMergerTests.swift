@@ -4,22 +4,7 @@ import Testing
 @testable import FormsYAML
 
 struct FeedMergerTests {
-  static let schema = try! compile("""
-    kind: po
-    version: 1.0.0
-    id: n
-    timestamps: {updated: u}
-    fields:
-      n: string
-      u: datetime
-      note: string?
-      items: {type: list, of: item, unique: [k]}
-      invoices: {type: list, of: invoice, unique: [k], optional: true}
-    types:
-      item: {fields: {k: integer, q: integer, u: datetime}}
-      invoice: {fields: {k: string, u: datetime, receipts: {type: list, of: receipt, unique: [k]}}}
-      receipt: {fields: {k: integer, q: integer, u: datetime}}
-    """)
+  static let schema = orderSchema
   static let merger = FeedMerger(schema: schema, now: Instant("2026-11-22T00:00:00Z")!.seconds)
 
   static func json(_ text: String) -> JSONValue { try! JSONParser().parse(text) }
@@ -81,8 +66,8 @@ struct FeedMergerTests {
   }
 
   @Test func aDateComparedWithADatetimeComparesCalendarDays() {
-    #expect(FeedMerger.compareTimes(.string("2026-11-10"), .string("2026-11-10T23:59:59Z")) == 0)
-    #expect(FeedMerger.compareTimes(.string("2026-11-11"), .string("2026-11-10T23:59:59Z")) == 1)
+    #expect(Instant.order(.string("2026-11-10"), .string("2026-11-10T23:59:59Z")) == 0)
+    #expect(Instant.order(.string("2026-11-11"), .string("2026-11-10T23:59:59Z")) == 1)
   }
 
   @Test func olderRecordMergesKeyedListsElementByElement() {

@@ -4,20 +4,7 @@ import Testing
 @testable import FormsYAML
 
 struct ThreeWayMergeTests {
-  static let schema = try! compile("""
-    kind: po
-    version: 1.0.0
-    id: n
-    timestamps: {updated: u}
-    fields:
-      n: string
-      u: datetime
-      note: string?
-      items: {type: list, of: item, unique: [k]}
-      c: datetime?
-    types:
-      item: {timestamps: {updated: u}, fields: {k: integer, q: integer, u: datetime}}
-    """)
+  static let schema = orderSchema
 
   /// The text with every conflict block resolved to one side, as "take ours" / "take theirs" do.
   static func keep(_ side: String, _ text: String) -> String {

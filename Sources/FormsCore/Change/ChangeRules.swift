@@ -16,18 +16,10 @@ public enum ChangeRules {
   /// state is one of the field's values: other values are the validator's to report).
   public static func workflowFinding(old: JSONValue, new: JSONValue, schema: Schema) -> Finding? {
     guard let workflow = schema.workflow, let from = schema.workflowState(of: old), let to = schema.workflowState(of: new),
-      from != to, isState(to, of: schema), !workflow.allows(from: from, to: to)
+      schema.forbidsTransition(from: from, to: to)
     else { return nil }
     return Finding(pointer: JSONPointer.root.appending(workflow.field), rule: "workflow",
       message: "changed from \(from) to \(to), which the workflow does not allow; " + workflow.refusal(from: from, to: to))
-  }
-
-  /// True when `state` is a value the workflow field may hold.
-  public static func isState(_ state: String, of schema: Schema) -> Bool {
-    guard let workflow = schema.workflow else { return false }
-    let values = schema.root.fields[workflow.field]?.type.values ?? []
-    return values.isEmpty ? workflow.transitions.keys.contains(state) || workflow.transitions.values.contains { $0.contains(state) }
-      : values.contains(state)
   }
 
   static func checkImmutable(

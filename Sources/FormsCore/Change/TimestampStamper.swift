@@ -52,12 +52,8 @@ public struct TimestampStamper: Sendable {
       guard let element = type.element else { return }
       let stored = before?.arrayValue ?? []
       for index in elements.indices {
-        let counterpart: JSONValue?
-        if let keys = type.unique {
-          counterpart = stored.first { candidate in keys.allSatisfy { candidate[$0] == elements[index][$0] } }
-        } else {
-          counterpart = index < stored.count ? stored[index] : nil
-        }
+        let counterpart = type.unique == nil
+          ? (index < stored.count ? stored[index] : nil) : type.keyedCounterpart(of: elements[index], in: stored)
         stamp(&elements[index], before: counterpart, type: element, parent: value)
       }
       value = .array(elements)

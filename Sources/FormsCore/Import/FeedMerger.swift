@@ -77,7 +77,7 @@ public struct FeedMerger: Sendable {
       warnings.append("\(updated) \(text) is in the future; applied anyway")
     }
     guard let stored else { return Merge(result: feed, action: .create, warnings: warnings) }
-    if Self.compareTimes(feed[updated], stored[updated]) == 1 {
+    if Instant.order(feed[updated], stored[updated]) == 1 {
       var kept: [String: Int] = [:]
       let result = overlay(feed, onto: stored, type: schema.root, parent: nil, kept: &kept)
       if result == stored { return Merge(result: nil, action: .unchanged, warnings: warnings) }
@@ -87,17 +87,10 @@ public struct FeedMerger: Sendable {
     var kept: [String: Int] = [:]
     let merged = mergeLists(stored: stored, feed: feed, type: schema.root, updated: updated, prefix: "", changes: &changes, kept: &kept)
     if changes.isEmpty || merged == stored {
-      let newer = Self.compareTimes(stored[updated], feed[updated]) == 1
+      let newer = Instant.order(stored[updated], feed[updated]) == 1
       return Merge(result: nil, action: newer ? .localNewer : .unchanged, warnings: warnings)
     }
     return Merge(result: merged, action: .update(changes), warnings: warnings, kept: kept)
-  }
-
-  /// 1 when `a` is later than `b`, 0 when equal, -1 when earlier (`Instant.order`); nil when
-  /// either is missing or not a date or datetime.
-  public static func compareTimes(_ a: JSONValue?, _ b: JSONValue?) -> Int? {
-    guard let x = a?.stringValue, let y = b?.stringValue else { return nil }
-    return Instant.order(x, y)
   }
 
   /// Merges every keyed list of `type` found in both objects; other members stay as stored.
@@ -120,7 +113,7 @@ public struct FeedMerger: Sendable {
       for feedElement in feedElements {
         if let index = result.firstIndex(where: { key($0) == key(feedElement) }) {
           let current = result[index]
-          if Self.compareTimes(feedElement[stamp], current[stamp]) == 1 {
+          if Instant.order(feedElement[stamp], current[stamp]) == 1 {
             var elementKept: [String: Int] = [:]
             let replacement = overlay(feedElement, onto: current, type: element, parent: stored, kept: &elementKept)
             if replacement != current {
@@ -162,9 +155,9 @@ public struct FeedMerger: Sendable {
       }
       return .object(object)
     case (.list, .array(var elements), .array(let olds)):
-      guard let keys = type.unique, let element = type.element else { return feed }
+      guard type.unique != nil, let element = type.element else { return feed }
       for index in elements.indices {
-        let match = olds.first { old in keys.allSatisfy { old[$0] == elements[index][$0] } }
+        let match = type.keyedCounterpart(of: elements[index], in: olds)
         elements[index] = overlay(elements[index], onto: match, type: element, parent: feed, kept: &kept)
       }
       return .array(elements)

@@ -26,7 +26,10 @@ public struct ThreeWayMerge: Sendable {
     return (ConflictRenderer(conflicts: conflicts).lines(merged, indent: "").joined(separator: "\n") + "\n", conflicts.count)
   }
 
-  static func sentinel(_ index: Int) -> String { "\u{1}formsctl-conflict-\(index)\u{1}" }
+  /// A conflict's placeholder in the merged tree, until `ConflictRenderer` writes its block.
+  static let sentinelPrefix = "\u{1}formsctl-conflict-"
+
+  static func sentinel(_ index: Int) -> String { sentinelPrefix + "\(index)\u{1}" }
 
   func mergeValue(
     _ base: JSONValue?, _ ours: JSONValue?, _ theirs: JSONValue?, type: SchemaType?, newer: Bool?,
@@ -37,10 +40,8 @@ public struct ThreeWayMerge: Sendable {
     if base == theirs { return ours }
     // Inside a record with an `updated` timestamp, which side is newer (for --prefer newer).
     var newer = newer
-    if preferNewer, let field = schema?.timestamps.updated,
-      let a = ours?[field]?.stringValue.flatMap(Instant.init), let b = theirs?[field]?.stringValue.flatMap(Instant.init), a != b
-    {
-      newer = b < a
+    if preferNewer, let field = schema?.timestamps.updated, let order = Instant.order(ours?[field], theirs?[field]), order != 0 {
+      newer = order > 0
     }
     switch (ours, theirs) {
     case (.object(let o)?, .object(let t)?):
@@ -98,9 +99,7 @@ public struct ThreeWayMerge: Sendable {
 
   /// The later of two `updated` stamps both sides changed (nil when that is not the case).
   static func later(_ base: JSONValue?, _ ours: JSONValue?, _ theirs: JSONValue?) -> JSONValue? {
-    guard let a = ours?.stringValue, let b = theirs?.stringValue, a != b, base != ours, base != theirs,
-      let order = Instant.order(a, b)
-    else { return nil }
+    guard ours != theirs, base != ours, base != theirs, let order = Instant.order(ours, theirs) else { return nil }
     return order >= 0 ? ours : theirs
   }
 }
@@ -117,8 +116,9 @@ struct ConflictRenderer {
 
   /// The conflict a value stands for, when it is a sentinel.
   func conflict(_ value: JSONValue) -> Int? {
-    guard case .string(let text) = value, text.hasPrefix("\u{1}formsctl-conflict-"), text.hasSuffix("\u{1}") else { return nil }
-    return Int(text.dropFirst("\u{1}formsctl-conflict-".count).dropLast())
+    let prefix = ThreeWayMerge.sentinelPrefix
+    guard case .string(let text) = value, text.hasPrefix(prefix), text.hasSuffix("\u{1}") else { return nil }
+    return Int(text.dropFirst(prefix.count).dropLast())
   }
 
   func containsConflict(_ value: JSONValue) -> Bool {

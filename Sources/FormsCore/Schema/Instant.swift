@@ -43,6 +43,12 @@ public struct Instant: Sendable, Comparable, Hashable {
     return dx < dy ? -1 : (dx == dy ? 0 : 1)
   }
 
+  /// `order` of two JSON values (stamps in documents); nil when either is not a date or datetime.
+  public static func order(_ a: JSONValue?, _ b: JSONValue?) -> Int? {
+    guard let x = a?.stringValue, let y = b?.stringValue else { return nil }
+    return order(x, y)
+  }
+
   /// The calendar day a datetime is written in, when `text` is a valid datetime.
   static func writtenDay(_ text: String) -> CalendarDate? {
     guard parseDateTime(text) != nil else { return nil }

@@ -27,15 +27,30 @@ extension Schema {
     return document[workflow.field]?.stringValue ?? root.fields[workflow.field]?.defaultValue?.stringValue
   }
 
-  /// The states a new document may be created in: the field's default, and the states (of the
-  /// field's enum, or named in the workflow) that no transition leads into.
+  /// The values the workflow field may hold: its enum's, else the states the workflow names.
+  public var workflowStates: [String] {
+    guard let workflow else { return [] }
+    if let values = root.fields[workflow.field]?.type.values, !values.isEmpty { return values }
+    var states: [String] = []
+    for state in workflow.transitions.keys.sorted() + workflow.transitions.values.joined() where !states.contains(state) {
+      states.append(state)
+    }
+    return states
+  }
+
+  /// The states a new document may be created in: the field's default, and the workflow states
+  /// that no transition leads into.
   public var creationStates: [String] {
-    guard let workflow, let field = root.fields[workflow.field] else { return [] }
-    let named = Array(workflow.transitions.keys).sorted() + workflow.transitions.values.joined()
-    var states = field.type.values.isEmpty ? named : field.type.values
-    states = states.enumerated().filter { !states[..<$0.offset].contains($0.element) }.map(\.element)
-    let initial = workflow.initialStates(among: states)
-    guard let first = field.defaultValue?.stringValue else { return initial }
+    guard let workflow else { return [] }
+    let initial = workflow.initialStates(among: workflowStates)
+    guard let first = root.fields[workflow.field]?.defaultValue?.stringValue else { return initial }
     return [first] + initial.filter { $0 != first }
+  }
+
+  /// True when moving the workflow field from `from` to `to` is a change the workflow does not
+  /// list. A value that is not a state at all is the validator's to report, not a transition.
+  public func forbidsTransition(from: String?, to: String?) -> Bool {
+    guard let workflow, let from, let to, from != to, workflowStates.contains(to) else { return false }
+    return !workflow.allows(from: from, to: to)
   }
 }

@@ -7,8 +7,8 @@ public struct Schema: Sendable {
   public let directory: String
   /// The field whose value is the document's id and file name.
   public let idField: String
-  /// The fields formsctl maintains on every write.
-  public let timestamps: Timestamps
+  /// The fields formsctl maintains on every write: the root type's own timestamps.
+  public var timestamps: Timestamps { root.timestamps }
   /// The document's own type: an object.
   public let root: SchemaType
   /// The named types under `types:` (and those included), by name.
@@ -30,7 +30,7 @@ public struct Schema: Sendable {
     self.title = title
     self.directory = directory
     self.idField = idField
-    self.timestamps = timestamps
+    root.timestamps = timestamps
     self.root = root
     self.namedTypes = namedTypes
     self.relations = relations
@@ -137,6 +137,12 @@ public final class SchemaType: @unchecked Sendable {
       let chosen = cases[tag]
     else { return self }
     return chosen
+  }
+
+  /// For a list with a `unique` key: the element of `stored` with the same key as `element`.
+  public func keyedCounterpart(of element: JSONValue, in stored: [JSONValue]) -> JSONValue? {
+    guard let keys = unique else { return nil }
+    return stored.first { candidate in keys.allSatisfy { candidate[$0] == element[$0] } }
   }
 
   /// Fields that must be present: not optional and without a default (computed once, when compiled).

@@ -23,13 +23,8 @@ public enum MergeDriver {
     guard !path.hasPrefix("/"), !parts.contains(".."), !parts.isEmpty else {
       throw StoreError.badRequest("\(path): the document's path must be relative to the top of the work tree, without `..` (git's %P)")
     }
-    var directory = StoreLayout.normalize(workTree + "/" + parts.dropLast().joined(separator: "/"))
-    let top = StoreLayout.normalize(workTree)
-    while true {
-      if FileIO.exists(directory + "/" + StoreLayout.manifestName) { return try StoreLayout(root: directory) }
-      if directory == top || directory == "/" { return nil }
-      directory = parentDirectory(directory)
-    }
+    let directory = workTree + "/" + parts.dropLast().joined(separator: "/")
+    return try StoreLayout.nearest(holding: StoreLayout.manifestName, from: directory, ceiling: workTree).map(StoreLayout.init(root:))
   }
 
   /// Merges `base` (nil: added on both sides), `ours` and `theirs`, the versions of the document at

@@ -193,11 +193,7 @@ public struct Importer: Sendable {
       let directory = store.layout.dataDirectory + "/" + schema.directory
       let seen = Set(accepted.map(\.id))
       let roots = FileIO.files(under: directory, suffix: ".json").map { String(fileName($0).dropLast(5)) }.filter { !seen.contains($0) }
-      var plan = try store.planDelete(roots.map { (kind, $0) })
-      for index in plan.deletes.indices where plan.deletes[index].reason == "delete" {
-        let entry = plan.deletes[index]
-        plan.deletes[index] = .init(kind: entry.kind, id: entry.id, path: entry.path, reason: Self.pruneReason)
-      }
+      let plan = try store.planDelete(roots.map { (kind, $0) }, reason: Self.pruneReason)
       for blocker in plan.blockers { fail(1, "--prune cannot delete what \(blocker.kind) \(blocker.id) refers to: \(blocker.reason)") }
       let written = Set(prepared.map(\.path))
       for entry in plan.deletes + plan.rewrites where written.contains(entry.path) {
@@ -206,12 +202,8 @@ public struct Importer: Sendable {
       report.pruned = plan
     }
     guard failures.isEmpty else { throw StoreError.importFailed(records: Set(failures.map { $0.position?.line ?? 0 }).count, failures) }
-    if request.dryRun {
-      try store.stage(report.pruned, in: session)
-      return report
-    }
     if prepared.isEmpty && report.pruned.deletes.isEmpty { return report }
-    if request.snapshot {
+    if request.snapshot && !request.dryRun {
       var snapshots = Snapshots(layout: store.layout)
       snapshots.now = store.now
       report.snapshot = try snapshots.create(reason: "pre-import", message: "before importing \(fileName(request.feed))").name

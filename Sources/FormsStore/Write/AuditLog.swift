@@ -97,7 +97,7 @@ public enum AuditLog {
   /// a torn copy of it at `offset` (a crash mid-append) is replaced. Durable when it returns.
   static func appendOnce(_ line: [UInt8], layout: StoreLayout, at offset: Int) throws(StoreError) {
     let path = path(layout)
-    let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+    let fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
     guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: errno) }
     defer { close(fd) }
     var end = Int(lseek(fd, 0, SEEK_END))
@@ -106,27 +106,14 @@ public enum AuditLog {
       let n = tail.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
       if n == tail.count && tail == Array(line.prefix(tail.count)) {
         if tail.count == line.count { return }
-        if end - offset < line.count {
-          // Torn by a crash: cut it off and write the record whole.
-          guard ftruncate(fd, off_t(offset)) == 0 else { throw StoreError.io(path, operation: "truncate", errno: errno) }
-          end = offset
-        }
+        // Torn by a crash: cut it off and write the record whole.
+        guard ftruncate(fd, off_t(offset)) == 0 else { throw StoreError.io(path, operation: "truncate", errno: errno) }
+        end = offset
       }
     }
-    var bytes = line
-    if end > 0 {
-      var last: UInt8 = 0
-      if pread(fd, &last, 1, off_t(end - 1)) == 1, last != 0x0A { bytes.insert(0x0A, at: 0) }
-    }
-    var done = 0
-    while done < bytes.count {
-      let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, bytes.count - done, off_t(end + done)) }
-      if n < 0 {
-        if errno == EINTR { continue }
-        throw StoreError.io(path, operation: "write", errno: errno)
-      }
-      done += n
-    }
+    var last: UInt8 = 0x0A
+    if end > 0 { _ = pread(fd, &last, 1, off_t(end - 1)) }
+    try writeAll(fd, last == 0x0A ? line : [0x0A] + line, path: path)
     if fsync(fd) != 0 { throw StoreError.io(path, operation: "fsync", errno: errno) }
   }
 }
@@ -183,12 +170,12 @@ extension AuditLog {
   public static func query(_ layout: StoreLayout, _ query: Query) -> (records: [JSONValue], problems: [Problem]) {
     let (all, problems) = read(layout)
     var out: [JSONValue] = []
-    // Newest first by time; records of one time (or after a git union merge) by their line, last first.
-    let ordered = all.sorted { a, b in
-      let order = Instant.order(a.value["time"]?.stringValue ?? "", b.value["time"]?.stringValue ?? "") ?? 0
-      return order != 0 ? order > 0 : a.line > b.line
+    // Newest first by time (each parsed once); records of one time, or without one, by line, last first.
+    let ordered = all.map { (time: $0.value["time"]?.stringValue.flatMap(Instant.init), record: $0) }.sorted { a, b in
+      if let x = a.time, let y = b.time, x != y { return y < x }
+      return a.record.line > b.record.line
     }
-    for (_, record) in ordered {
+    for (_, (_, record)) in ordered {
       if let since = query.since, let time = record["time"]?.stringValue, (Instant.order(time, since) ?? -1) < 0 { continue }
       var record = record
       if let kind = query.kind {

@@ -17,8 +17,6 @@ public enum ChangeSource: Sendable, Equatable {
 extension WriteSession {
   /// A document version that went through the pipeline, ready to stage.
   public struct Prepared: Sendable {
-    public let kind: String
-    public let id: String
     public let path: String
     public let value: JSONValue
     public let bytes: [UInt8]
@@ -78,9 +76,7 @@ extension WriteSession {
     case .person:
       try enforce(document, stored: stored, schema: schema, id: id, from: from, to: to)
     case .feed(let strict):
-      if let from, let to, let workflow = schema.workflow, from != to, ChangeRules.isState(to, of: schema),
-        !workflow.allows(from: from, to: to)
-      {
+      if let workflow = schema.workflow, let from, let to, schema.forbidsTransition(from: from, to: to) {
         let what = "\(kind) \(id): \(workflow.field) \(from) → \(to) is not a transition the workflow allows"
         if strict { throw StoreError.badRequest(what + " (--strict-workflow)") }
         warnings.append(what + "; applied, as the feed is the source of truth for its states")
@@ -89,8 +85,7 @@ extension WriteSession {
       break
     }
     if let stored, stored.value == document, stored.path == path {
-      return Prepared(kind: kind, id: id, path: path, value: stored.value, bytes: stored.bytes, entry: nil, warnings: [],
-        replacedPath: nil)
+      return Prepared(path: path, value: stored.value, bytes: stored.bytes, entry: nil, warnings: [], replacedPath: nil)
     }
     let refresh = source == .store || (source == .person && stored != nil)
     TimestampStamper(time: Store.rfc3339(now), mode: refresh ? .refresh : .fillMissing)
@@ -103,7 +98,7 @@ extension WriteSession {
       kind: kind, id: id, action: action, pointers: stored.map { $0.value.changedPointers(to: document) } ?? [.root],
       from: changedState.0, to: changedState.1,
       previousID: action == .rename ? stored?.value[schema.idField].flatMap(DocumentID.text) : nil)
-    return Prepared(kind: kind, id: id, path: path, value: document, bytes: bytes, entry: entry, warnings: warnings,
+    return Prepared(path: path, value: document, bytes: bytes, entry: entry, warnings: warnings,
       replacedPath: action == .rename ? stored?.path : nil)
   }
 
@@ -112,8 +107,8 @@ extension WriteSession {
   func enforce(_ document: JSONValue, stored: Store.Document?, schema: Schema, id: String, from: String?, to: String?)
     throws(StoreError)
   {
-    if let workflow = schema.workflow, let to, ChangeRules.isState(to, of: schema) {
-      if let from, from != to, !workflow.allows(from: from, to: to) {
+    if let workflow = schema.workflow, let to, schema.workflowStates.contains(to) {
+      if let from, schema.forbidsTransition(from: from, to: to) {
         throw StoreError.badRequest("\(schema.kind) \(id) \(workflow.refusal(from: from, to: to))")
       }
       if stored == nil, !schema.creationStates.contains(to) {
@@ -158,12 +153,11 @@ extension Store {
   /// Runs `body` with a write session (see `WriteSession`): the lock, the journal check, then one
   /// journaled commit of everything staged with one audit record. `name` is the audit log's
   /// `operation`, `summary` what the lock file and `recover` call it.
-  public func write<T>(_ name: String, summary: String, dryRun: Bool = false, recordsWithoutDocuments: Bool = false,
-    _ body: (WriteSession) throws(StoreError) -> T) throws(StoreError) -> T
+  public func write<T>(_ name: String, summary: String, dryRun: Bool = false, _ body: (WriteSession) throws(StoreError) -> T)
+    throws(StoreError) -> T
   {
-    var operation = Operation(name, summary: summary, command: commandLine)
-    operation.recordsWithoutDocuments = recordsWithoutDocuments
-    return try layout.write(operation, dryRun: dryRun, wait: lockWait, clock: now, user: auditUser, store: self, body)
+    try layout.write(Operation(name, summary: summary, command: commandLine), dryRun: dryRun, wait: lockWait, clock: now,
+      user: auditUser, store: self, body)
   }
 
   /// Who the audit log names: `user` when set, else git's user of the store's repository, `$USER`

@@ -47,9 +47,9 @@ public final class WriteSession: @unchecked Sendable {
   public private(set) var entries: [AuditEntry] = []
   /// Extra members of the audit record (`feed`, `snapshot`, `descriptors`...).
   public var details = JSONObject()
-  /// Files staged for writing, and for deleting, by this session.
-  public private(set) var writtenPaths = Set<String>()
-  public private(set) var deletedPaths = Set<String>()
+  /// Files staged for writing, and for deleting, by this session (what `willExist` answers from).
+  private var writtenPaths = Set<String>()
+  private var deletedPaths = Set<String>()
 
   init(layout: StoreLayout, operation: Operation, dryRun: Bool, store: Store?, now: Date, user: String) {
     self.layout = layout

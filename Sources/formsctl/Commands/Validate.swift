@@ -42,10 +42,10 @@ extension Formsctl {
     func run() throws {
       let cwd = FileIO.currentDirectory
       // GitHub annotations name files from the top of the repository, wherever CI runs.
-      let base = format == .github ? StoreLayout.workTreeTop(around: cwd) ?? cwd : cwd
+      let base = format == .github ? StoreLayout.nearest(holding: ".git", from: cwd) ?? cwd : cwd
       let display = PathDisplay(workingDirectory: base).show
-      let explicit = options.store != nil || !(ProcessInfo.processInfo.environment["FORMSCTL_STORE"] ?? "").isEmpty
-      guard !paths.isEmpty, !explicit else { return try Self.exit(validate(options.locate(), paths: paths, display: display)) }
+      let named = StoreLayout.named(explicit: options.store, environment: ProcessInfo.processInfo.environment)
+      guard !paths.isEmpty, named == nil else { return try Self.finish(validate(options.locate(), paths: paths, display: display)) }
       // Files named from anywhere (a pre-commit hook at the top of the repository): each its own store.
       let (stores, outside) = StoreLayout.group(paths, workingDirectory: cwd)
       for path in outside {
@@ -58,10 +58,10 @@ extension Formsctl {
         let label = stores.count > 1 ? display(store.layout.root) + ": " : ""
         worst = max(worst, try validate(store.layout, paths: store.paths, display: display, label: label))
       }
-      try Self.exit(worst)
+      try Self.finish(worst)
     }
 
-    static func exit(_ code: Int32) throws {
+    static func finish(_ code: Int32) throws {
       if code != 0 { throw ExitCode(code) }
     }
 
