@@ -29,11 +29,12 @@ public struct Diagnostic: Sendable, Hashable {
     self.severity = severity
   }
 
-  /// `file:line:col: error: path: message [rule]`, the compiler-style line editors jump to.
+  /// `file:line:col: error: path: message [rule]`, the compiler-style line editors jump to;
+  /// always one line (control characters from the input are escaped).
   public var compilerStyle: String {
     let location = position.map { "\(file):\($0.line):\($0.column)" } ?? file
     let path = pointer.path
-    return "\(location): \(severity.rawValue): \(path.isEmpty ? "" : path + ": ")\(message) [\(rule)]"
+    return "\(location): \(severity.rawValue): \(path.isEmpty ? "" : path + ": ")\(message) [\(rule)]".escapingControlCharacters
   }
 }
 

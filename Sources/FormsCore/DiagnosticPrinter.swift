@@ -45,7 +45,8 @@ public enum DiagnosticPrinter {
   /// `::error file=F,line=L,col=C,title=RULE::MESSAGE` with GitHub's escapes.
   static func github(_ d: Diagnostic) -> String {
     func escapeData(_ s: String) -> String {
-      s.replacingOccurrences("%", "%25").replacingOccurrences("\r", "%0D").replacingOccurrences("\n", "%0A")
+      // One annotation per line: control characters (newlines too) escaped like every message.
+      s.replacingOccurrences("%", "%25").escapingControlCharacters
     }
     func escapeProperty(_ s: String) -> String {
       escapeData(s).replacingOccurrences(":", "%3A").replacingOccurrences(",", "%2C")

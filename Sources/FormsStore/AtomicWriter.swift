@@ -79,6 +79,13 @@ public struct AtomicWriter: Sendable {
     realDirectory == boundary || realDirectory.hasPrefix(boundary == "/" ? "/" : boundary + "/")
   }
 
+  /// True for a name `createTemporary` makes: `.NAME.PID.RANDOM.tmp`.
+  static func isTemporaryName(_ name: String) -> Bool {
+    guard name.hasPrefix("."), name.hasSuffix(".tmp") else { return false }
+    let parts = name.dropLast(4).split(separator: ".")
+    return parts.count >= 3 && parts.suffix(2).allSatisfy { part in !part.isEmpty && part.allSatisfy { ("0"..."9").contains($0) } }
+  }
+
   private func createTemporary(nextTo target: String) throws(StoreError) -> (Int32, String) {
     let directory = parentDirectory(target)
     var mode: mode_t = 0o644

@@ -9,15 +9,20 @@ public enum FileIO {
   /// The largest document formsctl reads.
   public static let maxFileSize = 64 << 20
 
-  /// The whole file, refused beyond `limit` bytes.
-  public static func read(_ path: String, limit: Int = maxFileSize) throws(StoreError) -> [UInt8] {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
+  /// The whole file, refused beyond `limit` bytes. Only a regular file is read: the open never
+  /// blocks (a FIFO or device in a checkout would hang it) and anything else is refused.
+  /// `followLinks: false` refuses a symbolic link too (documents and formsctl's own files).
+  public static func read(_ path: String, limit: Int = maxFileSize, followLinks: Bool = true) throws(StoreError) -> [UInt8] {
+    let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followLinks ? 0 : O_NOFOLLOW))
     guard fd >= 0 else {
-      throw errno == ENOENT ? StoreError.fileNotFound(path) : StoreError.io(path, operation: "open", errno: errno)
+      if errno == ENOENT { throw StoreError.fileNotFound(path) }
+      if errno == ELOOP && !followLinks { throw StoreError.wrongFileType(path, found: "a symbolic link", expected: "a regular file") }
+      throw StoreError.io(path, operation: "open", errno: errno)
     }
     defer { close(fd) }
     var info = stat()
     guard fstat(fd, &info) == 0 else { throw StoreError.io(path, operation: "stat", errno: errno) }
+    guard info.st_mode & S_IFMT == S_IFREG else { throw StoreError.wrongFileType(path, found: describe(mode: info.st_mode), expected: "a regular file") }
     let size = Int(info.st_size)
     guard size <= limit else { throw StoreError.fileTooLarge(path, size: size, limit: limit) }
     var bytes = [UInt8](repeating: 0, count: size)
@@ -50,6 +55,25 @@ public enum FileIO {
     }
   }
 
+  /// What a file of `mode` is, for a message: `a FIFO`, `a directory`...
+  static func describe(mode: mode_t) -> String {
+    switch mode & S_IFMT {
+    case S_IFDIR: return "a directory"
+    case S_IFLNK: return "a symbolic link"
+    case S_IFIFO: return "a FIFO"
+    case S_IFCHR, S_IFBLK: return "a device"
+    case S_IFSOCK: return "a socket"
+    default: return "not a regular file"
+    }
+  }
+
+  /// What is at `path`, for a message (lstat): `a symbolic link`, `a FIFO`...
+  public static func describe(_ path: String) -> String {
+    var info = stat()
+    guard lstat(path, &info) == 0 else { return "missing" }
+    return describe(mode: info.st_mode)
+  }
+
   /// True when `path` exists and is a directory (following symbolic links).
   public static func isDirectory(_ path: String) -> Bool {
     var info = stat()
@@ -65,22 +89,32 @@ public enum FileIO {
   /// Every regular file under `directory` whose name ends with `suffix`, sorted, recursing into
   /// subdirectories except hidden ones (`.git`, `.formsctl`, `.build`) and those in `skipping`.
   public static func files(under directory: String, suffix: String, skipping: Set<String> = []) -> [String] {
-    var out: [String] = []
-    walk(directory, suffix: suffix, skipping: skipping, into: &out)
-    return out.sorted()
+    walk(directory, suffix: suffix, skipping: skipping).files
   }
 
-  private static func walk(_ directory: String, suffix: String, skipping: Set<String>, into out: inout [String]) {
+  /// `files(under:)`, and apart, the names ending with `suffix` that are not regular files
+  /// (symbolic links, FIFOs, devices, directories named `*.json`): never opened, only reported.
+  public static func walk(_ directory: String, suffix: String, skipping: Set<String> = []) -> (files: [String], irregular: [String]) {
+    var files: [String] = []
+    var irregular: [String] = []
+    walk(directory, suffix: suffix, skipping: skipping, into: &files, irregular: &irregular)
+    return (files.sorted(), irregular.sorted())
+  }
+
+  private static func walk(
+    _ directory: String, suffix: String, skipping: Set<String>, into out: inout [String], irregular: inout [String]
+  ) {
     var subdirectories: [String] = []
     for (name, kind) in entries(of: directory) where !name.hasPrefix(".") {
       let path = directory == "." ? name : directory + "/" + name
       switch kind {
+      case .directory where !suffix.isEmpty && name.hasSuffix(suffix): irregular.append(path)
       case .directory: if !skipping.contains(name) { subdirectories.append(path) }
       case .file: if name.hasSuffix(suffix) { out.append(path) }
-      default: break
+      default: if name.hasSuffix(suffix) { irregular.append(path) }
       }
     }
-    for sub in subdirectories { walk(sub, suffix: suffix, skipping: skipping, into: &out) }
+    for sub in subdirectories { walk(sub, suffix: suffix, skipping: skipping, into: &out, irregular: &irregular) }
   }
 
   /// The names in a directory (without `.` and `..`) and what each is, with one `readdir` pass.

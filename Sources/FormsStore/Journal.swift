@@ -67,20 +67,22 @@ public struct Journal: Sendable {
     try AtomicWriter.syncDirectory(directory)
     let fd = open(planPath, O_WRONLY | O_APPEND | O_CLOEXEC)
     guard fd >= 0 else { throw StoreError.io(planPath, operation: "open", errno: errno) }
-    return Transaction(journal: self, planFD: fd)
+    return Transaction(journal: self, operation: operation, planFD: fd)
   }
 
   /// A journaled change in progress.
   public final class Transaction: @unchecked Sendable {
     let journal: Journal
+    let operation: String
     let planFD: Int32
     let writer: AtomicWriter
     var staged: [String] = []
     var directories = Set<String>()
     var closed = false
 
-    init(journal: Journal, planFD: Int32) {
+    init(journal: Journal, operation: String, planFD: Int32) {
       self.journal = journal
+      self.operation = operation
       self.planFD = planFD
       self.writer = AtomicWriter(boundary: journal.layout.root)
     }
@@ -100,9 +102,11 @@ public struct Journal: Sendable {
       directories.insert(parentDirectory(path))
     }
 
-    /// Schedules the deletion of `path`.
+    /// Schedules the deletion of `path`. Its directory must be writable now: found after the
+    /// commit record, that would leave the operation half-applied until permissions change.
     public func delete(_ path: String) throws(StoreError) {
       _ = try writer.resolveInsideBoundary(path)
+      if !directories.contains(parentDirectory(path)) { try Journal.requireWritable(parentDirectory(path), toChange: path) }
       try record(["action": .string("delete"), "path": .string(journal.layout.relative(path))])
       directories.insert(parentDirectory(path))
     }
@@ -117,6 +121,7 @@ public struct Journal: Sendable {
       do throws(StoreError) {
         if let record {
           let history = AuditLog.path(journal.layout)
+          try Journal.requireWritable(FileIO.exists(history) ? history : parentDirectory(history), toChange: history)
           let offset = AuditLog.size(history)
           try Journal.writeDurably(record, to: journal.auditPath)
           try self.record(["action": .string("append"), "path": .string(journal.layout.relative(history)), "offset": .number(JSONNumber(offset))])
@@ -141,7 +146,11 @@ public struct Journal: Sendable {
       DebugPause.at("after-stage")
       try writer.write(Array("committed\n".utf8), to: journal.commitPath)
       DebugPause.at("after-commit")
-      try journal.rollForward()
+      do throws(StoreError) {
+        try journal.rollForward()
+      } catch {
+        throw StoreError.unfinished(operation: operation, cause: error.description)
+      }
     }
 
     /// Drops everything staged; the store is as it was.
@@ -163,7 +172,11 @@ public struct Journal: Sendable {
         + "which no formsctl journal writes (outside the store's files); not recovering. Inspect .formsctl/journal and remove it by hand")
     }
     if FileIO.exists(commitPath) {
-      try rollForward()
+      do throws(StoreError) {
+        try rollForward()
+      } catch {
+        throw StoreError.unfinished(operation: operation, cause: error.description)
+      }
       return "finished the interrupted \(operation)"
     }
     rollBack()
@@ -245,11 +258,51 @@ public struct Journal: Sendable {
     }
   }
 
+  /// Removes what killed writers leave outside a journal: `AtomicWriter` temporaries
+  /// (`.NAME.PID.RANDOM.tmp`) in the store, and unfinished snapshot directories. The caller holds
+  /// the lock, so none of them belongs to a running writer. Returns what was removed, for people.
+  func removeLeftovers() -> String? {
+    var temporaries = 0
+    func sweep(_ directory: String, recursive: Bool) {
+      for (name, kind) in FileIO.entries(of: directory) {
+        let path = directory + "/" + name
+        if kind == .file && AtomicWriter.isTemporaryName(name) {
+          if unlink(path) == 0 { temporaries += 1 }
+        } else if recursive && kind == .directory && !name.hasPrefix(".") {
+          sweep(path, recursive: true)
+        }
+      }
+    }
+    sweep(layout.root, recursive: false)
+    sweep(layout.stateDirectory, recursive: false)
+    sweep(layout.dataDirectory, recursive: true)
+    if layout.schemasDirectory.hasPrefix(layout.root + "/") { sweep(layout.schemasDirectory, recursive: true) }
+    let snapshots = Snapshots(layout: layout).removeStaleTemporaries()
+    var parts: [String] = []
+    if temporaries > 0 { parts.append("\(temporaries) leftover temporary file\(temporaries == 1 ? "" : "s")") }
+    if snapshots > 0 { parts.append("\(snapshots) unfinished snapshot\(snapshots == 1 ? "" : "s")") }
+    return parts.isEmpty ? nil : "removed " + parts.joined(separator: " and ") + " that interrupted writers left"
+  }
+
   func finish() throws(StoreError) {
     try FileIO.remove(auditPath)
     try FileIO.remove(commitPath)
     try FileIO.remove(planPath)
     try AtomicWriter.syncDirectory(directory)
+  }
+
+  /// Refuses unless `path` (a directory, or a file to append to) can be written now, naming what
+  /// needs it. Tried, not asked (`access` says yes to root on an immutable or read-only directory).
+  static func requireWritable(_ path: String, toChange target: String) throws(StoreError) {
+    let probe = FileIO.entry(path) == .directory ? path + "/.formsctl-probe-\(getpid())" : nil
+    let fd = probe.map { open($0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
+      ?? open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
+    guard fd >= 0 else {
+      if errno == ENOENT { return }
+      throw StoreError.io(path, operation: "write (needed to change \(fileName(target)))", errno: errno)
+    }
+    close(fd)
+    if let probe { unlink(probe) }
   }
 
   /// Creates `path` afresh for writing: whatever was there (a leftover, or a symbolic link planted

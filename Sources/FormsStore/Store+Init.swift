@@ -47,6 +47,10 @@ extension Store {
     // Not `withWriteLock`: recovery is the one writer that runs while a journal waits.
     let lock = try StoreLock(store: layout, command: "recover", wait: wait)
     defer { withExtendedLifetime(lock) {} }
-    return try Journal(layout: layout).recover()
+    let journal = Journal(layout: layout)
+    let outcome = try journal.recover()
+    let swept = journal.removeLeftovers()
+    guard outcome != nil || swept != nil else { return nil }
+    return [outcome, swept].compactMap { $0 }.joined(separator: "; ")
   }
 }

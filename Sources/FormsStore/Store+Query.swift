@@ -19,12 +19,14 @@ extension Store {
 
   /// The documents of `kind` that match `query`, sorted and windowed (read in parallel). Only the
   /// sort keys of the matches are kept while sorting; the page returned is read again at the end.
-  /// Files that do not parse are skipped and named in `skipped`.
-  public func list(kind: String, query: Query) throws(StoreError) -> (documents: [Document], skipped: [String]) {
+  /// Files that do not parse, and names that are not regular files (never opened), are skipped
+  /// and named in `skipped` with the reason.
+  public func list(kind: String, query: Query) throws(StoreError) -> (documents: [Document], skipped: [(path: String, reason: String)]) {
     let directory = layout.dataDirectory + "/" + (try schema(kind)).directory
     let filters = query.filters
     let sort = query.sort
-    let results = parallelMap(FileIO.files(under: directory, suffix: ".json"), chunkSize: 32) { path -> (Match?, String?) in
+    let (files, irregular) = FileIO.walk(directory, suffix: ".json")
+    let results = parallelMap(files, chunkSize: 32) { path -> (Match?, String?) in
       guard let bytes = try? FileIO.read(path), let value = try? JSONParser().parse(bytes) else { return (nil, path) }
       guard filters.allSatisfy({ $0.evaluate(value) }) else { return (nil, nil) }
       return (Match(path: path, keys: sort.map { $0.path.values(in: value).first }), nil)
@@ -45,13 +47,15 @@ extension Store {
         return a.path < b.path
       }
     }
-    let start = min(query.offset, matches.count)
-    let end = query.limit.map { min(matches.count, start + $0) } ?? matches.count
+    let start = min(max(0, query.offset), matches.count)
+    let end = query.limit.map { start + min(max(0, $0), matches.count - start) } ?? matches.count
     let page = parallelMap(Array(matches[start..<end]), chunkSize: 32) { match -> Document? in
       guard let bytes = try? FileIO.read(match.path), let value = try? JSONParser().parse(bytes) else { return nil }
       return Document(path: match.path, value: value, bytes: bytes)
     }
-    return (page.compactMap { $0 }, results.compactMap(\.1))
+    let skipped = results.compactMap(\.1).map { ($0, "does not parse") }
+      + irregular.map { ($0, "\(FileIO.describe($0)), not a regular file") }
+    return (page.compactMap { $0 }, skipped.sorted { $0.0 < $1.0 })
   }
 
   /// A matching document while sorting: its path and sort-key values.

@@ -79,9 +79,10 @@ public final class Store: @unchecked Sendable {
     let path = try path(kind: kind, id: id)
     let bytes: [UInt8]
     do {
-      bytes = try FileIO.read(path)
+      bytes = try FileIO.read(path, followLinks: false)
     } catch {
       if case .fileNotFound = error { throw StoreError.notFound(kind: kind, id: id, path: display(path)) }
+      if case .wrongFileType(_, let found, let expected) = error { throw StoreError.wrongFileType(display(path), found: found, expected: expected) }
       throw error
     }
     do {

@@ -12,12 +12,16 @@ public enum StoreError: FormsError, Equatable {
   case notAStore(searchedFrom: String)
   case manifest(file: String, position: SourcePosition?, message: String)
   case fileTooLarge(String, size: Int, limit: Int)
+  /// A FIFO, device, directory or (where formsctl keeps its own files) symbolic link.
+  case wrongFileType(String, found: String, expected: String)
   case io(String, operation: String, errno: Int32)
   case symlinkOutsideStore(String)
   case pathOutsideStore(String)
   case locked(pid: Int32?, command: String, waited: Double)
   case storeExists(String)
   case recoveryNeeded(operation: String)
+  /// Committed, but a step after the commit record failed: `recover` finishes it once `cause` is fixed.
+  case unfinished(operation: String, cause: String)
   case invalidDocument(String, [Diagnostic])
   case migrationFailed(documents: Int, [Diagnostic])
   case importFailed(records: Int, [Diagnostic])
@@ -29,11 +33,11 @@ public enum StoreError: FormsError, Equatable {
   public var kind: FailureKind {
     switch self {
     case .fileNotFound, .notAStore: return .noInput
-    case .manifest, .fileTooLarge, .symlinkOutsideStore, .pathOutsideStore, .storeExists: return .badInput
+    case .manifest, .fileTooLarge, .wrongFileType, .symlinkOutsideStore, .pathOutsideStore, .storeExists: return .badInput
     case .io(_, _, let code):
       // The store cannot be written or read as it stands: permissions, a read-only or full disk.
       return [EACCES, EPERM, EROFS, ENOSPC, EDQUOT, ENOTDIR, EISDIR, ELOOP].contains(code) ? .badInput : .internalError
-    case .locked, .recoveryNeeded: return .tryAgain
+    case .locked, .recoveryNeeded, .unfinished: return .tryAgain
     case .invalidDocument, .badRequest, .migrationFailed, .importFailed: return .badInput
     case .notFound: return .noInput
     case .internalError: return .internalError
@@ -51,6 +55,8 @@ public enum StoreError: FormsError, Equatable {
       return "\(file)\(position.map { ":\($0.line):\($0.column)" } ?? ""): \(message)"
     case .fileTooLarge(let path, let size, let limit):
       return "\(path):1:1: the file is \(size) bytes, more than the limit of \(limit) bytes (64 MiB)"
+    case .wrongFileType(let path, let found, let expected):
+      return "\(path) is \(found), not \(expected); formsctl does not open or follow it (move it away, or replace it with \(expected))"
     case .io(let path, let operation, let code):
       return "\(path): \(operation) failed: \(String(cString: strerror(code)))"
     case .symlinkOutsideStore(let path):
@@ -62,6 +68,9 @@ public enum StoreError: FormsError, Equatable {
       return "the store is locked by \(holder); waited \(Int(waited)) s. Retry, or pass --wait 60"
     case .recoveryNeeded(let operation):
       return "an interrupted \(operation) awaits recovery; run `formsctl recover` first"
+    case .unfinished(let operation, let cause):
+      return "the \(operation) is committed but not finished: \(cause). Nothing is lost: fix that, then run "
+        + "`formsctl recover`, which finishes it (the store refuses other writes until then)"
     case .invalidDocument(let what, let diagnostics):
       return "\(what) is not valid; nothing written (\(diagnostics.count) problem\(diagnostics.count == 1 ? "" : "s") above)"
     case .migrationFailed(let documents, let diagnostics):

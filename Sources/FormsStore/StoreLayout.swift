@@ -180,7 +180,7 @@ public struct RetentionPolicy: Sendable, Equatable {
     guard let pairs = yaml.mapping else { throw ParseError(position: yaml.position, message: "snapshots must be a mapping") }
     for pair in pairs {
       guard let text = pair.value.scalar?.text, let seconds = Self.seconds(text) else {
-        throw ParseError(position: pair.value.position, message: "expected a duration such as 7d, 12h or 2w")
+        throw ParseError(position: pair.value.position, message: "expected a duration such as 7d, 12h or 2w, at most 100 years")
       }
       switch pair.key.scalar?.text {
       case "keep_within": keepWithin = seconds
@@ -191,16 +191,22 @@ public struct RetentionPolicy: Sendable, Equatable {
     }
   }
 
-  /// Seconds in a duration like `30d`, `12h`, `90m`, `2w`; nil when malformed.
+  /// The longest duration accepted: 100 years (nothing overflows when added to a time).
+  public static let maxSeconds = 100 * 366 * 86400
+
+  /// Seconds in a duration like `30d`, `12h`, `90m`, `2w`; nil when malformed or beyond `maxSeconds`.
   public static func seconds(_ text: String) -> Int? {
     guard let unit = text.last, let count = Int(text.dropLast()), count >= 0 else { return nil }
+    let scale: Int
     switch unit {
-    case "s": return count
-    case "m": return count * 60
-    case "h": return count * 3600
-    case "d": return count * 86400
-    case "w": return count * 7 * 86400
+    case "s": scale = 1
+    case "m": scale = 60
+    case "h": scale = 3600
+    case "d": scale = 86400
+    case "w": scale = 7 * 86400
     default: return nil
     }
+    let (seconds, overflow) = count.multipliedReportingOverflow(by: scale)
+    return overflow || seconds > maxSeconds ? nil : seconds
   }
 }

@@ -50,8 +50,12 @@ public struct StoreValidator: Sendable {
     return ids
   }
 
-  /// Every document file of the store.
-  public func allFiles() -> [String] { FileIO.files(under: layout.dataDirectory, suffix: ".json") }
+  /// Every document file of the store, including names that are not regular files (symbolic
+  /// links, FIFOs...): `check` reports those with a warning instead of opening them.
+  public func allFiles() -> [String] {
+    let (files, irregular) = FileIO.walk(layout.dataDirectory, suffix: ".json")
+    return (files + irregular).sorted()
+  }
 
   /// The document files named by `paths` (files, or directories walked); each must be in the data directory.
   public func files(named paths: [String], workingDirectory: String) throws(StoreError) -> [String] {
@@ -64,7 +68,12 @@ public struct StoreValidator: Sendable {
       guard real == data || real.hasPrefix(data + "/") else {
         throw StoreError.pathOutsideStore("\(given) (documents live under \(display(layout.dataDirectory)))")
       }
-      out += FileIO.isDirectory(absolute) ? FileIO.files(under: absolute, suffix: ".json") : [absolute]
+      if FileIO.entry(absolute) == .directory {
+        let (files, irregular) = FileIO.walk(absolute, suffix: ".json")
+        out += files + irregular
+      } else {
+        out.append(absolute)
+      }
     }
     return Array(Set(out)).sorted()
   }
@@ -105,9 +114,15 @@ public struct StoreValidator: Sendable {
     }
     let bytes: [UInt8]
     do {
-      bytes = try FileIO.read(path)
+      bytes = try FileIO.read(path, followLinks: false)
     } catch {
       if case .fileTooLarge(_, let size, let limit) = error { return fail("read", "the file is \(size) bytes, more than the limit of \(limit)") }
+      if case .wrongFileType(_, let what, _) = error {
+        // Not opened (a FIFO would block): reported, and the store is not "all valid".
+        outcome.diagnostics.append(Diagnostic(file: shown, position: nil, rule: "not-a-file",
+          message: "\(what), not a regular file; not read (formsctl keeps each document in a regular file)", severity: .warning))
+        return outcome
+      }
       return fail("read", error.description, at: nil)
     }
     let document: JSONValue

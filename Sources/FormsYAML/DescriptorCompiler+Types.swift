@@ -126,7 +126,7 @@ extension DescriptorCompiler {
     case .integer, .decimal, .number:
       type.minimum = number(node["min"], "min")
       type.maximum = number(node["max"], "max")
-      type.scale = count(node["scale"], "scale")
+      type.scale = count(node["scale"], "scale", maximum: 1000)
     case .enumeration:
       guard let values = node["values"]?.sequence, !values.isEmpty else {
         error("enum needs `values:`, a list of strings", at: node["values"]?.position ?? node.position)
@@ -186,10 +186,10 @@ extension DescriptorCompiler {
     }
   }
 
-  mutating func count(_ node: YAMLNode?, _ what: String) -> Int? {
+  mutating func count(_ node: YAMLNode?, _ what: String, maximum: Int = Int.max) -> Int? {
     guard let node else { return nil }
-    guard case .number(let n)? = node.scalar?.value, let value = n.intValue, value >= 0 else {
-      error("\(what) must be a whole number ≥ 0", at: node.position)
+    guard case .number(let n)? = node.scalar?.value, let value = n.intValue, value >= 0, value <= maximum else {
+      error("\(what) must be a whole number ≥ 0\(maximum == Int.max ? "" : " and ≤ \(maximum)")", at: node.position)
       return nil
     }
     return value

@@ -13,11 +13,20 @@ public struct YAMLNode: Sendable {
   public let position: SourcePosition
   /// The node count of this subtree with every alias expanded; bounded by the parser's budget.
   public let expandedSize: Int
+  /// The bytes of scalar text in this subtree with every alias expanded; bounded the same way.
+  public let expandedBytes: Int
 
-  public init(content: Content, position: SourcePosition, expandedSize: Int = 1) {
+  public init(content: Content, position: SourcePosition, expandedSize: Int = 1, expandedBytes: Int? = nil) {
     self.content = content
     self.position = position
     self.expandedSize = expandedSize
+    if let expandedBytes {
+      self.expandedBytes = expandedBytes
+    } else if case .scalar(let scalar) = content {
+      self.expandedBytes = scalar.text.utf8.count
+    } else {
+      self.expandedBytes = 0
+    }
   }
 
   /// The scalar, when this is one.

@@ -4,16 +4,21 @@ import FormsCore
 ///
 /// Refuses, with a position: more than one document, nesting deeper than `maxDepth` (counted from
 /// the parser's events, so libyaml never builds anything deep), an alias expansion beyond
-/// `maxNodes` (an alias bomb), duplicate keys, merge keys (`<<`) and tags other than the core ones.
+/// `maxNodes` nodes or `maxBytes` bytes of scalar text (an alias bomb: a few aliases of one large
+/// scalar are few nodes but gigabytes), duplicate keys, merge keys (`<<`) and tags other than the
+/// core ones.
 public struct YAMLReader: Sendable {
   /// The deepest nesting accepted.
   public var maxDepth: Int
   /// The most nodes the document may hold with its aliases expanded.
   public var maxNodes: Int
+  /// The most bytes of scalar text the document may hold with its aliases expanded.
+  public var maxBytes: Int
 
-  public init(maxDepth: Int = 128, maxNodes: Int = 100_000) {
+  public init(maxDepth: Int = 128, maxNodes: Int = 100_000, maxBytes: Int = 64 << 20) {
     self.maxDepth = maxDepth
     self.maxNodes = maxNodes
+    self.maxBytes = maxBytes
   }
 
   /// The document in `text`, or nil when the stream holds no document at all.
@@ -24,7 +29,7 @@ public struct YAMLReader: Sendable {
   /// The document in `bytes`, or nil when the stream holds no document at all.
   public func read(_ bytes: [UInt8]) throws(YAMLError) -> YAMLNode? {
     let parser = try LibYAMLParser(bytes: bytes)
-    var builder = TreeBuilder(maxDepth: maxDepth, maxNodes: maxNodes)
+    var builder = TreeBuilder(maxDepth: maxDepth, maxNodes: maxNodes, maxBytes: maxBytes)
     var documents = 0
     while true {
       let event = try parser.next()
@@ -49,10 +54,12 @@ public struct YAMLReader: Sendable {
 struct TreeBuilder {
   let maxDepth: Int
   let maxNodes: Int
+  let maxBytes: Int
   var root: YAMLNode?
   private var stack: [Frame] = []
   private var anchors: [String: YAMLNode] = [:]
   private var totalNodes = 0
+  private var totalBytes = 0
 
   private struct Frame {
     var isMapping: Bool
@@ -60,11 +67,13 @@ struct TreeBuilder {
     var anchor: String?
     var children: [YAMLNode] = []
     var size = 1
+    var bytes = 0
   }
 
-  init(maxDepth: Int, maxNodes: Int) {
+  init(maxDepth: Int, maxNodes: Int, maxBytes: Int) {
     self.maxDepth = maxDepth
     self.maxNodes = maxNodes
+    self.maxBytes = maxBytes
   }
 
   mutating func add(_ event: YAMLEvent) throws(YAMLError) {
@@ -72,13 +81,13 @@ struct TreeBuilder {
     case .scalar(let text, let plain, let tag):
       let value = try resolve(text: text, plain: plain, tag: tag, at: event.position)
       let node = YAMLNode(content: .scalar(YAMLScalar(text: text, isPlain: plain, value: value)), position: event.position)
-      try count(1, at: event.position)
+      try count(1, bytes: node.expandedBytes, at: event.position)
       try finish(node, anchor: event.anchor)
     case .alias(let anchor):
       guard let node = anchors[anchor] else {
         throw YAMLError(message: "unknown alias *\(anchor)", position: event.position)
       }
-      try count(node.expandedSize, at: event.position)
+      try count(node.expandedSize, bytes: node.expandedBytes, at: event.position)
       try finish(node, anchor: nil)
     case .sequenceStart(let tag), .mappingStart(let tag):
       let isMapping: Bool
@@ -87,7 +96,7 @@ struct TreeBuilder {
       if stack.count >= maxDepth {
         throw YAMLError(message: "nesting deeper than \(maxDepth) levels", position: event.position)
       }
-      try count(1, at: event.position)
+      try count(1, bytes: 0, at: event.position)
       stack.append(Frame(isMapping: isMapping, position: event.position, anchor: event.anchor))
     case .sequenceEnd, .mappingEnd:
       let frame = stack.removeLast()
@@ -97,18 +106,25 @@ struct TreeBuilder {
       } else {
         content = .sequence(frame.children)
       }
-      try finish(YAMLNode(content: content, position: frame.position, expandedSize: frame.size), anchor: frame.anchor)
+      let node = YAMLNode(content: content, position: frame.position, expandedSize: frame.size, expandedBytes: frame.bytes)
+      try finish(node, anchor: frame.anchor)
     default:
       break
     }
   }
 
   /// Counts nodes as the document would hold them with every alias expanded; refuses past the budget.
-  private mutating func count(_ nodes: Int, at position: SourcePosition) throws(YAMLError) {
+  private mutating func count(_ nodes: Int, bytes: Int, at position: SourcePosition) throws(YAMLError) {
     totalNodes += nodes
+    totalBytes += bytes
     if totalNodes > maxNodes {
       throw YAMLError(
         message: "the document expands to more than \(maxNodes) nodes (an alias bomb?); aliases are limited",
+        position: position)
+    }
+    if totalBytes > maxBytes {
+      throw YAMLError(
+        message: "the document expands to more than \(maxBytes) bytes of text (an alias bomb?); aliases are limited",
         position: position)
     }
   }
@@ -120,6 +136,7 @@ struct TreeBuilder {
     } else {
       stack[stack.count - 1].children.append(node)
       stack[stack.count - 1].size += node.expandedSize
+      stack[stack.count - 1].bytes += node.expandedBytes
     }
   }
 

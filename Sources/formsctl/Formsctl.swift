@@ -40,6 +40,9 @@ struct Formsctl: ParsableCommand {
         break
       }
       printError(error.description)
+      if case .usage(_, let excerpt?)? = error as? CommandError {
+        FileHandleOutput.standardError.write(excerpt.split(separator: "\n").map { "  " + String($0).escapingControlCharacters + "\n" }.joined())
+      }
       Glibc.exit(ExitStatus.code(for: error.kind))
     } catch {
       exit(withError: error)
@@ -63,12 +66,12 @@ enum ExitStatus {
   }
 }
 
-/// Prints `formsctl: warning: message` on stderr.
+/// Prints `formsctl: warning: message` on stderr, on one line (control characters escaped).
 func printWarning(_ message: String) {
-  FileHandleOutput.standardError.write("formsctl: warning: \(message)\n")
+  FileHandleOutput.standardError.write("formsctl: warning: \(message.escapingControlCharacters)\n")
 }
 
-/// Prints `formsctl: error: message` on stderr.
+/// Prints `formsctl: error: message` on stderr, on one line (control characters escaped).
 func printError(_ message: String) {
-  FileHandleOutput.standardError.write("formsctl: error: \(message)\n")
+  FileHandleOutput.standardError.write("formsctl: error: \(message.escapingControlCharacters)\n")
 }

@@ -14,6 +14,10 @@ struct StoreOptions: ParsableArguments {
   @Flag(name: .shortAndLong, help: "No progress bar and no summary line.")
   var quiet = false
 
+  func validate() throws {
+    guard wait.isFinite, (0...86_400).contains(wait) else { throw ValidationError("--wait must be between 0 and 86400 seconds") }
+  }
+
   /// The store this command works on.
   func locate() throws -> StoreLayout {
     try StoreLayout.locate(

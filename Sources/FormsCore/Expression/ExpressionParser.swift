@@ -15,6 +15,11 @@ public struct ExpressionError: Error, Sendable, Equatable, CustomStringConvertib
 /// path    := name ('.' name | '[]' | '[' digits ']')*
 /// ```
 public enum ExpressionParser {
+  /// The deepest nesting of `not` and parentheses accepted (evaluation recurses that deep).
+  public static let maxNesting = 64
+  /// The most `and`/`or` operators in one expression (each adds a level to the tree).
+  public static let maxOperators = 1024
+
   public static func parse(_ text: String) throws(ExpressionError) -> Expression {
     var lexer = Lexer(text)
     var parser = Parser(tokens: try lexer.tokens(), end: text.unicodeScalars.count + 1)
@@ -129,6 +134,8 @@ struct Parser {
   let tokens: [Token]
   let end: Int
   var k = 0
+  var nesting = 0
+  var operators = 0
 
   init(tokens: [Token], end: Int) {
     self.tokens = tokens
@@ -148,7 +155,7 @@ struct Parser {
   mutating func orExpression() throws(ExpressionError) -> Expression {
     var left = try andExpression()
     while isWord("or") {
-      k += 1
+      try countOperator()
       left = .or(left, try andExpression())
     }
     return left
@@ -157,13 +164,28 @@ struct Parser {
   mutating func andExpression() throws(ExpressionError) -> Expression {
     var left = try unary()
     while isWord("and") {
-      k += 1
+      try countOperator()
       left = .and(left, try unary())
     }
     return left
   }
 
+  mutating func countOperator() throws(ExpressionError) {
+    operators += 1
+    if operators > ExpressionParser.maxOperators {
+      throw ExpressionError(message: "more than \(ExpressionParser.maxOperators) 'and'/'or' in one expression", column: peek?.column ?? end)
+    }
+    k += 1
+  }
+
   mutating func unary() throws(ExpressionError) -> Expression {
+    if isWord("not") || isSymbol("(") {
+      nesting += 1
+      defer { nesting -= 1 }
+      if nesting > ExpressionParser.maxNesting {
+        throw ExpressionError(message: "nested more than \(ExpressionParser.maxNesting) deep ('not' and parentheses)", column: peek?.column ?? end)
+      }
+    }
     if isWord("not") {
       k += 1
       return .not(try unary())

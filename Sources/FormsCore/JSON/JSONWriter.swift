@@ -98,7 +98,8 @@ public enum JSONWriter {
       var runStart = 0
       for k in 0..<bytes.count {
         let byte = bytes[k]
-        guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+        // Control characters, and DEL as jq writes it (`\u007f`).
+        guard byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F else { continue }
         out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<k]))
         runStart = k + 1
         out.append(0x5C)

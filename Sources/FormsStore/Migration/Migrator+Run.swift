@@ -187,33 +187,3 @@ extension Migrator {
     }
   }
 }
-
-/// A line diff of two texts (LCS), `-`/`+`/` ` prefixed, for the dry run's sample.
-public func lineDiff(_ a: String, _ b: String) -> String {
-  let x = a.split(separator: "\n", omittingEmptySubsequences: false)
-  let y = b.split(separator: "\n", omittingEmptySubsequences: false)
-  var table = Array(repeating: Array(repeating: 0, count: y.count + 1), count: x.count + 1)
-  for i in stride(from: x.count - 1, through: 0, by: -1) {
-    for j in stride(from: y.count - 1, through: 0, by: -1) {
-      table[i][j] = x[i] == y[j] ? table[i + 1][j + 1] + 1 : max(table[i + 1][j], table[i][j + 1])
-    }
-  }
-  var out: [String] = []
-  var i = 0
-  var j = 0
-  while i < x.count || j < y.count {
-    if i < x.count && j < y.count && x[i] == y[j] {
-      out.append("  " + x[i])
-      i += 1
-      j += 1
-    } else if j < y.count && (i == x.count || table[i][j + 1] >= table[i + 1][j]) {
-      out.append("+ " + y[j])
-      j += 1
-    } else {
-      out.append("- " + x[i])
-      i += 1
-    }
-  }
-  while out.last == "  " { out.removeLast() }
-  return out.joined(separator: "\n")
-}

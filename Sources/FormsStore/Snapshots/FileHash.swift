@@ -19,10 +19,12 @@ func sha256Hex(_ bytes: [UInt8]) -> String {
   return String(decoding: out, as: UTF8.self)
 }
 
-/// What `stat` says about a file, for deciding "unchanged" without reading it.
+/// What `stat` says about a file, for deciding "unchanged" without reading it. The ctime is the
+/// part nobody can set: an edit that restores the mtime (`cp -p`, `touch -r`) still changes it.
 struct FileStamp: Equatable, Sendable {
   let size: Int
   let mtimeNanoseconds: Int64
+  let ctimeNanoseconds: Int64
   let inode: UInt64
 
   init?(_ path: String) {
@@ -30,19 +32,22 @@ struct FileStamp: Equatable, Sendable {
     guard stat(path, &info) == 0 else { return nil }
     size = Int(info.st_size)
     mtimeNanoseconds = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+    ctimeNanoseconds = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
     inode = UInt64(info.st_ino)
   }
 
-  init(size: Int, mtimeNanoseconds: Int64, inode: UInt64) {
+  init(size: Int, mtimeNanoseconds: Int64, ctimeNanoseconds: Int64, inode: UInt64) {
     self.size = size
     self.mtimeNanoseconds = mtimeNanoseconds
+    self.ctimeNanoseconds = ctimeNanoseconds
     self.inode = inode
   }
 }
 
-/// Hashes of live files from the last snapshot, keyed by path with their size, mtime and inode,
-/// so an unchanged file is not read again. An entry whose mtime is within two seconds of when the
-/// cache was written is not trusted (the file may have changed again in the same tick), as git does.
+/// Hashes of live files from the last snapshot, keyed by path with their size, mtime, ctime and
+/// inode, so an unchanged file is not read again. An entry whose mtime or ctime is within two
+/// seconds of when the cache was written is not trusted (the file may have changed again in the
+/// same tick), as git does. A cache of another format (`# N` without `v2`) is ignored.
 struct HashCache: Sendable {
   var entries: [String: (stamp: FileStamp, sha256: String)] = [:]
   var writtenAtNanoseconds: Int64 = 0
@@ -50,7 +55,7 @@ struct HashCache: Sendable {
   static func load(_ path: String) -> HashCache {
     var cache = HashCache()
     guard let bytes = try? FileIO.read(path, limit: Int.max) else { return cache }
-    // Byte-level parsing: `sha \t size \t mtime \t inode \t path \n`, after a `# written` line.
+    // Byte-level parsing: `sha \t size \t mtime \t ctime \t inode \t path \n`, after `# v2 written`.
     bytes.withUnsafeBufferPointer { b in
       var i = 0
       func field(_ terminator: UInt8) -> Range<Int> {
@@ -70,12 +75,16 @@ struct HashCache: Sendable {
       }
       func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: b[range]), as: UTF8.self) }
       let header = field(0x0A)
-      guard header.count > 2, let written = number(header.lowerBound + 2..<header.upperBound) else { return }
+      guard header.count > 5, text(header.lowerBound..<header.lowerBound + 5) == "# v2 ",
+        let written = number(header.lowerBound + 5..<header.upperBound)
+      else { return }
       cache.writtenAtNanoseconds = written
       while i < b.count {
-        let sha = field(0x09), size = field(0x09), mtime = field(0x09), inode = field(0x09), name = field(0x0A)
-        guard let size = number(size), let mtime = number(mtime), let inode = number(inode), sha.count == 64 else { continue }
-        cache.entries[text(name)] = (FileStamp(size: Int(size), mtimeNanoseconds: mtime, inode: UInt64(inode)), text(sha))
+        let sha = field(0x09), size = field(0x09), mtime = field(0x09), ctime = field(0x09), inode = field(0x09), name = field(0x0A)
+        guard let size = number(size), let mtime = number(mtime), let ctime = number(ctime), let inode = number(inode), sha.count == 64
+        else { continue }
+        let stamp = FileStamp(size: Int(size), mtimeNanoseconds: mtime, ctimeNanoseconds: ctime, inode: UInt64(inode))
+        cache.entries[text(name)] = (stamp, text(sha))
       }
     }
     return cache
@@ -84,15 +93,16 @@ struct HashCache: Sendable {
   /// The cached hash when `stamp` matches and is old enough to trust.
   func hash(for path: String, stamp: FileStamp) -> String? {
     guard let entry = entries[path], entry.stamp == stamp,
-      stamp.mtimeNanoseconds < writtenAtNanoseconds - 2_000_000_000
+      max(stamp.mtimeNanoseconds, stamp.ctimeNanoseconds) < writtenAtNanoseconds - 2_000_000_000
     else { return nil }
     return entry.sha256
   }
 
   func serialized(now: Int64) -> [UInt8] {
-    var out = "# \(now)\n"
+    var out = "# v2 \(now)\n"
     for (path, entry) in entries.sorted(by: { $0.key < $1.key }) {
-      out += "\(entry.sha256)\t\(entry.stamp.size)\t\(entry.stamp.mtimeNanoseconds)\t\(entry.stamp.inode)\t\(path)\n"
+      let stamp = entry.stamp
+      out += "\(entry.sha256)\t\(stamp.size)\t\(stamp.mtimeNanoseconds)\t\(stamp.ctimeNanoseconds)\t\(stamp.inode)\t\(path)\n"
     }
     return Array(out.utf8)
   }

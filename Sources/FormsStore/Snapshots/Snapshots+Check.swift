@@ -10,28 +10,47 @@ extension Snapshots {
   }
 
   /// Re-hashes every file of `info` (or only `paths`) against its manifest.
-  public func verify(_ info: Info, paths: Set<String>? = nil) -> [Problem] {
-    guard let manifest = info.manifest else {
-      return [Problem(snapshot: info.name, path: "manifest.json", problem: "missing or unreadable")]
-    }
-    let entries = manifest.files.filter { paths?.contains($0.path) ?? true }
-    var problems = parallelMap(entries, chunkSize: 32) { entry -> Problem? in
-      let path = info.path + "/" + entry.path
-      guard let bytes = try? FileIO.read(path, limit: Int.max) else {
-        return Problem(snapshot: info.name, path: entry.path, problem: "missing")
+  public func verify(_ info: Info, paths: Set<String>? = nil) -> [Problem] { verify([info], paths: paths, full: true) }
+
+  /// Re-hashes the files of `infos` against their manifests. Unchanged files are hard links shared
+  /// by many snapshots: each file (inode) is read once, unless `full`, which reads every path.
+  public func verify(_ infos: [Info], paths: Set<String>? = nil, full: Bool = false) -> [Problem] {
+    var problems: [Problem] = []
+    var checks: [(snapshot: String, path: String, entry: SnapshotManifest.Entry)] = []
+    for info in infos {
+      guard let manifest = info.manifest else {
+        problems.append(Problem(snapshot: info.name, path: "manifest.json", problem: "missing or unreadable"))
+        continue
       }
-      if bytes.count != entry.size || sha256Hex(bytes) != entry.sha256 {
-        return Problem(snapshot: info.name, path: entry.path, problem: "altered (its SHA-256 no longer matches the manifest)")
+      for entry in manifest.files where paths?.contains(entry.path) ?? true {
+        checks.append((info.name, info.path + "/" + entry.path, entry))
+      }
+      if paths == nil {
+        let listed = Set(manifest.files.map(\.path) + ["manifest.json"])
+        for path in FileIO.files(under: info.path, suffix: "") where !listed.contains(String(path.dropFirst(info.path.count + 1))) {
+          problems.append(Problem(snapshot: info.name, path: String(path.dropFirst(info.path.count + 1)), problem: "not in the manifest"))
+        }
+      }
+    }
+    // One read per inode (and expected content): the verdict holds for every link to it.
+    var groups: [String: [Int]] = [:]
+    for (index, check) in checks.enumerated() {
+      let inode = full ? nil : FileStamp(check.path)?.inode
+      groups[inode.map { "\($0) \(check.entry.sha256) \(check.entry.size)" } ?? "path \(index)", default: []].append(index)
+    }
+    let representatives = groups.values.map { checks[$0[0]] }
+    let verdicts = parallelMap(representatives, chunkSize: 32) { check -> String? in
+      guard let bytes = try? FileIO.read(check.path, limit: Int.max, followLinks: false) else { return "missing" }
+      if bytes.count != check.entry.size || sha256Hex(bytes) != check.entry.sha256 {
+        return "altered (its SHA-256 no longer matches the manifest)"
       }
       return nil
-    }.compactMap { $0 }
-    if paths == nil {
-      let listed = Set(manifest.files.map(\.path) + ["manifest.json"])
-      for path in FileIO.files(under: info.path, suffix: "") where !listed.contains(String(path.dropFirst(info.path.count + 1))) {
-        problems.append(Problem(snapshot: info.name, path: String(path.dropFirst(info.path.count + 1)), problem: "not in the manifest"))
-      }
     }
-    return problems.sorted { $0.path < $1.path }
+    for (members, verdict) in zip(groups.values, verdicts) {
+      guard let verdict else { continue }
+      for index in members { problems.append(Problem(snapshot: checks[index].snapshot, path: checks[index].entry.path, problem: verdict)) }
+    }
+    return problems.sorted { ($0.snapshot, $0.path) < ($1.snapshot, $1.path) }
   }
 
   /// How two states of the store differ, file by file; changed documents list their changed pointers.

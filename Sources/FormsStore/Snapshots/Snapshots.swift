@@ -228,11 +228,16 @@ public struct Snapshots: Sendable {
     return unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Int32).self)
   }()
 
-  /// Removes what an interrupted create left (the caller holds the lock, so none is in progress).
-  func removeStaleTemporaries() {
+  /// Removes what an interrupted create left (the caller holds the lock, so none is in progress);
+  /// returns how many.
+  @discardableResult
+  func removeStaleTemporaries() -> Int {
+    var removed = 0
     for entry in FileIO.entries(of: directory) where entry.name.hasPrefix(".creating-") {
       Self.removeTree(directory + "/" + entry.name)
+      removed += 1
     }
+    return removed
   }
 
   /// Deletes a directory tree (snapshot files are read-only, but their directories are not).

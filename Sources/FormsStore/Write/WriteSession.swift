@@ -62,6 +62,10 @@ public final class WriteSession: @unchecked Sendable {
 
   /// Stages `bytes` as the new content of `path` (visible only when the session commits).
   public func stage(_ bytes: [UInt8], to path: String, entry: AuditEntry?) throws(StoreError) {
+    // Every reader refuses a larger file, so no write path may make one.
+    if bytes.count > FileIO.maxFileSize {
+      throw StoreError.fileTooLarge(layout.relative(path), size: bytes.count, limit: FileIO.maxFileSize)
+    }
     if !dryRun { try journal().stage(bytes, for: path) }
     writtenPaths.insert(path)
     deletedPaths.remove(path)

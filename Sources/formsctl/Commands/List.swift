@@ -32,6 +32,11 @@ extension Formsctl {
     var fields: String?
     @Option(help: "Output: table, json, ndjson, csv or paths.") var format: Format = .table
 
+    func validate() throws {
+      if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
+      if offset < 0 { throw ValidationError("--offset must be 0 or more") }
+    }
+
     func run() throws {
       let store = try options.open()
       var query = Store.Query(offset: offset, limit: limit)
@@ -39,7 +44,8 @@ extension Formsctl {
         do {
           query.filters.append(try ExpressionParser.parse(text))
         } catch {
-          throw CommandError.usage("--where #\(k + 1) at column \(error.column): \(error.message)\n  \(text)\n  \(String(repeating: " ", count: max(0, error.column - 1)))^")
+          throw CommandError.usage("--where #\(k + 1) at column \(error.column): \(error.message)",
+            excerpt: text + "\n" + String(repeating: " ", count: max(0, error.column - 1)) + "^")
         }
       }
       for key in sort {
@@ -51,7 +57,7 @@ extension Formsctl {
       }
       let schema = try store.schema(kind)
       let (documents, skipped) = try store.list(kind: kind, query: query)
-      for path in skipped { printError("\(store.display(path)): does not parse; skipped (run formsctl validate)") }
+      for (path, reason) in skipped { printWarning("\(store.display(path)): \(reason); skipped (run formsctl validate)") }
       let columns = try fields.map { try Self.paths($0) } ?? Self.defaultColumns(schema)
       let rows = documents.map { document in columns.map { Self.cell($0.path.values(in: document.value)) } }
       switch format {

@@ -88,7 +88,8 @@ extension Formsctl {
 /// Errors of the executable itself.
 enum CommandError: FormsError {
   case badInput(String)
-  case usage(String)
+  /// Bad arguments; `excerpt` (the argument with a caret under the fault) is printed below.
+  case usage(String, excerpt: String? = nil)
 
   var kind: FailureKind {
     switch self {
@@ -99,7 +100,7 @@ enum CommandError: FormsError {
 
   var description: String {
     switch self {
-    case .badInput(let message), .usage(let message): return message
+    case .badInput(let message), .usage(let message, _): return message
     }
   }
 }

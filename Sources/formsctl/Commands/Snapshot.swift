@@ -176,12 +176,12 @@ extension Formsctl {
         abstract: "Re-hash snapshot files against their manifests; exit 1 naming each missing or altered file.")
       @OptionGroup var options: StoreOptions
       @Argument(help: "The snapshot (default: all).") var id: String?
+      @Flag(help: "Read every file of every snapshot, even the hard links one read already covers.") var full = false
 
       func run() throws {
         let (_, snapshots) = try Snapshot.open(options)
         let targets = try id.map { [try snapshots.find($0)] } ?? snapshots.list()
-        var problems: [FormsStore.Snapshots.Problem] = []
-        for info in targets { problems += snapshots.verify(info) }
+        let problems = snapshots.verify(targets, full: full)
         for problem in problems { printOut("\(problem)") }
         printOut("verified \(targets.count) snapshot\(targets.count == 1 ? "" : "s"): \(problems.isEmpty ? "all files match" : "\(problems.count) problem(s)")")
         if !problems.isEmpty { throw ExitCode(ExitStatus.problemsFound) }
@@ -200,10 +200,13 @@ extension Formsctl {
       @Option(help: "Also keep the newest N.") var keepLast: Int = 0
 
       func run() throws {
+        guard keepLast >= 0 else { throw CommandError.usage("--keep-last must be 0 or more") }
         let (layout, snapshots) = try Snapshot.open(options)
         func seconds(_ text: String?, _ fallback: Int) throws -> Int {
           guard let text else { return fallback }
-          guard let value = RetentionPolicy.seconds(text) else { throw CommandError.usage("\(text): expected a duration such as 7d, 12h or 2w") }
+          guard let value = RetentionPolicy.seconds(text) else {
+            throw CommandError.usage("\(text): expected a duration such as 7d, 12h or 2w, at most 100 years")
+          }
           return value
         }
         let within = try seconds(keepWithin, layout.retention.keepWithin)
