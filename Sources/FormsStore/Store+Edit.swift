@@ -96,13 +96,6 @@ extension Store {
   /// (`code --wait`) works; returns its exit status.
   public static func runEditor(_ path: String, environment: [String: String]) -> Int32 {
     let editor = [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
-    var pid: pid_t = 0
-    let arguments = ["sh", "-c", editor + " \"$1\"", "formsctl-edit", path]
-    var cArguments = arguments.map { strdup($0) } + [nil]
-    defer { for argument in cArguments { free(argument) } }
-    guard posix_spawnp(&pid, "sh", nil, nil, &cArguments, environ) == 0 else { return 127 }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    return Subprocess.runAttached(["sh", "-c", editor + " \"$1\"", "formsctl-edit", path])
   }
 }

@@ -1,4 +1,5 @@
 import FormsCore
+import FormsYAML
 import Foundation
 import Testing
 
@@ -186,5 +187,66 @@ struct HardeningTests {
         ])
       }
     }
+  }
+
+  @Test func aliasesOfOneLargeScalarAreBoundedByBytes() throws {
+    let big = String(repeating: "x", count: 1 << 20)
+    let yaml = "a: &big \(big)\nb: [" + Array(repeating: "*big", count: 100).joined(separator: ", ") + "]\n"
+    #expect(throws: YAMLError.self) { try YAMLReader(maxBytes: 64 << 20).read(yaml) }
+    do {
+      _ = try YAMLReader(maxBytes: 64 << 20).read(yaml)
+    } catch {
+      #expect(error.message.contains("expands to more than 67108864 bytes"), "\(error.message)")
+    }
+    #expect(try YAMLReader().read("a: &s text\nb: [*s, *s]\n") != nil)
+  }
+
+  @Test(arguments: ["99999999999999999w", "9223372036854775807s", "36601d"])
+  func durationsBeyondAHundredYearsAreRefused(_ text: String) throws {
+    #expect(RetentionPolicy.seconds(text) == nil)
+    try withTemporaryDirectory { dir in
+      _ = try Store.initialize(at: dir)
+      try writeText("formsctl: 1\nsnapshots:\n  keep_within: \(text)\n", to: dir + "/formsctl.yaml")
+      let error = storeError { _ = try StoreLayout(root: dir) }
+      #expect(error?.kind == .badInput)
+      #expect(error?.description.contains("at most 100 years") == true, "\(String(describing: error))")
+    }
+  }
+
+  @Test func aScaleNearIntMaxIsADescriptorError() throws {
+    try withTemporaryDirectory { dir in
+      _ = try Store.initialize(at: dir)
+      try writeText("kind: note\nversion: 1.0.0\ndirectory: notes\nfields:\n  id: string\n  price: {type: decimal, scale: 9223372036854775806}\n",
+        to: dir + "/schemas/note/1.0.0.yaml")
+      let registry = SchemaRegistry.load(directory: dir + "/schemas", display: { $0 })
+      #expect(registry.diagnostics.map(\.message).contains("scale must be a whole number ≥ 0 and ≤ 1000"), "\(registry.diagnostics)")
+    }
+  }
+
+  @Test func aDocumentBeyondTheReadLimitIsNeverWritten() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try StoreFixture(dir + "/store")
+      let huge = String(repeating: "x", count: FileIO.maxFileSize)
+      let error = storeError {
+        try fixture.store.create(kind: "acquisition", base: fixture.json(#"{"id": "ACQ-2026-001", "title": "T", "agency": "GSA", "contracting_officer": "\#(huge)"}"#))
+      }
+      #expect(error?.kind == .badInput)
+      #expect(error?.description.contains("more than the limit of 67108864 bytes") == true, "\(String(describing: error))")
+      #expect(!FileManager.default.fileExists(atPath: dir + "/store/data/acquisitions/ACQ-2026-001.json"))
+    }
+  }
+
+  @Test func jqStepsSeeNoEnvironmentButPathAndAreStoppedInTime() throws {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/jq") else {
+      print("skipped: jq is not installed")
+      return
+    }
+    setenv("FORMSCTL_TEST_SECRET", "hunter2", 1)
+    let document = JSONValue.object(JSONObject(["a": .number(JSONNumber(1))]))
+    let seen = try JQProgram.runner(timeout: 10)(".env = ($ENV | keys)", document)
+    #expect(seen["env"] == .array([.string("PATH")]))
+    let started = Date()
+    #expect(throws: MigrationError.self) { try JQProgram.runner(timeout: 1)("until(false; .)", document) }
+    #expect(Date().timeIntervalSince(started) < 10)
   }
 }

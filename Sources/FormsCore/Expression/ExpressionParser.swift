@@ -179,13 +179,14 @@ struct Parser {
   }
 
   mutating func unary() throws(ExpressionError) -> Expression {
-    if isWord("not") || isSymbol("(") {
+    let nests = isWord("not") || isSymbol("(")
+    if nests {
       nesting += 1
-      defer { nesting -= 1 }
       if nesting > ExpressionParser.maxNesting {
         throw ExpressionError(message: "nested more than \(ExpressionParser.maxNesting) deep ('not' and parentheses)", column: peek?.column ?? end)
       }
     }
+    defer { if nests { nesting -= 1 } }
     if isWord("not") {
       k += 1
       return .not(try unary())

@@ -141,24 +141,27 @@ public struct Migrator: Sendable {
 }
 
 /// Runs jq filters with the `jq` program (one process per document: fine for the escape hatch).
+/// The document goes through a pipe; jq sees no environment but `PATH` (a filter reading `$ENV`
+/// must not copy secrets into documents) and is killed after `timeout` seconds per document
+/// (the store lock is held meanwhile).
 public enum JQProgram {
-  public static let run: JQRunner = { (filter: String, document: JSONValue) throws(MigrationError) -> JSONValue in
-    let input = NSTemporaryDirectory() + "formsctl-jq-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-    defer { unlink(input) }
-    do {
-      try Data(JSONWriter.canonical(document)).write(to: URL(fileURLWithPath: input))
-    } catch {
-      throw MigrationError("cannot hand the document to jq: \(error)")
-    }
+  /// The runner `migrate` and `import` use: 30 s per document.
+  public static let run: JQRunner = runner(timeout: 30)
+
+  public static func runner(timeout: Double) -> JQRunner { { (filter: String, document: JSONValue) throws(MigrationError) -> JSONValue in
+    let environment = ProcessInfo.processInfo.environment["PATH"].map { ["PATH": $0] } ?? [:]
     // Wrapped in [...] so a filter that emits no value or several is caught, not misread.
-    guard let result = Subprocess.run(["jq", "-c", "[" + filter + "]"], input: input), result.status != 127 else {
+    guard let result = Subprocess.run(["jq", "-c", "[" + filter + "]"], input: JSONWriter.canonical(document),
+      environment: environment, timeout: timeout), result.status != 127
+    else {
       throw MigrationError("the jq program is not installed (needed by a jq step); install jq, or rewrite the step")
     }
+    if result.timedOut { throw MigrationError("jq ran longer than \(Int(timeout)) s on one document and was stopped; simplify the filter") }
     guard result.status == 0 else { throw MigrationError("jq failed: \(result.stderr)") }
     guard let values = try? JSONParser().parse(Array(result.stdout.prefix { $0 != 0x0A })), case .array(let results) = values else {
       throw MigrationError("jq printed something that is not JSON")
     }
     guard results.count == 1 else { throw MigrationError("the jq filter produced \(results.count) values; it must produce exactly one object") }
     return results[0]
-  }
+  } }
 }

@@ -1,0 +1,47 @@
+import Testing
+
+@testable import FormsCore
+
+/// Input that nests or grows without bound is refused with a message, never a crash.
+struct LimitsTests {
+  @Test(arguments: [
+    (String(repeating: "not ", count: 25_000) + "a exists", "nested more than 64 deep"),
+    (String(repeating: "(", count: 40_000) + "a exists" + String(repeating: ")", count: 40_000), "nested more than 64 deep"),
+    (Array(repeating: "a exists", count: 25_000).joined(separator: " and "), "more than 1024 'and'/'or'"),
+  ])
+  func deepOrLongExpressionsAreRefused(_ text: String, _ message: String) {
+    #expect(throws: ExpressionError.self) { try ExpressionParser.parse(text) }
+    do {
+      _ = try ExpressionParser.parse(text)
+    } catch {
+      #expect(error.message.contains(message), "\(error.message)")
+    }
+  }
+
+  @Test func expressionsUpToTheLimitsEvaluate() throws {
+    let nested = try ExpressionParser.parse(String(repeating: "not ", count: 64) + "a exists")
+    #expect(nested.evaluate(.object(JSONObject(["a": .number(JSONNumber(1))]))))
+    let long = try ExpressionParser.parse(Array(repeating: "a exists", count: 1025).joined(separator: " or "))
+    #expect(long.evaluate(.object(JSONObject(["a": .number(JSONNumber(2))]))))
+  }
+
+  @Test func messagesQuoteControlCharactersEscaped() {
+    #expect("a\nb\u{1B}[31m\u{7F}\u{0}\u{85}é\\d".escapingControlCharacters == #"a\nb\u001b[31m\u007f\u0000\u0085é\d"#)
+    let diagnostic = Diagnostic(file: "data/x\n.json", position: SourcePosition(line: 1, column: 2),
+      pointer: JSONPointer(tokens: ["key"]), rule: "type", message: "bad \"\u{0}\"\n")
+    #expect(diagnostic.compilerStyle == #"data/x\n.json:1:2: error: key: bad "\u0000"\n [type]"#)
+    #expect(!DiagnosticPrinter.render([diagnostic], as: .github).dropLast().contains("\n"))
+  }
+
+  @Test func canonicalJSONEscapesDELLikeJq() {
+    #expect(JSONWriter.compact(.string("a\u{7F}b")) == #""a\u007fb""#)
+  }
+
+  @Test func lineDiffStaysLinearOnLargeRewrites() {
+    let before = (0..<20_000).map { "line \($0)" }.joined(separator: "\n")
+    let after = (0..<20_000).map { $0 % 2 == 0 ? "line \($0)" : "LINE \($0)" }.joined(separator: "\n")
+    let diff = lineDiff(before, after)  // 400 M pairs: the quadratic table would take 3.2 GB
+    #expect(diff.split(separator: "\n").count == 39_999)
+    #expect(lineDiff("a\nb\nc", "a\nx\nc") == "  a\n+ x\n- b\n  c")
+  }
+}
