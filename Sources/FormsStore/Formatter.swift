@@ -20,6 +20,8 @@ public struct Formatter: Sendable {
   public struct Report: Sendable {
     public let results: [FileResult]
 
+    public init(results: [FileResult]) { self.results = results }
+
     /// Files that were rewritten or would be.
     public var changed: [String] {
       results.filter { $0.outcome == .rewritten || $0.outcome == .needsFormatting }.map(\.path)

@@ -71,6 +71,24 @@ struct SnapshotTests {
     }
   }
 
+  @Test func directoryRestoreRemovesDocumentsCreatedSince() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try SnapshotFixture(dir)
+      let snapshot = try fixture.take()
+      try writeText("{\"new\": 1}\n", to: dir + "/data/notes/n99.json")
+      try writeText("{\"new\": 2}\n", to: dir + "/data/notes/deeper/n98.json")
+      try writeText("{\"other\": 1}\n", to: dir + "/data/others/o1.json")
+      let plan = try fixture.snapshots.planRestore(snapshot, paths: ["data/notes"])
+      #expect(plan.removed == ["data/notes/deeper/n98.json", "data/notes/n99.json"])
+      _ = try fixture.snapshots.restore(snapshot.name, paths: ["data/notes"], wait: 0)
+      #expect(!FileManager.default.fileExists(atPath: dir + "/data/notes/n99.json"))
+      #expect(!FileManager.default.fileExists(atPath: dir + "/data/notes/deeper/n98.json"))
+      #expect(FileManager.default.fileExists(atPath: dir + "/data/others/o1.json"), "outside the directory named")
+      let error = storeError { _ = try fixture.snapshots.planRestore(snapshot, paths: ["data/notez"]) }
+      #expect(error?.description == "data/notez: neither snapshot \(snapshot.name) nor the live store has it")
+    }
+  }
+
   @Test func inPlaceEditsOfLiveFilesNeverReachASnapshot() throws {
     try withTemporaryDirectory { dir in
       let fixture = try SnapshotFixture(dir)

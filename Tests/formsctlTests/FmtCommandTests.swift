@@ -57,6 +57,21 @@ struct FmtCommandTests {
     }
   }
 
+  @Test func aFileInAStoreIsFormattedUnderThatStoresLockFromAnywhere() throws {
+    try withTemporaryDirectory { dir in
+      _ = try Formsctl.run(["init", "store"], in: dir)
+      try writeFile("{\"b\": 1, \"a\": 2}", to: dir + "/store/data/notes/x.json")
+      try writeFile("{\"operation\":\"rm acquisition ACQ-2026-001\"}\n", to: dir + "/store/.formsctl/journal/plan.ndjson")
+      let refused = try Formsctl.run(["fmt", "store/data/notes/x.json"], in: dir)
+      #expect(refused.status == 75, "\(refused)")
+      #expect(refused.stderr.contains("awaits recovery; run `formsctl recover` first"))
+      #expect(try readFile(dir + "/store/data/notes/x.json") == "{\"b\": 1, \"a\": 2}")
+      try FileManager.default.removeItem(atPath: dir + "/store/.formsctl/journal/plan.ndjson")
+      #expect(try Formsctl.run(["fmt", "store/data/notes/x.json"], in: dir).status == 0)
+      #expect(try readFile(dir + "/store/data/notes/x.json") == "{\n  \"a\": 2,\n  \"b\": 1\n}\n")
+    }
+  }
+
   @Test func missingPathIsNoInput() throws {
     try withTemporaryDirectory { dir in
       let result = try Formsctl.run(["fmt", "nope.json"], in: dir)

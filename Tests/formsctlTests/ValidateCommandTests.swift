@@ -85,6 +85,38 @@ struct ValidateCommandTests {
     }
   }
 
+  @Test func aFIFOAndAWaitingJournalAreNeverAllValid() throws {
+    try withTemporaryDirectory { dir in
+      _ = try Formsctl.run(["init", "."], in: dir)
+      _ = try Formsctl.run(["new", "acquisition", "--set", "id=ACQ-2026-001", "--set", "title=T", "--set", "agency=A"], in: dir)
+      #expect(mkfifo(dir + "/data/acquisitions/ACQ-2026-002.json", 0o644) == 0)
+      let validate = try Formsctl.run(["validate"], in: dir)
+      #expect(validate.status == 1, "\(validate)")
+      #expect(validate.stdout.contains("data/acquisitions/ACQ-2026-002.json: warning: a FIFO, not a regular file; not read"))
+      let list = try Formsctl.run(["list", "acquisition", "--format", "paths"], in: dir)
+      #expect(list.status == 0)
+      #expect(list.stderr == "formsctl: warning: data/acquisitions/ACQ-2026-002.json: a FIFO, not a regular file; skipped (run formsctl validate)\n")
+      let get = try Formsctl.run(["get", "acquisition", "ACQ-2026-002"], in: dir)
+      #expect(get.status == 65)
+      try FileManager.default.removeItem(atPath: dir + "/data/acquisitions/ACQ-2026-002.json")
+      try writeFile("{\"operation\":\"import\"}\n", to: dir + "/.formsctl/journal/plan.ndjson")
+      let waiting = try Formsctl.run(["validate"], in: dir)
+      #expect(waiting.status == 75)
+      #expect(waiting.stderr.contains("an interrupted import awaits `formsctl recover`"))
+      #expect(try Formsctl.run(["list", "acquisition"], in: dir).stderr.contains("an interrupted import awaits"))
+    }
+  }
+
+  @Test func aControlCharacterInAnIdIsEscapedInTheMessage() throws {
+    try withTemporaryDirectory { dir in
+      _ = try Formsctl.run(["init", "."], in: dir)
+      let result = try Formsctl.run(["get", "acquisition", "ACQ\n\u{1B}[2J"], in: dir)
+      #expect(result.status == 65 || result.status == 64, "\(result)")
+      #expect(result.stderr.split(separator: "\n").count == 1, "one line: \(result.stderr)")
+      #expect(result.stderr.contains(#"ACQ\n\u001b[2J"#))
+    }
+  }
+
   @Test func outsideAnyStoreIsNoInput() throws {
     try withTemporaryDirectory { dir in
       let result = try Formsctl.run(["validate"], in: dir)

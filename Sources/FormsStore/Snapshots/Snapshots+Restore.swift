@@ -11,18 +11,27 @@ extension Snapshots {
     public var isEmpty: Bool { steps.isEmpty }
   }
 
-  /// Plans making the live store (or the named snapshot paths, `data/...`) equal to `info`.
-  /// Refuses, naming them, when the snapshot's files fail verification.
+  /// Plans making the live store, or the part `paths` names (files or directories as a snapshot
+  /// holds them, `data/forms`), equal to `info`: files the snapshot has are rewritten or
+  /// recreated, and files in that part it does not have (created since) are removed. Refuses,
+  /// naming them, when the snapshot's files fail verification, or a path names nothing in either.
   public func planRestore(_ info: Info, paths: [String]? = nil) throws(StoreError) -> RestorePlan {
     guard let manifest = info.manifest else { throw StoreError.badRequest("snapshot \(info.name) has no readable manifest") }
-    let selected = paths.map(Set.init)
-    let entries = manifest.files.filter { selected?.contains($0.path) ?? true }
+    func inScope(_ path: String) -> Bool {
+      paths?.contains { path == $0 || path.hasPrefix($0 + "/") } ?? true
+    }
+    let entries = manifest.files.filter { inScope($0.path) }
     let problems = verify(info, paths: Set(entries.map(\.path)))
     guard problems.isEmpty else {
       throw StoreError.badRequest("snapshot \(info.name) fails verification; not restoring from it: "
         + problems.map { "\($0.path) \($0.problem)" }.joined(separator: "; "))
     }
     let live = liveEntries()
+    for scope in paths ?? [] where !manifest.files.contains(where: { $0.path == scope || $0.path.hasPrefix(scope + "/") })
+      && !live.keys.contains(where: { $0 == scope || $0.hasPrefix(scope + "/") })
+    {
+      throw StoreError.badRequest("\(scope): neither snapshot \(info.name) nor the live store has it")
+    }
     var plan = RestorePlan()
     for entry in entries where live[entry.path]?.sha256 != entry.sha256 {
       let bytes = try FileIO.read(info.path + "/" + entry.path, limit: Int.max)
@@ -31,8 +40,7 @@ extension Snapshots {
       plan.steps.append(.write(path: target, bytes: bytes))
     }
     let inSnapshot = Set(manifest.files.map(\.path))
-    let candidates = selected.map { Array($0) } ?? Array(live.keys)
-    for path in candidates.sorted() where !inSnapshot.contains(path) && live[path] != nil {
+    for path in live.keys.sorted() where inScope(path) && !inSnapshot.contains(path) {
       // A file the snapshot does not have is removed, within what the snapshot covers.
       if path.hasPrefix("schemas/") && !manifest.files.contains(where: { $0.path.hasPrefix("schemas/") }) { continue }
       plan.removed.append(path)

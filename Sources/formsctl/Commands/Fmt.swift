@@ -11,7 +11,7 @@ extension Formsctl {
         Canonical form: keys sorted by code point, two-space indent, one member per line, numbers
         exactly as written, LF, one final newline (the layout of `jq -S --indent 2 .`).
         With no PATH, every *.json under the current directory, skipping hidden directories
-        (.formsctl, .git, .build). Files are rewritten atomically; inside a store, under its lock.
+        (.formsctl, .git, .build). Files are rewritten atomically; a file inside a store, under that store's lock (and not while an interrupted operation awaits `formsctl recover`).
 
         Exit: 0 all canonical (or rewritten), 1 with --check when some are not, 65 when a file
         does not parse (the others are still processed).
@@ -36,18 +36,23 @@ extension Formsctl {
 
     func run() throws {
       let cwd = FileIO.currentDirectory
-      var files = try Formatter.expand(paths.isEmpty ? ["."] : paths)
-      if documentsOnly {
-        files = StoreLayout.group(files, workingDirectory: cwd).stores.flatMap { store in
-          store.paths.filter { store.layout.holdsDocument(joinPath(cwd, $0)) }
+      let files = try Formatter.expand(paths.isEmpty ? ["."] : paths)
+      // Each file under the lock of the store it lies in, wherever fmt runs from; JSON files in
+      // no store need no lock.
+      let (stores, outside) = StoreLayout.group(files, workingDirectory: cwd)
+      var results: [FormsStore.Formatter.FileResult] = []
+      for store in stores {
+        let mine = documentsOnly ? store.paths.filter { store.layout.holdsDocument(joinPath(cwd, $0)) } : store.paths
+        guard !mine.isEmpty else { continue }
+        let formatter = FormsStore.Formatter(check: check, writer: AtomicWriter(boundary: store.layout.root))
+        if check {
+          results += formatter.run(mine).results
+        } else {
+          results += try store.layout.withWriteLock("fmt", wait: wait) { formatter.run(mine).results }
         }
       }
-      let store = try? StoreLayout.locate(explicit: nil, environment: ProcessInfo.processInfo.environment, workingDirectory: cwd)
-      let lock = try (check ? nil : store.map { try StoreLock(store: $0, command: "fmt", wait: wait) })
-      if !check, let store { try Journal(layout: store).requireNone() }
-      let formatter = Formatter(check: check, writer: AtomicWriter(boundary: store?.root ?? "/"))
-      let report = formatter.run(files)
-      withExtendedLifetime(lock) {}
+      if !documentsOnly { results += FormsStore.Formatter(check: check, writer: AtomicWriter(boundary: "/")).run(outside).results }
+      let report = FormsStore.Formatter.Report(results: results.sorted { $0.path < $1.path })
       for result in report.results {
         switch result.outcome {
         case .rewritten: printOut("formatted \(result.path)")

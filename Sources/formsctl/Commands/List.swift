@@ -57,6 +57,9 @@ extension Formsctl {
       }
       let schema = try store.schema(kind)
       let (documents, skipped) = try store.list(kind: kind, query: query)
+      if let operation = Journal(layout: store.layout).pending() {
+        printWarning("an interrupted \(operation) awaits `formsctl recover`; what is listed may be half-changed")
+      }
       for (path, reason) in skipped { printWarning("\(store.display(path)): \(reason); skipped (run formsctl validate)") }
       let columns = try fields.map { try Self.paths($0) } ?? Self.defaultColumns(schema)
       let rows = documents.map { document in columns.map { Self.cell($0.path.values(in: document.value)) } }

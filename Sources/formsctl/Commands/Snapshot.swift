@@ -116,8 +116,7 @@ extension Formsctl {
       static let configuration = CommandConfiguration(
         abstract: "Make the live store (or the named documents) equal to a snapshot.",
         discussion: """
-          First takes a pre-restore snapshot (unless --no-snapshot), then rewrites changed files,
-          recreates missing ones and removes extra ones, atomically per file under a journal
+          First takes a pre-restore snapshot (unless --no-snapshot), then rewrites changed files, recreates missing ones and removes extra ones (documents created since the snapshot, within the directories named), atomically per file under a journal
           (`formsctl recover` finishes or undoes an interrupted restore). Refuses a snapshot whose
           files fail verification.
           """
@@ -131,7 +130,7 @@ extension Formsctl {
 
       func run() throws {
         let (layout, snapshots) = try Snapshot.open(options)
-        let selected = try paths.isEmpty ? nil : try Self.snapshotPaths(paths, layout: layout, snapshots: snapshots, id: id)
+        let selected = try paths.isEmpty ? nil : try Self.snapshotPaths(paths, layout: layout)
         let outcome = try snapshots.restore(id, paths: selected, dryRun: dryRun, snapshotFirst: !noSnapshot, wait: options.wait,
           command: options.commandLine)
         let plan = outcome.plan
@@ -154,8 +153,7 @@ extension Formsctl {
       }
 
       /// Paths as they appear in a snapshot (`data/...`); anything outside data/ is refused.
-      static func snapshotPaths(_ paths: [String], layout: StoreLayout, snapshots: FormsStore.Snapshots, id: String) throws -> [String] {
-        let known = (try? snapshots.find(id))?.manifest?.files.map(\.path) ?? []
+      static func snapshotPaths(_ paths: [String], layout: StoreLayout) throws -> [String] {
         var out: [String] = []
         for given in paths {
           let absolute = given.hasPrefix("/") ? given : FileIO.currentDirectory + "/" + given
@@ -163,9 +161,7 @@ extension Formsctl {
           guard normalized.hasPrefix(layout.dataDirectory + "/") || normalized == layout.dataDirectory else {
             throw CommandError.badInput("\(given): not under the store's data directory; restore takes documents")
           }
-          let relative = "data" + normalized.dropFirst(layout.dataDirectory.count)
-          let matches = known.filter { $0 == relative || $0.hasPrefix(relative + "/") }
-          out += matches.isEmpty ? [relative] : matches
+          out.append("data" + normalized.dropFirst(layout.dataDirectory.count))
         }
         return out
       }

@@ -15,8 +15,7 @@ extension Formsctl {
         valid ids, the right directory, and relations that point at documents that exist.
         Every problem is reported as file:line:col: error: path: message [rule].
 
-        Exit: 0 all valid; 1 invalid documents; 65 a document does not parse or names an
-        unknown kind or version (or the descriptors have errors); 66 no store or a missing path.
+        Exit: 0 all valid; 1 invalid documents (or names under data/ that are not regular files: links, FIFOs); 65 a document does not parse or names an unknown kind or version (or the descriptors have errors); 66 no store or a missing path; 75 an interrupted operation awaits `formsctl recover`.
 
         Examples:
           formsctl validate
@@ -99,6 +98,10 @@ extension Formsctl {
       if !options.quiet {
         let summary = label + report.summary + why
         if format == .json { FileHandleOutput.standardError.write(summary + "\n") } else { printOut(summary) }
+      }
+      if let operation = Journal(layout: layout).pending() {
+        printWarning("\(label)an interrupted \(operation) awaits `formsctl recover`; the documents may be half-changed, so this is no verdict")
+        return ExitStatus.code(for: .tryAgain)
       }
       return report.unreadable > 0 ? 65 : report.invalid > 0 ? ExitStatus.problemsFound : 0
     }
