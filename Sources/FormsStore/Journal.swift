@@ -259,14 +259,14 @@ public struct Journal: Sendable {
   }
 
   /// Removes what killed writers leave outside a journal: `AtomicWriter` temporaries
-  /// (`.NAME.PID.RANDOM.tmp`) in the store, and unfinished snapshot directories. The caller holds
+  /// (`.NAME.PID.RANDOM.tmp`) and write probes in the store, and unfinished snapshot directories. The caller holds
   /// the lock, so none of them belongs to a running writer. Returns what was removed, for people.
   func removeLeftovers() -> String? {
     var temporaries = 0
     func sweep(_ directory: String, recursive: Bool) {
       for (name, kind) in FileIO.entries(of: directory) {
         let path = directory + "/" + name
-        if kind == .file && AtomicWriter.isTemporaryName(name) {
+        if kind == .file && (AtomicWriter.isTemporaryName(name) || name.hasPrefix(Journal.probePrefix)) {
           if unlink(path) == 0 { temporaries += 1 }
         } else if recursive && kind == .directory && !name.hasPrefix(".") {
           sweep(path, recursive: true)
@@ -291,10 +291,13 @@ public struct Journal: Sendable {
     try AtomicWriter.syncDirectory(directory)
   }
 
+  /// The name of the file `requireWritable` creates and removes at once (a kill may leave it).
+  static let probePrefix = ".formsctl-probe-"
+
   /// Refuses unless `path` (a directory, or a file to append to) can be written now, naming what
   /// needs it. Tried, not asked (`access` says yes to root on an immutable or read-only directory).
   static func requireWritable(_ path: String, toChange target: String) throws(StoreError) {
-    let probe = FileIO.entry(path) == .directory ? path + "/.formsctl-probe-\(getpid())" : nil
+    let probe = FileIO.entry(path) == .directory ? path + "/" + probePrefix + "\(getpid())" : nil
     let fd = probe.map { open($0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
       ?? open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else {

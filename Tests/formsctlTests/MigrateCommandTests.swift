@@ -137,46 +137,6 @@ struct MigrateCommandTests {
       #expect(gap.stderr.contains("from: 1.5.0 names a version of item that does not exist"), "\(gap.stderr)")
     }
   }
-
-  /// Kill a migration of 2,000 documents at 50 random moments; after `recover` every document is
-  /// wholly old or wholly new, and the whole run is on one side: never a mix.
-  @Test func killedAtRandomMomentsRecoversToOneSide() throws {
-    try withTemporaryDirectory { dir in
-      let pristine = dir + "/pristine"
-      try Self.itemStore(pristine, count: 2000)
-      var rng = SplitMix(state: 42)
-      var outcomes = [0, 0]
-      for trial in 0..<50 {
-        let store = dir + "/trial\(trial)"
-        let copy = Process()
-        copy.executableURL = URL(fileURLWithPath: "/bin/cp")
-        copy.arguments = ["-a", pristine, store]
-        try copy.run()
-        copy.waitUntilExit()
-        let (process, _) = try startFormsctl(["migrate", "--no-snapshot"], in: store, environment: [:])
-        // A run takes about a second here: spread the kills over transform, staging, commit and renames.
-        usleep(UInt32(rng.next() % 1_500_000))
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        let recover = try Formsctl.run(["recover"], in: store)
-        #expect(recover.status == 0, "\(recover.stderr)")
-        let names = try FileManager.default.contentsOfDirectory(atPath: store + "/data/items")
-        #expect(names.count == 2000, "trial \(trial): \(names.filter { $0.hasPrefix(".") }.prefix(3))")
-        var versions = Set<String>()
-        for name in names {
-          let text = try readFile(store + "/data/items/" + name)
-          versions.insert(text.contains("\"_schema\": \"item@2.0.0\"") ? "new" : "old")
-        }
-        #expect(versions.count == 1, "trial \(trial): a mix of versions")
-        outcomes[versions.contains("new") ? 1 : 0] += 1
-        let validate = try Formsctl.run(["validate"], in: store)
-        #expect(validate.status == 0, "trial \(trial): \(validate.stdout.prefix(300))")
-        #expect(try Formsctl.run(["fmt", "--check"], in: store).status == 0)
-        try FileManager.default.removeItem(atPath: store)
-      }
-      print("crash test: \(outcomes[0]) rolled back, \(outcomes[1]) finished")
-    }
-  }
 }
 
 /// A small deterministic generator (SplitMix64), so random trials reproduce.

@@ -1,0 +1,135 @@
+import FormsCore
+import Foundation
+import Testing
+
+@testable import FormsStore
+
+/// Every journaled operation, killed with SIGKILL at random moments: after `recover` the data
+/// directory is wholly as before or wholly as after (never a mix), `validate` is clean, nothing
+/// of the journal is left, and the history holds the operation's record exactly when it happened.
+///
+/// Kills land uniformly over 1.25 times a run's length (the median of three runs, measured in the
+/// same conditions), so some land before the lock, some while staging, some after the commit
+/// record, and some after the end. The scenarios run one at a time, so the timing holds.
+/// `FORMSCTL_CRASH_TRIALS=N` sets the trials per operation (default 34: 204 kills in all).
+@Suite(.serialized)
+struct CrashTests {
+  struct Scenario: Sendable, CustomTestStringConvertible {
+    let name: String
+    let arguments: [String]
+    /// Builds the store the operation runs on, at the path given.
+    let build: @Sendable (String) throws -> Void
+    var testDescription: String { name }
+  }
+
+  static let clock = ["FORMSCTL_NOW": "2026-11-20T10:00:00Z"]
+  static let trials = ProcessInfo.processInfo.environment["FORMSCTL_CRASH_TRIALS"].flatMap(Int.init) ?? 34
+  static let examples = Formsctl.packageRoot.appendingPathComponent("examples").path
+
+  static func run(_ arguments: [String], in directory: String) throws {
+    let result = try Formsctl.run(arguments, in: directory, environment: clock)
+    guard result.status == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: ["run": "\(arguments): \(result.stderr)"]) }
+  }
+
+  static func copy(_ from: String, to: String) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/cp")
+    process.arguments = ["-a", from, to]
+    try process.run()
+    process.waitUntilExit()
+  }
+
+  /// The example store, with a history of its own.
+  static func exampleStore(_ path: String) throws {
+    try copy(examples + "/acquisitions", to: path)
+  }
+
+  static let scenarios: [Scenario] = [
+    Scenario(name: "set", arguments: ["set", "acquisition", "ACQ-2026-001", "title=Renamed by the crash test"], build: exampleStore),
+    Scenario(name: "rm with cascade", arguments: ["rm", "acquisition", "ACQ-2026-001"], build: exampleStore),
+    Scenario(name: "mv", arguments: ["mv", "acquisition", "ACQ-2026-001", "ACQ-2026-099"], build: exampleStore),
+    Scenario(name: "snapshot restore", arguments: ["snapshot", "restore", "latest"]) { path in
+      try exampleStore(path)
+      try run(["snapshot", "create", "--label", "base"], in: path)
+      try run(["set", "acquisition", "ACQ-2026-002", "title=Changed since"], in: path)
+      try run(["new", "acquisition", "--set", "id=ACQ-2026-010", "--set", "title=New since", "--set", "agency=GSA"], in: path)
+      for file in try FileManager.default.contentsOfDirectory(atPath: path + "/data/scenarios").prefix(2) {
+        try FileManager.default.removeItem(atPath: path + "/data/scenarios/" + file)
+      }
+    },
+    Scenario(name: "migrate", arguments: ["migrate"]) { path in try MigrateCommandTests.itemStore(path, count: 400) },
+    Scenario(name: "import", arguments: [
+      "import", "purchase-order", examples + "/feeds/purchase-orders.json", "--map", examples + "/feeds/purchase-orders.map.yaml",
+    ], build: exampleStore),
+  ]
+
+  /// The data directory: file path → bytes.
+  static func tree(_ root: String) -> [String: [UInt8]] {
+    let data = root + "/data"
+    var out: [String: [UInt8]] = [:]
+    for path in FileIO.files(under: data, suffix: "") { out[String(path.dropFirst(data.count))] = try? FileIO.read(path) }
+    return out
+  }
+
+  /// Every file under the data directory whose name starts with `.` (staged or temporary files).
+  static func hiddenFiles(_ root: String) -> [String] {
+    (FileManager.default.subpaths(atPath: root + "/data") ?? []).filter { fileName($0).hasPrefix(".") }
+  }
+
+  @Test(arguments: scenarios)
+  func killedAtRandomMomentsRecoversToBeforeOrAfter(_ scenario: Scenario) throws {
+    try withTemporaryDirectory { dir in
+      let pristine = dir + "/pristine"
+      try scenario.build(pristine)
+      let before = Self.tree(pristine)
+      let recordsBefore = AuditLog.read(try StoreLayout(root: pristine)).records.count
+      // Three runs to the end: the state after, and how long a run takes.
+      var durations: [TimeInterval] = []
+      for k in 0..<3 {
+        try Self.copy(pristine, to: dir + "/reference\(k)")
+        let started = Date()
+        try Self.run(scenario.arguments, in: dir + "/reference\(k)")
+        durations.append(Date().timeIntervalSince(started))
+      }
+      let duration = durations.sorted()[1]
+      let after = Self.tree(dir + "/reference0")
+      #expect(after != before)
+      #expect(Self.tree(dir + "/reference1") == after, "the operation is deterministic under FORMSCTL_NOW")
+      var rng = SplitMix(state: UInt64(scenario.name.utf8.reduce(7) { $0 &* 31 &+ UInt64($1) }))
+      var outcomes = (untouched: 0, rolledBack: 0, finishedByRecover: 0, completed: 0)
+      for trial in 0..<Self.trials {
+        let store = dir + "/trial\(trial)"
+        try Self.copy(pristine, to: store)
+        let (process, _) = try startFormsctl(scenario.arguments, in: store, environment: Self.clock)
+        usleep(UInt32(Double(rng.next() % 1_000_000) * duration * 1.25))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let layout = try StoreLayout(root: store)
+        let recovered = try Store.recover(layout, wait: 5)
+        let state = Self.tree(store)
+        let finished = state == after
+        #expect(finished || state == before, "\(scenario.name), trial \(trial): neither the state before nor after")
+        if !finished {
+          if recovered?.hasPrefix("rolled back the interrupted") == true { outcomes.rolledBack += 1 } else { outcomes.untouched += 1 }
+        } else if recovered?.hasPrefix("finished the interrupted") == true {
+          outcomes.finishedByRecover += 1
+        } else {
+          outcomes.completed += 1
+        }
+        #expect(Self.hiddenFiles(store).isEmpty, "\(scenario.name), trial \(trial): \(Self.hiddenFiles(store))")
+        #expect(Journal(layout: layout).pending() == nil)
+        let records = AuditLog.read(layout).records.count
+        #expect(records == recordsBefore + (finished ? 1 : 0), "\(scenario.name), trial \(trial): \(records) history records")
+        let registry = SchemaRegistry.load(directory: layout.schemasDirectory, display: { $0 })
+        let validator = StoreValidator(layout: layout, registry: registry, display: { $0 })
+        let report = validator.validate(validator.allFiles())
+        #expect(report.diagnostics.isEmpty, "\(scenario.name), trial \(trial): \(report.diagnostics.prefix(3).map(\.compilerStyle))")
+        try FileManager.default.removeItem(atPath: store)
+      }
+      print("crash test \(scenario.name): \(Self.trials) kills, \(outcomes.untouched) before any journal, \(outcomes.rolledBack) rolled back, "
+        + "\(outcomes.finishedByRecover) finished by recover, \(outcomes.completed) completed before the kill (run \(Int(duration * 1000)) ms)")
+      #expect(outcomes.untouched + outcomes.rolledBack > 0 && outcomes.finishedByRecover + outcomes.completed > 0,
+        "both outcomes must happen: \(outcomes)")
+    }
+  }
+}
