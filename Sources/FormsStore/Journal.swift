@@ -259,8 +259,9 @@ public struct Journal: Sendable {
   }
 
   /// Removes what killed writers leave outside a journal: `AtomicWriter` temporaries
-  /// (`.NAME.PID.RANDOM.tmp`) and write probes in the store, and unfinished snapshot directories. The caller holds
-  /// the lock, so none of them belongs to a running writer. Returns what was removed, for people.
+  /// (`.NAME.PID.RANDOM.tmp`) and write probes in the store, and unfinished snapshot directories.
+  /// The caller holds the lock, so none of them belongs to a running writer. Returns what was
+  /// removed, for people.
   func removeLeftovers() -> String? {
     var temporaries = 0
     func sweep(_ directory: String, recursive: Bool) {
@@ -298,6 +299,7 @@ public struct Journal: Sendable {
   /// needs it. Tried, not asked (`access` says yes to root on an immutable or read-only directory).
   static func requireWritable(_ path: String, toChange target: String) throws(StoreError) {
     let probe = FileIO.entry(path) == .directory ? path + "/" + probePrefix + "\(getpid())" : nil
+    if let probe { unlink(probe) }  // a killed writer's, under the lock this one now holds
     let fd = probe.map { open($0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
       ?? open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else {
