@@ -180,7 +180,7 @@ public struct RetentionPolicy: Sendable, Equatable {
     guard let pairs = yaml.mapping else { throw ParseError(position: yaml.position, message: "snapshots must be a mapping") }
     for pair in pairs {
       guard let text = pair.value.scalar?.text, let seconds = Self.seconds(text) else {
-        throw ParseError(position: pair.value.position, message: "expected a duration such as 7d, 12h or 2w, at most 100 years")
+        throw ParseError(position: pair.value.position, message: Self.durationProblem(pair.value.scalar?.text ?? ""))
       }
       switch pair.key.scalar?.text {
       case "keep_within": keepWithin = seconds
@@ -193,6 +193,12 @@ public struct RetentionPolicy: Sendable, Equatable {
 
   /// The longest duration accepted: 100 years (nothing overflows when added to a time).
   public static let maxSeconds = 100 * 366 * 86400
+
+  /// Why `text` is not a duration, for a message.
+  public static func durationProblem(_ text: String) -> String {
+    let wellFormed = text.count > 1 && "smhdw".contains(text.last!) && text.dropLast().allSatisfy { ("0"..."9").contains($0) }
+    return wellFormed ? "\(text) is longer than 100 years, the longest duration accepted" : "expected a duration such as 7d, 12h or 2w"
+  }
 
   /// Seconds in a duration like `30d`, `12h`, `90m`, `2w`; nil when malformed or beyond `maxSeconds`.
   public static func seconds(_ text: String) -> Int? {

@@ -209,7 +209,7 @@ struct HardeningTests {
       try writeText("formsctl: 1\nsnapshots:\n  keep_within: \(text)\n", to: dir + "/formsctl.yaml")
       let error = storeError { _ = try StoreLayout(root: dir) }
       #expect(error?.kind == .badInput)
-      #expect(error?.description.contains("at most 100 years") == true, "\(String(describing: error))")
+      #expect(error?.description.contains("\(text) is longer than 100 years, the longest duration accepted") == true, "\(String(describing: error))")
     }
   }
 
@@ -248,5 +248,20 @@ struct HardeningTests {
     let started = Date()
     #expect(throws: MigrationError.self) { try JQProgram.runner(timeout: 1)("until(false; .)", document) }
     #expect(Date().timeIntervalSince(started) < 10)
+  }
+
+  @Test(arguments: ["data/../.formsctl/lock", "../outside.txt", "/etc/passwd", "data/notes/.n1.json.formsctl-journal", "data//x"])
+  func aManifestNamingAPathOutsideTheSnapshotIsRefused(_ path: String) throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try SnapshotFixture(dir + "/store")
+      let info = try fixture.take()
+      let manifestPath = info.path + "/manifest.json"
+      chmod(manifestPath, 0o644)
+      let text = try readText(manifestPath).replacingOccurrences(of: "\"data/notes/n1.json\"", with: "\"\(path)\"")
+      try writeText(text, to: manifestPath)
+      let error = storeError { _ = try fixture.snapshots.find(info.name) }
+      #expect(error?.description.contains("which is not a file a snapshot holds") == true, "\(String(describing: error))")
+      #expect(fixture.snapshots.verify([info]).map(\.problem).contains("not a path a snapshot holds; never read"))
+    }
   }
 }

@@ -9,6 +9,15 @@ public struct SnapshotManifest: Sendable, Equatable {
     public var sha256: String
     /// The document's `_schema` (for counts), when it is a document.
     public var schema: String?
+
+    /// True for a path a snapshot can hold: `formsctl.yaml`, or under `data/` or `schemas/` with
+    /// no empty, `.`, `..` or hidden component. A manifest comes from a file a checkout may carry:
+    /// any other path would lead a restore out of the store or over formsctl's own files.
+    public static func isSafe(_ path: String) -> Bool {
+      if path == StoreLayout.manifestName { return true }
+      let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+      return parts.count >= 2 && (parts[0] == "data" || parts[0] == "schemas") && parts.allSatisfy { !$0.isEmpty && !$0.hasPrefix(".") }
+    }
   }
 
   public var name: String

@@ -23,6 +23,10 @@ extension Snapshots {
         continue
       }
       for entry in manifest.files where paths?.contains(entry.path) ?? true {
+        guard SnapshotManifest.Entry.isSafe(entry.path) else {
+          problems.append(Problem(snapshot: info.name, path: entry.path, problem: "not a path a snapshot holds; never read"))
+          continue
+        }
         checks.append((info.name, info.path + "/" + entry.path, entry))
       }
       if paths == nil {

@@ -68,8 +68,12 @@ public struct Snapshots: Sendable {
       let known = all.suffix(5).map(\.name).joined(separator: ", ")
       throw StoreError.badRequest("no snapshot \"\(name)\"\(all.isEmpty ? " (there are none)" : "; the newest: \(known)")")
     }
-    guard found.manifest != nil else {
+    guard let manifest = found.manifest else {
       throw StoreError.badRequest("snapshot \(name) has no readable manifest.json; it cannot be used")
+    }
+    if let unsafe = manifest.files.first(where: { !SnapshotManifest.Entry.isSafe($0.path) }) {
+      throw StoreError.badRequest("snapshot \(found.name): manifest.json names \"\(unsafe.path)\", which is not a file a snapshot holds "
+        + "(data/, schemas/, formsctl.yaml); refusing to use it")
     }
     return found
   }

@@ -200,9 +200,7 @@ extension Formsctl {
         let (layout, snapshots) = try Snapshot.open(options)
         func seconds(_ text: String?, _ fallback: Int) throws -> Int {
           guard let text else { return fallback }
-          guard let value = RetentionPolicy.seconds(text) else {
-            throw CommandError.usage("\(text): expected a duration such as 7d, 12h or 2w, at most 100 years")
-          }
+          guard let value = RetentionPolicy.seconds(text) else { throw CommandError.usage("\(text): " + RetentionPolicy.durationProblem(text)) }
           return value
         }
         let within = try seconds(keepWithin, layout.retention.keepWithin)
