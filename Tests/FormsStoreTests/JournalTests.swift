@@ -58,4 +58,17 @@ struct JournalTests {
       #expect(!FileManager.default.fileExists(atPath: dir + "/store/data/acquisitions/ACQ-2026-001.json"))
     }
   }
+
+  @Test func aPlantedPlanSymlinkIsReplacedNotWrittenThrough() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try StoreFixture(dir + "/store")
+      try fixture.acquisition()
+      try writeText("precious\n", to: dir + "/victim.txt")
+      try FileManager.default.createDirectory(atPath: dir + "/store/.formsctl/journal", withIntermediateDirectories: true)
+      try FileManager.default.createSymbolicLink(atPath: dir + "/store/.formsctl/journal/audit.jsonl", withDestinationPath: dir + "/victim.txt")
+      try fixture.store.update(kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=Desks")])
+      #expect(try readText(dir + "/victim.txt") == "precious\n")
+      #expect(fixture.history.count == 2)
+    }
+  }
 }
