@@ -131,9 +131,12 @@ public struct Assignment: Sendable, Equatable {
       object[name] = child
       target = .object(object)
     case .index(let index):
+      // A list that does not exist yet starts empty, so items[0] creates it.
+      if target == .null { target = .array([]) }
       guard case .array(var elements) = target else { throw StoreError.badRequest("\(source): not a list") }
       guard index <= elements.count else {
-        throw StoreError.badRequest("\(source): index \(index) is past the end (the list has \(elements.count) elements)")
+        let has = elements.isEmpty ? "is empty" : "has \(elements.count) element\(elements.count == 1 ? "" : "s")"
+        throw StoreError.usage("\(source): index \(index) is past the end: the list \(has) (index \(elements.count) appends one)")
       }
       var child = index < elements.count ? elements[index] : .null
       try set(value, at: steps.dropFirst(), in: &child, source: source)

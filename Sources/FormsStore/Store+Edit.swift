@@ -17,16 +17,34 @@ extension Store {
   /// Edits a document in an editor: a copy under `.formsctl/edit/` is opened with `runEditor`; an
   /// invalid result is reopened with the problems in a `#` comment block at the top (stripped
   /// before parsing), until it is valid, left unchanged, or emptied. The stored file is replaced
-  /// only if nobody changed it meanwhile.
+  /// only if nobody changed it meanwhile. Whenever the edit ends in an error after the person
+  /// changed the text, the copy is kept and the error names it, so no work is lost.
   public func edit(kind: String, id: String, runEditor: (String) -> Int32) throws(StoreError) -> EditOutcome {
     try Journal(layout: layout).requireNone()
     let stored = try read(kind: kind, id: id)
     let directory = layout.stateDirectory + "/edit"
     try FileIO.makeDirectories(directory)
     let temp = directory + "/\(kind)-\(id).json"
-    defer { try? FileIO.remove(temp) }
+    let original = JSONWriter.canonicalString(stored.value)
+    do throws(StoreError) {
+      let outcome = try edit(stored, kind: kind, id: id, presenting: original, in: temp, runEditor: runEditor)
+      try? FileIO.remove(temp)
+      return outcome
+    } catch {
+      let text = (try? FileIO.read(temp)).map { Self.stripHeader(String(decoding: $0, as: UTF8.self)) }
+      guard let text, text != original, !text.allSatisfy(\.isWhitespace) else {
+        try? FileIO.remove(temp)
+        throw error
+      }
+      throw StoreError.editKept(error, at: display(temp))
+    }
+  }
+
+  private func edit(_ stored: Document, kind: String, id: String, presenting original: String, in temp: String,
+    runEditor: (String) -> Int32) throws(StoreError) -> EditOutcome
+  {
     let writer = AtomicWriter(boundary: layout.root)
-    var presented = JSONWriter.canonicalString(stored.value)
+    var presented = original
     var header = ""
     while true {
       try writer.write(Array((header + presented).utf8), to: temp)

@@ -58,6 +58,21 @@ extension Store {
     return (page.compactMap { $0 }, skipped.sorted { $0.0 < $1.0 })
   }
 
+  /// The full id of the `kind` document that `id` names: itself when that document exists, else
+  /// the one id starting with it (at least 4 characters, like git's short hashes). Several
+  /// matches are a usage error listing them; none leaves `id` as it is (the caller's read says
+  /// it is not there).
+  public func expand(kind: String, id: String) throws(StoreError) -> String {
+    let exact = try path(kind: kind, id: id)
+    guard id.count >= 4, !FileIO.exists(exact) else { return id }
+    let matches = FileIO.entries(of: parentDirectory(exact)).compactMap { entry -> String? in
+      guard entry.name.hasPrefix(id), entry.name.hasSuffix(".json"), !entry.name.hasPrefix(".") else { return nil }
+      return String(entry.name.dropLast(5))
+    }.sorted()
+    if matches.count > 1 { throw StoreError.ambiguousID(kind: kind, prefix: id, candidates: matches) }
+    return matches.first ?? id
+  }
+
   /// A matching document while sorting: its path and sort-key values.
   struct Match: Sendable {
     let path: String

@@ -132,11 +132,15 @@ public final class Store: @unchecked Sendable {
     return JSONWriter.canonical(document)
   }
 
-  /// Findings placed in the canonical text of `document`, as `path` would hold it.
+  /// Findings placed in the canonical text of `document`, as `path` would hold it; a document
+  /// not yet written has no file to point into, so its findings name the path it would have and
+  /// the pointer only.
   func diagnostics(_ findings: [Finding], document: JSONValue, path: String) -> [Diagnostic] {
-    let map = try? JSONParser().parseWithSourceMap(JSONWriter.canonical(document)).1
+    let written = FileIO.exists(path)
+    let map = written ? try? JSONParser().parseWithSourceMap(JSONWriter.canonical(document)).1 : nil
+    let file = written ? display(path) : display(path) + " (new, not written)"
     return findings.map { finding in
-      Diagnostic(file: display(path), position: finding.atKey ? map?.keyPosition(finding.pointer) : map?.valuePosition(finding.pointer),
+      Diagnostic(file: file, position: finding.atKey ? map?.keyPosition(finding.pointer) : map?.valuePosition(finding.pointer),
         pointer: finding.pointer, rule: finding.rule, message: finding.message)
     }
   }

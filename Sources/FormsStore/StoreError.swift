@@ -26,7 +26,13 @@ public enum StoreError: FormsError, Equatable {
   case migrationFailed(documents: Int, [Diagnostic])
   case importFailed(records: Int, [Diagnostic])
   case badRequest(String)
+  /// Bad arguments, found only once the store is read (exit 64).
+  case usage(String)
   case notFound(kind: String, id: String, path: String)
+  /// An `edit` that failed after the person changed the text; the text is kept at `at`.
+  indirect case editKept(StoreError, at: String)
+  /// A short id that starts more than one document's id.
+  case ambiguousID(kind: String, prefix: String, candidates: [String])
   /// A bug: the message says what went wrong.
   case internalError(String)
 
@@ -40,6 +46,8 @@ public enum StoreError: FormsError, Equatable {
     case .locked, .recoveryNeeded, .unfinished: return .tryAgain
     case .invalidDocument, .badRequest, .migrationFailed, .importFailed: return .badInput
     case .notFound: return .noInput
+    case .ambiguousID, .usage: return .usage
+    case .editKept(let error, _): return error.kind
     case .internalError: return .internalError
     }
   }
@@ -77,10 +85,15 @@ public enum StoreError: FormsError, Equatable {
       return "\(documents) document\(documents == 1 ? "" : "s") cannot be migrated (\(diagnostics.count) problem\(diagnostics.count == 1 ? "" : "s") above); nothing written"
     case .importFailed(let records, let diagnostics):
       return "\(records) feed record\(records == 1 ? "" : "s") cannot be imported (\(diagnostics.count) problem\(diagnostics.count == 1 ? "" : "s") above); nothing written"
-    case .badRequest(let message):
+    case .badRequest(let message), .usage(let message):
       return message
     case .notFound(let kind, let id, let path):
       return "no \(kind) with id \"\(id)\" (\(path) does not exist)"
+    case .editKept(let error, let path):
+      return "\(error.description). Your edited text is kept at \(path); merge it and run formsctl edit again"
+    case .ambiguousID(let kind, let prefix, let candidates):
+      let shown = candidates.prefix(10).joined(separator: ", ") + (candidates.count > 10 ? ", … (\(candidates.count) in all)" : "")
+      return "\"\(prefix)\" starts \(candidates.count) \(kind) ids: \(shown); type more of it"
     case .internalError(let message):
       return "internal error (a bug in formsctl): \(message)"
     case .storeExists(let path):

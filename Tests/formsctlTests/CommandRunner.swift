@@ -94,4 +94,10 @@ func writeBytes(_ bytes: [UInt8], to path: String) throws {
   try Data(bytes).write(to: URL(fileURLWithPath: path))
 }
 
+/// The bundled example store copied to `path`, its descriptors read from this repository.
+func copyExampleStore(to path: String) throws {
+  try FileManager.default.copyItem(atPath: Formsctl.packageRoot.appendingPathComponent("examples/acquisitions").path, toPath: path)
+  try writeFile("formsctl: 1\nschemas: \(Formsctl.packageRoot.appendingPathComponent("schemas").path)\n", to: path + "/formsctl.yaml")
+}
+
 func readFile(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }

@@ -39,10 +39,7 @@ struct CrashTests {
     process.waitUntilExit()
   }
 
-  /// The example store, with a history of its own.
-  static func exampleStore(_ path: String) throws {
-    try copy(examples + "/acquisitions", to: path)
-  }
+  static func exampleStore(_ path: String) throws { try copyExampleStore(to: path) }
 
   static let scenarios: [Scenario] = [
     Scenario(name: "set", arguments: ["set", "acquisition", "ACQ-2026-001", "title=Renamed by the crash test"], build: exampleStore),

@@ -100,8 +100,10 @@ struct EditCommandTests {
       let result = try Formsctl.run(["edit", "acquisition", "ACQ-2026-001"], in: store, environment: env)
       #expect(result.status == 65)
       #expect(result.stderr.contains("changed while it was being edited; not overwriting it"))
+      #expect(result.stderr.contains("Your edited text is kept at .formsctl/edit/acquisition-ACQ-2026-001.json; merge it"), "\(result.stderr)")
       let text = try readFile(store + "/data/acquisitions/ACQ-2026-001.json")
       #expect(text.contains("NASA") && text.contains("Chairs"))
+      #expect(try readFile(store + "/.formsctl/edit/acquisition-ACQ-2026-001.json").contains("Desks"), "the edit survives")
     }
   }
 
@@ -110,7 +112,8 @@ struct EditCommandTests {
       var (store, env) = try Self.store(dir)
       env["VISUAL"] = try Self.editor(dir, "ed.sh", "sed -i 's/Chairs/Desks/' \"$1\"; exit 3\n")
       let result = try Formsctl.run(["edit", "acquisition", "ACQ-2026-001"], in: store, environment: env)
-      #expect(result == RunResult(status: 65, stdout: "", stderr: "formsctl: error: the editor exited with status 3; nothing written\n"))
+      #expect(result == RunResult(status: 65, stdout: "", stderr: "formsctl: error: the editor exited with status 3; nothing written. "
+        + "Your edited text is kept at .formsctl/edit/acquisition-ACQ-2026-001.json; merge it and run formsctl edit again\n"))
       #expect(try readFile(store + "/data/acquisitions/ACQ-2026-001.json").contains("Chairs"))
     }
   }

@@ -84,6 +84,14 @@ struct Lexer {
         out.append(Token(kind: .number(text), column: column))
       } else {
         let two = i + 1 < scalars.count ? String(c) + String(scalars[i + 1]) : ""
+        let followsPath = out.last.map { token in
+          if case .name = token.kind { return true }
+          return token.kind == .symbol("]") || token.kind == .symbol("[]")
+        } ?? false
+        if c == ".", !followsPath, i + 1 < scalars.count, isNameStart(scalars[i + 1]) {
+          // `.status` as jq writes it: a path here starts with the field's name.
+          throw ExpressionError(message: "unexpected '.'; a path starts with the field's name (write status, not .status)", column: column)
+        }
         if ["==", "!=", "<=", ">=", "[]"].contains(two) {
           out.append(Token(kind: .symbol(two), column: column))
           i += 2
@@ -92,6 +100,8 @@ struct Lexer {
           i += 1
         } else if c == "=" {
           throw ExpressionError(message: "unexpected '='; compare with '=='", column: column)
+        } else if let hint = Self.habits[two] ?? Self.habits[String(c)] {
+          throw ExpressionError(message: "unexpected '\(two.isEmpty || Self.habits[two] == nil ? String(c) : two)'; \(hint)", column: column)
         } else {
           throw ExpressionError(message: "unexpected character '\(c)'", column: column)
         }
@@ -99,6 +109,11 @@ struct Lexer {
     }
     return out
   }
+
+  /// Operators from other languages, and what this one writes instead.
+  static let habits = [
+    "&&": "write 'and'", "||": "write 'or'", "!": "write 'not' (or '!=' to compare)", "&": "write 'and'", "|": "write 'or'",
+  ]
 
   func isNameStart(_ c: Unicode.Scalar) -> Bool {
     ("a"..."z").contains(c) || ("A"..."Z").contains(c) || c == "_"

@@ -60,22 +60,57 @@ public struct Snapshots: Sendable {
 
   func info(_ name: String) -> Info { Info(name: name, path: directory + "/" + name) }
 
-  /// A snapshot by name; "latest" names the newest.
-  public func find(_ name: String) throws(StoreError) -> Info {
+  /// A snapshot by reference: its id, a unique prefix of it, its label (the newest with that
+  /// label), `latest` (the newest not taken by a restore: a restore's own safety copy would
+  /// otherwise become `latest` and make the next `restore latest` a no-op) or `latest~N` (N
+  /// before that, counting the same way).
+  public func find(_ reference: String) throws(StoreError) -> Info {
+    try resolve(reference).info
+  }
+
+  /// `find`, with a note for people when the reference was ambiguous but resolved (a label that
+  /// two snapshots carry: the newest wins).
+  public func resolve(_ reference: String) throws(StoreError) -> (info: Info, note: String?) {
     let all = list()
-    if name == "latest", let newest = all.last { return newest }
-    guard let found = all.first(where: { $0.name == name }) else {
-      let known = all.suffix(5).map(\.name).joined(separator: ", ")
-      throw StoreError.badRequest("no snapshot \"\(name)\"\(all.isEmpty ? " (there are none)" : "; the newest: \(known)")")
-    }
+    let (found, note) = try pick(reference, among: all)
     guard let manifest = found.manifest else {
-      throw StoreError.badRequest("snapshot \(name) has no readable manifest.json; it cannot be used")
+      throw StoreError.badRequest("snapshot \(found.name) has no readable manifest.json; it cannot be used")
     }
     if let unsafe = manifest.files.first(where: { !SnapshotManifest.Entry.isSafe($0.path) }) {
       throw StoreError.badRequest("snapshot \(found.name): manifest.json names \"\(unsafe.path)\", which is not a file a snapshot holds "
         + "(data/, schemas/, formsctl.yaml); refusing to use it")
     }
-    return found
+    return (found, note)
+  }
+
+  private func pick(_ reference: String, among all: [Info]) throws(StoreError) -> (Info, String?) {
+    let newestFirst = Array(all.reversed())
+    func unknown(_ why: String) -> StoreError {
+      let known = newestFirst.prefix(5).map { info in info.manifest?.label.map { "\(info.name) (\($0))" } ?? info.name }
+      return StoreError.badRequest("\(why)\(all.isEmpty ? " (there are none)" : "; the newest: \(known.joined(separator: ", "))")")
+    }
+    if reference == "latest" || reference.hasPrefix("latest~") {
+      guard let back = reference == "latest" ? 0 : Int(reference.dropFirst("latest~".count)), back >= 0 else {
+        throw StoreError.badRequest("\(reference): write latest~N with N a whole number (latest~1 is the one before latest)")
+      }
+      let candidates = newestFirst.filter { $0.manifest?.reason != "pre-restore" }
+      guard back < candidates.count else {
+        throw unknown("\(reference) goes back further than the \(candidates.count) snapshot\(candidates.count == 1 ? "" : "s") not taken by a restore")
+      }
+      return (candidates[back], nil)
+    }
+    if let exact = all.first(where: { $0.name == reference }) { return (exact, nil) }
+    let labelled = newestFirst.filter { $0.manifest?.label == reference }
+    if let newest = labelled.first {
+      let note = labelled.count > 1 ? "\(labelled.count) snapshots carry the label \"\(reference)\"; using the newest, \(newest.name)" : nil
+      return (newest, note)
+    }
+    let prefixed = newestFirst.filter { $0.name.hasPrefix(reference) }
+    if prefixed.count == 1, reference.count >= 4 { return (prefixed[0], nil) }
+    if prefixed.count > 1 {
+      throw StoreError.ambiguousID(kind: "snapshot", prefix: reference, candidates: prefixed.map(\.name))
+    }
+    throw unknown("no snapshot \"\(reference)\"")
   }
 
   /// `2026-11-22T03-48-14Z` → `2026-11-22T03:48:14Z`.

@@ -90,7 +90,11 @@ extension WriteSession {
     let refresh = source == .store || (source == .person && stored != nil)
     TimestampStamper(time: Store.rfc3339(now), mode: refresh ? .refresh : .fillMissing)
       .stamp(&document, before: stored?.value, type: schema.root)
-    if stored == nil || source.isFeed { schema.root.fillDefaults(&document) }
+    if stored == nil || source.isFeed {
+      schema.root.fillDefaults(&document)
+    } else if let stored, source == .person {
+      schema.root.fillDefaults(&document, newSince: stored.value)
+    }
     let bytes = try store.checkedBytes(document, schema: schema, path: path, exists: willExist)
     let action: AuditEntry.Action = stored.map { $0.path == path ? .update : .rename } ?? .create
     let changedState = from != to ? (from, to) : (nil, nil)

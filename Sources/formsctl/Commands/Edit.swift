@@ -19,7 +19,7 @@ extension Formsctl {
     func run() throws {
       let store = try options.open()
       let environment = ProcessInfo.processInfo.environment
-      switch try store.edit(kind: kind, id: id, runEditor: { Store.runEditor($0, environment: environment) }) {
+      switch try store.edit(kind: kind, id: try store.expand(kind: kind, id: id), runEditor: { Store.runEditor($0, environment: environment) }) {
       case .saved(let document): printOut("saved \(store.display(document.path))")
       case .unchanged: printOut("unchanged; nothing written")
       case .emptied: printOut("the file was emptied; edit cancelled, nothing written")

@@ -15,7 +15,7 @@ extension Formsctl {
 
     func run() throws {
       let store = try options.open()
-      let document = try store.read(kind: kind, id: id)
+      let document = try store.read(kind: kind, id: try store.expand(kind: kind, id: id))
       guard let field else {
         return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(document.value))
       }

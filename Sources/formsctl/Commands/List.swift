@@ -39,23 +39,34 @@ extension Formsctl {
 
     func run() throws {
       let store = try options.open()
+      let schema = try store.schema(kind)
+      // Every path is checked against the kind (all its versions): a typo is an error, not an empty result.
+      let versions = Array((store.registry.schemas[kind] ?? [:]).values)
       var query = Store.Query(offset: offset, limit: limit)
       for (k, text) in filters.enumerated() {
+        let expression: Expression
         do {
-          query.filters.append(try ExpressionParser.parse(text))
+          expression = try ExpressionParser.parse(text)
         } catch {
           throw CommandError.usage("--where #\(k + 1) at column \(error.column): \(error.message)",
             excerpt: text + "\n" + String(repeating: " ", count: max(0, error.column - 1)) + "^")
         }
+        if let problem = expression.pathProblem(in: versions) { throw CommandError.usage("--where #\(k + 1): \(problem)") }
+        query.filters.append(expression)
       }
       for key in sort {
         let descending = key.hasPrefix("-")
         guard let path = Expression.Path(descending ? String(key.dropFirst()) : key) else {
           throw CommandError.usage("--sort \(key): not a field path")
         }
+        if let problem = FormsCore.Schema.pathProblem(path, in: versions) { throw CommandError.usage("--sort \(key): \(problem)") }
         query.sort.append((path, descending))
       }
-      let schema = try store.schema(kind)
+      if let fields {
+        for column in try Self.paths(fields) {
+          if let problem = FormsCore.Schema.pathProblem(column.path, in: versions) { throw CommandError.usage("--fields \(column.name): \(problem)") }
+        }
+      }
       let (documents, skipped) = try store.list(kind: kind, query: query)
       if let operation = Journal(layout: store.layout).pending() {
         printWarning("an interrupted \(operation) awaits `formsctl recover`; what is listed may be half-changed")

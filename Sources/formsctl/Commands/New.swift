@@ -4,6 +4,9 @@ import FormsStore
 
 enum WriteOutput: String, ExpressibleByArgument { case path, json }
 
+/// What `new` prints: the id every next command wants, the path, or the document.
+enum NewOutput: String, ExpressibleByArgument { case id, path, json }
+
 extension Formsctl {
   struct New: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,7 +15,8 @@ extension Formsctl {
         Fills _schema (the kind's newest version), defaults, the id (a new UUID when the id field is a uuid), and missing timestamps (the document's and its list elements'); validates against the store under the lock; refuses an id that exists. A document starts in its workflow's first state (the field's default, or a state no transition leads into): a form is created as draft, then moved with `formsctl status`. Values are typed by the schema: --set quantity=5 is a number, --set note=5 a string.
 
         Examples:
-          formsctl new form --set form_type=SF30
+          formsctl new acquisition --set id=ACQ-2026-010 --set title="Office chairs" --set agency=GSA
+          ID=$(formsctl new form --set form_type=SF30 --set acquisition_id=ACQ-2026-010) && formsctl get form "$ID"
           formsctl new purchase-order order.json --set status=open
           jq -n '{purchase_order_number: "PO-7", ...}' | formsctl new purchase-order -
         """
@@ -24,7 +28,8 @@ extension Formsctl {
     var sets: [String] = []
     @Option(name: .customLong("json"), help: ArgumentHelp("A field set to a JSON value.", valueName: "PATH=JSON"))
     var jsonSets: [String] = []
-    @Option(help: "Print the new file's path, or the document as JSON.") var format: WriteOutput = .path
+    @Option(help: "What to print on stdout: the new id (a line saying where it was written goes to stderr), the file's path, or the document as JSON.")
+    var format: NewOutput = .id
 
     func run() throws {
       let store = try options.open()
@@ -39,7 +44,14 @@ extension Formsctl {
       }
       let assignments = try sets.map { try Assignment($0) } + jsonSets.map { try Assignment($0, json: true) }
       let document = try store.create(kind: kind, base: base, assignments: assignments)
-      printWritten(document, format: format, store: store)
+      switch format {
+      case .id:
+        let id = document.value[try store.schema(kind).idField].flatMap(DocumentID.text) ?? ""
+        printOut(id)
+        if !options.quiet { FileHandleOutput.standardError.write("created \(kind) \(id) (\(store.display(document.path)))\n") }
+      case .path: printWritten(document, format: .path, store: store)
+      case .json: printWritten(document, format: .json, store: store)
+      }
     }
   }
 }

@@ -21,7 +21,7 @@ extension Formsctl {
 
     func run() throws {
       let store = try options.open()
-      let plan = try store.delete(kind: kind, id: id, dryRun: dryRun)
+      let plan = try store.delete(kind: kind, id: try store.expand(kind: kind, id: id), dryRun: dryRun)
       printPlan(plan, store: store, dryRun: dryRun, format: format)
       if dryRun && !plan.blockers.isEmpty { throw ExitCode(ExitStatus.problemsFound) }
     }
@@ -41,7 +41,7 @@ extension Formsctl {
 
     func run() throws {
       let store = try options.open()
-      let plan = try store.move(kind: kind, from: oldID, to: newID, dryRun: dryRun)
+      let plan = try store.move(kind: kind, from: try store.expand(kind: kind, id: oldID), to: newID, dryRun: dryRun)
       printPlan(plan, store: store, dryRun: dryRun, format: format)
     }
   }

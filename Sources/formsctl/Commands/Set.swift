@@ -28,7 +28,7 @@ extension Formsctl {
     func run() throws {
       let store = try options.open()
       let changes = try assignments.map { try Assignment($0) } + jsonSets.map { try Assignment($0, json: true) }
-      printWritten(try store.update(kind: kind, id: id, assignments: changes), format: format, store: store)
+      printWritten(try store.update(kind: kind, id: try store.expand(kind: kind, id: id), assignments: changes), format: format, store: store)
     }
   }
 
@@ -50,7 +50,7 @@ extension Formsctl {
 
     func run() throws {
       let store = try options.open()
-      let document = try store.transition(kind: kind, id: id, to: state)
+      let document = try store.transition(kind: kind, id: try store.expand(kind: kind, id: id), to: state)
       printOut("\(kind) \(id) is now \(state)  (\(store.display(document.path)))")
     }
   }

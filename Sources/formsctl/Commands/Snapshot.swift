@@ -40,7 +40,7 @@ extension Formsctl {
     }
 
     struct List: ParsableCommand {
-      static let configuration = CommandConfiguration(abstract: "List the snapshots, oldest first.")
+      static let configuration = CommandConfiguration(abstract: "List the snapshots, oldest first, with their labels and reasons.")
       @OptionGroup var options: StoreOptions
       @Option(help: "Output: table or json.") var format: TableOrJSON = .table
 
@@ -54,13 +54,14 @@ extension Formsctl {
               "name": .string(info.name), "reason": info.manifest.map { .string($0.reason) } ?? .null,
               "time": info.manifest.map { .string($0.time) } ?? .null, "message": info.manifest?.message.map(JSONValue.string) ?? .null,
               "files": info.manifest.map { .number(JSONNumber($0.files.count)) } ?? .null,
+              "label": info.manifest?.label.map(JSONValue.string) ?? .null,
             ]))
           })))
         case .table, .text:
-          var rows = [["ID", "REASON", "FILES", "MESSAGE"]]
+          var rows = [["ID", "LABEL", "REASON", "FILES", "MESSAGE"]]
           for info in all {
-            rows.append([info.name, info.manifest?.reason ?? "(no manifest)", info.manifest.map { String($0.files.count) } ?? "",
-              info.manifest?.message ?? ""])
+            rows.append([info.name, info.manifest?.label ?? "", info.manifest?.reason ?? "(no manifest)",
+              info.manifest.map { String($0.files.count) } ?? "", info.manifest?.message ?? ""])
           }
           FileHandleOutput.standardOutput.write(TextTable.render(rows))
         }
@@ -74,9 +75,11 @@ extension Formsctl {
 
       func run() throws {
         let (_, snapshots) = try Snapshot.open(options)
-        let info = try snapshots.find(id)
+        let (info, note) = try snapshots.resolve(id)
+        if let note { printWarning(note) }
         let manifest = info.manifest!
         var lines = ["snapshot \(manifest.name)", "time      \(manifest.time)", "reason    \(manifest.reason)"]
+        if let label = manifest.label { lines.append("label     \(label)") }
         if let message = manifest.message { lines.append("message   \(message)") }
         lines.append("formsctl  \(manifest.formsctlVersion)")
         lines.append("files     \(manifest.files.count), \(manifest.files.map(\.size).reduce(0, +)) bytes")
@@ -122,7 +125,7 @@ extension Formsctl {
           """
       )
       @OptionGroup var options: StoreOptions
-      @Argument(help: "The snapshot (or \"latest\").") var id: String
+      @Argument(help: "The snapshot: its id or a unique prefix, its label, latest, or latest~N.") var id: String
       @Argument(help: "Document files or directories under data/ (default: everything).") var paths: [String] = []
       @Flag(help: "Print what would change; change nothing.") var dryRun = false
       @Flag(help: "Do not take a pre-restore snapshot first.") var noSnapshot = false
@@ -131,7 +134,9 @@ extension Formsctl {
       func run() throws {
         let (layout, snapshots) = try Snapshot.open(options)
         let selected = try paths.isEmpty ? nil : try Self.snapshotPaths(paths, layout: layout)
-        let outcome = try snapshots.restore(id, paths: selected, dryRun: dryRun, snapshotFirst: !noSnapshot, wait: options.wait,
+        let (target, note) = try snapshots.resolve(id)
+        if let note { printWarning(note) }
+        let outcome = try snapshots.restore(target.name, paths: selected, dryRun: dryRun, snapshotFirst: !noSnapshot, wait: options.wait,
           command: options.commandLine)
         let plan = outcome.plan
         if format == .json {
@@ -146,9 +151,13 @@ extension Formsctl {
         for path in plan.rewritten { printOut("\(prefix)rewrite  \(path)") }
         for path in plan.recreated { printOut("\(prefix)recreate \(path)") }
         for path in plan.removed { printOut("\(prefix)remove   \(path)") }
-        if plan.isEmpty { return printOut("the live store already equals \(outcome.snapshot.name)") }
+        let scope = paths.isEmpty ? "the live store" : paths.joined(separator: ", ")
+        if plan.isEmpty { return printOut("\(scope) already equals snapshot \(outcome.snapshot.name); nothing to restore") }
         if !dryRun {
-          printOut("restored \(outcome.snapshot.name)" + (outcome.preRestoreSnapshot.map { "; the state before is snapshot \($0)" } ?? ""))
+          printOut("restored \(scope) from snapshot \(outcome.snapshot.name)")
+          if let before = outcome.preRestoreSnapshot {
+            printOut("the state before is snapshot \(before); to undo: formsctl snapshot restore \(before)")
+          }
         }
       }
 

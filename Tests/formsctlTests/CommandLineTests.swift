@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+
+/// What a newcomer types, typos included, against the example store: each message pinned.
+struct CommandLineTests {
+  static let clock = ["FORMSCTL_NOW": "2026-11-20T10:00:00Z"]
+
+  /// The example store in `dir/store`; runs formsctl there.
+  struct Example {
+    let root: String
+
+    init(_ dir: String) throws {
+      root = dir + "/store"
+      try copyExampleStore(to: root)
+    }
+
+    func run(_ arguments: [String]) throws -> RunResult {
+      try Formsctl.run(arguments, in: root, environment: CommandLineTests.clock)
+    }
+  }
+
+  @Test(arguments: [
+    (["--where", #"stauts == "in_review""#], #"--where #1: unknown field "stauts"; did you mean "status"?"#),
+    (["--where", "status == in_review"], #"--where #1: in_review is not a field; to compare with the text, quote it: status == "in_review""#),
+    (["--sort", "-stauts"], #"--sort -stauts: unknown field "stauts"; did you mean "status"?"#),
+    (["--fields", "id,stauts"], #"--fields stauts: unknown field "stauts"; did you mean "status"?"#),
+    (["--where", #"fields.efective_date exists"#], #"--where #1: unknown field "fields.efective_date"; did you mean "fields.effective_date"?"#),
+  ])
+  func queriesRefuseTypos(_ options: [String], _ message: String) throws {
+    try withTemporaryDirectory { dir in
+      let result = try Example(dir).run(["list", "form"] + options)
+      #expect(result == RunResult(status: 64, stdout: "", stderr: "formsctl: error: \(message)\n"))
+    }
+  }
+
+  @Test(arguments: [
+    (#".status == "open""#, "unexpected '.'; a path starts with the field's name (write status, not .status)"),
+    (#"status == "open" && currency == "USD""#, "unexpected '&&'; write 'and'"),
+    (#"!(status == "open")"#, "unexpected '!'; write 'not' (or '!=' to compare)"),
+    ("items.quantity > 5", "items is a list; write items[].quantity (any element) or items[0].quantity"),
+  ])
+  func habitsFromOtherLanguagesGetAHint(_ expression: String, _ message: String) throws {
+    try withTemporaryDirectory { dir in
+      let result = try Example(dir).run(["list", "purchase-order", "--where", expression])
+      #expect(result.status == 64)
+      #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+  }
+
+  @Test func validPathsOfAnyVersionAndMetadataAreAccepted() throws {
+    try withTemporaryDirectory { dir in
+      let store = try Example(dir)
+      let result = try store.run(["list", "purchase-order", "--where", "items[].quantity >= 20", "--fields", "purchase_order_number,_schema",
+        "--sort", "-last_updated", "--format", "csv"])
+      #expect(result.status == 0, "\(result.stderr)")
+      #expect(result.stdout.hasPrefix("purchase_order_number,_schema\n"))
+    }
+  }
+
+  @Test func newPrintsTheIdAndShortIdsWork() throws {
+    try withTemporaryDirectory { dir in
+      let store = try Example(dir)
+      let created = try store.run(["new", "form", "--set", "form_type=SF30", "--set", "acquisition_id=ACQ-2026-001"])
+      #expect(created.status == 0, "\(created.stderr)")
+      let id = created.stdout.trimmingCharacters(in: .newlines)
+      #expect(id.count == 36)
+      #expect(created.stderr == "created form \(id) (data/forms/\(id).json)\n")
+      let got = try store.run(["get", "form", String(id.prefix(8))])
+      #expect(got.status == 0 && got.stdout.contains(id), "\(got.stderr)")
+      #expect(try store.run(["new", "form", "--set", "form_type=SF30", "--format", "path"]).stdout.hasPrefix("data/forms/"))
+    }
+  }
+
+  @Test func anAmbiguousShortIdListsTheCandidates() throws {
+    try withTemporaryDirectory { dir in
+      let store = try Example(dir)
+      let result = try store.run(["get", "acquisition", "ACQ-2026"])
+      #expect(result == RunResult(status: 64, stdout: "", stderr: "formsctl: error: \"ACQ-2026\" starts 5 acquisition ids: "
+        + "ACQ-2026-001, ACQ-2026-002, ACQ-2026-003, ACQ-2026-004, ACQ-2026-005; type more of it\n"))
+      #expect(try store.run(["get", "acquisition", "ACQ"]).status == 66, "under 4 characters is not a prefix")
+    }
+  }
+
+  @Test func listElementsAreAppendedWithTheirTimestamps() throws {
+    try withTemporaryDirectory { dir in
+      let store = try Example(dir)
+      let appended = try store.run(["set", "purchase-order", "PO-000201", "items[3].product_item_id=200", "items[3].quantity=5", "--format", "json"])
+      #expect(appended.status == 0, "\(appended.stderr)")
+      #expect(appended.stdout.contains(#"{\#n      "last_updated": "2026-11-20T10:00:00Z",\#n      "product_item_id": 200,\#n      "quantity": 5\#n    }"#),
+        "\(appended.stdout)")
+      let past = try store.run(["set", "purchase-order", "PO-000201", "items[99].quantity=1"])
+      #expect(past == RunResult(status: 64, stdout: "", stderr: "formsctl: error: items[99].quantity: index 99 is past the end: the list has 4 elements (index 4 appends one)\n"))
+    }
+  }
+
+  @Test func aDocumentNotYetWrittenIsNamedAsSuch() throws {
+    try withTemporaryDirectory { dir in
+      let result = try Example(dir).run(["new", "purchase-order", "--set", "purchase_order_number=PO-9", "--set", "issue_date=2026-11-20T10:00:00Z",
+        "--set", "items[0].product_item_id=0", "--set", "items[0].quantity=1"])
+      #expect(result.status == 65)
+      #expect(result.stderr.hasPrefix("data/purchase-orders/PO-9.json (new, not written): error: items[0].product_item_id: "), "\(result.stderr)")
+    }
+  }
+
+  @Test func snapshotsAreNamedByLabelPrefixOrLatestN() throws {
+    try withTemporaryDirectory { dir in
+      let store = try Example(dir)
+      for (time, label) in [("2026-11-20T10:00:00Z", "q3"), ("2026-11-21T10:00:00Z", "q4"), ("2026-11-22T10:00:00Z", "q4")] {
+        #expect(try Formsctl.run(["snapshot", "create", "--label", label], in: store.root, environment: ["FORMSCTL_NOW": time]).status == 0)
+      }
+      let byLabel = try store.run(["snapshot", "show", "q4"])
+      #expect(byLabel.stdout.hasPrefix("snapshot 2026-11-22T10-00-00Z-q4\n"))
+      #expect(byLabel.stderr == "formsctl: warning: 2 snapshots carry the label \"q4\"; using the newest, 2026-11-22T10-00-00Z-q4\n")
+      #expect(try store.run(["snapshot", "show", "latest~2"]).stdout.hasPrefix("snapshot 2026-11-20T10-00-00Z-q3\n"))
+      #expect(try store.run(["snapshot", "show", "2026-11-21"]).stdout.hasPrefix("snapshot 2026-11-21T10-00-00Z-q4\n"))
+      let ambiguous = try store.run(["snapshot", "show", "2026-11"])
+      #expect(ambiguous.status == 64)
+      #expect(ambiguous.stderr.contains("\"2026-11\" starts 3 snapshot ids"))
+      let beyond = try store.run(["snapshot", "show", "latest~3"])
+      #expect(beyond.status == 65)
+      #expect(beyond.stderr.hasPrefix("formsctl: error: latest~3 goes back further than the 3 snapshots not taken by a restore; the newest: "))
+      // A restore's own safety copy does not become `latest`: restoring twice restores twice.
+      _ = try store.run(["rm", "acquisition", "ACQ-2026-005"])
+      let first = try store.run(["snapshot", "restore", "latest", "data/acquisitions/ACQ-2026-005.json"])
+      #expect(first.stdout.contains("the state before is snapshot 2026-11-20T10-00-00Z; to undo: formsctl snapshot restore 2026-11-20T10-00-00Z"), "\(first)")
+      _ = try store.run(["rm", "acquisition", "ACQ-2026-005"])
+      let second = try store.run(["snapshot", "restore", "latest", "data/acquisitions/ACQ-2026-005.json"])
+      #expect(second.stdout.contains("recreate data/acquisitions/ACQ-2026-005.json"), "\(second)")
+    }
+  }
+}
