@@ -10,6 +10,8 @@ import FormsCore
 public enum StoreError: FormsError, Equatable {
   case fileNotFound(String)
   case notAStore(searchedFrom: String)
+  /// `--store DIR` or FORMSCTL_STORE names a directory without formsctl.yaml.
+  case storeNotFound(String)
   case manifest(file: String, position: SourcePosition?, message: String)
   case fileTooLarge(String, size: Int, limit: Int)
   /// A FIFO, device, directory or (where formsctl keeps its own files) symbolic link.
@@ -38,7 +40,7 @@ public enum StoreError: FormsError, Equatable {
 
   public var kind: FailureKind {
     switch self {
-    case .fileNotFound, .notAStore: return .noInput
+    case .fileNotFound, .notAStore, .storeNotFound: return .noInput
     case .manifest, .fileTooLarge, .wrongFileType, .symlinkOutsideStore, .pathOutsideStore, .storeExists: return .badInput
     case .io(_, _, let code):
       // The store cannot be written or read as it stands: permissions, a read-only or full disk.
@@ -56,6 +58,10 @@ public enum StoreError: FormsError, Equatable {
     switch self {
     case .fileNotFound(let path):
       return "\(path): no such file or directory"
+    case .storeNotFound(let root):
+      return FileIO.isDirectory(root)
+        ? "\(root) is not a formsctl store (it has no formsctl.yaml); run `formsctl init \(root)` to make it one"
+        : "\(root): no such directory (named by --store or FORMSCTL_STORE)"
     case .notAStore(let start):
       return "no formsctl store found in \(start) or any parent directory (looked for formsctl.yaml); "
         + "run `formsctl init`, pass --store DIR, or set FORMSCTL_STORE"

@@ -76,7 +76,7 @@ public struct StoreLayout: Sendable, Equatable {
   {
     if let given = named(explicit: explicit, environment: environment) {
       let root = normalize(joinPath(workingDirectory, given))
-      guard FileIO.exists(root + "/" + manifestName) else { throw StoreError.notAStore(searchedFrom: root) }
+      guard FileIO.exists(root + "/" + manifestName) else { throw StoreError.storeNotFound(root) }
       return try StoreLayout(root: root)
     }
     guard let root = nearest(holding: manifestName, from: workingDirectory) else {

@@ -14,12 +14,14 @@ struct Formsctl: ParsableCommand {
     commandName: "formsctl",
     abstract: "A document store of JSON files, with YAML schemas, validation, migration and snapshots.",
     discussion: """
-      Each document is one canonical JSON file under data/; schemas/<kind>/<version>.yaml says
-      what a valid document is. Commands find the store by walking up from the working directory
-      to formsctl.yaml, or take --store DIR or FORMSCTL_STORE.
+      Each document is one canonical JSON file under data/; schemas/<kind>/<version>.yaml says what a valid document is. Commands find the store by walking up from the working directory to formsctl.yaml, or take --store DIR or FORMSCTL_STORE.
 
-      Exit codes: 0 ok, 1 problems found, 64 bad arguments, 65 bad input data, 66 no input
-      (no store, missing file), 70 internal error, 75 locked or awaiting `formsctl recover`.
+      Exit codes: 0 ok, 1 problems found, 64 bad arguments, 65 bad input data, 66 no input (no store, missing file), 70 internal error, 75 locked or awaiting `formsctl recover`.
+
+      Examples:
+        formsctl list form --fields id,status,form_type
+        formsctl validate
+        formsctl snapshot create --label before-cleanup
       """,
     version: formsctlVersion,
     subcommands: [
@@ -30,6 +32,7 @@ struct Formsctl: ParsableCommand {
 
   static func main() {
     do {
+      try checkSubcommands(Array(CommandLine.arguments.dropFirst()))
       var command = try parseAsRoot()
       try command.run()
     } catch let error as any FormsError {
@@ -45,7 +48,46 @@ struct Formsctl: ParsableCommand {
       }
       Glibc.exit(ExitStatus.code(for: error.kind))
     } catch {
-      exit(withError: error)
+      // Help and --version print as argument-parser prints them; every error in one style.
+      let code = exitCode(for: error)
+      let text = message(for: error)
+      // Help, --version, and a command's own exit code (its output already said why).
+      guard code != .success, !(error is ExitCode), !text.isEmpty else { exit(withError: error) }
+      printError(text.replacingOccurrences(of: "\n", with: "; "))
+      FileHandleOutput.standardError.write("(formsctl \(helpPath(for: error)) --help shows the usage)\n")
+      Glibc.exit(code.rawValue)
+    }
+  }
+
+  /// The command words of the command line that failed, for the `--help` hint.
+  static func helpPath(for error: Error) -> String {
+    var words: [String] = []
+    var type: ParsableCommand.Type = Formsctl.self
+    for argument in CommandLine.arguments.dropFirst() {
+      guard let next = type.configuration.subcommands.first(where: { $0._commandName == argument }) else { break }
+      words.append(argument)
+      type = next
+    }
+    return words.joined(separator: " ").isEmpty ? "COMMAND" : words.joined(separator: " ")
+  }
+
+  /// Refuses an unknown subcommand word with the nearest known one (`lsit` → `list`), before
+  /// argument-parser would report it as unexpected arguments.
+  static func checkSubcommands(_ arguments: [String]) throws {
+    var type: ParsableCommand.Type = Formsctl.self
+    var words = ["formsctl"]
+    for argument in arguments {
+      let subcommands = type.configuration.subcommands
+      guard !subcommands.isEmpty, !argument.hasPrefix("-"), argument != "help" else { return }
+      guard let next = subcommands.first(where: { $0._commandName == argument }) else {
+        // A command with a default subcommand (migrate → run) takes other words as its arguments.
+        if type.configuration.defaultSubcommand != nil { return }
+        let names = subcommands.map { $0._commandName }
+        let hint = suggestion(for: argument, among: names).map { "did you mean \"\($0)\"? " } ?? ""
+        throw CommandError.usage("unknown command \"\(argument)\"; \(hint)(\(words.joined(separator: " ")) commands: \(names.joined(separator: ", ")))")
+      }
+      words.append(argument)
+      type = next
     }
   }
 }

@@ -270,14 +270,18 @@ func isAbbreviation(_ short: String, of long: String) -> Bool {
 }
 
 func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
+  // Levenshtein with adjacent transpositions counted as one edit (`lsit` → `list`, `stauts` → `status`).
   if a.isEmpty { return b.count }
   if b.isEmpty { return a.count }
+  var beforePrevious = Array(0...b.count)
   var previous = Array(0...b.count)
   for i in 1...a.count {
     var current = [i] + Array(repeating: 0, count: b.count)
     for j in 1...b.count {
       current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+      if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { current[j] = min(current[j], beforePrevious[j - 2] + 1) }
     }
+    beforePrevious = previous
     previous = current
   }
   return previous[b.count]

@@ -114,7 +114,7 @@ extension Snapshots {
     let decisions = RetentionPlanner.decide(
       all.map { RetentionPlanner.Snapshot(name: $0.name, time: $0.time) }, now: Int64(now().timeIntervalSince1970),
       keepWithin: keepWithin, keepWeeklyWithin: keepWeeklyWithin, keepLast: keepLast)
-    if !dryRun {
+    if !dryRun && decisions.contains(where: { !$0.keep }) {
       for decision in decisions where !decision.keep { Self.removeTree(directory + "/" + decision.name) }
       try AtomicWriter.syncDirectory(directory)
     }

@@ -7,9 +7,11 @@ extension Formsctl {
     static let configuration = CommandConfiguration(
       abstract: "Edit a document in $VISUAL, $EDITOR or vi; only a valid result is written.",
       discussion: """
-        An invalid result reopens with the problems listed in a # comment block at the top. Leave
-        the file unchanged, or empty it, to cancel. If the stored file changes while you edit, it
-        is not overwritten. The `updated` timestamp is maintained for you.
+        An invalid result reopens with the problems listed in a # comment block at the top. Leave the file unchanged, or empty it, to cancel. If the stored file changes while you edit, it is not overwritten: your text is kept at .formsctl/edit/<kind>-<id>.json (the message names it) so you can merge it, and so it is on every other refusal. The `updated` timestamp is maintained for you.
+
+        Examples:
+          formsctl edit form 22e8dfd4
+          VISUAL=true formsctl edit purchase-order PO-000201   # any editor command
         """
     )
     @OptionGroup var options: StoreOptions

@@ -8,13 +8,9 @@ extension Formsctl {
     static let configuration = CommandConfiguration(
       abstract: "Rewrite JSON files in canonical form, or check that they are.",
       discussion: """
-        Canonical form: keys sorted by code point, two-space indent, one member per line, numbers
-        exactly as written, LF, one final newline (the layout of `jq -S --indent 2 .`).
-        With no PATH, every *.json under the current directory, skipping hidden directories
-        (.formsctl, .git, .build). Files are rewritten atomically; a file inside a store, under that store's lock (and not while an interrupted operation awaits `formsctl recover`).
+        Canonical form: keys sorted by code point, two-space indent, one member per line, numbers exactly as written, LF, one final newline (the layout of `jq -S --indent 2 .`). With no PATH, every *.json under the current directory, skipping hidden directories (.formsctl, .git, .build). Files are rewritten atomically; a file inside a store, under that store's lock (and not while an interrupted operation awaits `formsctl recover`).
 
-        Exit: 0 all canonical (or rewritten), 1 with --check when some are not, 65 when a file
-        does not parse (the others are still processed).
+        Exit: 0 all canonical (or rewritten), 1 with --check when some are not, 65 when a file does not parse (the others are still processed).
 
         Examples:
           formsctl fmt --check            # CI: list non-canonical files, exit 1 if any

@@ -6,7 +6,14 @@ extension Formsctl {
   struct Get: ParsableCommand {
     static let configuration = CommandConfiguration(
       abstract: "Print a document, or one field of it (strings raw, other values as JSON).",
-      discussion: "Examples:\n  formsctl get form 3f2c...\n  formsctl get purchase-order PO-000201 --field items[0].quantity"
+      discussion: """
+      An id may be shortened to any unique prefix of 4 or more characters, as with git's hashes; this holds for every command that takes an id.
+
+      Examples:
+        formsctl get form 0adc90c4                    # a unique prefix of the id
+        formsctl get purchase-order PO-000201 --field items[0].quantity
+        formsctl get acquisition ACQ-2026-001 | jq .title
+      """
     )
     @OptionGroup var options: StoreOptions
     @Argument(help: "The kind.") var kind: String

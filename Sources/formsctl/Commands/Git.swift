@@ -16,8 +16,8 @@ extension Formsctl {
         --prefer newer settles each remaining conflict inside a record that has an `updated` timestamp in favour of the side whose record is newer (no markers); other conflicts stay.
 
         Examples:
-          formsctl merge-file base.json ours.json theirs.json data/purchase-orders/PO-000201.json
-          git config merge.formsctl.driver 'formsctl merge-file --prefer newer %O %A %B %P'
+          P=data/purchase-orders/PO-000201.json; cp $P base.json; cp $P ours.json
+          formsctl merge-file base.json ours.json $P $P     # git passes %O %A %B %P
         """
     )
     @Argument(help: "The common ancestor (git's %O; empty when both sides added the file).") var base: String
@@ -62,13 +62,25 @@ extension Formsctl {
   struct Git: ParsableCommand {
     static let configuration = CommandConfiguration(
       abstract: "Git integration.",
+      discussion: """
+      Examples:
+        formsctl git install
+        formsctl git install --uninstall
+      """,
       subcommands: [Install.self]
     )
 
     struct Install: ParsableCommand {
       static let configuration = CommandConfiguration(
         abstract: "Make git merge documents with formsctl: .gitattributes and the merge driver in .git/config.",
-        discussion: "Idempotent. --uninstall removes both again.")
+        discussion: """
+        Idempotent. --uninstall removes both again.
+
+        Examples:
+          formsctl git install
+          git check-attr merge -- data/forms/x.json     # merge: formsctl
+          formsctl git install --uninstall
+        """)
       @OptionGroup var options: StoreOptions
       @Flag(help: "Remove the .gitattributes line and the merge driver.") var uninstall = false
 

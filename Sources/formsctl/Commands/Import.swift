@@ -14,9 +14,10 @@ extension Formsctl {
         The feed is the source of truth for the states it sends: a workflow transition the descriptor does not list is applied, listed as a warning and recorded in the audit log; --strict-workflow refuses such records instead. --map applies migration steps to each record first; fields the schema does not know are dropped and counted. --prune deletes the stored documents the feed lacks and lists every document that changes with them (cascades, references cleared). Every result is validated before anything is written; then a pre-import snapshot, one journaled write, and one record in .formsctl/history.jsonl.
 
         Examples:
-          formsctl import purchase-order examples/feeds/purchase-orders.json --map examples/feeds/purchase-orders.map.yaml --dry-run
-          formsctl import purchase-order feed.ndjson --strict-workflow
-          formsctl import purchase-order feed.json --prune --dry-run --format json | jq '.pruned'
+          formsctl import purchase-order ../feeds/purchase-orders.json \\
+            --map ../feeds/purchase-orders.map.yaml --dry-run
+          formsctl import purchase-order ../feeds/purchase-orders.json \\
+            --map ../feeds/purchase-orders.map.yaml && formsctl log --limit 1
         """
     )
     @OptionGroup var options: StoreOptions

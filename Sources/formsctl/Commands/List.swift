@@ -7,22 +7,20 @@ extension Formsctl {
     static let configuration = CommandConfiguration(
       abstract: "Query the documents of a kind.",
       discussion: """
-        --where takes the expression language of rules: == != < <= > >= (numbers exactly, dates
-        and datetimes as instants), ~ "regex", in [...], exists, and, or, not, parentheses, paths
-        with . and [] (any element). Several --where must all hold.
+        --where takes the expression language of rules: == != < <= > >= (numbers exactly, dates and datetimes as instants), ~ "regex", in [...], exists, and, or, not, parentheses, paths with . and [] (any element). Several --where must all hold.
 
         Examples:
           formsctl list form --where 'acquisition_id == "ACQ-2026-001"'
-          formsctl list form --where 'form_type == "SF1449"' --fields id,status,form_number
+          formsctl list form --where 'form_type == "SF1449"' --fields id,status
           formsctl list purchase-order --sort -last_updated --limit 20
-          formsctl list forecast --where 'ticker == "AAPL" and created_at >= "2026-10-01" and created_at < "2026-11-01"'
-          formsctl list purchase-order --where 'items[].quantity >= 10' --format ndjson | jq .purchase_order_number
+          formsctl list forecast --where 'created_at >= "2026-10-01"' --sort ticker
+          formsctl list purchase-order --where 'items[].quantity >= 10' --format paths
         """
     )
     enum Format: String, ExpressibleByArgument { case table, json, ndjson, csv, paths }
 
     @OptionGroup var options: StoreOptions
-    @Argument(help: "The kind.") var kind: String
+    @Argument(help: "The kind (formsctl schema list names them).") var kind: String?
     @Option(name: .customLong("where"), help: ArgumentHelp("A filter expression.", valueName: "EXPR")) var filters: [String] = []
     @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Sort by a path; a leading - sorts descending.", valueName: "[-]PATH"))
     var sort: [String] = []
@@ -39,6 +37,7 @@ extension Formsctl {
 
     func run() throws {
       let store = try options.open()
+      guard let kind else { throw CommandError.usage("name a kind to list: \(store.registry.kinds.joined(separator: ", "))") }
       let schema = try store.schema(kind)
       // Every path is checked against the kind (all its versions): a typo is an error, not an empty result.
       let versions = Array((store.registry.schemas[kind] ?? [:]).values)

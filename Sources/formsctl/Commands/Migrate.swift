@@ -8,24 +8,25 @@ extension Formsctl {
     static let configuration = CommandConfiguration(
       abstract: "Move documents between schema versions, all or nothing.",
       discussion: """
-        Plans the chain of versions for each kind (1.0.0 → 1.1.0 → 2.0.0) from the descriptors'
-        from:/changes:, transforms every document and validates each result against the target;
-        if any fails, nothing is written and every failure is listed. Otherwise it takes a
-        pre-migrate snapshot, stages the new files under a journal, commits, and records the run in
-        .formsctl/history.jsonl. `formsctl recover` finishes or undoes an interrupted run.
+        Plans the chain of versions for each kind (1.0.0 → 1.1.0 → 2.0.0) from the descriptors' from:/changes:, transforms every document and validates each result against the target; if any fails, nothing is written and every failure is listed. Otherwise it takes a pre-migrate snapshot, stages the new files under a journal, commits, and records the run in .formsctl/history.jsonl. `formsctl recover` finishes or undoes an interrupted run.
 
         Examples:
           formsctl migrate status
-          formsctl migrate --dry-run                 # the plan, counts per step, a sample diff
-          formsctl migrate                           # every kind to its newest version
-          formsctl migrate --kind form --to 1.0.0    # back down, when every step can be undone
+          formsctl migrate --dry-run        # the plan, counts per step, a sample
+          formsctl migrate                  # every kind to its newest version
+          formsctl migrate --kind form --dry-run
         """,
       subcommands: [Run.self, Status.self, Repair.self],
       defaultSubcommand: Run.self
     )
 
     struct Run: ParsableCommand {
-      static let configuration = CommandConfiguration(commandName: "run", abstract: "Migrate (the default subcommand).")
+      static let configuration = CommandConfiguration(commandName: "run", abstract: "Migrate (the default subcommand).",
+      discussion: """
+      Examples:
+        formsctl migrate run --dry-run
+        formsctl migrate run --kind purchase-order
+      """)
       @OptionGroup var options: StoreOptions
       @Option(help: "Only this kind.") var kind: String?
       @Option(help: "The target version (needs --kind; default: each kind's newest).") var to: String?
@@ -67,7 +68,12 @@ extension Formsctl {
     }
 
     struct Status: ParsableCommand {
-      static let configuration = CommandConfiguration(abstract: "Per kind: documents at each version, the target, and how far behind.")
+      static let configuration = CommandConfiguration(abstract: "Per kind: documents at each version, the target, and how far behind.",
+      discussion: """
+      Examples:
+        formsctl migrate status
+        formsctl migrate status --format json | jq '.[].kind'
+      """)
       @OptionGroup var options: StoreOptions
       @Option(help: "Output: table or json.") var format: TableOrJSON = .table
 
@@ -103,7 +109,12 @@ extension Formsctl {
     struct Repair: ParsableCommand {
       static let configuration = CommandConfiguration(
         abstract: "Accept edited descriptors that earlier migrations used (records their new checksums).",
-        discussion: "migrate refuses while a descriptor it used before has changed; run this once you have checked the change was intended.")
+        discussion: """
+        migrate refuses while a descriptor it used before has changed; run this once you have checked the change was intended.
+
+        Examples:
+          formsctl migrate repair
+        """)
       @OptionGroup var options: StoreOptions
 
       func run() throws {

@@ -15,10 +15,12 @@ extension Formsctl {
         Fills _schema (the kind's newest version), defaults, the id (a new UUID when the id field is a uuid), and missing timestamps (the document's and its list elements'); validates against the store under the lock; refuses an id that exists. A document starts in its workflow's first state (the field's default, or a state no transition leads into): a form is created as draft, then moved with `formsctl status`. Values are typed by the schema: --set quantity=5 is a number, --set note=5 a string.
 
         Examples:
-          formsctl new acquisition --set id=ACQ-2026-010 --set title="Office chairs" --set agency=GSA
-          ID=$(formsctl new form --set form_type=SF30 --set acquisition_id=ACQ-2026-010) && formsctl get form "$ID"
-          formsctl new purchase-order order.json --set status=open
-          jq -n '{purchase_order_number: "PO-7", ...}' | formsctl new purchase-order -
+          formsctl new form --set form_type=SF30 --set acquisition_id=ACQ-2026-001
+          ID=$(formsctl new form --set form_type=SF44) && formsctl get form "$ID"
+          formsctl get purchase-order PO-000201 | sed 's/PO-000201/PO-7/' > po.json
+          formsctl new purchase-order po.json --set status=open
+          formsctl get acquisition ACQ-2026-002 | jq '.id = "ACQ-2026-012"' \\
+            | formsctl new acquisition - --set status=planning
         """
     )
     @OptionGroup var options: StoreOptions

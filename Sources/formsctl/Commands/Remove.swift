@@ -8,9 +8,11 @@ extension Formsctl {
       commandName: "rm",
       abstract: "Delete a document, following its relations (cascade, nullify, restrict).",
       discussion: """
-        cascade deletes the documents that refer to it (recursively); nullify clears their field;
-        restrict refuses and names them. Every file changes together or not at all (a journal;
-        `formsctl recover` finishes or undoes an interrupted run). --dry-run lists the changes.
+        cascade deletes the documents that refer to it (recursively); nullify clears their field; restrict refuses and names them. Every file changes together or not at all (a journal; `formsctl recover` finishes or undoes an interrupted run). --dry-run lists the changes.
+
+        Examples:
+          formsctl rm acquisition ACQ-2026-001 --dry-run   # cascades, nullifies
+          formsctl rm form 22e8dfd4
         """
     )
     @OptionGroup var options: StoreOptions
@@ -30,7 +32,12 @@ extension Formsctl {
   struct Move: ParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "mv",
-      abstract: "Rename a document and rewrite every reference to it, in one journaled step."
+      abstract: "Rename a document and rewrite every reference to it, in one journaled step.",
+      discussion: """
+      Examples:
+        formsctl mv acquisition ACQ-2026-001 ACQ-2026-101 --dry-run
+        formsctl mv purchase-order PO-000201 PO-000301
+      """
     )
     @OptionGroup var options: StoreOptions
     @Argument(help: "The kind.") var kind: String

@@ -7,6 +7,12 @@ extension Formsctl {
     static let configuration = CommandConfiguration(
       commandName: "schema",
       abstract: "List, show, check and export the schema descriptors.",
+      discussion: """
+      Examples:
+        formsctl schema list
+        formsctl schema show purchase-order
+        formsctl schema check
+      """,
       subcommands: [List.self, Show.self, Check.self, Export.self, Graph.self]
     )
 
@@ -20,7 +26,12 @@ extension Formsctl {
     struct Check: ParsableCommand {
       static let configuration = CommandConfiguration(
         abstract: "Check every descriptor: keys, types, patterns, defaults, cycles, relations, expressions.",
-        discussion: "Exit 1 when any problem is found; each is printed as schemas/<kind>/<version>.yaml:LINE:COL: error: message."
+        discussion: """
+        Exit 1 when any problem is found; each is printed as schemas/<kind>/<version>.yaml:LINE:COL: error: message.
+
+        Examples:
+          formsctl schema check
+        """
       )
       @OptionGroup var options: StoreOptions
       @Option(help: "Output: text, json or github.") var format: DiagnosticPrinter.Format = .text
@@ -37,7 +48,12 @@ extension Formsctl {
     }
 
     struct List: ParsableCommand {
-      static let configuration = CommandConfiguration(abstract: "List the kinds and their versions.")
+      static let configuration = CommandConfiguration(abstract: "List the kinds and their versions.",
+      discussion: """
+      Examples:
+        formsctl schema list
+        formsctl schema list --format json | jq '.[].kind'
+      """)
       @OptionGroup var options: StoreOptions
       @Option(help: "Output: table or json.") var format: ListFormat = .table
 
@@ -69,7 +85,12 @@ extension Formsctl {
     }
 
     struct Show: ParsableCommand {
-      static let configuration = CommandConfiguration(abstract: "Print one descriptor, as written (KIND or KIND@VERSION).")
+      static let configuration = CommandConfiguration(abstract: "Print one descriptor, as written (KIND or KIND@VERSION).",
+      discussion: """
+      Examples:
+        formsctl schema show form
+        formsctl schema show form@1.0.0
+      """)
       @OptionGroup var options: StoreOptions
       @Argument(help: "KIND (the newest version) or KIND@VERSION.") var reference: String
 

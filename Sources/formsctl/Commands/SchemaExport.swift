@@ -7,9 +7,11 @@ extension Formsctl.Schema {
     static let configuration = CommandConfiguration(
       abstract: "Write a JSON Schema (draft 2020-12) per kind and version, for editors and other tools.",
       discussion: """
-        A document is valid for formsctl exactly when it is valid for the exported schema, except
-        for the checks across documents (ids, file names, relations). Files are named
-        <kind>-<version>.schema.json.
+        A document is valid for formsctl exactly when it is valid for the exported schema, except for the checks across documents (ids, file names, relations). Files are named <kind>-<version>.schema.json.
+
+        Examples:
+          formsctl schema export --json-schema --out ../json-schemas
+          formsctl schema export --json-schema | jq keys
         """
     )
     @OptionGroup var options: StoreOptions
@@ -44,7 +46,11 @@ extension Formsctl.Schema {
 
   struct Graph: ParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Print a Mermaid entity-relationship diagram of the kinds and their relations.")
+      abstract: "Print a Mermaid entity-relationship diagram of the kinds and their relations.",
+      discussion: """
+      Examples:
+        formsctl schema graph > relations.mmd
+      """)
     @OptionGroup var options: StoreOptions
 
     func run() throws {

@@ -9,8 +9,11 @@ extension Formsctl {
         A change of the workflow field must be a transition the descriptor allows from the stored state, exactly as with `formsctl status`. The document's `updated` timestamp is set to the time of the write, and so is that of every list element that changed (the types that declare `timestamps:`, such as purchase-order items). The result is validated against the store under the lock, written only if valid, and recorded in the audit log (`formsctl log`).
 
         Examples:
-          formsctl set purchase-order PO-000201 status=received items[1].quantity=7
-          formsctl set form 3f2c... --json 'metadata={"agency": "GSA"}'
+          formsctl set purchase-order PO-000201 delivery_note="Dock B"
+          formsctl set purchase-order PO-000201 items[1].quantity=7
+          formsctl set acquisition ACQ-2026-001 estimated_value=125000.00
+          formsctl set purchase-order PO-000201 items[3].product_item_id=200 \\
+            items[3].quantity=1                 # index 3 appends to the list
         """
     )
     @OptionGroup var options: StoreOptions
@@ -39,8 +42,8 @@ extension Formsctl {
         A transition the workflow does not list is refused, naming the allowed next states; `set` and `edit` follow the same rule. The change is recorded in the audit log with the states from and to.
 
         Examples:
-          formsctl status form 3f2c... in_review
-          formsctl status purchase-order PO-000201 received
+          formsctl status form 22e8dfd4 in_review
+          formsctl status purchase-order PO-000201 partially_received
         """
     )
     @OptionGroup var options: StoreOptions

@@ -8,9 +8,12 @@ extension Formsctl {
     static let configuration = CommandConfiguration(
       abstract: "Timestamped, deduplicated, verifiable backups of the store, with restore and retention.",
       discussion: """
-        Snapshots live in .formsctl/snapshots/<UTC time>[-label]/ as plain read-only files you can
-        browse with ls and cat; a file unchanged since the previous snapshot is a hard link to its
-        copy, so an unchanged store costs almost no disk. migrate, restore and import take one first.
+        Snapshots live in .formsctl/snapshots/<UTC time>[-label]/ as plain read-only files you can browse with ls and cat; a file unchanged since the previous snapshot is a hard link to its copy, so an unchanged store costs almost no disk. migrate, restore and import take one first.
+
+        Examples:
+          formsctl snapshot create -m "before the cleanup" --label q4
+          formsctl snapshot list
+          formsctl snapshot restore q4 data/forms --dry-run
         """,
       subcommands: [Create.self, List.self, Show.self, Diff.self, Restore.self, Verify.self, Prune.self]
     )
@@ -25,7 +28,12 @@ extension Formsctl {
     }
 
     struct Create: ParsableCommand {
-      static let configuration = CommandConfiguration(abstract: "Take a snapshot of data/, schemas/ and formsctl.yaml.")
+      static let configuration = CommandConfiguration(abstract: "Take a snapshot of data/, schemas/ and formsctl.yaml.",
+      discussion: """
+      Examples:
+        formsctl snapshot create
+        formsctl snapshot create -m "before the quarterly cleanup" --label q4
+      """)
       @OptionGroup var options: StoreOptions
       @Option(name: .shortAndLong, help: "Why, in words (kept in the manifest).") var message: String?
       @Option(help: "A name appended to the time (letters, digits, . _ -).") var label: String?
@@ -40,7 +48,12 @@ extension Formsctl {
     }
 
     struct List: ParsableCommand {
-      static let configuration = CommandConfiguration(abstract: "List the snapshots, oldest first, with their labels and reasons.")
+      static let configuration = CommandConfiguration(abstract: "List the snapshots, oldest first, with their labels and reasons.",
+      discussion: """
+      Examples:
+        formsctl snapshot create --label q4 && formsctl snapshot list
+        formsctl snapshot list --format json | jq -r '.[].name'
+      """)
       @OptionGroup var options: StoreOptions
       @Option(help: "Output: table or json.") var format: TableOrJSON = .table
 
@@ -69,7 +82,12 @@ extension Formsctl {
     }
 
     struct Show: ParsableCommand {
-      static let configuration = CommandConfiguration(abstract: "Summarize one snapshot's manifest (ID or \"latest\").")
+      static let configuration = CommandConfiguration(abstract: "Summarize one snapshot's manifest (ID or \"latest\").",
+      discussion: """
+      Examples:
+        formsctl snapshot create --label q4 && formsctl snapshot show q4
+        formsctl snapshot show latest
+      """)
       @OptionGroup var options: StoreOptions
       @Argument(help: "The snapshot.") var id: String
 
@@ -92,7 +110,13 @@ extension Formsctl {
 
     struct Diff: ParsableCommand {
       static let configuration = CommandConfiguration(
-        abstract: "Documents added, removed and changed between two snapshots, or a snapshot and the live store.")
+        abstract: "Documents added, removed and changed between two snapshots, or a snapshot and the live store.",
+        discussion: """
+        Examples:
+          formsctl snapshot create --label q4
+          formsctl set acquisition ACQ-2026-001 title="New title"
+          formsctl snapshot diff q4                    # q4 against the live store
+        """)
       @OptionGroup var options: StoreOptions
       @Argument(help: "The older snapshot.") var id: String
       @Argument(help: "The newer snapshot (default: the live store).") var other: String?
@@ -119,9 +143,13 @@ extension Formsctl {
       static let configuration = CommandConfiguration(
         abstract: "Make the live store (or the named documents) equal to a snapshot.",
         discussion: """
-          First takes a pre-restore snapshot (unless --no-snapshot), then rewrites changed files, recreates missing ones and removes extra ones (documents created since the snapshot, within the directories named), atomically per file under a journal
-          (`formsctl recover` finishes or undoes an interrupted restore). Refuses a snapshot whose
-          files fail verification.
+          First takes a pre-restore snapshot (unless --no-snapshot), then rewrites changed files, recreates missing ones and removes extra ones (documents created since the snapshot, within the directories named), atomically per file under a journal (`formsctl recover` finishes or undoes an interrupted restore). Refuses a snapshot whose files fail verification.
+
+          Examples:
+            formsctl snapshot create --label q4 && formsctl rm form 22e8dfd4
+            formsctl snapshot restore q4 data/forms --dry-run
+            formsctl snapshot restore latest data/forms     # back comes 22e8dfd4
+            formsctl snapshot restore latest --dry-run --format json
           """
       )
       @OptionGroup var options: StoreOptions
@@ -178,7 +206,12 @@ extension Formsctl {
 
     struct Verify: ParsableCommand {
       static let configuration = CommandConfiguration(
-        abstract: "Re-hash snapshot files against their manifests; exit 1 naming each missing or altered file.")
+        abstract: "Re-hash snapshot files against their manifests; exit 1 naming each missing or altered file.",
+        discussion: """
+        Examples:
+          formsctl snapshot create && formsctl snapshot verify
+          formsctl snapshot verify latest --full
+        """)
       @OptionGroup var options: StoreOptions
       @Argument(help: "The snapshot (default: all).") var id: String?
       @Flag(help: "Read every file of every snapshot, even the hard links one read already covers.") var full = false
@@ -196,7 +229,13 @@ extension Formsctl {
     struct Prune: ParsableCommand {
       static let configuration = CommandConfiguration(
         abstract: "Delete snapshots the retention policy does not keep (the manifest's policy by default).",
-        discussion: "Keeps every snapshot younger than --keep-within, then the newest of each ISO week younger than --keep-weekly-within, the newest --keep-last, and always the newest one. Durations: 30s, 90m, 12h, 7d, 2w."
+        discussion: """
+        Keeps every snapshot younger than --keep-within, then the newest of each ISO week younger than --keep-weekly-within, the newest --keep-last, and always the newest one. Durations: 30s, 90m, 12h, 7d, 2w.
+
+        Examples:
+          formsctl snapshot prune --dry-run
+          formsctl snapshot prune --keep-within 30d --keep-last 5
+        """
       )
       @OptionGroup var options: StoreOptions
       @Flag(help: "Print the decisions; delete nothing.") var dryRun = false

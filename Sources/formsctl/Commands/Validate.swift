@@ -10,10 +10,7 @@ extension Formsctl {
     static let configuration = CommandConfiguration(
       abstract: "Check documents against their schemas and against each other.",
       discussion: """
-        Checks the whole store, or the files and directories named: JSON syntax, a known _schema,
-        every type and constraint, unknown fields, rules, unique keys in lists, file name = id,
-        valid ids, the right directory, and relations that point at documents that exist.
-        Every problem is reported as file:line:col: error: path: message [rule].
+        Checks the whole store, or the files and directories named: JSON syntax, a known _schema, every type and constraint, unknown fields, rules, unique keys in lists, file name = id, valid ids, the right directory, and relations that point at documents that exist. Every problem is reported as file:line:col: error: path: message [rule].
 
         Exit: 0 all valid; 1 invalid documents (or names under data/ that are not regular files: links, FIFOs); 65 a document does not parse or names an unknown kind or version (or the descriptors have errors); 66 no store or a missing path; 75 an interrupted operation awaits `formsctl recover`.
 

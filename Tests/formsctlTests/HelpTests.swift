@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+/// Every command's `--help` teaches: an `Examples:` section that survives an 80-column terminal
+/// whole, and whose commands run against the bundled example store.
+struct HelpTests {
+  static func help(_ path: [String], columns: Int) throws -> String {
+    try Formsctl.run(path + ["--help"], in: FileManager.default.currentDirectoryPath, environment: ["COLUMNS": "\(columns)"]).stdout
+  }
+
+  /// Every command path, found from the SUBCOMMANDS sections of the help itself.
+  static func commandPaths(_ path: [String] = []) throws -> [[String]] {
+    let text = try help(path, columns: 200)
+    guard let section = text.components(separatedBy: "SUBCOMMANDS:\n").dropFirst().first else { return [path] }
+    let names = section.components(separatedBy: "\n\n")[0].split(separator: "\n").compactMap { line in
+      line.split(separator: " ").first.map(String.init)
+    }
+    return try [path] + names.flatMap { try commandPaths(path + [$0]) }
+  }
+
+  /// The lines of the `Examples:` section, continuation lines (ending in `\`) joined.
+  static func examples(_ help: String) -> [String] {
+    guard let section = help.components(separatedBy: "Examples:\n").dropFirst().first else { return [] }
+    var lines: [String] = []
+    var pending = ""
+    for line in section.components(separatedBy: "\n") {
+      guard line.hasPrefix("  ") else { break }
+      let text = line.trimmingCharacters(in: .whitespaces)
+      if text.hasSuffix("\\") {
+        pending += text.dropLast() + " "
+      } else {
+        lines.append(pending + text)
+        pending = ""
+      }
+    }
+    return lines
+  }
+
+  @Test func everyCommandHasExamplesThatFitAndRun() throws {
+    let paths = try Self.commandPaths()
+    #expect(paths.count > 30, "\(paths)")
+    try withTemporaryDirectory { dir in
+      for path in paths {
+        let name = (["formsctl"] + path).joined(separator: " ")
+        let narrow = try Self.help(path, columns: 80)
+        let wide = try Self.help(path, columns: 300)
+        let examples = Self.examples(wide)
+        #expect(!examples.isEmpty, "\(name) --help has no Examples: section")
+        #expect(Self.examples(narrow) == examples, "\(name): an example is split at 80 columns")
+        for entry in wide.components(separatedBy: "\n  -") where entry.components(separatedBy: "(default:").count > 2 {
+          Issue.record("\(name): a default stated twice: \(entry.prefix(120))")
+        }
+        // Run them in order (they may build on each other) on a fresh copy of the examples.
+        let work = dir + "/" + path.joined(separator: "-") + "-run"
+        try copyExampleStore(to: work + "/acquisitions")
+        try FileManager.default.copyItem(atPath: Formsctl.packageRoot.appendingPathComponent("examples/feeds").path, toPath: work + "/feeds")
+        let script = ["git init -q . && git add -A && git -c user.name=T -c user.email=t@example.com commit -qm examples"]
+          + examples.map { "\($0)\nstatus=$?; if [ $status -gt 1 ]; then echo \"FAILED ($status): \($0.replacingOccurrences(of: "\"", with: "\\\""))\" >&2; fi" }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script.joined(separator: "\n")]
+        process.currentDirectoryURL = URL(fileURLWithPath: work + "/acquisitions")
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = Formsctl.binary.deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        environment["EDITOR"] = "true"
+        environment["VISUAL"] = nil
+        environment["FORMSCTL_NOW"] = "2026-11-20T10:00:00Z"
+        process.environment = environment
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let failures = stderr.split(separator: "\n").filter { $0.hasPrefix("FAILED") }
+        #expect(failures.isEmpty, "\(name): \(failures.joined(separator: "; "))\n\(stderr.suffix(600))")
+      }
+    }
+  }
+}
