@@ -87,13 +87,18 @@ extension Store {
 
   /// Stages a delete plan: nullified references rewritten (validated, stamped), then the deletions.
   func stage(_ plan: ChangePlan, in session: WriteSession) throws(StoreError) {
+    // Only a large cascade is worth a progress line.
+    let total = plan.rewrites.count + plan.deletes.count
+    let staging = total > 1000 ? ProgressCounter("staging", total: total, progress) : nil
     for entry in plan.rewrites {
       guard let change = plan.rewritten[entry.path] else { continue }
       try session.save(change.value, replacing: change.stored, kind: entry.kind, source: .store)
+      staging?.add(1)
     }
     for entry in plan.deletes {
       guard let stored = plan.deleted[entry.path] else { continue }
       try session.remove(stored, kind: entry.kind)
+      staging?.add(1)
     }
   }
 

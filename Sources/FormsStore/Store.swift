@@ -23,6 +23,8 @@ public final class Store: @unchecked Sendable {
   public var makeUUID: @Sendable () -> String = { UUID().uuidString.lowercased() }
   /// Seconds a writer waits for the lock.
   public var lockWait: Double = 10
+  /// Hears how far long work is (validation, migration, import, large cascades); nil: silent.
+  public var progress: ProgressHandler?
   /// How paths appear in messages.
   public var display: @Sendable (String) -> String = { $0 }
   /// Who the audit log names for this store's writes (nil: git's `user.name <user.email>` for

@@ -79,11 +79,11 @@ public struct StoreValidator: Sendable {
   }
 
   /// Validates `files`, in parallel.
-  public func validate(_ files: [String]) -> Report {
+  public func validate(_ files: [String], progress: ProgressHandler? = nil) -> Report {
     var prepared = self
     if files.count > 256 { prepared.ids = listIDs() }
     let this = prepared
-    let outcomes = parallelMap(files, chunkSize: 32) { this.check($0) }
+    let outcomes = parallelMap(files, chunkSize: 32, progress: ProgressCounter("checking", total: files.count, progress)) { this.check($0) }
     var diagnostics: [Diagnostic] = []
     var kinds = Set<String>()
     var invalid = 0

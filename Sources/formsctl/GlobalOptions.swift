@@ -30,8 +30,12 @@ struct StoreOptions: ParsableArguments {
     store.lockWait = wait
     store.now = Self.clock
     store.commandLine = commandLine
+    store.progress = progress
     return store
   }
+
+  /// The progress line's handler (terminals only, not with --quiet).
+  var progress: ProgressHandler? { ProgressLine.handler(quiet: quiet) }
 
   /// The command line as typed, for the audit log: `formsctl set form 3f2c 'note=a b'`.
   var commandLine: String {

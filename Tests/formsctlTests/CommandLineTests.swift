@@ -128,4 +128,37 @@ struct CommandLineTests {
       #expect(second.stdout.contains("recreate data/acquisitions/ACQ-2026-005.json"), "\(second)")
     }
   }
+
+  /// `command` run on a pseudo-terminal (script(1)), as a person at a terminal runs it: its output.
+  static func onTerminal(_ command: String, in directory: String) throws -> String? {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return nil }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+    process.arguments = ["-qc", command, "/dev/null"]
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return text
+  }
+
+  @Test func longWorkShowsOneProgressLinePerPhaseOnATerminalOnly() throws {
+    try withTemporaryDirectory { dir in
+      try MigrateCommandTests.itemStore(dir, count: 3000)
+      guard let text = try Self.onTerminal("\(Formsctl.binary.path) migrate --no-snapshot", in: dir) else {
+        print("skipped: script(1) is not installed")
+        return
+      }
+      #expect(text.contains("migrate: checking [") && text.contains("3000/3000"), "\(text.suffix(300))")
+      #expect(text.contains("migrate: staging ["))
+      #expect(text.contains("\r\u{1B}[Kitem 1.0.0 → 2.0.0: 3000 documents"), "the line is cleared before the result")
+      let validate = try Self.onTerminal("\(Formsctl.binary.path) validate", in: dir) ?? ""
+      #expect(validate.contains("validate: checking ["))
+      #expect(!(try Self.onTerminal("\(Formsctl.binary.path) validate -q", in: dir) ?? "").contains("checking"))
+      let piped = try Formsctl.run(["snapshot", "create"], in: dir)
+      #expect(piped.status == 0 && !piped.stderr.contains("\u{1B}"), "no progress when stderr is not a terminal")
+    }
+  }
 }

@@ -159,7 +159,8 @@ public struct Importer: Sendable {
     let kind = request.kind
     let merger = FeedMerger(schema: schema, now: Int64(session.now.timeIntervalSince1970))
     let source = ChangeSource.feed(strictWorkflow: request.strictWorkflow)
-    let outcomes = parallelMap(accepted, chunkSize: 32) { item -> (FeedMerger.Merge, Result<WriteSession.Prepared?, StoreError>) in
+    let merging = ProgressCounter("merging", total: accepted.count, store.progress)
+    let outcomes = parallelMap(accepted, chunkSize: 32, progress: merging) { item -> (FeedMerger.Merge, Result<WriteSession.Prepared?, StoreError>) in
       let path = (try? store.path(kind: kind, id: item.id)) ?? ""
       let stored = FileIO.exists(path) ? try? store.read(kind: kind, id: item.id) : nil
       let merge = merger.merge(stored: stored?.value, feed: item.record)
@@ -205,6 +206,7 @@ public struct Importer: Sendable {
     if prepared.isEmpty && report.pruned.deletes.isEmpty { return report }
     if request.snapshot && !request.dryRun {
       var snapshots = Snapshots(layout: store.layout)
+      snapshots.progress = store.progress
       snapshots.now = store.now
       report.snapshot = try snapshots.create(reason: "pre-import", message: "before importing \(fileName(request.feed))").name
     }

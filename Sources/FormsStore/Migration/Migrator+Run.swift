@@ -32,11 +32,11 @@ extension Migrator {
     // Pass 1: transform and validate everything; keep only counts, samples and failures.
     var failures: [Diagnostic] = []
     var skip = Set<String>()
-    var done = 0
+    let checking = ProgressCounter("checking", total: total, store.progress)
     for group in groups {
       var changed = Array(repeating: 0, count: group.steps.count)
       let this = self
-      let outcomes = parallelMap(group.paths, chunkSize: 32) { path -> (Transformed, String?) in
+      let outcomes = parallelMap(group.paths, chunkSize: 32, progress: checking) { path -> (Transformed, String?) in
         let outcome = this.transform(path, group)
         if case .migrated(let before, let after, _, _) = outcome, path == group.paths.first {
           return (outcome, JSONWriter.canonicalString(before) + "\u{0}" + JSONWriter.canonicalString(after))
@@ -67,8 +67,6 @@ extension Migrator {
             message: "\($0.message) (after migrating \(group.kind) \(group.from) → \(group.to))") }
         }
       }
-      done += group.paths.count
-      progress?(done, total)
       report.groups.append((group, changed))
     }
     guard failures.isEmpty else { throw StoreError.migrationFailed(documents: Set(failures.map(\.file)).count, failures) }
@@ -78,12 +76,13 @@ extension Migrator {
     }
     if request.snapshot {
       var snapshots = Snapshots(layout: store.layout)
+      snapshots.progress = store.progress
       snapshots.now = store.now
       report.snapshot = try snapshots.create(reason: "pre-migrate", message: "before migrate").name
     }
     // Pass 2: transform again in batches and stage, so memory stays flat however large the store.
     session.operation.summary = "migrate " + Set(groups.map(\.kind)).sorted().joined(separator: ", ")
-    done = 0
+    let writing = ProgressCounter("staging", total: total - skip.count, store.progress)
     for group in groups {
       let paths = group.paths.filter { !skip.contains($0) }
       for start in stride(from: 0, to: paths.count, by: 2048) {
@@ -99,8 +98,7 @@ extension Migrator {
           guard let outcome else { throw StoreError.badRequest("\(store.display(path)) changed during the migration; nothing written") }
           try session.stage(outcome.bytes, to: path, entry: outcome.entry)
         }
-        done += batch.count
-        progress?(done, total - skip.count)
+        writing?.add(batch.count)
       }
       report.migrated += paths.count
     }

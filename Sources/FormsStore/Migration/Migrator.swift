@@ -7,7 +7,6 @@ public struct Migrator: Sendable {
   /// Runs `jq` steps; by default the `jq` program.
   public var runJQ: JQRunner = JQProgram.run
   /// Called now and then with (documents done, documents in all) while transforming.
-  public var progress: (@Sendable (Int, Int) -> Void)?
 
   public init(store: Store) { self.store = store }
 

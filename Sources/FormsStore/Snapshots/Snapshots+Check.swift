@@ -43,7 +43,8 @@ extension Snapshots {
       groups[inode.map { "\($0) \(check.entry.sha256) \(check.entry.size)" } ?? "path \(index)", default: []].append(index)
     }
     let representatives = groups.values.map { checks[$0[0]] }
-    let verdicts = parallelMap(representatives, chunkSize: 32) { check -> String? in
+    let verdicts = parallelMap(representatives, chunkSize: 32, progress: ProgressCounter("verifying", total: representatives.count, progress)) {
+      check -> String? in
       guard let bytes = try? FileIO.read(check.path, limit: Int.max, followLinks: false) else { return "missing" }
       if bytes.count != check.entry.size || sha256Hex(bytes) != check.entry.sha256 {
         return "altered (its SHA-256 no longer matches the manifest)"

@@ -115,7 +115,11 @@ extension Snapshots {
       all.map { RetentionPlanner.Snapshot(name: $0.name, time: $0.time) }, now: Int64(now().timeIntervalSince1970),
       keepWithin: keepWithin, keepWeeklyWithin: keepWeeklyWithin, keepLast: keepLast)
     if !dryRun && decisions.contains(where: { !$0.keep }) {
-      for decision in decisions where !decision.keep { Self.removeTree(directory + "/" + decision.name) }
+      let removing = ProgressCounter("pruning", total: decisions.filter { !$0.keep }.count, progress)
+      for decision in decisions where !decision.keep {
+        Self.removeTree(directory + "/" + decision.name)
+        removing?.add(1)
+      }
       try AtomicWriter.syncDirectory(directory)
     }
     return decisions

@@ -14,6 +14,8 @@ public struct Snapshots: Sendable {
   public let layout: StoreLayout
   /// The current time; injected so tests are reproducible.
   public var now: @Sendable () -> Date = { Date() }
+  /// Hears how far `create`, `verify` and `prune` are; nil: silent.
+  public var progress: ProgressHandler?
 
   public init(layout: StoreLayout) { self.layout = layout }
 
@@ -170,7 +172,8 @@ public struct Snapshots: Sendable {
       let previousPath = previous?.path
       // Decide in parallel (stat and the hash cache), link unchanged files from one thread (two
       // threads linking into one directory contend on its lock), copy changed files in parallel.
-      let decisions = parallelMap(files, chunkSize: 64) { file -> (FileStamp?, SnapshotManifest.Entry?) in
+      let decisions = parallelMap(files, chunkSize: 64, progress: ProgressCounter("comparing", total: files.count, progress)) {
+        file -> (FileStamp?, SnapshotManifest.Entry?) in
         guard let stamp = FileStamp(file.live) else { return (nil, nil) }
         guard let previous = previousFiles[file.relative], previous.size == stamp.size,
           cache.hash(for: file.live, stamp: stamp) == previous.sha256
@@ -190,9 +193,10 @@ public struct Snapshots: Sendable {
       }
       // Changed files: read and hash on every core, then create the copies from one thread, in
       // batches (creating files in one directory from two threads contends on its lock).
+      let copying = ProgressCounter("copying", total: toCopy.count, progress)
       for start in stride(from: 0, to: toCopy.count, by: 1024) {
         let batch = Array(toCopy[start..<min(toCopy.count, start + 1024)])
-        let read = parallelMap(batch, chunkSize: 16) { index -> Result<(bytes: [UInt8], sha: String, stamp: FileStamp), StoreError> in
+        let read = parallelMap(batch, chunkSize: 16, progress: copying) { index -> Result<(bytes: [UInt8], sha: String, stamp: FileStamp), StoreError> in
           Result { () throws(StoreError) in
             let file = files[index]
             guard let stamp = FileStamp(file.live) else { throw StoreError.fileNotFound(file.live) }

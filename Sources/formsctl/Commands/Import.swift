@@ -51,7 +51,11 @@ extension Formsctl {
       }
       if dryRun {
         // Per record only in a dry run: a real import of 10,000 records prints its summary.
-        for record in report.records { printOut("\(record.description)  \(record.id)") }
+        // The id first, padded, so the actions line up whatever they say.
+        let width = report.records.map(\.id.count).max() ?? 0
+        for record in report.records {
+          printOut(record.id + String(repeating: " ", count: width - record.id.count) + "  " + record.description)
+        }
       }
       // What --prune deletes or rewrites is listed always: it is the part that removes data.
       printPlan(report.pruned, store: store, dryRun: dryRun, format: .text)

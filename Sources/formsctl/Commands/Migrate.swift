@@ -36,9 +36,7 @@ extension Formsctl {
 
       func run() throws {
         let store = try options.open()
-        var migrator = Migrator(store: store)
-        let showProgress = FileHandleOutput.standardError.isTerminal && !options.quiet
-        if showProgress { migrator.progress = ProgressBar(label: "migrating").update }
+        let migrator = Migrator(store: store)
         var target: SemanticVersion?
         if to != nil && kind == nil { throw CommandError.usage("--to needs --kind: versions belong to one kind") }
         if let to {
@@ -46,12 +44,12 @@ extension Formsctl {
           target = version
         }
         let report = try migrator.run(Migrator.Request(kind: kind, to: target, dryRun: dryRun, skipInvalid: skipInvalid, snapshot: !noSnapshot))
-        if showProgress { FileHandleOutput.standardError.write("\r\u{1B}[K") }
         if report.groups.isEmpty { return printOut("every document is at its target version; nothing to do") }
         for (group, changed) in report.groups {
           printOut("\(group.kind) \(group.from) → \(group.to): \(group.paths.count) document\(group.paths.count == 1 ? "" : "s")")
           for (step, count) in zip(group.steps, changed) {
-            printOut("  \(step.description): \(step.changes.count) change\(step.changes.count == 1 ? "" : "s"), changes \(count) document\(count == 1 ? "" : "s")")
+            printOut("  \(step.description): \(step.changes.count) operation\(step.changes.count == 1 ? "" : "s"), "
+              + "\(count) document\(count == 1 ? "" : "s") \(dryRun ? "would change" : "changed")")
           }
         }
         for path in report.skipped { printOut("skipped (invalid before migrating): \(path)") }
@@ -122,25 +120,5 @@ extension Formsctl {
         printOut(changed.isEmpty ? "every descriptor matches its recorded checksum" : changed.map { "recorded the new checksum of \($0)" }.joined(separator: "\n"))
       }
     }
-  }
-}
-
-/// A one-line progress bar on stderr (terminals only), with documents per second.
-final class ProgressBar: @unchecked Sendable {
-  let label: String
-  let started = Date()
-  var lastDrawn = Date.distantPast
-
-  init(label: String) { self.label = label }
-
-  func update(_ done: Int, _ total: Int) {
-    let now = Date()
-    guard done == total || now.timeIntervalSince(lastDrawn) > 0.1, total > 0 else { return }
-    lastDrawn = now
-    let width = 30
-    let filled = width * done / total
-    let rate = Double(done) / max(now.timeIntervalSince(started), 0.001)
-    FileHandleOutput.standardError.write(
-      "\r\(label) [\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(done)/\(total)  \(Int(rate)) docs/s")
   }
 }

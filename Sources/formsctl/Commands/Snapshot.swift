@@ -24,6 +24,7 @@ extension Formsctl {
       let layout = try options.locate()
       var snapshots = FormsStore.Snapshots(layout: layout)
       snapshots.now = StoreOptions.clock
+      snapshots.progress = options.progress
       return (layout, snapshots)
     }
 

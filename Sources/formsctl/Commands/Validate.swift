@@ -85,7 +85,7 @@ extension Formsctl {
           why = " (\(changed.count) changed since \(revision), \(referrers.count) referring to changed or deleted ones)"
         }
       }
-      var report = validator.validate(files)
+      var report = validator.validate(files, progress: options.progress)
       if let revision = against {
         let git = try GitRepository(around: layout.root)
         report.diagnostics += RevisionCheck.run(files: files, revision: revision, git: git, registry: registry, display: display)

@@ -14,7 +14,14 @@ struct FileHandleOutput {
   /// True when this stream is a terminal (progress bars and tables only then).
   var isTerminal: Bool { isatty(fd) == 1 }
 
+  /// Writes `text`, clearing a progress line first, so output never lands on the line's end.
   func write(_ text: String) {
+    ProgressLine.active?.finish()
+    writeRaw(text)
+  }
+
+  /// Writes `text` as it is (what the progress line itself draws with).
+  func writeRaw(_ text: String) {
     var text = text
     text.withUTF8 { bytes in
       var done = 0
