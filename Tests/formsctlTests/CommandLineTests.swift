@@ -161,4 +161,19 @@ struct CommandLineTests {
       #expect(piped.status == 0 && !piped.stderr.contains("\u{1B}"), "no progress when stderr is not a terminal")
     }
   }
+
+  @Test func shellCompletionOffersKindsIdsAndPathsFromTheStore() throws {
+    try withTemporaryDirectory { dir in
+      let store = try Example(dir)
+      #expect(try store.run(["---completion", "get", "--", "positional@0", "1", "2", "get", "fo"]).stdout == "forecast\nform\n")
+      #expect(try store.run(["---completion", "get", "--", "positional@1", "2", "4", "get", "form", "0adc"]).stdout
+        == "0adc90c4-92fd-5ab8-8b08-ceb26b213e40\n")
+      let paths = try store.run(["---completion", "list", "--", "--sort", "3", "6", "list", "purchase-order", "--sort", "-items"]).stdout
+      #expect(paths.split(separator: "\n").contains("-items[].quantity"), "\(paths)")
+      #expect(try store.run(["---completion", "set", "--", "positional@2", "3", "3", "set", "purchase-order", "PO-000201", "del"]).stdout
+        == "delivery_note=\n")
+      let script = try store.run(["--generate-completion-script", "bash"])
+      #expect(script.status == 0 && script.stdout.contains("---completion get -- positional@1"))
+    }
+  }
 }

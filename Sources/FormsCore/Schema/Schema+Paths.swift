@@ -91,3 +91,27 @@ extension Expression.Operand {
     return Schema.pathProblem(path, in: versions)
   }
 }
+
+extension SchemaType {
+  /// Every field path below this type (`status`, `items`, `items[].quantity`), the cases of a
+  /// `one_of` merged, `depth` levels deep at most: what shell completion offers.
+  public func fieldPaths(depth: Int = 4) -> [String] {
+    guard depth > 0 else { return [] }
+    var out: [String] = []
+    for type in alternatives where type.kind == .object {
+      for name in type.fieldOrder {
+        guard let field = type.fields[name] else { continue }
+        out.append(name)
+        var inner = field.type
+        var joint = "."
+        if inner.kind == .list, let element = inner.element {
+          inner = element
+          joint = "[]."
+        }
+        out += inner.fieldPaths(depth: depth - 1).map { name + joint + $0 }
+      }
+    }
+    var seen = Set<String>()
+    return out.filter { seen.insert($0).inserted }
+  }
+}

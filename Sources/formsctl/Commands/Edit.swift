@@ -15,8 +15,8 @@ extension Formsctl {
         """
     )
     @OptionGroup var options: StoreOptions
-    @Argument(help: "The kind.") var kind: String
-    @Argument(help: "The document's id.") var id: String
+    @Argument(help: "The kind.", completion: Completions.kinds) var kind: String
+    @Argument(help: "The document's id (or a unique prefix of 4+ characters).", completion: Completions.ids) var id: String
 
     func run() throws {
       let store = try options.open()

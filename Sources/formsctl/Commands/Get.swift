@@ -16,8 +16,8 @@ extension Formsctl {
       """
     )
     @OptionGroup var options: StoreOptions
-    @Argument(help: "The kind.") var kind: String
-    @Argument(help: "The document's id.") var id: String
+    @Argument(help: "The kind.", completion: Completions.kinds) var kind: String
+    @Argument(help: "The document's id (or a unique prefix of 4+ characters).", completion: Completions.ids) var id: String
     @Option(help: ArgumentHelp("A field path, e.g. status or items[0].quantity.", valueName: "PATH")) var field: String?
 
     func run() throws {

@@ -21,7 +21,7 @@ extension Formsctl {
         """
     )
     @OptionGroup var options: StoreOptions
-    @Argument(help: "The kind.") var kind: String
+    @Argument(help: "The kind.", completion: Completions.kinds) var kind: String
     @Argument(help: "The feed file: a JSON array of records, or one record per line.") var feed: String
     @Option(help: ArgumentHelp("A YAML list of change steps applied to each record first.", valueName: "FILE")) var map: String?
     @Flag(help: "Print what would happen to each record; write nothing.") var dryRun = false

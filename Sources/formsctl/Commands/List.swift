@@ -20,13 +20,13 @@ extension Formsctl {
     enum Format: String, ExpressibleByArgument { case table, json, ndjson, csv, paths }
 
     @OptionGroup var options: StoreOptions
-    @Argument(help: "The kind (formsctl schema list names them).") var kind: String?
-    @Option(name: .customLong("where"), help: ArgumentHelp("A filter expression.", valueName: "EXPR")) var filters: [String] = []
-    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Sort by a path; a leading - sorts descending.", valueName: "[-]PATH"))
+    @Argument(help: "The kind (formsctl schema list names them).", completion: Completions.kinds) var kind: String?
+    @Option(name: .customLong("where"), help: ArgumentHelp("A filter expression.", valueName: "EXPR"), completion: Completions.paths) var filters: [String] = []
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Sort by a path; a leading - sorts descending.", valueName: "[-]PATH"), completion: Completions.paths)
     var sort: [String] = []
     @Option(help: "At most this many documents.") var limit: Int?
     @Option(help: "Skip this many documents first.") var offset: Int = 0
-    @Option(help: ArgumentHelp("Fields to show, comma-separated (table, csv; json and ndjson keep only these).", valueName: "A,B"))
+    @Option(help: ArgumentHelp("Fields to show, comma-separated (table, csv; json and ndjson keep only these).", valueName: "A,B"), completion: Completions.paths)
     var fields: String?
     @Option(help: "Output: table, json, ndjson, csv or paths.") var format: Format = .table
 

@@ -21,8 +21,8 @@ extension Formsctl {
     enum Format: String, ExpressibleByArgument { case text, json, ndjson }
 
     @OptionGroup var options: StoreOptions
-    @Argument(help: "Only changes to documents of this kind.") var kind: String?
-    @Argument(help: "Only changes to this document.") var id: String?
+    @Argument(help: "Only changes to documents of this kind.", completion: Completions.kinds) var kind: String?
+    @Argument(help: "Only changes to this document.", completion: Completions.ids) var id: String?
     @Option(help: ArgumentHelp("Only changes at or after this date or datetime.", valueName: "DATE")) var since: String?
     @Option(help: "At most this many records.") var limit: Int?
     @Option(help: "Output: text, json (one array) or ndjson (one record per line).") var format: Format = .text

@@ -24,7 +24,7 @@ extension Formsctl {
         """
     )
     @OptionGroup var options: StoreOptions
-    @Argument(help: "The kind.") var kind: String
+    @Argument(help: "The kind.", completion: Completions.kinds) var kind: String
     @Argument(help: "A JSON file with the document, or - for stdin.") var file: String?
     @Option(name: .customLong("set"), help: ArgumentHelp("A field value, typed by the schema.", valueName: "PATH=VALUE"))
     var sets: [String] = []

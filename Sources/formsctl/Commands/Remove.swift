@@ -16,8 +16,8 @@ extension Formsctl {
         """
     )
     @OptionGroup var options: StoreOptions
-    @Argument(help: "The kind.") var kind: String
-    @Argument(help: "The document's id.") var id: String
+    @Argument(help: "The kind.", completion: Completions.kinds) var kind: String
+    @Argument(help: "The document's id (or a unique prefix of 4+ characters).", completion: Completions.ids) var id: String
     @Flag(help: "List what would change; change nothing.") var dryRun = false
     @Option(help: "Output: text or json.") var format: TextOrJSON = .text
 
@@ -40,8 +40,8 @@ extension Formsctl {
       """
     )
     @OptionGroup var options: StoreOptions
-    @Argument(help: "The kind.") var kind: String
-    @Argument(help: "The current id.") var oldID: String
+    @Argument(help: "The kind.", completion: Completions.kinds) var kind: String
+    @Argument(help: "The current id (or a unique prefix).", completion: Completions.ids) var oldID: String
     @Argument(help: "The new id.") var newID: String
     @Flag(help: "List what would change; change nothing.") var dryRun = false
     @Option(help: "Output: text or json.") var format: TextOrJSON = .text

@@ -17,9 +17,9 @@ extension Formsctl {
         """
     )
     @OptionGroup var options: StoreOptions
-    @Argument(help: "The kind.") var kind: String
-    @Argument(help: "The document's id.") var id: String
-    @Argument(help: ArgumentHelp("Fields to set.", valueName: "PATH=VALUE")) var assignments: [String] = []
+    @Argument(help: "The kind.", completion: Completions.kinds) var kind: String
+    @Argument(help: "The document's id (or a unique prefix of 4+ characters).", completion: Completions.ids) var id: String
+    @Argument(help: ArgumentHelp("Fields to set.", valueName: "PATH=VALUE"), completion: Completions.assignments) var assignments: [String] = []
     @Option(name: .customLong("json"), help: ArgumentHelp("A field set to a JSON value.", valueName: "PATH=JSON"))
     var jsonSets: [String] = []
     @Option(help: "Print the file's path, or the document as JSON.") var format: WriteOutput = .path
@@ -47,14 +47,14 @@ extension Formsctl {
         """
     )
     @OptionGroup var options: StoreOptions
-    @Argument(help: "The kind.") var kind: String
-    @Argument(help: "The document's id.") var id: String
+    @Argument(help: "The kind.", completion: Completions.kinds) var kind: String
+    @Argument(help: "The document's id (or a unique prefix of 4+ characters).", completion: Completions.ids) var id: String
     @Argument(help: "The new state.") var state: String
 
     func run() throws {
       let store = try options.open()
       let document = try store.transition(kind: kind, id: try store.expand(kind: kind, id: id), to: state)
-      printOut("\(kind) \(id) is now \(state)  (\(store.display(document.path)))")
+      printOut("\(kind) \(fileName(document.path).dropLast(5)) is now \(state)  (\(store.display(document.path)))")
     }
   }
 }

@@ -1,0 +1,52 @@
+import ArgumentParser
+import FormsCore
+import FormsStore
+import Foundation
+
+/// Shell completion from the store in the working directory (or --store / FORMSCTL_STORE):
+/// kinds, the ids of the kind already typed, and the field paths of that kind. The shell calls
+/// formsctl back for these (`formsctl --generate-completion-script bash` writes the script).
+enum Completions {
+  static let kinds = CompletionKind.custom { words, _, prefix in
+    (store(words)?.registry.kinds ?? []).filter { $0.hasPrefix(prefix) }
+  }
+
+  static let ids = CompletionKind.custom { words, _, prefix in
+    guard let store = store(words), let kind = kind(in: words, store: store), let schema = store.registry.latest(kind) else { return [] }
+    return FileIO.entries(of: store.layout.dataDirectory + "/" + schema.directory).compactMap { entry in
+      entry.name.hasSuffix(".json") && !entry.name.hasPrefix(".") && entry.name.hasPrefix(prefix) ? String(entry.name.dropLast(5)) : nil
+    }.sorted()
+  }
+
+  /// Field paths, for --where, --sort (also `-path`) and --fields (after the last comma).
+  static let paths = CompletionKind.custom { words, _, prefix in
+    let head = prefix.lastIndex(of: ",").map { String(prefix[...$0]) } ?? (prefix.hasPrefix("-") ? "-" : "")
+    return fieldPaths(words).map { head + $0 }.filter { $0.hasPrefix(prefix) }
+  }
+
+  /// `PATH=` for `set`'s assignments.
+  static let assignments = CompletionKind.custom { words, _, prefix in
+    fieldPaths(words).map { $0 + "=" }.filter { $0.hasPrefix(prefix) }
+  }
+
+  static func fieldPaths(_ words: [String]) -> [String] {
+    guard let store = store(words), let kind = kind(in: words, store: store), let versions = store.registry.schemas[kind] else { return [] }
+    var seen = Set<String>()
+    return versions.keys.sorted().reversed().flatMap { versions[$0]!.root.fieldPaths() }.filter { seen.insert($0).inserted }
+  }
+
+  /// The store the command line names, or the one around the working directory.
+  static func store(_ words: [String]) -> Store? {
+    let explicit = words.firstIndex(of: "--store").flatMap { $0 + 1 < words.count ? words[$0 + 1] : nil }
+    guard let layout = try? StoreLayout.locate(explicit: explicit, environment: ProcessInfo.processInfo.environment,
+      workingDirectory: FileIO.currentDirectory)
+    else { return nil }
+    return try? Store.open(layout)
+  }
+
+  /// The first word that names a kind of the store.
+  static func kind(in words: [String], store: Store) -> String? {
+    let kinds = Swift.Set(store.registry.kinds)
+    return words.first { kinds.contains($0) }
+  }
+}
