@@ -74,6 +74,13 @@ struct Formsctl: ParsableCommand {
   /// Refuses an unknown subcommand word with the nearest known one (`lsit` → `list`), before
   /// argument-parser would report it as unexpected arguments.
   static func checkSubcommands(_ arguments: [String]) throws {
+    let commands = Formsctl.configuration.subcommands.map { $0._commandName }
+    if let first = arguments.first, first.hasPrefix("-"), !first.hasPrefix("---"),
+      !["-h", "--help", "--version", "--generate-completion-script"].contains(first),
+      let command = arguments.first(where: { commands.contains($0) })
+    {
+      throw CommandError.usage("\(first) goes after the command: formsctl \(command) \(first) ...")
+    }
     var type: ParsableCommand.Type = Formsctl.self
     var words = ["formsctl"]
     for argument in arguments {
