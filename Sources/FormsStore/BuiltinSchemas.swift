@@ -350,6 +350,7 @@ id: purchase_order_number
 timestamps:
   created: issue_date
   updated: last_updated
+order: -last_updated    # list shows the most recently updated first, as the app did
 fields:
   purchase_order_number: {type: string, pattern: '^[0-9A-Z-]{1,32}$'}
   status: {type: enum, values: [open, partially_received, received, closed, cancelled], default: open}

@@ -17,14 +17,16 @@ extension Store {
     }
   }
 
-  /// The documents of `kind` that match `query`, sorted and windowed (read in parallel). Only the
-  /// sort keys of the matches are kept while sorting; the page returned is read again at the end.
+  /// The documents of `kind` that match `query`, sorted (by the kind's `order:` when the query
+  /// names no sort) and windowed, read in parallel. Only the sort keys of the matches are kept
+  /// while sorting; the page returned is read again at the end.
   /// Files that do not parse, and names that are not regular files (never opened), are skipped
   /// and named in `skipped` with the reason.
   public func list(kind: String, query: Query) throws(StoreError) -> (documents: [Document], skipped: [(path: String, reason: String)]) {
-    let directory = layout.dataDirectory + "/" + (try schema(kind)).directory
+    let schema = try schema(kind)
+    let directory = layout.dataDirectory + "/" + schema.directory
     let filters = query.filters
-    let sort = query.sort
+    let sort = query.sort.isEmpty ? schema.order : query.sort
     let (files, irregular) = FileIO.walk(directory, suffix: ".json")
     let results = parallelMap(files, chunkSize: 32) { path -> (Match?, String?) in
       guard let bytes = try? FileIO.read(path), let value = try? JSONParser().parse(bytes) else { return (nil, path) }

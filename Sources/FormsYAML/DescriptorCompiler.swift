@@ -14,7 +14,7 @@ public struct DescriptorCompiler {
 
   static let topLevelKeys = [
     "kind", "version", "title", "description", "directory", "id", "timestamps", "include", "fields", "types",
-    "relations", "workflow", "rules", "from", "changes",
+    "relations", "workflow", "rules", "from", "changes", "order",
   ]
   static let changeOps = ["rename", "add", "remove", "map", "move", "convert", "each", "jq"]
 
@@ -105,10 +105,36 @@ public struct DescriptorCompiler {
       error("directory \"\(directory)\" must be one folder name", at: root["directory"]!.position)
     }
     guard let kind, let version else { return nil }
-    return Schema(
+    var schema = Schema(
       kind: kind, version: version, title: root["title"]?.string, directory: directory, idField: idField,
       timestamps: timestamps, root: rootType, namedTypes: named, relations: relations, workflow: workflow,
       rules: rules, from: from, changes: changes)
+    if let node = root["order"] { schema.order = compileOrder(node, schema) }
+    return schema
+  }
+
+  /// `order: -last_updated`, or a list of such keys: what `--sort` takes, each a field path of the
+  /// kind, `-` for descending.
+  mutating func compileOrder(_ node: YAMLNode, _ schema: Schema) -> [(path: Expression.Path, descending: Bool)] {
+    let items = node.sequence ?? [node]
+    var order: [(path: Expression.Path, descending: Bool)] = []
+    for item in items {
+      guard let text = item.string else {
+        error("order takes a field path (-path for descending), or a list of them", at: item.position)
+        continue
+      }
+      let descending = text.hasPrefix("-")
+      guard let path = Expression.Path(descending ? String(text.dropFirst()) : text) else {
+        error("order: \"\(text)\" is not a field path", at: item.position)
+        continue
+      }
+      if let problem = Schema.pathProblem(path, in: [schema]) {
+        error("order: \(problem)", at: item.position)
+        continue
+      }
+      order.append((path, descending))
+    }
+    return order
   }
 
   mutating func semanticVersion(_ node: YAMLNode?, _ what: String) -> SemanticVersion? {

@@ -30,10 +30,18 @@ struct DescriptorCompilerTests {
     ("fields:\n  id: string\ntypes:\n  item: {timestamps: {updated: changed}, fields: {k: integer}}\n", "6:32: timestamp field \"changed\" is not among the fields"),
     ("fields:\n  id: string\ntypes:\n  item: {timestamps: {updated: k}, fields: {k: integer}}\n", "6:32: timestamp field \"k\" must be a datetime or a date"),
     ("fields:\n  id: string\ntypes:\n  item: {timestamp: {updated: k}, fields: {k: date}}\n", "6:10: unknown key \"timestamp\" in an object type; did you mean \"timestamps\"?"),
+    ("fields:\n  id: string\n  updated: datetime\norder: -updatd\n", "6:8: order: unknown field \"updatd\"; did you mean \"updated\"?"),
+    ("fields:\n  id: string\norder: [id, {a: 1}]\n", "5:13: order takes a field path (-path for descending), or a list of them"),
   ])
   func reportsWithPosition(_ body: String, _ expected: String) throws {
     let found = try problems(Self.header + body)
     #expect(found.contains(expected), "\(found)")
+  }
+
+  @Test func orderCompilesToSortKeys() throws {
+    let root = try #require(try YAMLReader().read(Self.header + "fields:\n  id: string\n  n: integer\norder: [-n, id]\n"))
+    let schema = try #require(DescriptorCompiler.compile(root, file: "d.yaml") { _ in throw YAMLError(message: "", position: SourcePosition(line: 1, column: 1)) }.schema)
+    #expect(schema.order.map { ($0.descending ? "-" : "") + $0.path.description } == ["-n", "id"])
   }
 
   @Test func hazardsInDescriptorsAreYAMLErrors() {

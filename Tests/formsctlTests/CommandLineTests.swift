@@ -176,4 +176,15 @@ struct CommandLineTests {
       #expect(script.status == 0 && script.stdout.contains("---completion get -- positional@1"))
     }
   }
+
+  @Test func aKindsOrderIsListsDefault() throws {
+    try withTemporaryDirectory { dir in
+      let store = try Example(dir)
+      _ = try store.run(["set", "purchase-order", "PO-000203", "delivery_note=Moved"])
+      let listed = try store.run(["list", "purchase-order", "--format", "paths"]).stdout.split(separator: "\n")
+      #expect(listed.first == "data/purchase-orders/PO-000203.json", "order: -last_updated puts the newest first: \(listed)")
+      let sorted = try store.run(["list", "purchase-order", "--sort", "purchase_order_number", "--format", "paths"]).stdout
+      #expect(sorted.hasPrefix("data/purchase-orders/PO-000201.json\n"), "--sort overrides it")
+    }
+  }
 }

@@ -19,6 +19,8 @@ public struct Schema: Sendable {
   /// The version this one migrates from, and how (run by `migrate`).
   public let from: SemanticVersion?
   public let changes: [JSONValue]?
+  /// The order `list` shows documents in when no `--sort` is given (descriptor `order:`).
+  public var order: [(path: Expression.Path, descending: Bool)] = []
 
   public init(
     kind: String, version: SemanticVersion, title: String?, directory: String, idField: String, timestamps: Timestamps,
