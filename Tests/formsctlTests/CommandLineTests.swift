@@ -187,4 +187,32 @@ struct CommandLineTests {
       #expect(sorted.hasPrefix("data/purchase-orders/PO-000201.json\n"), "--sort overrides it")
     }
   }
+
+  @Test(arguments: [
+    (["set", "form", "--where", "stauts == \"draft\"", "form_number=X"], 64, #"formsctl: error: --where #1: unknown field "stauts"; did you mean "status"?"#),
+    (["set", "form", "--where", " ", "form_number=X"], 64, "formsctl: error: an empty --where would match every document; pass --all to mean that"),
+    (["rm", "form"], 64, "formsctl: error: name a document's id, or select documents with --where EXPR (--all for every one)"),
+    (["rm", "form", "--all", "--where", "id exists"], 64, "formsctl: error: --all selects every document; drop it to use --where"),
+  ])
+  func batchChangesRefuseWhatIsUnclear(_ arguments: [String], _ status: Int32, _ message: String) throws {
+    try withTemporaryDirectory { dir in
+      let result = try Example(dir).run(arguments)
+      #expect(result.status == status)
+      #expect(result.stderr.hasPrefix(message + "\n"), "\(result.stderr)")
+    }
+  }
+
+  @Test func batchChangesListWhatTheyTouch() throws {
+    try withTemporaryDirectory { dir in
+      let store = try Example(dir)
+      let dry = try store.run(["set", "purchase-order", "--where", #"status == "open""#, "currency=EUR", "--dry-run"])
+      #expect(dry.status == 0)
+      #expect(dry.stdout.hasPrefix("would set data/purchase-orders/"), "\(dry.stdout)")
+      #expect(dry.stderr.hasSuffix("; dry run: nothing written\n"))
+      let rm = try store.run(["rm", "form", "--where", #"status == "rejected""#])
+      #expect(rm.status == 0)
+      #expect(rm.stdout.split(separator: "\n").count == 5, "\(rm.stdout)")
+      #expect(try store.run(["list", "form", "--where", #"status == "rejected""#, "--format", "paths"]).stdout.isEmpty)
+    }
+  }
 }

@@ -41,18 +41,7 @@ extension Formsctl {
       let schema = try store.schema(kind)
       // Every path is checked against the kind (all its versions): a typo is an error, not an empty result.
       let versions = Array((store.registry.schemas[kind] ?? [:]).values)
-      var query = Store.Query(offset: offset, limit: limit)
-      for (k, text) in filters.enumerated() {
-        let expression: Expression
-        do {
-          expression = try ExpressionParser.parse(text)
-        } catch {
-          throw CommandError.usage("--where #\(k + 1) at column \(error.column): \(error.message)",
-            excerpt: text + "\n" + String(repeating: " ", count: max(0, error.column - 1)) + "^")
-        }
-        if let problem = expression.pathProblem(in: versions) { throw CommandError.usage("--where #\(k + 1): \(problem)") }
-        query.filters.append(expression)
-      }
+      var query = Store.Query(filters: try parseFilters(filters, kind: kind, store: store), offset: offset, limit: limit)
       for key in sort {
         let descending = key.hasPrefix("-")
         guard let path = Expression.Path(descending ? String(key.dropFirst()) : key) else {

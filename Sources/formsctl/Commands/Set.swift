@@ -1,4 +1,5 @@
 import ArgumentParser
+import FormsCore
 import FormsStore
 
 extension Formsctl {
@@ -8,30 +9,52 @@ extension Formsctl {
       discussion: """
         A change of the workflow field must be a transition the descriptor allows from the stored state, exactly as with `formsctl status`. The document's `updated` timestamp is set to the time of the write, and so is that of every list element that changed (the types that declare `timestamps:`, such as purchase-order items). The result is validated against the store under the lock, written only if valid, and recorded in the audit log (`formsctl log`).
 
+        With --where instead of an id, every matching document is changed in one journaled operation, all or nothing (one audit record lists them all); each change follows the same rules as for one document. --dry-run lists them and writes nothing. --all selects every document of the kind.
+
         Examples:
           formsctl set purchase-order PO-000201 delivery_note="Dock B"
           formsctl set purchase-order PO-000201 items[1].quantity=7
           formsctl set acquisition ACQ-2026-001 estimated_value=125000.00
           formsctl set purchase-order PO-000201 items[3].product_item_id=200 \\
             items[3].quantity=1                 # index 3 appends to the list
+          formsctl set purchase-order --where 'status == "open"' currency=EUR --dry-run
         """
     )
     @OptionGroup var options: StoreOptions
     @Argument(help: "The kind.", completion: Completions.kinds) var kind: String
-    @Argument(help: "The document's id (or a unique prefix of 4+ characters).", completion: Completions.ids) var id: String
+    @Argument(help: "The document's id (or a unique prefix of 4+ characters); not with --where.", completion: Completions.ids) var id: String?
     @Argument(help: ArgumentHelp("Fields to set.", valueName: "PATH=VALUE"), completion: Completions.assignments) var assignments: [String] = []
     @Option(name: .customLong("json"), help: ArgumentHelp("A field set to a JSON value.", valueName: "PATH=JSON"))
     var jsonSets: [String] = []
+    @Option(name: .customLong("where"), help: ArgumentHelp("Change every document this holds for (instead of an id).", valueName: "EXPR"),
+      completion: Completions.paths)
+    var filters: [String] = []
+    @Flag(help: "Change every document of the kind.") var all = false
+    @Flag(help: "With --where: list the documents that would change; write nothing.") var dryRun = false
     @Option(help: "Print the file's path, or the document as JSON.") var format: WriteOutput = .path
-
-    func validate() throws {
-      if assignments.isEmpty && jsonSets.isEmpty { throw ValidationError("give at least one PATH=VALUE") }
-    }
 
     func run() throws {
       let store = try options.open()
-      let changes = try assignments.map { try Assignment($0) } + jsonSets.map { try Assignment($0, json: true) }
-      printWritten(try store.update(kind: kind, id: try store.expand(kind: kind, id: id), assignments: changes), format: format, store: store)
+      // With --where the first word after the kind is already a change, not an id.
+      let selection = try Selection.from(id: id.flatMap { $0.contains("=") && !filters.isEmpty || all ? nil : $0 }, filters: filters, all: all)
+      let texts = (id.map { $0.contains("=") && (!filters.isEmpty || all) ? [$0] : [] } ?? []) + assignments
+      guard !texts.isEmpty || !jsonSets.isEmpty else { throw CommandError.usage("give at least one PATH=VALUE") }
+      let changes = try texts.map { try Assignment($0) } + jsonSets.map { try Assignment($0, json: true) }
+      switch selection {
+      case .one(let id):
+        if dryRun { throw CommandError.usage("--dry-run goes with --where; a single set is checked before it is written anyway") }
+        printWritten(try store.update(kind: kind, id: try store.expand(kind: kind, id: id), assignments: changes), format: format, store: store)
+      case .matching(let filters):
+        let written = try store.update(kind: kind, matching: try parseFilters(filters, kind: kind, store: store), assignments: changes, dryRun: dryRun)
+        if format == .json {
+          return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.array(written.map(\.value))))
+        }
+        for document in written { printOut((dryRun ? "would set " : "") + store.display(document.path)) }
+        if !options.quiet {
+          FileHandleOutput.standardError.write(written.isEmpty ? "no \(kind) matches; nothing changed\n"
+            : "\(dryRun ? "would change" : "changed") \(written.count) \(kind) document\(written.count == 1 ? "" : "s")\(dryRun ? "; dry run: nothing written" : "")\n")
+        }
+      }
     }
   }
 
