@@ -85,7 +85,7 @@ public struct Assignment: Sendable, Equatable {
     case .text(let text):
       guard let type else { return Self.guess(text) }
       switch type.kind {
-      case .string, .date, .datetime, .uuid, .enumeration:
+      case .string, .date, .datetime, .uuid, .enumeration, .jsonString:
         return .string(text)
       case .integer, .decimal, .number:
         guard let number = JSONNumber(text) else {

@@ -65,6 +65,7 @@ version: 1.0.0
 title: DCF forecast (SwiftData layout)
 directory: forecasts
 id: id
+include: ../_shared/assumptions.yaml
 timestamps:
   created: createdAt
   updated: updatedAt
@@ -77,11 +78,23 @@ fields:
   horizonYears: {type: integer, min: 1, max: 30}
   style: {type: string, max_length: 40}
   objective: {type: string, max_length: 200}
-  assumptionsJSON: {type: string, description: 'the assumptions object, serialized'}
-  outputsJSON: {type: string, description: 'the outputs object, serialized'}
+  assumptionsJSON: {type: json_string, of: assumptions, description: 'the assumptions object, serialized'}
+  outputsJSON: {type: json_string, of: forecast_outputs, description: 'the outputs object, serialized'}
   intrinsicValue: number?
   upsidePercent: number?
   cagrPercent: number?
+types:
+  forecast_outputs:
+    fields:
+      intrinsic_value: number
+      upside_percent: number
+      cagr_percent: number?
+      projections: {type: list, of: projection_year, optional: true, unique: [year]}
+  projection_year:
+    fields:
+      year: {type: integer, min: 1900, max: 2200}
+      revenue: number
+      free_cash_flow: number
 
 """#),
     ("forecast/2.0.0.yaml", #"""

@@ -74,7 +74,7 @@ extension Store {
       if !findings.isEmpty {
         let map = try? JSONParser().parseWithSourceMap(Array(body.utf8)).1
         header = Self.header(findings.map { finding in
-          let position = finding.atKey ? map?.keyPosition(finding.pointer) : map?.valuePosition(finding.pointer)
+          let position = map?.position(of: finding, in: Array(body.utf8))
           let path = finding.pointer.path
           return "line \(position?.line ?? 1), column \(position?.column ?? 1): \(path.isEmpty ? "" : path + ": ")\(finding.message) [\(finding.rule)]"
         })

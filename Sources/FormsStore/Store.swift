@@ -139,10 +139,11 @@ public final class Store: @unchecked Sendable {
   /// the pointer only.
   func diagnostics(_ findings: [Finding], document: JSONValue, path: String) -> [Diagnostic] {
     let written = FileIO.exists(path)
-    let map = written ? try? JSONParser().parseWithSourceMap(JSONWriter.canonical(document)).1 : nil
+    let canonical = JSONWriter.canonical(document)
+    let map = written ? try? JSONParser().parseWithSourceMap(canonical).1 : nil
     let file = written ? display(path) : display(path) + " (new, not written)"
     return findings.map { finding in
-      Diagnostic(file: file, position: finding.atKey ? map?.keyPosition(finding.pointer) : map?.valuePosition(finding.pointer),
+      Diagnostic(file: file, position: map?.position(of: finding, in: canonical),
         pointer: finding.pointer, rule: finding.rule, message: finding.message)
     }
   }

@@ -156,7 +156,7 @@ public struct StoreValidator: Sendable {
     let map = try? JSONParser().parseWithSourceMap(bytes).1
     outcome.diagnostics = findings.map { finding in
       Diagnostic(
-        file: shown, position: finding.atKey ? map?.keyPosition(finding.pointer) : map?.valuePosition(finding.pointer),
+        file: shown, position: map?.position(of: finding, in: bytes),
         pointer: finding.pointer, rule: finding.rule, message: finding.message)
     }
     if outcome.diagnostics.contains(where: { $0.rule == "schema" }) { outcome.unreadable = true }

@@ -6,7 +6,7 @@ extension DescriptorCompiler {
     .string: ["min_length", "max_length", "pattern"],
     .integer: ["min", "max"], .decimal: ["min", "max", "scale"], .number: ["min", "max"],
     .enumeration: ["values"], .list: ["of", "min_items", "max_items", "unique"],
-    .object: ["fields", "additional"], .map: ["of"], .oneOf: ["one_of"],
+    .object: ["fields", "additional"], .map: ["of"], .oneOf: ["one_of"], .jsonString: ["of"],
   ]
 
   /// Fills an object type from a `fields:` mapping (and `additional:` on `typeNode`).
@@ -136,12 +136,14 @@ extension DescriptorCompiler {
         if let s = value.scalar?.text, value.scalar != nil { type.values.append(s) }
         else { error("enum values must be strings", at: value.position) }
       }
-    case .list, .map:
+    case .list, .map, .jsonString:
       if let of = node["of"] {
         type.element = of.mapping != nil ? typeSpec(of, context: "the elements of \(context)") : of.string.flatMap { namedOrBuiltin($0, at: of.position) }
         if of.mapping == nil && of.string == nil { error("`of` must be a type", at: of.position) }
       } else if type.kind == .list {
         error("a list needs `of:`, the type of its elements", at: node.position)
+      } else if type.kind == .jsonString {
+        error("a json_string needs `of:`, the type of the JSON its text holds", at: node.position)
       }
       type.minItems = count(node["min_items"], "min_items")
       type.maxItems = count(node["max_items"], "max_items")

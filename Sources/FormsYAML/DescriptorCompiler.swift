@@ -238,6 +238,7 @@ enum BuiltinType: String, CaseIterable {
   case enumeration = "enum"
   case list, object, map, any
   case oneOf = "one_of"
+  case jsonString = "json_string"
 
   var kind: SchemaType.Kind { SchemaType.Kind(rawValue: rawValue)! }
 }

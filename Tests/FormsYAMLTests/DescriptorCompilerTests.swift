@@ -32,6 +32,7 @@ struct DescriptorCompilerTests {
     ("fields:\n  id: string\ntypes:\n  item: {timestamp: {updated: k}, fields: {k: date}}\n", "6:10: unknown key \"timestamp\" in an object type; did you mean \"timestamps\"?"),
     ("fields:\n  id: string\n  updated: datetime\norder: -updatd\n", "6:8: order: unknown field \"updatd\"; did you mean \"updated\"?"),
     ("fields:\n  id: string\norder: [id, {a: 1}]\n", "5:13: order takes a field path (-path for descending), or a list of them"),
+    ("fields:\n  id: string\n  j: {type: json_string}\n", "5:6: a json_string needs `of:`, the type of the JSON its text holds"),
   ])
   func reportsWithPosition(_ body: String, _ expected: String) throws {
     let found = try problems(Self.header + body)

@@ -117,6 +117,26 @@ struct ValidateCommandTests {
     }
   }
 
+  @Test func jsonInsideAStringIsValidatedWhereItIsWritten() throws {
+    try withTemporaryDirectory { dir in
+      try FileManager.default.copyItem(atPath: Formsctl.packageRoot.appendingPathComponent("examples/legacy").path, toPath: dir + "/legacy")
+      try writeFile("formsctl: 1\nschemas: \(Formsctl.packageRoot.appendingPathComponent("schemas").path)\n", to: dir + "/legacy/formsctl.yaml")
+      let forecasts = dir + "/legacy/data/forecasts/"
+      let names = try FileManager.default.contentsOfDirectory(atPath: forecasts).sorted()
+      let wrongType = try readFile(forecasts + names[0]).replacingOccurrences(of: #"\"ebit_margin\":0.55"#, with: #"\"ebit_margin\":\"high\""#)
+      try writeFile(wrongType, to: forecasts + names[0])
+      try writeFile(try readFile(forecasts + names[1]).replacingOccurrences(of: #""assumptionsJSON": "{"#, with: #""assumptionsJSON": "{,"#), to: forecasts + names[1])
+      let result = try Formsctl.run(["validate", "data/forecasts"], in: dir + "/legacy")
+      #expect(result.status == 1)
+      let line = wrongType.split(separator: "\n", omittingEmptySubsequences: false)[2]
+      let column = line.distance(from: line.startIndex, to: line.range(of: #"\"high"#)!.lowerBound) + 1
+      #expect(result.stdout.contains("data/forecasts/\(names[0]):3:\(column): error: assumptionsJSON: in its JSON text: operating.ebit_margin: "
+        + "expected a number, found the string \"high\" [type]"), "\(result.stdout)")
+      #expect(result.stdout.contains("data/forecasts/\(names[1]):3:24: error: assumptionsJSON: the text is not JSON: unexpected ','; "
+        + "expected a key in double quotes [json_string]"), "\(result.stdout)")
+    }
+  }
+
   @Test func outsideAnyStoreIsNoInput() throws {
     try withTemporaryDirectory { dir in
       let result = try Formsctl.run(["validate"], in: dir)

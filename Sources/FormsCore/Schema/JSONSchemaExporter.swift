@@ -86,6 +86,10 @@ public enum JSONSchemaExporter {
     case .oneOf:
       // The case is chosen by a sibling field; the enclosing object adds the if/then for each case.
       out["type"] = string("object")
+    case .jsonString:
+      out["type"] = string("string")
+      out["contentMediaType"] = string("application/json")
+      if let element = type.element { out["contentSchema"] = reference(element) }
     }
     return .object(out)
   }

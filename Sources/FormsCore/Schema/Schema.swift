@@ -101,6 +101,8 @@ public final class SchemaType: @unchecked Sendable {
     case enumeration = "enum"
     case list, object, map, any
     case oneOf = "one_of"
+    /// A string whose text is JSON of the type `element` (legacy layouts keep objects so).
+    case jsonString = "json_string"
   }
 
   public var kind: Kind

@@ -5,12 +5,16 @@ public struct Finding: Sendable, Equatable {
   public var message: String
   /// True when the position should be the member's key (unknown fields), not its value.
   public var atKey: Bool
+  /// For a finding inside the text of a `json_string` value: the index (in Unicode scalars) in
+  /// that text of what it is about, so the diagnostic points inside the string.
+  public var inner: Int?
 
-  public init(pointer: JSONPointer, rule: String, message: String, atKey: Bool = false) {
+  public init(pointer: JSONPointer, rule: String, message: String, atKey: Bool = false, inner: Int? = nil) {
     self.pointer = pointer
     self.rule = rule
     self.message = message
     self.atKey = atKey
+    self.inner = inner
   }
 }
 
@@ -123,6 +127,9 @@ struct Walk {
     case .object:
       guard case .object(let object) = value else { return fail("type", expected("an object")) }
       checkObject(object, type, isRoot: isRoot)
+    case .jsonString:
+      guard case .string(let text) = value else { return fail("type", expected("a string holding JSON")) }
+      checkJSONText(text, type)
     case .oneOf:
       let by = type.discriminator ?? ""
       guard case .string(let tag)? = parent?[by] ?? value[by] else {
@@ -132,6 +139,28 @@ struct Walk {
         return fail("one_of", "\(by) \"\(tag)\" has no case here; expected one of \(list(type.caseOrder))")
       }
       check(value, against: chosen, parent: parent)
+    }
+  }
+
+  /// The text of a `json_string`: it must parse, and what it holds must match `of`. Findings
+  /// inside it carry where in the text they are.
+  mutating func checkJSONText(_ text: String, _ type: SchemaType) {
+    let parsed: (JSONValue, JSONSourceMap)
+    let bytes = Array(text.utf8)
+    do {
+      parsed = try JSONParser().parseWithSourceMap(bytes)
+    } catch {
+      return findings.append(Finding(pointer: pointer, rule: "json_string", message: "the text is not JSON: \(error.message)",
+        inner: text.scalarIndex(of: error.location)))
+    }
+    guard let element = type.element else { return }
+    var inside = Walk()
+    inside.check(parsed.0, against: element, parent: nil)
+    for finding in inside.findings {
+      let at = parsed.1.position(of: finding, in: bytes)
+      let place = finding.pointer.path.isEmpty ? "" : finding.pointer.path + ": "
+      findings.append(Finding(pointer: pointer, rule: finding.rule, message: "in its JSON text: \(place)\(finding.message)",
+        inner: text.scalarIndex(of: at)))
     }
   }
 

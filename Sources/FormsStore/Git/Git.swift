@@ -113,7 +113,7 @@ public enum RevisionCheck {
         let schema = new["_schema"]?.stringValue.flatMap({ registry.schema(reference: $0) })
       else { continue }
       for finding in ChangeRules.findings(old: old, new: new, schema: schema) {
-        diagnostics.append(Diagnostic(file: display(path), position: map.valuePosition(finding.pointer), pointer: finding.pointer,
+        diagnostics.append(Diagnostic(file: display(path), position: map.position(of: finding, in: bytes), pointer: finding.pointer,
           rule: finding.rule, message: finding.message + " (compared with \(revision))"))
       }
     }
