@@ -26,7 +26,7 @@ struct Formsctl: ParsableCommand {
     version: formsctlVersion,
     subcommands: [
       Init.self, New.self, Get.self, List.self, Set.self, Edit.self, Status.self, Remove.self, Move.self,
-      Validate.self, Fmt.self, Schema.self, Migrate.self, Snapshot.self, Import.self, Log.self, Git.self, MergeFile.self, Recover.self,
+      Validate.self, Fmt.self, Schema.self, Migrate.self, Snapshot.self, Import.self, Log.self, Git.self, MergeFile.self, Editor.self, Recover.self,
     ]
   )
 
