@@ -1,4 +1,5 @@
 import FormsCore
+import Foundation
 import Testing
 
 @testable import FormsYAML
@@ -81,5 +82,18 @@ struct DescriptorCompilerTests {
     #expect(schema.root.timestamps == Schema.Timestamps(updated: "changed"))
     #expect(schema.namedTypes["item"]?.timestamps == Schema.Timestamps(created: "added", updated: "changed"))
     #expect(schema.root.fields["items"]?.type.element?.timestamps.updated == "changed")
+  }
+}
+
+/// docs/descriptors.md names every key the compiler accepts.
+struct DescriptorReferenceTests {
+  @Test func everyAcceptedKeyIsDocumented() throws {
+    let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("docs/descriptors.md").path
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+    let keys = DescriptorCompiler.topLevelKeys + DescriptorCompiler.fieldKeys + DescriptorCompiler.constraintKeys.values.flatMap { $0 }
+      + BuiltinType.allCases.map(\.rawValue) + ["created", "updated", "by", "cases", "on_delete", "transitions", "when", "require", "message"]
+    let missing = Set(keys).filter { !text.contains("`\($0)`") }.sorted()
+    #expect(missing.isEmpty, "not in docs/descriptors.md: \(missing)")
   }
 }
