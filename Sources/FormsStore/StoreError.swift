@@ -86,7 +86,7 @@ public enum StoreError: FormsError, Equatable {
       return "the \(operation) is committed but not finished: \(cause). Nothing is lost: fix that, then run "
         + "`formsctl recover`, which finishes it (the store refuses other writes until then)"
     case .invalidDocument(let what, let diagnostics):
-      return "\(what) is not valid; nothing written (\(diagnostics.count) problem\(diagnostics.count == 1 ? "" : "s") above)"
+      return "\(what) \(what.hasSuffix("descriptors") ? "are" : "is") not valid; nothing written (\(diagnostics.count) problem\(diagnostics.count == 1 ? "" : "s") above)"
     case .migrationFailed(let documents, let diagnostics):
       return "\(documents) document\(documents == 1 ? "" : "s") cannot be migrated (\(diagnostics.count) problem\(diagnostics.count == 1 ? "" : "s") above); nothing written"
     case .importFailed(let records, let diagnostics):

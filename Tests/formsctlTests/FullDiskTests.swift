@@ -59,7 +59,8 @@ struct FullDiskTests {
     try Data(count: max(0, free - 40_000)).write(to: URL(fileURLWithPath: disk.path + "/ballast"))
     let result = try Formsctl.run(["snapshot", "create"], in: disk.path)
     #expect(result.status == 65, "\(result.stderr)")
-    #expect(result.stderr.contains("No space left on device"), "\(result.stderr)")
+    // Refused up front with the figures (the space check), or by the disk itself while staging.
+    #expect(result.stderr.contains("free on the file system of") || result.stderr.contains("No space left on device"), "\(result.stderr)")
     let snapshots = (try? FileManager.default.contentsOfDirectory(atPath: disk.path + "/.formsctl/snapshots")) ?? []
     #expect(snapshots.filter { !$0.hasPrefix(".hash") }.isEmpty, "no partial snapshot: \(snapshots)")
     #expect(try treeContents(disk.path) == before)
@@ -73,7 +74,8 @@ struct FullDiskTests {
     try Data(count: max(0, free - 40_000)).write(to: URL(fileURLWithPath: disk.path + "/ballast"))
     let result = try Formsctl.run(["migrate", "--no-snapshot"], in: disk.path)
     #expect(result.status == 65, "\(result.stderr)")
-    #expect(result.stderr.contains("No space left on device"), "\(result.stderr)")
+    // Refused up front with the figures (the space check), or by the disk itself while staging.
+    #expect(result.stderr.contains("free on the file system of") || result.stderr.contains("No space left on device"), "\(result.stderr)")
     #expect(try treeContents(disk.path) == before, "every document is still at its old version")
     #expect(try Formsctl.run(["recover"], in: disk.path).stdout == "nothing to recover\n")
     let staged = try FileManager.default.subpathsOfDirectory(atPath: disk.path + "/data").filter { $0.contains("formsctl-journal") }
@@ -82,5 +84,22 @@ struct FullDiskTests {
     try FileManager.default.removeItem(atPath: disk.path + "/ballast")
     #expect(try Formsctl.run(["migrate", "--no-snapshot"], in: disk.path).status == 0)
     #expect(try Formsctl.run(["validate"], in: disk.path).status == 0)
+  }
+
+  @Test func longWorkIsRefusedUpFrontWithTheFigures() throws {
+    let disk = try SmallDisk(kilobytes: 4096)
+    defer { disk.unmount() }
+    let before = try Self.fill(disk)
+    let free = try FileManager.default.attributesOfFileSystem(forPath: disk.path)[.systemFreeSize] as! Int
+    try Data(count: max(0, free - 40_000)).write(to: URL(fileURLWithPath: disk.path + "/ballast"))
+    for command in [["snapshot", "create"], ["migrate"]] {
+      let result = try Formsctl.run(command, in: disk.path)
+      #expect(result.status == 65)
+      #expect(result.stderr.range(of: #"needs [0-9.]+ [kM]B, [0-9.]+ kB free on the file system of "#, options: .regularExpression) != nil,
+        "\(command): \(result.stderr)")
+      #expect(try treeContents(disk.path) == before)
+    }
+    let status = try Formsctl.run(["migrate", "status"], in: disk.path)
+    #expect(status.stdout.contains("migrate would rewrite 200 documents ("), "\(status.stdout)")
   }
 }

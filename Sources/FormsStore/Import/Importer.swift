@@ -204,6 +204,11 @@ public struct Importer: Sendable {
     }
     guard failures.isEmpty else { throw StoreError.importFailed(records: Set(failures.map { $0.position?.line ?? 0 }).count, failures) }
     if prepared.isEmpty && report.pruned.deletes.isEmpty { return report }
+    if !request.dryRun {
+      let staged = prepared.reduce(Int64(0)) { $0 + Int64($1.bytes.count) }
+      try Storage.require(staged + (request.snapshot ? Snapshots(layout: store.layout).firstSnapshotCost() : 0), at: store.layout.root,
+        for: "import (\(prepared.count) documents)")
+    }
     if request.snapshot && !request.dryRun {
       var snapshots = Snapshots(layout: store.layout)
       snapshots.progress = store.progress

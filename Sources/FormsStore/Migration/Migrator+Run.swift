@@ -13,6 +13,21 @@ extension Migrator {
     public var migrated = 0
     public var snapshot: String?
     public var seconds: Double = 0
+    /// The bytes of the documents to rewrite, what the run needs free (staged files, the safety
+    /// copy, a margin) and what is free.
+    public var bytes: Int64 = 0
+    public var needed: Int64 = 0
+    public var free: Int64?
+  }
+
+  /// What migrating every kind to its newest version would rewrite and need, without reading a
+  /// document: for `migrate status`. `seconds` is a rough figure (6,000 documents and 100 MB a second).
+  public func estimate() throws(StoreError) -> (documents: Int, bytes: Int64, needed: Int64, free: Int64?, seconds: Int) {
+    let paths = try plan(Request()).flatMap(\.paths)
+    let bytes = Storage.size(of: paths)
+    let needed = Storage.withMargin(bytes + Snapshots(layout: store.layout).firstSnapshotCost())
+    let seconds = Int((Double(paths.count) / 6000 + Double(bytes) / 100_000_000).rounded(.up))
+    return (paths.count, bytes, needed, Storage.freeBytes(at: store.layout.root), seconds)
   }
 
   /// Migrates per `request`: all or nothing. Every document is transformed and validated first;
@@ -70,10 +85,16 @@ extension Migrator {
       report.groups.append((group, changed))
     }
     guard failures.isEmpty else { throw StoreError.migrationFailed(documents: Set(failures.map(\.file)).count, failures) }
+    // Space: the staged copies, about as large as the documents, and the safety copy.
+    report.bytes = Storage.size(of: groups.flatMap { $0.paths.filter { !skip.contains($0) } })
+    report.needed = Storage.withMargin(report.bytes + (request.snapshot ? Snapshots(layout: store.layout).firstSnapshotCost() : 0))
+    report.free = Storage.freeBytes(at: store.layout.root)
     if request.dryRun || total == skip.count {
       report.seconds = Date().timeIntervalSince(started)
       return report
     }
+    try Storage.require(report.needed - Storage.withMargin(0), at: store.layout.root,
+      for: "migrate (\(total - skip.count) documents, \(Storage.format(report.bytes)))")
     if request.snapshot {
       var snapshots = Snapshots(layout: store.layout)
       snapshots.progress = store.progress

@@ -73,6 +73,11 @@ extension Snapshots {
       let plan = try planRestore(info, paths: paths)
       session.operation.summary = "snapshot restore \(info.name)"
       if dryRun || plan.isEmpty { return RestoreOutcome(snapshot: info, plan: plan, preRestoreSnapshot: nil) }
+      let written = plan.steps.reduce(Int64(0)) { total, step in
+        if case .write(_, let bytes) = step { return total + Int64(bytes.count) }
+        return total
+      }
+      try Storage.require(written, at: layout.root, for: "snapshot restore (\(plan.rewritten.count + plan.recreated.count) files)")
       let before = snapshotFirst ? try create(reason: "pre-restore", message: "before restoring \(info.name)").name : nil
       for step in plan.steps {
         let old = try? FileIO.read(step.path, limit: Int.max)

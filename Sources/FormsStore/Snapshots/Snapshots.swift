@@ -193,6 +193,9 @@ public struct Snapshots: Sendable {
       }
       // Changed files: read and hash on every core, then create the copies from one thread, in
       // batches (creating files in one directory from two threads contends on its lock).
+      // Unchanged files cost a link; the changed ones are copied: check they fit before copying.
+      try Storage.require(toCopy.reduce(Int64(0)) { $0 + Int64(decisions[$1].0?.size ?? 0) }, at: directory,
+        for: "the snapshot (\(toCopy.count) changed file\(toCopy.count == 1 ? "" : "s"))")
       let copying = ProgressCounter("copying", total: toCopy.count, progress)
       for start in stride(from: 0, to: toCopy.count, by: 1024) {
         let batch = Array(toCopy[start..<min(toCopy.count, start + 1024)])
@@ -233,6 +236,13 @@ public struct Snapshots: Sendable {
       Self.removeTree(temporary)
       throw error
     }
+  }
+
+  /// What the next snapshot will copy at most, for a check of free space before work that takes
+  /// one: every live file when there is no snapshot yet (after that, unchanged files are links,
+  /// and `create` checks exactly what it copies).
+  func firstSnapshotCost() -> Int64 {
+    list().isEmpty ? Storage.size(of: liveFiles().map(\.live)) : 0
   }
 
   /// Puts one changed file into the snapshot being built: a link to the previous copy when its
