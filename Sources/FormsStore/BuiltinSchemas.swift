@@ -364,6 +364,8 @@ timestamps:
   created: issue_date
   updated: last_updated
 order: -last_updated    # list shows the most recently updated first, as the app did
+# People may change the delivery note and date and add items; the rest comes from the server (import).
+editable: [delivery_note, preferred_delivery_date, 'items[+]']
 fields:
   purchase_order_number: {type: string, pattern: '^[0-9A-Z-]{1,32}$'}
   status: {type: enum, values: [open, partially_received, received, closed, cancelled], default: open}

@@ -14,7 +14,7 @@ public struct DescriptorCompiler {
 
   static let topLevelKeys = [
     "kind", "version", "title", "description", "directory", "id", "timestamps", "include", "fields", "types",
-    "relations", "workflow", "rules", "from", "changes", "order",
+    "relations", "workflow", "rules", "from", "changes", "order", "editable",
   ]
   static let changeOps = ["rename", "add", "remove", "map", "move", "convert", "each", "jq"]
 
@@ -110,7 +110,33 @@ public struct DescriptorCompiler {
       timestamps: timestamps, root: rootType, namedTypes: named, relations: relations, workflow: workflow,
       rules: rules, from: from, changes: changes)
     if let node = root["order"] { schema.order = compileOrder(node, schema) }
+    if let node = root["editable"] { schema.editable = compileEditable(node, schema) }
     return schema
+  }
+
+  /// `editable: [delivery_note, items[+]]`: fields people may change, and lists they may only add to.
+  mutating func compileEditable(_ node: YAMLNode, _ schema: Schema) -> [EditablePath] {
+    guard let items = node.sequence else {
+      error("editable takes a list of field paths (items[+] for a list people may only add to)", at: node.position)
+      return []
+    }
+    var out: [EditablePath] = []
+    for item in items {
+      guard let text = item.string, let path = EditablePath(text) else {
+        error("editable: \"\(item.scalar?.text ?? item.kindName)\" is not a field path (name, a.b, or items[+])", at: item.position)
+        continue
+      }
+      if let problem = Schema.pathProblem(path.path, in: [schema]) {
+        error("editable: \(problem)", at: item.position)
+        continue
+      }
+      if path.appendOnly, schema.root.type(at: path.members)?.kind != .list {
+        error("editable: \(path) adds to a list, but \(path.members.joined(separator: ".")) is not one", at: item.position)
+        continue
+      }
+      out.append(path)
+    }
+    return out
   }
 
   /// `order: -last_updated`, or a list of such keys: what `--sort` takes, each a field path of the

@@ -11,9 +11,17 @@ final class StoreFixture: @unchecked Sendable {
   nonisolated(unsafe) var clock = Date(timeIntervalSince1970: 1_795_000_000)  // 2026-11-18T08:53:20Z
   nonisolated(unsafe) var uuids = 0
 
-  init(_ root: String) throws {
+  /// With `peopleEditOrders`, the purchase-order descriptor's `editable:` is dropped, for tests
+  /// of people changing order items (the built-in leaves those to the feed).
+  init(_ root: String, peopleEditOrders: Bool = true) throws {
     self.root = root
     _ = try Store.initialize(at: root)
+    if peopleEditOrders {
+      let path = root + "/schemas/purchase-order/1.1.0.yaml"
+      let text = try String(contentsOfFile: path, encoding: .utf8)
+      try text.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("editable:") }.joined(separator: "\n")
+        .write(toFile: path, atomically: true, encoding: .utf8)
+    }
     store = try Store.open(at: root)
     store.now = { [unowned self] in self.clock }
     store.makeUUID = { [unowned self] in

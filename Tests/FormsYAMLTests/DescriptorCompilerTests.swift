@@ -34,6 +34,8 @@ struct DescriptorCompilerTests {
     ("fields:\n  id: string\n  updated: datetime\norder: -updatd\n", "6:8: order: unknown field \"updatd\"; did you mean \"updated\"?"),
     ("fields:\n  id: string\norder: [id, {a: 1}]\n", "5:13: order takes a field path (-path for descending), or a list of them"),
     ("fields:\n  id: string\n  j: {type: json_string}\n", "5:6: a json_string needs `of:`, the type of the JSON its text holds"),
+    ("fields:\n  id: string\n  note: string\neditable: [nte]\n", "6:12: editable: unknown field \"nte\"; did you mean \"note\"?"),
+    ("fields:\n  id: string\n  note: string\neditable: ['note[+]']\n", "6:12: editable: note[+] adds to a list, but note is not one"),
   ])
   func reportsWithPosition(_ body: String, _ expected: String) throws {
     let found = try problems(Self.header + body)

@@ -205,7 +205,7 @@ struct CommandLineTests {
   @Test func batchChangesListWhatTheyTouch() throws {
     try withTemporaryDirectory { dir in
       let store = try Example(dir)
-      let dry = try store.run(["set", "purchase-order", "--where", #"status == "open""#, "currency=EUR", "--dry-run"])
+      let dry = try store.run(["set", "purchase-order", "--where", #"status == "open""#, "delivery_note=Dock A", "--dry-run"])
       #expect(dry.status == 0)
       #expect(dry.stdout.hasPrefix("would set data/purchase-orders/"), "\(dry.stdout)")
       #expect(dry.stderr.hasSuffix("; dry run: nothing written\n"))

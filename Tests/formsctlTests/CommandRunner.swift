@@ -94,6 +94,14 @@ func writeBytes(_ bytes: [UInt8], to path: String) throws {
   try Data(bytes).write(to: URL(fileURLWithPath: path))
 }
 
+/// Drops `editable:` from the store's purchase-order descriptor: for tests of merges and stamps
+/// that need people to change order items (the built-in leaves those to the feed).
+func letPeopleEditOrders(_ store: String) throws {
+  let path = store + "/schemas/purchase-order/1.1.0.yaml"
+  let text = try readFile(path)
+  try writeFile(text.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("editable:") }.joined(separator: "\n"), to: path)
+}
+
 /// The bundled example store copied to `path`, its descriptors read from this repository.
 func copyExampleStore(to path: String) throws {
   try FileManager.default.copyItem(atPath: Formsctl.packageRoot.appendingPathComponent("examples/acquisitions").path, toPath: path)

@@ -5,6 +5,7 @@ import Testing
 func makeStore(_ dir: String) throws -> [String: String] {
   let result = try Formsctl.run(["init", "store"], in: dir)
   #expect(result.status == 0, "\(result.stderr)")
+  try letPeopleEditOrders(dir + "/store")
   return ["FORMSCTL_NOW": "2026-11-22T08:00:00Z"]
 }
 

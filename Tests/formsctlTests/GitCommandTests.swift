@@ -21,6 +21,7 @@ struct GitFixture {
     try git("init", "-q", "-b", "main")
     try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: true)
     #expect(try Formsctl.run(["init", "."], in: store, environment: env).status == 0)
+    try letPeopleEditOrders(store)
     let feed = Formsctl.packageRoot.appendingPathComponent("examples/acquisitions/data").path
     for kind in ["acquisitions", "purchase-orders"] {
       try FileManager.default.copyItem(atPath: feed + "/" + kind, toPath: store + "/data/" + kind)

@@ -93,6 +93,16 @@ extension Expression.Operand {
 }
 
 extension SchemaType {
+  /// The type of the field `members` names from this object type down (nil when a step is not a field).
+  public func type(at members: [String]) -> SchemaType? {
+    var current: SchemaType = self
+    for name in members {
+      guard let field = current.alternatives.lazy.compactMap({ $0.fields[name] }).first else { return nil }
+      current = field.type
+    }
+    return current
+  }
+
   /// Every field path below this type (`status`, `items`, `items[].quantity`), the cases of a
   /// `one_of` merged, `depth` levels deep at most: what shell completion offers.
   public func fieldPaths(depth: Int = 4) -> [String] {

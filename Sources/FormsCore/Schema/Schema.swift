@@ -21,6 +21,9 @@ public struct Schema: Sendable {
   public let changes: [JSONValue]?
   /// The order `list` shows documents in when no `--sort` is given (descriptor `order:`).
   public var order: [(path: Expression.Path, descending: Bool)] = []
+  /// What people may change (descriptor `editable:`); nil: everything. Feeds, migrations and
+  /// renames are not limited by it.
+  public var editable: [EditablePath]?
 
   public init(
     kind: String, version: SemanticVersion, title: String?, directory: String, idField: String, timestamps: Timestamps,

@@ -106,11 +106,17 @@ extension WriteSession {
       replacedPath: action == .rename ? stored?.path : nil)
   }
 
-  /// A person's change: the workflow from the stored state (or, for a new document, a state it may
-  /// start in), and fields that are immutable.
+  /// A person's change: what the descriptor lets people edit, the workflow from the stored state
+  /// (or, for a new document, a state it may start in), and fields that are immutable.
   func enforce(_ document: JSONValue, stored: Store.Document?, schema: Schema, id: String, from: String?, to: String?)
     throws(StoreError)
   {
+    let refused = ChangeRules.notEditable(old: stored?.value, new: document, schema: schema)
+    if !refused.isEmpty, let editable = schema.editable {
+      let named = refused.prefix(3).map(\.path).joined(separator: ", ") + (refused.count > 3 ? " and \(refused.count - 3) more" : "")
+      throw StoreError.badRequest("\(schema.kind) \(id): \(named) \(refused.count == 1 ? "is" : "are") not for people to change; "
+        + "people may change \(editable.map(\.description).joined(separator: ", ")) (descriptor `editable:`), the rest comes from the feed")
+    }
     if let workflow = schema.workflow, let to, schema.workflowStates.contains(to) {
       if let from, schema.forbidsTransition(from: from, to: to) {
         throw StoreError.badRequest("\(schema.kind) \(id) \(workflow.refusal(from: from, to: to))")

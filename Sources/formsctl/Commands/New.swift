@@ -17,8 +17,8 @@ extension Formsctl {
         Examples:
           formsctl new form --set form_type=SF30 --set acquisition_id=ACQ-2026-001
           ID=$(formsctl new form --set form_type=SF44) && formsctl get form "$ID"
-          formsctl get purchase-order PO-000201 | sed 's/PO-000201/PO-7/' > po.json
-          formsctl new purchase-order po.json --set status=open
+          formsctl get acquisition ACQ-2026-001 | sed 's/-001/-021/' > acq.json
+          formsctl new acquisition acq.json --set status=planning
           formsctl get acquisition ACQ-2026-002 | jq '.id = "ACQ-2026-012"' \\
             | formsctl new acquisition - --set status=planning
         """

@@ -13,11 +13,12 @@ extension Formsctl {
 
         Examples:
           formsctl set purchase-order PO-000201 delivery_note="Dock B"
-          formsctl set purchase-order PO-000201 items[1].quantity=7
+          formsctl set purchase-order PO-000201 preferred_delivery_date=2026-04-01
           formsctl set acquisition ACQ-2026-001 estimated_value=125000.00
           formsctl set purchase-order PO-000201 items[3].product_item_id=200 \\
             items[3].quantity=1                 # index 3 appends to the list
-          formsctl set purchase-order --where 'status == "open"' currency=EUR --dry-run
+          formsctl set purchase-order --where 'status == "open"' \\
+            delivery_note="Dock B" --dry-run
         """
     )
     @OptionGroup var options: StoreOptions
@@ -66,7 +67,7 @@ extension Formsctl {
 
         Examples:
           formsctl status form 22e8dfd4 in_review
-          formsctl status purchase-order PO-000201 partially_received
+          formsctl status form 1b772abc rejected
         """
     )
     @OptionGroup var options: StoreOptions
