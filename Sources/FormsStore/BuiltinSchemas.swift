@@ -31,6 +31,23 @@ types:
       net_debt: {type: decimal, optional: true}
 
 """#),
+    ("_shared/forecast-outputs.yaml", #"""
+# What a DCF forecast computed (forecast@1.0.0 keeps it as JSON text, forecast@2.0.0 as an object).
+description: the outputs of a forecast
+types:
+  forecast_outputs:
+    fields:
+      intrinsic_value: number
+      upside_percent: number
+      cagr_percent: number?
+      projections: {type: list, of: projection_year, optional: true, unique: [year]}
+  projection_year:
+    fields:
+      year: {type: integer, min: 1900, max: 2200}
+      revenue: number
+      free_cash_flow: number
+
+"""#),
     ("acquisition/1.0.0.yaml", #"""
 kind: acquisition
 version: 1.0.0
@@ -65,7 +82,7 @@ version: 1.0.0
 title: DCF forecast (SwiftData layout)
 directory: forecasts
 id: id
-include: ../_shared/assumptions.yaml
+include: [../_shared/assumptions.yaml, ../_shared/forecast-outputs.yaml]
 timestamps:
   created: createdAt
   updated: updatedAt
@@ -83,18 +100,6 @@ fields:
   intrinsicValue: number?
   upsidePercent: number?
   cagrPercent: number?
-types:
-  forecast_outputs:
-    fields:
-      intrinsic_value: number
-      upside_percent: number
-      cagr_percent: number?
-      projections: {type: list, of: projection_year, optional: true, unique: [year]}
-  projection_year:
-    fields:
-      year: {type: integer, min: 1900, max: 2200}
-      revenue: number
-      free_cash_flow: number
 
 """#),
     ("forecast/2.0.0.yaml", #"""
@@ -103,7 +108,7 @@ version: 2.0.0
 title: DCF forecast
 directory: forecasts
 id: id
-include: ../_shared/assumptions.yaml
+include: [../_shared/assumptions.yaml, ../_shared/forecast-outputs.yaml]
 timestamps:
   created: created_at
   updated: updated_at
@@ -118,18 +123,6 @@ fields:
   objective: {type: string, max_length: 200}
   assumptions: assumptions
   outputs: forecast_outputs
-types:
-  forecast_outputs:
-    fields:
-      intrinsic_value: number
-      upside_percent: number
-      cagr_percent: number?
-      projections: {type: list, of: projection_year, optional: true, unique: [year]}
-  projection_year:
-    fields:
-      year: {type: integer, min: 1900, max: 2200}
-      revenue: number
-      free_cash_flow: number
 from: 1.0.0
 changes:
   - rename: {from: createdAt, to: created_at}

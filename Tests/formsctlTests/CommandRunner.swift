@@ -109,3 +109,30 @@ func copyExampleStore(to path: String) throws {
 }
 
 func readFile(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
+
+/// Runs `lines` in one shell in `directory`; each must exit 0 or 1, or the code its comment
+/// names (`# exit 64: ...`). Returns the lines that did not.
+func runShellLines(_ lines: [String], in directory: String, environment extra: [String: String] = [:]) throws -> [String] {
+  let checks = lines.map { line -> String in
+    let expected = line.range(of: #"# exit (\d+)"#, options: .regularExpression).map { String(line[$0].dropFirst(7)) }
+    let test = expected.map { "[ $status -eq \($0) ]" } ?? "[ $status -le 1 ]"
+    return "\(line)\nstatus=$?; \(test) || echo \"FAILED ($status): \(line.replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "$", with: "\\$"))\" >&2"
+  }
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: "/bin/sh")
+  process.arguments = ["-c", checks.joined(separator: "\n")]
+  process.currentDirectoryURL = URL(fileURLWithPath: directory)
+  var environment = ProcessInfo.processInfo.environment
+  environment["PATH"] = Formsctl.binary.deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+  environment["EDITOR"] = "true"
+  environment["VISUAL"] = nil
+  environment.merge(extra) { $1 }
+  process.environment = environment
+  let errors = Pipe()
+  process.standardError = errors
+  process.standardOutput = FileHandle.nullDevice
+  try process.run()
+  let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+  process.waitUntilExit()
+  return stderr.split(separator: "\n").filter { $0.hasPrefix("FAILED") }.map(String.init)
+}

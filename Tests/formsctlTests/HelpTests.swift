@@ -54,26 +54,10 @@ struct HelpTests {
         let work = dir + "/" + path.joined(separator: "-") + "-run"
         try copyExampleStore(to: work + "/acquisitions")
         try FileManager.default.copyItem(atPath: Formsctl.packageRoot.appendingPathComponent("examples/feeds").path, toPath: work + "/feeds")
-        let script = ["git init -q . && git add -A && git -c user.name=T -c user.email=t@example.com commit -qm examples"]
-          + examples.map { "\($0)\nstatus=$?; if [ $status -gt 1 ]; then echo \"FAILED ($status): \($0.replacingOccurrences(of: "\"", with: "\\\""))\" >&2; fi" }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script.joined(separator: "\n")]
-        process.currentDirectoryURL = URL(fileURLWithPath: work + "/acquisitions")
-        var environment = ProcessInfo.processInfo.environment
-        environment["PATH"] = Formsctl.binary.deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
-        environment["EDITOR"] = "true"
-        environment["VISUAL"] = nil
-        environment["FORMSCTL_NOW"] = "2026-11-20T10:00:00Z"
-        process.environment = environment
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let failures = stderr.split(separator: "\n").filter { $0.hasPrefix("FAILED") }
-        #expect(failures.isEmpty, "\(name): \(failures.joined(separator: "; "))\n\(stderr.suffix(600))")
+        _ = try runShellLines(["git init -q . && git add -A && git -c user.name=T -c user.email=t@example.com commit -qm examples"],
+          in: work + "/acquisitions")
+        let failures = try runShellLines(examples, in: work + "/acquisitions", environment: ["FORMSCTL_NOW": "2026-11-20T10:00:00Z"])
+        #expect(failures.isEmpty, "\(name): \(failures.joined(separator: "; "))")
       }
     }
   }
