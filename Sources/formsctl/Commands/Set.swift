@@ -36,9 +36,10 @@ extension Formsctl {
 
     func run() throws {
       let store = try options.open()
-      // With --where the first word after the kind is already a change, not an id.
-      let selection = try Selection.from(id: id.flatMap { $0.contains("=") && !filters.isEmpty || all ? nil : $0 }, filters: filters, all: all)
-      let texts = (id.map { $0.contains("=") && (!filters.isEmpty || all) ? [$0] : [] } ?? []) + assignments
+      // With --where or --all there is no id: the first word after the kind is already a change.
+      let batch = !filters.isEmpty || all
+      let selection = try Selection.from(id: batch ? nil : id, filters: filters, all: all)
+      let texts = (batch ? id.map { [$0] } ?? [] : []) + assignments
       guard !texts.isEmpty || !jsonSets.isEmpty else { throw CommandError.usage("give at least one PATH=VALUE") }
       let changes = try texts.map { try Assignment($0) } + jsonSets.map { try Assignment($0, json: true) }
       switch selection {
