@@ -12,6 +12,9 @@ public struct AtomicWriter: Sendable {
   public let boundary: String
   /// Called after the temporary file is durable and before the rename; tests inject failures here.
   var beforeRename: (@Sendable (String) throws(StoreError) -> Void)?
+  /// The mode of a file that does not exist yet (a file that exists keeps its own): 0600 for
+  /// files that may hold a sensitive value's plain text (`edit`'s copy) or a key.
+  public var newFileMode: mode_t = 0o644
 
   /// A writer confined to `boundary`, which must exist.
   public init(boundary: String) {
@@ -88,7 +91,7 @@ public struct AtomicWriter: Sendable {
 
   private func createTemporary(nextTo target: String) throws(StoreError) -> (Int32, String) {
     let directory = parentDirectory(target)
-    var mode: mode_t = 0o644
+    var mode = newFileMode
     var info = stat()
     if stat(target, &info) == 0 { mode = info.st_mode & 0o7777 }
     for _ in 0..<16 {

@@ -75,6 +75,34 @@ workflow:
     awarded: [closed]
 
 """#),
+    ("acquisition/1.1.0.yaml", #"""
+kind: acquisition
+version: 1.1.0
+from: 1.0.0
+title: Acquisition
+directory: acquisitions
+id: id
+timestamps:
+  created: created_date
+  updated: last_modified_date
+fields:
+  id: {type: string, pattern: '^ACQ-[0-9]{4}-[0-9]{3}$', description: ACQ-<fiscal year>-<sequence>}
+  title: {type: string, min_length: 1, max_length: 200}
+  agency: {type: string, min_length: 1, max_length: 120}
+  status: {type: enum, values: [planning, solicitation, evaluation, awarded, closed, cancelled], default: planning}
+  estimated_value: {type: decimal, min: 0, scale: 2, optional: true}
+  contracting_officer: {type: string, optional: true, sensitive: true, description: 'the contracting officer named on the award (personal data: stored encrypted)'}
+  created_date: datetime
+  last_modified_date: datetime
+workflow:
+  field: status
+  transitions:
+    planning: [solicitation, cancelled]
+    solicitation: [evaluation, cancelled]
+    evaluation: [awarded, cancelled]
+    awarded: [closed]
+
+"""#),
     ("forecast/1.0.0.yaml", #"""
 # The shape of the SwiftData model SavedForecast: assumptions and outputs as JSON strings.
 kind: forecast

@@ -14,6 +14,11 @@ public struct SchemaRegistry: Sendable {
   /// The kinds, sorted.
   public var kinds: [String] { schemas.keys.sorted() }
 
+  /// The names of every sensitive field of every kind and version.
+  public var sensitiveFieldNames: Swift.Set<String> {
+    Swift.Set(schemas.values.flatMap(\.values).filter(\.hasSensitiveFields).flatMap { $0.root.sensitiveFieldNames() })
+  }
+
   /// Schemas by their `kind@version` reference, for the lookup every document makes.
   private let byReference: [String: Schema]
 

@@ -14,7 +14,7 @@ extension Store {
     case emptied
   }
 
-  /// Edits a document in an editor: a copy under `.formsctl/edit/` is opened with `runEditor`; an
+  /// Edits a document in an editor: a copy under `.formsctl/edit/` (mode 0600, removed after) is opened with `runEditor`; an
   /// invalid result is reopened with the problems in a `#` comment block at the top (stripped
   /// before parsing), until it is valid, left unchanged, or emptied. The stored file is replaced
   /// only if nobody changed it meanwhile. Whenever the edit ends in an error after the person
@@ -43,7 +43,9 @@ extension Store {
   private func edit(_ stored: Document, kind: String, id: String, presenting original: String, in temp: String,
     runEditor: (String) -> Int32) throws(StoreError) -> EditOutcome
   {
-    let writer = AtomicWriter(boundary: layout.root)
+    // The copy holds the plain text of sensitive values the identity opens: only its owner reads it.
+    var writer = AtomicWriter(boundary: layout.root)
+    writer.newFileMode = 0o600
     var presented = original
     var header = ""
     while true {

@@ -29,7 +29,8 @@ extension Store {
     let sort = query.sort.isEmpty ? schema.order : query.sort
     let (files, irregular) = FileIO.walk(directory, suffix: ".json")
     let results = parallelMap(files, chunkSize: 32) { path -> (Match?, String?) in
-      guard let bytes = try? FileIO.read(path), let value = try? JSONParser().parse(bytes) else { return (nil, path) }
+      guard let bytes = try? FileIO.read(path), let value = try? self.opened(JSONParser().parse(bytes), path: path, bytes: bytes)
+      else { return (nil, path) }
       guard filters.allSatisfy({ $0.evaluate(value) }) else { return (nil, nil) }
       return (Match(path: path, keys: sort.map { $0.path.values(in: value).first }), nil)
     }
@@ -52,7 +53,8 @@ extension Store {
     let start = min(max(0, query.offset), matches.count)
     let end = query.limit.map { start + min(max(0, $0), matches.count - start) } ?? matches.count
     let page = parallelMap(Array(matches[start..<end]), chunkSize: 32) { match -> Document? in
-      guard let bytes = try? FileIO.read(match.path), let value = try? JSONParser().parse(bytes) else { return nil }
+      guard let bytes = try? FileIO.read(match.path), let value = try? self.opened(JSONParser().parse(bytes), path: match.path, bytes: bytes)
+      else { return nil }
       return Document(path: match.path, value: value, bytes: bytes)
     }
     let skipped = results.compactMap(\.1).map { ($0, "does not parse") }

@@ -32,10 +32,14 @@ public final class Store: @unchecked Sendable {
   public var user: String?
   /// The command line the audit log records (`formsctl set ...`); nil: the operation's summary.
   public var commandLine: String?
+  /// Seals sensitive values on write and opens them for a key holder on read (`Store.open`
+  /// loads the identity named by FORMSCTL_IDENTITY; by default none, so they stay sealed).
+  public var keyring: Keyring
 
   public init(layout: StoreLayout, registry: SchemaRegistry) {
     self.layout = layout
     self.registry = registry
+    self.keyring = Keyring(recipients: layout.recipients, identity: nil)
   }
 
   /// Opens the store at `root`; refuses one whose descriptors have errors.
@@ -51,6 +55,7 @@ public final class Store: @unchecked Sendable {
     if !registry.diagnostics.isEmpty { throw StoreError.invalidDocument("the schema descriptors", registry.diagnostics) }
     let store = Store(layout: layout, registry: registry)
     store.display = display
+    store.keyring = try Keyring.load(layout, registry: registry, environment: ProcessInfo.processInfo.environment)
     return store
   }
 
@@ -74,9 +79,16 @@ public final class Store: @unchecked Sendable {
     public let path: String
     public let value: JSONValue
     public let bytes: [UInt8]
+
+    public init(path: String, value: JSONValue, bytes: [UInt8]) {
+      self.path = path
+      self.value = value
+      self.bytes = bytes
+    }
   }
 
-  /// Reads one document.
+  /// Reads one document, with its sensitive values opened when the identity can (an envelope
+  /// that is broken or was tampered with is refused, naming its place in the file).
   public func read(kind: String, id: String) throws(StoreError) -> Document {
     let path = try path(kind: kind, id: id)
     let bytes: [UInt8]
@@ -87,12 +99,38 @@ public final class Store: @unchecked Sendable {
       if case .wrongFileType(_, let found, let expected) = error { throw StoreError.wrongFileType(display(path), found: found, expected: expected) }
       throw error
     }
+    let value: JSONValue
     do {
-      return Document(path: path, value: try JSONParser().parse(bytes), bytes: bytes)
+      value = try JSONParser().parse(bytes)
     } catch {
       throw StoreError.invalidDocument(display(path), [Diagnostic(
         file: display(path), position: error.location, rule: "parse", message: error.message)])
     }
+    return Document(path: path, value: try opened(value, path: path, bytes: bytes), bytes: bytes)
+  }
+
+  /// A read document as reading commands print it: values still sealed read «encrypted».
+  public func shown(_ document: Document) -> JSONValue {
+    guard let reference = document.value["_schema"]?.stringValue, let schema = registry.schema(reference: reference) else {
+      return document.value
+    }
+    return keyring.shown(document.value, schema: schema)
+  }
+
+  /// `value` (read from `path`) with its sensitive values opened; broken envelopes are refused.
+  func opened(_ value: JSONValue, path: String, bytes: [UInt8]) throws(StoreError) -> JSONValue {
+    guard let reference = value["_schema"]?.stringValue, let schema = registry.schema(reference: reference),
+      schema.hasSensitiveFields
+    else { return value }
+    let opened = keyring.open(value, schema: schema)
+    guard opened.broken.isEmpty else {
+      let map = try? JSONParser().parseWithSourceMap(bytes).1
+      throw StoreError.invalidDocument(display(path), opened.broken.map { finding in
+        Diagnostic(file: display(path), position: map?.position(of: finding, in: bytes), pointer: finding.pointer,
+          rule: finding.rule, message: finding.message)
+      })
+    }
+    return opened.value
   }
 
   /// Runs `body` holding the store lock, after checking no interrupted operation waits.
@@ -111,10 +149,12 @@ public final class Store: @unchecked Sendable {
   /// Every finding for a document about to be written to `path`: schema, id, file name, relations.
   /// Relations are checked with one `exists` call each (a stat, or what a write session leaves),
   /// so a write never scans the store.
+  /// Values still sealed are not checked (their type is the envelope's), and findings about a
+  /// sensitive value do not quote it.
   public func findings(for document: JSONValue, schema: Schema, path: String, exists: (String) -> Bool = FileIO.exists)
     -> [Finding]
   {
-    Validator(schema: schema).validate(document)
+    Validator(schema: schema).validate(document).aboutSensitive(in: document, schema: schema)
       + DocumentChecks.crossDocumentFindings(document, schema: schema, path: path, layout: layout, registry: registry,
         display: display) { [layout, registry] kind, id in
           guard DocumentID.isValid(id), let target = registry.latest(kind) else { return false }
@@ -122,16 +162,20 @@ public final class Store: @unchecked Sendable {
         }
   }
 
-  /// Canonical bytes of `document` after checking it; invalid documents are refused with diagnostics.
-  func checkedBytes(_ document: JSONValue, schema: Schema, path: String, exists: (String) -> Bool) throws(StoreError)
-    -> [UInt8]
+  /// Canonical bytes of `document` after checking it, its sensitive values sealed (keeping the
+  /// envelopes of `stored` whose values did not change); invalid documents are refused with diagnostics.
+  func checkedBytes(_ document: JSONValue, schema: Schema, path: String, stored: Document?, exists: (String) -> Bool)
+    throws(StoreError) -> [UInt8]
   {
     let findings = findings(for: document, schema: schema, path: path, exists: exists)
     guard findings.isEmpty else {
       let id = document[schema.idField].flatMap(DocumentID.text) ?? ""
       throw StoreError.invalidDocument("the \(schema.kind) \(id)", diagnostics(findings, document: document, path: path))
     }
-    return JSONWriter.canonical(document)
+    guard schema.hasSensitiveFields else { return JSONWriter.canonical(document) }
+    let previous = stored.flatMap { try? JSONParser().parse($0.bytes) }
+    let id = document[schema.idField].flatMap(DocumentID.text) ?? ""
+    return JSONWriter.canonical(try keyring.seal(document, schema: schema, previous: previous, what: "\(schema.kind) \(id)"))
   }
 
   /// Findings placed in the canonical text of `document`, as `path` would hold it; a document
@@ -142,13 +186,15 @@ public final class Store: @unchecked Sendable {
     let canonical = JSONWriter.canonical(document)
     let map = written ? try? JSONParser().parseWithSourceMap(canonical).1 : nil
     let file = written ? display(path) : display(path) + " (new, not written)"
-    return findings.map { finding in
+    let schema = document["_schema"]?.stringValue.flatMap(registry.schema(reference:))
+    let locations = schema.map { $0.hasSensitiveFields ? $0.root.sensitiveLocations(in: document) : [] } ?? []
+    return findings.map { $0.withholdingValue(under: locations) }.map { finding in
       Diagnostic(file: file, position: map?.position(of: finding, in: canonical),
         pointer: finding.pointer, rule: finding.rule, message: finding.message)
     }
   }
 
-  static func rfc3339(_ date: Date) -> String {
+  public static func rfc3339(_ date: Date) -> String {
     var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
     var parts = tm()
     gmtime_r(&seconds, &parts)

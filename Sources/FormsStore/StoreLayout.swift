@@ -14,6 +14,8 @@ public struct StoreLayout: Sendable, Equatable {
   public let dataDirectory: String
   /// The snapshot retention policy.
   public let retention: RetentionPolicy
+  /// Who sensitive values are sealed for (`encryption: recipients:`).
+  public let recipients: [Recipient]
 
   /// `.formsctl/`, the tool's own state.
   public var stateDirectory: String { root + "/.formsctl" }
@@ -34,6 +36,7 @@ public struct StoreLayout: Sendable, Equatable {
     var schemas = "schemas"
     var data = "data"
     var retention = RetentionPolicy.default
+    var recipients: [Recipient] = []
     for pair in pairs {
       let key = pair.key.scalar?.text ?? ""
       func text() throws(StoreError) -> String {
@@ -57,16 +60,43 @@ public struct StoreLayout: Sendable, Equatable {
         } catch {
           throw StoreError.manifest(file: manifestPath, position: error.position, message: error.message)
         }
+      case "encryption":
+        recipients = try Self.recipients(pair.value, manifest: manifestPath)
       default:
         throw StoreError.manifest(
           file: manifestPath, position: pair.key.position,
-          message: "unknown key \"\(key)\"; expected formsctl, schemas, data or snapshots")
+          message: "unknown key \"\(key)\"; expected formsctl, schemas, data, snapshots or encryption")
       }
     }
     self.root = root
     self.schemasDirectory = Self.normalize(joinPath(root, schemas))
     self.dataDirectory = Self.normalize(joinPath(root, data))
     self.retention = retention
+    self.recipients = recipients
+  }
+
+  /// `encryption: {recipients: [x25519:..., ...]}`: who sensitive values are sealed for.
+  static func recipients(_ node: YAMLNode, manifest: String) throws(StoreError) -> [Recipient] {
+    guard let pairs = node.mapping, pairs.count == 1, pairs[0].key.scalar?.text == "recipients",
+      let items = pairs[0].value.sequence
+    else {
+      throw StoreError.manifest(file: manifest, position: node.position,
+        message: "encryption takes one key, recipients: a list of what `formsctl keygen` prints (x25519:...)")
+    }
+    var out: [Recipient] = []
+    for item in items {
+      guard let recipient = item.string.flatMap(Recipient.init) else {
+        throw StoreError.manifest(file: manifest, position: item.position, message: Recipient.problem(item.scalar?.text ?? item.kindName))
+      }
+      if out.contains(recipient) {
+        throw StoreError.manifest(file: manifest, position: item.position, message: "\(recipient) is listed twice")
+      }
+      out.append(recipient)
+    }
+    guard out.count <= Keyring.maxRecipients else {
+      throw StoreError.manifest(file: manifest, position: node.position, message: "at most \(Keyring.maxRecipients) recipients")
+    }
+    return out
   }
 
   /// Finds the store: `--store`, else `FORMSCTL_STORE`, else the nearest directory upward from

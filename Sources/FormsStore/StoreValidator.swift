@@ -28,6 +28,8 @@ public struct StoreValidator: Sendable {
   var ids: [String: Set<String>]?
   let kindOfDirectory: [String: String]
   let display: @Sendable (String) -> String
+  /// Opens sensitive values for a key holder; without an identity they are checked as envelopes.
+  public var keyring: Keyring
 
   public init(layout: StoreLayout, registry: SchemaRegistry, display: @escaping @Sendable (String) -> String) {
     self.layout = layout
@@ -37,6 +39,7 @@ public struct StoreValidator: Sendable {
     for (kind, versions) in registry.schemas { for schema in versions.values { kindOfDirectory[schema.directory] = kind } }
     self.ids = nil
     self.kindOfDirectory = kindOfDirectory
+    self.keyring = Keyring(recipients: layout.recipients, identity: nil)
   }
 
   /// Every id in the store, by kind.
@@ -145,7 +148,8 @@ public struct StoreValidator: Sendable {
       return fail("schema", unknownSchemaMessage(reference), at: map?.valuePosition(JSONPointer(tokens: ["_schema"])))
     }
     outcome.kind = schema.kind
-    var findings = Validator(schema: schema).validate(document)
+    let opened = keyring.open(document, schema: schema)
+    var findings = opened.findings + Validator(schema: schema).validate(opened.value).aboutSensitive(in: opened.value, schema: schema)
     findings += DocumentChecks.crossDocumentFindings(document, schema: schema, path: path, layout: layout,
       registry: registry, display: display) { kind, id in
         if let ids { return ids[kind]?.contains(id) ?? false }

@@ -1,7 +1,7 @@
 import FormsCore
 
 extension DescriptorCompiler {
-  static let fieldKeys = ["type", "optional", "nullable", "default", "description", "immutable", "immutable_when"]
+  static let fieldKeys = ["type", "optional", "nullable", "default", "description", "immutable", "immutable_when", "sensitive"]
   static let constraintKeys: [SchemaType.Kind: [String]] = [
     .string: ["min_length", "max_length", "pattern"],
     .integer: ["min", "max"], .decimal: ["min", "max", "scale"], .number: ["min", "max"],
@@ -69,6 +69,7 @@ extension DescriptorCompiler {
     if let optional = node["optional"] { field.optional = boolean(optional, "optional") }
     if let nullable = node["nullable"] { field.nullable = boolean(nullable, "nullable") }
     if let immutable = node["immutable"] { field.immutable = boolean(immutable, "immutable") }
+    if let sensitive = node["sensitive"] { field.sensitive = boolean(sensitive, "sensitive") }
     field.description = node["description"]?.string
     if let when = node["immutable_when"] { field.immutableWhen = expression(when, "immutable_when") }
     if let defaultNode = node["default"] {

@@ -111,7 +111,22 @@ public struct DescriptorCompiler {
       rules: rules, from: from, changes: changes)
     if let node = root["order"] { schema.order = compileOrder(node, schema) }
     if let node = root["editable"] { schema.editable = compileEditable(node, schema) }
+    schema.hasSensitiveFields = rootType.containsSensitive()
+    checkSensitive(schema, root)
     return schema
+  }
+
+  /// The fields the store itself reads (the id, relations, the workflow, timestamps) stay in
+  /// plain text: a sensitive one is an error at its `sensitive:` key.
+  mutating func checkSensitive(_ schema: Schema, _ root: YAMLNode) {
+    let roles = [(schema.idField, "the id (it is the file name)")]
+      + schema.relations.map { ($0.field, "a relation (formsctl follows it)") }
+      + [schema.workflow.map { ($0.field, "the workflow's field") }, schema.timestamps.created.map { ($0, "a timestamp") },
+        schema.timestamps.updated.map { ($0, "a timestamp") }].compactMap { $0 }
+    for (name, role) in roles where schema.root.fields[name]?.sensitive == true {
+      let node = root["fields"]?[name]
+      error("\(name) is \(role), so it cannot be sensitive", at: node?["sensitive"]?.position ?? node?.position ?? root.position)
+    }
   }
 
   /// `editable: [delivery_note, items[+]]`: fields people may change, and lists they may only add to.

@@ -26,7 +26,7 @@ struct Formsctl: ParsableCommand {
     version: formsctlVersion,
     subcommands: [
       Init.self, New.self, Get.self, List.self, Set.self, Edit.self, Status.self, Remove.self, Move.self,
-      Validate.self, Fmt.self, Schema.self, Migrate.self, Snapshot.self, Import.self, Log.self, Git.self, MergeFile.self, Editor.self, Recover.self,
+      Validate.self, Fmt.self, Schema.self, Migrate.self, Snapshot.self, Import.self, Log.self, Git.self, MergeFile.self, Editor.self, Keygen.self, Keys.self, Recover.self,
     ]
   )
 
@@ -35,7 +35,9 @@ struct Formsctl: ParsableCommand {
       try checkSubcommands(Array(CommandLine.arguments.dropFirst()))
       var command = try parseAsRoot()
       try command.run()
+      SensitiveNote.shared.flush()
     } catch let error as any FormsError {
+      SensitiveNote.shared.flush()
       switch error as? StoreError {
       case .invalidDocument(_, let diagnostics)?, .migrationFailed(_, let diagnostics)?, .importFailed(_, let diagnostics)?:
         FileHandleOutput.standardError.write(DiagnosticPrinter.render(diagnostics, as: .text))
@@ -48,6 +50,7 @@ struct Formsctl: ParsableCommand {
       }
       Glibc.exit(ExitStatus.code(for: error.kind))
     } catch {
+      SensitiveNote.shared.flush()
       // Help and --version print as argument-parser prints them; every error in one style.
       let code = exitCode(for: error)
       let text = message(for: error)

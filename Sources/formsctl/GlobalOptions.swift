@@ -29,17 +29,19 @@ struct StoreOptions: ParsableArguments {
     let store = try Store.open(locate(), display: PathDisplay(workingDirectory: FileIO.currentDirectory).show)
     store.lockWait = wait
     store.now = Self.clock
-    store.commandLine = commandLine
+    store.commandLine = commandLine(redacting: store.registry.sensitiveFieldNames)
     store.progress = progress
+    SensitiveNote.shared.track(store.keyring)
     return store
   }
 
   /// The progress line's handler (terminals only, not with --quiet).
   var progress: ProgressHandler? { ProgressLine.handler(quiet: quiet) }
 
-  /// The command line as typed, for the audit log: `formsctl set form 3f2c 'note=a b'`.
-  var commandLine: String {
-    (["formsctl"] + CommandLine.arguments.dropFirst()).map { argument in
+  /// The command line as typed, for the audit log: `formsctl set form 3f2c 'note=a b'`; the
+  /// values of sensitive fields (`names`) are replaced by «redacted».
+  func commandLine(redacting names: Swift.Set<String> = []) -> String {
+    (["formsctl"] + redactingSensitive(Array(CommandLine.arguments.dropFirst()), names: names)).map { argument in
       let plain = !argument.isEmpty && argument.unicodeScalars.allSatisfy {
         ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_./=:,@%+[]".unicodeScalars.contains($0)
       }

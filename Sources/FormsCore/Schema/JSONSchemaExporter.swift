@@ -101,11 +101,11 @@ public enum JSONSchemaExporter {
     var allOf: [JSONValue] = []
     for name in type.fieldOrder {
       guard let field = type.fields[name] else { continue }
-      var property = reference(field.type)
+      var property = field.sensitive ? SealedText.jsonSchema : reference(field.type)
       if field.nullable { property = .object(JSONObject(["anyOf": .array([property, .object(JSONObject(["type": string("null")]))])])) }
       if var object = property.objectValue {
         if let d = field.description { object["description"] = string(d) }
-        if let d = field.defaultValue { object["default"] = d }
+        if let d = field.defaultValue, !field.sensitive { object["default"] = d }
         property = .object(object)
       }
       properties[name] = property

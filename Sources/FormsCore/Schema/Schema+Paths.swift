@@ -26,7 +26,9 @@ extension SchemaType {
     for type in alternatives {
       let next: SchemaType
       switch (step, type.kind) {
-      case (_, .any), (.member, .object) where type.additional:
+      case (_, .any):
+        return nil
+      case (.member, .object) where type.additional:
         return nil
       case (.member(let name), .object):
         guard let field = type.fields[name] else {

@@ -24,6 +24,8 @@ public struct Schema: Sendable {
   /// What people may change (descriptor `editable:`); nil: everything. Feeds, migrations and
   /// renames are not limited by it.
   public var editable: [EditablePath]?
+  /// True when some field of this kind is `sensitive: true` (stored encrypted).
+  public var hasSensitiveFields = false
 
   public init(
     kind: String, version: SemanticVersion, title: String?, directory: String, idField: String, timestamps: Timestamps,
@@ -171,6 +173,8 @@ public struct Field: Sendable {
   public var immutable: Bool
   public var immutableWhen: Expression?
   public var description: String?
+  /// Stored encrypted (`sensitive: true`): the value on disk is an `enc:v1:` envelope.
+  public var sensitive = false
 
   public init(
     name: String, type: SchemaType, optional: Bool = false, nullable: Bool = false, defaultValue: JSONValue? = nil,

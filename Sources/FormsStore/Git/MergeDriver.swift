@@ -1,4 +1,5 @@
 import FormsCore
+import Foundation
 
 /// `formsctl merge-file`, git's merge driver: finds the store of the document from its repository
 /// path, merges the three versions with the store's schema, and never merges a store document
@@ -55,6 +56,12 @@ public enum MergeDriver {
     }
     guard let schema = registry.schema(reference: references[0]) else {
       return Outcome(text: nil, conflicts: 1, refusal: "\(shown): unknown _schema \"\(references[0])\" in the store at \(layout.root)")
+    }
+    var (base, ours, theirs) = (base, ours, theirs)
+    if schema.hasSensitiveFields,
+      let keyring = try? Keyring.load(layout, registry: registry, environment: ProcessInfo.processInfo.environment)
+    {
+      keyring.align(base: &base, ours: &ours, theirs: &theirs, schema: schema)
     }
     let (text, conflicts) = ThreeWayMerge(schema: schema, preferNewer: preferNewer).merge(base: base, ours: ours, theirs: theirs)
     return Outcome(text: text, conflicts: conflicts, refusal: nil)

@@ -117,9 +117,14 @@ public struct Migrator: Sendable {
       let source = store.registry.schema(reference: "\(group.kind)@\(group.from)"),
       let target = store.registry.schema(reference: "\(group.kind)@\(group.to)")
     else { return .failed(step: "read", message: "does not parse; run formsctl validate") }
-    let findings = validate ? Validator(schema: source).validate(before) : []
+    // Sensitive values: migrated as plain values when the identity opens them, carried as they
+    // are when it does not (a step may move them, not rewrite them), sealed again at the end;
+    // `before` and `after` stay in their sealed form, so no diff shows a secret.
+    let opened = store.keyring.open(before, schema: source)
+    if let broken = opened.broken.first { return .failed(step: "read", message: "\(broken.pointer.path): \(broken.message)") }
+    let findings = validate ? Validator(schema: source).validate(opened.value).aboutSensitive(in: opened.value, schema: source) : []
     if !findings.isEmpty { return .invalidBefore(findings) }
-    var document = before
+    var document = opened.value
     var changedSteps: [Int] = []
     for (index, step) in group.steps.enumerated() {
       let input = document
@@ -133,9 +138,38 @@ public struct Migrator: Sendable {
       document["_schema"] = .string("\(group.kind)@\(step.to)")
       if document != input { changedSteps.append(index) }
     }
-    let after = validate ? Validator(schema: target).validate(document) : []
+    let after = validate ? Validator(schema: target).validate(document).aboutSensitive(in: document, schema: target) : []
     if !after.isEmpty { return .invalidAfter(after) }
-    return .migrated(before: before, after: document, bytes: JSONWriter.canonical(document), changedSteps: changedSteps)
+    let sealed: JSONValue
+    do throws(StoreError) {
+      if source.hasSensitiveFields || target.hasSensitiveFields, let stray = Self.sealedOutsideSensitive(document, schema: target) {
+        return .failed(step: "seal", message: "\(stray.path) holds a sealed value but is not sensitive in \(target.reference); "
+          + "run the migration with a key holder's identity (FORMSCTL_IDENTITY)")
+      }
+      sealed = try store.keyring.seal(document, schema: target, previous: before, what: "\(target.kind) \(fileName(path))")
+    } catch {
+      return .failed(step: "seal", message: error.description)
+    }
+    return .migrated(before: before, after: sealed, bytes: JSONWriter.canonical(sealed), changedSteps: changedSteps)
+  }
+
+  /// The first place outside the sensitive fields of `schema` that holds an envelope (a step moved
+  /// a value it could not open to where it would not be sealed or understood).
+  static func sealedOutsideSensitive(_ document: JSONValue, schema: Schema) -> JSONPointer? {
+    let locations = schema.hasSensitiveFields ? schema.root.sensitiveLocations(in: document) : []
+    func find(_ value: JSONValue, _ pointer: JSONPointer) -> JSONPointer? {
+      if locations.contains(pointer) { return nil }
+      switch value {
+      case .string: return SealedText.isSealed(value) ? pointer : nil
+      case .array(let elements):
+        for (index, element) in elements.enumerated() { if let found = find(element, pointer.appending(index: index)) { return found } }
+      case .object(let object):
+        for member in object.members { if let found = find(member.value, pointer.appending(member.key)) { return found } }
+      default: break
+      }
+      return nil
+    }
+    return find(document, .root)
   }
 }
 

@@ -95,7 +95,7 @@ extension WriteSession {
     } else if let stored, source == .person {
       schema.root.fillDefaults(&document, newSince: stored.value)
     }
-    let bytes = try store.checkedBytes(document, schema: schema, path: path, exists: willExist)
+    let bytes = try store.checkedBytes(document, schema: schema, path: path, stored: stored, exists: willExist)
     let action: AuditEntry.Action = stored.map { $0.path == path ? .update : .rename } ?? .create
     let changedState = from != to ? (from, to) : (nil, nil)
     let entry = AuditEntry(

@@ -22,12 +22,12 @@ extension Formsctl {
 
     func run() throws {
       let store = try options.open()
-      let document = try store.read(kind: kind, id: try store.expand(kind: kind, id: id))
+      let document = store.shown(try store.read(kind: kind, id: try store.expand(kind: kind, id: id)))
       guard let field else {
-        return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(document.value))
+        return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(document))
       }
       guard let path = Expression.Path(field) else { throw CommandError.usage("\(field): not a field path") }
-      let values = path.values(in: document.value)
+      let values = path.values(in: document)
       guard !values.isEmpty else { throw CommandError.badInput("\(kind) \(id) has no \(field)") }
       for value in values {
         switch value {

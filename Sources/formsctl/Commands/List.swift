@@ -55,7 +55,8 @@ extension Formsctl {
           if let problem = FormsCore.Schema.pathProblem(column.path, in: versions) { throw CommandError.usage("--fields \(column.name): \(problem)") }
         }
       }
-      let (documents, skipped) = try store.list(kind: kind, query: query)
+      let (found, skipped) = try store.list(kind: kind, query: query)
+      let documents = found.map { Store.Document(path: $0.path, value: store.shown($0), bytes: $0.bytes) }
       if let operation = Journal(layout: store.layout).pending() {
         printWarning("an interrupted \(operation) awaits `formsctl recover`; what is listed may be half-changed")
       }

@@ -166,7 +166,7 @@ extension Formsctl {
         let (target, note) = try snapshots.resolve(id)
         if let note { printWarning(note) }
         let outcome = try snapshots.restore(target.name, paths: selected, dryRun: dryRun, snapshotFirst: !noSnapshot, wait: options.wait,
-          command: options.commandLine)
+          command: options.commandLine())
         let plan = outcome.plan
         if format == .json {
           return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.object(JSONObject([

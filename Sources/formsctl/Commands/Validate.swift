@@ -72,7 +72,9 @@ extension Formsctl {
         printError("the schema descriptors have \(registry.diagnostics.count) problem(s); fix them first (formsctl schema check)")
         return 65
       }
-      let validator = StoreValidator(layout: layout, registry: registry, display: display)
+      var validator = StoreValidator(layout: layout, registry: registry, display: display)
+      validator.keyring = try Keyring.load(layout, registry: registry, environment: ProcessInfo.processInfo.environment)
+      SensitiveNote.shared.track(validator.keyring)
       var files = paths.isEmpty ? validator.allFiles() : try validator.files(named: paths, workingDirectory: cwd)
       var why = ""
       if let revision = changedSince ?? against {

@@ -1,0 +1,168 @@
+/// The text of a sensitive value on disk: `enc:v1:` and the base64 of the sealed value (the format
+/// is in docs/decisions.md; FormsStore seals and opens it).
+public enum SealedText {
+  public static let prefix = "enc:v1:"
+  /// The pattern JSON Schema exports for a sensitive field.
+  public static let pattern = "^enc:v1:[A-Za-z0-9+/]+={0,2}$"
+  /// What reading commands show for a value they cannot open.
+  public static let placeholder = "\u{AB}encrypted\u{BB}"
+  /// What the audit log's command line holds in place of a sensitive value.
+  public static let redacted = "\u{AB}redacted\u{BB}"
+
+  /// True when `value` is a string that starts like an envelope.
+  public static func isSealed(_ value: JSONValue) -> Bool { value.stringValue?.hasPrefix(prefix) ?? false }
+
+  static var jsonSchema: JSONValue {
+    .object(JSONObject([
+      "type": .string("string"), "pattern": .string(pattern),
+      "description": .string("sensitive: stored encrypted as an enc:v1 envelope (formsctl shows key holders the value)"),
+    ]))
+  }
+}
+
+/// Where a document holds values of `sensitive: true` fields, which the store keeps encrypted.
+extension SchemaType {
+  /// The pointers of the values of sensitive fields in `value` (present and not null), outermost
+  /// only: a sensitive structure is one value, whatever it holds.
+  public func sensitiveLocations(in value: JSONValue) -> [JSONPointer] {
+    var out: [JSONPointer] = []
+    collectSensitive(value, at: .root, parent: nil, into: &out)
+    return out
+  }
+
+  func collectSensitive(_ value: JSONValue, at pointer: JSONPointer, parent: JSONValue?, into out: inout [JSONPointer]) {
+    let type = resolved(parent: parent, value: value)
+    switch (type.kind, value) {
+    case (.object, .object(let object)):
+      for member in object.members {
+        guard let field = type.fields[member.key] else { continue }
+        let here = pointer.appending(member.key)
+        if field.sensitive {
+          if !member.value.isNull { out.append(here) }
+        } else {
+          field.type.collectSensitive(member.value, at: here, parent: value, into: &out)
+        }
+      }
+    case (.list, .array(let elements)):
+      for (index, element) in elements.enumerated() {
+        type.element?.collectSensitive(element, at: pointer.appending(index: index), parent: nil, into: &out)
+      }
+    case (.map, .object(let object)):
+      for member in object.members {
+        type.element?.collectSensitive(member.value, at: pointer.appending(member.key), parent: nil, into: &out)
+      }
+    default:
+      break
+    }
+  }
+
+  /// True when this type, or one it holds, has a sensitive field (named types are visited once).
+  public func containsSensitive() -> Bool {
+    var visited = Swift.Set<ObjectIdentifier>()
+    return containsSensitive(visited: &visited)
+  }
+
+  func containsSensitive(visited: inout Swift.Set<ObjectIdentifier>) -> Bool {
+    guard visited.insert(ObjectIdentifier(self)).inserted else { return false }
+    if fields.values.contains(where: \.sensitive) { return true }
+    let inner = fields.values.map(\.type) + [element].compactMap { $0 } + cases.values
+    return inner.contains { $0.containsSensitive(visited: &visited) }
+  }
+}
+
+extension Finding {
+  /// The finding with its message withheld when it is about a sensitive value (messages quote
+  /// values: `"J. Alvarez" does not match...`), so no diagnostic carries a secret.
+  public func withholdingValue(under sensitive: [JSONPointer]) -> Finding {
+    guard sensitive.contains(where: { $0.isPrefix(of: pointer) }) else { return self }
+    var out = self
+    out.message = "a sensitive value breaks its \(rule) rule (the details are not shown, as they would show the value)"
+    out.inner = nil
+    return out
+  }
+}
+
+extension [Finding] {
+  /// Findings of a document whose sensitive values may still be sealed: those about a sealed
+  /// value (or inside it) are dropped, as the envelope is not the value, and those about an
+  /// opened one have their message withheld.
+  public func aboutSensitive(in document: JSONValue, schema: Schema) -> [Finding] {
+    guard schema.hasSensitiveFields, !isEmpty else { return self }
+    let locations = schema.root.sensitiveLocations(in: document)
+    let sealed = locations.filter { document[pointer: $0].map(SealedText.isSealed) == true }
+    return filter { finding in !sealed.contains { $0.isPrefix(of: finding.pointer) } }.map { $0.withholdingValue(under: locations) }
+  }
+}
+
+extension JSONPointer {
+  /// True when `other` is this pointer or lies under it.
+  public func isPrefix(of other: JSONPointer) -> Bool {
+    other.tokens.count >= tokens.count && Array(other.tokens.prefix(tokens.count)) == tokens
+  }
+}
+
+extension JSONValue {
+  /// Replaces the value at `pointer` (which must exist) with `replacement`.
+  public mutating func replace(at pointer: JSONPointer, with replacement: JSONValue) {
+    replace(pointer.tokens[...], with: replacement)
+  }
+
+  private mutating func replace(_ tokens: ArraySlice<String>, with replacement: JSONValue) {
+    guard let first = tokens.first else {
+      self = replacement
+      return
+    }
+    switch self {
+    case .object(var object):
+      guard var member = object[first] else { return }
+      self = .null  // drop this reference so the member is changed in place
+      member.replace(tokens.dropFirst(), with: replacement)
+      object[first] = member
+      self = .object(object)
+    case .array(var elements):
+      guard let index = Int(first), elements.indices.contains(index) else { return }
+      self = .null
+      elements[index].replace(tokens.dropFirst(), with: replacement)
+      self = .array(elements)
+    default:
+      return
+    }
+  }
+}
+
+extension SchemaType {
+  /// The names of the sensitive fields this type holds, at any depth (for redacting command lines).
+  public func sensitiveFieldNames() -> Swift.Set<String> {
+    var visited = Swift.Set<ObjectIdentifier>()
+    var names = Swift.Set<String>()
+    collectSensitiveNames(into: &names, visited: &visited)
+    return names
+  }
+
+  func collectSensitiveNames(into names: inout Swift.Set<String>, visited: inout Swift.Set<ObjectIdentifier>) {
+    guard visited.insert(ObjectIdentifier(self)).inserted else { return }
+    for field in fields.values {
+      if field.sensitive { names.insert(field.name) }
+      field.type.collectSensitiveNames(into: &names, visited: &visited)
+    }
+    for type in [element].compactMap({ $0 }) + cases.values { type.collectSensitiveNames(into: &names, visited: &visited) }
+  }
+}
+
+/// Command-line words with sensitive values taken out, for the audit log: `name=VALUE` (or
+/// `--set=name=VALUE`) whose path names a sensitive field keeps its path, and any other word that
+/// names one (a `--where` expression) is replaced whole.
+public func redactingSensitive(_ words: [String], names: Swift.Set<String>) -> [String] {
+  guard !names.isEmpty else { return words }
+  return words.map { word in
+    guard names.contains(where: { word.contains($0) }) else { return word }
+    let parts = word.split(separator: "=", maxSplits: 2, omittingEmptySubsequences: false)
+    if parts.count >= 2, !parts[0].hasPrefix("-"), !parts[0].contains(" ") {
+      return parts[0] + "=" + SealedText.redacted
+    }
+    if parts.count == 3, parts[0] == "--set", !parts[1].contains(" ") {
+      return "--set=" + parts[1] + "=" + SealedText.redacted
+    }
+    return SealedText.redacted
+  }
+}

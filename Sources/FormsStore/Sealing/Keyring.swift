@@ -1,0 +1,200 @@
+import FormsCore
+import Foundation
+
+/// What a store needs for its sensitive fields: the recipients values are sealed for (from
+/// `formsctl.yaml`) and, for a key holder, the identity that opens them.
+///
+/// Documents are read in two forms. On disk a sensitive value is an `enc:v1:` envelope; `open`
+/// turns every envelope this identity can open into its value, and leaves the others as they
+/// are. The write path seals what it writes (`seal`): a value still sealed is kept as it is (so
+/// a person without the identity can change the rest of a document), a value equal to what the
+/// stored envelope holds keeps that envelope (no change in git), anything else is sealed afresh.
+public final class Keyring: @unchecked Sendable {
+  /// An envelope counts its stanzas in one byte.
+  public static let maxRecipients = 255
+  public let recipients: [Recipient]
+  public let identity: Identity?
+  /// Where the identity was looked for (for messages).
+  public let identityPath: String
+  private let lock = NSLock()
+  private var unopened = 0
+  private var notForMe = 0
+
+  public init(recipients: [Recipient], identity: Identity?, identityPath: String = "FORMSCTL_IDENTITY") {
+    self.recipients = recipients
+    self.identity = identity
+    self.identityPath = identityPath
+  }
+
+  /// The store's recipients and the identity named by `FORMSCTL_IDENTITY` (default
+  /// `~/.config/formsctl/identity`). The identity is read only when some kind has sensitive
+  /// fields; a missing default file means no identity, while a named file that is missing, open
+  /// to others, inside the store, or not an identity is refused (as ssh refuses such a key).
+  public static func load(_ layout: StoreLayout, registry: SchemaRegistry, environment: [String: String]) throws(StoreError)
+    -> Keyring
+  {
+    let named = environment["FORMSCTL_IDENTITY"].flatMap { $0.isEmpty ? nil : $0 }
+    let path = named ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config/formsctl/identity"
+    let sensitive = registry.schemas.values.contains { $0.values.contains(where: \.hasSensitiveFields) }
+    guard sensitive else { return Keyring(recipients: layout.recipients, identity: nil, identityPath: path) }
+    guard named != nil || FileIO.exists(path) else { return Keyring(recipients: layout.recipients, identity: nil, identityPath: path) }
+    return Keyring(recipients: layout.recipients, identity: try readIdentity(path, store: layout.root), identityPath: path)
+  }
+
+  /// Reads an identity file, refusing one others may read or one inside the store.
+  public static func readIdentity(_ path: String, store root: String?) throws(StoreError) -> Identity {
+    var info = stat()
+    guard stat(path, &info) == 0 else {
+      throw StoreError.badRequest("the identity \(path) (FORMSCTL_IDENTITY) does not exist; `formsctl keygen --out \(path)` makes one")
+    }
+    if info.st_mode & 0o077 != 0 {
+      throw StoreError.badRequest("the identity \(path) may be read by others (mode \(String(info.st_mode & 0o777, radix: 8))); "
+        + "run `chmod 600 \(path)` (formsctl refuses it, as ssh refuses such a key)")
+    }
+    if let root, let real = FileIO.realPath(path), let store = FileIO.realPath(root), real.hasPrefix(store + "/") {
+      throw StoreError.badRequest("the identity \(path) is inside the store, where git would commit it; move it out (e.g. to ~/.config/formsctl/identity)")
+    }
+    let bytes = try FileIO.read(path)
+    return try Identity(fileText: String(decoding: bytes, as: UTF8.self), path: path)
+  }
+
+  /// A document with the envelopes this identity opens replaced by their values.
+  public struct Opened: Sendable {
+    public var value: JSONValue
+    /// Every sensitive value's place (opened, still sealed, or in plain text).
+    public var locations: [JSONPointer]
+    /// Envelopes that stay sealed (no identity, not a recipient, or broken).
+    public var sealed: [JSONPointer]
+    /// `[sensitive]` findings about envelopes that are not well-formed or do not authenticate.
+    public var broken: [Finding] = []
+    /// `[sensitive]` findings about values in plain text on disk.
+    public var plaintext: [Finding] = []
+    public var findings: [Finding] { broken + plaintext }
+  }
+
+  /// Opens the sensitive values of a stored document (see the type's comment).
+  public func open(_ document: JSONValue, schema: Schema) -> Opened {
+    guard schema.hasSensitiveFields else { return Opened(value: document, locations: [], sealed: []) }
+    var opened = Opened(value: document, locations: schema.root.sensitiveLocations(in: document), sealed: [])
+    var unopened = 0
+    var notForMe = 0
+    for pointer in opened.locations {
+      guard let value = document[pointer: pointer] else { continue }
+      guard case .string(let text) = value, text.hasPrefix(SealedText.prefix) else {
+        opened.plaintext.append(Finding(pointer: pointer, rule: "sensitive", message: "a sensitive value is stored in plain text, "
+          + "so it is readable in every clone; `formsctl keys reseal` seals it (and git history still holds it)"))
+        continue
+      }
+      opened.sealed.append(pointer)
+      guard let identity else {
+        if Envelope.parse(text) == nil { opened.broken.append(Self.malformed(pointer)) } else { unopened += 1 }
+        continue
+      }
+      do throws(Envelope.Failure) {
+        let plaintext = try Envelope.open(text, with: identity)
+        guard let inner = try? JSONParser().parse(Array(plaintext)) else { throw Envelope.Failure.tampered }
+        opened.value.replace(at: pointer, with: inner)
+        opened.sealed.removeLast()
+      } catch .notARecipient {
+        unopened += 1
+        notForMe += 1
+      } catch .malformed {
+        opened.broken.append(Self.malformed(pointer))
+      } catch {
+        opened.broken.append(Finding(pointer: pointer, rule: "sensitive",
+          message: "the envelope does not authenticate: it was changed after it was sealed; restore it from git or a snapshot"))
+      }
+    }
+    if unopened > 0 {
+      lock.lock()
+      self.unopened += unopened
+      self.notForMe += notForMe
+      lock.unlock()
+    }
+    return opened
+  }
+
+  static func malformed(_ pointer: JSONPointer) -> Finding {
+    Finding(pointer: pointer, rule: "sensitive", message: "the envelope is not a well-formed enc:v1 envelope")
+  }
+
+  /// `document` as it is written: every sensitive value sealed for the recipients. `previous` is
+  /// the stored document as on disk, whose envelopes are kept for values that did not change.
+  public func seal(_ document: JSONValue, schema: Schema, previous: JSONValue?, what: String) throws(StoreError) -> JSONValue {
+    guard schema.hasSensitiveFields else { return document }
+    var out = document
+    let ids = recipients.map(\.keyID)
+    for pointer in schema.root.sensitiveLocations(in: document) {
+      guard let value = document[pointer: pointer] else { continue }
+      if case .string(let text) = value, text.hasPrefix(SealedText.prefix) {
+        guard Envelope.parse(text) != nil else {
+          throw StoreError.badRequest("\(what): \(pointer.path) holds enc:v1: text that is not a well-formed envelope")
+        }
+        continue
+      }
+      guard !recipients.isEmpty else {
+        throw StoreError.badRequest("\(what): \(pointer.path) is sensitive, and formsctl.yaml names no recipients to seal it for; "
+          + "run `formsctl keygen`, then `formsctl keys add RECIPIENT`")
+      }
+      if let identity, case .string(let old)? = previous?[pointer: pointer], Envelope.keyIDs(old) == ids,
+        let plaintext = try? Envelope.open(old, with: identity), (try? JSONParser().parse(Array(plaintext))) == value
+      {
+        out.replace(at: pointer, with: .string(old))
+        continue
+      }
+      do {
+        out.replace(at: pointer, with: .string(try Envelope.seal(Data(JSONWriter.compact(value).utf8), to: recipients)))
+      } catch {
+        throw StoreError.internalError("sealing \(pointer.path) failed: \(error)")
+      }
+    }
+    return out
+  }
+
+  /// A document as reading commands show it: values that stay sealed read `«encrypted»`.
+  public func shown(_ value: JSONValue, schema: Schema) -> JSONValue {
+    guard schema.hasSensitiveFields else { return value }
+    var out = value
+    for pointer in schema.root.sensitiveLocations(in: value) where value[pointer: pointer].map(SealedText.isSealed) == true {
+      out.replace(at: pointer, with: .string(SealedText.placeholder))
+    }
+    return out
+  }
+
+  /// Before a three-way merge of sealed documents: where two versions hold envelopes of the same
+  /// value (sealed twice, e.g. on two branches), they are made the same text, so the merge sees
+  /// no change there. Ours is kept over base and theirs; nothing is opened into the result.
+  public func align(base: inout JSONValue?, ours: inout JSONValue, theirs: inout JSONValue, schema: Schema) {
+    guard let identity else { return }
+    func value(_ document: JSONValue?, _ pointer: JSONPointer) -> (text: String, value: JSONValue)? {
+      guard case .string(let text)? = document?[pointer: pointer], let plain = try? Envelope.open(text, with: identity),
+        let value = try? JSONParser().parse(Array(plain))
+      else { return nil }
+      return (text, value)
+    }
+    for pointer in schema.root.sensitiveLocations(in: ours) {
+      guard let mine = value(ours, pointer) else { continue }
+      let other = value(theirs, pointer)
+      let original = value(base, pointer)
+      if let other, other.value == mine.value { theirs.replace(at: pointer, with: .string(mine.text)) }
+      if let original, original.value == mine.value {
+        base?.replace(at: pointer, with: .string(mine.text))
+      } else if let original, let other, original.value == other.value {
+        base?.replace(at: pointer, with: .string(other.text))
+      }
+    }
+  }
+
+  /// Said once, at the end of a command, when some values could not be opened; nil otherwise.
+  public func unreadableNote() -> String? {
+    lock.lock()
+    defer { lock.unlock() }
+    guard unopened > 0 else { return nil }
+    let values = "\(unopened) sensitive value\(unopened == 1 ? " was" : "s were") not readable"
+    if identity == nil {
+      return "\(values) (shown as \(SealedText.placeholder)): no identity at \(identityPath); set FORMSCTL_IDENTITY to a key holder's identity file"
+    }
+    return "\(values) (shown as \(SealedText.placeholder)): the identity \(identityPath) is not among the recipients \(notForMe == unopened ? "they were" : "some were") sealed for; "
+      + "a key holder adds its recipient with `formsctl keys add`"
+  }
+}

@@ -1,0 +1,94 @@
+import FormsCore
+
+extension Store {
+  /// What `keys add`, `keys remove` and `keys reseal` changed.
+  public struct ResealReport: Sendable {
+    public var recipients: [Recipient]
+    /// Documents rewritten, and sensitive values sealed afresh in them.
+    public var documents = 0
+    public var values = 0
+  }
+
+  /// Seals every sensitive value of the store for `recipients` in one journaled operation with
+  /// one audit record, and writes them to `formsctl.yaml`: values sealed for other recipients
+  /// are opened and sealed again, values in plain text are sealed, the rest keep their envelope.
+  /// Needs an identity that opens every value and stays a recipient; refuses an empty list.
+  public func reseal(for recipients: [Recipient], operation: String, dryRun: Bool = false) throws(StoreError) -> ResealReport {
+    guard !recipients.isEmpty else {
+      throw StoreError.badRequest("a store with sensitive fields keeps at least one recipient (nobody could open its values); add another first")
+    }
+    guard recipients.count <= Keyring.maxRecipients else {
+      throw StoreError.badRequest("at most \(Keyring.maxRecipients) recipients")
+    }
+    guard let identity = keyring.identity else {
+      throw StoreError.badRequest("\(operation) opens every sensitive value to seal it again, so it needs a key holder's identity; "
+        + "none at \(keyring.identityPath) (set FORMSCTL_IDENTITY)")
+    }
+    guard recipients.contains(identity.recipient) else {
+      throw StoreError.badRequest("your identity's recipient \(identity.recipient) would no longer be one, so you could not open "
+        + "what you seal; another key holder removes it")
+    }
+    let ring = Keyring(recipients: recipients, identity: identity, identityPath: keyring.identityPath)
+    let schemas = registry.schemas.values.flatMap(\.values).filter(\.hasSensitiveFields)
+    let directories = Swift.Set(schemas.map { layout.dataDirectory + "/" + $0.directory }).sorted()
+    let files = directories.flatMap { FileIO.files(under: $0, suffix: ".json") }
+    return try write(operation, summary: operation, dryRun: dryRun) { session throws(StoreError) -> ResealReport in
+      let registry = self.registry
+      let display = self.display
+      let outcomes = parallelMap(files, chunkSize: 16, progress: ProgressCounter("sealing", total: files.count, progress)) {
+        path -> Result<(bytes: [UInt8], entry: AuditEntry, values: Int)?, StoreError> in
+        do throws(StoreError) {
+          let bytes = try FileIO.read(path, followLinks: false)
+          guard let stored = try? JSONParser().parse(bytes), let reference = stored["_schema"]?.stringValue,
+            let schema = registry.schema(reference: reference), schema.hasSensitiveFields
+          else { return .success(nil) }
+          let opened = ring.open(stored, schema: schema)
+          if let problem = opened.broken.first ?? (opened.sealed.isEmpty ? nil : Finding(pointer: opened.sealed[0], rule: "sensitive",
+            message: "your identity is not among the recipients this value is sealed for"))
+          {
+            throw StoreError.badRequest("\(display(path)): \(problem.pointer.path): \(problem.message); nothing written")
+          }
+          let sealed = try ring.seal(opened.value, schema: schema, previous: stored, what: "\(schema.kind) \(fileName(path))")
+          guard sealed != stored else { return .success(nil) }
+          let pointers = stored.changedPointers(to: sealed)
+          let id = sealed[schema.idField].flatMap(DocumentID.text) ?? ""
+          return .success((JSONWriter.canonical(sealed), AuditEntry(kind: schema.kind, id: id, action: .update, pointers: pointers),
+            pointers.count))
+        } catch {
+          return .failure(error)
+        }
+      }
+      var report = ResealReport(recipients: recipients)
+      for (path, outcome) in zip(files, outcomes) {
+        guard let change = try outcome.get() else { continue }
+        try session.stage(change.bytes, to: path, entry: change.entry)
+        report.documents += 1
+        report.values += change.values
+      }
+      if recipients != layout.recipients {
+        let manifest = layout.root + "/" + StoreLayout.manifestName
+        let text = String(decoding: try FileIO.read(manifest), as: UTF8.self)
+        try session.stage(Array(StoreLayout.manifest(text, recipients: recipients).utf8), to: manifest, entry: nil)
+        session.operation.recordsWithoutDocuments = true
+      }
+      session.details["recipients"] = .number(JSONNumber(recipients.count))
+      return report
+    }
+  }
+}
+
+extension StoreLayout {
+  /// The manifest's text with its `encryption:` block (if any) replaced by one listing
+  /// `recipients`; every other line, comments included, stays as it was.
+  public static func manifest(_ text: String, recipients: [Recipient]) -> String {
+    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    if lines.last == "" { lines.removeLast() }
+    if let start = lines.firstIndex(where: { $0.hasPrefix("encryption:") }) {
+      var end = start + 1
+      while end < lines.count, lines[end].isEmpty || lines[end].hasPrefix(" ") || lines[end].hasPrefix("\t") { end += 1 }
+      lines.removeSubrange(start..<end)
+    }
+    let block = ["encryption:", "  recipients:"] + recipients.map { "    - \($0)" }
+    return (lines + block).joined(separator: "\n") + "\n"
+  }
+}

@@ -1,0 +1,157 @@
+import ArgumentParser
+import FormsCore
+import FormsStore
+import Foundation
+
+extension Formsctl {
+  struct Keygen: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Make an identity (a private key) for sensitive fields and print its recipient.",
+      discussion: """
+        Writes a new X25519 identity to --out, else FORMSCTL_IDENTITY, else ~/.config/formsctl/identity, with mode 0600, and prints its recipient (the public key) on stdout. An existing file is never replaced, and no identity is written inside a store. Give the recipient to a key holder of each store, who runs `formsctl keys add RECIPIENT`; from then on formsctl opens the store's sensitive values for you.
+
+        Examples:
+          formsctl keygen
+          formsctl keygen --out ~/.config/formsctl/work-identity
+        """
+    )
+    @Option(help: ArgumentHelp("Where to write the identity (default: FORMSCTL_IDENTITY, else ~/.config/formsctl/identity).", valueName: "FILE"))
+    var out: String?
+
+    func run() throws {
+      let path = out.map { joinPath(FileIO.currentDirectory, $0) } ?? Identity.defaultPath(environment: ProcessInfo.processInfo.environment)
+      let identity = Identity.generate()
+      try identity.write(to: path, created: Store.rfc3339(StoreOptions.clock()))
+      printOut(identity.recipient.description)
+      FileHandleOutput.standardError.write("wrote the identity \(path) (mode 0600); a key holder adds its recipient with `formsctl keys add \(identity.recipient)`\n")
+    }
+  }
+
+  struct Keys: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "List, add or remove the recipients that sensitive values are sealed for.",
+      discussion: """
+        A field marked `sensitive: true` in a descriptor is stored as an enc:v1: envelope, sealed for every recipient listed under encryption: recipients: in formsctl.yaml. Adding or removing a recipient seals every sensitive value again for the new list, and rewrites formsctl.yaml, in one journaled operation with one audit record; it needs your identity (FORMSCTL_IDENTITY) to open the values, and your recipient must stay on the list. Someone removed cannot open values sealed from then on; what they could read before stays in git's history.
+
+        Examples:
+          formsctl keys list
+          formsctl keys add x25519:8mR0k6lq2Hq1y4nAl2bE0v3W7c0dZbq0m9U6h5yZ7Ck=
+          formsctl keys reseal --dry-run
+        """,
+      subcommands: [ListKeys.self, Add.self, Remove.self, Reseal.self]
+    )
+
+    struct ListKeys: ParsableCommand {
+      static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "Print the store's recipients, marking yours.",
+        discussion: """
+          Examples:
+            formsctl keys list
+            formsctl keys list --format json
+          """
+      )
+      @OptionGroup var options: StoreOptions
+      @Option(help: "Output: text or json.") var format: TextOrJSON = .text
+
+      func run() throws {
+        let store = try options.open()
+        let mine = store.keyring.identity?.recipient
+        if format == .json {
+          let rows = store.layout.recipients.map { JSONValue.object(JSONObject(["recipient": .string($0.description), "yours": .bool($0 == mine)])) }
+          return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.array(rows)))
+        }
+        for recipient in store.layout.recipients { printOut(recipient.description + (recipient == mine ? "  (yours)" : "")) }
+        if store.layout.recipients.isEmpty, !options.quiet {
+          FileHandleOutput.standardError.write("no recipients; `formsctl keygen` makes an identity, `formsctl keys add RECIPIENT` adds it\n")
+        }
+      }
+    }
+
+    struct Add: ParsableCommand {
+      static let configuration = CommandConfiguration(
+        abstract: "Add recipients and seal every sensitive value for them too.",
+        discussion: """
+          Examples:
+            formsctl keys add x25519:8mR0k6lq2Hq1y4nAl2bE0v3W7c0dZbq0m9U6h5yZ7Ck=
+            formsctl keys add "$(formsctl keygen --out /tmp/colleague-identity)" --dry-run
+          """
+      )
+      @OptionGroup var options: StoreOptions
+      @Argument(help: "Recipients, as `formsctl keygen` prints them (x25519:...).") var recipients: [String]
+      @Flag(help: "Say what would change; write nothing.") var dryRun = false
+
+      func run() throws {
+        let store = try options.open()
+        let given = try Keys.parse(recipients)
+        var list = store.layout.recipients
+        for recipient in given {
+          if list.contains(recipient) { throw CommandError.usage("\(recipient) is already a recipient") }
+          list.append(recipient)
+        }
+        try Keys.reseal(store, for: list, operation: "keys add", dryRun: dryRun, quiet: options.quiet)
+      }
+    }
+
+    struct Remove: ParsableCommand {
+      static let configuration = CommandConfiguration(
+        abstract: "Remove recipients and seal every sensitive value again without them.",
+        discussion: """
+          Examples:
+            formsctl keys remove x25519:8mR0k6lq2Hq1y4nAl2bE0v3W7c0dZbq0m9U6h5yZ7Ck=
+            formsctl keys remove x25519:8mR0k6lq2Hq1y4nAl2bE0v3W7c0dZbq0m9U6h5yZ7Ck= --dry-run
+          """
+      )
+      @OptionGroup var options: StoreOptions
+      @Argument(help: "Recipients to remove (x25519:...).") var recipients: [String]
+      @Flag(help: "Say what would change; write nothing.") var dryRun = false
+
+      func run() throws {
+        let store = try options.open()
+        var list = store.layout.recipients
+        for recipient in try Keys.parse(recipients) {
+          guard let index = list.firstIndex(of: recipient) else { throw CommandError.usage("\(recipient) is not a recipient of this store") }
+          list.remove(at: index)
+        }
+        if list.isEmpty { throw CommandError.usage("that would remove the last recipient, and nobody could open the sensitive values") }
+        try Keys.reseal(store, for: list, operation: "keys remove", dryRun: dryRun, quiet: options.quiet)
+      }
+    }
+
+    struct Reseal: ParsableCommand {
+      static let configuration = CommandConfiguration(
+        abstract: "Seal sensitive values stored in plain text, and those sealed for other recipients.",
+        discussion: """
+          What `validate` reports as [sensitive] plain text (a value typed into a file by hand, or a field made sensitive by a new descriptor) is sealed; values sealed for another list of recipients (a merge from a branch) are sealed for the current one; the rest is left as it is.
+
+          Examples:
+            formsctl keys reseal --dry-run
+            formsctl keys reseal
+          """
+      )
+      @OptionGroup var options: StoreOptions
+      @Flag(help: "Say what would change; write nothing.") var dryRun = false
+
+      func run() throws {
+        let store = try options.open()
+        try Keys.reseal(store, for: store.layout.recipients, operation: "keys reseal", dryRun: dryRun, quiet: options.quiet)
+      }
+    }
+
+    static func parse(_ texts: [String]) throws -> [Recipient] {
+      try texts.map { text in
+        guard let recipient = Recipient(text) else { throw CommandError.usage(Recipient.problem(text)) }
+        return recipient
+      }
+    }
+
+    static func reseal(_ store: Store, for recipients: [Recipient], operation: String, dryRun: Bool, quiet: Bool) throws {
+      let report = try store.reseal(for: recipients, operation: operation, dryRun: dryRun)
+      guard !quiet else { return }
+      let documents = "\(report.documents) document\(report.documents == 1 ? "" : "s")"
+      let count = "\(report.recipients.count) recipient\(report.recipients.count == 1 ? "" : "s")"
+      printOut(dryRun ? "would seal \(report.values) value\(report.values == 1 ? "" : "s") in \(documents) for \(count); nothing written"
+        : "sealed \(report.values) value\(report.values == 1 ? "" : "s") in \(documents) for \(count)")
+    }
+  }
+}
