@@ -36,8 +36,7 @@ enum Formsctl {
     process.executableURL = binary
     process.arguments = args
     process.currentDirectoryURL = URL(fileURLWithPath: directory)
-    var env = ProcessInfo.processInfo.environment
-    env["FORMSCTL_STORE"] = nil
+    var env = testEnvironment()
     env["COLUMNS"] = "100"
     env.merge(environment) { $1 }
     process.environment = env
@@ -105,10 +104,37 @@ func letPeopleEditOrders(_ store: String) throws {
 /// The bundled example store copied to `path`, its descriptors read from this repository.
 func copyExampleStore(to path: String) throws {
   try FileManager.default.copyItem(atPath: Formsctl.packageRoot.appendingPathComponent("examples/acquisitions").path, toPath: path)
-  try writeFile("formsctl: 1\nschemas: \(Formsctl.packageRoot.appendingPathComponent("schemas").path)\n", to: path + "/formsctl.yaml")
+  try writeFile(exampleManifest(schemas: Formsctl.packageRoot.appendingPathComponent("schemas").path), to: path + "/formsctl.yaml")
+}
+
+/// The example stores' manifest with `schemas:` pointing at `schemas` (nil: the store's own), and
+/// their `encryption:` block (the recipient of `examples/demo-identity`).
+func exampleManifest(schemas: String?) throws -> String {
+  let example = try readFile(Formsctl.packageRoot.appendingPathComponent("examples/acquisitions/formsctl.yaml").path)
+  let encryption = example.components(separatedBy: "encryption:").dropFirst().first.map { "encryption:" + $0 } ?? ""
+  return "formsctl: 1\n" + (schemas.map { "schemas: \($0)\n" } ?? "") + encryption
+}
+
+/// A copy of the example stores' demo identity at `path`, mode 0600 (git checks it out 0644, which
+/// formsctl refuses, as ssh would).
+@discardableResult
+func demoIdentity(at path: String) throws -> String {
+  try FileManager.default.copyItem(atPath: Formsctl.packageRoot.appendingPathComponent("examples/demo-identity").path, toPath: path)
+  try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+  return path
 }
 
 func readFile(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
+
+/// The environment the binary runs in: this process's, without a store or an identity of the
+/// person running the tests (HOME names a directory that does not exist, so no key is found).
+func testEnvironment() -> [String: String] {
+  var environment = ProcessInfo.processInfo.environment
+  environment["FORMSCTL_STORE"] = nil
+  environment["FORMSCTL_IDENTITY"] = nil
+  environment["HOME"] = "/nonexistent/formsctl-test-home"
+  return environment
+}
 
 /// Runs `lines` in one shell in `directory`; each must exit 0 or 1, or the code its comment
 /// names (`# exit 64: ...`). Returns the lines that did not.
@@ -122,7 +148,7 @@ func runShellLines(_ lines: [String], in directory: String, environment extra: [
   process.executableURL = URL(fileURLWithPath: "/bin/sh")
   process.arguments = ["-c", checks.joined(separator: "\n")]
   process.currentDirectoryURL = URL(fileURLWithPath: directory)
-  var environment = ProcessInfo.processInfo.environment
+  var environment = testEnvironment()
   environment["PATH"] = Formsctl.binary.deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
   environment["EDITOR"] = "true"
   environment["VISUAL"] = nil

@@ -56,7 +56,10 @@ struct HelpTests {
         try FileManager.default.copyItem(atPath: Formsctl.packageRoot.appendingPathComponent("examples/feeds").path, toPath: work + "/feeds")
         _ = try runShellLines(["git init -q . && git add -A && git -c user.name=T -c user.email=t@example.com commit -qm examples"],
           in: work + "/acquisitions")
-        let failures = try runShellLines(examples, in: work + "/acquisitions", environment: ["FORMSCTL_NOW": "2026-11-20T10:00:00Z"])
+        // A key holder of the example store, whose home (where keygen writes) is the work directory.
+        let identity = try demoIdentity(at: work + "/demo-identity")
+        let failures = try runShellLines(examples, in: work + "/acquisitions",
+          environment: ["FORMSCTL_NOW": "2026-11-20T10:00:00Z", "FORMSCTL_IDENTITY": identity, "HOME": work])
         #expect(failures.isEmpty, "\(name): \(failures.joined(separator: "; "))")
       }
     }

@@ -19,7 +19,7 @@ struct MigrateCommandTests {
     let store = dir + "/legacy"
     try FileManager.default.copyItem(atPath: Formsctl.packageRoot.appendingPathComponent("examples/legacy").path, toPath: store)
     try FileManager.default.copyItem(atPath: Formsctl.packageRoot.appendingPathComponent("schemas").path, toPath: store + "/schemas")
-    try writeFile("formsctl: 1\n", to: store + "/formsctl.yaml")
+    try writeFile(exampleManifest(schemas: nil), to: store + "/formsctl.yaml")
     return store
   }
 
@@ -36,7 +36,7 @@ struct MigrateCommandTests {
       #expect(!FileManager.default.fileExists(atPath: store + "/.formsctl/snapshots"))
       let run = try Formsctl.run(["migrate"], in: store, environment: Self.env)
       #expect(run.status == 0, "\(run.stderr)")
-      #expect(run.stdout.contains("migrated 32 documents") && run.stdout.contains("the state before is snapshot 2026-11-22T08-00-00Z"))
+      #expect(run.stdout.contains("migrated 37 documents") && run.stdout.contains("the state before is snapshot 2026-11-22T08-00-00Z"))
       #expect(try Formsctl.run(["validate"], in: store).stdout == "checked 42 documents of 5 kinds: 42 valid, 0 invalid\n")
       #expect(try Formsctl.run(["fmt", "--check"], in: store).status == 0)
       let status = try Formsctl.run(["migrate", "status", "--format", "json"], in: store)

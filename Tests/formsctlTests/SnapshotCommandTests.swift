@@ -8,7 +8,7 @@ struct SnapshotCommandTests {
     try FileManager.default.copyItem(atPath: Formsctl.packageRoot.appendingPathComponent("examples/acquisitions").path, toPath: store)
     // A relative path through a symlink, so the golden output does not depend on where the clone is.
     try FileManager.default.createSymbolicLink(atPath: dir + "/schemas", withDestinationPath: Formsctl.packageRoot.appendingPathComponent("schemas").path)
-    try writeFile("formsctl: 1\nschemas: ../schemas\n", to: store + "/formsctl.yaml")
+    try writeFile(exampleManifest(schemas: "../schemas"), to: store + "/formsctl.yaml")
     return (store, ["FORMSCTL_NOW": "2026-11-22T08:00:00Z"])
   }
 
@@ -97,7 +97,7 @@ struct SnapshotCommandTests {
       // Every file is wholly old (rolled back) or wholly new (finished), never a mix.
       for name in acquisitions {
         let text = try readFile(store + "/data/acquisitions/" + name)
-        if point == "after-stage" { #expect(text == scribbled) } else { #expect(text.contains("\"_schema\": \"acquisition@1.0.0\"")) }
+        if point == "after-stage" { #expect(text == scribbled) } else { #expect(text.contains("\"_schema\": \"acquisition@1.1.0\"")) }
       }
       let leftovers = try FileManager.default.subpathsOfDirectory(atPath: store + "/data").filter { $0.contains(".formsctl-journal") }
       #expect(leftovers.isEmpty)

@@ -13,7 +13,7 @@ struct ValidateCommandTests {
 
   @Test func builtInSchemasAreClean() throws {
     let result = try Formsctl.run(["schema", "check", "--store", Self.examples + "/acquisitions"], in: Self.examples)
-    #expect(result == RunResult(status: 0, stdout: "checked the descriptors of 5 kinds (8 versions compiled): 0 problem(s)\n", stderr: ""))
+    #expect(result == RunResult(status: 0, stdout: "checked the descriptors of 5 kinds (9 versions compiled): 0 problem(s)\n", stderr: ""))
   }
 
   @Test func examplesAreCanonical() throws {
@@ -120,7 +120,7 @@ struct ValidateCommandTests {
   @Test func jsonInsideAStringIsValidatedWhereItIsWritten() throws {
     try withTemporaryDirectory { dir in
       try FileManager.default.copyItem(atPath: Formsctl.packageRoot.appendingPathComponent("examples/legacy").path, toPath: dir + "/legacy")
-      try writeFile("formsctl: 1\nschemas: \(Formsctl.packageRoot.appendingPathComponent("schemas").path)\n", to: dir + "/legacy/formsctl.yaml")
+      try writeFile(exampleManifest(schemas: Formsctl.packageRoot.appendingPathComponent("schemas").path), to: dir + "/legacy/formsctl.yaml")
       let forecasts = dir + "/legacy/data/forecasts/"
       let names = try FileManager.default.contentsOfDirectory(atPath: forecasts).sorted()
       let wrongType = try readFile(forecasts + names[0]).replacingOccurrences(of: #"\"ebit_margin\":0.55"#, with: #"\"ebit_margin\":\"high\""#)

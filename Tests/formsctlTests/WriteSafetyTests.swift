@@ -7,7 +7,7 @@ func startFormsctl(_ args: [String], in directory: String, environment: [String:
   process.executableURL = Formsctl.binary
   process.arguments = args
   process.currentDirectoryURL = URL(fileURLWithPath: directory)
-  process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+  process.environment = testEnvironment().merging(environment) { $1 }
   let err = Pipe()
   process.standardError = err
   process.standardOutput = FileHandle.nullDevice

@@ -11,8 +11,8 @@ extension Formsctl {
         Writes a new X25519 identity to --out, else FORMSCTL_IDENTITY, else ~/.config/formsctl/identity, with mode 0600, and prints its recipient (the public key) on stdout. An existing file is never replaced, and no identity is written inside a store. Give the recipient to a key holder of each store, who runs `formsctl keys add RECIPIENT`; from then on formsctl opens the store's sensitive values for you.
 
         Examples:
-          formsctl keygen
-          formsctl keygen --out ~/.config/formsctl/work-identity
+          formsctl keygen --out ../my-identity       # default: ~/.config/formsctl/identity
+          formsctl keygen --out ../colleague-identity
         """
     )
     @Option(help: ArgumentHelp("Where to write the identity (default: FORMSCTL_IDENTITY, else ~/.config/formsctl/identity).", valueName: "FILE"))
@@ -73,8 +73,8 @@ extension Formsctl {
         abstract: "Add recipients and seal every sensitive value for them too.",
         discussion: """
           Examples:
+            formsctl keys add "$(formsctl keygen --out ../colleague-identity)" --dry-run
             formsctl keys add x25519:8mR0k6lq2Hq1y4nAl2bE0v3W7c0dZbq0m9U6h5yZ7Ck=
-            formsctl keys add "$(formsctl keygen --out /tmp/colleague-identity)" --dry-run
           """
       )
       @OptionGroup var options: StoreOptions
@@ -98,8 +98,8 @@ extension Formsctl {
         abstract: "Remove recipients and seal every sensitive value again without them.",
         discussion: """
           Examples:
+            formsctl keys add x25519:8mR0k6lq2Hq1y4nAl2bE0v3W7c0dZbq0m9U6h5yZ7Ck=
             formsctl keys remove x25519:8mR0k6lq2Hq1y4nAl2bE0v3W7c0dZbq0m9U6h5yZ7Ck=
-            formsctl keys remove x25519:8mR0k6lq2Hq1y4nAl2bE0v3W7c0dZbq0m9U6h5yZ7Ck= --dry-run
           """
       )
       @OptionGroup var options: StoreOptions

@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+
+/// Sensitive fields end to end: a store in git, two key holders, one removed; the plain text of
+/// the sensitive value never enters git (`git log -p`), and every command degrades as README
+/// "Sensitive fields" says without an identity.
+struct SensitiveCommandTests {
+  static let secret = "Officer Quinn Secretname"
+
+  @Test func twoHoldersOneRemovedAndGitNeverSeesThePlainText() throws {
+    try withTemporaryDirectory { dir in
+      let store = dir + "/store"
+      let env = ["FORMSCTL_NOW": "2026-11-22T08:00:00Z"]
+      func run(_ args: [String], as identity: String? = nil, input: String? = nil) throws -> RunResult {
+        try Formsctl.run(args, in: store, environment: env.merging(identity.map { ["FORMSCTL_IDENTITY": dir + "/" + $0] } ?? [:]) { $1 },
+          input: input)
+      }
+      func git(_ line: String) throws { _ = try runShellLines([line], in: store) }
+      #expect(try Formsctl.run(["init", store], in: dir).status == 0)
+      try git("git init -q . && git add -A && git -c user.name=T -c user.email=t@example.com commit -qm init")
+      let alice = try run(["keygen", "--out", dir + "/alice"]).stdout.trimmingCharacters(in: .newlines)
+      let bob = try run(["keygen", "--out", dir + "/bob"]).stdout.trimmingCharacters(in: .newlines)
+      #expect(alice.hasPrefix("x25519:") && bob.hasPrefix("x25519:") && alice != bob)
+      // Before any recipient, a sensitive value cannot be written.
+      let refused = try run(["new", "acquisition", "--set", "id=ACQ-2026-001", "--set", "title=Chairs", "--set", "agency=GSA",
+        "--set", "contracting_officer=\(Self.secret)"], as: "alice")
+      #expect(refused.status == 65 && refused.stderr.contains("names no recipients"), "\(refused.stderr)")
+      #expect(try run(["keys", "add", alice], as: "alice").status == 0)
+      #expect(try run(["keys", "add", bob], as: "alice").status == 0)
+      let created = try run(["new", "acquisition", "--set", "id=ACQ-2026-001", "--set", "title=Chairs", "--set", "agency=GSA",
+        "--set", "contracting_officer=\(Self.secret)"], as: "alice")
+      #expect(created.status == 0, "\(created.stderr)")
+      try git("git add -A && git -c user.name=T -c user.email=t@example.com commit -qm created")
+      // Both holders read and query the value; the file holds an envelope.
+      #expect(try run(["get", "acquisition", "ACQ-2026-001", "--field", "contracting_officer"], as: "bob").stdout == Self.secret + "\n")
+      let query = try run(["list", "acquisition", "--where", "contracting_officer ~ \"Quinn\"", "--format", "paths"], as: "alice")
+      #expect(query.stdout == "data/acquisitions/ACQ-2026-001.json\n", "\(query.stderr)")
+      #expect(!(try readFile(store + "/data/acquisitions/ACQ-2026-001.json")).contains("Quinn"))
+      #expect(try run(["validate"], as: "bob").status == 0)
+      // Without an identity: «encrypted», a note, and changes to the rest still work.
+      let anonymous = try run(["get", "acquisition", "ACQ-2026-001"])
+      #expect(anonymous.stdout.contains("\"contracting_officer\": \"«encrypted»\"") && anonymous.stderr.contains("1 sensitive value was not readable"))
+      #expect(try run(["validate"]).status == 0)
+      #expect(try run(["set", "acquisition", "ACQ-2026-001", "title=Desks"]).status == 0)
+      #expect(try run(["get", "acquisition", "ACQ-2026-001", "--field", "contracting_officer"], as: "alice").stdout == Self.secret + "\n")
+      // A holder changes the value; Bob leaves.
+      #expect(try run(["set", "acquisition", "ACQ-2026-001", "contracting_officer=\(Self.secret) II"], as: "bob").status == 0)
+      try git("git add -A && git -c user.name=T -c user.email=t@example.com commit -qm changed")
+      let removed = try run(["keys", "remove", bob], as: "alice")
+      #expect(removed.status == 0 && removed.stdout.contains("sealed 1 value in 1 document for 1 recipient"), "\(removed.stderr)")
+      try git("git add -A && git -c user.name=T -c user.email=t@example.com commit -qm 'bob leaves'")
+      let former = try run(["get", "acquisition", "ACQ-2026-001", "--field", "contracting_officer"], as: "bob")
+      #expect(former.stdout == "«encrypted»\n" && former.stderr.contains("not among the recipients"), "\(former.stderr)")
+      #expect(try run(["get", "acquisition", "ACQ-2026-001", "--field", "contracting_officer"], as: "alice").stdout == Self.secret + " II\n")
+      // Nothing git holds has the plain text: documents, formsctl.yaml, history.jsonl.
+      let log = Process()
+      log.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+      log.arguments = ["-C", store, "log", "-p", "--all"]
+      let pipe = Pipe()
+      log.standardOutput = pipe
+      try log.run()
+      let patch = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      log.waitUntilExit()
+      #expect(patch.contains("enc:v1:") && patch.contains("history.jsonl"))
+      #expect(!patch.contains("Quinn"), "the plain text is in git's history")
+      #expect(!(try readFile(store + "/.formsctl/history.jsonl")).contains("Quinn"))
+    }
+  }
+
+  @Test func badInputsAreRefusedAndWriteNothing() throws {
+    try withTemporaryDirectory { dir in
+      let store = dir + "/store"
+      try copyExampleStore(to: store)
+      let identity = try demoIdentity(at: dir + "/demo")
+      let holder = ["FORMSCTL_IDENTITY": identity]
+      let manifest = try readFile(store + "/formsctl.yaml")
+      // A recipient that does not parse; the last recipient; a key open to others.
+      let bad = try Formsctl.run(["keys", "add", "x25519:nope"], in: store, environment: holder)
+      #expect(bad.status == 64 && bad.stderr.contains("is not a recipient"))
+      let recipient = try Formsctl.run(["keys", "list"], in: store, environment: holder).stdout.components(separatedBy: "  ")[0]
+      let last = try Formsctl.run(["keys", "remove", recipient], in: store, environment: holder)
+      #expect(last.status == 64 && last.stderr.contains("last recipient"), "\(last.stderr)")
+      chmod(identity, 0o644)
+      let open = try Formsctl.run(["get", "acquisition", "ACQ-2026-001"], in: store, environment: holder)
+      #expect(open.status == 65 && open.stderr.contains("chmod 600"), "\(open.stderr)")
+      chmod(identity, 0o600)
+      // A wrong identity reads nothing sensitive and cannot re-seal.
+      _ = try Formsctl.run(["keygen", "--out", dir + "/stranger"], in: dir)
+      let stranger = ["FORMSCTL_IDENTITY": dir + "/stranger"]
+      #expect(try Formsctl.run(["get", "acquisition", "ACQ-2026-001", "--field", "contracting_officer"], in: store, environment: stranger)
+        .stdout == "«encrypted»\n")
+      #expect(try Formsctl.run(["keys", "reseal"], in: store, environment: stranger).status == 65)
+      #expect(try readFile(store + "/formsctl.yaml") == manifest)
+      // A tampered envelope: exit 65 at its line and column, nothing written.
+      let path = store + "/data/acquisitions/ACQ-2026-001.json"
+      let original = try readFile(path)
+      let at = original.index(original.range(of: "enc:v1:")!.upperBound, offsetBy: 60)
+      let tampered = original.replacingCharacters(in: at...at, with: original[at] == "A" ? "B" : "A")
+      try writeFile(tampered, to: path)
+      let set = try Formsctl.run(["set", "acquisition", "ACQ-2026-001", "title=X"], in: store, environment: holder)
+      #expect(set.status == 65 && set.stderr.contains("ACQ-2026-001.json:4:26: error: contracting_officer: the envelope does not authenticate"), "\(set.stderr)")
+      #expect(try readFile(path) == tampered)
+      let validate = try Formsctl.run(["validate"], in: store, environment: holder)
+      #expect(validate.status == 1 && validate.stdout.contains("does not authenticate: it was changed after it was sealed; restore it from git or a snapshot [sensitive]"), "\(validate.stdout)")
+      // A value typed into the file in plain text is an error until sealed.
+      try writeFile(tampered.replacingOccurrences(of: #"enc:v1:[^"]*"#, with: "J. Alvarez", options: .regularExpression), to: path)
+      let plain = try Formsctl.run(["validate"], in: store)
+      #expect(plain.status == 1 && plain.stdout.contains("stored in plain text") && !plain.stdout.contains("Alvarez"), "\(plain.stdout)")
+      #expect(try Formsctl.run(["keys", "reseal"], in: store, environment: holder).status == 0)
+      #expect(try Formsctl.run(["validate"], in: store).status == 0)
+      #expect(!(try readFile(path)).contains("Alvarez"))
+      let schema = try Formsctl.run(["schema", "export", "--json-schema"], in: store)
+      #expect(schema.stdout.contains("^enc:v1:"), "\(schema.stderr)")
+    }
+  }
+}
