@@ -25,4 +25,20 @@ struct ReadmeTests {
       #expect(try runShellLines(blocks[1], in: dir + "/examples") == [])
     }
   }
+
+  @Test func theSensitiveFieldsSectionRunsAsShown() throws {
+    let blocks = try Self.blocks(under: "Sensitive fields")
+    #expect(blocks.count == 1)
+    try withTemporaryDirectory { dir in
+      try copyExampleStore(to: dir + "/examples/acquisitions")
+      // As a clone checks it out: readable by others, which the block's chmod fixes.
+      try FileManager.default.copyItem(atPath: Formsctl.packageRoot.appendingPathComponent("examples/demo-identity").path,
+        toPath: dir + "/examples/demo-identity")
+      try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: dir + "/examples/demo-identity")
+      #expect(try runShellLines(blocks.first ?? [], in: dir) == [])
+      let shown = try Formsctl.run(["get", "acquisition", "ACQ-2026-001", "--field", "contracting_officer"], in: dir + "/examples/acquisitions",
+        environment: ["FORMSCTL_IDENTITY": dir + "/examples/demo-identity"])
+      #expect(shown.stdout == "J. Alvarez\n", "\(shown.stderr)")
+    }
+  }
 }

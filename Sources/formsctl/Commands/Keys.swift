@@ -11,7 +11,7 @@ extension Formsctl {
         Writes a new X25519 identity to --out, else FORMSCTL_IDENTITY, else ~/.config/formsctl/identity, with mode 0600, and prints its recipient (the public key) on stdout. An existing file is never replaced, and no identity is written inside a store. Give the recipient to a key holder of each store, who runs `formsctl keys add RECIPIENT`; from then on formsctl opens the store's sensitive values for you.
 
         Examples:
-          formsctl keygen --out ../my-identity       # default: ~/.config/formsctl/identity
+          formsctl keygen --out ../my-identity
           formsctl keygen --out ../colleague-identity
         """
     )
