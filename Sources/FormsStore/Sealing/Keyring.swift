@@ -17,8 +17,9 @@ public final class Keyring: @unchecked Sendable {
   /// Where the identity was looked for (for messages).
   public let identityPath: String
   private let lock = NSLock()
-  private var unopened = 0
-  private var notForMe = 0
+  /// The envelopes not opened (a set: `list` reads a page twice), and those not for this identity.
+  private var unopened = Swift.Set<String>()
+  private var notForMe = Swift.Set<String>()
 
   public init(recipients: [Recipient], identity: Identity?, identityPath: String = "FORMSCTL_IDENTITY") {
     self.recipients = recipients
@@ -76,8 +77,8 @@ public final class Keyring: @unchecked Sendable {
   public func open(_ document: JSONValue, schema: Schema) -> Opened {
     guard schema.hasSensitiveFields else { return Opened(value: document, locations: [], sealed: []) }
     var opened = Opened(value: document, locations: schema.root.sensitiveLocations(in: document), sealed: [])
-    var unopened = 0
-    var notForMe = 0
+    var unopened: [String] = []
+    var notForMe: [String] = []
     for pointer in opened.locations {
       guard let value = document[pointer: pointer] else { continue }
       guard case .string(let text) = value, text.hasPrefix(SealedText.prefix) else {
@@ -87,7 +88,7 @@ public final class Keyring: @unchecked Sendable {
       }
       opened.sealed.append(pointer)
       guard let identity else {
-        if Envelope.parse(text) == nil { opened.broken.append(Self.malformed(pointer)) } else { unopened += 1 }
+        if Envelope.parse(text) == nil { opened.broken.append(Self.malformed(pointer)) } else { unopened.append(text) }
         continue
       }
       do throws(Envelope.Failure) {
@@ -96,8 +97,8 @@ public final class Keyring: @unchecked Sendable {
         opened.value.replace(at: pointer, with: inner)
         opened.sealed.removeLast()
       } catch .notARecipient {
-        unopened += 1
-        notForMe += 1
+        unopened.append(text)
+        notForMe.append(text)
       } catch .malformed {
         opened.broken.append(Self.malformed(pointer))
       } catch {
@@ -105,10 +106,10 @@ public final class Keyring: @unchecked Sendable {
           message: "the envelope does not authenticate: it was changed after it was sealed; restore it from git or a snapshot"))
       }
     }
-    if unopened > 0 {
+    if !unopened.isEmpty {
       lock.lock()
-      self.unopened += unopened
-      self.notForMe += notForMe
+      self.unopened.formUnion(unopened)
+      self.notForMe.formUnion(notForMe)
       lock.unlock()
     }
     return opened
@@ -189,12 +190,12 @@ public final class Keyring: @unchecked Sendable {
   public func unreadableNote() -> String? {
     lock.lock()
     defer { lock.unlock() }
-    guard unopened > 0 else { return nil }
-    let values = "\(unopened) sensitive value\(unopened == 1 ? " was" : "s were") not readable"
+    guard !unopened.isEmpty else { return nil }
+    let values = "\(unopened.count) sensitive value\(unopened.count == 1 ? " was" : "s were") not readable"
     if identity == nil {
       return "\(values) (shown as \(SealedText.placeholder)): no identity at \(identityPath); set FORMSCTL_IDENTITY to a key holder's identity file"
     }
-    return "\(values) (shown as \(SealedText.placeholder)): the identity \(identityPath) is not among the recipients \(notForMe == unopened ? "they were" : "some were") sealed for; "
+    return "\(values) (shown as \(SealedText.placeholder)): the identity \(identityPath) is not among the recipients \(notForMe.count == unopened.count ? "they were" : "some were") sealed for; "
       + "a key holder adds its recipient with `formsctl keys add`"
   }
 }
