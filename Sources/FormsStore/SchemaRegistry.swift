@@ -34,6 +34,9 @@ public struct SchemaRegistry: Sendable {
   /// The schema for a document's `_schema` value (`kind@version`).
   public func schema(reference: String) -> Schema? { byReference[reference] }
 
+  /// The schema a document names in `_schema`.
+  public func schema(of document: JSONValue) -> Schema? { document["_schema"]?.stringValue.flatMap(schema(reference:)) }
+
   /// The newest version of `kind`.
   public func latest(_ kind: String) -> Schema? {
     schemas[kind].flatMap { versions in versions.keys.max().flatMap { versions[$0] } }

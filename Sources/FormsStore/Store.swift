@@ -111,24 +111,16 @@ public final class Store: @unchecked Sendable {
 
   /// A read document as reading commands print it: values still sealed read «encrypted».
   public func shown(_ document: Document) -> JSONValue {
-    guard let reference = document.value["_schema"]?.stringValue, let schema = registry.schema(reference: reference) else {
-      return document.value
-    }
+    guard let schema = registry.schema(of: document.value) else { return document.value }
     return keyring.shown(document.value, schema: schema)
   }
 
   /// `value` (read from `path`) with its sensitive values opened; broken envelopes are refused.
   func opened(_ value: JSONValue, path: String, bytes: [UInt8]) throws(StoreError) -> JSONValue {
-    guard let reference = value["_schema"]?.stringValue, let schema = registry.schema(reference: reference),
-      schema.hasSensitiveFields
-    else { return value }
+    guard let schema = registry.schema(of: value), schema.hasSensitiveFields else { return value }
     let opened = keyring.open(value, schema: schema)
     guard opened.broken.isEmpty else {
-      let map = try? JSONParser().parseWithSourceMap(bytes).1
-      throw StoreError.invalidDocument(display(path), opened.broken.map { finding in
-        Diagnostic(file: display(path), position: map?.position(of: finding, in: bytes), pointer: finding.pointer,
-          rule: finding.rule, message: finding.message)
-      })
+      throw StoreError.invalidDocument(display(path), Diagnostic.placed(opened.broken, in: bytes, file: display(path)))
     }
     return opened.value
   }
@@ -140,7 +132,7 @@ public final class Store: @unchecked Sendable {
 
   /// The schema a stored document names.
   func schema(of document: JSONValue, path: String) throws(StoreError) -> Schema {
-    guard let reference = document["_schema"]?.stringValue, let schema = registry.schema(reference: reference) else {
+    guard let schema = registry.schema(of: document) else {
       throw StoreError.badRequest("\(display(path)): unknown or missing _schema; run `formsctl validate` on it")
     }
     return schema
@@ -183,15 +175,11 @@ public final class Store: @unchecked Sendable {
   /// the pointer only.
   func diagnostics(_ findings: [Finding], document: JSONValue, path: String) -> [Diagnostic] {
     let written = FileIO.exists(path)
-    let canonical = JSONWriter.canonical(document)
-    let map = written ? try? JSONParser().parseWithSourceMap(canonical).1 : nil
     let file = written ? display(path) : display(path) + " (new, not written)"
-    let schema = document["_schema"]?.stringValue.flatMap(registry.schema(reference:))
+    let schema = registry.schema(of: document)
     let locations = schema.map { $0.hasSensitiveFields ? $0.root.sensitiveLocations(in: document) : [] } ?? []
-    return findings.map { $0.withholdingValue(under: locations) }.map { finding in
-      Diagnostic(file: file, position: map?.position(of: finding, in: canonical),
-        pointer: finding.pointer, rule: finding.rule, message: finding.message)
-    }
+    return Diagnostic.placed(findings.map { $0.withholdingValue(under: locations) }, in: written ? JSONWriter.canonical(document) : nil,
+      file: file)
   }
 
   public static func rfc3339(_ date: Date) -> String {

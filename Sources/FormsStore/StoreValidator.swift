@@ -157,12 +157,7 @@ public struct StoreValidator: Sendable {
         return FileIO.exists(layout.dataDirectory + "/" + directory + "/" + id + ".json")
       }
     guard !findings.isEmpty else { return outcome }
-    let map = try? JSONParser().parseWithSourceMap(bytes).1
-    outcome.diagnostics = findings.map { finding in
-      Diagnostic(
-        file: shown, position: map?.position(of: finding, in: bytes),
-        pointer: finding.pointer, rule: finding.rule, message: finding.message)
-    }
+    outcome.diagnostics = Diagnostic.placed(findings, in: bytes, file: shown)
     if outcome.diagnostics.contains(where: { $0.rule == "schema" }) { outcome.unreadable = true }
     return outcome
   }

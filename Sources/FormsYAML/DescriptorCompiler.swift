@@ -111,7 +111,7 @@ public struct DescriptorCompiler {
       rules: rules, from: from, changes: changes)
     if let node = root["order"] { schema.order = compileOrder(node, schema) }
     if let node = root["editable"] { schema.editable = compileEditable(node, schema) }
-    schema.hasSensitiveFields = rootType.containsSensitive()
+    schema.hasSensitiveFields = !rootType.sensitiveFieldNames().isEmpty
     checkSensitive(schema, root)
     return schema
   }

@@ -119,17 +119,17 @@ struct SealingTests {
       let fixture = try sealedStore(dir, identity: alice)
       try fixture.store.create(kind: "acquisition", base: fixture.json(
         #"{"id": "ACQ-2026-001", "title": "Chairs", "agency": "GSA", "contracting_officer": "J. Alvarez"}"#))
-      let report = try fixture.store.reseal(for: [alice.recipient], operation: "keys remove")
+      let report = try fixture.store.reseal("keys remove") { _ in [alice.recipient] }
       #expect(report.documents == 1 && report.values == 1)
       let sealed = try fixture.store.read(kind: "acquisition", id: "ACQ-2026-001")
       let envelope = try JSONParser().parse(sealed.bytes)["contracting_officer"]!.stringValue!
       #expect(throws: Envelope.Failure.notARecipient) { try Envelope.open(envelope, with: bob) }
       #expect(try Envelope.open(envelope, with: alice) == Data(#""J. Alvarez""#.utf8))
       #expect(try String(contentsOfFile: fixture.root + "/formsctl.yaml", encoding: .utf8).contains("    - \(alice.recipient)"))
-      #expect(throws: StoreError.self) { try fixture.store.reseal(for: [], operation: "keys remove") }
-      #expect(throws: StoreError.self) { try fixture.store.reseal(for: [bob.recipient], operation: "keys remove") }
+      #expect(throws: StoreError.self) { try fixture.store.reseal("keys remove") { _ in [] } }
+      #expect(throws: StoreError.self) { try fixture.store.reseal("keys remove") { _ in [bob.recipient] } }
       fixture.store.keyring = Keyring(recipients: [alice.recipient], identity: eve)
-      #expect(throws: StoreError.self) { try fixture.store.reseal(for: [alice.recipient, eve.recipient], operation: "keys add") }
+      #expect(throws: StoreError.self) { try fixture.store.reseal("keys add") { $0 + [eve.recipient] } }
     }
   }
 

@@ -57,3 +57,15 @@ extension String {
     return unicodeScalars.count
   }
 }
+
+extension Diagnostic {
+  /// `findings` as diagnostics of `file`, each at its line and column in `bytes`, the text they
+  /// were found in (parsed once for its source map); nil bytes: a file not written, no positions.
+  public static func placed(_ findings: [Finding], in bytes: [UInt8]?, file: String) -> [Diagnostic] {
+    let map = bytes.flatMap { try? JSONParser().parseWithSourceMap($0).1 }
+    return findings.map { finding in
+      Diagnostic(file: file, position: bytes.flatMap { bytes in map?.position(of: finding, in: bytes) },
+        pointer: finding.pointer, rule: finding.rule, message: finding.message)
+    }
+  }
+}

@@ -55,19 +55,6 @@ extension SchemaType {
       break
     }
   }
-
-  /// True when this type, or one it holds, has a sensitive field (named types are visited once).
-  public func containsSensitive() -> Bool {
-    var visited = Swift.Set<ObjectIdentifier>()
-    return containsSensitive(visited: &visited)
-  }
-
-  func containsSensitive(visited: inout Swift.Set<ObjectIdentifier>) -> Bool {
-    guard visited.insert(ObjectIdentifier(self)).inserted else { return false }
-    if fields.values.contains(where: \.sensitive) { return true }
-    let inner = fields.values.map(\.type) + [element].compactMap { $0 } + cases.values
-    return inner.contains { $0.containsSensitive(visited: &visited) }
-  }
 }
 
 extension Finding {

@@ -126,14 +126,13 @@ enum Envelope {
     else { return nil }
     let headerSize = 1 + 32 + count * stanzaSize
     guard bytes.count >= headerSize + 12 + 16 else { return nil }
-    let data = Data(bytes)
     var stanzas: [(Data, Data)] = []
     for index in 0..<count {
       let start = 33 + index * stanzaSize
-      stanzas.append((data[start..<start + 8], data[start + 8..<start + stanzaSize]))
+      stanzas.append((bytes[start..<start + 8], bytes[start + 8..<start + stanzaSize]))
     }
-    return Parts(header: data[0..<headerSize], ephemeral: data[1..<33], stanzas: stanzas,
-      sealedValue: data[headerSize...])
+    return Parts(header: bytes[0..<headerSize], ephemeral: bytes[1..<33], stanzas: stanzas,
+      sealedValue: bytes[headerSize...])
   }
 
   /// The key ids of the recipients a well-formed envelope is sealed for.
@@ -172,13 +171,7 @@ extension Identity {
     if let store = StoreLayout.nearest(holding: StoreLayout.manifestName, from: directory) {
       throw StoreError.badRequest("\(path) is inside the store at \(store), where git would commit it; write it elsewhere (default ~/.config/formsctl/identity)")
     }
-    if !FileIO.isDirectory(directory) {
-      do {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-      } catch {
-        throw StoreError.io(directory, operation: "mkdir", errno: EACCES)
-      }
-    }
+    try FileIO.makeDirectories(directory, mode: 0o700)
     var writer = AtomicWriter(boundary: directory)
     writer.newFileMode = 0o600
     try writer.write(Array(fileText(created: created).utf8), to: path)

@@ -35,7 +35,7 @@ public final class Keyring: @unchecked Sendable {
     -> Keyring
   {
     let named = environment["FORMSCTL_IDENTITY"].flatMap { $0.isEmpty ? nil : $0 }
-    let path = named ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config/formsctl/identity"
+    let path = Identity.defaultPath(environment: environment)
     let sensitive = registry.schemas.values.contains { $0.values.contains(where: \.hasSensitiveFields) }
     guard sensitive else { return Keyring(recipients: layout.recipients, identity: nil, identityPath: path) }
     guard named != nil || FileIO.exists(path) else { return Keyring(recipients: layout.recipients, identity: nil, identityPath: path) }

@@ -9,30 +9,36 @@ extension Store {
     public var values = 0
   }
 
-  /// Seals every sensitive value of the store for `recipients` in one journaled operation with
-  /// one audit record, and writes them to `formsctl.yaml`: values sealed for other recipients
-  /// are opened and sealed again, values in plain text are sealed, the rest keep their envelope.
+  /// Seals every sensitive value of the store for the recipients `change` makes of the current
+  /// ones, in one journaled operation with one audit record, and writes them to `formsctl.yaml`:
+  /// values sealed for other recipients are opened and sealed again, values in plain text are
+  /// sealed, the rest keep their envelope. The manifest is read, and `change` runs, under the lock.
   /// Needs an identity that opens every value and stays a recipient; refuses an empty list.
-  public func reseal(for recipients: [Recipient], operation: String, dryRun: Bool = false) throws(StoreError) -> ResealReport {
-    guard !recipients.isEmpty else {
-      throw StoreError.badRequest("a store with sensitive fields keeps at least one recipient (nobody could open its values); add another first")
-    }
-    guard recipients.count <= Keyring.maxRecipients else {
-      throw StoreError.badRequest("at most \(Keyring.maxRecipients) recipients")
-    }
+  public func reseal(_ operation: String, dryRun: Bool = false, recipients change: ([Recipient]) throws(StoreError) -> [Recipient])
+    throws(StoreError) -> ResealReport
+  {
     guard let identity = keyring.identity else {
       throw StoreError.badRequest("\(operation) opens every sensitive value to seal it again, so it needs a key holder's identity; "
         + "none at \(keyring.identityPath) (set FORMSCTL_IDENTITY)")
     }
-    guard recipients.contains(identity.recipient) else {
-      throw StoreError.badRequest("your identity's recipient \(identity.recipient) would no longer be one, so you could not open "
-        + "what you seal; another key holder removes it")
-    }
-    let ring = Keyring(recipients: recipients, identity: identity, identityPath: keyring.identityPath)
-    let schemas = registry.schemas.values.flatMap(\.values).filter(\.hasSensitiveFields)
-    let directories = Swift.Set(schemas.map { layout.dataDirectory + "/" + $0.directory }).sorted()
-    let files = directories.flatMap { FileIO.files(under: $0, suffix: ".json") }
     return try write(operation, summary: operation, dryRun: dryRun) { session throws(StoreError) -> ResealReport in
+      let current = try StoreLayout(root: layout.root).recipients
+      let recipients = try change(current)
+      guard !recipients.isEmpty else {
+        throw StoreError.badRequest("a store with sensitive fields keeps at least one recipient (nobody could open its values); add another first")
+      }
+      guard recipients.count <= Keyring.maxRecipients else {
+        throw StoreError.badRequest("at most \(Keyring.maxRecipients) recipients")
+      }
+      guard recipients.contains(identity.recipient) else {
+        throw StoreError.badRequest("your identity's recipient \(identity.recipient) would no longer be one, so you could not open "
+          + "what you seal; another key holder removes it")
+      }
+      let ring = Keyring(recipients: recipients, identity: identity, identityPath: keyring.identityPath)
+      let directories = Swift.Set(registry.schemas.values.flatMap(\.values).filter(\.hasSensitiveFields).map {
+        layout.dataDirectory + "/" + $0.directory
+      }).sorted()
+      let files = directories.flatMap { FileIO.files(under: $0, suffix: ".json") }
       let registry = self.registry
       let display = self.display
       let outcomes = parallelMap(files, chunkSize: 16, progress: ProgressCounter("sealing", total: files.count, progress)) {
@@ -65,7 +71,7 @@ extension Store {
         report.documents += 1
         report.values += change.values
       }
-      if recipients != layout.recipients {
+      if recipients != current {
         let manifest = layout.root + "/" + StoreLayout.manifestName
         let text = String(decoding: try FileIO.read(manifest), as: UTF8.self)
         try session.stage(Array(StoreLayout.manifest(text, recipients: recipients).utf8), to: manifest, entry: nil)

@@ -84,12 +84,14 @@ extension Formsctl {
       func run() throws {
         let store = try options.open()
         let given = try Keys.parse(recipients)
-        var list = store.layout.recipients
-        for recipient in given {
-          if list.contains(recipient) { throw CommandError.usage("\(recipient) is already a recipient") }
-          list.append(recipient)
+        try Keys.reseal(store, "keys add", dryRun: dryRun, quiet: options.quiet) { current throws(StoreError) in
+          var list = current
+          for recipient in given {
+            if list.contains(recipient) { throw StoreError.usage("\(recipient) is already a recipient") }
+            list.append(recipient)
+          }
+          return list
         }
-        try Keys.reseal(store, for: list, operation: "keys add", dryRun: dryRun, quiet: options.quiet)
       }
     }
 
@@ -108,13 +110,16 @@ extension Formsctl {
 
       func run() throws {
         let store = try options.open()
-        var list = store.layout.recipients
-        for recipient in try Keys.parse(recipients) {
-          guard let index = list.firstIndex(of: recipient) else { throw CommandError.usage("\(recipient) is not a recipient of this store") }
-          list.remove(at: index)
+        let given = try Keys.parse(recipients)
+        try Keys.reseal(store, "keys remove", dryRun: dryRun, quiet: options.quiet) { current throws(StoreError) in
+          var list = current
+          for recipient in given {
+            guard let index = list.firstIndex(of: recipient) else { throw StoreError.usage("\(recipient) is not a recipient of this store") }
+            list.remove(at: index)
+          }
+          if list.isEmpty { throw StoreError.usage("that would remove the last recipient, and nobody could open the sensitive values") }
+          return list
         }
-        if list.isEmpty { throw CommandError.usage("that would remove the last recipient, and nobody could open the sensitive values") }
-        try Keys.reseal(store, for: list, operation: "keys remove", dryRun: dryRun, quiet: options.quiet)
       }
     }
 
@@ -134,7 +139,7 @@ extension Formsctl {
 
       func run() throws {
         let store = try options.open()
-        try Keys.reseal(store, for: store.layout.recipients, operation: "keys reseal", dryRun: dryRun, quiet: options.quiet)
+        try Keys.reseal(store, "keys reseal", dryRun: dryRun, quiet: options.quiet) { current throws(StoreError) in current }
       }
     }
 
@@ -145,8 +150,10 @@ extension Formsctl {
       }
     }
 
-    static func reseal(_ store: Store, for recipients: [Recipient], operation: String, dryRun: Bool, quiet: Bool) throws {
-      let report = try store.reseal(for: recipients, operation: operation, dryRun: dryRun)
+    static func reseal(_ store: Store, _ operation: String, dryRun: Bool, quiet: Bool,
+      recipients change: ([Recipient]) throws(StoreError) -> [Recipient]) throws
+    {
+      let report = try store.reseal(operation, dryRun: dryRun, recipients: change)
       guard !quiet else { return }
       let documents = "\(report.documents) document\(report.documents == 1 ? "" : "s")"
       let count = "\(report.recipients.count) recipient\(report.recipients.count == 1 ? "" : "s")"
