@@ -25,7 +25,7 @@ enum WriteBenchmark {
       var runs: [Double] = []
       for k in 0..<rounds {
         let start = DispatchTime.now().uptimeNanoseconds
-        let result = try ValidateBenchmark.shell([formsctl] + arguments(k) + ["--store", directory])
+        let result = try Shell.run([formsctl] + arguments(k) + ["--store", directory])
         runs.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
         guard result.status == 0 else {
           print("\(label) failed (exit \(result.status)): \(result.output)")

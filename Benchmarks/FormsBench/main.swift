@@ -100,34 +100,19 @@ func parseLoop() throws {
 switch command {
 case "json": try jsonBenchmark()
 case "parse-loop": try parseLoop()
-case "store":
-  // FormsBench store [COUNT...]: list vs jq, new/set latency, snapshots vs cp -a / cp -al.
-  let counts = arguments.dropFirst().compactMap { Int($0) }
-  try StoreBenchmarks.run(counts: counts.isEmpty ? [10_000, 100_000] : counts, repository: FileManager.default.currentDirectoryPath)
-case "migrate":
-  // FormsBench migrate [COUNT...]: the jq loops run only up to JQ_LOOPS_UP_TO documents (default 10,000).
-  let counts = arguments.dropFirst().compactMap { Int($0) }
-  let limit = ProcessInfo.processInfo.environment["JQ_LOOPS_UP_TO"].flatMap(Int.init) ?? 10_000
-  try MigrateBenchmark.run(counts: counts.isEmpty ? [10_000, 100_000] : counts, repository: FileManager.default.currentDirectoryPath, jqLoopsUpTo: limit)
-case "import":
-  // FormsBench import [STORE_SIZE] [FEED_SIZE]: import throughput and validate --changed-since.
-  let sizes = arguments.dropFirst().compactMap { Int($0) }
-  try ImportBenchmark.run(storeSize: sizes.first ?? 100_000, feedSize: sizes.count > 1 ? sizes[1] : 10_000, repository: FileManager.default.currentDirectoryPath)
 case "write":
   // FormsBench write [COUNT]: new and set latency on a store of COUNT documents (default 100,000).
   try WriteBenchmark.run(count: count == 10_000 && arguments.count < 2 ? 100_000 : count, repository: FileManager.default.currentDirectoryPath)
 case "generate":
-  // FormsBench generate DIR COUNT: a store of COUNT purchase orders using this repository's schemas.
-  let directory = arguments[1]
-  try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-  try Data("formsctl: 1\nschemas: \(FileManager.default.currentDirectoryPath)/schemas\n".utf8).write(to: URL(fileURLWithPath: directory + "/formsctl.yaml"))
-  _ = try generateStore(count: arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000, at: directory)
-case "validate":
-  // FormsBench validate [COUNT...]: jsonschema (slow) runs up to 100,000 unless SKIP_JSONSCHEMA_ABOVE says less.
+  // FormsBench generate DIR COUNT: a store of COUNT purchase orders made from the example orders.
+  _ = try ExampleStore.generate(count: arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000, at: arguments[1],
+    repository: FileManager.default.currentDirectoryPath)
+case _ where command == "table" || Comparisons.rows.contains(command):
+  // FormsBench table|validate|list|snapshot|import|migrate [COUNT...]: formsctl beside its peer (issue 14).
   let counts = arguments.dropFirst().compactMap { Int($0) }
-  let limit = ProcessInfo.processInfo.environment["SKIP_JSONSCHEMA_ABOVE"].flatMap(Int.init) ?? 100_000
-  try ValidateBenchmark.run(counts: counts.isEmpty ? [10_000, 100_000] : counts, repository: FileManager.default.currentDirectoryPath, skipJsonschemaAbove: limit)
+  try Comparisons.run(rows: command == "table" ? Comparisons.rows : [command], counts: counts.isEmpty ? [10_000, 100_000] : counts,
+    repository: FileManager.default.currentDirectoryPath)
 default:
-  print("usage: FormsBench json [COUNT] | parse-loop [COUNT] | validate [COUNT...] | store [COUNT...] | migrate [COUNT...] | import [STORE FEED] | write [COUNT] | generate DIR [COUNT]")
+  print("usage: FormsBench json [COUNT] | parse-loop [COUNT] | table|validate|list|snapshot|import|migrate [COUNT...] | write [COUNT] | generate DIR [COUNT]")
   exit(64)
 }

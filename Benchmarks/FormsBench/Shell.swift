@@ -1,0 +1,55 @@
+import Foundation
+
+/// Runs processes for the whole-process benchmarks and keeps what the peers need.
+enum Shell {
+  /// fastjsonschema on the files of `data` (shard `k/n` of them, sorted by name), with formsctl's
+  /// exported JSON Schema; prints `valid total`.
+  static let judge = """
+    import json, sys, glob, os
+    schema_path, data, shard = sys.argv[1], sys.argv[2], sys.argv[3]
+    k, n = (int(x) for x in shard.split('/'))
+    import fastjsonschema
+    text = open(schema_path).read().replace('#/$defs/', '#/definitions/').replace('"$defs"', '"definitions"')
+    schema = json.loads(text)
+    schema['$schema'] = 'http://json-schema.org/draft-07/schema#'
+    validate = fastjsonschema.compile(schema)
+    paths = sorted(glob.glob(os.path.join(data, '*.json')))[k::n]
+    valid = 0
+    for path in paths:
+        with open(path, 'rb') as f:
+            try:
+                validate(json.loads(f.read()))
+                valid += 1
+            except fastjsonschema.JsonSchemaException:
+                pass
+    print(f'{valid}/{len(paths)}')
+    """
+
+  /// Runs a command with posix_spawn (Foundation's Process adds tens of milliseconds per spawn on
+  /// Linux, which would swamp whole-process timings); stdout and stderr are collected.
+  @discardableResult
+  static func run(_ arguments: [String], output suffix: String = "") throws -> (status: Int32, output: String) {
+    let outputPath = NSTemporaryDirectory() + "formsctl-bench-out-\(getpid())\(suffix)"
+    defer { unlink(outputPath) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    var pid: pid_t = 0
+    var cArguments = arguments.map { strdup($0) } + [nil]
+    defer { for argument in cArguments { free(argument) } }
+    guard posix_spawnp(&pid, arguments[0], &actions, nil, &cArguments, environ) == 0 else { return (127, "") }
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+    let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+    return ((status >> 8) & 0xff, output)
+  }
+
+  /// The largest resident set of any child process so far, in KB.
+  static func childPeakKilobytes() -> Int {
+    var usage = rusage()
+    getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+    return Int(usage.ru_maxrss)
+  }
+}
