@@ -132,4 +132,40 @@ struct ImporterTests {
       #expect(fixture.history.last?["documents"]?.arrayValue?.count == 7)
     }
   }
+
+  /// The safety copy before an import holds the documents it changes, not the store: restoring it
+  /// undoes the import (updated documents back, created ones gone) and leaves every other file alone.
+  @Test func theSafetyCopyHoldsWhatTheImportChangesAndRestoringItUndoesTheImport() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try Self.fixture(dir)
+      try fixture.order("PO-2", acquisition: "ACQ-2026-001")
+      let before = try readText(dir + "/data/purchase-orders/PO-1.json")
+      let untouched = try readText(dir + "/data/purchase-orders/PO-2.json")
+      let created = Self.newer.replacingOccurrences(of: "\"PO-1\"", with: "\"PO-9\"")
+      let report = try Self.importing(Self.newer + "\n" + created, into: fixture) { $0.snapshot = true }
+      let snapshots = Snapshots(layout: fixture.store.layout)
+      let info = try snapshots.find(try #require(report.snapshot))
+      let manifest = try #require(info.manifest)
+      #expect(manifest.reason == "pre-import")
+      #expect(manifest.covers == ["data/purchase-orders/PO-1.json", "data/purchase-orders/PO-9.json"])
+      #expect(manifest.files.map(\.path) == ["data/purchase-orders/PO-1.json"], "only what the import changes")
+      #expect(manifest.absent == ["data/purchase-orders/PO-9.json"])
+      #expect(FileIO.files(under: info.path, suffix: "").count == 2, "one copy and the manifest")
+      #expect(snapshots.verify(info).isEmpty)
+      let diff = snapshots.diff(from: info, to: nil)
+      #expect(diff.added == ["data/purchase-orders/PO-9.json"] && diff.removed.isEmpty && diff.changed.map(\.path) == ["data/purchase-orders/PO-1.json"])
+
+      // Another document changes after the import; restoring the safety copy leaves it as it is.
+      try fixture.store.update(kind: "purchase-order", id: "PO-2", assignments: [try Assignment("delivery_note=after the import")])
+      let changedSince = try readText(dir + "/data/purchase-orders/PO-2.json")
+      #expect(changedSince != untouched)
+      let outcome = try snapshots.restore(info.name, snapshotFirst: false, wait: 1)
+      #expect(outcome.plan.rewritten == ["data/purchase-orders/PO-1.json"])
+      #expect(outcome.plan.removed == ["data/purchase-orders/PO-9.json"])
+      #expect(try readText(dir + "/data/purchase-orders/PO-1.json") == before)
+      #expect(!FileIO.exists(dir + "/data/purchase-orders/PO-9.json"))
+      #expect(try readText(dir + "/data/purchase-orders/PO-2.json") == changedSince)
+      #expect(try snapshots.planRestore(info).isEmpty, "restored: nothing left to do")
+    }
+  }
 }

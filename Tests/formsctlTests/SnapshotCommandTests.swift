@@ -70,7 +70,7 @@ struct SnapshotCommandTests {
       kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()
       let list = try Formsctl.run(["snapshot", "list"], in: store, environment: env)
-      #expect(list.stdout == "ID  LABEL  REASON  FILES  MESSAGE\n")
+      #expect(list.stdout == "ID  LABEL  REASON  SCOPE  FILES  MESSAGE\n")
       let next = try Formsctl.run(["snapshot", "create"], in: store, environment: env)
       #expect(next.status == 0)
       let entries = try FileManager.default.contentsOfDirectory(atPath: store + "/.formsctl/snapshots").filter { !$0.hasPrefix(".hash") }

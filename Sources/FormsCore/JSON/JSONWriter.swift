@@ -57,7 +57,9 @@ public enum JSONWriter {
     for _ in 0..<indent { out.append(0x20) }
   }
 
-  private static func writeValue(_ value: JSONValue, indent: Int, into out: inout [UInt8]) {
+  /// Appends the canonical bytes of `value` as it appears nested `indent` spaces deep (no final
+  /// newline), for writers that lay out a large document themselves.
+  public static func writeValue(_ value: JSONValue, indent: Int, into out: inout [UInt8]) {
     switch value {
     case .null: out.append(contentsOf: "null".utf8)
     case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
@@ -91,7 +93,8 @@ public enum JSONWriter {
 
   private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
-  static func writeString(_ string: String, into out: inout [UInt8]) {
+  /// Appends `string` quoted and escaped as the canonical form writes it.
+  public static func writeString(_ string: String, into out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))
     var string = string
     string.withUTF8 { bytes in

@@ -204,16 +204,19 @@ public struct Importer: Sendable {
     }
     guard failures.isEmpty else { throw StoreError.importFailed(records: Set(failures.map { $0.position?.line ?? 0 }).count, failures) }
     if prepared.isEmpty && report.pruned.deletes.isEmpty { return report }
+    // The safety copy holds just the documents this import changes (a partial snapshot): its
+    // cost follows the feed, not the store, and restoring it undoes exactly this import.
+    let changing = prepared.map(\.path) + (report.pruned.deletes + report.pruned.rewrites).map(\.path)
     if !request.dryRun {
       let staged = prepared.reduce(Int64(0)) { $0 + Int64($1.bytes.count) }
-      try Storage.require(staged + (request.snapshot ? Snapshots(layout: store.layout).firstSnapshotCost() : 0), at: store.layout.root,
+      try Storage.require(staged + (request.snapshot ? Storage.size(of: changing) : 0), at: store.layout.root,
         for: "import (\(prepared.count) documents)")
     }
     if request.snapshot && !request.dryRun {
       var snapshots = Snapshots(layout: store.layout)
       snapshots.progress = store.progress
       snapshots.now = store.now
-      report.snapshot = try snapshots.create(reason: "pre-import", message: "before importing \(fileName(request.feed))").name
+      report.snapshot = try snapshots.create(reason: "pre-import", message: "before importing \(fileName(request.feed))", only: changing).name
     }
     for version in prepared { try session.stage(version) }
     try store.stage(report.pruned, in: session)

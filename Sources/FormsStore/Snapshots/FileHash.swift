@@ -44,24 +44,28 @@ struct FileStamp: Equatable, Sendable {
   }
 }
 
-/// Hashes of live files from the last snapshot, keyed by path with their size, mtime, ctime and
-/// inode, so an unchanged file is not read again. An entry whose mtime or ctime is within two
-/// seconds of when the cache was written is not trusted (the file may have changed again in the
-/// same tick), as git does. A cache of another format (`# N` without `v2`) is ignored.
+/// What the newest whole snapshot holds, with what `stat` said of each live file when it was
+/// taken, keyed by the path inside the snapshot (`data/forms/x.json`): a live file whose stamp
+/// still matches is unchanged, so the next snapshot links it without reading it, and needs neither
+/// the previous manifest nor a hash. An entry whose mtime or ctime is within two seconds of when
+/// the cache was written is not trusted (the file may have changed again in the same tick), as
+/// git does. A cache of another format, or one naming a snapshot that is gone, is not used.
 struct HashCache: Sendable {
-  var entries: [String: (stamp: FileStamp, sha256: String)] = [:]
+  var entries: [String: (stamp: FileStamp, entry: SnapshotManifest.Entry)] = [:]
   var writtenAtNanoseconds: Int64 = 0
+  /// The snapshot the entries describe.
+  var snapshot = ""
 
   static func load(_ path: String) -> HashCache {
     var cache = HashCache()
     guard let bytes = try? FileIO.read(path, limit: Int.max) else { return cache }
-    // Byte-level parsing: `sha \t size \t mtime \t ctime \t inode \t path \n`, after `# v2 written`.
+    // Byte-level: `# v3 written snapshot`, then `sha \t size \t mtime \t ctime \t inode \t schema \t path \n`.
     bytes.withUnsafeBufferPointer { b in
       var i = 0
       func field(_ terminator: UInt8) -> Range<Int> {
         let start = i
-        while i < b.count && b[i] != terminator { i += 1 }
-        defer { i += 1 }
+        while i < b.count && b[i] != terminator && b[i] != 0x0A { i += 1 }
+        defer { if i < b.count && b[i] == terminator { i += 1 } }
         return start..<i
       }
       func number(_ range: Range<Int>) -> Int64? {
@@ -74,36 +78,54 @@ struct HashCache: Sendable {
         return value
       }
       func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: b[range]), as: UTF8.self) }
-      let header = field(0x0A)
-      guard header.count > 5, text(header.lowerBound..<header.lowerBound + 5) == "# v2 ",
-        let written = number(header.lowerBound + 5..<header.upperBound)
-      else { return }
-      cache.writtenAtNanoseconds = written
+      guard b.count > 5, text(0..<5) == "# v3 " else { return }
+      i = 5
+      guard let written = number(field(0x20)) else { return }
+      let name = text(field(0x0A))
+      cache.entries.reserveCapacity(b.count / 120)
       while i < b.count {
-        let sha = field(0x09), size = field(0x09), mtime = field(0x09), ctime = field(0x09), inode = field(0x09), name = field(0x0A)
+        let sha = field(0x09), size = field(0x09), mtime = field(0x09), ctime = field(0x09), inode = field(0x09)
+        let schema = field(0x09), path = field(0x0A)
         guard let size = number(size), let mtime = number(mtime), let ctime = number(ctime), let inode = number(inode), sha.count == 64
         else { continue }
         let stamp = FileStamp(size: Int(size), mtimeNanoseconds: mtime, ctimeNanoseconds: ctime, inode: UInt64(inode))
-        cache.entries[text(name)] = (stamp, text(sha))
+        let relative = text(path)
+        cache.entries[relative] = (stamp, SnapshotManifest.Entry(path: relative, size: Int(size), sha256: text(sha),
+          schema: schema.isEmpty ? nil : text(schema)))
       }
+      cache.writtenAtNanoseconds = written
+      cache.snapshot = name
     }
     return cache
   }
 
-  /// The cached hash when `stamp` matches and is old enough to trust.
-  func hash(for path: String, stamp: FileStamp) -> String? {
-    guard let entry = entries[path], entry.stamp == stamp,
+  /// The snapshot's entry for `relative` when the live file's `stamp` matches and is old enough to trust.
+  func unchanged(_ relative: String, stamp: FileStamp) -> SnapshotManifest.Entry? {
+    guard let cached = entries[relative], cached.stamp == stamp,
       max(stamp.mtimeNanoseconds, stamp.ctimeNanoseconds) < writtenAtNanoseconds - 2_000_000_000
     else { return nil }
-    return entry.sha256
+    return cached.entry
   }
 
   func serialized(now: Int64) -> [UInt8] {
-    var out = "# v2 \(now)\n"
-    for (path, entry) in entries.sorted(by: { $0.key < $1.key }) {
-      let stamp = entry.stamp
-      out += "\(entry.sha256)\t\(stamp.size)\t\(stamp.mtimeNanoseconds)\t\(stamp.ctimeNanoseconds)\t\(stamp.inode)\t\(path)\n"
+    var out: [UInt8] = []
+    out.reserveCapacity(64 + entries.count * 160)
+    out += "# v3 \(now) \(snapshot)\n".utf8
+    for (path, cached) in entries.sorted(by: { $0.key < $1.key }) {
+      // A name with a tab or a line break would not read back; such a file is simply hashed again.
+      guard !(path + (cached.entry.schema ?? "")).utf8.contains(where: { $0 == 0x09 || $0 == 0x0A }) else { continue }
+      let stamp = cached.stamp
+      out += cached.entry.sha256.utf8
+      for number in [Int64(stamp.size), stamp.mtimeNanoseconds, stamp.ctimeNanoseconds, Int64(bitPattern: stamp.inode)] {
+        out.append(0x09)
+        out += String(number).utf8
+      }
+      out.append(0x09)
+      out += (cached.entry.schema ?? "").utf8
+      out.append(0x09)
+      out += path.utf8
+      out.append(0x0A)
     }
-    return Array(out.utf8)
+    return out
   }
 }

@@ -28,6 +28,16 @@ public struct SnapshotManifest: Sendable, Equatable {
   public var label: String?
   public var formsctlVersion: String
   public var files: [Entry]
+  /// For a partial snapshot (taken before an operation that changes a few documents), every path
+  /// it speaks for: those in `files`, and those that did not exist then. Nil: the whole store.
+  public var covers: [String]?
+
+  /// The paths the snapshot covered that did not exist when it was taken.
+  public var absent: [String] {
+    guard let covers else { return [] }
+    let present = Set(files.map(\.path))
+    return covers.filter { !present.contains($0) }
+  }
 
   /// Documents per kind and version.
   public var counts: [String: [String: Int]] {
@@ -47,6 +57,7 @@ public struct SnapshotManifest: Sendable, Equatable {
     object["message"] = message.map(JSONValue.string) ?? .null
     object["label"] = label.map(JSONValue.string) ?? .null
     object["formsctl_version"] = .string(formsctlVersion)
+    if let covers { object["covers"] = .array(covers.map(JSONValue.string)) }
     object["counts"] = .object(JSONObject(counts.map { kind, versions in
       JSONObject.Member(key: kind, value: .object(JSONObject(versions.map { JSONObject.Member(key: $0.key, value: .number(JSONNumber($0.value))) })))
     }))
@@ -61,7 +72,53 @@ public struct SnapshotManifest: Sendable, Equatable {
     return .object(object)
   }
 
-  init(name: String, time: String, reason: String, message: String?, label: String?, files: [Entry]) {
+  /// The canonical bytes of `json`, written straight from the entries (a manifest of a large
+  /// store has a hundred thousand of them).
+  func serialized() -> [UInt8] {
+    var head = json
+    head["files"] = nil
+    var out: [UInt8] = []
+    out.reserveCapacity(1024 + files.count * 160)
+    out.append(UInt8(ascii: "{"))
+    var first = true
+    func key(_ name: String) {
+      out += (first ? "\n  " : ",\n  ").utf8
+      first = false
+      JSONWriter.writeString(name, into: &out)
+      out += ": ".utf8
+    }
+    var members = head.objectValue?.members ?? []
+    let filesAt = members.firstIndex { codePointLess("files", $0.key) } ?? members.count
+    members.insert(JSONObject.Member(key: "files", value: .null), at: filesAt)
+    for member in members {
+      key(member.key)
+      guard member.key == "files" else {
+        JSONWriter.writeValue(member.value, indent: 2, into: &out)
+        continue
+      }
+      guard !files.isEmpty else {
+        out += "[]".utf8
+        continue
+      }
+      out.append(UInt8(ascii: "["))
+      for (k, entry) in files.enumerated() {
+        out += (k == 0 ? "\n    {\n      \"path\": " : ",\n    {\n      \"path\": ").utf8
+        JSONWriter.writeString(entry.path, into: &out)
+        if let schema = entry.schema {
+          out += ",\n      \"schema\": ".utf8
+          JSONWriter.writeString(schema, into: &out)
+        }
+        out += ",\n      \"sha256\": ".utf8
+        JSONWriter.writeString(entry.sha256, into: &out)
+        out += ",\n      \"size\": \(entry.size)\n    }".utf8
+      }
+      out += "\n  ]".utf8
+    }
+    out += "\n}\n".utf8
+    return out
+  }
+
+  init(name: String, time: String, reason: String, message: String?, label: String?, files: [Entry], covers: [String]? = nil) {
     self.name = name
     self.time = time
     self.reason = reason
@@ -70,6 +127,7 @@ public struct SnapshotManifest: Sendable, Equatable {
     // The module's version constant (this type has a property of the same name).
     self.formsctlVersion = FormsStore.formsctlVersion
     self.files = files
+    self.covers = covers
   }
 
   init?(json: JSONValue) {
@@ -90,5 +148,6 @@ public struct SnapshotManifest: Sendable, Equatable {
     self.label = json["label"]?.stringValue
     self.formsctlVersion = json["formsctl_version"]?.stringValue ?? "?"
     self.files = entries
+    self.covers = json["covers"]?.arrayValue.map { $0.compactMap(\.stringValue) }
   }
 }

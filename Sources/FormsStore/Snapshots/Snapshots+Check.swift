@@ -70,24 +70,31 @@ extension Snapshots {
     public var changed: [Change] = []
   }
 
-  /// Hashes of the live files (the cache spares reading unchanged ones).
-  func liveEntries() -> [String: (sha256: String, path: String)] {
+  /// Hashes of the live files (the cache spares reading unchanged ones), or of just the snapshot
+  /// paths `only` names, by their path inside a snapshot.
+  func liveEntries(only: [String]? = nil) -> [String: (sha256: String, path: String)] {
     let cache = HashCache.load(cachePath)
-    let pairs = parallelMap(liveFiles(), chunkSize: 32) { file -> (String, (String, String))? in
-      guard let stamp = FileStamp(file.live) else { return nil }
-      if let sha = cache.hash(for: file.live, stamp: stamp) { return (file.relative, (sha, file.live)) }
-      guard let bytes = try? FileIO.read(file.live, limit: Int.max) else { return nil }
-      return (file.relative, (sha256Hex(bytes), file.live))
+    let files = only.map { $0.map { ($0, livePath($0)) } } ?? liveFiles()
+    let pairs = parallelMap(files, chunkSize: 32) { file -> (String, (String, String))? in
+      guard let stamp = FileStamp(file.1) else { return nil }
+      if let entry = cache.unchanged(file.0, stamp: stamp) { return (file.0, (entry.sha256, file.1)) }
+      guard let bytes = try? FileIO.read(file.1, limit: Int.max) else { return nil }
+      return (file.0, (sha256Hex(bytes), file.1))
     }.compactMap { $0 }
     return Dictionary(pairs, uniquingKeysWith: { a, _ in a })
   }
 
   /// The difference from snapshot `from` to snapshot `to`, or to the live store when `to` is nil.
   public func diff(from: Info, to: Info?) -> Difference {
-    let old = Dictionary((from.manifest?.files ?? []).map { ($0.path, ($0.sha256, from.path + "/" + $0.path)) }, uniquingKeysWith: { a, _ in a })
-    let new = to.map { info in
-      Dictionary((info.manifest?.files ?? []).map { ($0.path, ($0.sha256, info.path + "/" + $0.path)) }, uniquingKeysWith: { a, _ in a })
-    } ?? liveEntries().mapValues { ($0.sha256, $0.path) }
+    // Partial snapshots speak only for the documents they cover: the difference is within those.
+    let covers = [from.manifest?.covers, to?.manifest?.covers].compactMap { $0.map(Set.init) }
+    let scope = covers.isEmpty ? nil : covers.dropFirst().reduce(covers[0]) { $0.intersection($1) }
+    func entries(_ info: Info) -> [String: (String, String)] {
+      Dictionary((info.manifest?.files ?? []).filter { scope?.contains($0.path) ?? true }.map { ($0.path, ($0.sha256, info.path + "/" + $0.path)) },
+        uniquingKeysWith: { a, _ in a })
+    }
+    let old = entries(from)
+    let new = to.map(entries) ?? liveEntries(only: scope.map { $0.sorted() }).mapValues { ($0.sha256, $0.path) }
     var difference = Difference()
     difference.added = new.keys.filter { old[$0] == nil }.sorted()
     difference.removed = old.keys.filter { new[$0] == nil }.sorted()

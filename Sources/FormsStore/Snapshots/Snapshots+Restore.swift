@@ -17,8 +17,10 @@ extension Snapshots {
   /// naming them, when the snapshot's files fail verification, or a path names nothing in either.
   public func planRestore(_ info: Info, paths: [String]? = nil) throws(StoreError) -> RestorePlan {
     guard let manifest = info.manifest else { throw StoreError.badRequest("snapshot \(info.name) has no readable manifest") }
+    // A partial snapshot speaks only for the documents it covers; the rest of the store is left alone.
+    let covered = manifest.covers.map(Set.init)
     func inScope(_ path: String) -> Bool {
-      paths?.contains { path == $0 || path.hasPrefix($0 + "/") } ?? true
+      (paths?.contains { path == $0 || path.hasPrefix($0 + "/") } ?? true) && (covered?.contains(path) ?? true)
     }
     let entries = manifest.files.filter { inScope($0.path) }
     let problems = verify(info, paths: Set(entries.map(\.path)))
@@ -26,7 +28,7 @@ extension Snapshots {
       throw StoreError.badRequest("snapshot \(info.name) fails verification; not restoring from it: "
         + problems.map { "\($0.path) \($0.problem)" }.joined(separator: "; "))
     }
-    let live = liveEntries()
+    let live = manifest.covers.map { liveEntries(only: $0.filter(inScope)) } ?? liveEntries()
     for scope in paths ?? [] where !manifest.files.contains(where: { $0.path == scope || $0.path.hasPrefix(scope + "/") })
       && !live.keys.contains(where: { $0 == scope || $0.hasPrefix(scope + "/") })
     {

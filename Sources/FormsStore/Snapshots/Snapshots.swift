@@ -78,8 +78,8 @@ public struct Snapshots: Sendable {
     guard let manifest = found.manifest else {
       throw StoreError.badRequest("snapshot \(found.name) has no readable manifest.json; it cannot be used")
     }
-    if let unsafe = manifest.files.first(where: { !SnapshotManifest.Entry.isSafe($0.path) }) {
-      throw StoreError.badRequest("snapshot \(found.name): manifest.json names \"\(unsafe.path)\", which is not a file a snapshot holds "
+    if let unsafe = (manifest.files.map(\.path) + (manifest.covers ?? [])).first(where: { !SnapshotManifest.Entry.isSafe($0) }) {
+      throw StoreError.badRequest("snapshot \(found.name): manifest.json names \"\(unsafe)\", which is not a file a snapshot holds "
         + "(data/, schemas/, formsctl.yaml); refusing to use it")
     }
     return (found, note)
@@ -147,7 +147,15 @@ public struct Snapshots: Sendable {
   }
 
   /// Takes a snapshot. The caller holds the store lock, so no write lands half-way through it.
-  public func create(reason: String, message: String? = nil, label: String? = nil) throws(StoreError) -> SnapshotManifest {
+  ///
+  /// With `only` (live document paths), a partial snapshot: it holds the present version of just
+  /// those documents, and its manifest's `covers` names them all, so the ones that do not exist
+  /// yet are recorded as absent. An operation that is about to change those documents (`import`)
+  /// takes one, at a cost in proportion to what it changes; restoring it brings those documents
+  /// back to this state (absent ones are removed) and leaves every other file alone.
+  public func create(reason: String, message: String? = nil, label: String? = nil, only documents: [String]? = nil)
+    throws(StoreError) -> SnapshotManifest
+  {
     if let label, !DocumentID.isValid(label) { throw StoreError.badRequest("label \"\(label)\": use A–Z a–z 0–9 . _ -") }
     try FileIO.makeDirectories(directory)
     removeStaleTemporaries()
@@ -160,82 +168,155 @@ public struct Snapshots: Sendable {
       name = time.replacingOccurrences(of: ":", with: "-") + (label.map { "-" + $0 } ?? "") + "-\(suffix)"
     }
     let temporary = directory + "/.creating-\(name)-\(getpid())"
-    let previous = list().last { $0.manifest != nil }
-    let previousFiles = Dictionary(
-      (previous?.manifest?.files ?? []).map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
-    let cache = HashCache.load(cachePath)
-    let files = liveFiles()
     do throws(StoreError) {
-      for directory in Set(files.map { parentDirectory(temporary + "/" + $0.relative) }) {
-        try FileIO.makeDirectories(directory)
+      var manifest: SnapshotManifest
+      var cache: HashCache?
+      if let documents {
+        let covers = try Set(documents.map { path throws(StoreError) in try relativeDocumentPath(path) }).sorted()
+        manifest = SnapshotManifest(name: name, time: time, reason: reason, message: message, label: label,
+          files: try copy(covers.map { ($0, livePath($0)) }, into: temporary), covers: covers)
+      } else {
+        let (files, newCache) = try copyStore(into: temporary)
+        manifest = SnapshotManifest(name: name, time: time, reason: reason, message: message, label: label, files: files)
+        cache = newCache
       }
-      let previousPath = previous?.path
-      // Decide in parallel (stat and the hash cache), link unchanged files from one thread (two
-      // threads linking into one directory contend on its lock), copy changed files in parallel.
-      let decisions = parallelMap(files, chunkSize: 64, progress: ProgressCounter("comparing", total: files.count, progress)) {
-        file -> (FileStamp?, SnapshotManifest.Entry?) in
-        guard let stamp = FileStamp(file.live) else { return (nil, nil) }
-        guard let previous = previousFiles[file.relative], previous.size == stamp.size,
-          cache.hash(for: file.live, stamp: stamp) == previous.sha256
-        else { return (stamp, nil) }
-        return (stamp, previous)
-      }
-      var results: [(SnapshotManifest.Entry, FileStamp)?] = Array(repeating: nil, count: files.count)
-      var toCopy: [Int] = []
-      for (index, decision) in decisions.enumerated() {
-        if let previousPath, let stamp = decision.0, let entry = decision.1,
-          link(previousPath + "/" + entry.path, temporary + "/" + files[index].relative) == 0
-        {
-          results[index] = (entry, stamp)
-        } else {
-          toCopy.append(index)
-        }
-      }
-      // Changed files: read and hash on every core, then create the copies from one thread, in
-      // batches (creating files in one directory from two threads contends on its lock).
-      // Unchanged files cost a link; the changed ones are copied: check they fit before copying.
-      try Storage.require(toCopy.reduce(Int64(0)) { $0 + Int64(decisions[$1].0?.size ?? 0) }, at: directory,
-        for: "the snapshot (\(toCopy.count) changed file\(toCopy.count == 1 ? "" : "s"))")
-      let copying = ProgressCounter("copying", total: toCopy.count, progress)
-      for start in stride(from: 0, to: toCopy.count, by: 1024) {
-        let batch = Array(toCopy[start..<min(toCopy.count, start + 1024)])
-        let read = parallelMap(batch, chunkSize: 16, progress: copying) { index -> Result<(bytes: [UInt8], sha: String, stamp: FileStamp), StoreError> in
-          Result { () throws(StoreError) in
-            let file = files[index]
-            guard let stamp = FileStamp(file.live) else { throw StoreError.fileNotFound(file.live) }
-            let bytes = try FileIO.read(file.live, limit: Int.max)
-            return (bytes, sha256Hex(bytes), stamp)
-          }
-        }
-        for (index, result) in zip(batch, read) {
-          let (bytes, sha, stamp) = try result.get()
-          results[index] = try Self.store(bytes, sha: sha, stamp: stamp, file: files[index], into: temporary,
-            previous: previousFiles[files[index].relative], previousPath: previousPath)
-        }
-      }
-      var entries: [SnapshotManifest.Entry] = []
-      entries.reserveCapacity(files.count)
-      var newCache = HashCache()
-      for (file, result) in zip(files, results) {
-        guard let (entry, stamp) = result else { throw StoreError.fileNotFound(file.live) }
-        entries.append(entry)
-        newCache.entries[file.live] = (stamp, entry.sha256)
-      }
-      let manifest = SnapshotManifest(name: name, time: time, reason: reason, message: message, label: label, files: entries)
       let manifestPath = temporary + "/manifest.json"
-      try Journal.writeDurably(JSONWriter.canonical(manifest.json), to: manifestPath)
-      chmod(manifestPath, 0o444)
+      // Written plainly: the one syncfs below makes it durable with every copy and link.
+      let fd = open(manifestPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o444)
+      guard fd >= 0 else { throw StoreError.io(manifestPath, operation: "create", errno: errno) }
+      defer { close(fd) }
+      try writeAll(fd, manifest.serialized(), path: manifestPath)
       try Self.syncFileSystem(of: temporary)
       DebugPause.at("snapshot-before-rename")
       if rename(temporary, directory + "/" + name) != 0 { throw StoreError.io(temporary, operation: "rename", errno: errno) }
       try AtomicWriter.syncDirectory(directory)
-      let nowNanoseconds = Int64(date.timeIntervalSince1970 * 1_000_000_000)
-      try AtomicWriter(boundary: layout.root).write(newCache.serialized(now: nowNanoseconds), to: cachePath)
+      if var cache {
+        cache.snapshot = name
+        let nowNanoseconds = Int64(date.timeIntervalSince1970 * 1_000_000_000)
+        try AtomicWriter(boundary: layout.root).write(cache.serialized(now: nowNanoseconds), to: cachePath)
+      }
       return manifest
     } catch {
       Self.removeTree(temporary)
       throw error
     }
+  }
+
+  /// `data/...` for a live document path; anything else is not a document a partial snapshot takes.
+  func relativeDocumentPath(_ live: String) throws(StoreError) -> String {
+    guard live.hasPrefix(layout.dataDirectory + "/") else {
+      throw StoreError.badRequest("\(live) is not a document of the store; a partial snapshot holds documents")
+    }
+    return "data/" + live.dropFirst(layout.dataDirectory.count + 1)
+  }
+
+  /// The copies of a whole-store snapshot in `temporary`, and the hash cache that describes it.
+  /// A file whose stamp matches the cache costs one `link()` to the previous snapshot's copy (no
+  /// read, no hash, no sync of its own): a thread links them, in order, while every core stats
+  /// the files ahead of it. The rest are read, hashed and copied (or linked when their content
+  /// turns out unchanged).
+  func copyStore(into temporary: String) throws(StoreError) -> ([SnapshotManifest.Entry], HashCache) {
+    let files = liveFiles()
+    var cache = HashCache.load(cachePath)
+    let basePath = directory + "/" + cache.snapshot
+    if cache.snapshot.isEmpty || !FileIO.exists(basePath + "/manifest.json") {
+      // No cache for a snapshot that is there: the newest whole snapshot's manifest says what
+      // each file held; every file is read and hashed, and linked where it is the same.
+      cache = HashCache()
+      if let base = list().last(where: { $0.manifest.map { $0.covers == nil } ?? false }), let manifest = base.manifest {
+        cache.snapshot = base.name
+        for entry in manifest.files { cache.entries[entry.path] = (FileStamp(size: -1, mtimeNanoseconds: 0, ctimeNanoseconds: 0, inode: 0), entry) }
+      }
+    }
+    let base = cache.snapshot.isEmpty ? nil : directory + "/" + cache.snapshot
+    for made in Set(files.map { parentDirectory(temporary + "/" + $0.relative) }) { try FileIO.makeDirectories(made) }
+
+    // Decide in chunks on every core; link each chunk as soon as it is decided, from one thread
+    // (two threads linking into one directory contend on its lock).
+    let chunkSize = 1024
+    let chunks = (files.count + chunkSize - 1) / chunkSize
+    let stamps = UnsafeMutableBufferPointer<FileStamp?>.allocate(capacity: files.count)
+    let kept = UnsafeMutableBufferPointer<SnapshotManifest.Entry?>.allocate(capacity: files.count)
+    stamps.initialize(repeating: nil)
+    kept.initialize(repeating: nil)
+    defer {
+      stamps.deinitialize()
+      stamps.deallocate()
+      kept.deinitialize()
+      kept.deallocate()
+    }
+    nonisolated(unsafe) let sharedStamps = stamps, sharedKept = kept
+    let decided = (0..<chunks).map { _ in DispatchSemaphore(value: 0) }
+    let finished = DispatchSemaphore(value: 0)
+    let linking = ProgressCounter("linking", total: files.count, progress)
+    let trusted = cache
+    let linker = Thread {
+      var linker = Linker()
+      for chunk in 0..<chunks {
+        decided[chunk].wait()
+        for index in chunk * chunkSize..<min(files.count, (chunk + 1) * chunkSize) {
+          guard let base, let entry = sharedKept[index] else { continue }
+          if !linker.link(entry.path, from: base, to: temporary) { sharedKept[index] = nil }
+        }
+        linking?.add(min(files.count, (chunk + 1) * chunkSize) - chunk * chunkSize)
+      }
+      linker.finish()
+      finished.signal()
+    }
+    linker.start()
+    DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+      for index in chunk * chunkSize..<min(files.count, (chunk + 1) * chunkSize) {
+        let stamp = FileStamp(files[index].live)
+        sharedStamps[index] = stamp
+        if let stamp { sharedKept[index] = trusted.unchanged(files[index].relative, stamp: stamp) }
+      }
+      decided[chunk].signal()
+    }
+    finished.wait()
+
+    var entries = Array(repeating: SnapshotManifest.Entry(path: "", size: 0, sha256: ""), count: files.count)
+    var toCopy: [Int] = []
+    for index in files.indices {
+      if let entry = kept[index] { entries[index] = entry } else { toCopy.append(index) }
+    }
+    let copied = try copy(toCopy.map { files[$0] }, into: temporary, previous: trusted, base: base)
+    var newCache = HashCache()
+    newCache.entries.reserveCapacity(files.count)
+    for (index, entry) in zip(toCopy, copied) { entries[index] = entry }
+    for index in files.indices {
+      // A file that changed while it was being copied is simply hashed again next time.
+      guard let stamp = stamps[index] else { throw StoreError.fileNotFound(files[index].live) }
+      newCache.entries[files[index].relative] = (stamp, entries[index])
+    }
+    return (entries, newCache)
+  }
+
+  /// Reads, hashes and copies `files` into `temporary` (a link to `base`'s copy when `previous`
+  /// says its content is the same); a file that does not exist is left out. Reading and hashing
+  /// run on every core, creating the copies from one thread, in batches.
+  func copy(_ files: [(relative: String, live: String)], into temporary: String, previous: HashCache = HashCache(), base: String? = nil)
+    throws(StoreError) -> [SnapshotManifest.Entry]
+  {
+    for made in Set(files.map { parentDirectory(temporary + "/" + $0.relative) }) { try FileIO.makeDirectories(made) }
+    try Storage.require(Storage.size(of: files.map(\.live)), at: directory,
+      for: "the snapshot (\(files.count) changed file\(files.count == 1 ? "" : "s"))")
+    let copying = ProgressCounter("copying", total: files.count, progress)
+    var entries: [SnapshotManifest.Entry] = []
+    for start in stride(from: 0, to: files.count, by: 1024) {
+      let batch = Array(files[start..<min(files.count, start + 1024)])
+      let read = parallelMap(batch, chunkSize: 16, progress: copying) { file -> Result<(bytes: [UInt8], sha: String)?, StoreError> in
+        Result { () throws(StoreError) in
+          guard FileIO.exists(file.live) else { return nil }
+          let bytes = try FileIO.read(file.live, limit: Int.max)
+          return (bytes, sha256Hex(bytes))
+        }
+      }
+      for (file, result) in zip(batch, read) {
+        guard let (bytes, sha) = try result.get() else { continue }
+        entries.append(try Self.store(bytes, sha: sha, file: file, into: temporary, previous: previous.entries[file.relative]?.entry, base: base))
+      }
+    }
+    return entries
   }
 
   /// What the next snapshot will copy at most, for a check of free space before work that takes
@@ -248,19 +329,46 @@ public struct Snapshots: Sendable {
   /// Puts one changed file into the snapshot being built: a link to the previous copy when its
   /// content turns out unchanged after all, else a new read-only copy.
   static func store(
-    _ bytes: [UInt8], sha: String, stamp: FileStamp, file: (relative: String, live: String), into temporary: String,
-    previous: SnapshotManifest.Entry?, previousPath: String?
-  ) throws(StoreError) -> (SnapshotManifest.Entry, FileStamp) {
+    _ bytes: [UInt8], sha: String, file: (relative: String, live: String), into temporary: String,
+    previous: SnapshotManifest.Entry?, base: String?
+  ) throws(StoreError) -> SnapshotManifest.Entry {
     let target = temporary + "/" + file.relative
-    if let previous, let previousPath, previous.sha256 == sha, link(previousPath + "/" + file.relative, target) == 0 {
-      return (previous, stamp)
+    if let previous, let base, previous.sha256 == sha, link(base + "/" + file.relative, target) == 0 {
+      return previous
     }
     let fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o444)
     guard fd >= 0 else { throw StoreError.io(target, operation: "create", errno: errno) }
     defer { close(fd) }
     try writeAll(fd, bytes, path: target)
     let schema = file.relative.hasPrefix("data/") ? (try? JSONParser().parse(bytes))?["_schema"]?.stringValue : nil
-    return (SnapshotManifest.Entry(path: file.relative, size: bytes.count, sha256: sha, schema: schema), stamp)
+    return SnapshotManifest.Entry(path: file.relative, size: bytes.count, sha256: sha, schema: schema)
+  }
+
+  /// Hard links files of one snapshot into another with `linkat` on open directories, so each
+  /// link resolves one name rather than a whole path.
+  struct Linker {
+    var directory = ""
+    var from: Int32 = -1
+    var to: Int32 = -1
+
+    mutating func link(_ relative: String, from base: String, to temporary: String) -> Bool {
+      let parent = parentDirectory(relative)
+      if parent != directory {
+        finish()
+        directory = parent
+        from = open(base + "/" + parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        to = open(temporary + "/" + parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+      }
+      guard from >= 0, to >= 0 else { return false }
+      let name = fileName(relative)
+      return linkat(from, name, to, name, 0) == 0
+    }
+
+    mutating func finish() {
+      if from >= 0 { close(from) }
+      if to >= 0 { close(to) }
+      (from, to) = (-1, -1)
+    }
   }
 
   /// Makes everything written on the file system of `path` durable, in one call (Linux `syncfs`).

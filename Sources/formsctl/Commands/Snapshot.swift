@@ -28,6 +28,13 @@ extension Formsctl {
       return (layout, snapshots)
     }
 
+    /// `whole store`, or for a partial snapshot `1000 documents (400 did not exist yet)`.
+    static func scope(_ manifest: SnapshotManifest) -> String {
+      guard let covers = manifest.covers else { return "whole store" }
+      let absent = manifest.absent.count
+      return "\(covers.count) document\(covers.count == 1 ? "" : "s")" + (absent == 0 ? "" : " (\(absent) did not exist yet)")
+    }
+
     struct Create: ParsableCommand {
       static let configuration = CommandConfiguration(abstract: "Take a snapshot of data/, schemas/ and formsctl.yaml.",
       discussion: """
@@ -69,13 +76,14 @@ extension Formsctl {
               "time": info.manifest.map { .string($0.time) } ?? .null, "message": info.manifest?.message.map(JSONValue.string) ?? .null,
               "files": info.manifest.map { .number(JSONNumber($0.files.count)) } ?? .null,
               "label": info.manifest?.label.map(JSONValue.string) ?? .null,
+              "scope": info.manifest.map { .string($0.covers == nil ? "store" : "documents") } ?? .null,
             ]))
           })))
         case .table, .text:
-          var rows = [["ID", "LABEL", "REASON", "FILES", "MESSAGE"]]
+          var rows = [["ID", "LABEL", "REASON", "SCOPE", "FILES", "MESSAGE"]]
           for info in all {
             rows.append([info.name, info.manifest?.label ?? "", info.manifest?.reason ?? "(no manifest)",
-              info.manifest.map { String($0.files.count) } ?? "", info.manifest?.message ?? ""])
+              info.manifest.map { Snapshot.scope($0) } ?? "", info.manifest.map { String($0.files.count) } ?? "", info.manifest?.message ?? ""])
           }
           FileHandleOutput.standardOutput.write(TextTable.render(rows))
         }
@@ -101,6 +109,7 @@ extension Formsctl {
         if let label = manifest.label { lines.append("label     \(label)") }
         if let message = manifest.message { lines.append("message   \(message)") }
         lines.append("formsctl  \(manifest.formsctlVersion)")
+        lines.append("scope     \(Snapshot.scope(manifest))")
         lines.append("files     \(manifest.files.count), \(manifest.files.map(\.size).reduce(0, +)) bytes")
         for (kind, versions) in manifest.counts.sorted(by: { $0.key < $1.key }) {
           for (version, count) in versions.sorted(by: { $0.key < $1.key }) { lines.append("  \(kind)@\(version): \(count)") }
