@@ -170,15 +170,16 @@ public enum FileIO {
 
 /// The directory part of a path (`a/b/c.json` → `a/b`, `c.json` → `.`, `/x` → `/`).
 public func parentDirectory(_ path: String) -> String {
-  guard let slash = path.lastIndex(of: "/") else { return "." }
-  if slash == path.startIndex { return "/" }
-  return String(path[..<slash])
+  // By UTF-8 code unit: `/` is never part of another character, and this runs once per file.
+  guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+  if slash == path.utf8.startIndex { return "/" }
+  return String(decoding: path.utf8[..<slash], as: UTF8.self)
 }
 
 /// The last component of a path.
 public func fileName(_ path: String) -> String {
-  guard let slash = path.lastIndex(of: "/") else { return path }
-  return String(path[path.index(after: slash)...])
+  guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
+  return String(decoding: path.utf8[path.utf8.index(after: slash)...], as: UTF8.self)
 }
 
 /// `base/relative` unless `relative` is absolute.

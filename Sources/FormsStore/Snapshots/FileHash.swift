@@ -107,21 +107,22 @@ struct HashCache: Sendable {
     return cached.entry
   }
 
-  func serialized(now: Int64) -> [UInt8] {
+  /// The bytes of a cache describing `snapshot`: one line per (path inside it, stamp, entry).
+  static func serialize(_ rows: [(String, FileStamp, SnapshotManifest.Entry)], snapshot: String, now: Int64) -> [UInt8] {
     var out: [UInt8] = []
-    out.reserveCapacity(64 + entries.count * 160)
+    out.reserveCapacity(64 + rows.count * 160)
     out += "# v3 \(now) \(snapshot)\n".utf8
-    for (path, cached) in entries.sorted(by: { $0.key < $1.key }) {
+    for (path, stamp, entry) in rows {
       // A name with a tab or a line break would not read back; such a file is simply hashed again.
-      guard !(path + (cached.entry.schema ?? "")).utf8.contains(where: { $0 == 0x09 || $0 == 0x0A }) else { continue }
-      let stamp = cached.stamp
-      out += cached.entry.sha256.utf8
+      let unreadable: (UInt8) -> Bool = { $0 == 0x09 || $0 == 0x0A }
+      guard !path.utf8.contains(where: unreadable), !(entry.schema?.utf8.contains(where: unreadable) ?? false) else { continue }
+      out += entry.sha256.utf8
       for number in [Int64(stamp.size), stamp.mtimeNanoseconds, stamp.ctimeNanoseconds, Int64(bitPattern: stamp.inode)] {
         out.append(0x09)
         out += String(number).utf8
       }
       out.append(0x09)
-      out += (cached.entry.schema ?? "").utf8
+      out += (entry.schema ?? "").utf8
       out.append(0x09)
       out += path.utf8
       out.append(0x0A)

@@ -127,14 +127,12 @@ public struct Snapshots: Sendable {
 
   /// The live files a snapshot holds, as (path inside the snapshot, live path).
   func liveFiles() -> [(relative: String, live: String)] {
-    var files: [(String, String)] = FileIO.files(under: layout.dataDirectory, suffix: "").map {
-      ("data/" + String($0.dropFirst(layout.dataDirectory.count + 1)), $0)
+    func under(_ directory: String, as prefix: String) -> [(String, String)] {
+      let skip = directory.utf8.count + 1
+      return FileIO.files(under: directory, suffix: "").map { (prefix + String(decoding: $0.utf8.dropFirst(skip), as: UTF8.self), $0) }
     }
-    if layout.schemasDirectory.hasPrefix(layout.root + "/") {
-      files += FileIO.files(under: layout.schemasDirectory, suffix: "").map {
-        ("schemas/" + String($0.dropFirst(layout.schemasDirectory.count + 1)), $0)
-      }
-    }
+    var files = under(layout.dataDirectory, as: "data/")
+    if layout.schemasDirectory.hasPrefix(layout.root + "/") { files += under(layout.schemasDirectory, as: "schemas/") }
     files.append((StoreLayout.manifestName, layout.root + "/" + StoreLayout.manifestName))
     return files
   }
@@ -168,38 +166,45 @@ public struct Snapshots: Sendable {
       name = time.replacingOccurrences(of: ":", with: "-") + (label.map { "-" + $0 } ?? "") + "-\(suffix)"
     }
     let temporary = directory + "/.creating-\(name)-\(getpid())"
+    let newCache = directory + "/.hash-cache.\(getpid()).0.tmp"
     do throws(StoreError) {
-      var manifest: SnapshotManifest
-      var cache: HashCache?
+      let manifest: SnapshotManifest
+      let bytes: [UInt8]
       if let documents {
         let covers = try Set(documents.map { path throws(StoreError) in try relativeDocumentPath(path) }).sorted()
         manifest = SnapshotManifest(name: name, time: time, reason: reason, message: message, label: label,
           files: try copy(covers.map { ($0, livePath($0)) }, into: temporary), covers: covers)
+        bytes = manifest.serialized()
       } else {
-        let (files, newCache) = try copyStore(into: temporary)
-        manifest = SnapshotManifest(name: name, time: time, reason: reason, message: message, label: label, files: files)
-        cache = newCache
+        let made = try copyStore(into: temporary, cacheNamed: name, at: Int64(date.timeIntervalSince1970 * 1_000_000_000)) {
+          SnapshotManifest(name: name, time: time, reason: reason, message: message, label: label, files: $0)
+        }
+        (manifest, bytes) = (made.manifest, made.bytes)
+        try Self.writePlainly(made.cache, to: newCache)
       }
-      let manifestPath = temporary + "/manifest.json"
-      // Written plainly: the one syncfs below makes it durable with every copy and link.
-      let fd = open(manifestPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o444)
-      guard fd >= 0 else { throw StoreError.io(manifestPath, operation: "create", errno: errno) }
-      defer { close(fd) }
-      try writeAll(fd, manifest.serialized(), path: manifestPath)
+      // Written plainly: one syncfs makes the manifest, every copy and every link durable at once.
+      try Self.writePlainly(bytes, to: temporary + "/manifest.json", mode: 0o444)
       try Self.syncFileSystem(of: temporary)
       DebugPause.at("snapshot-before-rename")
       if rename(temporary, directory + "/" + name) != 0 { throw StoreError.io(temporary, operation: "rename", errno: errno) }
+      // The cache names the snapshot it describes, so it is put in place after it; a cache that
+      // names a snapshot that is not there is never used.
+      if documents == nil, rename(newCache, cachePath) != 0 { throw StoreError.io(newCache, operation: "rename", errno: errno) }
       try AtomicWriter.syncDirectory(directory)
-      if var cache {
-        cache.snapshot = name
-        let nowNanoseconds = Int64(date.timeIntervalSince1970 * 1_000_000_000)
-        try AtomicWriter(boundary: layout.root).write(cache.serialized(now: nowNanoseconds), to: cachePath)
-      }
       return manifest
     } catch {
       Self.removeTree(temporary)
+      unlink(newCache)
       throw error
     }
+  }
+
+  /// Creates `path` (it must not exist) holding `bytes`, without a sync of its own.
+  static func writePlainly(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(StoreError) {
+    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+    guard fd >= 0 else { throw StoreError.io(path, operation: "create", errno: errno) }
+    defer { close(fd) }
+    try writeAll(fd, bytes, path: path)
   }
 
   /// `data/...` for a live document path; anything else is not a document a partial snapshot takes.
@@ -210,14 +215,28 @@ public struct Snapshots: Sendable {
     return "data/" + live.dropFirst(layout.dataDirectory.count + 1)
   }
 
-  /// The copies of a whole-store snapshot in `temporary`, and the hash cache that describes it.
-  /// A file whose stamp matches the cache costs one `link()` to the previous snapshot's copy (no
-  /// read, no hash, no sync of its own): a thread links them, in order, while every core stats
-  /// the files ahead of it. The rest are read, hashed and copied (or linked when their content
-  /// turns out unchanged).
-  func copyStore(into temporary: String) throws(StoreError) -> ([SnapshotManifest.Entry], HashCache) {
-    let files = liveFiles()
-    var cache = HashCache.load(cachePath)
+  /// A whole-store snapshot being made: its manifest, the manifest's bytes, the new hash cache's bytes.
+  struct StoreCopy {
+    var manifest: SnapshotManifest
+    var bytes: [UInt8]
+    var cache: [UInt8]
+  }
+
+  /// The copies of a whole-store snapshot in `temporary`, its manifest (`describe` makes it from
+  /// the entries) and the hash cache that describes it. A file whose stamp matches the cache
+  /// costs one `linkat` to the previous snapshot's copy (no read, no hash, no sync of its own):
+  /// every core stats the files in chunks while two threads link each chunk as soon as it is
+  /// decided (more contend on the directory's lock), and the manifest and cache are written out
+  /// meanwhile. The rest are read, hashed and copied (or linked when their content turns out
+  /// unchanged).
+  func copyStore(into temporary: String, cacheNamed name: String, at now: Int64, describe: ([SnapshotManifest.Entry]) -> SnapshotManifest)
+    throws(StoreError) -> StoreCopy
+  {
+    nonisolated(unsafe) var files: [(relative: String, live: String)] = []
+    nonisolated(unsafe) var cache = HashCache()
+    DispatchQueue.concurrentPerform(iterations: 2) { which in
+      if which == 0 { files = liveFiles() } else { cache = HashCache.load(cachePath) }
+    }
     let basePath = directory + "/" + cache.snapshot
     if cache.snapshot.isEmpty || !FileIO.exists(basePath + "/manifest.json") {
       // No cache for a snapshot that is there: the newest whole snapshot's manifest says what
@@ -229,11 +248,11 @@ public struct Snapshots: Sendable {
       }
     }
     let base = cache.snapshot.isEmpty ? nil : directory + "/" + cache.snapshot
-    for made in Set(files.map { parentDirectory(temporary + "/" + $0.relative) }) { try FileIO.makeDirectories(made) }
+    var parents = Set<String>()
+    for file in files where !parents.contains(parentDirectory(file.relative)) { parents.insert(parentDirectory(file.relative)) }
+    for parent in parents { try FileIO.makeDirectories(temporary + "/" + parent) }
 
-    // Decide in chunks on every core; link each chunk as soon as it is decided, from one thread
-    // (two threads linking into one directory contend on its lock).
-    let chunkSize = 1024
+    let chunkSize = 1024, linkers = 2
     let chunks = (files.count + chunkSize - 1) / chunkSize
     let stamps = UnsafeMutableBufferPointer<FileStamp?>.allocate(capacity: files.count)
     let kept = UnsafeMutableBufferPointer<SnapshotManifest.Entry?>.allocate(capacity: files.count)
@@ -250,29 +269,53 @@ public struct Snapshots: Sendable {
     let finished = DispatchSemaphore(value: 0)
     let linking = ProgressCounter("linking", total: files.count, progress)
     let trusted = cache
-    let linker = Thread {
-      var linker = Linker()
-      for chunk in 0..<chunks {
-        decided[chunk].wait()
-        for index in chunk * chunkSize..<min(files.count, (chunk + 1) * chunkSize) {
-          guard let base, let entry = sharedKept[index] else { continue }
-          if !linker.link(entry.path, from: base, to: temporary) { sharedKept[index] = nil }
+    let allFiles = files
+    nonisolated(unsafe) var failed = false
+    let failure = NSLock()
+    for which in 0..<linkers {
+      Thread {
+        var linker = Linker()
+        for chunk in stride(from: which, to: chunks, by: linkers) {
+          decided[chunk].wait()
+          let range = chunk * chunkSize..<min(allFiles.count, (chunk + 1) * chunkSize)
+          for index in range {
+            guard let base, let entry = sharedKept[index] else { continue }
+            if !linker.link(entry.path, from: base, to: temporary) {
+              sharedKept[index] = nil
+              failure.withLock { failed = true }
+            }
+          }
+          linking?.add(range.count)
         }
-        linking?.add(min(files.count, (chunk + 1) * chunkSize) - chunk * chunkSize)
-      }
-      linker.finish()
-      finished.signal()
+        linker.finish()
+        finished.signal()
+      }.start()
     }
-    linker.start()
     DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-      for index in chunk * chunkSize..<min(files.count, (chunk + 1) * chunkSize) {
-        let stamp = FileStamp(files[index].live)
+      for index in chunk * chunkSize..<min(allFiles.count, (chunk + 1) * chunkSize) {
+        let stamp = FileStamp(allFiles[index].live)
         sharedStamps[index] = stamp
-        if let stamp { sharedKept[index] = trusted.unchanged(files[index].relative, stamp: stamp) }
+        if let stamp { sharedKept[index] = trusted.unchanged(allFiles[index].relative, stamp: stamp) }
       }
       decided[chunk].signal()
     }
-    finished.wait()
+    // While the links are made: when every file is unchanged (the common case), the manifest and
+    // cache are already known.
+    func finish(_ entries: [SnapshotManifest.Entry]) throws(StoreError) -> StoreCopy {
+      let manifest = describe(entries)
+      var rows: [(String, FileStamp, SnapshotManifest.Entry)] = []
+      rows.reserveCapacity(files.count)
+      for index in files.indices {
+        // A file gone since the walk was not snapshotted: the caller's write lock makes this a bug.
+        guard let stamp = stamps[index] else { throw StoreError.fileNotFound(files[index].live) }
+        rows.append((files[index].relative, stamp, entries[index]))
+      }
+      return StoreCopy(manifest: manifest, bytes: manifest.serialized(), cache: HashCache.serialize(rows, snapshot: name, now: now))
+    }
+    let allKept = kept.allSatisfy { $0 != nil }
+    let early = allKept ? try? finish(kept.map { $0! }) : nil
+    for _ in 0..<linkers { finished.wait() }
+    if let early, !failure.withLock({ failed }) { return early }
 
     var entries = Array(repeating: SnapshotManifest.Entry(path: "", size: 0, sha256: ""), count: files.count)
     var toCopy: [Int] = []
@@ -280,15 +323,11 @@ public struct Snapshots: Sendable {
       if let entry = kept[index] { entries[index] = entry } else { toCopy.append(index) }
     }
     let copied = try copy(toCopy.map { files[$0] }, into: temporary, previous: trusted, base: base)
-    var newCache = HashCache()
-    newCache.entries.reserveCapacity(files.count)
-    for (index, entry) in zip(toCopy, copied) { entries[index] = entry }
-    for index in files.indices {
-      // A file that changed while it was being copied is simply hashed again next time.
-      guard let stamp = stamps[index] else { throw StoreError.fileNotFound(files[index].live) }
-      newCache.entries[files[index].relative] = (stamp, entries[index])
+    guard copied.count == toCopy.count else {
+      throw StoreError.fileNotFound(toCopy.map { files[$0].live }.first { !FileIO.exists($0) } ?? temporary)
     }
-    return (entries, newCache)
+    for (index, entry) in zip(toCopy, copied) { entries[index] = entry }
+    return try finish(entries)
   }
 
   /// Reads, hashes and copies `files` into `temporary` (a link to `base`'s copy when `previous`
@@ -394,9 +433,13 @@ public struct Snapshots: Sendable {
   @discardableResult
   func removeStaleTemporaries() -> Int {
     var removed = 0
-    for entry in FileIO.entries(of: directory) where entry.name.hasPrefix(".creating-") {
-      Self.removeTree(directory + "/" + entry.name)
-      removed += 1
+    for entry in FileIO.entries(of: directory) {
+      if entry.name.hasPrefix(".creating-") {
+        Self.removeTree(directory + "/" + entry.name)
+        removed += 1
+      } else if AtomicWriter.isTemporaryName(entry.name) {
+        unlink(directory + "/" + entry.name)  // a hash cache never put in place: only a cache
+      }
     }
     return removed
   }
