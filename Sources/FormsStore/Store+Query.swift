@@ -28,28 +28,34 @@ extension Store {
     let filters = query.filters
     let sort = query.sort.isEmpty ? schema.order : query.sort
     let (files, irregular) = FileIO.walk(directory, suffix: ".json")
+    // Only what the filters and sort keys read is built (the rest of each file is checked, not
+    // kept), unless a version of the kind seals fields: opening needs the whole document.
+    let sealed = registry.schemas[kind]?.values.contains { $0.hasSensitiveFields } ?? false
+    let projection = sealed ? nil : JSONProjection(paths: filters.flatMap(\.paths) + sort.map(\.path))
     let results = parallelMap(files, chunkSize: 32) { path -> (Match?, String?) in
-      guard let bytes = try? FileIO.read(path), let value = try? self.opened(JSONParser().parse(bytes), path: path, bytes: bytes)
+      guard let bytes = try? FileIO.read(path),
+        let value = projection.flatMap({ JSONParser().parse(bytes, keeping: $0) })
+          ?? (try? self.opened(JSONParser().parse(bytes), path: path, bytes: bytes))
       else { return (nil, path) }
       guard filters.allSatisfy({ $0.evaluate(value) }) else { return (nil, nil) }
       return (Match(path: path, keys: sort.map { $0.path.values(in: value).first }), nil)
     }
-    var matches = results.compactMap(\.0)
-    if !sort.isEmpty {
-      matches.sort { a, b in
-        for (index, key) in sort.enumerated() {
-          switch (a.keys[index], b.keys[index]) {
-          case (nil, nil): continue
-          case (nil, _): return false
-          case (_, nil): return true
-          case (let x?, let y?):
-            guard let order = Expression.order(x, y), order != 0 else { continue }
-            return key.descending ? order > 0 : order < 0
-          }
+    let ordered: (Match, Match) -> Bool = { a, b in
+      for (index, key) in sort.enumerated() {
+        switch (a.keys[index], b.keys[index]) {
+        case (nil, nil): continue
+        case (nil, _): return false
+        case (_, nil): return true
+        case (let x?, let y?):
+          guard let order = Expression.order(x, y), order != 0 else { continue }
+          return key.descending ? order > 0 : order < 0
         }
-        return a.path < b.path
       }
+      return a.path < b.path
     }
+    let all = results.compactMap(\.0)
+    // With --limit, only the first offset + limit in order are kept and sorted (a bounded heap).
+    let matches = query.limit.map { smallest(max(0, query.offset) + max(0, $0), of: all, by: ordered) } ?? all.sorted(by: ordered)
     let start = min(max(0, query.offset), matches.count)
     let end = query.limit.map { start + min(max(0, $0), matches.count - start) } ?? matches.count
     let page = parallelMap(Array(matches[start..<end]), chunkSize: 32) { match -> Document? in
@@ -82,4 +88,41 @@ extension Store {
     let path: String
     let keys: [JSONValue?]
   }
+}
+
+/// The `count` first of `items` in the order `less` gives, sorted: a max-heap of `count`, so
+/// O(n log count) time and O(count) space.
+func smallest<T>(_ count: Int, of items: [T], by less: (T, T) -> Bool) -> [T] {
+  guard count > 0 else { return [] }
+  guard count < items.count else { return items.sorted(by: less) }
+  var heap: [T] = []
+  heap.reserveCapacity(count)
+  func siftDown(_ start: Int) {
+    var parent = start
+    while true {
+      let left = 2 * parent + 1, right = left + 1
+      var largest = parent
+      if left < heap.count && less(heap[largest], heap[left]) { largest = left }
+      if right < heap.count && less(heap[largest], heap[right]) { largest = right }
+      if largest == parent { return }
+      heap.swapAt(parent, largest)
+      parent = largest
+    }
+  }
+  for item in items {
+    if heap.count < count {
+      heap.append(item)
+      var child = heap.count - 1
+      while child > 0 {
+        let parent = (child - 1) / 2
+        guard less(heap[parent], heap[child]) else { break }
+        heap.swapAt(parent, child)
+        child = parent
+      }
+    } else if less(item, heap[0]) {
+      heap[0] = item
+      siftDown(0)
+    }
+  }
+  return heap.sorted(by: less)
 }

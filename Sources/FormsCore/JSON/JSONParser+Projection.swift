@@ -1,0 +1,223 @@
+/// The parts of a document a query reads: members by name, each kept whole or narrowed further.
+/// Lists are transparent (a projection of `items` applies to each element), so `items[].quantity`
+/// keeps `items` with only the `quantity` of each element.
+public struct JSONProjection: Sendable, Equatable {
+  struct Member: Sendable, Equatable {
+    let name: [UInt8]
+    let key: String
+    /// What to keep of the value; nil: all of it.
+    var child: JSONProjection?
+  }
+
+  var members: [Member] = []
+
+  /// The projection keeping what `paths` reach; nil when one of them is the whole document.
+  public init?(paths: [Expression.Path]) {
+    for path in paths {
+      let names = path.steps.compactMap { step -> String? in if case .member(let name) = step { name } else { nil } }
+      guard !names.isEmpty else { return nil }
+      add(names[...])
+    }
+  }
+
+  private init() {}
+
+  private mutating func add(_ names: ArraySlice<String>) {
+    guard let first = names.first else { return }
+    let rest = names.dropFirst()
+    if let index = members.firstIndex(where: { $0.key == first }) {
+      // Already kept whole, or now kept whole: nothing narrower is needed.
+      guard members[index].child != nil else { return }
+      if rest.isEmpty { members[index].child = nil } else { members[index].child!.add(rest) }
+      return
+    }
+    var child: JSONProjection?
+    if !rest.isEmpty {
+      child = JSONProjection()
+      child!.add(rest)
+    }
+    members.append(Member(name: Array(first.utf8), key: first, child: child))
+  }
+}
+
+extension JSONParser {
+  /// Parses a document building only what `projection` keeps, and checking the rest as strictly
+  /// as `parse` does without building it. Returns nil, so the caller parses the whole document,
+  /// whenever the two could differ: any error, an object whose keys are not in canonical order or
+  /// hold escapes (`parse` sorts them, or names a duplicate).
+  public func parse(_ bytes: [UInt8], keeping projection: JSONProjection) -> JSONValue? {
+    bytes.withUnsafeBufferPointer { buffer -> JSONValue? in
+      var reader = ByteReader(bytes: buffer, maxDepth: maxDepth, recorder: nil)
+      do throws(ByteError) {
+        guard reader.i < buffer.count, buffer[0] == UInt8(ascii: "{") else { return nil }
+        let value = try reader.projectObject(projection)
+        reader.skipWhitespace()
+        return reader.i == buffer.count ? value : nil
+      } catch {
+        return nil
+      }
+    }
+  }
+}
+
+extension ByteReader {
+  /// The value at `i`, narrowed by `projection` (nil: built whole).
+  mutating func project(_ projection: JSONProjection?) throws(ByteError) -> JSONValue {
+    guard let projection, i < bytes.count else { return try parseValue() }
+    switch bytes[i] {
+    case UInt8(ascii: "{"): return try projectObject(projection)
+    case UInt8(ascii: "["):
+      try enter()
+      i += 1
+      var elements: [JSONValue] = []
+      try elementsOfArray { (reader) throws(ByteError) in elements.append(try reader.project(projection)) }
+      return .array(elements)
+    default: return try parseValue()
+    }
+  }
+
+  mutating func projectObject(_ projection: JSONProjection) throws(ByteError) -> JSONValue {
+    try enter()
+    i += 1
+    var members: [JSONObject.Member] = []
+    try membersOfObject { (reader, key) throws(ByteError) in
+      if let wanted = projection.members.first(where: { reader.equal(key, $0.name) }) {
+        members.append(JSONObject.Member(key: wanted.key, value: try reader.project(wanted.child)))
+      } else {
+        try reader.skipValue()
+      }
+    }
+    return .object(JSONObject(sortedUniqueMembers: members))
+  }
+
+  /// Checks the value at `i` as `parseValue` would, building nothing.
+  mutating func skipValue() throws(ByteError) {
+    guard i < bytes.count else { throw ByteError(message: "", offset: i) }
+    switch bytes[i] {
+    case UInt8(ascii: "{"):
+      try enter()
+      i += 1
+      try membersOfObject { (reader, _) throws(ByteError) in try reader.skipValue() }
+    case UInt8(ascii: "["):
+      try enter()
+      i += 1
+      try elementsOfArray { (reader) throws(ByteError) in try reader.skipValue() }
+    case UInt8(ascii: "\""): _ = try skipString()
+    case UInt8(ascii: "t"): try literal("true")
+    case UInt8(ascii: "f"): try literal("false")
+    case UInt8(ascii: "n"): try literal("null")
+    default:
+      let end = scanNumber(bytes, from: i)
+      guard end > i else { throw ByteError(message: "", offset: i) }
+      i = end
+    }
+  }
+
+  /// Passes over a string, checking it; returns the range of its raw bytes and whether it holds escapes.
+  mutating func skipString() throws(ByteError) -> (range: Range<Int>, escaped: Bool) {
+    let start = i + 1
+    i = start
+    var escaped = false
+    while i < bytes.count {
+      let byte = bytes[i]
+      if byte == UInt8(ascii: "\"") {
+        i += 1
+        return (start..<i - 1, escaped)
+      }
+      if byte == UInt8(ascii: "\\") {
+        escaped = true
+        scratch.removeAll(keepingCapacity: true)
+        try parseEscape()
+      } else if byte < 0x20 {
+        throw controlCharacter(byte)
+      } else if byte < 0x80 {
+        i += 1
+      } else {
+        try skipUTF8Sequence()
+      }
+    }
+    throw ByteError(message: "unterminated string", offset: start - 1)
+  }
+
+  /// The members of the object whose `{` was just passed: `body` reads each value, given the key's
+  /// raw bytes. Keys must be escape-free and in strictly increasing byte order (canonical form).
+  mutating func membersOfObject(_ body: (inout ByteReader, Range<Int>) throws(ByteError) -> Void) throws(ByteError) {
+    skipWhitespace()
+    if i < bytes.count && bytes[i] == UInt8(ascii: "}") {
+      i += 1
+      depth -= 1
+      return
+    }
+    var previous: Range<Int>?
+    while true {
+      skipWhitespace()
+      guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw ByteError(message: "", offset: i) }
+      let (key, escaped) = try skipString()
+      // UTF-8 byte order is code-point order: increasing raw keys are sorted and unique.
+      if escaped { throw ByteError(message: "", offset: i) }
+      if let previous, !less(previous, key) { throw ByteError(message: "", offset: i) }
+      previous = key
+      skipWhitespace()
+      guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw ByteError(message: "", offset: i) }
+      i += 1
+      skipWhitespace()
+      try body(&self, key)
+      skipWhitespace()
+      guard i < bytes.count else { throw ByteError(message: "", offset: i) }
+      if bytes[i] == UInt8(ascii: ",") {
+        i += 1
+      } else if bytes[i] == UInt8(ascii: "}") {
+        i += 1
+        depth -= 1
+        return
+      } else {
+        throw ByteError(message: "", offset: i)
+      }
+    }
+  }
+
+  /// The elements of the array whose `[` was just passed, each read by `body`.
+  mutating func elementsOfArray(_ body: (inout ByteReader) throws(ByteError) -> Void) throws(ByteError) {
+    skipWhitespace()
+    if i < bytes.count && bytes[i] == UInt8(ascii: "]") {
+      i += 1
+      depth -= 1
+      return
+    }
+    while true {
+      skipWhitespace()
+      try body(&self)
+      skipWhitespace()
+      guard i < bytes.count else { throw ByteError(message: "", offset: i) }
+      if bytes[i] == UInt8(ascii: ",") {
+        i += 1
+      } else if bytes[i] == UInt8(ascii: "]") {
+        i += 1
+        depth -= 1
+        return
+      } else {
+        throw ByteError(message: "", offset: i)
+      }
+    }
+  }
+
+  func equal(_ range: Range<Int>, _ name: [UInt8]) -> Bool {
+    guard range.count == name.count else { return false }
+    var k = 0
+    for index in range {
+      if bytes[index] != name[k] { return false }
+      k += 1
+    }
+    return true
+  }
+
+  func less(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
+    var (x, y) = (a.lowerBound, b.lowerBound)
+    while x < a.upperBound && y < b.upperBound {
+      if bytes[x] != bytes[y] { return bytes[x] < bytes[y] }
+      x += 1
+      y += 1
+    }
+    return a.count < b.count
+  }
+}
