@@ -12,8 +12,13 @@ public enum FileIO {
   /// The whole file, refused beyond `limit` bytes. Only a regular file is read: the open never
   /// blocks (a FIFO or device in a checkout would hang it) and anything else is refused.
   /// `followLinks: false` refuses a symbolic link too (documents and formsctl's own files).
-  public static func read(_ path: String, limit: Int = maxFileSize, followLinks: Bool = true) throws(StoreError) -> [UInt8] {
-    let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followLinks ? 0 : O_NOFOLLOW))
+  /// With `directory`, a path inside it is opened relative to its open descriptor, so the kernel
+  /// resolves one name per file rather than the whole path (reading a hundred thousand files).
+  public static func read(_ path: String, limit: Int = maxFileSize, followLinks: Bool = true, in directory: Directory? = nil)
+    throws(StoreError) -> [UInt8]
+  {
+    let flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followLinks ? 0 : O_NOFOLLOW)
+    let fd = directory?.name(of: path).map { openat(directory!.fd, $0, flags) } ?? open(path, flags)
     guard fd >= 0 else {
       if errno == ENOENT { throw StoreError.fileNotFound(path) }
       if errno == ELOOP && !followLinks { throw StoreError.wrongFileType(path, found: "a symbolic link", expected: "a regular file") }
@@ -38,6 +43,30 @@ public enum FileIO {
     }
     if total < size { bytes.removeLast(size - total) }
     return bytes
+  }
+
+  /// An open directory that reads of the files below it resolve from (`read(_:in:)`).
+  public final class Directory: Sendable {
+    public let path: String
+    let fd: Int32
+
+    /// Opens `path`; nil when it cannot be opened (reads then open each path whole).
+    public init?(_ path: String) {
+      fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+      guard fd >= 0 else { return nil }
+      self.path = path
+    }
+
+    deinit { close(fd) }
+
+    /// `path` relative to this directory, when it is below it.
+    func name(of path: String) -> String? {
+      let prefix = self.path.utf8.count
+      guard path.utf8.count > prefix + 1, path.utf8.starts(with: self.path.utf8),
+        path.utf8[path.utf8.index(path.utf8.startIndex, offsetBy: prefix)] == UInt8(ascii: "/")
+      else { return nil }
+      return String(decoding: path.utf8.dropFirst(prefix + 1), as: UTF8.self)
+    }
   }
 
   /// The kind of thing at `path`, without following a final symbolic link.

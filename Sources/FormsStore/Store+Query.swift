@@ -32,8 +32,9 @@ extension Store {
     // kept), unless a version of the kind seals fields: opening needs the whole document.
     let sealed = registry.schemas[kind]?.values.contains { $0.hasSensitiveFields } ?? false
     let projection = sealed ? nil : JSONProjection(paths: filters.flatMap(\.paths) + sort.map(\.path))
+    let opened = FileIO.Directory(directory)
     let results = parallelMap(files, chunkSize: 32) { path -> (Match?, String?) in
-      guard let bytes = try? FileIO.read(path),
+      guard let bytes = try? FileIO.read(path, in: opened),
         let value = projection.flatMap({ JSONParser().parse(bytes, keeping: $0) })
           ?? (try? self.opened(JSONParser().parse(bytes), path: path, bytes: bytes))
       else { return (nil, path) }
@@ -55,7 +56,10 @@ extension Store {
     }
     let all = results.compactMap(\.0)
     // With --limit, only the first offset + limit in order are kept and sorted (a bounded heap).
-    let matches = query.limit.map { smallest(max(0, query.offset) + max(0, $0), of: all, by: ordered) } ?? all.sorted(by: ordered)
+    let matches = query.limit.map { limit in
+      let (wanted, overflow) = max(0, query.offset).addingReportingOverflow(max(0, limit))
+      return smallest(overflow ? Int.max : wanted, of: all, by: ordered)
+    } ?? all.sorted(by: ordered)
     let start = min(max(0, query.offset), matches.count)
     let end = query.limit.map { start + min(max(0, $0), matches.count - start) } ?? matches.count
     let page = parallelMap(Array(matches[start..<end]), chunkSize: 32) { match -> Document? in

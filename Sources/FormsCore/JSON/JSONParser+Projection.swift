@@ -119,6 +119,8 @@ extension ByteReader {
     i = start
     var escaped = false
     while i < bytes.count {
+      i = plainRun(from: i)
+      guard i < bytes.count else { break }
       let byte = bytes[i]
       if byte == UInt8(ascii: "\"") {
         i += 1

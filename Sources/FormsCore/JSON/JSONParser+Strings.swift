@@ -4,6 +4,7 @@ extension ByteReader {
     let start = i + 1
     i = start
     // Fast path: plain ASCII and valid UTF-8 without escapes become a String straight from the bytes.
+    i = plainRun(from: i)
     while i < bytes.count {
       let byte = bytes[i]
       if byte == UInt8(ascii: "\"") {
@@ -38,6 +39,24 @@ extension ByteReader {
       }
     }
     throw ByteError(message: "unterminated string", offset: start - 1)
+  }
+
+  /// The first index from `start` that holds a quote, a backslash, a control character or a
+  /// non-ASCII byte: eight bytes at a time (SWAR), then the caller looks at that byte.
+  @inline(__always)
+  func plainRun(from start: Int) -> Int {
+    var k = start
+    guard let base = bytes.baseAddress else { return k }
+    let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+    while k + 8 <= bytes.count {
+      let word = UInt64(littleEndian: UnsafeRawPointer(base + k).loadUnaligned(as: UInt64.self))
+      let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
+      // A byte is zero in `quote` where the word has '"'; (x - 1) & ~x has the high bit set there.
+      let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | (word &- ones &* 0x20) | word
+      if special & highs != 0 { break }
+      k += 8
+    }
+    return k
   }
 
   func controlCharacter(_ byte: UInt8) -> ByteError {

@@ -156,10 +156,14 @@ public final class SchemaType: @unchecked Sendable {
 
   /// Fields that must be present: not optional and without a default (computed once, when compiled).
   public var requiredFields: [String] = []
+  /// The fields in code-point order (the order of a parsed object's members), each with its index
+  /// in `requiredFields` when it is required: the validator walks both lists side by side.
+  var sortedFields: [(name: String, field: Field, required: Int?)] = []
 
-  /// Computes `requiredFields`; the compiler calls it when the fields are final.
+  /// Computes `requiredFields` and `sortedFields`; the compiler calls it when the fields are final.
   public func freeze() {
     requiredFields = fieldOrder.filter { name in fields[name].map { !$0.optional && $0.defaultValue == nil } ?? false }
+    sortedFields = fields.keys.sorted { codePointLess($0, $1) }.map { name in (name, fields[name]!, requiredFields.firstIndex(of: name)) }
   }
 }
 

@@ -197,23 +197,55 @@ struct Walk {
   }
 
   mutating func checkObject(_ object: JSONObject, _ type: SchemaType, isRoot: Bool) {
-    for member in object.members {
-      if let field = type.fields[member.key] {
-        if member.value.isNull && field.nullable { continue }
-        path.append(member.key)
-        check(member.value, against: field.type, parent: object)
-        path.removeLast()
-      } else if !(isRoot && member.key == "_schema") && !type.additional {
-        let hint = suggestion(for: member.key, among: type.fieldOrder).map { "; did you mean \"\($0)\"?" } ?? ""
-        findings.append(Finding(
-          pointer: pointer.appending(member.key), rule: "unknown-field",
-          message: "unknown field \"\(member.key)\"\(hint)", atKey: true))
-      }
+    guard type.sortedFields.count == type.fields.count, type.requiredFields.count <= 64 else {
+      return checkObjectByLookup(object, type, isRoot: isRoot)
     }
+    // Members and fields are both in code-point order: one pass over each, no hashing.
+    let table = type.sortedFields
+    var next = 0
+    var seen: UInt64 = 0
+    for member in object.members {
+      var field: Field?
+      while next < table.count {
+        let order = codePointCompare(table[next].name, member.key)
+        if order > 0 { break }
+        if order == 0 {
+          field = table[next].field
+          if let required = table[next].required { seen |= 1 << UInt64(required) }
+        }
+        next += 1
+        if order == 0 { break }
+      }
+      check(member, field, in: object, type, isRoot: isRoot)
+    }
+    for (index, name) in type.requiredFields.enumerated() where seen & (1 << UInt64(index)) == 0 {
+      fail("required", "missing required field \"\(name)\"")
+    }
+  }
+
+  /// One member of an object against its field (nil: not a field of the type).
+  mutating func check(_ member: JSONObject.Member, _ field: Field?, in object: JSONObject, _ type: SchemaType, isRoot: Bool) {
+    if let field {
+      if member.value.isNull && field.nullable { return }
+      path.append(member.key)
+      check(member.value, against: field.type, parent: object)
+      path.removeLast()
+    } else if !(isRoot && member.key == "_schema") && !type.additional {
+      let hint = suggestion(for: member.key, among: type.fieldOrder).map { "; did you mean \"\($0)\"?" } ?? ""
+      findings.append(Finding(
+        pointer: pointer.appending(member.key), rule: "unknown-field",
+        message: "unknown field \"\(member.key)\"\(hint)", atKey: true))
+    }
+  }
+
+  /// `checkObject` for a type that was not frozen: by dictionary lookup.
+  mutating func checkObjectByLookup(_ object: JSONObject, _ type: SchemaType, isRoot: Bool) {
+    for member in object.members { check(member, type.fields[member.key], in: object, type, isRoot: isRoot) }
     for name in type.requiredFields where object[name] == nil {
       fail("required", "missing required field \"\(name)\"")
     }
   }
+
 
   mutating func checkUnique(_ elements: [JSONValue], keys: [String]) {
     if keys.count == 1 {

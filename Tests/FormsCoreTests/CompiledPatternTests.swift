@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+
+@testable import FormsCore
+
+/// The byte matcher for simple anchored patterns must answer exactly as NSRegularExpression does.
+struct CompiledPatternTests {
+  static let patterns = [
+    "^ACQ-[0-9]{4}-[0-9]{3}$", "^[0-9A-Z-]{1,32}$", "^[0-9]{4}[A-Z]?$", "^[0-9]{6}$", "^[A-Z][A-Z.]{0,5}$", "^[A-Z]{3}$",
+    "^a*a$", "^[ab]+b{2,}$", "^\\d{2}\\.\\d?$", "^x{0}y$", "^[a-c-]*$", "^[-a]{1,2}$", "^AB?C*$", "^[\\-.]+$", "^$",
+  ]
+
+  @Test(arguments: patterns)
+  func answersAsICUDoes(_ source: String) throws {
+    let steps = try #require(CompiledPattern.compileSimple(source), "\(source) is in the simple subset")
+    let regex = try NSRegularExpression(pattern: source)
+    var rng = SplitMix(state: UInt64(source.utf8.count))
+    let alphabet = Array("0123456789ABCAZaby.-x ".utf8)
+    for length in 0..<14 {
+      for _ in 0..<60 {
+        let input = (0..<length).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }
+        let text = String(decoding: input, as: UTF8.self)
+        let expected = regex.firstMatch(in: text, range: NSRange(text.startIndex..<text.endIndex, in: text)) != nil
+        #expect(input.withUnsafeBufferPointer { CompiledPattern.match(steps[...], $0[...]) } == expected, "\(source) on \"\(text)\"")
+      }
+    }
+    for text in ["ACQ-2026-001", "0001A", "USD", "GSA.", "aa", "abbb"] {
+      let expected = regex.firstMatch(in: text, range: NSRange(text.startIndex..<text.endIndex, in: text)) != nil
+      #expect(CompiledPattern(source)!.matches(text) == expected)
+    }
+  }
+
+  @Test func leavesEverythingElseToICU() {
+    for source in ["[A-Z]{3}", "^[^a]$", "^a|b$", "^(ab)+$", "^a.b$", "^[a-z&&[^b]]$", "^a+?$", "^[[:alpha:]]$", "^\\w$", "^[a--b]$"] {
+      #expect(CompiledPattern.compileSimple(source) == nil, "\(source)")
+    }
+    // A line break at the end: ICU's `$` matches before it; such text never takes the fast path.
+    #expect(CompiledPattern("^[A-Z]{3}$")!.matches("USD\n") == ((try? NSRegularExpression(pattern: "^[A-Z]{3}$"))!.firstMatch(in: "USD\n", range: NSRange(location: 0, length: 4)) != nil))
+  }
+
+  struct SplitMix {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+      state &+= 0x9E37_79B9_7F4A_7C15
+      var z = state
+      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+      return z ^ (z >> 31)
+    }
+  }
+}
