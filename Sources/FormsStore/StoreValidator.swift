@@ -42,10 +42,11 @@ public struct StoreValidator: Sendable {
     self.keyring = Keyring(recipients: layout.recipients, identity: nil)
   }
 
-  /// Every id in the store, by kind.
+  /// Every id of the kinds relations point at, by kind (the others are never looked up).
   func listIDs() -> [String: Set<String>] {
     var ids: [String: Set<String>] = [:]
-    for (directory, kind) in kindOfDirectory {
+    let targets = Set(registry.schemas.values.flatMap { $0.values.flatMap { $0.relations.map(\.kind) } })
+    for (directory, kind) in kindOfDirectory where targets.contains(kind) {
       for path in FileIO.files(under: layout.dataDirectory + "/" + directory, suffix: ".json") {
         ids[kind, default: []].insert(String(fileName(path).dropLast(5)))
       }

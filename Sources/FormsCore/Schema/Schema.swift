@@ -158,12 +158,27 @@ public final class SchemaType: @unchecked Sendable {
   public var requiredFields: [String] = []
   /// The fields in code-point order (the order of a parsed object's members), each with its index
   /// in `requiredFields` when it is required: the validator walks both lists side by side.
-  var sortedFields: [(name: String, field: Field, required: Int?)] = []
+  var sortedFields: [SortedField] = []
+
+  /// What the validator needs of a field, in a class so that walking the table copies nothing.
+  final class SortedField: @unchecked Sendable {
+    let name: String
+    let type: SchemaType
+    let nullable: Bool
+    /// The index in `requiredFields`, or -1.
+    let required: Int
+
+    init(name: String, type: SchemaType, nullable: Bool, required: Int) {
+      (self.name, self.type, self.nullable, self.required) = (name, type, nullable, required)
+    }
+  }
 
   /// Computes `requiredFields` and `sortedFields`; the compiler calls it when the fields are final.
   public func freeze() {
     requiredFields = fieldOrder.filter { name in fields[name].map { !$0.optional && $0.defaultValue == nil } ?? false }
-    sortedFields = fields.keys.sorted { codePointLess($0, $1) }.map { name in (name, fields[name]!, requiredFields.firstIndex(of: name)) }
+    sortedFields = fields.keys.sorted { codePointLess($0, $1) }.map { name in
+      SortedField(name: name, type: fields[name]!.type, nullable: fields[name]!.nullable, required: requiredFields.firstIndex(of: name) ?? -1)
+    }
   }
 }
 

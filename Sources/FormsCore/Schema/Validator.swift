@@ -205,26 +205,28 @@ struct Walk {
     var next = 0
     var seen: UInt64 = 0
     for member in object.members {
-      var field: Field?
+      var field: SchemaType.SortedField?
       while next < table.count {
         let order = codePointCompare(table[next].name, member.key)
         if order > 0 { break }
         if order == 0 {
-          field = table[next].field
-          if let required = table[next].required { seen |= 1 << UInt64(required) }
+          field = table[next]
+          if field!.required >= 0 { seen |= 1 << UInt64(field!.required) }
         }
         next += 1
         if order == 0 { break }
       }
-      check(member, field, in: object, type, isRoot: isRoot)
+      check(member, field.map { ($0.type, $0.nullable) }, in: object, type, isRoot: isRoot)
     }
     for (index, name) in type.requiredFields.enumerated() where seen & (1 << UInt64(index)) == 0 {
       fail("required", "missing required field \"\(name)\"")
     }
   }
 
-  /// One member of an object against its field (nil: not a field of the type).
-  mutating func check(_ member: JSONObject.Member, _ field: Field?, in object: JSONObject, _ type: SchemaType, isRoot: Bool) {
+  /// One member of an object against its field's type (nil: not a field of the type).
+  mutating func check(_ member: JSONObject.Member, _ field: (type: SchemaType, nullable: Bool)?, in object: JSONObject, _ type: SchemaType,
+    isRoot: Bool)
+  {
     if let field {
       if member.value.isNull && field.nullable { return }
       path.append(member.key)
@@ -240,7 +242,7 @@ struct Walk {
 
   /// `checkObject` for a type that was not frozen: by dictionary lookup.
   mutating func checkObjectByLookup(_ object: JSONObject, _ type: SchemaType, isRoot: Bool) {
-    for member in object.members { check(member, type.fields[member.key], in: object, type, isRoot: isRoot) }
+    for member in object.members { check(member, type.fields[member.key].map { ($0.type, $0.nullable) }, in: object, type, isRoot: isRoot) }
     for name in type.requiredFields where object[name] == nil {
       fail("required", "missing required field \"\(name)\"")
     }
