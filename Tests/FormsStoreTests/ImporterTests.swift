@@ -166,6 +166,7 @@ struct ImporterTests {
       #expect(!FileIO.exists(dir + "/data/purchase-orders/PO-9.json"))
       #expect(try readText(dir + "/data/purchase-orders/PO-2.json") == changedSince)
       #expect(try snapshots.planRestore(info).isEmpty, "restored: nothing left to do")
+      #expect(throws: StoreError.self, "a path it does not cover") { try snapshots.planRestore(info, paths: ["data/purchase-orders/PO-2.json"]) }
     }
   }
 }

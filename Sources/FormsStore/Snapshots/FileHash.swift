@@ -27,9 +27,11 @@ struct FileStamp: Equatable, Sendable {
   let ctimeNanoseconds: Int64
   let inode: UInt64
 
-  init?(_ path: String) {
+  /// With `directory`, a path below it is looked up from its open descriptor (one name, not the whole path).
+  init?(_ path: String, in directory: FileIO.Directory? = nil) {
     var info = stat()
-    guard stat(path, &info) == 0 else { return nil }
+    let found = directory?.name(of: path).map { fstatat(directory!.fd, $0, &info, 0) } ?? stat(path, &info)
+    guard found == 0 else { return nil }
     size = Int(info.st_size)
     mtimeNanoseconds = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
     ctimeNanoseconds = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)

@@ -29,10 +29,16 @@ extension Snapshots {
         + problems.map { "\($0.path) \($0.problem)" }.joined(separator: "; "))
     }
     let live = manifest.covers.map { liveEntries(only: $0.filter(inScope)) } ?? liveEntries()
-    for scope in paths ?? [] where !manifest.files.contains(where: { $0.path == scope || $0.path.hasPrefix(scope + "/") })
-      && !live.keys.contains(where: { $0 == scope || $0.hasPrefix(scope + "/") })
-    {
-      throw StoreError.badRequest("\(scope): neither snapshot \(info.name) nor the live store has it")
+    for scope in paths ?? [] {
+      func within(_ path: String) -> Bool { path == scope || path.hasPrefix(scope + "/") }
+      if let covers = manifest.covers {
+        guard !covers.contains(where: within) else { continue }
+        throw StoreError.badRequest("\(scope): snapshot \(info.name) covers only the \(covers.count) document\(covers.count == 1 ? "" : "s") "
+          + "its \(manifest.reason) changed, and this is not among them (snapshot show \(info.name) says its scope)")
+      }
+      if !manifest.files.contains(where: { within($0.path) }) && !live.keys.contains(where: within) {
+        throw StoreError.badRequest("\(scope): neither snapshot \(info.name) nor the live store has it")
+      }
     }
     var plan = RestorePlan()
     for entry in entries where live[entry.path]?.sha256 != entry.sha256 {

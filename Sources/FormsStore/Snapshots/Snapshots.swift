@@ -256,15 +256,19 @@ public struct Snapshots: Sendable {
     let chunks = (files.count + chunkSize - 1) / chunkSize
     let stamps = UnsafeMutableBufferPointer<FileStamp?>.allocate(capacity: files.count)
     let kept = UnsafeMutableBufferPointer<SnapshotManifest.Entry?>.allocate(capacity: files.count)
+    // Set by the linkers (never `kept`, which the main thread reads meanwhile) when a link fails.
+    let unlinked = UnsafeMutableBufferPointer<Bool>.allocate(capacity: files.count)
     stamps.initialize(repeating: nil)
     kept.initialize(repeating: nil)
+    unlinked.initialize(repeating: false)
     defer {
       stamps.deinitialize()
       stamps.deallocate()
       kept.deinitialize()
       kept.deallocate()
+      unlinked.deallocate()
     }
-    nonisolated(unsafe) let sharedStamps = stamps, sharedKept = kept
+    nonisolated(unsafe) let sharedStamps = stamps, sharedKept = kept, sharedUnlinked = unlinked
     let decided = (0..<chunks).map { _ in DispatchSemaphore(value: 0) }
     let finished = DispatchSemaphore(value: 0)
     let linking = ProgressCounter("linking", total: files.count, progress)
@@ -281,7 +285,7 @@ public struct Snapshots: Sendable {
           for index in range {
             guard let base, let entry = sharedKept[index] else { continue }
             if !linker.link(entry.path, from: base, to: temporary) {
-              sharedKept[index] = nil
+              sharedUnlinked[index] = true
               failure.withLock { failed = true }
             }
           }
@@ -292,8 +296,11 @@ public struct Snapshots: Sendable {
       }.start()
     }
     DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+      var directory: FileIO.Directory?
       for index in chunk * chunkSize..<min(allFiles.count, (chunk + 1) * chunkSize) {
-        let stamp = FileStamp(allFiles[index].live)
+        let live = allFiles[index].live
+        if directory?.name(of: live) == nil { directory = FileIO.Directory(parentDirectory(live)) }
+        let stamp = FileStamp(live, in: directory)
         sharedStamps[index] = stamp
         if let stamp { sharedKept[index] = trusted.unchanged(allFiles[index].relative, stamp: stamp) }
       }
@@ -320,7 +327,7 @@ public struct Snapshots: Sendable {
     var entries = Array(repeating: SnapshotManifest.Entry(path: "", size: 0, sha256: ""), count: files.count)
     var toCopy: [Int] = []
     for index in files.indices {
-      if let entry = kept[index] { entries[index] = entry } else { toCopy.append(index) }
+      if let entry = kept[index], !unlinked[index] { entries[index] = entry } else { toCopy.append(index) }
     }
     let copied = try copy(toCopy.map { files[$0] }, into: temporary, previous: trusted, base: base)
     guard copied.count == toCopy.count else {
