@@ -27,6 +27,9 @@ public struct StoreValidator: Sendable {
   /// listed only when many files are checked; a few are checked with one stat per reference.
   var ids: [String: Set<String>]?
   let kindOfDirectory: [String: String]
+  /// For each schema that has a quick check (`Validator.quickCheck`), the top-level members it
+  /// keeps: what the rules, the id and the relations read.
+  let quickCaptures: [String: Set<String>]
   let display: @Sendable (String) -> String
   /// Opens sensitive values for a key holder; without an identity they are checked as envelopes.
   public var keyring: Keyring
@@ -39,6 +42,17 @@ public struct StoreValidator: Sendable {
     for (kind, versions) in registry.schemas { for schema in versions.values { kindOfDirectory[schema.directory] = kind } }
     self.ids = nil
     self.kindOfDirectory = kindOfDirectory
+    var quickCaptures: [String: Set<String>] = [:]
+    for versions in registry.schemas.values {
+      for schema in versions.values where !schema.hasSensitiveFields {
+        let read = [schema.idField] + schema.relations.map(\.field)
+        guard read.allSatisfy({ schema.root.fields[$0]?.type.isScalar ?? false }),
+          let captures = Validator(schema: schema).quickCaptures(read)
+        else { continue }
+        quickCaptures[schema.reference] = captures
+      }
+    }
+    self.quickCaptures = quickCaptures
     self.keyring = Keyring(recipients: layout.recipients, identity: nil)
   }
 
@@ -129,6 +143,15 @@ public struct StoreValidator: Sendable {
       }
       return fail("read", error.description, at: nil)
     }
+    // Nearly every document is valid: checked from its bytes, it needs no tree. Anything found or
+    // undecided there is checked again below, by the path that finds and places every problem.
+    if let reference = Self.leadingSchema(bytes), let captures = quickCaptures[reference], let schema = registry.schema(reference: reference),
+      let document = Validator(schema: schema).quickCheck(bytes, captures: captures),
+      crossDocumentFindings(document, schema: schema, path: path).isEmpty
+    {
+      outcome.kind = schema.kind
+      return outcome
+    }
     let document: JSONValue
     do {
       document = try JSONParser().parse(bytes)
@@ -151,16 +174,45 @@ public struct StoreValidator: Sendable {
     outcome.kind = schema.kind
     let opened = keyring.open(document, schema: schema)
     var findings = opened.findings + Validator(schema: schema).validate(opened.value).aboutSensitive(in: opened.value, schema: schema)
-    findings += DocumentChecks.crossDocumentFindings(document, schema: schema, path: path, layout: layout,
-      registry: registry, display: display) { kind, id in
-        if let ids { return ids[kind]?.contains(id) ?? false }
-        guard DocumentID.isValid(id), let directory = registry.latest(kind)?.directory else { return false }
-        return FileIO.exists(layout.dataDirectory + "/" + directory + "/" + id + ".json")
-      }
+    findings += crossDocumentFindings(document, schema: schema, path: path)
     guard !findings.isEmpty else { return outcome }
     outcome.diagnostics = Diagnostic.placed(findings, in: bytes, file: shown)
     if outcome.diagnostics.contains(where: { $0.rule == "schema" }) { outcome.unreadable = true }
     return outcome
+  }
+
+  func crossDocumentFindings(_ document: JSONValue, schema: Schema, path: String) -> [Finding] {
+    DocumentChecks.crossDocumentFindings(document, schema: schema, path: path, layout: layout, registry: registry, display: display) { kind, id in
+      if let ids { return ids[kind]?.contains(id) ?? false }
+      guard DocumentID.isValid(id), let directory = registry.latest(kind)?.directory else { return false }
+      return FileIO.exists(layout.dataDirectory + "/" + directory + "/" + id + ".json")
+    }
+  }
+
+  /// The `_schema` a file opens with, as formsctl writes files (`{`, then `"_schema": "kind@1.0.0"`
+  /// first, plain ASCII); nil for anything else (the full path reads such files).
+  static func leadingSchema(_ bytes: [UInt8]) -> String? {
+    var i = 0
+    func skipWhitespace() { while i < bytes.count && (bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09) { i += 1 } }
+    guard bytes.first == UInt8(ascii: "{") else { return nil }
+    i = 1
+    skipWhitespace()
+    let key = Array("\"_schema\"".utf8)
+    guard i + key.count <= bytes.count, bytes[i..<(i + key.count)].elementsEqual(key) else { return nil }
+    i += key.count
+    skipWhitespace()
+    guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { return nil }
+    i += 1
+    skipWhitespace()
+    guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { return nil }
+    let start = i + 1
+    i = start
+    while i < bytes.count && bytes[i] != UInt8(ascii: "\"") {
+      guard bytes[i] >= 0x20 && bytes[i] < 0x7F && bytes[i] != UInt8(ascii: "\\") else { return nil }
+      i += 1
+    }
+    guard i < bytes.count else { return nil }
+    return String(decoding: bytes[start..<i], as: UTF8.self)
   }
 
   /// The 1-based lines that start with a git conflict marker.

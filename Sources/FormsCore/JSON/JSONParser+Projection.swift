@@ -144,63 +144,60 @@ extension ByteReader {
   /// The members of the object whose `{` was just passed: `body` reads each value, given the key's
   /// raw bytes. Keys must be escape-free and in strictly increasing byte order (canonical form).
   mutating func membersOfObject(_ body: (inout ByteReader, Range<Int>) throws(ByteError) -> Void) throws(ByteError) {
-    skipWhitespace()
-    if i < bytes.count && bytes[i] == UInt8(ascii: "}") {
-      i += 1
-      depth -= 1
-      return
-    }
+    guard try !closesEmpty(UInt8(ascii: "}")) else { return }
     var previous: Range<Int>?
-    while true {
-      skipWhitespace()
-      guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw ByteError(message: "", offset: i) }
-      let (key, escaped) = try skipString()
-      // UTF-8 byte order is code-point order: increasing raw keys are sorted and unique.
-      if escaped { throw ByteError(message: "", offset: i) }
-      if let previous, !less(previous, key) { throw ByteError(message: "", offset: i) }
+    repeat {
+      let key = try nextKey(after: previous)
       previous = key
-      skipWhitespace()
-      guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw ByteError(message: "", offset: i) }
-      i += 1
-      skipWhitespace()
       try body(&self, key)
-      skipWhitespace()
-      guard i < bytes.count else { throw ByteError(message: "", offset: i) }
-      if bytes[i] == UInt8(ascii: ",") {
-        i += 1
-      } else if bytes[i] == UInt8(ascii: "}") {
-        i += 1
-        depth -= 1
-        return
-      } else {
-        throw ByteError(message: "", offset: i)
-      }
-    }
+    } while try another(UInt8(ascii: "}"))
   }
 
   /// The elements of the array whose `[` was just passed, each read by `body`.
   mutating func elementsOfArray(_ body: (inout ByteReader) throws(ByteError) -> Void) throws(ByteError) {
-    skipWhitespace()
-    if i < bytes.count && bytes[i] == UInt8(ascii: "]") {
-      i += 1
-      depth -= 1
-      return
-    }
-    while true {
+    guard try !closesEmpty(UInt8(ascii: "]")) else { return }
+    repeat {
       skipWhitespace()
       try body(&self)
-      skipWhitespace()
-      guard i < bytes.count else { throw ByteError(message: "", offset: i) }
-      if bytes[i] == UInt8(ascii: ",") {
-        i += 1
-      } else if bytes[i] == UInt8(ascii: "]") {
-        i += 1
-        depth -= 1
-        return
-      } else {
-        throw ByteError(message: "", offset: i)
-      }
+    } while try another(UInt8(ascii: "]"))
+  }
+
+  /// Just after `{` or `[`: passes the closing bracket of an empty container and says so.
+  mutating func closesEmpty(_ close: UInt8) throws(ByteError) -> Bool {
+    skipWhitespace()
+    guard i < bytes.count, bytes[i] == close else { return false }
+    i += 1
+    depth -= 1
+    return true
+  }
+
+  /// The next key of a canonical object and its colon; the key's raw bytes, which must be
+  /// escape-free and greater than `previous` (UTF-8 byte order is code-point order).
+  mutating func nextKey(after previous: Range<Int>?) throws(ByteError) -> Range<Int> {
+    skipWhitespace()
+    guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw ByteError(message: "", offset: i) }
+    let (key, escaped) = try skipString()
+    if escaped { throw ByteError(message: "", offset: i) }
+    if let previous, !less(previous, key) { throw ByteError(message: "", offset: i) }
+    skipWhitespace()
+    guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw ByteError(message: "", offset: i) }
+    i += 1
+    skipWhitespace()
+    return key
+  }
+
+  /// After a member or element: true when a comma says another follows, false at `close`.
+  mutating func another(_ close: UInt8) throws(ByteError) -> Bool {
+    skipWhitespace()
+    guard i < bytes.count else { throw ByteError(message: "", offset: i) }
+    if bytes[i] == UInt8(ascii: ",") {
+      i += 1
+      return true
     }
+    guard bytes[i] == close else { throw ByteError(message: "", offset: i) }
+    i += 1
+    depth -= 1
+    return false
   }
 
   func equal(_ range: Range<Int>, _ name: [UInt8]) -> Bool {

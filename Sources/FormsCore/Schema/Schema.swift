@@ -99,7 +99,8 @@ public struct Schema: Sendable {
 }
 
 /// A type of a value, with its constraints. Named types are shared instances, so a field of type
-/// `item` points at the one `item` type; compiled once, then only read.
+/// `item` points at the one `item` type; compiled once, then only read (so its properties skip the
+/// run-time exclusivity checks, which validation of a large store otherwise pays per value).
 public final class SchemaType: @unchecked Sendable {
   public enum Kind: String, Sendable {
     case string, integer, decimal, number, boolean, date, datetime, uuid
@@ -110,32 +111,32 @@ public final class SchemaType: @unchecked Sendable {
     case jsonString = "json_string"
   }
 
-  public var kind: Kind
+  @exclusivity(unchecked) public var kind: Kind
   /// The name under `types:` for a named type.
-  public var name: String?
-  public var minimum: JSONNumber?
-  public var maximum: JSONNumber?
-  public var minLength: Int?
-  public var maxLength: Int?
-  public var pattern: CompiledPattern?
-  public var scale: Int?
-  public var values: [String] = []
+  @exclusivity(unchecked) public var name: String?
+  @exclusivity(unchecked) public var minimum: JSONNumber?
+  @exclusivity(unchecked) public var maximum: JSONNumber?
+  @exclusivity(unchecked) public var minLength: Int?
+  @exclusivity(unchecked) public var maxLength: Int?
+  @exclusivity(unchecked) public var pattern: CompiledPattern?
+  @exclusivity(unchecked) public var scale: Int?
+  @exclusivity(unchecked) public var values: [String] = []
   /// The type of list elements and map values.
-  public var element: SchemaType?
-  public var minItems: Int?
-  public var maxItems: Int?
-  public var unique: [String]?
+  @exclusivity(unchecked) public var element: SchemaType?
+  @exclusivity(unchecked) public var minItems: Int?
+  @exclusivity(unchecked) public var maxItems: Int?
+  @exclusivity(unchecked) public var unique: [String]?
   /// Object fields by name, and their order in the descriptor.
-  public var fields: [String: Field] = [:]
-  public var fieldOrder: [String] = []
-  public var additional = false
+  @exclusivity(unchecked) public var fields: [String: Field] = [:]
+  @exclusivity(unchecked) public var fieldOrder: [String] = []
+  @exclusivity(unchecked) public var additional = false
   /// For `one_of`: the sibling field whose value picks the case, and the cases.
-  public var discriminator: String?
-  public var cases: [String: SchemaType] = [:]
-  public var caseOrder: [String] = []
+  @exclusivity(unchecked) public var discriminator: String?
+  @exclusivity(unchecked) public var cases: [String: SchemaType] = [:]
+  @exclusivity(unchecked) public var caseOrder: [String] = []
   /// The object's own timestamp fields (`timestamps:` on a named type, or the descriptor's for
   /// the document), maintained on every write that changes the object (DESIGN §12).
-  public var timestamps = Schema.Timestamps()
+  @exclusivity(unchecked) public var timestamps = Schema.Timestamps()
 
   public init(kind: Kind) { self.kind = kind }
 
@@ -155,10 +156,10 @@ public final class SchemaType: @unchecked Sendable {
   }
 
   /// Fields that must be present: not optional and without a default (computed once, when compiled).
-  public var requiredFields: [String] = []
+  @exclusivity(unchecked) public var requiredFields: [String] = []
   /// The fields in code-point order (the order of a parsed object's members), each with its index
   /// in `requiredFields` when it is required: the validator walks both lists side by side.
-  var sortedFields: [SortedField] = []
+  @exclusivity(unchecked) var sortedFields: [SortedField] = []
 
   /// What the validator needs of a field, in a class so that walking the table copies nothing.
   final class SortedField: @unchecked Sendable {

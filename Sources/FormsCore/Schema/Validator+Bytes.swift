@@ -1,0 +1,220 @@
+/// Validation straight from a file's bytes, building no tree: the way `validate` checks a large
+/// store, where nearly every document is valid. It only ever answers "valid": anything it finds,
+/// or cannot decide alone (a syntax error, keys out of canonical order, a `one_of`, a JSON string,
+/// a rule that reads more than a top-level scalar), sends the caller to the full path (`parse`,
+/// then `validate`), which finds and places every problem. Scalars are checked by the same code
+/// the full path runs, so the two cannot disagree on them.
+extension Validator {
+  /// The names of top-level members a quick check keeps: what the rules read plus `capture`; nil
+  /// when a rule reads anything else (then there is no quick check for this schema).
+  public func quickCaptures(_ capture: [String]) -> Set<String>? {
+    var names = Set(capture)
+    for rule in schema.rules {
+      for path in rule.require.paths + (rule.when?.paths ?? []) {
+        guard path.steps.count == 1, case .member(let name) = path.steps[0], let field = schema.root.fields[name],
+          field.type.isScalar
+        else { return nil }
+        names.insert(name)
+      }
+    }
+    return names
+  }
+
+  /// The document's top-level members named by `captures` (from `quickCaptures`) as an object,
+  /// when the document is certainly valid against the schema and its rules; nil otherwise.
+  public func quickCheck(_ bytes: [UInt8], captures: Set<String>) -> JSONValue? {
+    bytes.withUnsafeBufferPointer { buffer -> JSONValue? in
+      guard buffer.first == UInt8(ascii: "{"), schema.root.kind == .object else { return nil }
+      var check = ByteCheck(reader: ByteReader(bytes: buffer, maxDepth: JSONParser.defaultMaxDepth, recorder: nil))
+      var captured: [JSONObject.Member] = []
+      do throws(ByteError) {
+        guard try check.object(schema.root, isRoot: true, capturing: captures, into: &captured), check.walk.findings.isEmpty else { return nil }
+        check.reader.skipWhitespace()
+        guard check.reader.i == buffer.count else { return nil }
+      } catch {
+        return nil
+      }
+      let document = JSONValue.object(JSONObject(captured))
+      for rule in schema.rules where rule.when?.evaluate(document) ?? true {
+        if !rule.require.evaluate(document) { return nil }
+      }
+      return document
+    }
+  }
+}
+
+extension SchemaType {
+  /// A type whose values are single JSON scalars.
+  public var isScalar: Bool {
+    switch kind {
+    case .string, .integer, .decimal, .number, .boolean, .date, .datetime, .uuid, .enumeration: return true
+    case .list, .object, .map, .any, .oneOf, .jsonString: return false
+    }
+  }
+}
+
+/// One quick check over a document's bytes. Each function returns false as soon as the value is
+/// not certainly valid (and may stop reading there); a `ByteError` means the same.
+struct ByteCheck {
+  var reader: ByteReader
+  /// Runs the full path's checks of scalars; any finding ends the quick check.
+  var walk = Walk()
+
+  init(reader: ByteReader) { self.reader = reader }
+
+  mutating func value(_ type: SchemaType) throws(ByteError) -> Bool {
+    guard reader.i < reader.bytes.count else { return false }
+    let byte = reader.bytes[reader.i]
+    switch type.kind {
+    case .any:
+      try reader.skipValue()
+      return true
+    case .object:
+      var ignored: [JSONObject.Member] = []
+      return byte == UInt8(ascii: "{") ? try object(type, isRoot: false, capturing: [], into: &ignored) : false
+    case .list:
+      return byte == UInt8(ascii: "[") ? try list(type) : false
+    case .map:
+      guard byte == UInt8(ascii: "{") else { return false }
+      try reader.enter()
+      reader.i += 1
+      guard try !reader.closesEmpty(UInt8(ascii: "}")) else { return true }
+      var previous: Range<Int>?
+      repeat {
+        previous = try reader.nextKey(after: previous)
+        if let element = type.element {
+          guard try value(element) else { return false }
+        } else {
+          try reader.skipValue()
+        }
+      } while try reader.another(UInt8(ascii: "}"))
+      return true
+    case .oneOf, .jsonString:
+      return false
+    default:
+      return try scalar(type) != nil
+    }
+  }
+
+  /// A scalar, checked as the full path checks it; the value when it passes.
+  mutating func scalar(_ type: SchemaType) throws(ByteError) -> JSONValue? {
+    guard reader.i < reader.bytes.count, reader.bytes[reader.i] != UInt8(ascii: "{"), reader.bytes[reader.i] != UInt8(ascii: "[") else {
+      return nil
+    }
+    let value = try reader.parseValue()
+    walk.check(value, against: type, parent: nil)
+    return walk.findings.isEmpty ? value : nil
+  }
+
+  /// An object against its type, walking its members and the type's fields side by side. The
+  /// members named in `capturing` (scalar fields) are appended to `captured`.
+  mutating func object(_ type: SchemaType, isRoot: Bool, capturing: Set<String>, into captured: inout [JSONObject.Member])
+    throws(ByteError) -> Bool
+  {
+    guard type.sortedFields.count == type.fields.count, type.requiredFields.count <= 64 else { return false }
+    let table = type.sortedFields
+    try reader.enter()
+    reader.i += 1
+    var seen: UInt64 = 0
+    if try !reader.closesEmpty(UInt8(ascii: "}")) {
+      var next = 0
+      var previous: Range<Int>?
+      repeat {
+        let key = try reader.nextKey(after: previous)
+        previous = key
+        var field: SchemaType.SortedField?
+        while next < table.count {
+          let order = compare(table[next].name, key)
+          if order > 0 { break }
+          next += 1
+          if order == 0 {
+            field = table[next - 1]
+            break
+          }
+        }
+        guard let field else {
+          // Not a field: `_schema` at the root, or any member of an open type; anything else is unknown.
+          let schemaKey = isRoot && reader.equal(key, Array("_schema".utf8))
+          guard schemaKey || type.additional else { return false }
+          if schemaKey && !capturing.isEmpty && capturing.contains("_schema") {
+            captured.append(JSONObject.Member(key: "_schema", value: try reader.parseValue()))
+          } else {
+            try reader.skipValue()
+          }
+          continue
+        }
+        if field.required >= 0 { seen |= 1 << UInt64(field.required) }
+        let capture = !capturing.isEmpty && capturing.contains(field.name)
+        if field.nullable, reader.i < reader.bytes.count, reader.bytes[reader.i] == UInt8(ascii: "n") {
+          try reader.literal("null")
+          if capture { captured.append(JSONObject.Member(key: field.name, value: .null)) }
+          continue
+        }
+        if capture && field.type.isScalar {
+          guard let value = try scalar(field.type) else { return false }
+          captured.append(JSONObject.Member(key: field.name, value: value))
+        } else {
+          guard try value(field.type) else { return false }
+        }
+      } while try reader.another(UInt8(ascii: "}"))
+    }
+    return seen.nonzeroBitCount == type.requiredFields.count
+  }
+
+  mutating func list(_ type: SchemaType) throws(ByteError) -> Bool {
+    try reader.enter()
+    reader.i += 1
+    var count = 0
+    var keys: [[JSONValue]] = []
+    let uniqueNames = type.unique.map(Set.init) ?? []
+    if try !reader.closesEmpty(UInt8(ascii: "]")) {
+      repeat {
+        reader.skipWhitespace()
+        count += 1
+        guard let element = type.element else {
+          // Untyped elements with unique keys: the full path compares them.
+          guard type.unique == nil else { return false }
+          try reader.skipValue()
+          continue
+        }
+        guard let unique = type.unique else {
+          guard try value(element) else { return false }
+          continue
+        }
+        // The element's unique keys, read as the full path reads them (a missing one is null).
+        guard element.kind == .object, reader.i < reader.bytes.count, reader.bytes[reader.i] == UInt8(ascii: "{") else { return false }
+        var captured: [JSONObject.Member] = []
+        guard try object(element, isRoot: false, capturing: uniqueNames, into: &captured) else { return false }
+        let found = JSONObject(captured)
+        keys.append(unique.map { found[$0] ?? .null })
+      } while try reader.another(UInt8(ascii: "]"))
+    }
+    if let minItems = type.minItems, count < minItems { return false }
+    if let maxItems = type.maxItems, count > maxItems { return false }
+    return Self.distinct(keys)
+  }
+
+  /// True when no two key tuples are equal (pairwise for the short lists documents hold).
+  static func distinct(_ keys: [[JSONValue]]) -> Bool {
+    guard keys.count > 16 else {
+      for a in keys.indices { for b in keys.indices where b > a && keys[a] == keys[b] { return false } }
+      return true
+    }
+    return Set(keys).count == keys.count
+  }
+
+  /// Code-point order of a field name and a key's raw bytes (escape-free, so UTF-8 order).
+  func compare(_ name: String, _ key: Range<Int>) -> Int {
+    var name = name
+    let bytes = reader.bytes
+    return name.withUTF8 { a in
+      var (x, y) = (0, key.lowerBound)
+      while x < a.count && y < key.upperBound {
+        if a[x] != bytes[y] { return a[x] < bytes[y] ? -1 : 1 }
+        x += 1
+        y += 1
+      }
+      return a.count == key.count ? 0 : (a.count < key.count ? -1 : 1)
+    }
+  }
+}
