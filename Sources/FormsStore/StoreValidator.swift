@@ -29,7 +29,7 @@ public struct StoreValidator: Sendable {
   let kindOfDirectory: [String: String]
   /// For each schema that has a quick check (`Validator.quickCheck`), the top-level members it
   /// keeps: what the rules, the id and the relations read.
-  let quickCaptures: [String: Set<String>]
+  let quickCaptures: [String: [String]]
   let display: @Sendable (String) -> String
   /// Opens sensitive values for a key holder; without an identity they are checked as envelopes.
   public var keyring: Keyring
@@ -42,7 +42,7 @@ public struct StoreValidator: Sendable {
     for (kind, versions) in registry.schemas { for schema in versions.values { kindOfDirectory[schema.directory] = kind } }
     self.ids = nil
     self.kindOfDirectory = kindOfDirectory
-    var quickCaptures: [String: Set<String>] = [:]
+    var quickCaptures: [String: [String]] = [:]
     for versions in registry.schemas.values {
       for schema in versions.values where !schema.hasSensitiveFields {
         let read = [schema.idField] + schema.relations.map(\.field)

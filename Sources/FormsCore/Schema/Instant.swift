@@ -58,7 +58,12 @@ public struct Instant: Sendable, Comparable, Hashable {
   /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, without allocating unless there is a fraction.
   static func parseDateTime(_ text: String) -> Instant? {
     var text = text
-    return text.withUTF8 { b -> Instant? in
+    return text.withUTF8 { parseDateTime(bytes: $0) }
+  }
+
+  /// `parseDateTime` of UTF-8 bytes.
+  static func parseDateTime(bytes b: UnsafeBufferPointer<UInt8>) -> Instant? {
+    do {
       guard b.count >= 20, let date = CalendarDate(bytes: b),
         b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: "t"), b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"),
         let hour = digits(b, 11, 2), let minute = digits(b, 14, 2), let second = digits(b, 17, 2),

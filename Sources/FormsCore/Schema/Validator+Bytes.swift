@@ -7,7 +7,7 @@
 extension Validator {
   /// The names of top-level members a quick check keeps: what the rules read plus `capture`; nil
   /// when a rule reads anything else (then there is no quick check for this schema).
-  public func quickCaptures(_ capture: [String]) -> Set<String>? {
+  public func quickCaptures(_ capture: [String]) -> [String]? {
     var names = Set(capture)
     for rule in schema.rules {
       for path in rule.require.paths + (rule.when?.paths ?? []) {
@@ -17,12 +17,12 @@ extension Validator {
         names.insert(name)
       }
     }
-    return names
+    return names.sorted()
   }
 
   /// The document's top-level members named by `captures` (from `quickCaptures`) as an object,
   /// when the document is certainly valid against the schema and its rules; nil otherwise.
-  public func quickCheck(_ bytes: [UInt8], captures: Set<String>) -> JSONValue? {
+  public func quickCheck(_ bytes: [UInt8], captures: [String]) -> JSONValue? {
     bytes.withUnsafeBufferPointer { buffer -> JSONValue? in
       guard buffer.first == UInt8(ascii: "{"), schema.root.kind == .object else { return nil }
       var check = ByteCheck(reader: ByteReader(bytes: buffer, maxDepth: JSONParser.defaultMaxDepth, recorder: nil))
@@ -91,8 +91,30 @@ struct ByteCheck {
       return true
     case .oneOf, .jsonString:
       return false
+    case .string, .date, .datetime, .enumeration:
+      guard byte == UInt8(ascii: "\""), type.pattern == nil, type.minLength == nil, type.maxLength == nil else {
+        return try scalar(type) != nil
+      }
+      // A string judged on its bytes when it holds no escape (then they are its UTF-8).
+      let start = reader.i
+      let (range, escaped) = try reader.skipString()
+      guard escaped else { return plainString(range, type) }
+      reader.i = start
+      return try scalar(type) != nil
     default:
       return try scalar(type) != nil
+    }
+  }
+
+  /// What the full path's `checkString` says of an escape-free string without constraints beyond its kind.
+  func plainString(_ range: Range<Int>, _ type: SchemaType) -> Bool {
+    let text = UnsafeBufferPointer(rebasing: reader.bytes[range])
+    switch type.kind {
+    case .datetime: return Instant.parseDateTime(bytes: text) != nil
+    case .date: return text.count == 10 && CalendarDate(bytes: text) != nil
+    // Equal bytes are equal strings; anything else (even a canonically equivalent spelling) goes to the full path.
+    case .enumeration: return type.values.contains { $0.utf8.elementsEqual(text) }
+    default: return true
     }
   }
 
@@ -107,8 +129,8 @@ struct ByteCheck {
   }
 
   /// An object against its type, walking its members and the type's fields side by side. The
-  /// members named in `capturing` (scalar fields) are appended to `captured`.
-  mutating func object(_ type: SchemaType, isRoot: Bool, capturing: Set<String>, into captured: inout [JSONObject.Member])
+  /// members named in `capturing` (a few names: compared, not hashed) are appended to `captured`.
+  mutating func object(_ type: SchemaType, isRoot: Bool, capturing: [String], into captured: inout [JSONObject.Member])
     throws(ByteError) -> Bool
   {
     guard type.sortedFields.count == type.fields.count, type.requiredFields.count <= 64 else { return false }
@@ -166,7 +188,7 @@ struct ByteCheck {
     reader.i += 1
     var count = 0
     var keys: [[JSONValue]] = []
-    let uniqueNames = type.unique.map(Set.init) ?? []
+    let uniqueNames = type.unique ?? []
     if try !reader.closesEmpty(UInt8(ascii: "]")) {
       repeat {
         reader.skipWhitespace()
