@@ -26,6 +26,8 @@ public struct StoreValidator: Sendable {
   /// Ids present in the store, by kind (from file names, which validation holds equal to ids);
   /// listed only when many files are checked; a few are checked with one stat per reference.
   var ids: [String: Set<String>]?
+  /// The data directory, open, when many files are checked (they are opened relative to it).
+  var data: FileIO.Directory?
   let kindOfDirectory: [String: String]
   /// For each schema that has a quick check (`Validator.quickCheck`), the top-level members it
   /// keeps: what the rules, the id and the relations read.
@@ -72,7 +74,7 @@ public struct StoreValidator: Sendable {
   /// links, FIFOs...): `check` reports those with a warning instead of opening them.
   public func allFiles() -> [String] {
     let (files, irregular) = FileIO.walk(layout.dataDirectory, suffix: ".json")
-    return (files + irregular).sorted()
+    return irregular.isEmpty ? files : (files + irregular).sorted()  // each list comes sorted
   }
 
   /// The document files named by `paths` (files, or directories walked); each must be in the data directory.
@@ -99,7 +101,10 @@ public struct StoreValidator: Sendable {
   /// Validates `files`, in parallel.
   public func validate(_ files: [String], progress: ProgressHandler? = nil) -> Report {
     var prepared = self
-    if files.count > 256 { prepared.ids = listIDs() }
+    if files.count > 256 {
+      prepared.ids = listIDs()
+      prepared.data = FileIO.Directory(layout.dataDirectory)
+    }
     let this = prepared
     let outcomes = parallelMap(files, chunkSize: 32, progress: ProgressCounter("checking", total: files.count, progress)) { this.check($0) }
     var diagnostics: [Diagnostic] = []
@@ -132,7 +137,7 @@ public struct StoreValidator: Sendable {
     }
     let bytes: [UInt8]
     do {
-      bytes = try FileIO.read(path, followLinks: false)
+      bytes = try FileIO.read(path, followLinks: false, in: data)
     } catch {
       if case .fileTooLarge(_, let size, let limit) = error { return fail("read", "the file is \(size) bytes, more than the limit of \(limit)") }
       if case .wrongFileType(_, let what, _) = error {

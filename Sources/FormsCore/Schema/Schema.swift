@@ -169,9 +169,16 @@ public final class SchemaType: @unchecked Sendable {
     /// The index in `requiredFields`, or -1.
     let required: Int
 
+    /// The name's UTF-8, held apart so comparing it with a key's bytes touches no reference count.
+    let utf8: UnsafeMutableBufferPointer<UInt8>
+
     init(name: String, type: SchemaType, nullable: Bool, required: Int) {
       (self.name, self.type, self.nullable, self.required) = (name, type, nullable, required)
+      utf8 = .allocate(capacity: name.utf8.count)
+      _ = utf8.initialize(from: name.utf8)
     }
+
+    deinit { utf8.deallocate() }
   }
 
   /// Computes `requiredFields` and `sortedFields`; the compiler calls it when the fields are final.

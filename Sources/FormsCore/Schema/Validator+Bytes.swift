@@ -146,7 +146,7 @@ struct ByteCheck {
         previous = key
         var field: SchemaType.SortedField?
         while next < table.count {
-          let order = compare(table[next].name, key)
+          let order = compare(table[next].utf8, key)
           if order > 0 { break }
           next += 1
           if order == 0 {
@@ -226,17 +226,15 @@ struct ByteCheck {
   }
 
   /// Code-point order of a field name and a key's raw bytes (escape-free, so UTF-8 order).
-  func compare(_ name: String, _ key: Range<Int>) -> Int {
-    var name = name
+  func compare(_ name: UnsafeMutableBufferPointer<UInt8>, _ key: Range<Int>) -> Int {
     let bytes = reader.bytes
-    return name.withUTF8 { a in
-      var (x, y) = (0, key.lowerBound)
-      while x < a.count && y < key.upperBound {
-        if a[x] != bytes[y] { return a[x] < bytes[y] ? -1 : 1 }
-        x += 1
-        y += 1
-      }
-      return a.count == key.count ? 0 : (a.count < key.count ? -1 : 1)
+    var (x, y) = (0, key.lowerBound)
+    while x < name.count && y < key.upperBound {
+      if name[x] != bytes[y] { return name[x] < bytes[y] ? -1 : 1 }
+      x += 1
+      y += 1
     }
+    return name.count == key.count ? 0 : (name.count < key.count ? -1 : 1)
   }
+
 }
