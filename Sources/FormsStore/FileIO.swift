@@ -61,11 +61,14 @@ public enum FileIO {
 
     /// `path` relative to this directory, when it is below it.
     func name(of path: String) -> String? {
-      let prefix = self.path.utf8.count
-      guard path.utf8.count > prefix + 1, path.utf8.starts(with: self.path.utf8),
-        path.utf8[path.utf8.index(path.utf8.startIndex, offsetBy: prefix)] == UInt8(ascii: "/")
-      else { return nil }
-      return String(decoding: path.utf8.dropFirst(prefix + 1), as: UTF8.self)
+      var path = path
+      var directory = self.path
+      return path.withUTF8 { p in
+        directory.withUTF8 { d in
+          guard p.count > d.count + 1, p[d.count] == UInt8(ascii: "/"), memcmp(p.baseAddress!, d.baseAddress!, d.count) == 0 else { return nil }
+          return String(decoding: UnsafeBufferPointer(rebasing: p[(d.count + 1)...]), as: UTF8.self)
+        }
+      }
     }
   }
 
@@ -123,11 +126,14 @@ public enum FileIO {
 
   /// `files(under:)`, and apart, the names ending with `suffix` that are not regular files
   /// (symbolic links, FIFOs, devices, directories named `*.json`): never opened, only reported.
-  public static func walk(_ directory: String, suffix: String, skipping: Set<String> = []) -> (files: [String], irregular: [String]) {
+  /// Sorted by path, unless `sorted` is false (a caller that orders what it finds some other way).
+  public static func walk(_ directory: String, suffix: String, skipping: Set<String> = [], sorted: Bool = true)
+    -> (files: [String], irregular: [String])
+  {
     var files: [String] = []
     var irregular: [String] = []
     walk(directory, suffix: suffix, skipping: skipping, into: &files, irregular: &irregular)
-    return (files.sorted(), irregular.sorted())
+    return sorted ? (files.sorted(), irregular.sorted()) : (files, irregular)
   }
 
   private static func walk(

@@ -27,7 +27,8 @@ extension Store {
     let directory = layout.dataDirectory + "/" + schema.directory
     let filters = query.filters
     let sort = query.sort.isEmpty ? schema.order : query.sort
-    let (files, irregular) = FileIO.walk(directory, suffix: ".json")
+    // Unsorted: matches are ordered by their keys, then by path, below.
+    let (files, irregular) = FileIO.walk(directory, suffix: ".json", sorted: false)
     // Only what the filters and sort keys read is built (the rest of each file is checked, not
     // kept), unless a version of the kind seals fields: opening needs the whole document.
     let sealed = registry.schemas[kind]?.values.contains { $0.hasSensitiveFields } ?? false

@@ -70,7 +70,11 @@ extension ByteReader {
       try enter()
       i += 1
       var elements: [JSONValue] = []
-      try elementsOfArray { (reader) throws(ByteError) in elements.append(try reader.project(projection)) }
+      guard try !closesEmpty(UInt8(ascii: "]")) else { return .array(elements) }
+      repeat {
+        skipWhitespace()
+        elements.append(try project(projection))
+      } while try another(UInt8(ascii: "]"))
       return .array(elements)
     default: return try parseValue()
     }
@@ -80,13 +84,22 @@ extension ByteReader {
     try enter()
     i += 1
     var members: [JSONObject.Member] = []
-    try membersOfObject { (reader, key) throws(ByteError) in
-      if let wanted = projection.members.first(where: { reader.equal(key, $0.name) }) {
-        members.append(JSONObject.Member(key: wanted.key, value: try reader.project(wanted.child)))
-      } else {
-        try reader.skipValue()
+    guard try !closesEmpty(UInt8(ascii: "}")) else { return .object(JSONObject()) }
+    var previous: Range<Int>?
+    repeat {
+      let key = try nextKey(after: previous)
+      previous = key
+      var wanted: JSONProjection.Member?
+      for member in projection.members where equal(key, member.name) {
+        wanted = member
+        break
       }
-    }
+      if let wanted {
+        members.append(JSONObject.Member(key: wanted.key, value: try project(wanted.child)))
+      } else {
+        try skipValue()
+      }
+    } while try another(UInt8(ascii: "}"))
     return .object(JSONObject(sortedUniqueMembers: members))
   }
 
@@ -97,11 +110,20 @@ extension ByteReader {
     case UInt8(ascii: "{"):
       try enter()
       i += 1
-      try membersOfObject { (reader, _) throws(ByteError) in try reader.skipValue() }
+      guard try !closesEmpty(UInt8(ascii: "}")) else { return }
+      var previous: Range<Int>?
+      repeat {
+        previous = try nextKey(after: previous)
+        try skipValue()
+      } while try another(UInt8(ascii: "}"))
     case UInt8(ascii: "["):
       try enter()
       i += 1
-      try elementsOfArray { (reader) throws(ByteError) in try reader.skipValue() }
+      guard try !closesEmpty(UInt8(ascii: "]")) else { return }
+      repeat {
+        skipWhitespace()
+        try skipValue()
+      } while try another(UInt8(ascii: "]"))
     case UInt8(ascii: "\""): _ = try skipString()
     case UInt8(ascii: "t"): try literal("true")
     case UInt8(ascii: "f"): try literal("false")
@@ -139,27 +161,6 @@ extension ByteReader {
       }
     }
     throw ByteError(message: "unterminated string", offset: start - 1)
-  }
-
-  /// The members of the object whose `{` was just passed: `body` reads each value, given the key's
-  /// raw bytes. Keys must be escape-free and in strictly increasing byte order (canonical form).
-  mutating func membersOfObject(_ body: (inout ByteReader, Range<Int>) throws(ByteError) -> Void) throws(ByteError) {
-    guard try !closesEmpty(UInt8(ascii: "}")) else { return }
-    var previous: Range<Int>?
-    repeat {
-      let key = try nextKey(after: previous)
-      previous = key
-      try body(&self, key)
-    } while try another(UInt8(ascii: "}"))
-  }
-
-  /// The elements of the array whose `[` was just passed, each read by `body`.
-  mutating func elementsOfArray(_ body: (inout ByteReader) throws(ByteError) -> Void) throws(ByteError) {
-    guard try !closesEmpty(UInt8(ascii: "]")) else { return }
-    repeat {
-      skipWhitespace()
-      try body(&self)
-    } while try another(UInt8(ascii: "]"))
   }
 
   /// Just after `{` or `[`: passes the closing bracket of an empty container and says so.
