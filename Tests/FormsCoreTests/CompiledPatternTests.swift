@@ -14,7 +14,7 @@ struct CompiledPatternTests {
   func answersAsICUDoes(_ source: String) throws {
     let steps = try #require(CompiledPattern.compileSimple(source), "\(source) is in the simple subset")
     let regex = try NSRegularExpression(pattern: source)
-    var rng = SplitMix(state: UInt64(source.utf8.count))
+    var rng = SeededGenerator(state: UInt64(source.utf8.count))
     let alphabet = Array("0123456789ABCAZaby.-x ".utf8)
     for length in 0..<14 {
       for _ in 0..<60 {
@@ -36,16 +36,5 @@ struct CompiledPatternTests {
     }
     // A line break at the end: ICU's `$` matches before it; such text never takes the fast path.
     #expect(CompiledPattern("^[A-Z]{3}$")!.matches("USD\n") == ((try? NSRegularExpression(pattern: "^[A-Z]{3}$"))!.firstMatch(in: "USD\n", range: NSRange(location: 0, length: 4)) != nil))
-  }
-
-  struct SplitMix {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
   }
 }
