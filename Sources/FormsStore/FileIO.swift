@@ -18,7 +18,8 @@ public enum FileIO {
     throws(StoreError) -> [UInt8]
   {
     let flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followLinks ? 0 : O_NOFOLLOW)
-    let fd = directory?.name(of: path).map { openat(directory!.fd, $0, flags) } ?? open(path, flags)
+    let fd = directory.map { directory in directory.relative(path) { name in name.map { openat(directory.fd, $0, flags) } ?? open(path, flags) } }
+      ?? open(path, flags)
     guard fd >= 0 else {
       if errno == ENOENT { throw StoreError.fileNotFound(path) }
       if errno == ELOOP && !followLinks { throw StoreError.wrongFileType(path, found: "a symbolic link", expected: "a regular file") }
@@ -59,17 +60,20 @@ public enum FileIO {
 
     deinit { close(fd) }
 
-    /// `path` relative to this directory, when it is below it.
-    func name(of path: String) -> String? {
-      var path = path
-      var directory = self.path
-      return path.withUTF8 { p in
-        directory.withUTF8 { d in
-          guard p.count > d.count + 1, p[d.count] == UInt8(ascii: "/"), memcmp(p.baseAddress!, d.baseAddress!, d.count) == 0 else { return nil }
-          return String(decoding: UnsafeBufferPointer(rebasing: p[(d.count + 1)...]), as: UTF8.self)
+    /// Runs `body` with `path` relative to this directory, as a C string pointing into `path`'s own
+    /// bytes (nothing copied), or with nil when `path` is not below it.
+    func relative<T>(_ path: String, _ body: (UnsafePointer<CChar>?) -> T) -> T {
+      let prefix = self.path.utf8.count
+      return path.withCString { full in
+        self.path.withCString { directory in
+          let below = path.utf8.count > prefix + 1 && full[prefix] == CChar(UInt8(ascii: "/")) && memcmp(full, directory, prefix) == 0
+          return body(below ? full + prefix + 1 : nil)
         }
       }
     }
+
+    /// True when `path` is below this directory.
+    func contains(_ path: String) -> Bool { relative(path) { $0 != nil } }
   }
 
   /// The kind of thing at `path`, without following a final symbolic link.

@@ -30,7 +30,8 @@ struct FileStamp: Equatable, Sendable {
   /// With `directory`, a path below it is looked up from its open descriptor (one name, not the whole path).
   init?(_ path: String, in directory: FileIO.Directory? = nil) {
     var info = stat()
-    let found = directory?.name(of: path).map { fstatat(directory!.fd, $0, &info, 0) } ?? stat(path, &info)
+    let found = directory.map { directory in directory.relative(path) { name in name.map { fstatat(directory.fd, $0, &info, 0) } ?? stat(path, &info) } }
+      ?? stat(path, &info)
     guard found == 0 else { return nil }
     size = Int(info.st_size)
     mtimeNanoseconds = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)

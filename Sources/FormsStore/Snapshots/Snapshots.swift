@@ -299,7 +299,7 @@ public struct Snapshots: Sendable {
       var directory: FileIO.Directory?
       for index in chunk * chunkSize..<min(allFiles.count, (chunk + 1) * chunkSize) {
         let live = allFiles[index].live
-        if directory?.name(of: live) == nil { directory = FileIO.Directory(parentDirectory(live)) }
+        if !(directory?.contains(live) ?? false) { directory = FileIO.Directory(parentDirectory(live)) }
         let stamp = FileStamp(live, in: directory)
         sharedStamps[index] = stamp
         if let stamp { sharedKept[index] = trusted.unchanged(allFiles[index].relative, stamp: stamp) }
