@@ -115,8 +115,11 @@ enum Comparisons {
       try Data(Shell.judge.utf8).write(to: URL(fileURLWithPath: store + "/judge.py"))
       let schema = store + "/exported/purchase-order-1.1.0.schema.json"
       var summary = ""
-      let ours = timed { summary = formsctl(["validate"]).output.split(separator: "\n").first { $0.hasPrefix("checked") }.map(String.init) ?? "?" }
-      let peak = Shell.childPeakKilobytes() / 1024
+      var peak = 0
+      let ours = timed {
+        summary = formsctl(["validate"]).output.split(separator: "\n").first { $0.hasPrefix("checked") }.map(String.init) ?? "?"
+        peak = max(peak, Shell.lastPeakKilobytes / 1024)
+      }
       var peerOutputs: [String] = []
       let theirs = timed {
         peerOutputs = together((0..<2).map { ["python3", store + "/judge.py", schema, data, "\($0)/2"] })

@@ -41,15 +41,14 @@ enum Shell {
     defer { for argument in cArguments { free(argument) } }
     guard posix_spawnp(&pid, arguments[0], &actions, nil, &cArguments, environ) == 0 else { return (127, "") }
     var status: Int32 = 0
-    waitpid(pid, &status, 0)
+    var usage = rusage()
+    wait4(pid, &status, 0, &usage)
+    lastPeakKilobytes = Int(usage.ru_maxrss)
     let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
     return ((status >> 8) & 0xff, output)
   }
 
-  /// The largest resident set of any child process so far, in KB.
-  static func childPeakKilobytes() -> Int {
-    var usage = rusage()
-    getrusage(RUSAGE_CHILDREN.rawValue, &usage)
-    return Int(usage.ru_maxrss)
-  }
+  /// The largest resident set of the last process `run` waited for, in KB.
+  nonisolated(unsafe) static var lastPeakKilobytes = 0
+
 }
