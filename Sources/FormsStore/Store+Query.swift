@@ -35,7 +35,7 @@ extension Store {
     let projection = sealed ? nil : JSONProjection(paths: filters.flatMap(\.paths) + sort.map(\.path))
     let opened = FileIO.Directory(directory)
     let results = parallelMap(files, chunkSize: 32) { path -> (Match?, String?) in
-      guard let bytes = try? FileIO.read(path, in: opened),
+      guard let bytes = try? opened.map({ try FileIO.readListed(path, in: $0) }) ?? FileIO.read(path),
         let value = projection.flatMap({ JSONParser().parse(bytes, keeping: $0) })
           ?? (try? self.opened(JSONParser().parse(bytes), path: path, bytes: bytes))
       else { return (nil, path) }
