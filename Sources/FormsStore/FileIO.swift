@@ -17,14 +17,7 @@ public enum FileIO {
   public static func read(_ path: String, limit: Int = maxFileSize, followLinks: Bool = true, in directory: Directory? = nil)
     throws(StoreError) -> [UInt8]
   {
-    let flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followLinks ? 0 : O_NOFOLLOW)
-    let fd = directory.map { directory in directory.relative(path) { name in name.map { openat(directory.fd, $0, flags) } ?? open(path, flags) } }
-      ?? open(path, flags)
-    guard fd >= 0 else {
-      if errno == ENOENT { throw StoreError.fileNotFound(path) }
-      if errno == ELOOP && !followLinks { throw StoreError.wrongFileType(path, found: "a symbolic link", expected: "a regular file") }
-      throw StoreError.io(path, operation: "open", errno: errno)
-    }
+    let fd = try openForReading(path, followLinks: followLinks, in: directory)
     defer { close(fd) }
     var info = stat()
     guard fstat(fd, &info) == 0 else { throw StoreError.io(path, operation: "stat", errno: errno) }
@@ -51,12 +44,7 @@ public enum FileIO {
   /// read, which for a regular file is its end. Should something else have taken the name since,
   /// the open still never blocks and what it reads fails to parse. Refused beyond `maxFileSize`.
   public static func readListed(_ path: String, in directory: Directory) throws(StoreError) -> [UInt8] {
-    let flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC
-    let fd = directory.relative(path) { name in name.map { openat(directory.fd, $0, flags) } ?? open(path, flags) }
-    guard fd >= 0 else {
-      if errno == ENOENT { throw StoreError.fileNotFound(path) }
-      throw StoreError.io(path, operation: "open", errno: errno)
-    }
+    let fd = try openForReading(path, followLinks: true, in: directory)
     defer { close(fd) }
     let chunk = 16 << 10
     var bytes: [UInt8] = []
@@ -73,6 +61,20 @@ public enum FileIO {
       guard bytes.count <= maxFileSize else { throw StoreError.fileTooLarge(path, size: bytes.count, limit: maxFileSize) }
       if got < chunk { return bytes }
     }
+  }
+
+  /// Opens a file to read it without ever blocking (a FIFO in a checkout would hang a plain open),
+  /// relative to `directory` when it is below it.
+  private static func openForReading(_ path: String, followLinks: Bool, in directory: Directory?) throws(StoreError) -> Int32 {
+    let flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followLinks ? 0 : O_NOFOLLOW)
+    let fd = directory.map { directory in directory.relative(path) { name in name.map { openat(directory.fd, $0, flags) } ?? open(path, flags) } }
+      ?? open(path, flags)
+    guard fd >= 0 else {
+      if errno == ENOENT { throw StoreError.fileNotFound(path) }
+      if errno == ELOOP && !followLinks { throw StoreError.wrongFileType(path, found: "a symbolic link", expected: "a regular file") }
+      throw StoreError.io(path, operation: "open", errno: errno)
+    }
+    return fd
   }
 
   /// An open directory that reads of the files below it resolve from (`read(_:in:)`).

@@ -67,7 +67,9 @@ public final class CompiledPattern: @unchecked Sendable {
       if byte < 64 { set.0 |= 1 << UInt64(byte) } else { set.1 |= 1 << UInt64(byte - 64) }
     }
     func isPunctuation(_ byte: UInt8) -> Bool { (0x21...0x2F).contains(byte) || (0x3A...0x40).contains(byte) || (0x5B...0x60).contains(byte) || (0x7B...0x7E).contains(byte) }
-    func isPlain(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D || byte == 0x5F || byte == 0x20 || byte == 0x3A || byte == 0x2C || byte == 0x2F || byte == 0x40 || byte == 0x23 || byte == 0x25 || byte == 0x26 || byte == 0x3D || byte == 0x27 || byte == 0x22 || byte == 0x3C || byte == 0x3E || byte == 0x7E || byte == 0x60 || byte == 0x21 || byte == 0x3B }
+    // Outside a class, any printable ASCII but ICU's metacharacters stands for itself.
+    let metacharacters = Array("\\^$.|?*+()[]{}".utf8)
+    func isPlain(_ byte: UInt8) -> Bool { byte >= 0x20 && byte < 0x7F && !metacharacters.contains(byte) }
     func escaped(_ byte: UInt8, into set: inout (UInt64, UInt64)) -> Bool {
       if byte == UInt8(ascii: "d") {
         for digit in UInt8(ascii: "0")...UInt8(ascii: "9") { add(digit, to: &set) }

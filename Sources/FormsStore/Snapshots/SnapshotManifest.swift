@@ -50,17 +50,7 @@ public struct SnapshotManifest: Sendable, Equatable {
   }
 
   var json: JSONValue {
-    var object = JSONObject()
-    object["name"] = .string(name)
-    object["time"] = .string(time)
-    object["reason"] = .string(reason)
-    object["message"] = message.map(JSONValue.string) ?? .null
-    object["label"] = label.map(JSONValue.string) ?? .null
-    object["formsctl_version"] = .string(formsctlVersion)
-    if let covers { object["covers"] = .array(covers.map(JSONValue.string)) }
-    object["counts"] = .object(JSONObject(counts.map { kind, versions in
-      JSONObject.Member(key: kind, value: .object(JSONObject(versions.map { JSONObject.Member(key: $0.key, value: .number(JSONNumber($0.value))) })))
-    }))
+    var object = head
     object["files"] = .array(files.map { entry in
       var file = JSONObject()
       file["path"] = .string(entry.path)
@@ -72,11 +62,25 @@ public struct SnapshotManifest: Sendable, Equatable {
     return .object(object)
   }
 
+  /// Every member but `files`.
+  private var head: JSONObject {
+    var object = JSONObject()
+    object["name"] = .string(name)
+    object["time"] = .string(time)
+    object["reason"] = .string(reason)
+    object["message"] = message.map(JSONValue.string) ?? .null
+    object["label"] = label.map(JSONValue.string) ?? .null
+    object["formsctl_version"] = .string(formsctlVersion)
+    if let covers { object["covers"] = .array(covers.map(JSONValue.string)) }
+    object["counts"] = .object(JSONObject(counts.map { kind, versions in
+      JSONObject.Member(key: kind, value: .object(JSONObject(versions.map { JSONObject.Member(key: $0.key, value: .number(JSONNumber($0.value))) })))
+    }))
+    return object
+  }
+
   /// The canonical bytes of `json`, written straight from the entries (a manifest of a large
   /// store has a hundred thousand of them).
   func serialized() -> [UInt8] {
-    var head = json
-    head["files"] = nil
     var out: [UInt8] = []
     out.reserveCapacity(1024 + files.count * 160)
     out.append(UInt8(ascii: "{"))
@@ -87,7 +91,7 @@ public struct SnapshotManifest: Sendable, Equatable {
       JSONWriter.writeString(name, into: &out)
       out += ": ".utf8
     }
-    var members = head.objectValue?.members ?? []
+    var members = head.members
     let filesAt = members.firstIndex { codePointLess("files", $0.key) } ?? members.count
     members.insert(JSONObject.Member(key: "files", value: .null), at: filesAt)
     for member in members {

@@ -248,9 +248,7 @@ public struct Snapshots: Sendable {
       }
     }
     let base = cache.snapshot.isEmpty ? nil : directory + "/" + cache.snapshot
-    var parents = Set<String>()
-    for file in files where !parents.contains(parentDirectory(file.relative)) { parents.insert(parentDirectory(file.relative)) }
-    for parent in parents { try FileIO.makeDirectories(temporary + "/" + parent) }
+    for parent in Set(files.map { parentDirectory($0.relative) }) { try FileIO.makeDirectories(temporary + "/" + parent) }
 
     let chunkSize = 1024, linkers = 2
     let chunks = (files.count + chunkSize - 1) / chunkSize
@@ -274,8 +272,6 @@ public struct Snapshots: Sendable {
     let linking = ProgressCounter("linking", total: files.count, progress)
     let trusted = cache
     let allFiles = files
-    nonisolated(unsafe) var failed = false
-    let failure = NSLock()
     for which in 0..<linkers {
       Thread {
         var linker = Linker()
@@ -284,10 +280,7 @@ public struct Snapshots: Sendable {
           let range = chunk * chunkSize..<min(allFiles.count, (chunk + 1) * chunkSize)
           for index in range {
             guard let base, let entry = sharedKept[index] else { continue }
-            if !linker.link(entry.path, from: base, to: temporary) {
-              sharedUnlinked[index] = true
-              failure.withLock { failed = true }
-            }
+            if !linker.link(entry.path, from: base, to: temporary) { sharedUnlinked[index] = true }
           }
           linking?.add(range.count)
         }
@@ -322,7 +315,7 @@ public struct Snapshots: Sendable {
     let allKept = kept.allSatisfy { $0 != nil }
     let early = allKept ? try? finish(kept.map { $0! }) : nil
     for _ in 0..<linkers { finished.wait() }
-    if let early, !failure.withLock({ failed }) { return early }
+    if let early, !unlinked.contains(true) { return early }
 
     var entries = Array(repeating: SnapshotManifest.Entry(path: "", size: 0, sha256: ""), count: files.count)
     var toCopy: [Int] = []
@@ -382,10 +375,7 @@ public struct Snapshots: Sendable {
     if let previous, let base, previous.sha256 == sha, link(base + "/" + file.relative, target) == 0 {
       return previous
     }
-    let fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o444)
-    guard fd >= 0 else { throw StoreError.io(target, operation: "create", errno: errno) }
-    defer { close(fd) }
-    try writeAll(fd, bytes, path: target)
+    try writePlainly(bytes, to: target, mode: 0o444)
     let schema = file.relative.hasPrefix("data/") ? (try? JSONParser().parse(bytes))?["_schema"]?.stringValue : nil
     return SnapshotManifest.Entry(path: file.relative, size: bytes.count, sha256: sha, schema: schema)
   }
