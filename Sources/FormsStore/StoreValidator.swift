@@ -29,9 +29,9 @@ public struct StoreValidator: Sendable {
   /// The data directory, open, when many files are checked (they are opened relative to it).
   var data: FileIO.Directory?
   let kindOfDirectory: [String: String]
-  /// For each schema that has a quick check (`Validator.quickCheck`), the top-level members it
-  /// keeps: what the rules, the id and the relations read.
-  let quickCaptures: [String: [String]]
+  /// By reference, each schema that has a quick check (`Validator.quickCheck`) and the top-level
+  /// members it keeps: what the rules, the id and the relations read.
+  let quickChecks: [String: (schema: Schema, captures: [String])]
   let display: @Sendable (String) -> String
   /// Opens sensitive values for a key holder; without an identity they are checked as envelopes.
   public var keyring: Keyring
@@ -44,17 +44,17 @@ public struct StoreValidator: Sendable {
     for (kind, versions) in registry.schemas { for schema in versions.values { kindOfDirectory[schema.directory] = kind } }
     self.ids = nil
     self.kindOfDirectory = kindOfDirectory
-    var quickCaptures: [String: [String]] = [:]
+    var quickChecks: [String: (schema: Schema, captures: [String])] = [:]
     for versions in registry.schemas.values {
       for schema in versions.values where !schema.hasSensitiveFields {
         let read = [schema.idField] + schema.relations.map(\.field)
         guard read.allSatisfy({ schema.root.fields[$0]?.type.isScalar ?? false }),
           let captures = Validator(schema: schema).quickCaptures(read)
         else { continue }
-        quickCaptures[schema.reference] = captures
+        quickChecks[schema.reference] = (schema, captures)
       }
     }
-    self.quickCaptures = quickCaptures
+    self.quickChecks = quickChecks
     self.keyring = Keyring(recipients: layout.recipients, identity: nil)
   }
 
@@ -150,11 +150,11 @@ public struct StoreValidator: Sendable {
     }
     // Nearly every document is valid: checked from its bytes, it needs no tree. Anything found or
     // undecided there is checked again below, by the path that finds and places every problem.
-    if let reference = Self.leadingSchema(bytes), let captures = quickCaptures[reference], let schema = registry.schema(reference: reference),
-      let document = Validator(schema: schema).quickCheck(bytes, captures: captures),
-      crossDocumentFindings(document, schema: schema, path: path).isEmpty
+    if let reference = Self.leadingSchema(bytes), let quick = quickChecks[reference],
+      let document = Validator(schema: quick.schema).quickCheck(bytes, captures: quick.captures),
+      crossDocumentFindings(document, schema: quick.schema, path: path).isEmpty
     {
-      outcome.kind = schema.kind
+      outcome.kind = quick.schema.kind
       return outcome
     }
     let document: JSONValue
