@@ -25,7 +25,8 @@ enum Comparisons {
 
     var ratio: String {
       guard let theirs else { return "—" }
-      return theirs >= ours ? String(format: "%.1fx faster", theirs / ours) : String(format: "%.2fx the time", ours / theirs)
+      return theirs >= ours
+        ? String(format: "%.1fx faster", theirs / ours) : String(format: "%.2fx the time", ours / theirs)
     }
   }
 
@@ -46,7 +47,9 @@ enum Comparisons {
       chmod(identity, 0o600)
       setenv("FORMSCTL_IDENTITY", identity, 1)
       let bytes = paths.map { (try? FileIO.read($0).count) ?? 0 }.reduce(0, +)
-      print("\n\(count) purchase orders made from examples/acquisitions (\(bytes / 1_048_576) MB of JSON, \(bytes / count) bytes each)")
+      print(
+        "\n\(count) purchase orders made from examples/acquisitions (\(bytes / 1_048_576) MB of JSON, \(bytes / count) bytes each)"
+      )
       let bench = Bench(formsctl: formsctl, store: directory, paths: paths, repository: repository)
       var table: [Row] = []
       for row in rows where wanted.contains(row) {
@@ -58,14 +61,19 @@ enum Comparisons {
         case "import": result = try bench.importFeed()
         default: result = try bench.migrate()
         }
-        print(String(format: "%@ formsctl %7.3f s   %@ %@   %@", row.padding(toLength: 9, withPad: " ", startingAt: 0) as NSString, result.ours, result.peer as NSString,
-          result.theirs.map { String(format: "%7.3f s", $0) } ?? "", result.ratio as NSString))
+        print(
+          String(
+            format: "%@ formsctl %7.3f s   %@ %@   %@",
+            row.padding(toLength: 9, withPad: " ", startingAt: 0) as NSString, result.ours, result.peer as NSString,
+            result.theirs.map { String(format: "%7.3f s", $0) } ?? "", result.ratio as NSString))
         if !result.note.isEmpty { print("           " + result.note) }
         table.append(result)
       }
       print("\n| work (\(count)) | formsctl | the peer | ratio |\n| --- | --- | --- | --- |")
       for row in table {
-        print("| \(row.work) | \(String(format: "%.2f s", row.ours)) | \(row.peer)\(row.theirs.map { String(format: ": %.2f s", $0) } ?? "") | \(row.ratio) |")
+        print(
+          "| \(row.work) | \(String(format: "%.2f s", row.ours)) | \(row.peer)\(row.theirs.map { String(format: ": %.2f s", $0) } ?? "") | \(row.ratio) |"
+        )
       }
     }
   }
@@ -117,7 +125,8 @@ enum Comparisons {
       var summary = ""
       var peak = 0
       let ours = timed {
-        summary = formsctl(["validate"]).output.split(separator: "\n").first { $0.hasPrefix("checked") }.map(String.init) ?? "?"
+        summary =
+          formsctl(["validate"]).output.split(separator: "\n").first { $0.hasPrefix("checked") }.map(String.init) ?? "?"
         peak = max(peak, Shell.lastPeakKilobytes / 1024)
       }
       var peerOutputs: [String] = []
@@ -125,29 +134,42 @@ enum Comparisons {
         peerOutputs = together((0..<2).map { ["python3", store + "/judge.py", schema, data, "\($0)/2"] })
       }
       let floor = timed {
-        _ = parallelMap(paths) { path -> Bool in (try? FileIO.read(path)).flatMap { try? JSONParser().parse($0) } != nil }
+        _ = parallelMap(paths) { path -> Bool in (try? FileIO.read(path)).flatMap { try? JSONParser().parse($0) } != nil
+        }
       }
       let read = timed { _ = parallelMap(paths) { (try? FileIO.read($0))?.count ?? 0 } }
-      return Row(work: "`validate` (whole store)", ours: ours, peer: "fastjsonschema, 2 processes", theirs: theirs,
-        note: String(format: "%@; peak %d MB; fastjsonschema valid/total %@; read+parse floor %.3f s (validate %.1fx it); plain read %.3f s",
-          summary, peak, peerOutputs.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: " + "), floor, ours / floor, read))
+      return Row(
+        work: "`validate` (whole store)", ours: ours, peer: "fastjsonschema, 2 processes", theirs: theirs,
+        note: String(
+          format:
+            "%@; peak %d MB; fastjsonschema valid/total %@; read+parse floor %.3f s (validate %.1fx it); plain read %.3f s",
+          summary, peak,
+          peerOutputs.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: " + "), floor,
+          ours / floor, read))
     }
 
     func list() throws -> Row {
       var ours = ""
       let formsctlTime = timed {
-        ours = formsctl(["list", "purchase-order", "--where", "status == \"open\"", "--sort", "-last_updated", "--limit", "20",
-          "--format", "ndjson", "--fields", "last_updated"]).output
+        ours =
+          formsctl([
+            "list", "purchase-order", "--where", "status == \"open\"", "--sort", "-last_updated", "--limit", "20",
+            "--format", "ndjson", "--fields", "last_updated",
+          ]).output
       }
       // Each jq keeps its own top 20 (one short line each, so the two never interleave), the last merges them.
       let top = "[inputs | select(.status == \"open\") | .last_updated] | sort | reverse | .[:20]"
-      let script = "find \(data) -name '*.json' -print0 | xargs -0 -P2 -n \(paths.count / 2 + 1) jq -n -c '\(top)' | jq -s -c 'add | sort | reverse | .[:20] | .[]'"
+      let script =
+        "find \(data) -name '*.json' -print0 | xargs -0 -P2 -n \(paths.count / 2 + 1) jq -n -c '\(top)' | jq -s -c 'add | sort | reverse | .[:20] | .[]'"
       var theirs = ""
       let jqTime = timed { theirs = (try? Shell.run(["sh", "-c", script]).output) ?? "" }
       // Ties may order differently; the 20 timestamps must be the same.
-      let mine = ours.split(separator: "\n").map { $0.replacingOccurrences(of: "{\"last_updated\":", with: "").dropLast() }
+      let mine = ours.split(separator: "\n").map {
+        $0.replacingOccurrences(of: "{\"last_updated\":", with: "").dropLast()
+      }
       let same = mine.count == 20 && mine == theirs.split(separator: "\n").map { Substring($0) }
-      return Row(work: "`list --where 'status == \"open\"' --sort -last_updated --limit 20`", ours: formsctlTime,
+      return Row(
+        work: "`list --where 'status == \"open\"' --sort -last_updated --limit 20`", ours: formsctlTime,
         peer: "a jq pipeline, 2 processes", theirs: jqTime, note: "same 20 results: \(same ? "yes" : "NO")")
     }
 
@@ -166,30 +188,41 @@ enum Comparisons {
         _ = try? Shell.run(["cp", "-al", data, store + "/copy-al-\(k)"])
       }
       for j in 1...k { try? FileManager.default.removeItem(atPath: store + "/copy-al-\(j)") }
-      return Row(work: "`snapshot create`, nothing changed", ours: ours, peer: "`cp -al` of the data", theirs: theirs,
-        note: String(format: "first snapshot %.3f s; cp -a of the data %.3f s, then its sync %.3f s (%.2fx cp -a + sync)", first, copy, copySync,
+      return Row(
+        work: "`snapshot create`, nothing changed", ours: ours, peer: "`cp -al` of the data", theirs: theirs,
+        note: String(
+          format: "first snapshot %.3f s; cp -a of the data %.3f s, then its sync %.3f s (%.2fx cp -a + sync)", first,
+          copy, copySync,
           first / (copy + copySync)))
     }
 
     func importFeed() throws -> Row {
       var generator = PurchaseOrderGenerator(seed: 7)
-      let lines = (0..<1000).map { JSONWriter.compact(ExampleStore.order(paths.count + $0, from: generator.next(number: 0))) }
+      let lines = (0..<1000).map {
+        JSONWriter.compact(ExampleStore.order(paths.count + $0, from: generator.next(number: 0)))
+      }
       let feed = store + "/feed.ndjson"
       try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: feed))
       var output = ""
       let ours = timed(runs: 1) { output = formsctl(["import", "purchase-order", feed]).output }
-      return Row(work: "`import` of 1,000 new records into the store", ours: ours, peer: "—", theirs: nil,
-        note: String(format: "%.0f records/s; %@", 1000 / ours, output.split(separator: "\n").last.map(String.init) ?? ""))
+      return Row(
+        work: "`import` of 1,000 new records into the store", ours: ours, peer: "—", theirs: nil,
+        note: String(
+          format: "%.0f records/s; %@", 1000 / ours, output.split(separator: "\n").last.map(String.init) ?? ""))
     }
 
     func migrate() throws -> Row {
       let schemas = store + "/schemas"
-      let next = try String(contentsOfFile: schemas + "/purchase-order/1.1.0.yaml", encoding: .utf8)
+      let next =
+        try String(contentsOfFile: schemas + "/purchase-order/1.1.0.yaml", encoding: .utf8)
         .replacingOccurrences(of: "version: 1.1.0", with: "version: 2.0.0")
         .replacingOccurrences(of: "from: 1.0.0", with: "from: 1.1.0")
         .replacingOccurrences(of: "editable: [delivery_note,", with: "editable: [note,")
-        .replacingOccurrences(of: "  delivery_note: {type: string, optional: true, max_length: 2000}",
-          with: "  note: {type: string, optional: true, max_length: 2000}\n  priority: {type: enum, values: [low, normal, high]}")
+        .replacingOccurrences(
+          of: "  delivery_note: {type: string, optional: true, max_length: 2000}",
+          with:
+            "  note: {type: string, optional: true, max_length: 2000}\n  priority: {type: enum, values: [low, normal, high]}"
+        )
         + "changes:\n  - rename: {from: delivery_note, to: note, if_present: true}\n  - add: {field: priority, value: normal}\n"
       try Data(next.utf8).write(to: URL(fileURLWithPath: schemas + "/purchase-order/2.0.0.yaml"))
       let theirs = timed(runs: 1) { _ = try? Shell.run(["cp", "-a", data, store + "/copy-a"]) }
@@ -197,8 +230,11 @@ enum Comparisons {
       var output = ""
       let ours = timed(runs: 1) { output = formsctl(["migrate", "--kind", "purchase-order"]).output }
       let valid = formsctl(["validate", "-q"], allow: [0, 1]).status == 0
-      return Row(work: "`migrate` (one rename + one add, every sync)", ours: ours, peer: "`cp -a` of the data", theirs: theirs,
-        note: "\(output.split(separator: "\n").last.map(String.init) ?? ""); afterwards validate: \(valid ? "all valid" : "PROBLEMS")")
+      return Row(
+        work: "`migrate` (one rename + one add, every sync)", ours: ours, peer: "`cp -a` of the data", theirs: theirs,
+        note:
+          "\(output.split(separator: "\n").last.map(String.init) ?? ""); afterwards validate: \(valid ? "all valid" : "PROBLEMS")"
+      )
     }
   }
 }

@@ -16,13 +16,16 @@ enum ExampleStore {
     let example = repository + "/examples/acquisitions"
     let orders = directory + "/data/purchase-orders"
     let acquisitions = directory + "/data/acquisitions"
-    for made in [orders, acquisitions] { try FileManager.default.createDirectory(atPath: made, withIntermediateDirectories: true) }
+    for made in [orders, acquisitions] {
+      try FileManager.default.createDirectory(atPath: made, withIntermediateDirectories: true)
+    }
     let manifest = try String(contentsOfFile: example + "/formsctl.yaml", encoding: .utf8)
       .replacingOccurrences(of: "schemas: ../../schemas", with: "schemas: schemas")
     try FileManager.default.copyItem(atPath: repository + "/schemas", toPath: directory + "/schemas")
     try Data(manifest.utf8).write(to: URL(fileURLWithPath: directory + "/formsctl.yaml"))
     for name in try FileManager.default.contentsOfDirectory(atPath: example + "/data/acquisitions") {
-      try FileManager.default.copyItem(atPath: example + "/data/acquisitions/" + name, toPath: acquisitions + "/" + name)
+      try FileManager.default.copyItem(
+        atPath: example + "/data/acquisitions/" + name, toPath: acquisitions + "/" + name)
     }
     let templates = try FileManager.default.contentsOfDirectory(atPath: example + "/data/purchase-orders").sorted()
       .map { try JSONParser().parse(FileIO.read(example + "/data/purchase-orders/" + $0)) }
@@ -37,7 +40,9 @@ enum ExampleStore {
   /// Copy `k` of a template: its own number, status, day and quantities.
   static func order(_ k: Int, from template: JSONValue) -> JSONValue {
     var rng = SplitMix64(state: UInt64(k) &* 0x9E37_79B9)
-    let day = 1 + k % 28, month = 1 + (k / 28) % 12, minute = k % 60
+    let day = 1 + k % 28
+    let month = 1 + (k / 28) % 12
+    let minute = k % 60
     func shifted(_ value: JSONValue?) -> JSONValue? {
       // 2026-07-10T14:00:28.213Z keeps its hour and seconds, takes this copy's date and minute.
       guard let text = value?.stringValue, text.count == 24 else { return value }
@@ -49,7 +54,9 @@ enum ExampleStore {
     order["status"] = .string(statuses[Int.random(in: 0..<statuses.count, using: &rng)])
     order["issue_date"] = shifted(order["issue_date"])
     order["last_updated"] = shifted(order["last_updated"])
-    if order["preferred_delivery_date"] != nil { order["preferred_delivery_date"] = .string("2027-\(pad(month))-\(pad(day))") }
+    if order["preferred_delivery_date"] != nil {
+      order["preferred_delivery_date"] = .string("2027-\(pad(month))-\(pad(day))")
+    }
     if case .array(var items)? = order["items"] {
       for index in items.indices {
         items[index]["quantity"] = .number(JSONNumber(Int.random(in: 1...500, using: &rng)))

@@ -81,8 +81,13 @@ func jsonBenchmark() throws {
   report("formsctl parse + canonical write", seconds: roundTrip, bytes: total, documents: count)
   let foundation = time { _ = parallelMap(datas) { (try? JSONSerialization.jsonObject(with: $0)) != nil } }
   report("Foundation JSONSerialization parse", seconds: foundation, bytes: total, documents: count)
-  print(String(format: "formsctl parse: %.1fx as fast as Foundation's; %.1fx the read time", foundation / parse, parse / read))
-  print(String(format: "with the read: %.1fx as fast as Foundation's; %.1fx the read time", readFoundation / readParse, readParse / read))
+  print(
+    String(
+      format: "formsctl parse: %.1fx as fast as Foundation's; %.1fx the read time", foundation / parse, parse / read))
+  print(
+    String(
+      format: "with the read: %.1fx as fast as Foundation's; %.1fx the read time", readFoundation / readParse,
+      readParse / read))
 }
 
 /// Parses the same files over and over on one thread, for profilers.
@@ -94,7 +99,9 @@ func parseLoop() throws {
   let seconds = time {
     for _ in 0..<rounds { for bytes in files { _ = try? JSONParser().parse(bytes) } }
   }
-  report("parse only, 1 thread, from memory", seconds: seconds, bytes: files.map(\.count).reduce(0, +) * rounds, documents: 2000 * rounds)
+  report(
+    "parse only, 1 thread, from memory", seconds: seconds, bytes: files.map(\.count).reduce(0, +) * rounds,
+    documents: 2000 * rounds)
 }
 
 switch command {
@@ -102,17 +109,23 @@ case "json": try jsonBenchmark()
 case "parse-loop": try parseLoop()
 case "write":
   // FormsBench write [COUNT]: new and set latency on a store of COUNT documents (default 100,000).
-  try WriteBenchmark.run(count: count == 10_000 && arguments.count < 2 ? 100_000 : count, repository: FileManager.default.currentDirectoryPath)
+  try WriteBenchmark.run(
+    count: count == 10_000 && arguments.count < 2 ? 100_000 : count,
+    repository: FileManager.default.currentDirectoryPath)
 case "generate":
   // FormsBench generate DIR COUNT: a store of COUNT purchase orders made from the example orders.
-  _ = try ExampleStore.generate(count: arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000, at: arguments[1],
+  _ = try ExampleStore.generate(
+    count: arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000, at: arguments[1],
     repository: FileManager.default.currentDirectoryPath)
 case _ where command == "table" || Comparisons.rows.contains(command):
   // FormsBench table|validate|list|snapshot|import|migrate [COUNT...]: formsctl beside its peer (issue 14).
   let counts = arguments.dropFirst().compactMap { Int($0) }
-  try Comparisons.run(rows: command == "table" ? Comparisons.rows : [command], counts: counts.isEmpty ? [10_000, 100_000] : counts,
+  try Comparisons.run(
+    rows: command == "table" ? Comparisons.rows : [command], counts: counts.isEmpty ? [10_000, 100_000] : counts,
     repository: FileManager.default.currentDirectoryPath)
 default:
-  print("usage: FormsBench json [COUNT] | parse-loop [COUNT] | table|validate|list|snapshot|import|migrate [COUNT...] | write [COUNT] | generate DIR [COUNT]")
+  print(
+    "usage: FormsBench json [COUNT] | parse-loop [COUNT] | table|validate|list|snapshot|import|migrate [COUNT...] | write [COUNT] | generate DIR [COUNT]"
+  )
   exit(64)
 }

@@ -34,7 +34,8 @@ public struct Diagnostic: Sendable, Hashable {
   public var compilerStyle: String {
     let location = position.map { "\(file):\($0.line):\($0.column)" } ?? file
     let path = pointer.path
-    return "\(location): \(severity.rawValue): \(path.isEmpty ? "" : path + ": ")\(message) [\(rule)]".escapingControlCharacters
+    return "\(location): \(severity.rawValue): \(path.isEmpty ? "" : path + ": ")\(message) [\(rule)]"
+      .escapingControlCharacters
   }
 }
 

@@ -31,15 +31,16 @@ public enum DiagnosticPrinter {
 
   /// `{file, line, column, pointer, rule, message, severity}`.
   public static func json(_ d: Diagnostic) -> JSONValue {
-    .object(JSONObject([
-      "file": .string(d.file),
-      "line": d.position.map { .number(JSONNumber($0.line)) } ?? .null,
-      "column": d.position.map { .number(JSONNumber($0.column)) } ?? .null,
-      "pointer": .string(d.pointer.description),
-      "rule": .string(d.rule),
-      "message": .string(d.message),
-      "severity": .string(d.severity.rawValue),
-    ]))
+    .object(
+      JSONObject([
+        "file": .string(d.file),
+        "line": d.position.map { .number(JSONNumber($0.line)) } ?? .null,
+        "column": d.position.map { .number(JSONNumber($0.column)) } ?? .null,
+        "pointer": .string(d.pointer.description),
+        "rule": .string(d.rule),
+        "message": .string(d.message),
+        "severity": .string(d.severity.rawValue),
+      ]))
   }
 
   /// `::error file=F,line=L,col=C,title=RULE::MESSAGE` with GitHub's escapes.

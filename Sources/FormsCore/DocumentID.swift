@@ -3,7 +3,9 @@ public enum DocumentID {
   /// 1–128 characters of `A–Z a–z 0–9 . _ -`, not starting with `.` or `-`.
   public static func isValid(_ id: String) -> Bool {
     let bytes = Array(id.utf8)
-    guard (1...128).contains(bytes.count), bytes[0] != UInt8(ascii: "."), bytes[0] != UInt8(ascii: "-") else { return false }
+    guard (1...128).contains(bytes.count), bytes[0] != UInt8(ascii: "."), bytes[0] != UInt8(ascii: "-") else {
+      return false
+    }
     return bytes.allSatisfy { isPlainPathByte($0) || $0 == UInt8(ascii: ".") }
   }
 

@@ -23,7 +23,8 @@ public enum RetentionPlanner {
   public static func decide(
     _ snapshots: [Snapshot], now: Int64, keepWithin: Int, keepWeeklyWithin: Int, keepLast: Int = 0
   ) -> [Decision] {
-    let newestFirst = snapshots.enumerated().sorted { ($0.element.time, $0.offset) > ($1.element.time, $1.offset) }.map(\.element)
+    let newestFirst = snapshots.enumerated().sorted { ($0.element.time, $0.offset) > ($1.element.time, $1.offset) }.map(
+      \.element)
     var weeksSeen = Set<String>()
     var decisions: [Decision] = []
     for (index, snapshot) in newestFirst.enumerated() {

@@ -30,7 +30,8 @@ public struct Assignment: Sendable, Equatable {
       do {
         value = .json(try JSONParser().parse(valueText))
       } catch {
-        throw StoreError.badRequest("\(pathText): the value is not JSON (\(error.message) at column \(error.location.column))")
+        throw StoreError.badRequest(
+          "\(pathText): the value is not JSON (\(error.message) at column \(error.location.column))")
       }
     } else {
       value = .text(valueText)
@@ -99,7 +100,8 @@ public struct Assignment: Sendable, Equatable {
         default: throw StoreError.badRequest("\(source)=\(text): expected true or false")
         }
       case .list, .object, .map, .oneOf:
-        throw StoreError.badRequest("\(source) is a \(type.kind == .list ? "list" : "object"); set it with --json \(source)='...'")
+        throw StoreError.badRequest(
+          "\(source) is a \(type.kind == .list ? "list" : "object"); set it with --json \(source)='...'")
       case .any:
         return Self.guess(text)
       }
@@ -111,7 +113,9 @@ public struct Assignment: Sendable, Equatable {
     (try? JSONParser().parse(text)) ?? .string(text)
   }
 
-  static func set(_ value: JSONValue, at steps: ArraySlice<Expression.Path.Step>, in target: inout JSONValue, source: String)
+  static func set(
+    _ value: JSONValue, at steps: ArraySlice<Expression.Path.Step>, in target: inout JSONValue, source: String
+  )
     throws(StoreError)
   {
     guard let step = steps.first else {
@@ -136,7 +140,8 @@ public struct Assignment: Sendable, Equatable {
       guard case .array(var elements) = target else { throw StoreError.badRequest("\(source): not a list") }
       guard index <= elements.count else {
         let has = elements.isEmpty ? "is empty" : "has \(elements.count) element\(elements.count == 1 ? "" : "s")"
-        throw StoreError.usage("\(source): index \(index) is past the end: the list \(has) (index \(elements.count) appends one)")
+        throw StoreError.usage(
+          "\(source): index \(index) is past the end: the list \(has) (index \(elements.count) appends one)")
       }
       var child = index < elements.count ? elements[index] : .null
       try set(value, at: steps.dropFirst(), in: &child, source: source)

@@ -54,7 +54,9 @@ public struct AtomicWriter: Sendable {
 
   /// The real path to write: the target itself, or where a symbolic link inside the boundary leads.
   func resolveInsideBoundary(_ path: String) throws(StoreError) -> String {
-    guard let directory = FileIO.realPath(parentDirectory(path)) else { throw StoreError.fileNotFound(parentDirectory(path)) }
+    guard let directory = FileIO.realPath(parentDirectory(path)) else {
+      throw StoreError.fileNotFound(parentDirectory(path))
+    }
     guard isInside(directory) else { throw StoreError.pathOutsideStore(path) }
     let target = directory == "/" ? "/" + fileName(path) : directory + "/" + fileName(path)
     guard FileIO.entry(target) == .symlink else { return target }
@@ -86,7 +88,8 @@ public struct AtomicWriter: Sendable {
   static func isTemporaryName(_ name: String) -> Bool {
     guard name.hasPrefix("."), name.hasSuffix(".tmp") else { return false }
     let parts = name.dropLast(4).split(separator: ".")
-    return parts.count >= 3 && parts.suffix(2).allSatisfy { part in !part.isEmpty && part.allSatisfy { ("0"..."9").contains($0) } }
+    return parts.count >= 3
+      && parts.suffix(2).allSatisfy { part in !part.isEmpty && part.allSatisfy { ("0"..."9").contains($0) } }
   }
 
   private func createTemporary(nextTo target: String) throws(StoreError) -> (Int32, String) {

@@ -1,3 +1,4 @@
+// swift-format-ignore-file
 // Generated from schemas/ by `RECORD_SNAPSHOTS=1 swift test --filter BuiltinSchemasTests`; do not edit.
 
 /// The built-in schema descriptors, embedded so `formsctl init` needs no checkout of this repository.

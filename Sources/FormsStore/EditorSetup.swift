@@ -38,18 +38,26 @@ public struct EditorSetup: Sendable {
       for schema in versions {
         let name = "\(kind)-\(schema.version).schema.json"
         try writer.write(JSONWriter.canonical(JSONSchemaExporter.export(schema)), to: directory + "/" + name)
-        cases.append(.object(JSONObject([
-          "if": .object(JSONObject(["properties": .object(JSONObject(["_schema": .object(JSONObject(["const": .string(schema.reference)]))])),
-            "required": .array([.string("_schema")])])),
-          "then": .object(JSONObject(["$ref": .string(name)])),
-        ])))
+        cases.append(
+          .object(
+            JSONObject([
+              "if": .object(
+                JSONObject([
+                  "properties": .object(
+                    JSONObject(["_schema": .object(JSONObject(["const": .string(schema.reference)]))])),
+                  "required": .array([.string("_schema")]),
+                ])),
+              "then": .object(JSONObject(["$ref": .string(name)])),
+            ])))
       }
-      let dispatcher = JSONValue.object(JSONObject([
-        "$schema": .string("https://json-schema.org/draft/2020-12/schema"),
-        "title": .string("\(kind) (any version formsctl knows; _schema picks it)"),
-        "properties": .object(JSONObject(["_schema": .object(JSONObject(["enum": .array(versions.map { .string($0.reference) })]))])),
-        "allOf": .array(cases),
-      ]))
+      let dispatcher = JSONValue.object(
+        JSONObject([
+          "$schema": .string("https://json-schema.org/draft/2020-12/schema"),
+          "title": .string("\(kind) (any version formsctl knows; _schema picks it)"),
+          "properties": .object(
+            JSONObject(["_schema": .object(JSONObject(["enum": .array(versions.map { .string($0.reference) })]))])),
+          "allOf": .array(cases),
+        ]))
       try writer.write(JSONWriter.canonical(dispatcher), to: directory + "/\(kind).schema.json")
       guard let latest = versions.last else { continue }
       let data = "/" + layout.relative(layout.dataDirectory) + "/" + latest.directory + "/*.json"
@@ -73,8 +81,9 @@ public struct EditorSetup: Sendable {
         }
         settings = existing
       } catch let error as JSONParseError {
-        throw StoreError.badRequest("\(layout.relative(settingsPath)):\(error.location.line):\(error.location.column): \(error.message) "
-          + "(formsctl reads strict JSON: no comments or trailing commas); fix or remove it; nothing written")
+        throw StoreError.badRequest(
+          "\(layout.relative(settingsPath)):\(error.location.line):\(error.location.column): \(error.message) "
+            + "(formsctl reads strict JSON: no comments or trailing commas); fix or remove it; nothing written")
       } catch let error as StoreError {
         throw error
       } catch {
@@ -82,10 +91,15 @@ public struct EditorSetup: Sendable {
       }
     }
     let ours = directory.hasPrefix(layout.root + "/") ? "./" + layout.relative(directory) + "/" : directory + "/"
-    let kept = (settings["json.schemas"]?.arrayValue ?? []).filter { entry in !(entry["url"]?.stringValue?.hasPrefix(ours) ?? false) }
-    settings["json.schemas"] = .array(kept + associations.map { association in
-      .object(JSONObject(["fileMatch": .array([.string(association.fileMatch)]), "url": .string(association.schema)]))
-    })
+    let kept = (settings["json.schemas"]?.arrayValue ?? []).filter { entry in
+      !(entry["url"]?.stringValue?.hasPrefix(ours) ?? false)
+    }
+    settings["json.schemas"] = .array(
+      kept
+        + associations.map { association in
+          .object(
+            JSONObject(["fileMatch": .array([.string(association.fileMatch)]), "url": .string(association.schema)]))
+        })
     try FileIO.makeDirectories(parentDirectory(settingsPath))
     try AtomicWriter(boundary: layout.root).write(JSONWriter.canonical(.object(settings)), to: settingsPath)
   }

@@ -14,14 +14,18 @@ public enum FileIO {
   /// `followLinks: false` refuses a symbolic link too (documents and formsctl's own files).
   /// With `directory`, a path inside it is opened relative to its open descriptor, so the kernel
   /// resolves one name per file rather than the whole path (reading a hundred thousand files).
-  public static func read(_ path: String, limit: Int = maxFileSize, followLinks: Bool = true, in directory: Directory? = nil)
+  public static func read(
+    _ path: String, limit: Int = maxFileSize, followLinks: Bool = true, in directory: Directory? = nil
+  )
     throws(StoreError) -> [UInt8]
   {
     let fd = try openForReading(path, followLinks: followLinks, in: directory)
     defer { close(fd) }
     var info = stat()
     guard fstat(fd, &info) == 0 else { throw StoreError.io(path, operation: "stat", errno: errno) }
-    guard info.st_mode & S_IFMT == S_IFREG else { throw StoreError.wrongFileType(path, found: describe(mode: info.st_mode), expected: "a regular file") }
+    guard info.st_mode & S_IFMT == S_IFREG else {
+      throw StoreError.wrongFileType(path, found: describe(mode: info.st_mode), expected: "a regular file")
+    }
     let size = Int(info.st_size)
     guard size <= limit else { throw StoreError.fileTooLarge(path, size: size, limit: limit) }
     var bytes = [UInt8](repeating: 0, count: size)
@@ -58,20 +62,29 @@ public enum FileIO {
         if failure == EINTR { continue }
         throw StoreError.io(path, operation: "read", errno: failure)
       }
-      guard bytes.count <= maxFileSize else { throw StoreError.fileTooLarge(path, size: bytes.count, limit: maxFileSize) }
+      guard bytes.count <= maxFileSize else {
+        throw StoreError.fileTooLarge(path, size: bytes.count, limit: maxFileSize)
+      }
       if got < chunk { return bytes }
     }
   }
 
   /// Opens a file to read it without ever blocking (a FIFO in a checkout would hang a plain open),
   /// relative to `directory` when it is below it.
-  private static func openForReading(_ path: String, followLinks: Bool, in directory: Directory?) throws(StoreError) -> Int32 {
+  private static func openForReading(_ path: String, followLinks: Bool, in directory: Directory?) throws(StoreError)
+    -> Int32
+  {
     let flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followLinks ? 0 : O_NOFOLLOW)
-    let fd = directory.map { directory in directory.relative(path) { name in name.map { openat(directory.fd, $0, flags) } ?? open(path, flags) } }
+    let fd =
+      directory.map { directory in
+        directory.relative(path) { name in name.map { openat(directory.fd, $0, flags) } ?? open(path, flags) }
+      }
       ?? open(path, flags)
     guard fd >= 0 else {
       if errno == ENOENT { throw StoreError.fileNotFound(path) }
-      if errno == ELOOP && !followLinks { throw StoreError.wrongFileType(path, found: "a symbolic link", expected: "a regular file") }
+      if errno == ELOOP && !followLinks {
+        throw StoreError.wrongFileType(path, found: "a symbolic link", expected: "a regular file")
+      }
       throw StoreError.io(path, operation: "open", errno: errno)
     }
     return fd
@@ -97,7 +110,9 @@ public enum FileIO {
       let prefix = self.path.utf8.count
       return path.withCString { full in
         self.path.withCString { directory in
-          let below = path.utf8.count > prefix + 1 && full[prefix] == CChar(UInt8(ascii: "/")) && memcmp(full, directory, prefix) == 0
+          let below =
+            path.utf8.count > prefix + 1 && full[prefix] == CChar(UInt8(ascii: "/"))
+            && memcmp(full, directory, prefix) == 0
           return body(below ? full + prefix + 1 : nil)
         }
       }

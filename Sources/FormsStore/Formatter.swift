@@ -71,8 +71,11 @@ public struct Formatter: Sendable {
       do throws(JSONParseError) {
         value = try JSONParser().parse(bytes)
       } catch {
-        return FileResult(path: path, outcome: .failed(Diagnostic(
-          file: path, position: error.location, rule: "parse", message: error.message)))
+        return FileResult(
+          path: path,
+          outcome: .failed(
+            Diagnostic(
+              file: path, position: error.location, rule: "parse", message: error.message)))
       }
       let canonical = JSONWriter.canonical(value)
       if canonical == bytes { return FileResult(path: path, outcome: .canonical) }
@@ -87,8 +90,11 @@ public struct Formatter: Sendable {
       } else {
         message = error.description
       }
-      return FileResult(path: path, outcome: .failed(Diagnostic(
-        file: path, position: position, rule: "read", message: message)))
+      return FileResult(
+        path: path,
+        outcome: .failed(
+          Diagnostic(
+            file: path, position: position, rule: "read", message: message)))
     }
   }
 }

@@ -94,7 +94,10 @@ public struct Journal: Sendable {
       try writer.makeDirectories(parentDirectory(path))
       _ = try writer.resolveInsideBoundary(path)
       let stagedPath = Journal.stagedPath(for: path)
-      try record(["action": .string("write"), "path": .string(journal.layout.relative(path)), "staged": .string(journal.layout.relative(stagedPath))])
+      try record([
+        "action": .string("write"), "path": .string(journal.layout.relative(path)),
+        "staged": .string(journal.layout.relative(stagedPath)),
+      ])
       let fd = try Journal.createNew(stagedPath)
       defer { close(fd) }
       try writeAll(fd, bytes, path: stagedPath)
@@ -106,7 +109,9 @@ public struct Journal: Sendable {
     /// commit record, that would leave the operation half-applied until permissions change.
     public func delete(_ path: String) throws(StoreError) {
       _ = try writer.resolveInsideBoundary(path)
-      if !directories.contains(parentDirectory(path)) { try Journal.requireWritable(parentDirectory(path), toChange: path) }
+      if !directories.contains(parentDirectory(path)) {
+        try Journal.requireWritable(parentDirectory(path), toChange: path)
+      }
       try record(["action": .string("delete"), "path": .string(journal.layout.relative(path))])
       directories.insert(parentDirectory(path))
     }
@@ -124,7 +129,10 @@ public struct Journal: Sendable {
           try Journal.requireWritable(FileIO.exists(history) ? history : parentDirectory(history), toChange: history)
           let offset = AuditLog.size(history)
           try Journal.writeDurably(record, to: journal.auditPath)
-          try self.record(["action": .string("append"), "path": .string(journal.layout.relative(history)), "offset": .number(JSONNumber(offset))])
+          try self.record([
+            "action": .string("append"), "path": .string(journal.layout.relative(history)),
+            "offset": .number(JSONNumber(offset)),
+          ])
         }
         if fsync(planFD) != 0 { throw StoreError.io(journal.planPath, operation: "fsync", errno: errno) }
         if staged.count > 64 {
@@ -168,8 +176,10 @@ public struct Journal: Sendable {
     guard let operation = pending() else { return nil }
     let untrusted = steps().untrusted
     if !untrusted.isEmpty {
-      throw StoreError.badRequest("\(layout.relative(planPath)) names \(untrusted.map { "\"\($0)\"" }.joined(separator: ", ")), "
-        + "which no formsctl journal writes (outside the store's files); not recovering. Inspect .formsctl/journal and remove it by hand")
+      throw StoreError.badRequest(
+        "\(layout.relative(planPath)) names \(untrusted.map { "\"\($0)\"" }.joined(separator: ", ")), "
+          + "which no formsctl journal writes (outside the store's files); not recovering. Inspect .formsctl/journal and remove it by hand"
+      )
     }
     if FileIO.exists(commitPath) {
       do throws(StoreError) {
@@ -208,7 +218,8 @@ public struct Journal: Sendable {
       let path = joinPath(layout.root, relative)
       let staged = step["staged"]?.stringValue.map { joinPath(layout.root, $0) }
       guard ["write", "delete"].contains(action), !relative.hasPrefix("/"), !parts.contains(".."), !parts.contains(""),
-        parts.first != ".formsctl", staged == nil || staged == Journal.stagedPath(for: path), action == "delete" || staged != nil
+        parts.first != ".formsctl", staged == nil || staged == Journal.stagedPath(for: path),
+        action == "delete" || staged != nil
       else {
         untrusted.append(relative)
         continue
@@ -300,7 +311,8 @@ public struct Journal: Sendable {
   static func requireWritable(_ path: String, toChange target: String) throws(StoreError) {
     let probe = FileIO.entry(path) == .directory ? path + "/" + probePrefix + "\(getpid())" : nil
     if let probe { unlink(probe) }  // a killed writer's, under the lock this one now holds
-    let fd = probe.map { open($0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
+    let fd =
+      probe.map { open($0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
       ?? open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else {
       if errno == ENOENT { return }

@@ -57,8 +57,10 @@ public struct SchemaRegistry: Sendable {
       if parts.first?.hasPrefix("_") == true { continue }
       let shown = display(path)
       guard parts.count == 2 else {
-        diagnostics.append(Diagnostic(file: shown, position: nil, rule: "schema",
-          message: "descriptors live at schemas/<kind>/<version>.yaml; this file is not one"))
+        diagnostics.append(
+          Diagnostic(
+            file: shown, position: nil, rule: "schema",
+            message: "descriptors live at schemas/<kind>/<version>.yaml; this file is not one"))
         continue
       }
       let (kindName, versionName) = (String(parts[0]), String(parts[1].dropLast(5)))
@@ -71,7 +73,8 @@ public struct SchemaRegistry: Sendable {
         }
         var includeDiagnostics: [Diagnostic] = []
         guard let node = readYAML(includePath, shown: display(includePath), into: &includeDiagnostics) else {
-          throw YAMLError(message: includeDiagnostics.first?.message ?? "empty file",
+          throw YAMLError(
+            message: includeDiagnostics.first?.message ?? "empty file",
             position: includeDiagnostics.first?.position ?? SourcePosition(line: 1, column: 1))
         }
         return (display(includePath), node)
@@ -79,9 +82,11 @@ public struct SchemaRegistry: Sendable {
       diagnostics += result.diagnostics
       guard let schema = result.schema else { continue }
       if schema.kind != kindName || schema.version.description != versionName {
-        diagnostics.append(Diagnostic(file: shown, position: yaml["kind"]?.position ?? yaml.position, rule: "schema",
-          message: "the descriptor says \(schema.reference) but lives at \(kindName)/\(versionName).yaml; "
-            + "move it to \(schema.kind)/\(schema.version).yaml"))
+        diagnostics.append(
+          Diagnostic(
+            file: shown, position: yaml["kind"]?.position ?? yaml.position, rule: "schema",
+            message: "the descriptor says \(schema.reference) but lives at \(kindName)/\(versionName).yaml; "
+              + "move it to \(schema.kind)/\(schema.version).yaml"))
         continue
       }
       schemas[schema.kind, default: [:]][schema.version] = schema
@@ -98,8 +103,10 @@ public struct SchemaRegistry: Sendable {
     do {
       let bytes = try FileIO.read(path)
       guard let node = try YAMLReader().read(bytes) else {
-        diagnostics.append(Diagnostic(file: shown, position: SourcePosition(line: 1, column: 1), rule: "schema",
-          message: "the file is empty"))
+        diagnostics.append(
+          Diagnostic(
+            file: shown, position: SourcePosition(line: 1, column: 1), rule: "schema",
+            message: "the file is empty"))
         return nil
       }
       return node
@@ -112,7 +119,9 @@ public struct SchemaRegistry: Sendable {
   }
 
   /// Checks between descriptors: relations to known kinds, one directory per kind, `from:` exists.
-  static func crossCheck(_ schemas: [String: [SemanticVersion: Schema]], files: [String: String], display: (String) -> String)
+  static func crossCheck(
+    _ schemas: [String: [SemanticVersion: Schema]], files: [String: String], display: (String) -> String
+  )
     -> [Diagnostic]
   {
     var diagnostics: [Diagnostic] = []
@@ -124,7 +133,8 @@ public struct SchemaRegistry: Sendable {
           diagnostics.append(Diagnostic(file: shown, position: nil, rule: "schema", message: message))
         }
         for relation in schema.relations where schemas[relation.kind] == nil {
-          let hint = suggestion(for: relation.kind, among: schemas.keys.sorted()).map { "; did you mean \"\($0)\"?" } ?? ""
+          let hint =
+            suggestion(for: relation.kind, among: schemas.keys.sorted()).map { "; did you mean \"\($0)\"?" } ?? ""
           report("relation \(relation.field) points to the unknown kind \"\(relation.kind)\"\(hint)")
         }
         if let from = schema.from, schemas[kind]?[from] == nil {
@@ -150,7 +160,9 @@ public struct SchemaRegistry: Sendable {
 /// YAML reading for checksums, so the migrator hashes a descriptor's meaning, not its formatting.
 enum YAMLReaderAccess {
   static func read(_ bytes: [UInt8]) throws -> YAMLNode {
-    guard let node = try YAMLReader().read(bytes) else { throw YAMLError(message: "empty", position: SourcePosition(line: 1, column: 1)) }
+    guard let node = try YAMLReader().read(bytes) else {
+      throw YAMLError(message: "empty", position: SourcePosition(line: 1, column: 1))
+    }
     return node
   }
 }

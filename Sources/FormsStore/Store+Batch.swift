@@ -7,7 +7,9 @@ extension Store {
     let idPath = Expression.Path(steps: [.member(schema.idField)])
     let (documents, skipped) = try list(kind: kind, query: Query(filters: filters, sort: [(idPath, false)]))
     if let unreadable = skipped.first {
-      throw StoreError.badRequest("\(display(unreadable.path)): \(unreadable.reason); fix it (formsctl validate) before changing documents by query")
+      throw StoreError.badRequest(
+        "\(display(unreadable.path)): \(unreadable.reason); fix it (formsctl validate) before changing documents by query"
+      )
     }
     return documents.compactMap { $0.value[schema.idField].flatMap(DocumentID.text) }
   }
@@ -35,14 +37,17 @@ extension Store {
   /// `rm` of every `kind` document `filters` match, following relations as for one (cascade,
   /// nullify, restrict), in one journaled operation; with `dryRun`, plans and writes nothing.
   @discardableResult
-  public func delete(kind: String, matching filters: [Expression], dryRun: Bool = false) throws(StoreError) -> ChangePlan {
+  public func delete(kind: String, matching filters: [Expression], dryRun: Bool = false) throws(StoreError)
+    -> ChangePlan
+  {
     let summary = "rm \(kind) --where \(filters.map(\.description).joined(separator: " and "))"
     return try write("rm", summary: summary, dryRun: dryRun) { session throws(StoreError) -> ChangePlan in
       let plan = try planDelete(try ids(of: kind, matching: filters).map { (kind, $0) }, reason: "matches --where")
       if !plan.blockers.isEmpty {
         if dryRun { return plan }
         let names = plan.blockers.map { "\($0.kind) \($0.id)" }.joined(separator: ", ")
-        throw StoreError.badRequest("cannot delete the matching \(kind) documents: \(names) refer to them with on_delete: restrict")
+        throw StoreError.badRequest(
+          "cannot delete the matching \(kind) documents: \(names) refer to them with on_delete: restrict")
       }
       try stage(plan, in: session)
       return plan

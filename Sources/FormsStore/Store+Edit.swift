@@ -40,9 +40,10 @@ extension Store {
     }
   }
 
-  private func edit(_ stored: Document, kind: String, id: String, presenting original: String, in temp: String,
-    runEditor: (String) -> Int32) throws(StoreError) -> EditOutcome
-  {
+  private func edit(
+    _ stored: Document, kind: String, id: String, presenting original: String, in temp: String,
+    runEditor: (String) -> Int32
+  ) throws(StoreError) -> EditOutcome {
     // The copy holds the plain text of sensitive values the identity opens: only its owner reads it.
     var writer = AtomicWriter(boundary: layout.root)
     writer.newFileMode = 0o600
@@ -75,11 +76,13 @@ extension Store {
       let findings = findings(for: value, schema: schema, path: stored.path)
       if !findings.isEmpty {
         let map = try? JSONParser().parseWithSourceMap(Array(body.utf8)).1
-        header = Self.header(findings.map { finding in
-          let position = map?.position(of: finding, in: Array(body.utf8))
-          let path = finding.pointer.path
-          return "line \(position?.line ?? 1), column \(position?.column ?? 1): \(path.isEmpty ? "" : path + ": ")\(finding.message) [\(finding.rule)]"
-        })
+        header = Self.header(
+          findings.map { finding in
+            let position = map?.position(of: finding, in: Array(body.utf8))
+            let path = finding.pointer.path
+            return
+              "line \(position?.line ?? 1), column \(position?.column ?? 1): \(path.isEmpty ? "" : path + ": ")\(finding.message) [\(finding.rule)]"
+          })
         continue
       }
       // The rules a person's change must follow (workflow, id, immutable fields), checked as the
@@ -90,7 +93,8 @@ extension Store {
         }
       } catch {
         if case .invalidDocument(_, let diagnostics) = error {
-          header = Self.header(diagnostics.map { "\($0.pointer.path.isEmpty ? "" : $0.pointer.path + ": ")\($0.message) [\($0.rule)]" })
+          header = Self.header(
+            diagnostics.map { "\($0.pointer.path.isEmpty ? "" : $0.pointer.path + ": ")\($0.message) [\($0.rule)]" })
         } else {
           header = Self.header([error.description])
         }
@@ -102,7 +106,8 @@ extension Store {
 
   static func header(_ problems: [String]) -> String {
     "# formsctl: this document is not valid; fix it, or empty the file to cancel.\n"
-      + problems.map { "#   \($0)\n" }.joined() + "# (Lines starting with # at the top are removed; line numbers count from below them.)\n"
+      + problems.map { "#   \($0)\n" }.joined()
+      + "# (Lines starting with # at the top are removed; line numbers count from below them.)\n"
   }
 
   /// The text without the leading block of `#` comment lines that `edit` adds.

@@ -32,7 +32,8 @@ extension Store {
     if let existing = try? FileIO.read(gitignore) {
       let text = String(decoding: existing, as: UTF8.self)
       if !text.contains(".formsctl/*") {
-        try writer.write(Array((text + (text.hasSuffix("\n") || text.isEmpty ? "" : "\n") + ignore).utf8), to: gitignore)
+        try writer.write(
+          Array((text + (text.hasSuffix("\n") || text.isEmpty ? "" : "\n") + ignore).utf8), to: gitignore)
       }
     } else {
       try writer.write(Array(ignore.utf8), to: gitignore)

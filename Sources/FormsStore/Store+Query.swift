@@ -9,7 +9,10 @@ extension Store {
     public var offset = 0
     public var limit: Int?
 
-    public init(filters: [Expression] = [], sort: [(path: Expression.Path, descending: Bool)] = [], offset: Int = 0, limit: Int? = nil) {
+    public init(
+      filters: [Expression] = [], sort: [(path: Expression.Path, descending: Bool)] = [], offset: Int = 0,
+      limit: Int? = nil
+    ) {
       self.filters = filters
       self.sort = sort
       self.offset = offset
@@ -22,7 +25,9 @@ extension Store {
   /// while sorting; the page returned is read again at the end.
   /// Files that do not parse, and names that are not regular files (never opened), are skipped
   /// and named in `skipped` with the reason.
-  public func list(kind: String, query: Query) throws(StoreError) -> (documents: [Document], skipped: [(path: String, reason: String)]) {
+  public func list(kind: String, query: Query) throws(StoreError) -> (
+    documents: [Document], skipped: [(path: String, reason: String)]
+  ) {
     let schema = try schema(kind)
     let directory = layout.dataDirectory + "/" + schema.directory
     let filters = query.filters
@@ -57,18 +62,21 @@ extension Store {
     }
     let all = results.compactMap(\.0)
     // With --limit, only the first offset + limit in order are kept and sorted (a bounded heap).
-    let matches = query.limit.map { limit in
-      let (wanted, overflow) = max(0, query.offset).addingReportingOverflow(max(0, limit))
-      return smallest(overflow ? Int.max : wanted, of: all, by: ordered)
-    } ?? all.sorted(by: ordered)
+    let matches =
+      query.limit.map { limit in
+        let (wanted, overflow) = max(0, query.offset).addingReportingOverflow(max(0, limit))
+        return smallest(overflow ? Int.max : wanted, of: all, by: ordered)
+      } ?? all.sorted(by: ordered)
     let start = min(max(0, query.offset), matches.count)
     let end = query.limit.map { start + min(max(0, $0), matches.count - start) } ?? matches.count
     let page = parallelMap(Array(matches[start..<end]), chunkSize: 32) { match -> Document? in
-      guard let bytes = try? FileIO.read(match.path), let value = try? self.opened(JSONParser().parse(bytes), path: match.path, bytes: bytes)
+      guard let bytes = try? FileIO.read(match.path),
+        let value = try? self.opened(JSONParser().parse(bytes), path: match.path, bytes: bytes)
       else { return nil }
       return Document(path: match.path, value: value, bytes: bytes)
     }
-    let skipped = results.compactMap(\.1).map { ($0, "does not parse") }
+    let skipped =
+      results.compactMap(\.1).map { ($0, "does not parse") }
       + irregular.map { ($0, "\(FileIO.describe($0)), not a regular file") }
     return (page.compactMap { $0 }, skipped.sorted { $0.0 < $1.0 })
   }
@@ -105,7 +113,8 @@ func smallest<T>(_ count: Int, of items: [T], by less: (T, T) -> Bool) -> [T] {
   func siftDown(_ start: Int) {
     var parent = start
     while true {
-      let left = 2 * parent + 1, right = left + 1
+      let left = 2 * parent + 1
+      let right = left + 1
       var largest = parent
       if left < heap.count && less(heap[largest], heap[left]) { largest = left }
       if right < heap.count && less(heap[largest], heap[right]) { largest = right }

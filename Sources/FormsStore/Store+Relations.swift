@@ -38,7 +38,8 @@ extension Store {
         }
       }
       for document in cache[other] ?? [] {
-        let schema = document.value["_schema"]?.stringValue.flatMap { registry.schema(reference: $0) } ?? registry.latest(other)!
+        let schema =
+          document.value["_schema"]?.stringValue.flatMap { registry.schema(reference: $0) } ?? registry.latest(other)!
         for relation in schema.relations where relation.kind == kind {
           if document.value[relation.field].flatMap(DocumentID.text) == id { found.append((other, relation, document)) }
         }
@@ -63,13 +64,21 @@ extension Store {
       for dependant in try dependants(of: next.kind, id: next.id, cache: &cache) {
         let document = dependant.document
         let dependantSchema = try schema(of: document.value, path: document.path)
-        let dependantID = document.value[dependantSchema.idField].flatMap(DocumentID.text) ?? String(fileName(document.path).dropLast(5))
+        let dependantID =
+          document.value[dependantSchema.idField].flatMap(DocumentID.text)
+          ?? String(fileName(document.path).dropLast(5))
         switch dependant.relation.onDelete {
         case .cascade:
-          queue.append((dependant.kind, dependantID, document, "cascade: its \(dependant.relation.field) is \(next.kind) \(next.id)"))
+          queue.append(
+            (
+              dependant.kind, dependantID, document,
+              "cascade: its \(dependant.relation.field) is \(next.kind) \(next.id)"
+            ))
         case .restrict:
-          plan.blockers.append(.init(kind: dependant.kind, id: dependantID, path: document.path,
-            reason: "its \(dependant.relation.field) is \(next.kind) \(next.id) (on_delete: restrict)"))
+          plan.blockers.append(
+            .init(
+              kind: dependant.kind, id: dependantID, path: document.path,
+              reason: "its \(dependant.relation.field) is \(next.kind) \(next.id) (on_delete: restrict)"))
         case .nullify:
           var value = plan.rewritten[document.path]?.value ?? document.value
           let field = dependantSchema.root.fields[dependant.relation.field]
@@ -116,7 +125,9 @@ extension Store {
       if !plan.blockers.isEmpty {
         if dryRun { return plan }
         let names = plan.blockers.map { "\($0.kind) \($0.id)" }.joined(separator: ", ")
-        throw StoreError.badRequest("cannot delete \(kind) \(id): \(names) refer\(plan.blockers.count == 1 ? "s" : "") to it with on_delete: restrict")
+        throw StoreError.badRequest(
+          "cannot delete \(kind) \(id): \(names) refer\(plan.blockers.count == 1 ? "s" : "") to it with on_delete: restrict"
+        )
       }
       try stage(plan, in: session)
       return plan
@@ -130,8 +141,11 @@ extension Store {
 
   /// Renames a document and rewrites every reference to it, in one journaled step.
   @discardableResult
-  public func move(kind: String, from oldID: String, to newID: String, dryRun: Bool = false) throws(StoreError) -> ChangePlan {
-    try write("mv", summary: "mv \(kind) \(oldID) \(newID)", dryRun: dryRun) { session throws(StoreError) -> ChangePlan in
+  public func move(kind: String, from oldID: String, to newID: String, dryRun: Bool = false) throws(StoreError)
+    -> ChangePlan
+  {
+    try write("mv", summary: "mv \(kind) \(oldID) \(newID)", dryRun: dryRun) {
+      session throws(StoreError) -> ChangePlan in
       let stored = try read(kind: kind, id: oldID)
       var document = stored.value
       document[try schema(of: stored.value, path: stored.path).idField] = .string(newID)
@@ -142,7 +156,8 @@ extension Store {
       var cache: [String: [Document]] = [:]
       var changed: [String: (kind: String, stored: Document, value: JSONValue, fields: [String])] = [:]
       for dependant in try dependants(of: kind, id: oldID, cache: &cache) {
-        var entry = changed[dependant.document.path] ?? (dependant.kind, dependant.document, dependant.document.value, [])
+        var entry =
+          changed[dependant.document.path] ?? (dependant.kind, dependant.document, dependant.document.value, [])
         entry.value[dependant.relation.field] = .string(newID)
         entry.fields.append(dependant.relation.field)
         changed[dependant.document.path] = entry
@@ -150,8 +165,10 @@ extension Store {
       for (path, change) in changed.sorted(by: { $0.key < $1.key }) {
         let saved = try session.save(change.value, replacing: change.stored, kind: change.kind, source: .store)
         let id = try schema(of: saved.value, path: path).idField
-        plan.rewrites.append(.init(kind: change.kind, id: saved.value[id].flatMap(DocumentID.text) ?? "", path: path,
-          reason: "\(change.fields.joined(separator: ", ")) → \(newID)"))
+        plan.rewrites.append(
+          .init(
+            kind: change.kind, id: saved.value[id].flatMap(DocumentID.text) ?? "", path: path,
+            reason: "\(change.fields.joined(separator: ", ")) → \(newID)"))
       }
       return plan
     }

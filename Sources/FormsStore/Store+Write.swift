@@ -8,7 +8,9 @@ extension Store {
     throws(StoreError) -> Document
   {
     let schema = try schema(kind)
-    guard case .object(var object) = base else { throw StoreError.badRequest("the input must be a JSON object, not \(base.typeName)") }
+    guard case .object(var object) = base else {
+      throw StoreError.badRequest("the input must be a JSON object, not \(base.typeName)")
+    }
     if let given = object["_schema"]?.stringValue, given != schema.reference {
       throw StoreError.badRequest("the input says _schema \(given); new documents are created at \(schema.reference)")
     }
@@ -43,7 +45,9 @@ extension Store {
   }
 
   /// Replaces a stored document with `edited` (from `edit`), if the file still holds `original`.
-  public func replace(kind: String, id: String, original: [UInt8], with edited: JSONValue) throws(StoreError) -> Document {
+  public func replace(kind: String, id: String, original: [UInt8], with edited: JSONValue) throws(StoreError)
+    -> Document
+  {
     try modify(kind: kind, id: id, operation: "edit", expecting: original) { (document, _) throws(StoreError) in
       document = edited
     }

@@ -48,11 +48,14 @@ public final class Store: @unchecked Sendable {
   }
 
   /// Opens a located store; refuses one whose descriptors have errors.
-  public static func open(_ layout: StoreLayout, display: @escaping @Sendable (String) -> String = { $0 }) throws(StoreError)
+  public static func open(_ layout: StoreLayout, display: @escaping @Sendable (String) -> String = { $0 })
+    throws(StoreError)
     -> Store
   {
     let registry = SchemaRegistry.load(directory: layout.schemasDirectory, display: display)
-    if !registry.diagnostics.isEmpty { throw StoreError.invalidDocument("the schema descriptors", registry.diagnostics) }
+    if !registry.diagnostics.isEmpty {
+      throw StoreError.invalidDocument("the schema descriptors", registry.diagnostics)
+    }
     let store = Store(layout: layout, registry: registry)
     store.display = display
     store.keyring = try Keyring.load(layout, registry: registry, environment: ProcessInfo.processInfo.environment)
@@ -96,15 +99,21 @@ public final class Store: @unchecked Sendable {
       bytes = try FileIO.read(path, followLinks: false)
     } catch {
       if case .fileNotFound = error { throw StoreError.notFound(kind: kind, id: id, path: display(path)) }
-      if case .wrongFileType(_, let found, let expected) = error { throw StoreError.wrongFileType(display(path), found: found, expected: expected) }
+      if case .wrongFileType(_, let found, let expected) = error {
+        throw StoreError.wrongFileType(display(path), found: found, expected: expected)
+      }
       throw error
     }
     let value: JSONValue
     do {
       value = try JSONParser().parse(bytes)
     } catch {
-      throw StoreError.invalidDocument(display(path), [Diagnostic(
-        file: display(path), position: error.location, rule: "parse", message: error.message)])
+      throw StoreError.invalidDocument(
+        display(path),
+        [
+          Diagnostic(
+            file: display(path), position: error.location, rule: "parse", message: error.message)
+        ])
     }
     return Document(path: path, value: try opened(value, path: path, bytes: bytes), bytes: bytes)
   }
@@ -147,11 +156,13 @@ public final class Store: @unchecked Sendable {
     -> [Finding]
   {
     Validator(schema: schema).validate(document).aboutSensitive(in: document, schema: schema)
-      + DocumentChecks.crossDocumentFindings(document, schema: schema, path: path, layout: layout, registry: registry,
-        display: display) { [layout, registry] kind, id in
-          guard DocumentID.isValid(id), let target = registry.latest(kind) else { return false }
-          return exists(layout.dataDirectory + "/" + target.directory + "/" + id + ".json")
-        }
+      + DocumentChecks.crossDocumentFindings(
+        document, schema: schema, path: path, layout: layout, registry: registry,
+        display: display
+      ) { [layout, registry] kind, id in
+        guard DocumentID.isValid(id), let target = registry.latest(kind) else { return false }
+        return exists(layout.dataDirectory + "/" + target.directory + "/" + id + ".json")
+      }
   }
 
   /// Canonical bytes of `document` after checking it, its sensitive values sealed (keeping the
@@ -162,12 +173,14 @@ public final class Store: @unchecked Sendable {
     let findings = findings(for: document, schema: schema, path: path, exists: exists)
     guard findings.isEmpty else {
       let id = document[schema.idField].flatMap(DocumentID.text) ?? ""
-      throw StoreError.invalidDocument("the \(schema.kind) \(id)", diagnostics(findings, document: document, path: path))
+      throw StoreError.invalidDocument(
+        "the \(schema.kind) \(id)", diagnostics(findings, document: document, path: path))
     }
     guard schema.hasSensitiveFields else { return JSONWriter.canonical(document) }
     let previous = stored.flatMap { try? JSONParser().parse($0.bytes) }
     let id = document[schema.idField].flatMap(DocumentID.text) ?? ""
-    return JSONWriter.canonical(try keyring.seal(document, schema: schema, previous: previous, what: "\(schema.kind) \(id)"))
+    return JSONWriter.canonical(
+      try keyring.seal(document, schema: schema, previous: previous, what: "\(schema.kind) \(id)"))
   }
 
   /// Findings placed in the canonical text of `document`, as `path` would hold it; a document
@@ -178,7 +191,8 @@ public final class Store: @unchecked Sendable {
     let file = written ? display(path) : display(path) + " (new, not written)"
     let schema = registry.schema(of: document)
     let locations = schema.map { $0.hasSensitiveFields ? $0.root.sensitiveLocations(in: document) : [] } ?? []
-    return Diagnostic.placed(findings.map { $0.withholdingValue(under: locations) }, in: written ? JSONWriter.canonical(document) : nil,
+    return Diagnostic.placed(
+      findings.map { $0.withholdingValue(under: locations) }, in: written ? JSONWriter.canonical(document) : nil,
       file: file)
   }
 
@@ -187,6 +201,7 @@ public final class Store: @unchecked Sendable {
     var parts = tm()
     gmtime_r(&seconds, &parts)
     func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-    return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+    return
+      "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
   }
 }

@@ -41,7 +41,8 @@ public enum StoreError: FormsError, Equatable {
   public var kind: FailureKind {
     switch self {
     case .fileNotFound, .notAStore, .storeNotFound: return .noInput
-    case .manifest, .fileTooLarge, .wrongFileType, .symlinkOutsideStore, .pathOutsideStore, .storeExists: return .badInput
+    case .manifest, .fileTooLarge, .wrongFileType, .symlinkOutsideStore, .pathOutsideStore, .storeExists:
+      return .badInput
     case .io(_, _, let code):
       // The store cannot be written or read as it stands: permissions, a read-only or full disk.
       return [EACCES, EPERM, EROFS, ENOSPC, EDQUOT, ENOTDIR, EISDIR, ELOOP].contains(code) ? .badInput : .internalError
@@ -70,7 +71,8 @@ public enum StoreError: FormsError, Equatable {
     case .fileTooLarge(let path, let size, let limit):
       return "\(path):1:1: the file is \(size) bytes, more than the limit of \(limit) bytes (64 MiB)"
     case .wrongFileType(let path, let found, let expected):
-      return "\(path) is \(found), not \(expected); formsctl does not open or follow it (move it away, or replace it with \(expected))"
+      return
+        "\(path) is \(found), not \(expected); formsctl does not open or follow it (move it away, or replace it with \(expected))"
     case .io(let path, let operation, let code):
       return "\(path): \(operation) failed: \(String(cString: strerror(code)))"
     case .symlinkOutsideStore(let path):
@@ -86,11 +88,14 @@ public enum StoreError: FormsError, Equatable {
       return "the \(operation) is committed but not finished: \(cause). Nothing is lost: fix that, then run "
         + "`formsctl recover`, which finishes it (the store refuses other writes until then)"
     case .invalidDocument(let what, let diagnostics):
-      return "\(what) \(what.hasSuffix("descriptors") ? "are" : "is") not valid; nothing written (\(diagnostics.count) problem\(diagnostics.count == 1 ? "" : "s") above)"
+      return
+        "\(what) \(what.hasSuffix("descriptors") ? "are" : "is") not valid; nothing written (\(diagnostics.count) problem\(diagnostics.count == 1 ? "" : "s") above)"
     case .migrationFailed(let documents, let diagnostics):
-      return "\(documents) document\(documents == 1 ? "" : "s") cannot be migrated (\(diagnostics.count) problem\(diagnostics.count == 1 ? "" : "s") above); nothing written"
+      return
+        "\(documents) document\(documents == 1 ? "" : "s") cannot be migrated (\(diagnostics.count) problem\(diagnostics.count == 1 ? "" : "s") above); nothing written"
     case .importFailed(let records, let diagnostics):
-      return "\(records) feed record\(records == 1 ? "" : "s") cannot be imported (\(diagnostics.count) problem\(diagnostics.count == 1 ? "" : "s") above); nothing written"
+      return
+        "\(records) feed record\(records == 1 ? "" : "s") cannot be imported (\(diagnostics.count) problem\(diagnostics.count == 1 ? "" : "s") above); nothing written"
     case .badRequest(let message), .usage(let message):
       return message
     case .notFound(let kind, let id, let path):
@@ -98,7 +103,9 @@ public enum StoreError: FormsError, Equatable {
     case .editKept(let error, let path):
       return "\(error.description). Your edited text is kept at \(path); merge it and run formsctl edit again"
     case .ambiguousID(let kind, let prefix, let candidates):
-      let shown = candidates.prefix(10).joined(separator: ", ") + (candidates.count > 10 ? ", … (\(candidates.count) in all)" : "")
+      let shown =
+        candidates.prefix(10).joined(separator: ", ")
+        + (candidates.count > 10 ? ", … (\(candidates.count) in all)" : "")
       return "\"\(prefix)\" starts \(candidates.count) \(kind) ids: \(shown); type more of it"
     case .internalError(let message):
       return "internal error (a bug in formsctl): \(message)"

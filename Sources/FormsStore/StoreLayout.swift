@@ -80,13 +80,15 @@ public struct StoreLayout: Sendable, Equatable {
     guard let pairs = node.mapping, pairs.count == 1, pairs[0].key.scalar?.text == "recipients",
       let items = pairs[0].value.sequence
     else {
-      throw StoreError.manifest(file: manifest, position: node.position,
+      throw StoreError.manifest(
+        file: manifest, position: node.position,
         message: "encryption takes one key, recipients: a list of what `formsctl keygen` prints (x25519:...)")
     }
     var out: [Recipient] = []
     for item in items {
       guard let recipient = item.string.flatMap(Recipient.init) else {
-        throw StoreError.manifest(file: manifest, position: item.position, message: Recipient.problem(item.scalar?.text ?? item.kindName))
+        throw StoreError.manifest(
+          file: manifest, position: item.position, message: Recipient.problem(item.scalar?.text ?? item.kindName))
       }
       if out.contains(recipient) {
         throw StoreError.manifest(file: manifest, position: item.position, message: "\(recipient) is listed twice")
@@ -94,7 +96,8 @@ public struct StoreLayout: Sendable, Equatable {
       out.append(recipient)
     }
     guard out.count <= Keyring.maxRecipients else {
-      throw StoreError.manifest(file: manifest, position: node.position, message: "at most \(Keyring.maxRecipients) recipients")
+      throw StoreError.manifest(
+        file: manifest, position: node.position, message: "at most \(Keyring.maxRecipients) recipients")
     }
     return out
   }
@@ -135,7 +138,9 @@ public struct StoreLayout: Sendable, Equatable {
   /// `paths` (relative to `workingDirectory`) grouped by the store each lies in, found by walking
   /// up from the path itself (as pre-commit passes files from the top of a repository holding
   /// stores anywhere below it); the paths inside no store come back apart.
-  public static func group(_ paths: [String], workingDirectory: String) -> (stores: [(layout: StoreLayout, paths: [String])], outside: [String]) {
+  public static func group(_ paths: [String], workingDirectory: String) -> (
+    stores: [(layout: StoreLayout, paths: [String])], outside: [String]
+  ) {
     var stores: [(layout: StoreLayout, paths: [String])] = []
     var outside: [String] = []
     // Many files share a directory and a store: walk up once per directory, read a manifest once.
@@ -207,7 +212,9 @@ public struct RetentionPolicy: Sendable, Equatable {
 
   init(yaml: YAMLNode) throws(ParseError) {
     self = .default
-    guard let pairs = yaml.mapping else { throw ParseError(position: yaml.position, message: "snapshots must be a mapping") }
+    guard let pairs = yaml.mapping else {
+      throw ParseError(position: yaml.position, message: "snapshots must be a mapping")
+    }
     for pair in pairs {
       guard let text = pair.value.scalar?.text, let seconds = Self.seconds(text) else {
         throw ParseError(position: pair.value.position, message: Self.durationProblem(pair.value.scalar?.text ?? ""))
@@ -216,7 +223,8 @@ public struct RetentionPolicy: Sendable, Equatable {
       case "keep_within": keepWithin = seconds
       case "keep_weekly_within": keepWeeklyWithin = seconds
       default:
-        throw ParseError(position: pair.key.position, message: "unknown key; expected keep_within or keep_weekly_within")
+        throw ParseError(
+          position: pair.key.position, message: "unknown key; expected keep_within or keep_weekly_within")
       }
     }
   }
@@ -226,8 +234,10 @@ public struct RetentionPolicy: Sendable, Equatable {
 
   /// Why `text` is not a duration, for a message.
   public static func durationProblem(_ text: String) -> String {
-    let wellFormed = text.count > 1 && "smhdw".contains(text.last!) && text.dropLast().allSatisfy { ("0"..."9").contains($0) }
-    return wellFormed ? "\(text) is longer than 100 years, the longest duration accepted" : "expected a duration such as 7d, 12h or 2w"
+    let wellFormed =
+      text.count > 1 && "smhdw".contains(text.last!) && text.dropLast().allSatisfy { ("0"..."9").contains($0) }
+    return wellFormed
+      ? "\(text) is longer than 100 years, the longest duration accepted" : "expected a duration such as 7d, 12h or 2w"
   }
 
   /// Seconds in a duration like `30d`, `12h`, `90m`, `2w`; nil when malformed or beyond `maxSeconds`.

@@ -11,7 +11,9 @@ import Foundation
 extension StoreLayout {
   /// Runs `body` holding the store lock, after checking no interrupted operation waits. Needs no
   /// compiled schemas, so snapshots and recovery work even while a descriptor is broken.
-  public func withWriteLock<T>(_ command: String, wait: Double, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+  public func withWriteLock<T>(_ command: String, wait: Double, _ body: () throws(StoreError) -> T) throws(StoreError)
+    -> T
+  {
     let lock = try StoreLock(store: self, command: command, wait: wait)
     defer { withExtendedLifetime(lock) {} }
     try Journal(layout: self).requireNone()

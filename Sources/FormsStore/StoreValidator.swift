@@ -41,7 +41,9 @@ public struct StoreValidator: Sendable {
     self.registry = registry
     self.display = display
     var kindOfDirectory: [String: String] = [:]
-    for (kind, versions) in registry.schemas { for schema in versions.values { kindOfDirectory[schema.directory] = kind } }
+    for (kind, versions) in registry.schemas {
+      for schema in versions.values { kindOfDirectory[schema.directory] = kind }
+    }
     self.ids = nil
     self.kindOfDirectory = kindOfDirectory
     var quickChecks: [String: (schema: Schema, captures: [String])] = [:]
@@ -106,7 +108,9 @@ public struct StoreValidator: Sendable {
       prepared.data = FileIO.Directory(layout.dataDirectory)
     }
     let this = prepared
-    let outcomes = parallelMap(files, chunkSize: 32, progress: ProgressCounter("checking", total: files.count, progress)) { this.check($0) }
+    let outcomes = parallelMap(
+      files, chunkSize: 32, progress: ProgressCounter("checking", total: files.count, progress)
+    ) { this.check($0) }
     var diagnostics: [Diagnostic] = []
     var kinds = Set<String>()
     var invalid = 0
@@ -130,7 +134,9 @@ public struct StoreValidator: Sendable {
   func check(_ path: String) -> Outcome {
     let shown = display(path)
     var outcome = Outcome()
-    func fail(_ rule: String, _ message: String, at position: SourcePosition? = SourcePosition(line: 1, column: 1)) -> Outcome {
+    func fail(_ rule: String, _ message: String, at position: SourcePosition? = SourcePosition(line: 1, column: 1))
+      -> Outcome
+    {
       outcome.unreadable = true
       outcome.diagnostics.append(Diagnostic(file: shown, position: position, rule: rule, message: message))
       return outcome
@@ -139,11 +145,16 @@ public struct StoreValidator: Sendable {
     do {
       bytes = try FileIO.read(path, followLinks: false, in: data)
     } catch {
-      if case .fileTooLarge(_, let size, let limit) = error { return fail("read", "the file is \(size) bytes, more than the limit of \(limit)") }
+      if case .fileTooLarge(_, let size, let limit) = error {
+        return fail("read", "the file is \(size) bytes, more than the limit of \(limit)")
+      }
       if case .wrongFileType(_, let what, _) = error {
         // Not opened (a FIFO would block): reported, and the store is not "all valid".
-        outcome.diagnostics.append(Diagnostic(file: shown, position: nil, rule: "not-a-file",
-          message: "\(what), not a regular file; not read (formsctl keeps each document in a regular file)", severity: .warning))
+        outcome.diagnostics.append(
+          Diagnostic(
+            file: shown, position: nil, rule: "not-a-file",
+            message: "\(what), not a regular file; not read (formsctl keeps each document in a regular file)",
+            severity: .warning))
         return outcome
       }
       return fail("read", error.description, at: nil)
@@ -163,12 +174,16 @@ public struct StoreValidator: Sendable {
     } catch {
       let markers = Self.conflictMarkerLines(bytes)
       if let first = markers.first {
-        return fail("conflict", "unresolved merge conflict (markers at lines \(markers.map(String.init).joined(separator: ", "))); "
-          + "keep one side of each, then run formsctl fmt", at: SourcePosition(line: first, column: 1))
+        return fail(
+          "conflict",
+          "unresolved merge conflict (markers at lines \(markers.map(String.init).joined(separator: ", "))); "
+            + "keep one side of each, then run formsctl fmt", at: SourcePosition(line: first, column: 1))
       }
       return fail("parse", error.message, at: error.location)
     }
-    guard case .object = document else { return fail("type", "a document must be a JSON object, not \(document.typeName)") }
+    guard case .object = document else {
+      return fail("type", "a document must be a JSON object, not \(document.typeName)")
+    }
     guard let reference = document["_schema"]?.stringValue else {
       return fail("schema", "missing \"_schema\"; every document says what it is, e.g. \"_schema\": \"form@2.0.0\"")
     }
@@ -178,7 +193,9 @@ public struct StoreValidator: Sendable {
     }
     outcome.kind = schema.kind
     let opened = keyring.open(document, schema: schema)
-    var findings = opened.findings + Validator(schema: schema).validate(opened.value).aboutSensitive(in: opened.value, schema: schema)
+    var findings =
+      opened.findings
+      + Validator(schema: schema).validate(opened.value).aboutSensitive(in: opened.value, schema: schema)
     findings += crossDocumentFindings(document, schema: schema, path: path)
     guard !findings.isEmpty else { return outcome }
     outcome.diagnostics = Diagnostic.placed(findings, in: bytes, file: shown)
@@ -187,7 +204,9 @@ public struct StoreValidator: Sendable {
   }
 
   func crossDocumentFindings(_ document: JSONValue, schema: Schema, path: String) -> [Finding] {
-    DocumentChecks.crossDocumentFindings(document, schema: schema, path: path, layout: layout, registry: registry, display: display) { kind, id in
+    DocumentChecks.crossDocumentFindings(
+      document, schema: schema, path: path, layout: layout, registry: registry, display: display
+    ) { kind, id in
       if let ids { return ids[kind]?.contains(id) ?? false }
       guard DocumentID.isValid(id), let directory = registry.latest(kind)?.directory else { return false }
       return FileIO.exists(layout.dataDirectory + "/" + directory + "/" + id + ".json")
@@ -198,7 +217,9 @@ public struct StoreValidator: Sendable {
   /// first, plain ASCII); nil for anything else (the full path reads such files).
   static func leadingSchema(_ bytes: [UInt8]) -> String? {
     var i = 0
-    func skipWhitespace() { while i < bytes.count && (bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09) { i += 1 } }
+    func skipWhitespace() {
+      while i < bytes.count && (bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09) { i += 1 }
+    }
     guard bytes.first == UInt8(ascii: "{") else { return nil }
     i = 1
     skipWhitespace()
@@ -235,10 +256,13 @@ public struct StoreValidator: Sendable {
   public func referrers(of targets: [(kind: String, id: String)]) -> [String] {
     var out = Set<String>()
     for (kind, versions) in registry.schemas {
-      let fields = Set(versions.values.flatMap { $0.relations.filter { r in targets.contains { $0.kind == r.kind } }.map(\.field) })
+      let fields = Set(
+        versions.values.flatMap { $0.relations.filter { r in targets.contains { $0.kind == r.kind } }.map(\.field) })
       guard !fields.isEmpty, let directory = registry.latest(kind)?.directory else { continue }
       let needles = targets.map { Array("\"\($0.id)\"".utf8) }
-      let hits = parallelMap(FileIO.files(under: layout.dataDirectory + "/" + directory, suffix: ".json"), chunkSize: 64) { path -> String? in
+      let hits = parallelMap(
+        FileIO.files(under: layout.dataDirectory + "/" + directory, suffix: ".json"), chunkSize: 64
+      ) { path -> String? in
         guard let bytes = try? FileIO.read(path), needles.contains(where: { Self.contains(bytes, $0) }),
           let document = try? JSONParser().parse(bytes)
         else { return nil }
@@ -272,7 +296,8 @@ public struct StoreValidator: Sendable {
       let hint = suggestion(for: kind, among: registry.kinds).map { "; did you mean \"\($0)\"?" } ?? ""
       return "unknown kind \"\(kind)\"\(hint) (known: \(registry.kinds.joined(separator: ", ")))"
     }
-    return "\(kind) has no version \(reference[reference.index(after: at)...]) (known: \(registry.versions(kind).map(\.description).joined(separator: ", ")))"
+    return
+      "\(kind) has no version \(reference[reference.index(after: at)...]) (known: \(registry.versions(kind).map(\.description).joined(separator: ", ")))"
   }
 }
 
@@ -290,22 +315,30 @@ enum DocumentChecks {
       if !DocumentID.isValid(id) {
         findings.append(Finding(pointer: idPointer, rule: "id", message: DocumentID.problem(id)))
       } else if id != name {
-        findings.append(Finding(pointer: idPointer, rule: "file-name",
-          message: "the file is named \(name).json but the id is \"\(id)\"; rename the file to \(id).json"))
+        findings.append(
+          Finding(
+            pointer: idPointer, rule: "file-name",
+            message: "the file is named \(name).json but the id is \"\(id)\"; rename the file to \(id).json"))
       }
     }
     let directory = parentDirectory(path)
     let expected = layout.dataDirectory + "/" + schema.directory
     if directory != expected {
-      findings.append(Finding(pointer: .root, rule: "directory",
-        message: "a \(schema.kind) document belongs in \(display(expected))/, not \(display(directory))/"))
+      findings.append(
+        Finding(
+          pointer: .root, rule: "directory",
+          message: "a \(schema.kind) document belongs in \(display(expected))/, not \(display(directory))/"))
     }
     for relation in schema.relations {
       guard let target = document[relation.field].flatMap(DocumentID.text) else { continue }
       if !exists(relation.kind, target) {
         let targetDirectory = registry.latest(relation.kind)?.directory ?? relation.kind
-        findings.append(Finding(pointer: JSONPointer.root.appending(relation.field), rule: "relation",
-          message: "\"\(target)\" names no \(relation.kind) (\(display(layout.dataDirectory + "/" + targetDirectory + "/" + target + ".json")) does not exist)"))
+        findings.append(
+          Finding(
+            pointer: JSONPointer.root.appending(relation.field), rule: "relation",
+            message:
+              "\"\(target)\" names no \(relation.kind) (\(display(layout.dataDirectory + "/" + targetDirectory + "/" + target + ".json")) does not exist)"
+          ))
       }
     }
     return findings

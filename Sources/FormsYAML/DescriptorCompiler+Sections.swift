@@ -51,11 +51,16 @@ extension DescriptorCompiler {
         error("a relation needs `field` and `kind`", at: entry.position)
         continue
       }
-      if root.fields[field] == nil { error("relation field \"\(field)\" is not among the fields", at: entry["field"]!.position) }
+      if root.fields[field] == nil {
+        error("relation field \"\(field)\" is not among the fields", at: entry["field"]!.position)
+      }
       var onDelete = Schema.Relation.OnDelete.restrict
       if let node = entry["on_delete"] {
-        if let text = node.string, let parsed = Schema.Relation.OnDelete(rawValue: text) { onDelete = parsed }
-        else { error("on_delete must be cascade, nullify or restrict", at: node.position) }
+        if let text = node.string, let parsed = Schema.Relation.OnDelete(rawValue: text) {
+          onDelete = parsed
+        } else {
+          error("on_delete must be cascade, nullify or restrict", at: node.position)
+        }
       }
       if onDelete == .nullify, let f = root.fields[field], !f.optional && !f.nullable {
         error("on_delete: nullify needs \"\(field)\" to be optional or nullable", at: entry["on_delete"]!.position)
@@ -116,7 +121,8 @@ extension DescriptorCompiler {
           }
         }
       }
-      out.append(Schema.Rule(when: when, require: require, source: requireNode.string ?? "", message: entry["message"]?.string))
+      out.append(
+        Schema.Rule(when: when, require: require, source: requireNode.string ?? "", message: entry["message"]?.string))
     }
     return out
   }
@@ -134,7 +140,8 @@ extension DescriptorCompiler {
 
   mutating func changeStep(_ step: YAMLNode) -> JSONValue? {
     guard let pairs = step.mapping, pairs.count == 1, let op = pairs[0].key.scalar?.text else {
-      error("a change step is a mapping with one operation: \(Self.changeOps.joined(separator: ", "))", at: step.position)
+      error(
+        "a change step is a mapping with one operation: \(Self.changeOps.joined(separator: ", "))", at: step.position)
       return nil
     }
     guard Self.changeOps.contains(op) else {

@@ -1,7 +1,9 @@
 import FormsCore
 
 extension DescriptorCompiler {
-  static let fieldKeys = ["type", "optional", "nullable", "default", "description", "immutable", "immutable_when", "sensitive"]
+  static let fieldKeys = [
+    "type", "optional", "nullable", "default", "description", "immutable", "immutable_when", "sensitive",
+  ]
   static let constraintKeys: [SchemaType.Kind: [String]] = [
     .string: ["min_length", "max_length", "pattern"],
     .integer: ["min", "max"], .decimal: ["min", "max", "scale"], .number: ["min", "max"],
@@ -55,7 +57,8 @@ extension DescriptorCompiler {
       let optional = text.hasSuffix("?")
       guard let type = namedOrBuiltin(optional ? String(text.dropLast()) : text, at: node.position) else { return nil }
       if [.enumeration, .list, .map, .oneOf].contains(type.kind) && type.name == nil {
-        error("\(type.kind.rawValue) needs more than a name; write {type: \(type.kind.rawValue), ...}", at: node.position)
+        error(
+          "\(type.kind.rawValue) needs more than a name; write {type: \(type.kind.rawValue), ...}", at: node.position)
       }
       return Field(name: name, type: type, optional: optional)
     }
@@ -78,7 +81,9 @@ extension DescriptorCompiler {
         field.defaultValue = value
         let findings = value.isNull && field.nullable ? [] : Validator.check(value, against: type)
         if let first = findings.first {
-          error("the default \(JSONWriter.compact(value)) breaks its own constraints: \(first.message)", at: defaultNode.position)
+          error(
+            "the default \(JSONWriter.compact(value)) breaks its own constraints: \(first.message)",
+            at: defaultNode.position)
         }
       } catch {
         self.error(error.message, at: error.position)
@@ -90,7 +95,8 @@ extension DescriptorCompiler {
   mutating func namedOrBuiltin(_ text: String, at position: SourcePosition) -> SchemaType? {
     if let builtin = BuiltinType(rawValue: text) { return SchemaType(kind: builtin.kind) }
     if let type = named[text] { return type }
-    let hint = suggestion(for: text, among: BuiltinType.allCases.map(\.rawValue) + named.keys.sorted())
+    let hint =
+      suggestion(for: text, among: BuiltinType.allCases.map(\.rawValue) + named.keys.sorted())
       .map { "; did you mean \"\($0)\"?" } ?? ""
     error("unknown type \"\(text)\"\(hint)", at: position)
     return nil
@@ -101,16 +107,23 @@ extension DescriptorCompiler {
     var typeName = node["type"]?.string
     if typeName?.hasSuffix("?") == true { typeName?.removeLast() }
     if typeName == nil {
-      if node["fields"] != nil { typeName = "object" }
-      else if node["one_of"] != nil { typeName = "one_of" }
-      else if node["values"] != nil { typeName = "enum" }
-      else {
+      if node["fields"] != nil {
+        typeName = "object"
+      } else if node["one_of"] != nil {
+        typeName = "one_of"
+      } else if node["values"] != nil {
+        typeName = "enum"
+      } else {
         error("\(context) has no type; add `type:`", at: node.position)
         return nil
       }
     }
-    guard let typeName, let base = namedOrBuiltin(typeName, at: node["type"]?.position ?? node.position) else { return nil }
-    let allowed = (fieldLevel ? Self.fieldKeys : ["type", "description"]) + (base.name == nil ? Self.constraintKeys[base.kind] ?? [] : [])
+    guard let typeName, let base = namedOrBuiltin(typeName, at: node["type"]?.position ?? node.position) else {
+      return nil
+    }
+    let allowed =
+      (fieldLevel ? Self.fieldKeys : ["type", "description"])
+      + (base.name == nil ? Self.constraintKeys[base.kind] ?? [] : [])
     for pair in node.mapping ?? [] where !allowed.contains(pair.key.scalar?.text ?? "") {
       unknownKey(pair.key, allowed: allowed, context: "\(context) of type \(typeName)")
     }
@@ -122,7 +135,9 @@ extension DescriptorCompiler {
       type.maxLength = count(node["max_length"], "max_length")
       if let patternNode = node["pattern"], let source = string(patternNode, "pattern") {
         type.pattern = CompiledPattern(source)
-        if type.pattern == nil { error("pattern \(source) is not a valid regular expression", at: patternNode.position) }
+        if type.pattern == nil {
+          error("pattern \(source) is not a valid regular expression", at: patternNode.position)
+        }
       }
     case .integer, .decimal, .number:
       type.minimum = number(node["min"], "min")
@@ -134,12 +149,18 @@ extension DescriptorCompiler {
         return type
       }
       for value in values {
-        if let s = value.scalar?.text, value.scalar != nil { type.values.append(s) }
-        else { error("enum values must be strings", at: value.position) }
+        if let s = value.scalar?.text, value.scalar != nil {
+          type.values.append(s)
+        } else {
+          error("enum values must be strings", at: value.position)
+        }
       }
     case .list, .map, .jsonString:
       if let of = node["of"] {
-        type.element = of.mapping != nil ? typeSpec(of, context: "the elements of \(context)") : of.string.flatMap { namedOrBuiltin($0, at: of.position) }
+        type.element =
+          of.mapping != nil
+          ? typeSpec(of, context: "the elements of \(context)")
+          : of.string.flatMap { namedOrBuiltin($0, at: of.position) }
         if of.mapping == nil && of.string == nil { error("`of` must be a type", at: of.position) }
       } else if type.kind == .list {
         error("a list needs `of:`, the type of its elements", at: node.position)
@@ -176,7 +197,8 @@ extension DescriptorCompiler {
     type.discriminator = string(node["by"], "by")
     if node["by"] == nil { error("one_of needs `by:`, the field whose value picks the case", at: node.position) }
     guard let cases = node["cases"]?.mapping, !cases.isEmpty else {
-      return error("one_of needs `cases:`, a mapping of values to named types", at: node["cases"]?.position ?? node.position)
+      return error(
+        "one_of needs `cases:`, a mapping of values to named types", at: node["cases"]?.position ?? node.position)
     }
     for pair in cases {
       guard let value = pair.key.scalar?.text, let target = string(pair.value, "a case") else { continue }
@@ -212,7 +234,9 @@ extension DescriptorCompiler {
     var state: [String: Int] = [:]  // 1 visiting, 2 done
     func references(_ type: SchemaType, into out: inout [String], top: Bool) {
       if !top, let name = type.name { return out.append(name) }
-      for name in type.fieldOrder { if let field = type.fields[name] { references(field.type, into: &out, top: false) } }
+      for name in type.fieldOrder {
+        if let field = type.fields[name] { references(field.type, into: &out, top: false) }
+      }
       if let element = type.element { references(element, into: &out, top: false) }
       for value in type.caseOrder { if let c = type.cases[value] { references(c, into: &out, top: false) } }
     }
@@ -220,8 +244,8 @@ extension DescriptorCompiler {
       if state[name] == 2 { return }
       if state[name] == 1 {
         let cycle = Array(path.drop { $0 != name }) + [name]
-        let where_ = namedPositions[cycle[0]]!
-        error("named types form a cycle: \(cycle.joined(separator: " → "))", at: where_.position, in: where_.file)
+        let first = namedPositions[cycle[0]]!
+        error("named types form a cycle: \(cycle.joined(separator: " → "))", at: first.position, in: first.file)
         return
       }
       state[name] = 1

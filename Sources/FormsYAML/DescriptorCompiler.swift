@@ -66,7 +66,8 @@ public struct DescriptorCompiler {
     }
     let kind = string(root["kind"], "kind")
     if root["kind"] == nil { error("missing key \"kind\"", at: root.position) }
-    if let kind, !kind.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }) {
+    if let kind, !kind.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" })
+    {
       error("kind \"\(kind)\" must be lowercase letters, digits and '-'", at: root["kind"]!.position)
     }
     let version = semanticVersion(root["version"], "version")
@@ -88,7 +89,9 @@ public struct DescriptorCompiler {
     }
     let idField = string(root["id"], "id") ?? "id"
     if let field = rootType.fields[idField] {
-      if field.optional { error("the id field \"\(idField)\" cannot be optional", at: root["id"]?.position ?? root.position) }
+      if field.optional {
+        error("the id field \"\(idField)\" cannot be optional", at: root["id"]?.position ?? root.position)
+      }
     } else if root["fields"] != nil && !failedFields.contains(idField) {
       error("the id field \"\(idField)\" is not among the fields", at: root["id"]?.position ?? root.position)
     }
@@ -119,13 +122,19 @@ public struct DescriptorCompiler {
   /// The fields the store itself reads (the id, relations, the workflow, timestamps) stay in
   /// plain text: a sensitive one is an error at its `sensitive:` key.
   mutating func checkSensitive(_ schema: Schema, _ root: YAMLNode) {
-    let roles = [(schema.idField, "the id (it is the file name)")]
+    let roles =
+      [(schema.idField, "the id (it is the file name)")]
       + schema.relations.map { ($0.field, "a relation (formsctl follows it)") }
-      + [schema.workflow.map { ($0.field, "the workflow's field") }, schema.timestamps.created.map { ($0, "a timestamp") },
-        schema.timestamps.updated.map { ($0, "a timestamp") }].compactMap { $0 }
+      + [
+        schema.workflow.map { ($0.field, "the workflow's field") },
+        schema.timestamps.created.map { ($0, "a timestamp") },
+        schema.timestamps.updated.map { ($0, "a timestamp") },
+      ].compactMap { $0 }
     for (name, role) in roles where schema.root.fields[name]?.sensitive == true {
       let node = root["fields"]?[name]
-      error("\(name) is \(role), so it cannot be sensitive", at: node?["sensitive"]?.position ?? node?.position ?? root.position)
+      error(
+        "\(name) is \(role), so it cannot be sensitive",
+        at: node?["sensitive"]?.position ?? node?.position ?? root.position)
     }
   }
 
@@ -138,7 +147,9 @@ public struct DescriptorCompiler {
     var out: [EditablePath] = []
     for item in items {
       guard let text = item.string, let path = EditablePath(text) else {
-        error("editable: \"\(item.scalar?.text ?? item.kindName)\" is not a field path (name, a.b, or items[+])", at: item.position)
+        error(
+          "editable: \"\(item.scalar?.text ?? item.kindName)\" is not a field path (name, a.b, or items[+])",
+          at: item.position)
         continue
       }
       if let problem = Schema.pathProblem(path.path, in: [schema]) {
@@ -146,7 +157,8 @@ public struct DescriptorCompiler {
         continue
       }
       if path.appendOnly, schema.root.type(at: path.members)?.kind != .list {
-        error("editable: \(path) adds to a list, but \(path.members.joined(separator: ".")) is not one", at: item.position)
+        error(
+          "editable: \(path) adds to a list, but \(path.members.joined(separator: ".")) is not one", at: item.position)
         continue
       }
       out.append(path)
@@ -181,7 +193,8 @@ public struct DescriptorCompiler {
   mutating func semanticVersion(_ node: YAMLNode?, _ what: String) -> SemanticVersion? {
     guard let node else { return nil }
     guard let text = node.scalar?.text, let version = SemanticVersion(text) else {
-      error("\(what) must be a semantic version MAJOR.MINOR.PATCH (1.0.0), not \(node.scalar?.text ?? node.kindName)",
+      error(
+        "\(what) must be a semantic version MAJOR.MINOR.PATCH (1.0.0), not \(node.scalar?.text ?? node.kindName)",
         at: node.position)
       return nil
     }
@@ -226,7 +239,9 @@ public struct DescriptorCompiler {
       if BuiltinType(rawValue: name) != nil {
         error("a named type cannot be called \"\(name)\", a built-in type", at: pair.key.position, in: file)
       } else if let first = namedPositions[name] {
-        error("type \"\(name)\" is defined twice (first at \(first.file):\(first.position))", at: pair.key.position, in: file)
+        error(
+          "type \"\(name)\" is defined twice (first at \(first.file):\(first.position))", at: pair.key.position,
+          in: file)
       } else {
         let type = SchemaType(kind: .object)
         type.name = name
@@ -243,8 +258,9 @@ public struct DescriptorCompiler {
         aliases[name] = (target, pair.value.position, file)
         continue
       }
-      let spec = pair.value.mapping != nil && pair.value["type"] == nil && pair.value["one_of"] == nil
-        && pair.value["values"] == nil ? nil : pair.value
+      let spec =
+        pair.value.mapping != nil && pair.value["type"] == nil && pair.value["one_of"] == nil
+          && pair.value["values"] == nil ? nil : pair.value
       if let spec {
         if let compiled = typeSpec(spec, context: "type \"\(name)\"") { placeholder.copy(from: compiled) }
       } else {
@@ -264,7 +280,8 @@ public struct DescriptorCompiler {
         target = next.target
       }
       if seen.contains(target) || aliases[target] != nil {
-        error("named types form a cycle: \((seen + [target]).joined(separator: " → "))", at: alias.position, in: alias.file)
+        error(
+          "named types form a cycle: \((seen + [target]).joined(separator: " → "))", at: alias.position, in: alias.file)
       } else if let resolved = named[target], let placeholder = named[name] {
         placeholder.copy(from: resolved)
         placeholder.name = name

@@ -41,7 +41,8 @@ public struct YAMLReader: Sendable {
       case .documentStart:
         documents += 1
         if documents > 1 {
-          throw YAMLError(message: "more than one YAML document in the file; keep one per file", position: event.position)
+          throw YAMLError(
+            message: "more than one YAML document in the file; keep one per file", position: event.position)
         }
       default:
         try builder.add(event)
@@ -80,7 +81,8 @@ struct TreeBuilder {
     switch event.kind {
     case .scalar(let text, let plain, let tag):
       let value = try resolve(text: text, plain: plain, tag: tag, at: event.position)
-      let node = YAMLNode(content: .scalar(YAMLScalar(text: text, isPlain: plain, value: value)), position: event.position)
+      let node = YAMLNode(
+        content: .scalar(YAMLScalar(text: text, isPlain: plain, value: value)), position: event.position)
       try count(1, bytes: node.expandedBytes, at: event.position)
       try finish(node, anchor: event.anchor)
     case .alias(let anchor):
@@ -106,7 +108,8 @@ struct TreeBuilder {
       } else {
         content = .sequence(frame.children)
       }
-      let node = YAMLNode(content: content, position: frame.position, expandedSize: frame.size, expandedBytes: frame.bytes)
+      let node = YAMLNode(
+        content: content, position: frame.position, expandedSize: frame.size, expandedBytes: frame.bytes)
       try finish(node, anchor: frame.anchor)
     default:
       break

@@ -12,9 +12,11 @@ enum Completions {
   }
 
   static let ids = CompletionKind.custom { words, _, prefix in
-    guard let store = store(words), let kind = kind(in: words, store: store), let schema = store.registry.latest(kind) else { return [] }
+    guard let store = store(words), let kind = kind(in: words, store: store), let schema = store.registry.latest(kind)
+    else { return [] }
     return FileIO.entries(of: store.layout.dataDirectory + "/" + schema.directory).compactMap { entry in
-      entry.name.hasSuffix(".json") && !entry.name.hasPrefix(".") && entry.name.hasPrefix(prefix) ? String(entry.name.dropLast(5)) : nil
+      entry.name.hasSuffix(".json") && !entry.name.hasPrefix(".") && entry.name.hasPrefix(prefix)
+        ? String(entry.name.dropLast(5)) : nil
     }.sorted()
   }
 
@@ -30,16 +32,22 @@ enum Completions {
   }
 
   static func fieldPaths(_ words: [String]) -> [String] {
-    guard let store = store(words), let kind = kind(in: words, store: store), let versions = store.registry.schemas[kind] else { return [] }
+    guard let store = store(words), let kind = kind(in: words, store: store),
+      let versions = store.registry.schemas[kind]
+    else { return [] }
     var seen = Set<String>()
-    return versions.keys.sorted().reversed().flatMap { versions[$0]!.root.fieldPaths() }.filter { seen.insert($0).inserted }
+    return versions.keys.sorted().reversed().flatMap { versions[$0]!.root.fieldPaths() }.filter {
+      seen.insert($0).inserted
+    }
   }
 
   /// The store the command line names, or the one around the working directory.
   static func store(_ words: [String]) -> Store? {
     let explicit = words.firstIndex(of: "--store").flatMap { $0 + 1 < words.count ? words[$0 + 1] : nil }
-    guard let layout = try? StoreLayout.locate(explicit: explicit, environment: ProcessInfo.processInfo.environment,
-      workingDirectory: FileIO.currentDirectory)
+    guard
+      let layout = try? StoreLayout.locate(
+        explicit: explicit, environment: ProcessInfo.processInfo.environment,
+        workingDirectory: FileIO.currentDirectory)
     else { return nil }
     return try? Store.open(layout)
   }

@@ -26,7 +26,8 @@ struct Formsctl: ParsableCommand {
     version: formsctlVersion,
     subcommands: [
       Init.self, New.self, Get.self, List.self, Set.self, Edit.self, Status.self, Remove.self, Move.self,
-      Validate.self, Fmt.self, Schema.self, Migrate.self, Snapshot.self, Import.self, Log.self, Git.self, MergeFile.self, Editor.self, Keygen.self, Keys.self, Recover.self,
+      Validate.self, Fmt.self, Schema.self, Migrate.self, Snapshot.self, Import.self, Log.self, Git.self,
+      MergeFile.self, Editor.self, Keygen.self, Keys.self, Recover.self,
     ]
   )
 
@@ -39,14 +40,16 @@ struct Formsctl: ParsableCommand {
     } catch let error as any FormsError {
       SensitiveNote.shared.flush()
       switch error as? StoreError {
-      case .invalidDocument(_, let diagnostics)?, .migrationFailed(_, let diagnostics)?, .importFailed(_, let diagnostics)?:
+      case .invalidDocument(_, let diagnostics)?, .migrationFailed(_, let diagnostics)?,
+        .importFailed(_, let diagnostics)?:
         FileHandleOutput.standardError.write(DiagnosticPrinter.render(diagnostics, as: .text))
       default:
         break
       }
       printError(error.description)
       if case .usage(_, let excerpt?)? = error as? CommandError {
-        FileHandleOutput.standardError.write(excerpt.split(separator: "\n").map { "  " + String($0).escapingControlCharacters + "\n" }.joined())
+        FileHandleOutput.standardError.write(
+          excerpt.split(separator: "\n").map { "  " + String($0).escapingControlCharacters + "\n" }.joined())
       }
       Glibc.exit(ExitStatus.code(for: error.kind))
     } catch {
@@ -94,7 +97,9 @@ struct Formsctl: ParsableCommand {
         if type.configuration.defaultSubcommand != nil { return }
         let names = subcommands.map { $0._commandName }
         let hint = suggestion(for: argument, among: names).map { "did you mean \"\($0)\"? " } ?? ""
-        throw CommandError.usage("unknown command \"\(argument)\"; \(hint)(\(words.joined(separator: " ")) commands: \(names.joined(separator: ", ")))")
+        throw CommandError.usage(
+          "unknown command \"\(argument)\"; \(hint)(\(words.joined(separator: " ")) commands: \(names.joined(separator: ", ")))"
+        )
       }
       words.append(argument)
       type = next

@@ -5,7 +5,10 @@ import Foundation
 
 /// Options every store command shares.
 struct StoreOptions: ParsableArguments {
-  @Option(name: .long, help: ArgumentHelp("The store's directory (default: FORMSCTL_STORE, else walk up to formsctl.yaml).", valueName: "DIR"))
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "The store's directory (default: FORMSCTL_STORE, else walk up to formsctl.yaml).", valueName: "DIR"))
   var store: String?
 
   @Option(name: .long, help: "Seconds to wait for another writer to release the store lock.")
@@ -15,7 +18,9 @@ struct StoreOptions: ParsableArguments {
   var quiet = false
 
   func validate() throws {
-    guard wait.isFinite, (0...86_400).contains(wait) else { throw ValidationError("--wait must be between 0 and 86400 seconds") }
+    guard wait.isFinite, (0...86_400).contains(wait) else {
+      throw ValidationError("--wait must be between 0 and 86400 seconds")
+    }
   }
 
   /// The store this command works on.
@@ -42,9 +47,12 @@ struct StoreOptions: ParsableArguments {
   /// values of sensitive fields (`names`) are replaced by «redacted».
   func commandLine(redacting names: Swift.Set<String> = []) -> String {
     (["formsctl"] + redactingSensitive(Array(CommandLine.arguments.dropFirst()), names: names)).map { argument in
-      let plain = !argument.isEmpty && argument.unicodeScalars.allSatisfy {
-        ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_./=:,@%+[]".unicodeScalars.contains($0)
-      }
+      let plain =
+        !argument.isEmpty
+        && argument.unicodeScalars.allSatisfy {
+          ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+            || "-_./=:,@%+[]".unicodeScalars.contains($0)
+        }
       return plain ? argument : "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }.joined(separator: " ")
   }

@@ -6,7 +6,8 @@ import Testing
 /// The byte matcher for simple anchored patterns must answer exactly as NSRegularExpression does.
 struct CompiledPatternTests {
   static let patterns = [
-    "^ACQ-[0-9]{4}-[0-9]{3}$", "^[0-9A-Z-]{1,32}$", "^[0-9]{4}[A-Z]?$", "^[0-9]{6}$", "^[A-Z][A-Z.]{0,5}$", "^[A-Z]{3}$",
+    "^ACQ-[0-9]{4}-[0-9]{3}$", "^[0-9A-Z-]{1,32}$", "^[0-9]{4}[A-Z]?$", "^[0-9]{6}$", "^[A-Z][A-Z.]{0,5}$",
+    "^[A-Z]{3}$",
     "^a*a$", "^[ab]+b{2,}$", "^\\d{2}\\.\\d?$", "^x{0}y$", "^[a-c-]*$", "^[-a]{1,2}$", "^AB?C*$", "^[\\-.]+$", "^$",
   ]
 
@@ -21,7 +22,9 @@ struct CompiledPatternTests {
         let input = (0..<length).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }
         let text = String(decoding: input, as: UTF8.self)
         let expected = regex.firstMatch(in: text, range: NSRange(text.startIndex..<text.endIndex, in: text)) != nil
-        #expect(input.withUnsafeBufferPointer { CompiledPattern.match(steps[...], $0[...]) } == expected, "\(source) on \"\(text)\"")
+        #expect(
+          input.withUnsafeBufferPointer { CompiledPattern.match(steps[...], $0[...]) } == expected,
+          "\(source) on \"\(text)\"")
       }
     }
     for text in ["ACQ-2026-001", "0001A", "USD", "GSA.", "aa", "abbb"] {
@@ -31,10 +34,15 @@ struct CompiledPatternTests {
   }
 
   @Test func leavesEverythingElseToICU() {
-    for source in ["[A-Z]{3}", "^[^a]$", "^a|b$", "^(ab)+$", "^a.b$", "^[a-z&&[^b]]$", "^a+?$", "^[[:alpha:]]$", "^\\w$", "^[a--b]$"] {
+    for source in [
+      "[A-Z]{3}", "^[^a]$", "^a|b$", "^(ab)+$", "^a.b$", "^[a-z&&[^b]]$", "^a+?$", "^[[:alpha:]]$", "^\\w$", "^[a--b]$",
+    ] {
       #expect(CompiledPattern.compileSimple(source) == nil, "\(source)")
     }
     // A line break at the end: ICU's `$` matches before it; such text never takes the fast path.
-    #expect(CompiledPattern("^[A-Z]{3}$")!.matches("USD\n") == ((try? NSRegularExpression(pattern: "^[A-Z]{3}$"))!.firstMatch(in: "USD\n", range: NSRange(location: 0, length: 4)) != nil))
+    #expect(
+      CompiledPattern("^[A-Z]{3}$")!.matches("USD\n")
+        == ((try? NSRegularExpression(pattern: "^[A-Z]{3}$"))!.firstMatch(
+          in: "USD\n", range: NSRange(location: 0, length: 4)) != nil))
   }
 }

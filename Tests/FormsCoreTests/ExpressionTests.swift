@@ -3,7 +3,8 @@ import Testing
 @testable import FormsCore
 
 struct ExpressionTests {
-  static let document = try! JSONParser().parse("""
+  static let document = try! JSONParser().parse(
+    """
     {"status": "open", "ticker": "AAPL", "total": 12.50, "issued": "2026-03-01T10:00:00-05:00",
      "due": "2026-03-01", "items": [{"quantity": 3}, {"quantity": 12}], "note": null,
      "meta": {"agency": "GSA"}}
@@ -16,8 +17,10 @@ struct ExpressionTests {
     ("ticker ~ \"^AA\"", true), ("ticker ~ \"^MS\"", false), ("meta.agency == 'GSA'", true),
     ("note exists", false), ("missing exists", false), ("not missing exists", true), ("missing == 1", false),
     // A date against a datetime compares calendar days, the datetime's as written (DESIGN §12).
-    ("issued > \"2026-03-01\"", false), ("issued >= \"2026-03-01\"", true), ("issued > due", false), ("issued == due", true),
-    ("due >= \"2026-03-01T00:00:00Z\"", true), ("due < \"2026-03-01T23:59:59Z\"", false), ("issued < \"2026-03-02\"", true),
+    ("issued > \"2026-03-01\"", false), ("issued >= \"2026-03-01\"", true), ("issued > due", false),
+    ("issued == due", true),
+    ("due >= \"2026-03-01T00:00:00Z\"", true), ("due < \"2026-03-01T23:59:59Z\"", false),
+    ("issued < \"2026-03-02\"", true),
     ("issued < \"2026-03-01T15:00:01Z\"", true), ("issued < \"2026-03-01T15:00:00Z\"", false),
     ("status == \"open\" and (total > 100 or ticker == \"AAPL\")", true), ("not (status == \"open\")", false),
     ("status == 1", false), ("status != 1", true),

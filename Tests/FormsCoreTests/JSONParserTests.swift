@@ -13,22 +13,34 @@ struct JSONParserTests {
   }
 
   static let badInputs: [BadInput] = [
-    BadInput(name: "not UTF-8", bytes: Array("{\"a\": \"caf".utf8) + [0xE9] + Array("\"}".utf8), line: 1, column: 11, message: "invalid UTF-8"),
-    BadInput(name: "BOM", bytes: [0xEF, 0xBB, 0xBF] + Array("{}".utf8), line: 1, column: 1, message: "byte order mark"),
+    BadInput(
+      name: "not UTF-8", bytes: Array("{\"a\": \"caf".utf8) + [0xE9] + Array("\"}".utf8), line: 1, column: 11,
+      message: "invalid UTF-8"),
+    BadInput(
+      name: "BOM", bytes: [0xEF, 0xBB, 0xBF] + Array("{}".utf8), line: 1, column: 1, message: "byte order mark"),
     BadInput(name: "empty", bytes: [], line: 1, column: 1, message: "the file is empty"),
-    BadInput(name: "cut off", bytes: Array("{\n  \"a\": [1,\n".utf8), line: 3, column: 1, message: "unexpected end of file"),
-    BadInput(name: "duplicate key", bytes: Array("{\n  \"a\": 1,\n  \"a\": 2\n}".utf8), line: 3, column: 3, message: "duplicate key \"a\" (first at 2:3)"),
+    BadInput(
+      name: "cut off", bytes: Array("{\n  \"a\": [1,\n".utf8), line: 3, column: 1, message: "unexpected end of file"),
+    BadInput(
+      name: "duplicate key", bytes: Array("{\n  \"a\": 1,\n  \"a\": 2\n}".utf8), line: 3, column: 3,
+      message: "duplicate key \"a\" (first at 2:3)"),
     BadInput(name: "trailing comma", bytes: Array("[1, 2,]".utf8), line: 1, column: 7, message: "trailing comma"),
-    BadInput(name: "trailing comma in object", bytes: Array("{\"a\": 1,}".utf8), line: 1, column: 9, message: "trailing comma"),
-    BadInput(name: "comment", bytes: Array("{\n// note\n}".utf8), line: 2, column: 1, message: "comments are not allowed"),
+    BadInput(
+      name: "trailing comma in object", bytes: Array("{\"a\": 1,}".utf8), line: 1, column: 9, message: "trailing comma"),
+    BadInput(
+      name: "comment", bytes: Array("{\n// note\n}".utf8), line: 2, column: 1, message: "comments are not allowed"),
     BadInput(name: "NaN", bytes: Array("[NaN]".utf8), line: 1, column: 2, message: "NaN"),
     BadInput(name: "leading zero", bytes: Array("{\"n\": 012}".utf8), line: 1, column: 7, message: "leading zeros"),
     BadInput(name: "single quotes", bytes: Array("['a']".utf8), line: 1, column: 2, message: "double quotes"),
-    BadInput(name: "lone surrogate", bytes: Array("[\"\\ud800\"]".utf8), line: 1, column: 3, message: "lone high surrogate"),
+    BadInput(
+      name: "lone surrogate", bytes: Array("[\"\\ud800\"]".utf8), line: 1, column: 3, message: "lone high surrogate"),
     BadInput(name: "UTF-16", bytes: [0xFF, 0xFE, 0x5B, 0x00, 0x5D, 0x00], line: 1, column: 1, message: "UTF-16"),
-    BadInput(name: "control character", bytes: Array("[\"a\tb\"]".utf8), line: 1, column: 4, message: "control character U+0009"),
+    BadInput(
+      name: "control character", bytes: Array("[\"a\tb\"]".utf8), line: 1, column: 4,
+      message: "control character U+0009"),
     BadInput(name: "two values", bytes: Array("{} {}".utf8), line: 1, column: 4, message: "after the end"),
-    BadInput(name: "columns count characters", bytes: Array("{\"é\": x}".utf8), line: 1, column: 7, message: "unexpected 'x'"),
+    BadInput(
+      name: "columns count characters", bytes: Array("{\"é\": x}".utf8), line: 1, column: 7, message: "unexpected 'x'"),
   ]
 
   @Test(arguments: badInputs)
@@ -100,7 +112,8 @@ struct JSONNumberTests {
     ("1", "1.0", 0), ("12.50", "12.5", 0), ("1e2", "100", 0), ("-0", "0", 0), ("1e400", "1e399", 1),
     ("-1", "1", -1), ("-2", "-10", 1), ("0.1", "0.01", 1), ("12345678901234567890", "12345678901234567891", -1),
     ("1.5e-3", "0.0015", 0), ("-1e400", "5", -1), ("123.45", "0", 1), ("-0.0", "0", 0), ("-1.5", "-1.25", -1),
-    ("10.01", "9.99", 1), ("0.10", "0.1", 0), ("-0.001", "0", -1), ("2.5", "2.50001", -1), ("99999999999999999999.5", "1", 1),
+    ("10.01", "9.99", 1), ("0.10", "0.1", 0), ("-0.001", "0", -1), ("2.5", "2.50001", -1),
+    ("99999999999999999999.5", "1", 1),
   ])
   func comparesExactly(_ a: String, _ b: String, _ expected: Int) {
     let result = JSONNumber(a)!.compare(JSONNumber(b)!)

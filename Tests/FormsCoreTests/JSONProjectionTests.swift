@@ -11,7 +11,8 @@ struct JSONProjectionTests {
   }
 
   /// Every file of the conformance suite, as the value of a member that is skipped or kept.
-  @Test(.enabled(if: JSONTestSuite.isPresent, "../shared/JSONTestSuite is not beside this clone"),
+  @Test(
+    .enabled(if: JSONTestSuite.isPresent, "../shared/JSONTestSuite is not beside this clone"),
     arguments: JSONTestSuite.files("test_parsing"))
   func neverAcceptsWhatTheParserRefuses(_ name: String) throws {
     let inner = JSONTestSuite.bytes("test_parsing", name)
@@ -25,8 +26,10 @@ struct JSONProjectionTests {
   }
 
   @Test func keepsOnlyWhatThePathsReachAndTheListsAround() throws {
-    let text = #"{"_schema": "purchase-order@1.1.0", "items": [{"quantity": 5, "sku": "a"}, {"quantity": 7}], "status": "open", "z": {"deep": [1, 2]}}"#
-    let projected = try #require(JSONParser().parse(Array(text.utf8), keeping: Self.projection("status", "items[].quantity")))
+    let text =
+      #"{"_schema": "purchase-order@1.1.0", "items": [{"quantity": 5, "sku": "a"}, {"quantity": 7}], "status": "open", "z": {"deep": [1, 2]}}"#
+    let projected = try #require(
+      JSONParser().parse(Array(text.utf8), keeping: Self.projection("status", "items[].quantity")))
     #expect(projected == (try JSONParser().parse(#"{"items": [{"quantity": 5}, {"quantity": 7}], "status": "open"}"#)))
     let whole = try JSONParser().parse(text)
     #expect(Self.narrow(whole, Self.projection("status", "items[].quantity")) == projected)
@@ -53,9 +56,11 @@ struct JSONProjectionTests {
     guard let projection else { return value }
     switch value {
     case .object(let object):
-      return .object(JSONObject(projection.members.compactMap { member in
-        object[member.key].map { JSONObject.Member(key: member.key, value: narrow($0, member.child)) }
-      }))
+      return .object(
+        JSONObject(
+          projection.members.compactMap { member in
+            object[member.key].map { JSONObject.Member(key: member.key, value: narrow($0, member.child)) }
+          }))
     case .array(let elements): return .array(elements.map { narrow($0, projection) })
     default: return value
     }

@@ -17,7 +17,8 @@ enum JSONTestSuite {
   }
 
   static func bytes(_ folder: String, _ name: String) -> [UInt8] {
-    [UInt8](FileManager.default.contents(atPath: root.appendingPathComponent(folder).appendingPathComponent(name).path)!)
+    [UInt8](
+      FileManager.default.contents(atPath: root.appendingPathComponent(folder).appendingPathComponent(name).path)!)
   }
 }
 
@@ -61,9 +62,12 @@ let implementationDefinedOutcomes: [String: Bool] = [
   "i_structure_UTF-8_BOM_empty_object.json": false,
 ]
 
-@Suite(.enabled(if: JSONTestSuite.isPresent, "../shared/JSONTestSuite is not beside this clone; conformance tests skipped"))
+@Suite(
+  .enabled(if: JSONTestSuite.isPresent, "../shared/JSONTestSuite is not beside this clone; conformance tests skipped"))
 struct JSONTestSuiteTests {
-  static let duplicateKeyCases: Set<String> = ["y_object_duplicated_key.json", "y_object_duplicated_key_and_value.json"]
+  static let duplicateKeyCases: Set<String> = [
+    "y_object_duplicated_key.json", "y_object_duplicated_key_and_value.json",
+  ]
 
   @Test(arguments: JSONTestSuite.files("test_parsing", prefix: "y_"))
   func acceptsValid(_ name: String) throws {

@@ -8,12 +8,16 @@ struct LimitsTests {
   static func hostile(_ shape: String) -> String {
     switch shape {
     case "not": return String(repeating: "not ", count: 25_000) + "a exists"
-    case "parentheses": return String(repeating: "(", count: 40_000) + "a exists" + String(repeating: ")", count: 40_000)
+    case "parentheses":
+      return String(repeating: "(", count: 40_000) + "a exists" + String(repeating: ")", count: 40_000)
     default: return Array(repeating: "a exists", count: 25_000).joined(separator: " and ")
     }
   }
 
-  @Test(arguments: [("not", "nested more than 64 deep"), ("parentheses", "nested more than 64 deep"), ("and", "more than 1024 'and'/'or'")])
+  @Test(arguments: [
+    ("not", "nested more than 64 deep"), ("parentheses", "nested more than 64 deep"),
+    ("and", "more than 1024 'and'/'or'"),
+  ])
   func deepOrLongExpressionsAreRefused(_ shape: String, _ message: String) {
     do {
       _ = try ExpressionParser.parse(Self.hostile(shape))
@@ -32,7 +36,8 @@ struct LimitsTests {
 
   @Test func messagesQuoteControlCharactersEscaped() {
     #expect("a\nb\u{1B}[31m\u{7F}\u{0}\u{85}é\\d".escapingControlCharacters == #"a\nb\u001b[31m\u007f\u0000\u0085é\d"#)
-    let diagnostic = Diagnostic(file: "data/x\n.json", position: SourcePosition(line: 1, column: 2),
+    let diagnostic = Diagnostic(
+      file: "data/x\n.json", position: SourcePosition(line: 1, column: 2),
       pointer: JSONPointer(tokens: ["key"]), rule: "type", message: "bad \"\u{0}\"\n")
     #expect(diagnostic.compilerStyle == #"data/x\n.json:1:2: error: key: bad "\u0000"\n [type]"#)
     #expect(!DiagnosticPrinter.render([diagnostic], as: .github).dropLast().contains("\n"))

@@ -24,12 +24,15 @@ struct RetentionPlannerTests {
       "2026-12-08T09:00:00Z",  // 28 days old: newest of 2026-W50
       "2026-12-05T09:00:00Z",  // 31 days old
     ].map { RetentionPlanner.Snapshot(name: $0, time: Self.time($0)) }
-    let decisions = RetentionPlanner.decide(snapshots.shuffled(), now: now, keepWithin: 7 * 86400, keepWeeklyWithin: 30 * 86400)
-    #expect(decisions.map { "\($0.keep ? "keep" : "delete") \($0.reason)" } == [
-      "keep newest", "keep within 7d", "delete not the newest of week 2026-W53", "keep newest of week 2026-W52",
-      "delete not the newest of week 2026-W52", "delete not the newest of week 2026-W52", "keep newest of week 2026-W50",
-      "delete older than 30d",
-    ])
+    let decisions = RetentionPlanner.decide(
+      snapshots.shuffled(), now: now, keepWithin: 7 * 86400, keepWeeklyWithin: 30 * 86400)
+    #expect(
+      decisions.map { "\($0.keep ? "keep" : "delete") \($0.reason)" } == [
+        "keep newest", "keep within 7d", "delete not the newest of week 2026-W53", "keep newest of week 2026-W52",
+        "delete not the newest of week 2026-W52", "delete not the newest of week 2026-W52",
+        "keep newest of week 2026-W50",
+        "delete older than 30d",
+      ])
   }
 
   @Test func newestIsAlwaysKeptAndKeepLastCounts() {
@@ -37,7 +40,11 @@ struct RetentionPlannerTests {
     let old = ["2025-01-01T00:00:00Z", "2025-01-02T00:00:00Z", "2025-01-03T00:00:00Z"].map {
       RetentionPlanner.Snapshot(name: $0, time: Self.time($0))
     }
-    #expect(RetentionPlanner.decide(old, now: now, keepWithin: 0, keepWeeklyWithin: 0).map(\.keep) == [true, false, false])
-    #expect(RetentionPlanner.decide(old, now: now, keepWithin: 0, keepWeeklyWithin: 0, keepLast: 2).map(\.keep) == [true, true, false])
+    #expect(
+      RetentionPlanner.decide(old, now: now, keepWithin: 0, keepWeeklyWithin: 0).map(\.keep) == [true, false, false])
+    #expect(
+      RetentionPlanner.decide(old, now: now, keepWithin: 0, keepWeeklyWithin: 0, keepLast: 2).map(\.keep) == [
+        true, true, false,
+      ])
   }
 }

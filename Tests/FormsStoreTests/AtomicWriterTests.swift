@@ -41,7 +41,8 @@ struct AtomicWriterTests {
     try withTemporaryDirectory { dir in
       try writeText("outside\n", to: dir + "/outside/secret.json")
       try FileManager.default.createDirectory(atPath: dir + "/store", withIntermediateDirectories: true)
-      try FileManager.default.createSymbolicLink(atPath: dir + "/store/a.json", withDestinationPath: dir + "/outside/secret.json")
+      try FileManager.default.createSymbolicLink(
+        atPath: dir + "/store/a.json", withDestinationPath: dir + "/outside/secret.json")
       let writer = AtomicWriter(boundary: dir + "/store")
       #expect(throws: StoreError.symlinkOutsideStore(dir + "/store/a.json")) {
         try writer.write(Array("new\n".utf8), to: dir + "/store/a.json")
@@ -118,7 +119,8 @@ struct StoreLayoutTests {
       #expect(store.root == dir + "/store")
       #expect(store.schemasDirectory == (dir as NSString).deletingLastPathComponent + "/schemas")
       #expect(store.dataDirectory == dir + "/store/data")
-      let viaEnvironment = try StoreLayout.locate(explicit: nil, environment: ["FORMSCTL_STORE": "store"], workingDirectory: dir)
+      let viaEnvironment = try StoreLayout.locate(
+        explicit: nil, environment: ["FORMSCTL_STORE": "store"], workingDirectory: dir)
       #expect(viaEnvironment.root == dir + "/store")
       #expect(throws: StoreError.notAStore(searchedFrom: dir)) {
         try StoreLayout.locate(explicit: nil, environment: [:], workingDirectory: dir)
@@ -129,7 +131,11 @@ struct StoreLayoutTests {
   @Test func badManifestNamesTheLine() throws {
     try withTemporaryDirectory { dir in
       try writeText("formsctl: 1\nsnapshots:\n  keep_within: soon\n", to: dir + "/formsctl.yaml")
-      #expect(throws: StoreError.manifest(file: dir + "/formsctl.yaml", position: .init(line: 3, column: 16), message: "expected a duration such as 7d, 12h or 2w")) {
+      #expect(
+        throws: StoreError.manifest(
+          file: dir + "/formsctl.yaml", position: .init(line: 3, column: 16),
+          message: "expected a duration such as 7d, 12h or 2w")
+      ) {
         try StoreLayout(root: dir)
       }
     }
@@ -145,7 +151,8 @@ struct FormatterTests {
       let files = try Formatter.expand([dir])
       let check = Formatter(check: true, writer: AtomicWriter(boundary: dir)).run(files)
       #expect(check.changed == [dir + "/messy.json"])
-      #expect(check.failures.map(\.compilerStyle) == [dir + "/broken.json:1:9: error: trailing comma before '}' [parse]"])
+      #expect(
+        check.failures.map(\.compilerStyle) == [dir + "/broken.json:1:9: error: trailing comma before '}' [parse]"])
       #expect(try readText(dir + "/messy.json") == "{\"b\": 1, \"a\": 12.50}")
       let fix = Formatter(check: false, writer: AtomicWriter(boundary: dir)).run(files)
       #expect(fix.changed == [dir + "/messy.json"])

@@ -13,7 +13,8 @@ struct AuditLogTests {
   static func interrupted(_ fixture: StoreFixture, history: [UInt8], offset: Int) throws {
     let journal = fixture.root + "/.formsctl/journal"
     try FileManager.default.createDirectory(atPath: journal, withIntermediateDirectories: true)
-    try writeText("""
+    try writeText(
+      """
       {"operation":"set acquisition ACQ-2026-001"}
       {"action":"write","path":"data/acquisitions/ACQ-2026-001.json","staged":"data/acquisitions/.ACQ-2026-001.json.formsctl-journal"}
       {"action":"append","path":".formsctl/history.jsonl","offset":\(offset)}
@@ -33,9 +34,12 @@ struct AuditLogTests {
       let existing = try Data(contentsOf: URL(fileURLWithPath: AuditLog.path(fixture.store.layout)))
       let written = [[UInt8](), Array(Self.record.prefix(20)), Self.record][part]
       try Self.interrupted(fixture, history: Array(existing) + written, offset: existing.count)
-      #expect(try Journal(layout: fixture.store.layout).recover() == "finished the interrupted set acquisition ACQ-2026-001")
+      #expect(
+        try Journal(layout: fixture.store.layout).recover() == "finished the interrupted set acquisition ACQ-2026-001")
       let history = try readText(AuditLog.path(fixture.store.layout))
-      #expect(history == String(decoding: existing, as: UTF8.self) + String(decoding: Self.record, as: UTF8.self), "\(moment)")
+      #expect(
+        history == String(decoding: existing, as: UTF8.self) + String(decoding: Self.record, as: UTF8.self), "\(moment)"
+      )
       #expect(try readText(dir + "/data/acquisitions/ACQ-2026-001.json") == "{\"staged\": true}\n")
       #expect(!FileManager.default.fileExists(atPath: dir + "/.formsctl/journal/audit.jsonl"))
     }
@@ -58,7 +62,8 @@ struct AuditLogTests {
     try withTemporaryDirectory { dir in
       let fixture = try StoreFixture(dir)
       try writeText("outside\n", to: dir + "/outside.txt")
-      try FileManager.default.createSymbolicLink(atPath: AuditLog.path(fixture.store.layout), withDestinationPath: dir + "/outside.txt")
+      try FileManager.default.createSymbolicLink(
+        atPath: AuditLog.path(fixture.store.layout), withDestinationPath: dir + "/outside.txt")
       #expect(storeError { try fixture.acquisition() }?.kind != nil)
       #expect(try readText(dir + "/outside.txt") == "outside\n")
     }
@@ -83,7 +88,9 @@ struct AuditLogTests {
       #expect(ids(.init(kind: "purchase-order")) == ["PO-2", "PO-1"])
       #expect(ids(.init(kind: "purchase-order", id: "PO-1")) == ["PO-1"])
       #expect(ids(.init(limit: 1)) == ["ACQ-2026-001"])
-      #expect(ids(.init(since: Store.rfc3339(fixture.clock).prefix(10).description)) == ["ACQ-2026-001", "PO-2"], "a date counts its day")
+      #expect(
+        ids(.init(since: Store.rfc3339(fixture.clock).prefix(10).description)) == ["ACQ-2026-001", "PO-2"],
+        "a date counts its day")
     }
   }
 

@@ -12,6 +12,7 @@ struct BuiltinSchemasTests {
   static func generatedSource() throws -> String {
     let directory = root.appendingPathComponent("schemas").path
     var out = """
+      // swift-format-ignore-file
       // Generated from schemas/ by `RECORD_SNAPSHOTS=1 swift test --filter BuiltinSchemasTests`; do not edit.
 
       /// The built-in schema descriptors, embedded so `formsctl init` needs no checkout of this repository.
@@ -32,9 +33,12 @@ struct BuiltinSchemasTests {
     let expected = try Self.generatedSource()
     if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] == "1" {
       try Data(expected.utf8).write(to: target)
+      Issue.record("regenerated BuiltinSchemas.swift; review the diff and run again without RECORD_SNAPSHOTS")
       return
     }
-    #expect(try String(contentsOf: target, encoding: .utf8) == expected, "run RECORD_SNAPSHOTS=1 swift test --filter BuiltinSchemasTests")
+    #expect(
+      try String(contentsOf: target, encoding: .utf8) == expected,
+      "run RECORD_SNAPSHOTS=1 swift test --filter BuiltinSchemasTests")
     let onDisk = FileIO.files(under: Self.root.appendingPathComponent("schemas").path, suffix: ".yaml").count
     #expect(BuiltinSchemas.files.count == onDisk)
   }

@@ -10,7 +10,8 @@ struct EditableTests {
   /// A store whose orders come from a feed (import), as the app's did.
   func store(_ dir: String) throws -> StoreFixture {
     let fixture = try StoreFixture(dir + "/store", peopleEditOrders: false)
-    try writeText("""
+    try writeText(
+      """
       [{"purchase_order_number": "PO-1", "issue_date": "2026-11-01T09:00:00Z", "last_updated": "2026-11-01T09:00:00Z",
         "items": [{"product_item_id": 1, "quantity": 5, "last_updated": "2026-11-01T09:00:00Z"}]}]
       """, to: dir + "/feed.json")
@@ -21,9 +22,12 @@ struct EditableTests {
   @Test func peopleChangeWhatIsEditableAndAddItems() throws {
     try withTemporaryDirectory { dir in
       let fixture = try store(dir)
-      try fixture.store.update(kind: "purchase-order", id: "PO-1", assignments: [
-        try Assignment("delivery_note=Dock B"), try Assignment("items[1].product_item_id=2"), try Assignment("items[1].quantity=3"),
-      ])
+      try fixture.store.update(
+        kind: "purchase-order", id: "PO-1",
+        assignments: [
+          try Assignment("delivery_note=Dock B"), try Assignment("items[1].product_item_id=2"),
+          try Assignment("items[1].quantity=3"),
+        ])
       let order = try fixture.read("purchase-order", "PO-1")
       #expect(order["delivery_note"] == .string("Dock B"))
       #expect(order["items"]?.arrayValue?.count == 2)
@@ -35,9 +39,14 @@ struct EditableTests {
     try withTemporaryDirectory { dir in
       let fixture = try store(dir)
       let before = try fixture.bytes("purchase-order", "PO-1")
-      let error = storeError { try fixture.store.update(kind: "purchase-order", id: "PO-1", assignments: try changes.map { try Assignment($0) }) }
+      let error = storeError {
+        try fixture.store.update(
+          kind: "purchase-order", id: "PO-1", assignments: try changes.map { try Assignment($0) })
+      }
       #expect(error?.kind == .badInput)
-      #expect(error?.description.contains("is not for people to change; people may change delivery_note, preferred_delivery_date, items[+]") == true,
+      #expect(
+        error?.description.contains(
+          "is not for people to change; people may change delivery_note, preferred_delivery_date, items[+]") == true,
         "\(String(describing: error))")
       #expect(try fixture.bytes("purchase-order", "PO-1") == before)
     }
@@ -46,14 +55,17 @@ struct EditableTests {
   @Test func feedsMigrationsAndRenamesAreNotLimited() throws {
     try withTemporaryDirectory { dir in
       let fixture = try store(dir)
-      try writeText("""
+      try writeText(
+        """
         [{"purchase_order_number": "PO-1", "issue_date": "2026-11-01T09:00:00Z", "last_updated": "2026-11-02T09:00:00Z", "status": "closed",
           "items": [{"product_item_id": 1, "quantity": 9, "last_updated": "2026-11-02T09:00:00Z"}]}]
         """, to: dir + "/feed.json")
-      _ = try Importer(store: fixture.store).run(Importer.Request(kind: "purchase-order", feed: dir + "/feed.json", strictWorkflow: false))
+      _ = try Importer(store: fixture.store).run(
+        Importer.Request(kind: "purchase-order", feed: dir + "/feed.json", strictWorkflow: false))
       #expect(try fixture.read("purchase-order", "PO-1")["status"] == .string("closed"))
       try fixture.store.move(kind: "purchase-order", from: "PO-1", to: "PO-2")
-      #expect(try fixture.read("purchase-order", "PO-2")["items"]?.arrayValue?.first?["quantity"] == .number(JSONNumber(9)))
+      #expect(
+        try fixture.read("purchase-order", "PO-2")["items"]?.arrayValue?.first?["quantity"] == .number(JSONNumber(9)))
     }
   }
 
@@ -62,7 +74,9 @@ struct EditableTests {
       let fixture = try StoreFixture(dir + "/store", peopleEditOrders: false)
       try fixture.acquisition()
       let error = storeError { try fixture.order("PO-9", acquisition: "ACQ-2026-001") }
-      #expect(error?.description.contains("acquisition_id is not for people to change") == true, "\(String(describing: error))")
+      #expect(
+        error?.description.contains("acquisition_id is not for people to change") == true,
+        "\(String(describing: error))")
       try fixture.order("PO-10")  // its id, the maintained issue date and its items: all a person may give
     }
   }

@@ -9,10 +9,12 @@ struct EditorSetupTests {
     try withTemporaryDirectory { dir in
       let fixture = try StoreFixture(dir + "/store")
       let setup = EditorSetup(layout: fixture.store.layout, registry: fixture.store.registry)
-      try writeText(#"{"editor.tabSize": 2, "json.schemas": [{"fileMatch": ["x.json"], "url": "https://example.com/x.json"}]}"#,
+      try writeText(
+        #"{"editor.tabSize": 2, "json.schemas": [{"fileMatch": ["x.json"], "url": "https://example.com/x.json"}]}"#,
         to: dir + "/store/.vscode/settings.json")
       for _ in 0..<2 {
-        try setup.writeVSCodeSettings(try setup.exportSchemas(to: setup.defaultDirectory), directory: setup.defaultDirectory)
+        try setup.writeVSCodeSettings(
+          try setup.exportSchemas(to: setup.defaultDirectory), directory: setup.defaultDirectory)
       }
       let settings = try JSONParser().parse(Array(try readText(dir + "/store/.vscode/settings.json").utf8))
       #expect(settings["editor.tabSize"] == .number(JSONNumber(2)))
@@ -21,7 +23,8 @@ struct EditorSetupTests {
       #expect(urls.count == 1 + fixture.store.registry.kinds.count, "\(urls)")
       #expect(urls.contains("./.formsctl/schemas-json/form.schema.json"))
       let dispatcher = try readText(dir + "/store/.formsctl/schemas-json/form.schema.json")
-      #expect(dispatcher.contains(#""$ref": "form-2.0.0.schema.json""#) && dispatcher.contains(#""const": "form@1.0.0""#))
+      #expect(
+        dispatcher.contains(#""$ref": "form-2.0.0.schema.json""#) && dispatcher.contains(#""const": "form@1.0.0""#))
     }
   }
 

@@ -39,11 +39,14 @@ struct HardeningTests {
     try withTemporaryDirectory { dir in
       let fixture = try StoreFixture(dir + "/store")
       try fixture.acquisition()
-      try writeText(#"{"_schema": "acquisition@1.0.0", "id": "ACQ-2026-009", "title": "secret", "agency": "X"}"#, to: dir + "/outside.json")
+      try writeText(
+        #"{"_schema": "acquisition@1.0.0", "id": "ACQ-2026-009", "title": "secret", "agency": "X"}"#,
+        to: dir + "/outside.json")
       try FileManager.default.createSymbolicLink(
         atPath: dir + "/store/data/acquisitions/ACQ-2026-009.json", withDestinationPath: dir + "/outside.json")
       let error = storeError { _ = try fixture.store.read(kind: "acquisition", id: "ACQ-2026-009") }
-      #expect(error?.description.contains("is a symbolic link, not a regular file") == true, "\(String(describing: error))")
+      #expect(
+        error?.description.contains("is a symbolic link, not a regular file") == true, "\(String(describing: error))")
     }
   }
 
@@ -53,14 +56,16 @@ struct HardeningTests {
       let fixture = try StoreFixture(dir + "/store")
       try FileManager.default.createDirectory(atPath: dir + "/elsewhere", withIntermediateDirectories: true)
       try? FileManager.default.removeItem(atPath: dir + "/store/.formsctl/" + name)
-      try FileManager.default.createSymbolicLink(atPath: dir + "/store/.formsctl/" + name, withDestinationPath: dir + "/elsewhere")
+      try FileManager.default.createSymbolicLink(
+        atPath: dir + "/store/.formsctl/" + name, withDestinationPath: dir + "/elsewhere")
       let error = storeError {
         _ = try fixture.store.layout.withWriteLock("snapshot create", wait: 1) { () throws(StoreError) in
           try Snapshots(layout: fixture.store.layout).create(reason: "manual")
         }
       }
       #expect(error?.kind == .badInput)
-      #expect(error?.description.contains("is a symbolic link, not a directory") == true, "\(String(describing: error))")
+      #expect(
+        error?.description.contains("is a symbolic link, not a directory") == true, "\(String(describing: error))")
       #expect(try directoryListing(dir + "/elsewhere").isEmpty)
     }
   }
@@ -98,7 +103,8 @@ struct HardeningTests {
         return
       }
       #expect(error?.kind == .badInput)
-      #expect(error?.description.contains("data/forms: write (needed to change") == true, "\(String(describing: error))")
+      #expect(
+        error?.description.contains("data/forms: write (needed to change") == true, "\(String(describing: error))")
       #expect(Journal(layout: fixture.store.layout).pending() == nil, "refused before the commit record")
       _ = try fixture.read("acquisition", "ACQ-2026-001")
       for form in forms { _ = try fixture.read("form", form) }
@@ -111,7 +117,8 @@ struct HardeningTests {
       let fixture = try StoreFixture(dir + "/store")
       try fixture.acquisition()
       let journal = dir + "/store/.formsctl/journal"
-      try writeText("""
+      try writeText(
+        """
         {"operation":"rm acquisition ACQ-2026-001"}
         {"action":"delete","path":"data/acquisitions/ACQ-2026-001.json"}
 
@@ -127,7 +134,8 @@ struct HardeningTests {
       #expect(error?.kind == .tryAgain)
       #expect(error?.description.contains("is committed but not finished") == true, "\(String(describing: error))")
       #expect(error?.description.contains("run `formsctl recover`, which finishes it") == true)
-      #expect(try Store.recover(fixture.store.layout, wait: 1) == "finished the interrupted rm acquisition ACQ-2026-001")
+      #expect(
+        try Store.recover(fixture.store.layout, wait: 1) == "finished the interrupted rm acquisition ACQ-2026-001")
       #expect(!FileManager.default.fileExists(atPath: dir + "/store/data/acquisitions/ACQ-2026-001.json"))
     }
   }
@@ -181,10 +189,11 @@ struct HardeningTests {
       try writeText("{\"altered\": 1}\n", to: shared)
       for full in [false, true] {
         let problems = fixture.snapshots.verify([first, second], full: full).map(\.description)
-        #expect(problems == [
-          "\(first.name)/data/notes/n1.json: altered (its SHA-256 no longer matches the manifest)",
-          "\(second.name)/data/notes/n1.json: altered (its SHA-256 no longer matches the manifest)",
-        ])
+        #expect(
+          problems == [
+            "\(first.name)/data/notes/n1.json: altered (its SHA-256 no longer matches the manifest)",
+            "\(second.name)/data/notes/n1.json: altered (its SHA-256 no longer matches the manifest)",
+          ])
       }
     }
   }
@@ -209,17 +218,22 @@ struct HardeningTests {
       try writeText("formsctl: 1\nsnapshots:\n  keep_within: \(text)\n", to: dir + "/formsctl.yaml")
       let error = storeError { _ = try StoreLayout(root: dir) }
       #expect(error?.kind == .badInput)
-      #expect(error?.description.contains("\(text) is longer than 100 years, the longest duration accepted") == true, "\(String(describing: error))")
+      #expect(
+        error?.description.contains("\(text) is longer than 100 years, the longest duration accepted") == true,
+        "\(String(describing: error))")
     }
   }
 
   @Test func aScaleNearIntMaxIsADescriptorError() throws {
     try withTemporaryDirectory { dir in
       _ = try Store.initialize(at: dir)
-      try writeText("kind: note\nversion: 1.0.0\ndirectory: notes\nfields:\n  id: string\n  price: {type: decimal, scale: 9223372036854775806}\n",
+      try writeText(
+        "kind: note\nversion: 1.0.0\ndirectory: notes\nfields:\n  id: string\n  price: {type: decimal, scale: 9223372036854775806}\n",
         to: dir + "/schemas/note/1.0.0.yaml")
       let registry = SchemaRegistry.load(directory: dir + "/schemas", display: { $0 })
-      #expect(registry.diagnostics.map(\.message).contains("scale must be a whole number ≥ 0 and ≤ 1000"), "\(registry.diagnostics)")
+      #expect(
+        registry.diagnostics.map(\.message).contains("scale must be a whole number ≥ 0 and ≤ 1000"),
+        "\(registry.diagnostics)")
     }
   }
 
@@ -230,10 +244,15 @@ struct HardeningTests {
       fixture.store.keyring = Keyring(recipients: [Identity.generate().recipient], identity: nil)
       let huge = String(repeating: "x", count: FileIO.maxFileSize)
       let error = storeError {
-        try fixture.store.create(kind: "acquisition", base: fixture.json(#"{"id": "ACQ-2026-001", "title": "T", "agency": "GSA", "contracting_officer": "\#(huge)"}"#))
+        try fixture.store.create(
+          kind: "acquisition",
+          base: fixture.json(
+            #"{"id": "ACQ-2026-001", "title": "T", "agency": "GSA", "contracting_officer": "\#(huge)"}"#))
       }
       #expect(error?.kind == .badInput)
-      #expect(error?.description.contains("more than the limit of 67108864 bytes") == true, "\(String(describing: error).prefix(300))")
+      #expect(
+        error?.description.contains("more than the limit of 67108864 bytes") == true,
+        "\(String(describing: error).prefix(300))")
       #expect(!FileManager.default.fileExists(atPath: dir + "/store/data/acquisitions/ACQ-2026-001.json"))
     }
   }
@@ -252,7 +271,9 @@ struct HardeningTests {
     #expect(Date().timeIntervalSince(started) < 10)
   }
 
-  @Test(arguments: ["data/../.formsctl/lock", "../outside.txt", "/etc/passwd", "data/notes/.n1.json.formsctl-journal", "data//x"])
+  @Test(arguments: [
+    "data/../.formsctl/lock", "../outside.txt", "/etc/passwd", "data/notes/.n1.json.formsctl-journal", "data//x",
+  ])
   func aManifestNamingAPathOutsideTheSnapshotIsRefused(_ path: String) throws {
     try withTemporaryDirectory { dir in
       let fixture = try SnapshotFixture(dir + "/store")
@@ -262,7 +283,8 @@ struct HardeningTests {
       let text = try readText(manifestPath).replacingOccurrences(of: "\"data/notes/n1.json\"", with: "\"\(path)\"")
       try writeText(text, to: manifestPath)
       let error = storeError { _ = try fixture.snapshots.find(info.name) }
-      #expect(error?.description.contains("which is not a file a snapshot holds") == true, "\(String(describing: error))")
+      #expect(
+        error?.description.contains("which is not a file a snapshot holds") == true, "\(String(describing: error))")
       #expect(fixture.snapshots.verify([info]).map(\.problem).contains("not a path a snapshot holds; never read"))
     }
   }

@@ -15,7 +15,9 @@ struct ImporterTests {
                {"product_item_id": 2, "quantity": 6, "unit_price": 3.00, "last_updated": "2026-11-01T09:00:00Z"}]}
     """
 
-  static func importing(_ feed: String, into fixture: StoreFixture, _ configure: (inout Importer.Request) -> Void = { _ in })
+  static func importing(
+    _ feed: String, into fixture: StoreFixture, _ configure: (inout Importer.Request) -> Void = { _ in }
+  )
     throws -> Importer.Report
   {
     try writeText(feed, to: fixture.root + "/feed.ndjson")
@@ -32,7 +34,8 @@ struct ImporterTests {
   }
 
   /// A newer record from the ordering server: no acquisition, no prices, no currency; state open.
-  static let newer = #"{"purchase_order_number": "PO-1", "status": "partially_received", "issue_date": "2026-11-01T09:00:00Z", "last_updated": "2026-11-20T09:00:00Z", "items": [{"product_item_id": 1, "quantity": 9, "last_updated": "2026-11-20T09:00:00Z"}, {"product_item_id": 2, "quantity": 6, "last_updated": "2026-11-01T09:00:00Z"}]}"#
+  static let newer =
+    #"{"purchase_order_number": "PO-1", "status": "partially_received", "issue_date": "2026-11-01T09:00:00Z", "last_updated": "2026-11-20T09:00:00Z", "items": [{"product_item_id": 1, "quantity": 9, "last_updated": "2026-11-20T09:00:00Z"}, {"product_item_id": 2, "quantity": 6, "last_updated": "2026-11-01T09:00:00Z"}]}"#
 
   @Test func aNewerRecordKeepsWhatTheFeedDoesNotCarryAndFillsDefaults() throws {
     try withTemporaryDirectory { dir in
@@ -40,12 +43,17 @@ struct ImporterTests {
       let feed = Self.newer.replacingOccurrences(of: "partially_received", with: "closed")
       let dry = try Self.importing(feed, into: fixture) { $0.dryRun = true }
       #expect(dry.records.map(\.description) == ["replace (kept: acquisition_id, unit_price ×2)"])
-      #expect(try fixture.read("purchase-order", "PO-1")["items"]?.arrayValue?[0]["quantity"] == .number(JSONNumber(5)), "dry run")
+      #expect(
+        try fixture.read("purchase-order", "PO-1")["items"]?.arrayValue?[0]["quantity"] == .number(JSONNumber(5)),
+        "dry run")
       let report = try Self.importing(feed, into: fixture)
       #expect(report.summary.hasPrefix("created 0, replaced 1, updated 0"))
       let order = try fixture.read("purchase-order", "PO-1")
       #expect(order["acquisition_id"] == .string("ACQ-2026-001"))
-      #expect(order["items"]?.arrayValue?.map { $0["unit_price"]! } == [.number(JSONNumber("2.50")!), .number(JSONNumber("3.00")!)])
+      #expect(
+        order["items"]?.arrayValue?.map { $0["unit_price"]! } == [
+          .number(JSONNumber("2.50")!), .number(JSONNumber("3.00")!),
+        ])
       #expect(order["items"]?.arrayValue?[0]["quantity"] == .number(JSONNumber(9)))
       #expect(order["currency"] == .string("USD"), "a defaulted field is filled as new fills it")
       #expect(order["last_updated"] == .string("2026-11-20T09:00:00Z"), "the feed's stamps are kept")
@@ -55,11 +63,14 @@ struct ImporterTests {
   @Test func anItemEditedTodayIsNotOverwrittenByAFeedItemStampedLastMonth() throws {
     try withTemporaryDirectory { dir in
       let fixture = try Self.fixture(dir)
-      try fixture.store.update(kind: "purchase-order", id: "PO-1", assignments: [try Assignment("items[0].quantity=1234")])
-      let feed = #"{"purchase_order_number": "PO-1", "status": "received", "issue_date": "2026-11-01T09:00:00Z", "last_updated": "2026-10-20T09:00:00Z", "items": [{"product_item_id": 1, "quantity": 7, "last_updated": "2026-10-20T09:00:00Z"}]}"#
+      try fixture.store.update(
+        kind: "purchase-order", id: "PO-1", assignments: [try Assignment("items[0].quantity=1234")])
+      let feed =
+        #"{"purchase_order_number": "PO-1", "status": "received", "issue_date": "2026-11-01T09:00:00Z", "last_updated": "2026-10-20T09:00:00Z", "items": [{"product_item_id": 1, "quantity": 7, "last_updated": "2026-10-20T09:00:00Z"}]}"#
       let report = try Self.importing(feed, into: fixture)
       #expect(report.records.map(\.action) == [.localNewer])
-      #expect(try fixture.read("purchase-order", "PO-1")["items"]?.arrayValue?[0]["quantity"] == .number(JSONNumber(1234)))
+      #expect(
+        try fixture.read("purchase-order", "PO-1")["items"]?.arrayValue?[0]["quantity"] == .number(JSONNumber(1234)))
     }
   }
 
@@ -67,16 +78,18 @@ struct ImporterTests {
     try withTemporaryDirectory { dir in
       let fixture = try Self.fixture(dir)
       let report = try Self.importing(Self.newer, into: fixture)
-      #expect(report.workflowWarnings == [
-        "purchase-order PO-1: status received → partially_received is not a transition the workflow allows; applied, as the feed is the source of truth for its states"
-      ])
+      #expect(
+        report.workflowWarnings == [
+          "purchase-order PO-1: status received → partially_received is not a transition the workflow allows; applied, as the feed is the source of truth for its states"
+        ])
       #expect(report.summary.contains("1 outside the workflow"))
       #expect(try fixture.read("purchase-order", "PO-1")["status"] == .string("partially_received"))
       let record = fixture.history.last!
       #expect(record["operation"] == .string("import") && record["feed"] != nil)
-      #expect(record["documents"]?.arrayValue.map { $0.map(JSONWriter.compact) } == [
-        #"{"action":"update","from":"received","id":"PO-1","kind":"purchase-order","pointers":["/currency","/items/0/last_updated","/items/0/quantity","/last_updated","/status"],"to":"partially_received"}"#
-      ])
+      #expect(
+        record["documents"]?.arrayValue.map { $0.map(JSONWriter.compact) } == [
+          #"{"action":"update","from":"received","id":"PO-1","kind":"purchase-order","pointers":["/currency","/items/0/last_updated","/items/0/quantity","/last_updated","/status"],"to":"partially_received"}"#
+        ])
     }
   }
 
@@ -85,10 +98,14 @@ struct ImporterTests {
       let fixture = try Self.fixture(dir)
       let before = try fixture.bytes("purchase-order", "PO-1")
       let error = storeError { _ = try Self.importing(Self.newer, into: fixture) { $0.strictWorkflow = true } }
-      guard case .importFailed(1, let diagnostics)? = error else { Issue.record("\(String(describing: error))"); return }
-      #expect(diagnostics.map(\.message) == [
-        "record 1: purchase-order PO-1: status received → partially_received is not a transition the workflow allows (--strict-workflow)"
-      ])
+      guard case .importFailed(1, let diagnostics)? = error else {
+        Issue.record("\(String(describing: error))")
+        return
+      }
+      #expect(
+        diagnostics.map(\.message) == [
+          "record 1: purchase-order PO-1: status received → partially_received is not a transition the workflow allows (--strict-workflow)"
+        ])
       #expect(try fixture.bytes("purchase-order", "PO-1") == before)
       #expect(fixture.history.count == 1, "only the acquisition's creation")
     }
@@ -97,12 +114,15 @@ struct ImporterTests {
   @Test func aDeliveryDateOnTheIssueDayIsNotBeforeIt() throws {
     try withTemporaryDirectory { dir in
       let fixture = try StoreFixture(dir)
-      try writeText("""
+      try writeText(
+        """
         - convert: {field: preferred_delivery_date, to: date, if_present: true}
         """, to: dir + "/map.yaml")
-      let report = try Self.importing("""
+      let report = try Self.importing(
+        """
         {"purchase_order_number": "PO-5", "issue_date": "2020-05-07T09:32:28.213Z", "last_updated": "2020-05-07T09:32:28.213Z", "preferred_delivery_date": "2020-05-07T09:32:28.213Z", "items": []}
-        """, into: fixture) { $0.map = dir + "/map.yaml" }
+        """, into: fixture
+      ) { $0.map = dir + "/map.yaml" }
       #expect(report.records.map(\.action) == [.create])
       #expect(try fixture.read("purchase-order", "PO-5")["preferred_delivery_date"] == .string("2020-05-07"))
     }
@@ -112,9 +132,13 @@ struct ImporterTests {
     try withTemporaryDirectory { dir in
       let fixture = try StoreFixture(dir)
       for id in ["ACQ-2026-001", "ACQ-2026-002", "ACQ-2026-003"] { try fixture.acquisition(id) }
-      let forms = try (0..<3).map { _ in try fixture.form(acquisition: "ACQ-2026-002") } + [try fixture.form(acquisition: "ACQ-2026-003")]
+      let forms =
+        try (0..<3).map { _ in try fixture.form(acquisition: "ACQ-2026-002") } + [
+          try fixture.form(acquisition: "ACQ-2026-003")
+        ]
       try fixture.order("PO-1", acquisition: "ACQ-2026-002")
-      try writeText(#"{"id": "ACQ-2026-001", "title": "Chairs", "agency": "GSA", "last_modified_date": "2020-01-01T00:00:00Z"}"#,
+      try writeText(
+        #"{"id": "ACQ-2026-001", "title": "Chairs", "agency": "GSA", "last_modified_date": "2020-01-01T00:00:00Z"}"#,
         to: dir + "/feed.json")
       var request = Importer.Request(kind: "acquisition", feed: dir + "/feed.json", prune: true, snapshot: false)
       request.dryRun = true
@@ -153,10 +177,13 @@ struct ImporterTests {
       #expect(FileIO.files(under: info.path, suffix: "").count == 2, "one copy and the manifest")
       #expect(snapshots.verify(info).isEmpty)
       let diff = snapshots.diff(from: info, to: nil)
-      #expect(diff.added == ["data/purchase-orders/PO-9.json"] && diff.removed.isEmpty && diff.changed.map(\.path) == ["data/purchase-orders/PO-1.json"])
+      #expect(
+        diff.added == ["data/purchase-orders/PO-9.json"] && diff.removed.isEmpty
+          && diff.changed.map(\.path) == ["data/purchase-orders/PO-1.json"])
 
       // Another document changes after the import; restoring the safety copy leaves it as it is.
-      try fixture.store.update(kind: "purchase-order", id: "PO-2", assignments: [try Assignment("delivery_note=after the import")])
+      try fixture.store.update(
+        kind: "purchase-order", id: "PO-2", assignments: [try Assignment("delivery_note=after the import")])
       let changedSince = try readText(dir + "/data/purchase-orders/PO-2.json")
       #expect(changedSince != untouched)
       let outcome = try snapshots.restore(info.name, snapshotFirst: false, wait: 1)
@@ -166,7 +193,9 @@ struct ImporterTests {
       #expect(!FileIO.exists(dir + "/data/purchase-orders/PO-9.json"))
       #expect(try readText(dir + "/data/purchase-orders/PO-2.json") == changedSince)
       #expect(try snapshots.planRestore(info).isEmpty, "restored: nothing left to do")
-      #expect(throws: StoreError.self, "a path it does not cover") { try snapshots.planRestore(info, paths: ["data/purchase-orders/PO-2.json"]) }
+      #expect(throws: StoreError.self, "a path it does not cover") {
+        try snapshots.planRestore(info, paths: ["data/purchase-orders/PO-2.json"])
+      }
     }
   }
 }

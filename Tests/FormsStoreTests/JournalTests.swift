@@ -18,7 +18,8 @@ struct JournalTests {
       try fixture.acquisition()
       try writeText("precious\n", to: dir + "/outside/victim.txt")
       try writeText("staged\n", to: dir + "/outside/.victim.txt.formsctl-journal")
-      try writeText("""
+      try writeText(
+        """
         {"operation":"rm acquisition ACQ-2026-001"}
         \(step.replacingOccurrences(of: "/ABSOLUTE", with: dir))
 
@@ -52,7 +53,8 @@ struct JournalTests {
     try withTemporaryDirectory { dir in
       let fixture = try StoreFixture(dir + "/store")
       try writeText("precious\n", to: dir + "/victim.txt")
-      try FileManager.default.createSymbolicLink(atPath: dir + "/store/.formsctl/lock", withDestinationPath: dir + "/victim.txt")
+      try FileManager.default.createSymbolicLink(
+        atPath: dir + "/store/.formsctl/lock", withDestinationPath: dir + "/victim.txt")
       #expect(storeError { try fixture.acquisition() }?.kind == .badInput, "exit 65: the store as it stands, not a bug")
       #expect(try readText(dir + "/victim.txt") == "precious\n")
       #expect(!FileManager.default.fileExists(atPath: dir + "/store/data/acquisitions/ACQ-2026-001.json"))
@@ -64,8 +66,10 @@ struct JournalTests {
       let fixture = try StoreFixture(dir + "/store")
       try fixture.acquisition()
       try writeText("precious\n", to: dir + "/victim.txt")
-      try FileManager.default.createDirectory(atPath: dir + "/store/.formsctl/journal", withIntermediateDirectories: true)
-      try FileManager.default.createSymbolicLink(atPath: dir + "/store/.formsctl/journal/audit.jsonl", withDestinationPath: dir + "/victim.txt")
+      try FileManager.default.createDirectory(
+        atPath: dir + "/store/.formsctl/journal", withIntermediateDirectories: true)
+      try FileManager.default.createSymbolicLink(
+        atPath: dir + "/store/.formsctl/journal/audit.jsonl", withDestinationPath: dir + "/victim.txt")
       try fixture.store.update(kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=Desks")])
       #expect(try readText(dir + "/victim.txt") == "precious\n")
       #expect(fixture.history.count == 2)

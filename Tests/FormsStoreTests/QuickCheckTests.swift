@@ -8,25 +8,32 @@ import Testing
 /// say so of a document the full validator finds anything in. Every example document, and many
 /// single changes to each, are put to both.
 struct QuickCheckTests {
-  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().path
   static let registry = SchemaRegistry.load(directory: root + "/schemas", display: { $0 })
 
   static func examples() -> [JSONValue] {
-    FileIO.files(under: root + "/examples/acquisitions/data", suffix: ".json").compactMap { try? JSONParser().parse(FileIO.read($0)) }
+    FileIO.files(under: root + "/examples/acquisitions/data", suffix: ".json").compactMap {
+      try? JSONParser().parse(FileIO.read($0))
+    }
   }
 
   /// Every value's pointer in a document.
   static func pointers(_ value: JSONValue, at pointer: JSONPointer = .root) -> [JSONPointer] {
     switch value {
-    case .object(let object): return [pointer] + object.members.flatMap { pointers($0.value, at: pointer.appending($0.key)) }
-    case .array(let elements): return [pointer] + elements.indices.flatMap { pointers(elements[$0], at: pointer.appending(index: $0)) }
+    case .object(let object):
+      return [pointer] + object.members.flatMap { pointers($0.value, at: pointer.appending($0.key)) }
+    case .array(let elements):
+      return [pointer] + elements.indices.flatMap { pointers(elements[$0], at: pointer.appending(index: $0)) }
     default: return [pointer]
     }
   }
 
   static let replacements: [JSONValue] = [
-    .null, .bool(true), .number(JSONNumber(0)), .number(JSONNumber(-1)), .number(JSONNumber("1.555")!), .number(JSONNumber(4)),
-    .string(""), .string("x"), .string("2026-13-45"), .string("2026-02-05T09:32:28.213Z"), .string("ACQ-2026-999"), .string("open"),
+    .null, .bool(true), .number(JSONNumber(0)), .number(JSONNumber(-1)), .number(JSONNumber("1.555")!),
+    .number(JSONNumber(4)),
+    .string(""), .string("x"), .string("2026-13-45"), .string("2026-02-05T09:32:28.213Z"), .string("ACQ-2026-999"),
+    .string("open"),
     .array([]), .object(JSONObject()),
   ]
 
@@ -67,14 +74,17 @@ struct QuickCheckTests {
   }
 
   @Test func neverSaysValidOfWhatTheValidatorFaults() throws {
-    var quick = 0, checked = 0
+    var quick = 0
+    var checked = 0
     for document in Self.examples() {
       let schema = try #require(Self.registry.schema(of: document))
       guard !schema.hasSensitiveFields else { continue }
       let validator = Validator(schema: schema)
       // Forms' rules read inside `fields`: they have no quick check.
       guard let captures = validator.quickCaptures([schema.idField]) else { continue }
-      #expect(validator.quickCheck(JSONWriter.canonical(document), captures: captures) != nil, "a valid \(schema.reference) takes the quick path")
+      #expect(
+        validator.quickCheck(JSONWriter.canonical(document), captures: captures) != nil,
+        "a valid \(schema.reference) takes the quick path")
       for pointer in Self.pointers(document) {
         for changed in Self.mutations(of: document, at: pointer) {
           for bytes in [JSONWriter.canonical(changed), Array(JSONWriter.compact(changed).utf8)] {
@@ -82,7 +92,9 @@ struct QuickCheckTests {
             guard let captured = validator.quickCheck(bytes, captures: captures) else { continue }
             quick += 1
             let findings = validator.validate(try JSONParser().parse(bytes))
-            #expect(findings.isEmpty, "\(schema.reference) \(pointer.path): quick said valid, the validator found \(findings.map(\.message))")
+            #expect(
+              findings.isEmpty,
+              "\(schema.reference) \(pointer.path): quick said valid, the validator found \(findings.map(\.message))")
             #expect(captured[schema.idField] == changed[schema.idField])
           }
         }
@@ -92,9 +104,13 @@ struct QuickCheckTests {
   }
 
   @Test func leadingSchemaReadsOnlyTheFormFormsctlWrites() {
-    #expect(StoreValidator.leadingSchema(Array("{\n  \"_schema\": \"form@2.0.0\",\n  \"a\": 1\n}\n".utf8)) == "form@2.0.0")
+    #expect(
+      StoreValidator.leadingSchema(Array("{\n  \"_schema\": \"form@2.0.0\",\n  \"a\": 1\n}\n".utf8)) == "form@2.0.0")
     #expect(StoreValidator.leadingSchema(Array("{\"_schema\":\"po@1.1.0\"}".utf8)) == "po@1.1.0")
-    for text in [" {\"_schema\": \"x\"}", "{\"a\": 1, \"_schema\": \"x\"}", "{\"_schema\": \"x\\u0041\"}", "{\"_schema\": 1}", "{\"_schema\": \"x"] {
+    for text in [
+      " {\"_schema\": \"x\"}", "{\"a\": 1, \"_schema\": \"x\"}", "{\"_schema\": \"x\\u0041\"}", "{\"_schema\": 1}",
+      "{\"_schema\": \"x",
+    ] {
       #expect(StoreValidator.leadingSchema(Array(text.utf8)) == nil, "\(text)")
     }
   }

@@ -18,7 +18,9 @@ struct SealingTests {
     #expect(try Envelope.open(text, with: alice) == Data(#""J. Alvarez""#.utf8))
     #expect(try Envelope.open(text, with: bob) == Data(#""J. Alvarez""#.utf8))
     #expect(throws: Envelope.Failure.notARecipient) { try Envelope.open(text, with: eve) }
-    #expect(try Envelope.seal(Data("1".utf8), to: [alice.recipient]) != Envelope.seal(Data("1".utf8), to: [alice.recipient]), "a fresh key each time")
+    #expect(
+      try Envelope.seal(Data("1".utf8), to: [alice.recipient]) != Envelope.seal(Data("1".utf8), to: [alice.recipient]),
+      "a fresh key each time")
   }
 
   @Test(arguments: [10, 40, 60, 120])
@@ -64,8 +66,10 @@ struct SealingTests {
   @Test func theWritePathSealsAndKeepsUnchangedEnvelopes() throws {
     try withTemporaryDirectory { dir in
       let fixture = try sealedStore(dir, identity: alice)
-      try fixture.store.create(kind: "acquisition", base: fixture.json(
-        #"{"id": "ACQ-2026-001", "title": "Chairs", "agency": "GSA", "contracting_officer": "J. Alvarez"}"#))
+      try fixture.store.create(
+        kind: "acquisition",
+        base: fixture.json(
+          #"{"id": "ACQ-2026-001", "title": "Chairs", "agency": "GSA", "contracting_officer": "J. Alvarez"}"#))
       let first = String(decoding: try fixture.bytes("acquisition", "ACQ-2026-001"), as: UTF8.self)
       #expect(!first.contains("Alvarez") && first.contains("\"contracting_officer\": \"enc:v1:"))
       #expect(try fixture.read("acquisition", "ACQ-2026-001")["contracting_officer"] == .string("J. Alvarez"))
@@ -78,7 +82,8 @@ struct SealingTests {
       fixture.store.keyring = Keyring(recipients: [alice.recipient, bob.recipient], identity: nil)
       #expect(SealedText.isSealed(try fixture.read("acquisition", "ACQ-2026-001")["contracting_officer"]!))
       try fixture.store.update(kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=Tables")])
-      #expect(envelope(String(decoding: try fixture.bytes("acquisition", "ACQ-2026-001"), as: UTF8.self)) == envelope(first))
+      #expect(
+        envelope(String(decoding: try fixture.bytes("acquisition", "ACQ-2026-001"), as: UTF8.self)) == envelope(first))
       #expect(!(try FileIO.read(fixture.root + "/.formsctl/history.jsonl")).contains(Array("Alvarez".utf8)))
     }
   }
@@ -87,25 +92,36 @@ struct SealingTests {
     try withTemporaryDirectory { dir in
       let fixture = try sealedStore(dir, identity: alice)
       let error = #expect(throws: StoreError.self) {
-        try fixture.store.create(kind: "acquisition", base: fixture.json(
-          #"{"id": "ACQ-2026-001", "title": "Chairs", "agency": "GSA", "contracting_officer": 7}"#))
+        try fixture.store.create(
+          kind: "acquisition",
+          base: fixture.json(
+            #"{"id": "ACQ-2026-001", "title": "Chairs", "agency": "GSA", "contracting_officer": 7}"#))
       }
-      guard case .invalidDocument(_, let diagnostics)? = error else { Issue.record("\(String(describing: error))"); return }
-      #expect(diagnostics.map(\.rule) == ["type"] && diagnostics[0].message.contains("sensitive value"), "\(diagnostics)")
+      guard case .invalidDocument(_, let diagnostics)? = error else {
+        Issue.record("\(String(describing: error))")
+        return
+      }
+      #expect(
+        diagnostics.map(\.rule) == ["type"] && diagnostics[0].message.contains("sensitive value"), "\(diagnostics)")
     }
   }
 
   @Test func aTamperedEnvelopeIsRefusedWithItsPlace() throws {
     try withTemporaryDirectory { dir in
       let fixture = try sealedStore(dir, identity: alice)
-      try fixture.store.create(kind: "acquisition", base: fixture.json(
-        #"{"id": "ACQ-2026-001", "title": "Chairs", "agency": "GSA", "contracting_officer": "J. Alvarez"}"#))
+      try fixture.store.create(
+        kind: "acquisition",
+        base: fixture.json(
+          #"{"id": "ACQ-2026-001", "title": "Chairs", "agency": "GSA", "contracting_officer": "J. Alvarez"}"#))
       let path = fixture.root + "/data/acquisitions/ACQ-2026-001.json"
       let text = String(decoding: try FileIO.read(path), as: UTF8.self)
       let tampered = text.replacingOccurrences(of: "enc:v1:A", with: "enc:v1:B")
       try tampered.write(toFile: path, atomically: true, encoding: .utf8)
       let error = #expect(throws: StoreError.self) { try fixture.store.read(kind: "acquisition", id: "ACQ-2026-001") }
-      guard case .invalidDocument(_, let diagnostics)? = error else { Issue.record("\(String(describing: error))"); return }
+      guard case .invalidDocument(_, let diagnostics)? = error else {
+        Issue.record("\(String(describing: error))")
+        return
+      }
       #expect(diagnostics.first?.rule == "sensitive" && diagnostics.first?.position?.line == 4, "\(diagnostics)")
       #expect(throws: StoreError.self) {
         try fixture.store.update(kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=X")])
@@ -117,15 +133,19 @@ struct SealingTests {
   @Test func resealForNewRecipientsAndRefusals() throws {
     try withTemporaryDirectory { dir in
       let fixture = try sealedStore(dir, identity: alice)
-      try fixture.store.create(kind: "acquisition", base: fixture.json(
-        #"{"id": "ACQ-2026-001", "title": "Chairs", "agency": "GSA", "contracting_officer": "J. Alvarez"}"#))
+      try fixture.store.create(
+        kind: "acquisition",
+        base: fixture.json(
+          #"{"id": "ACQ-2026-001", "title": "Chairs", "agency": "GSA", "contracting_officer": "J. Alvarez"}"#))
       let report = try fixture.store.reseal("keys remove") { _ in [alice.recipient] }
       #expect(report.documents == 1 && report.values == 1)
       let sealed = try fixture.store.read(kind: "acquisition", id: "ACQ-2026-001")
       let envelope = try JSONParser().parse(sealed.bytes)["contracting_officer"]!.stringValue!
       #expect(throws: Envelope.Failure.notARecipient) { try Envelope.open(envelope, with: bob) }
       #expect(try Envelope.open(envelope, with: alice) == Data(#""J. Alvarez""#.utf8))
-      #expect(try String(contentsOfFile: fixture.root + "/formsctl.yaml", encoding: .utf8).contains("    - \(alice.recipient)"))
+      #expect(
+        try String(contentsOfFile: fixture.root + "/formsctl.yaml", encoding: .utf8).contains(
+          "    - \(alice.recipient)"))
       #expect(throws: StoreError.self) { try fixture.store.reseal("keys remove") { _ in [] } }
       #expect(throws: StoreError.self) { try fixture.store.reseal("keys remove") { _ in [bob.recipient] } }
       fixture.store.keyring = Keyring(recipients: [alice.recipient], identity: eve)
@@ -134,15 +154,24 @@ struct SealingTests {
   }
 
   @Test func theManifestKeepsItsOtherLines() {
-    let text = "formsctl: 1\nschemas: ../schemas   # shared\nencryption:\n  recipients:\n    - x\n\nsnapshots:\n  keep_within: 7d\n"
+    let text =
+      "formsctl: 1\nschemas: ../schemas   # shared\nencryption:\n  recipients:\n    - x\n\nsnapshots:\n  keep_within: 7d\n"
     let out = StoreLayout.manifest(text, recipients: [alice.recipient])
-    #expect(out == "formsctl: 1\nschemas: ../schemas   # shared\nsnapshots:\n  keep_within: 7d\nencryption:\n  recipients:\n    - \(alice.recipient)\n")
+    #expect(
+      out
+        == "formsctl: 1\nschemas: ../schemas   # shared\nsnapshots:\n  keep_within: 7d\nencryption:\n  recipients:\n    - \(alice.recipient)\n"
+    )
   }
 
   @Test func commandLinesLoseSensitiveValues() {
-    let words = ["set", "acquisition", "ACQ-1", "contracting_officer=J. Alvarez", "--set=contracting_officer=X", "--where",
-      "contracting_officer == \"J\"", "title=T"]
-    #expect(redactingSensitive(words, names: ["contracting_officer"]) == ["set", "acquisition", "ACQ-1", "contracting_officer=«redacted»",
-      "--set=contracting_officer=«redacted»", "--where", "«redacted»", "title=T"])
+    let words = [
+      "set", "acquisition", "ACQ-1", "contracting_officer=J. Alvarez", "--set=contracting_officer=X", "--where",
+      "contracting_officer == \"J\"", "title=T",
+    ]
+    #expect(
+      redactingSensitive(words, names: ["contracting_officer"]) == [
+        "set", "acquisition", "ACQ-1", "contracting_officer=«redacted»",
+        "--set=contracting_officer=«redacted»", "--where", "«redacted»", "title=T",
+      ])
   }
 }

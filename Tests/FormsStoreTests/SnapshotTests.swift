@@ -14,8 +14,14 @@ final class SnapshotFixture: @unchecked Sendable {
   init(_ root: String) throws {
     self.root = root
     try writeText("formsctl: 1\n", to: root + "/formsctl.yaml")
-    try writeText("kind: note\nversion: 1.0.0\ndirectory: notes\nfields:\n  id: string\n  text: string\n", to: root + "/schemas/note/1.0.0.yaml")
-    for k in 0..<20 { try writeText("{\n  \"_schema\": \"note@1.0.0\",\n  \"id\": \"n\(k)\",\n  \"text\": \"note \(k)\"\n}\n", to: root + "/data/notes/n\(k).json") }
+    try writeText(
+      "kind: note\nversion: 1.0.0\ndirectory: notes\nfields:\n  id: string\n  text: string\n",
+      to: root + "/schemas/note/1.0.0.yaml")
+    for k in 0..<20 {
+      try writeText(
+        "{\n  \"_schema\": \"note@1.0.0\",\n  \"id\": \"n\(k)\",\n  \"text\": \"note \(k)\"\n}\n",
+        to: root + "/data/notes/n\(k).json")
+    }
     layout = try StoreLayout(root: root)
     snapshots = Snapshots(layout: layout)
     snapshots.now = { [unowned self] in self.clock }
@@ -28,10 +34,14 @@ final class SnapshotFixture: @unchecked Sendable {
   }
 
   /// SHA-256 of every live data file, by path inside a snapshot.
-  func liveTree() -> [String: String] { snapshots.liveEntries().filter { $0.key.hasPrefix("data/") }.mapValues(\.sha256) }
+  func liveTree() -> [String: String] {
+    snapshots.liveEntries().filter { $0.key.hasPrefix("data/") }.mapValues(\.sha256)
+  }
 
   func tree(_ info: Snapshots.Info) -> [String: String] {
-    Dictionary(info.manifest!.files.filter { $0.path.hasPrefix("data/") }.map { ($0.path, $0.sha256) }, uniquingKeysWith: { a, _ in a })
+    Dictionary(
+      info.manifest!.files.filter { $0.path.hasPrefix("data/") }.map { ($0.path, $0.sha256) },
+      uniquingKeysWith: { a, _ in a })
   }
 }
 
@@ -41,7 +51,9 @@ struct SnapshotTests {
       let fixture = try SnapshotFixture(dir)
       let snapshot = try fixture.take()
       #expect(snapshot.manifest?.counts == ["note": ["1.0.0": 20]])
-      try writeText("{\n  \"_schema\": \"note@1.0.0\",\n  \"id\": \"n1\",\n  \"text\": \"changed\"\n}\n", to: dir + "/data/notes/n1.json")
+      try writeText(
+        "{\n  \"_schema\": \"note@1.0.0\",\n  \"id\": \"n1\",\n  \"text\": \"changed\"\n}\n",
+        to: dir + "/data/notes/n1.json")
       try FileManager.default.removeItem(atPath: dir + "/data/notes/n2.json")
       try writeText("{}\n", to: dir + "/data/notes/extra.json")
       let difference = fixture.snapshots.diff(from: snapshot, to: nil)
@@ -49,13 +61,18 @@ struct SnapshotTests {
       #expect(difference.removed == ["data/notes/n2.json"])
       #expect(difference.changed.map(\.pointers) == [["/text"]])
       let plan = try fixture.snapshots.planRestore(snapshot)
-      #expect(plan.rewritten == ["data/notes/n1.json"] && plan.recreated == ["data/notes/n2.json"] && plan.removed == ["data/notes/extra.json"])
+      #expect(
+        plan.rewritten == ["data/notes/n1.json"] && plan.recreated == ["data/notes/n2.json"]
+          && plan.removed == ["data/notes/extra.json"])
       let outcome = try fixture.snapshots.restore(snapshot.name, snapshotFirst: false, wait: 0, command: "restore")
       #expect(outcome.plan.rewritten == plan.rewritten && outcome.preRestoreSnapshot == nil)
       #expect(fixture.liveTree() == fixture.tree(snapshot))
       let (records, _) = AuditLog.read(fixture.snapshots.layout)
       #expect(records.count == 1)
-      #expect(records.first.map { JSONWriter.compact($0.value["documents"]!) } == #"[{"action":"update","id":"n1","kind":"note","pointers":["/text"]},{"action":"create","id":"n2","kind":"note","pointers":[""]},{"action":"delete","id":"extra","kind":"","pointers":[""]}]"#)
+      #expect(
+        records.first.map { JSONWriter.compact($0.value["documents"]!) }
+          == #"[{"action":"update","id":"n1","kind":"note","pointers":["/text"]},{"action":"create","id":"n2","kind":"note","pointers":[""]},{"action":"delete","id":"extra","kind":"","pointers":[""]}]"#
+      )
     }
   }
 
@@ -120,7 +137,11 @@ struct SnapshotTests {
       try Data(bytes).write(to: URL(fileURLWithPath: victim))
       try FileManager.default.removeItem(atPath: snapshot.path + "/data/notes/n5.json")
       let problems = fixture.snapshots.verify(snapshot).map(\.description)
-      #expect(problems == ["\(snapshot.name)/data/notes/n4.json: altered (its SHA-256 no longer matches the manifest)", "\(snapshot.name)/data/notes/n5.json: missing"])
+      #expect(
+        problems == [
+          "\(snapshot.name)/data/notes/n4.json: altered (its SHA-256 no longer matches the manifest)",
+          "\(snapshot.name)/data/notes/n5.json: missing",
+        ])
       try writeText("{}\n", to: dir + "/data/notes/n4.json")
       #expect(throws: StoreError.self) { try fixture.snapshots.planRestore(snapshot) }
       #expect(try readText(dir + "/data/notes/n4.json") == "{}\n")
@@ -145,9 +166,13 @@ struct SnapshotTests {
       // Every document, schema and the store manifest are shared; each snapshot owns only its manifest.json.
       #expect(unsharedFiles(first.path) == ["manifest.json"])
       #expect(unsharedFiles(second.path) == ["manifest.json"])
-      try writeText("{\n  \"_schema\": \"note@1.0.0\",\n  \"id\": \"n7\",\n  \"text\": \"seven\"\n}\n", to: dir + "/data/notes/n7.json")
+      try writeText(
+        "{\n  \"_schema\": \"note@1.0.0\",\n  \"id\": \"n7\",\n  \"text\": \"seven\"\n}\n",
+        to: dir + "/data/notes/n7.json")
       let third = try fixture.take()
-      #expect(third.manifest!.files.first { $0.path == "data/notes/n7.json" }!.sha256 != first.manifest!.files.first { $0.path == "data/notes/n7.json" }!.sha256)
+      #expect(
+        third.manifest!.files.first { $0.path == "data/notes/n7.json" }!.sha256
+          != first.manifest!.files.first { $0.path == "data/notes/n7.json" }!.sha256)
       #expect(fixture.snapshots.verify(third).isEmpty)
     }
   }
@@ -171,13 +196,15 @@ struct SnapshotTests {
   /// The manifest is written straight from its entries; its bytes are the canonical form of its JSON.
   @Test func manifestBytesAreTheCanonicalFormOfItsJSON() throws {
     let files = [
-      SnapshotManifest.Entry(path: "data/a \"quoted\"/x.json", size: 12, sha256: String(repeating: "a", count: 64), schema: "note@1.0.0"),
+      SnapshotManifest.Entry(
+        path: "data/a \"quoted\"/x.json", size: 12, sha256: String(repeating: "a", count: 64), schema: "note@1.0.0"),
       SnapshotManifest.Entry(path: "formsctl.yaml", size: 3, sha256: String(repeating: "b", count: 64), schema: nil),
     ]
     let manifests = [
       SnapshotManifest(name: "n", time: "t", reason: "manual", message: nil, label: nil, files: []),
       SnapshotManifest(name: "n", time: "t", reason: "manual", message: "tab\there", label: "q4", files: files),
-      SnapshotManifest(name: "n", time: "t", reason: "pre-import", message: nil, label: nil, files: files,
+      SnapshotManifest(
+        name: "n", time: "t", reason: "pre-import", message: nil, label: nil, files: files,
         covers: ["data/a \"quoted\"/x.json", "data/b/y.json"]),
     ]
     for manifest in manifests {
@@ -208,19 +235,28 @@ struct SnapshotTests {
       let first = try fixture.take()
       fixture.clock = Date().addingTimeInterval(60)  // the cache trusts every stamp
       try FileManager.default.removeItem(atPath: dir + "/data/notes/n3.json")
-      try writeText("{\n  \"_schema\": \"note@1.0.0\",\n  \"id\": \"n99\",\n  \"text\": \"new\"\n}\n", to: dir + "/data/notes/n99.json")
-      try writeText("{\n  \"_schema\": \"note@1.0.0\",\n  \"id\": \"n4\",\n  \"text\": \"changed\"\n}\n", to: dir + "/data/notes/n4.json")
+      try writeText(
+        "{\n  \"_schema\": \"note@1.0.0\",\n  \"id\": \"n99\",\n  \"text\": \"new\"\n}\n",
+        to: dir + "/data/notes/n99.json")
+      try writeText(
+        "{\n  \"_schema\": \"note@1.0.0\",\n  \"id\": \"n4\",\n  \"text\": \"changed\"\n}\n",
+        to: dir + "/data/notes/n4.json")
       try FileManager.default.removeItem(atPath: dir + "/data/notes/n5.json")
-      try FileManager.default.createSymbolicLink(atPath: dir + "/data/notes/n5.json", withDestinationPath: dir + "/data/notes/n6.json")
+      try FileManager.default.createSymbolicLink(
+        atPath: dir + "/data/notes/n5.json", withDestinationPath: dir + "/data/notes/n6.json")
       let second = try fixture.take()
       let paths = Set(second.manifest!.files.map(\.path))
       #expect(!paths.contains("data/notes/n3.json") && !FileIO.exists(second.path + "/data/notes/n3.json"))
       #expect(!paths.contains("data/notes/n5.json") && !FileIO.exists(second.path + "/data/notes/n5.json"))
       #expect(paths.contains("data/notes/n99.json"))
       #expect(try readText(second.path + "/data/notes/n4.json").contains("changed"))
-      #expect(FileStamp(second.path + "/data/notes/n7.json")?.inode == FileStamp(first.path + "/data/notes/n7.json")?.inode, "unchanged: shared")
+      #expect(
+        FileStamp(second.path + "/data/notes/n7.json")?.inode == FileStamp(first.path + "/data/notes/n7.json")?.inode,
+        "unchanged: shared")
       #expect(fixture.snapshots.verify(second).isEmpty)
-      #expect(FileIO.files(under: second.path, suffix: "").count == second.manifest!.files.count + 1, "nothing beyond the manifest")
+      #expect(
+        FileIO.files(under: second.path, suffix: "").count == second.manifest!.files.count + 1,
+        "nothing beyond the manifest")
     }
   }
 }

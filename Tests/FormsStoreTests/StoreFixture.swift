@@ -19,8 +19,10 @@ final class StoreFixture: @unchecked Sendable {
     if peopleEditOrders {
       let path = root + "/schemas/purchase-order/1.1.0.yaml"
       let text = try String(contentsOfFile: path, encoding: .utf8)
-      try text.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("editable:") }.joined(separator: "\n")
-        .write(toFile: path, atomically: true, encoding: .utf8)
+      try text.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("editable:") }.joined(
+        separator: "\n"
+      )
+      .write(toFile: path, atomically: true, encoding: .utf8)
     }
     store = try Store.open(at: root)
     store.now = { [unowned self] in self.clock }
@@ -54,22 +56,32 @@ final class StoreFixture: @unchecked Sendable {
   @discardableResult
   func order(_ id: String = "PO-1", acquisition: String? = nil) throws -> Store.Document {
     let link = acquisition.map { #", "acquisition_id": "\#($0)""# } ?? ""
-    return try store.create(kind: "purchase-order", base: json("""
-      {"purchase_order_number": "\(id)"\(link), "issue_date": "2026-11-01T09:00:00Z",
-       "items": [{"product_item_id": 1, "quantity": 5, "unit_price": 2.50, "last_updated": "2026-11-01T09:00:00Z"},
-                 {"product_item_id": 2, "quantity": 6, "last_updated": "2026-11-01T09:00:00Z"}]}
-      """))
+    return try store.create(
+      kind: "purchase-order",
+      base: json(
+        """
+        {"purchase_order_number": "\(id)"\(link), "issue_date": "2026-11-01T09:00:00Z",
+         "items": [{"product_item_id": 1, "quantity": 5, "unit_price": 2.50, "last_updated": "2026-11-01T09:00:00Z"},
+                   {"product_item_id": 2, "quantity": 6, "last_updated": "2026-11-01T09:00:00Z"}]}
+        """))
   }
 
   /// A form in `state`, moved there along the workflow.
   @discardableResult
   func form(acquisition: String = "ACQ-2026-001", state: String = "draft") throws -> String {
-    let created = try store.create(kind: "form", assignments: [
-      try Assignment("form_type=SF30"), try Assignment("acquisition_id=\(acquisition)"), try Assignment("form_number=SF 30"),
-      try Assignment("fields.effective_date=2026-12-01"), try Assignment("approved_by=K"), try Assignment("approved_on=2026-12-02"),
-    ])
+    let created = try store.create(
+      kind: "form",
+      assignments: [
+        try Assignment("form_type=SF30"), try Assignment("acquisition_id=\(acquisition)"),
+        try Assignment("form_number=SF 30"),
+        try Assignment("fields.effective_date=2026-12-01"), try Assignment("approved_by=K"),
+        try Assignment("approved_on=2026-12-02"),
+      ])
     let id = created.value["id"]!.stringValue!
-    let path = ["draft": [], "in_review": ["in_review"], "approved": ["in_review", "approved"], "rejected": ["in_review", "rejected"]]
+    let path = [
+      "draft": [], "in_review": ["in_review"], "approved": ["in_review", "approved"],
+      "rejected": ["in_review", "rejected"],
+    ]
     for next in path[state]! { try store.transition(kind: "form", id: id, to: next) }
     return id
   }

@@ -7,7 +7,8 @@ import Testing
 struct ChangeTests {
   static func json(_ text: String) -> JSONValue { try! JSONParser().parse(text) }
 
-  static let schema = try! compile("""
+  static let schema = try! compile(
+    """
     kind: po
     version: 1.0.0
     id: n
@@ -41,14 +42,16 @@ struct ChangeTests {
   }
 
   @Test func refreshStampsWhatChangedAndWhatHoldsIt() {
-    let stored = Self.json("""
+    let stored = Self.json(
+      """
       {"n": "P", "c": "2026-01-01T00:00:00Z", "u": "2026-01-01T00:00:00Z",
        "items": [{"k": 1, "q": 1, "u": "2026-01-01T00:00:00Z", "parts": [{"p": 1, "on": "2026-01-01"}, {"p": 2, "on": "2026-01-01"}]},
                  {"k": 2, "q": 1, "u": "2026-01-01T00:00:00Z"}],
        "notes": {"a": {"text": "x", "u": "2026-01-01T00:00:00Z"}, "b": {"text": "y", "u": "2026-01-01T00:00:00Z"}}}
       """)
     var changed = stored
-    changed["items"] = Self.json("""
+    changed["items"] = Self.json(
+      """
       [{"k": 2, "q": 1, "u": "2026-01-01T00:00:00Z"},
        {"k": 1, "q": 1, "u": "2026-01-01T00:00:00Z", "parts": [{"p": 1, "on": "2026-01-01"}, {"p": 2, "on": "2026-01-01", "extra": 1}]},
        {"k": 3, "q": 9, "u": "2020-01-01T00:00:00Z"}]
@@ -59,9 +62,12 @@ struct ChangeTests {
     let items = changed["items"]!.arrayValue!
     #expect(items[0]["u"] == .string("2026-01-01T00:00:00Z"), "moved, not changed: matched by its key")
     #expect(items[1]["u"] == .string(now), "a part inside it changed")
-    #expect(items[1]["parts"]?.arrayValue?.map { $0["on"]! } == [.string("2026-01-01"), .string("2026-11-22")], "a date stamp gets the day")
+    #expect(
+      items[1]["parts"]?.arrayValue?.map { $0["on"]! } == [.string("2026-01-01"), .string("2026-11-22")],
+      "a date stamp gets the day")
     #expect(items[2]["u"] == .string(now), "a new element gets the write time")
-    #expect(changed["notes"]?["a"]?["u"] == .string("2026-01-01T00:00:00Z") && changed["notes"]?["b"]?["u"] == .string(now))
+    #expect(
+      changed["notes"]?["a"]?["u"] == .string("2026-01-01T00:00:00Z") && changed["notes"]?["b"]?["u"] == .string(now))
     #expect(changed["u"] == .string(now) && changed["c"] == .string("2026-01-01T00:00:00Z"))
     var same = stored
     TimestampStamper(time: now, mode: .refresh).stamp(&same, before: stored, type: Self.schema.root)
@@ -69,14 +75,21 @@ struct ChangeTests {
   }
 
   @Test func fillMissingKeepsGivenStamps() {
-    var created = Self.json(#"{"n": "P", "u": "2025-01-01T00:00:00Z", "items": [{"k": 1, "q": 1}, {"k": 2, "q": 1, "u": "2025-06-01T00:00:00Z"}]}"#)
-    TimestampStamper(time: "2026-11-22T08:00:00Z", mode: .fillMissing).stamp(&created, before: nil, type: Self.schema.root)
+    var created = Self.json(
+      #"{"n": "P", "u": "2025-01-01T00:00:00Z", "items": [{"k": 1, "q": 1}, {"k": 2, "q": 1, "u": "2025-06-01T00:00:00Z"}]}"#
+    )
+    TimestampStamper(time: "2026-11-22T08:00:00Z", mode: .fillMissing).stamp(
+      &created, before: nil, type: Self.schema.root)
     #expect(created["u"] == .string("2025-01-01T00:00:00Z") && created["c"] == .string("2026-11-22T08:00:00Z"))
-    #expect(created["items"]?.arrayValue?.map { $0["u"]! } == [.string("2026-11-22T08:00:00Z"), .string("2025-06-01T00:00:00Z")])
+    #expect(
+      created["items"]?.arrayValue?.map { $0["u"]! } == [
+        .string("2026-11-22T08:00:00Z"), .string("2025-06-01T00:00:00Z"),
+      ])
   }
 
   @Test func workflowCreationStatesAndTransitionFindings() throws {
-    let schema = try compile("""
+    let schema = try compile(
+      """
       kind: doc
       version: 1.0.0
       fields:
@@ -87,11 +100,19 @@ struct ChangeTests {
         transitions: {new: [open], open: [shut], shut: [open]}
       """)
     #expect(schema.creationStates == ["open", "new", "lost"], "the default first, then states nothing leads into")
-    let finding = ChangeRules.workflowFinding(old: Self.json(#"{"id": "a", "s": "shut"}"#), new: Self.json(#"{"id": "a", "s": "new"}"#), schema: schema)
-    #expect(finding?.message == "changed from shut to new, which the workflow does not allow; is shut; it cannot move to new. Allowed next: open")
-    #expect(ChangeRules.workflowFinding(old: Self.json(#"{"id": "a"}"#), new: Self.json(#"{"id": "a", "s": "shut"}"#), schema: schema) == nil,
+    let finding = ChangeRules.workflowFinding(
+      old: Self.json(#"{"id": "a", "s": "shut"}"#), new: Self.json(#"{"id": "a", "s": "new"}"#), schema: schema)
+    #expect(
+      finding?.message
+        == "changed from shut to new, which the workflow does not allow; is shut; it cannot move to new. Allowed next: open"
+    )
+    #expect(
+      ChangeRules.workflowFinding(
+        old: Self.json(#"{"id": "a"}"#), new: Self.json(#"{"id": "a", "s": "shut"}"#), schema: schema) == nil,
       "a missing state is the default, open, and open → shut is allowed")
-    #expect(ChangeRules.workflowFinding(old: Self.json(#"{"id": "a"}"#), new: Self.json(#"{"id": "a", "s": "bogus"}"#), schema: schema) == nil,
+    #expect(
+      ChangeRules.workflowFinding(
+        old: Self.json(#"{"id": "a"}"#), new: Self.json(#"{"id": "a", "s": "bogus"}"#), schema: schema) == nil,
       "a value outside the enum is the validator's to report")
   }
 }

@@ -17,25 +17,73 @@ struct DescriptorCompilerTests {
 
   @Test(arguments: [
     ("fields:\n  id: string\n  n: {type: intger}\n", "5:13: unknown type \"intger\"; did you mean \"integer\"?"),
-    ("fields:\n  id: string\n  n: {type: integer, minimum: 0}\n", "5:22: unknown key \"minimum\" in field \"n\" of type integer; did you mean \"min\"?"),
+    (
+      "fields:\n  id: string\n  n: {type: integer, minimum: 0}\n",
+      "5:22: unknown key \"minimum\" in field \"n\" of type integer; did you mean \"min\"?"
+    ),
     ("fields:\n  id: {type: string, pattern: '([a-z'}\n", "4:31: pattern ([a-z is not a valid regular expression"),
-    ("fields:\n  id: string\n  n: {type: integer, min: 0, default: -1}\n", "5:39: the default -1 breaks its own constraints: -1 is less than the minimum 0"),
-    ("fields:\n  id: string\n  a: one\ntypes:\n  one:\n    fields:\n      b: two\n  two:\n    fields:\n      c: one\n", "7:3: named types form a cycle: one → two → one"),
-    ("fields:\n  id: string\n  t: {type: enum, values: [A]}\n  f: {one_of: {by: t, cases: {A: missing_type}}}\n", "6:34: one_of case A names the type \"missing_type\", which is not defined"),
-    ("fields:\n  id: string\n  s: string\nrules:\n  - require: 's =! \"x\"'\n", "7:17: invalid expression in require: unexpected '='; compare with '=='"),
-    ("fields:\n  id: string\nrelations:\n  - {field: nope, kind: other}\n", "6:13: relation field \"nope\" is not among the fields"),
+    (
+      "fields:\n  id: string\n  n: {type: integer, min: 0, default: -1}\n",
+      "5:39: the default -1 breaks its own constraints: -1 is less than the minimum 0"
+    ),
+    (
+      "fields:\n  id: string\n  a: one\ntypes:\n  one:\n    fields:\n      b: two\n  two:\n    fields:\n      c: one\n",
+      "7:3: named types form a cycle: one → two → one"
+    ),
+    (
+      "fields:\n  id: string\n  t: {type: enum, values: [A]}\n  f: {one_of: {by: t, cases: {A: missing_type}}}\n",
+      "6:34: one_of case A names the type \"missing_type\", which is not defined"
+    ),
+    (
+      "fields:\n  id: string\n  s: string\nrules:\n  - require: 's =! \"x\"'\n",
+      "7:17: invalid expression in require: unexpected '='; compare with '=='"
+    ),
+    (
+      "fields:\n  id: string\nrelations:\n  - {field: nope, kind: other}\n",
+      "6:13: relation field \"nope\" is not among the fields"
+    ),
     ("fields:\n  id: string\nfeilds: {}\n", "5:1: unknown key \"feilds\" in the descriptor; did you mean \"fields\"?"),
     ("fields:\n  name: string\n", "1:1: the id field \"id\" is not among the fields"),
-    ("fields:\n  id: string\nchanges:\n  - rename: {from: a, to: b}\n", "6:3: changes need a `from:` version to start from"),
-    ("fields:\n  id: string\nfrom: 1.0.0\nchanges:\n  - renam: {from: a, to: b}\n", "7:5: unknown key \"renam\" in changes; did you mean \"rename\"?"),
-    ("fields:\n  id: string\ntypes:\n  item: {timestamps: {updated: changed}, fields: {k: integer}}\n", "6:32: timestamp field \"changed\" is not among the fields"),
-    ("fields:\n  id: string\ntypes:\n  item: {timestamps: {updated: k}, fields: {k: integer}}\n", "6:32: timestamp field \"k\" must be a datetime or a date"),
-    ("fields:\n  id: string\ntypes:\n  item: {timestamp: {updated: k}, fields: {k: date}}\n", "6:10: unknown key \"timestamp\" in an object type; did you mean \"timestamps\"?"),
-    ("fields:\n  id: string\n  updated: datetime\norder: -updatd\n", "6:8: order: unknown field \"updatd\"; did you mean \"updated\"?"),
-    ("fields:\n  id: string\norder: [id, {a: 1}]\n", "5:13: order takes a field path (-path for descending), or a list of them"),
-    ("fields:\n  id: string\n  j: {type: json_string}\n", "5:6: a json_string needs `of:`, the type of the JSON its text holds"),
-    ("fields:\n  id: string\n  note: string\neditable: [nte]\n", "6:12: editable: unknown field \"nte\"; did you mean \"note\"?"),
-    ("fields:\n  id: string\n  note: string\neditable: ['note[+]']\n", "6:12: editable: note[+] adds to a list, but note is not one"),
+    (
+      "fields:\n  id: string\nchanges:\n  - rename: {from: a, to: b}\n",
+      "6:3: changes need a `from:` version to start from"
+    ),
+    (
+      "fields:\n  id: string\nfrom: 1.0.0\nchanges:\n  - renam: {from: a, to: b}\n",
+      "7:5: unknown key \"renam\" in changes; did you mean \"rename\"?"
+    ),
+    (
+      "fields:\n  id: string\ntypes:\n  item: {timestamps: {updated: changed}, fields: {k: integer}}\n",
+      "6:32: timestamp field \"changed\" is not among the fields"
+    ),
+    (
+      "fields:\n  id: string\ntypes:\n  item: {timestamps: {updated: k}, fields: {k: integer}}\n",
+      "6:32: timestamp field \"k\" must be a datetime or a date"
+    ),
+    (
+      "fields:\n  id: string\ntypes:\n  item: {timestamp: {updated: k}, fields: {k: date}}\n",
+      "6:10: unknown key \"timestamp\" in an object type; did you mean \"timestamps\"?"
+    ),
+    (
+      "fields:\n  id: string\n  updated: datetime\norder: -updatd\n",
+      "6:8: order: unknown field \"updatd\"; did you mean \"updated\"?"
+    ),
+    (
+      "fields:\n  id: string\norder: [id, {a: 1}]\n",
+      "5:13: order takes a field path (-path for descending), or a list of them"
+    ),
+    (
+      "fields:\n  id: string\n  j: {type: json_string}\n",
+      "5:6: a json_string needs `of:`, the type of the JSON its text holds"
+    ),
+    (
+      "fields:\n  id: string\n  note: string\neditable: [nte]\n",
+      "6:12: editable: unknown field \"nte\"; did you mean \"note\"?"
+    ),
+    (
+      "fields:\n  id: string\n  note: string\neditable: ['note[+]']\n",
+      "6:12: editable: note[+] adds to a list, but note is not one"
+    ),
   ])
   func reportsWithPosition(_ body: String, _ expected: String) throws {
     let found = try problems(Self.header + body)
@@ -43,8 +91,12 @@ struct DescriptorCompilerTests {
   }
 
   @Test func orderCompilesToSortKeys() throws {
-    let root = try #require(try YAMLReader().read(Self.header + "fields:\n  id: string\n  n: integer\norder: [-n, id]\n"))
-    let schema = try #require(DescriptorCompiler.compile(root, file: "d.yaml") { _ in throw YAMLError(message: "", position: SourcePosition(line: 1, column: 1)) }.schema)
+    let root = try #require(
+      try YAMLReader().read(Self.header + "fields:\n  id: string\n  n: integer\norder: [-n, id]\n"))
+    let schema = try #require(
+      DescriptorCompiler.compile(root, file: "d.yaml") { _ in
+        throw YAMLError(message: "", position: SourcePosition(line: 1, column: 1))
+      }.schema)
     #expect(schema.order.map { ($0.descending ? "-" : "") + $0.path.description } == ["-n", "id"])
   }
 
@@ -53,17 +105,18 @@ struct DescriptorCompilerTests {
   }
 
   @Test func shorthandIncludeAndOneOf() throws {
-    let schema = try compile(Self.header + """
-      include: shared.yaml
-      fields:
-        id: uuid
-        when: date?
-        money: amount
-        kind_of: {type: enum, values: [A]}
-        body: {one_of: {by: kind_of, cases: {A: a_body}}}
-      types:
-        a_body: {fields: {x: integer}}
-      """, includes: ["shared.yaml": "types:\n  amount: {type: decimal, min: 0, scale: 2}\n"])
+    let schema = try compile(
+      Self.header + """
+        include: shared.yaml
+        fields:
+          id: uuid
+          when: date?
+          money: amount
+          kind_of: {type: enum, values: [A]}
+          body: {one_of: {by: kind_of, cases: {A: a_body}}}
+        types:
+          a_body: {fields: {x: integer}}
+        """, includes: ["shared.yaml": "types:\n  amount: {type: decimal, min: 0, scale: 2}\n"])
     #expect(schema.root.fields["when"]?.optional == true)
     #expect(schema.root.fields["money"]?.type.kind == .decimal)
     #expect(schema.root.fields["money"]?.type.scale == 2)
@@ -72,15 +125,16 @@ struct DescriptorCompilerTests {
   }
 
   @Test func aNamedTypeDeclaresItsOwnTimestamps() throws {
-    let schema = try compile(Self.header + """
-      timestamps: {updated: changed}
-      fields:
-        id: string
-        changed: datetime
-        items: {type: list, of: item}
-      types:
-        item: {timestamps: {created: added, updated: changed}, fields: {added: datetime?, changed: date}}
-      """)
+    let schema = try compile(
+      Self.header + """
+        timestamps: {updated: changed}
+        fields:
+          id: string
+          changed: datetime
+          items: {type: list, of: item}
+        types:
+          item: {timestamps: {created: added, updated: changed}, fields: {added: datetime?, changed: date}}
+        """)
     #expect(schema.root.timestamps == Schema.Timestamps(updated: "changed"))
     #expect(schema.namedTypes["item"]?.timestamps == Schema.Timestamps(created: "added", updated: "changed"))
     #expect(schema.root.fields["items"]?.type.element?.timestamps.updated == "changed")
@@ -90,11 +144,16 @@ struct DescriptorCompilerTests {
 /// docs/descriptors.md names every key the compiler accepts.
 struct DescriptorReferenceTests {
   @Test func everyAcceptedKeyIsDocumented() throws {
-    let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
       .appendingPathComponent("docs/descriptors.md").path
     let text = try String(contentsOfFile: path, encoding: .utf8)
-    let keys = DescriptorCompiler.topLevelKeys + DescriptorCompiler.fieldKeys + DescriptorCompiler.constraintKeys.values.flatMap { $0 }
-      + BuiltinType.allCases.map(\.rawValue) + ["created", "updated", "by", "cases", "on_delete", "transitions", "when", "require", "message"]
+    let keys =
+      DescriptorCompiler.topLevelKeys + DescriptorCompiler.fieldKeys
+      + DescriptorCompiler.constraintKeys.values.flatMap { $0 }
+      + BuiltinType.allCases.map(\.rawValue) + [
+        "created", "updated", "by", "cases", "on_delete", "transitions", "when", "require", "message",
+      ]
     let missing = Set(keys).filter { !text.contains("`\($0)`") }.sorted()
     #expect(missing.isEmpty, "not in docs/descriptors.md: \(missing)")
   }

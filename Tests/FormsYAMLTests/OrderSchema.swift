@@ -2,7 +2,8 @@ import FormsCore
 
 /// A small order kind for the merge tests: a document stamp, keyed items (with their own declared
 /// stamp), invoices and receipts (whose stamps fall back to the document's field name).
-let orderSchema = try! compile("""
+let orderSchema = try! compile(
+  """
   kind: po
   version: 1.0.0
   id: n

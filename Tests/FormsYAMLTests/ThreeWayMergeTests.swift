@@ -11,27 +11,43 @@ struct ThreeWayMergeTests {
     var out: [Substring] = []
     var state = ""
     for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-      if line.hasPrefix("<<<<<<< ") { state = "ours"; continue }
-      if line == "=======" { state = "theirs"; continue }
-      if line.hasPrefix(">>>>>>> ") { state = ""; continue }
+      if line.hasPrefix("<<<<<<< ") {
+        state = "ours"
+        continue
+      }
+      if line == "=======" {
+        state = "theirs"
+        continue
+      }
+      if line.hasPrefix(">>>>>>> ") {
+        state = ""
+        continue
+      }
       if state == "" || state == side { out.append(line) }
     }
     return out.joined(separator: "\n")
   }
 
   static func json(_ text: String) -> JSONValue { try! JSONParser().parse(text) }
-  static let base = json(#"{"n": "P", "u": "2026-01-01T00:00:00Z", "note": "a", "items": [{"k": 1, "q": 1, "u": "2026-01-01T00:00:00Z"}]}"#)
+  static let base = json(
+    #"{"n": "P", "u": "2026-01-01T00:00:00Z", "note": "a", "items": [{"k": 1, "q": 1, "u": "2026-01-01T00:00:00Z"}]}"#)
 
   @Test func sameChangeOnBothSidesIsTakenOnce() {
-    let both = Self.json(#"{"n": "P", "u": "2026-01-01T00:00:00Z", "note": "b", "items": [{"k": 1, "q": 1, "u": "2026-01-01T00:00:00Z"}]}"#)
+    let both = Self.json(
+      #"{"n": "P", "u": "2026-01-01T00:00:00Z", "note": "b", "items": [{"k": 1, "q": 1, "u": "2026-01-01T00:00:00Z"}]}"#
+    )
     let (text, conflicts) = ThreeWayMerge(schema: Self.schema).merge(base: Self.base, ours: both, theirs: both)
     #expect(conflicts == 0)
     #expect(text == JSONWriter.canonicalString(both))
   }
 
   @Test func keyedItemsAddedOnEachSideAreBothKept() {
-    let ours = Self.json(#"{"n": "P", "u": "2026-01-01T00:00:00Z", "note": "a", "items": [{"k": 1, "q": 1, "u": "2026-01-01T00:00:00Z"}, {"k": 2, "q": 2, "u": "2026-01-01T00:00:00Z"}]}"#)
-    let theirs = Self.json(#"{"n": "P", "u": "2026-01-01T00:00:00Z", "note": "a", "items": [{"k": 3, "q": 3, "u": "2026-01-01T00:00:00Z"}, {"k": 1, "q": 9, "u": "2026-01-01T00:00:00Z"}]}"#)
+    let ours = Self.json(
+      #"{"n": "P", "u": "2026-01-01T00:00:00Z", "note": "a", "items": [{"k": 1, "q": 1, "u": "2026-01-01T00:00:00Z"}, {"k": 2, "q": 2, "u": "2026-01-01T00:00:00Z"}]}"#
+    )
+    let theirs = Self.json(
+      #"{"n": "P", "u": "2026-01-01T00:00:00Z", "note": "a", "items": [{"k": 3, "q": 3, "u": "2026-01-01T00:00:00Z"}, {"k": 1, "q": 9, "u": "2026-01-01T00:00:00Z"}]}"#
+    )
     let (text, conflicts) = ThreeWayMerge(schema: Self.schema).merge(base: Self.base, ours: ours, theirs: theirs)
     #expect(conflicts == 0)
     let merged = try! JSONParser().parse(text)
@@ -40,21 +56,32 @@ struct ThreeWayMergeTests {
   }
 
   @Test func updatedStampsBothSidesChangedBecomeTheLaterOne() {
-    let ours = Self.json(#"{"n": "P", "u": "2026-02-01T00:00:00Z", "note": "ours", "items": [{"k": 1, "q": 2, "u": "2026-02-01T00:00:00Z"}]}"#)
-    let theirs = Self.json(#"{"n": "P", "u": "2026-03-01T00:00:00Z", "note": "a", "items": [{"k": 1, "q": 1, "u": "2026-03-01T00:00:00Z"}], "c": "2026-01-01T00:00:00Z"}"#)
+    let ours = Self.json(
+      #"{"n": "P", "u": "2026-02-01T00:00:00Z", "note": "ours", "items": [{"k": 1, "q": 2, "u": "2026-02-01T00:00:00Z"}]}"#
+    )
+    let theirs = Self.json(
+      #"{"n": "P", "u": "2026-03-01T00:00:00Z", "note": "a", "items": [{"k": 1, "q": 1, "u": "2026-03-01T00:00:00Z"}], "c": "2026-01-01T00:00:00Z"}"#
+    )
     let (text, conflicts) = ThreeWayMerge(schema: Self.schema).merge(base: Self.base, ours: ours, theirs: theirs)
     #expect(conflicts == 0, "\(text)")
     let merged = Self.json(text)
     #expect(merged["u"] == .string("2026-03-01T00:00:00Z") && merged["note"] == .string("ours"))
-    #expect(merged["items"]?.arrayValue?[0]["u"] == .string("2026-03-01T00:00:00Z") && merged["items"]?.arrayValue?[0]["q"] == .number(JSONNumber(2)))
+    #expect(
+      merged["items"]?.arrayValue?[0]["u"] == .string("2026-03-01T00:00:00Z")
+        && merged["items"]?.arrayValue?[0]["q"] == .number(JSONNumber(2)))
     var created = ours
     created["c"] = .string("2026-01-02T00:00:00Z")
-    #expect(ThreeWayMerge(schema: Self.schema).merge(base: Self.base, ours: created, theirs: theirs).conflicts == 1, "created is not an updated stamp")
+    #expect(
+      ThreeWayMerge(schema: Self.schema).merge(base: Self.base, ours: created, theirs: theirs).conflicts == 1,
+      "created is not an updated stamp")
   }
 
   @Test func anEmptyBaseMergesTwoWayWithKeyedListsByKey() {
-    let ours = Self.json(#"{"n": "P", "u": "2026-02-01T00:00:00Z", "note": "a", "items": [{"k": 1, "q": 1, "u": "2026-02-01T00:00:00Z"}]}"#)
-    let theirs = Self.json(#"{"n": "P", "u": "2026-03-01T00:00:00Z", "items": [{"k": 2, "q": 2, "u": "2026-03-01T00:00:00Z"}]}"#)
+    let ours = Self.json(
+      #"{"n": "P", "u": "2026-02-01T00:00:00Z", "note": "a", "items": [{"k": 1, "q": 1, "u": "2026-02-01T00:00:00Z"}]}"#
+    )
+    let theirs = Self.json(
+      #"{"n": "P", "u": "2026-03-01T00:00:00Z", "items": [{"k": 2, "q": 2, "u": "2026-03-01T00:00:00Z"}]}"#)
     let (text, conflicts) = ThreeWayMerge(schema: Self.schema).merge(base: nil, ours: ours, theirs: theirs)
     #expect(conflicts == 0, "\(text)")
     let merged = Self.json(text)
@@ -64,7 +91,8 @@ struct ThreeWayMergeTests {
 
   @Test func deleteAgainstModifyKeepsEitherSideValid() {
     let base = Self.json(#"{"a": 1, "b": 1}"#)
-    let (text, conflicts) = ThreeWayMerge(schema: nil).merge(base: base, ours: Self.json(#"{"a": 1}"#), theirs: Self.json(#"{"a": 1, "b": 2}"#))
+    let (text, conflicts) = ThreeWayMerge(schema: nil).merge(
+      base: base, ours: Self.json(#"{"a": 1}"#), theirs: Self.json(#"{"a": 1, "b": 2}"#))
     #expect(conflicts == 1)
     #expect(text == "{\n  \"a\": 1\n<<<<<<< ours\n=======\n  , \"b\": 2\n>>>>>>> theirs\n}\n")
     #expect(Self.json(Self.keep("ours", text)) == Self.json(#"{"a": 1}"#))
@@ -89,18 +117,29 @@ struct ThreeWayMergeTests {
       return out
     }
     func object(_ members: [String: Int]) -> JSONValue {
-      .object(JSONObject(members.sorted { $0.key < $1.key }.map { JSONObject.Member(key: $0.key, value: .number(JSONNumber($0.value))) }))
+      .object(
+        JSONObject(
+          members.sorted { $0.key < $1.key }.map {
+            JSONObject.Member(key: $0.key, value: .number(JSONNumber($0.value)))
+          }))
     }
     let keys = ["a", "b", "c", "d"].filter { _ in next(4) != 0 }
     let base = Dictionary(uniqueKeysWithValues: keys.map { ($0, next(5)) })
     let ours = variant(base)
     let theirs = variant(base)
     func document(_ members: [String: Int], _ items: [Int]) -> JSONValue {
-      var value = JSONValue.object(JSONObject([
-        "n": .string("P"), "u": .string("2026-01-01T00:00:00Z"), "items": .array(items.map { k in
-          .object(JSONObject(["k": .number(JSONNumber(k % 10)), "q": .number(JSONNumber(k / 10)), "u": .string("2026-01-01T00:00:00Z")]))
-        }),
-      ]))
+      var value = JSONValue.object(
+        JSONObject([
+          "n": .string("P"), "u": .string("2026-01-01T00:00:00Z"),
+          "items": .array(
+            items.map { k in
+              .object(
+                JSONObject([
+                  "k": .number(JSONNumber(k % 10)), "q": .number(JSONNumber(k / 10)),
+                  "u": .string("2026-01-01T00:00:00Z"),
+                ]))
+            }),
+        ]))
       value["note"] = .string(JSONWriter.compact(object(members)))
       value["extra"] = object(members)
       return value

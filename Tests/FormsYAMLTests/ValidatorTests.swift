@@ -17,7 +17,8 @@ func compile(_ text: String, includes: [String: String] = [:]) throws -> Schema 
 }
 
 struct ValidatorTests {
-  static let schema = try! compile("""
+  static let schema = try! compile(
+    """
     kind: sample
     version: 1.0.0
     directory: samples
@@ -74,24 +75,53 @@ struct ValidatorTests {
   }
 
   static let cases: [Case] = [
-    Case(document: #"{"_schema": "sample@1.0.0", "id": "S-1", "count": 3, "price": 1}"#, rule: "required", pointer: "", message: "missing required field \"name\"", column: 1),
-    Case(document: with(#""qty": 1"#), rule: "unknown-field", pointer: "/qty", message: "unknown field \"qty\"", column: 84),
-    Case(document: with(#""ratio": "x""#), rule: "type", pointer: "/ratio", message: "expected a number, found the string \"x\"", column: 93),
-    Case(document: with(#""count": -3"#).replacingOccurrences(of: #""count": 3, "#, with: ""), rule: "min", pointer: "/count", message: "-3 is less than the minimum 0", column: 81),
-    Case(document: with(#""color": "blue""#), rule: "enum", pointer: "/color", message: "\"blue\" is not one of \"red\", \"green\"", column: 93),
-    Case(document: with(#""day": "2026-02-30""#), rule: "date", pointer: "/day", message: "\"2026-02-30\" is not a date", column: 91),
-    Case(document: with(#""at": "2026-02-01T10:00:00""#), rule: "datetime", pointer: "/at", message: "not an RFC 3339 datetime with an offset", column: 90),
+    Case(
+      document: #"{"_schema": "sample@1.0.0", "id": "S-1", "count": 3, "price": 1}"#, rule: "required", pointer: "",
+      message: "missing required field \"name\"", column: 1),
+    Case(
+      document: with(#""qty": 1"#), rule: "unknown-field", pointer: "/qty", message: "unknown field \"qty\"", column: 84
+    ),
+    Case(
+      document: with(#""ratio": "x""#), rule: "type", pointer: "/ratio",
+      message: "expected a number, found the string \"x\"", column: 93),
+    Case(
+      document: with(#""count": -3"#).replacingOccurrences(of: #""count": 3, "#, with: ""), rule: "min",
+      pointer: "/count", message: "-3 is less than the minimum 0", column: 81),
+    Case(
+      document: with(#""color": "blue""#), rule: "enum", pointer: "/color",
+      message: "\"blue\" is not one of \"red\", \"green\"", column: 93),
+    Case(
+      document: with(#""day": "2026-02-30""#), rule: "date", pointer: "/day", message: "\"2026-02-30\" is not a date",
+      column: 91),
+    Case(
+      document: with(#""at": "2026-02-01T10:00:00""#), rule: "datetime", pointer: "/at",
+      message: "not an RFC 3339 datetime with an offset", column: 90),
     Case(document: with(#""ref": "not-a-uuid""#), rule: "uuid", pointer: "/ref", message: "is not a UUID", column: 91),
-    Case(document: with(#""flag": "yes""#), rule: "type", pointer: "/flag", message: "expected true or false", column: 92),
-    Case(document: with(#""tags": []"#), rule: "min_items", pointer: "/tags", message: "at least 1 required", column: 92),
-    Case(document: with(#""tags": ["a", "b", "c"]"#), rule: "max_items", pointer: "/tags", message: "at most 2 allowed", column: 92),
-    Case(document: with(#""lines": [{"sku": "x", "quantity": 1}, {"sku": "x", "quantity": 0}]"#), rule: "unique", pointer: "/lines/1/sku", message: "duplicate sku=\"x\" (also at lines[0])", column: 131),
-    Case(document: with(#""extra": {"k": 1.5}"#), rule: "type", pointer: "/extra/k", message: "expected an integer, found 1.5", column: 99),
+    Case(
+      document: with(#""flag": "yes""#), rule: "type", pointer: "/flag", message: "expected true or false", column: 92),
+    Case(
+      document: with(#""tags": []"#), rule: "min_items", pointer: "/tags", message: "at least 1 required", column: 92),
+    Case(
+      document: with(#""tags": ["a", "b", "c"]"#), rule: "max_items", pointer: "/tags", message: "at most 2 allowed",
+      column: 92),
+    Case(
+      document: with(#""lines": [{"sku": "x", "quantity": 1}, {"sku": "x", "quantity": 0}]"#), rule: "unique",
+      pointer: "/lines/1/sku", message: "duplicate sku=\"x\" (also at lines[0])", column: 131),
+    Case(
+      document: with(#""extra": {"k": 1.5}"#), rule: "type", pointer: "/extra/k",
+      message: "expected an integer, found 1.5", column: 99),
     Case(document: with(#""note": 5"#), rule: "type", pointer: "/note", message: "expected a string", column: 92),
-    Case(document: with(#""kind_of": "A", "body": {"b": "x"}"#), rule: "unknown-field", pointer: "/body/b", message: "unknown field \"b\"", column: 109),
-    Case(document: with(#""kind_of": "C", "body": {}"#), rule: "enum", pointer: "/kind_of", message: "\"C\" is not one of \"A\", \"B\"", column: 95),
-    Case(document: with(#""body": {"a": 1}"#), rule: "one_of", pointer: "/body", message: "kind_of is missing", column: 92),
-    Case(document: with(#""flag": true"#), rule: "rule", pointer: "/flag", message: "a flagged sample needs a day", column: 92),
+    Case(
+      document: with(#""kind_of": "A", "body": {"b": "x"}"#), rule: "unknown-field", pointer: "/body/b",
+      message: "unknown field \"b\"", column: 109),
+    Case(
+      document: with(#""kind_of": "C", "body": {}"#), rule: "enum", pointer: "/kind_of",
+      message: "\"C\" is not one of \"A\", \"B\"", column: 95),
+    Case(
+      document: with(#""body": {"a": 1}"#), rule: "one_of", pointer: "/body", message: "kind_of is missing", column: 92),
+    Case(
+      document: with(#""flag": true"#), rule: "rule", pointer: "/flag", message: "a flagged sample needs a day",
+      column: 92),
   ]
 
   @Test(arguments: cases)
@@ -107,10 +137,15 @@ struct ValidatorTests {
 
   @Test func priceScaleAndValidDocument() throws {
     #expect(Validator(schema: Self.schema).validate(try JSONParser().parse(Self.valid)).isEmpty)
-    let findings = Validator(schema: Self.schema).validate(try JSONParser().parse(Self.valid.replacingOccurrences(of: "1.25", with: "1.255")))
+    let findings = Validator(schema: Self.schema).validate(
+      try JSONParser().parse(Self.valid.replacingOccurrences(of: "1.25", with: "1.255")))
     #expect(findings.map(\.rule) == ["scale"])
-    let all = #"{"_schema": "sample@1.0.0", "id": "S-1", "name": "abcdef", "count": 11, "price": -1, "note": null, "open": {"z": 1}, "lines": [{"sku": "a", "quantity": 2}], "kind_of": "A", "body": {"a": 1}}"#
-    #expect(Validator(schema: Self.schema).validate(try JSONParser().parse(all)).map(\.rule).sorted() == ["max", "max_length", "min"])
+    let all =
+      #"{"_schema": "sample@1.0.0", "id": "S-1", "name": "abcdef", "count": 11, "price": -1, "note": null, "open": {"z": 1}, "lines": [{"sku": "a", "quantity": 2}], "kind_of": "A", "body": {"a": 1}}"#
+    #expect(
+      Validator(schema: Self.schema).validate(try JSONParser().parse(all)).map(\.rule).sorted() == [
+        "max", "max_length", "min",
+      ])
   }
 }
 

@@ -21,10 +21,16 @@ struct CommandLineTests {
 
   @Test(arguments: [
     (["--where", #"stauts == "in_review""#], #"--where #1: unknown field "stauts"; did you mean "status"?"#),
-    (["--where", "status == in_review"], #"--where #1: in_review is not a field; to compare with the text, quote it: status == "in_review""#),
+    (
+      ["--where", "status == in_review"],
+      #"--where #1: in_review is not a field; to compare with the text, quote it: status == "in_review""#
+    ),
     (["--sort", "-stauts"], #"--sort -stauts: unknown field "stauts"; did you mean "status"?"#),
     (["--fields", "id,stauts"], #"--fields stauts: unknown field "stauts"; did you mean "status"?"#),
-    (["--where", #"fields.efective_date exists"#], #"--where #1: unknown field "fields.efective_date"; did you mean "fields.effective_date"?"#),
+    (
+      ["--where", #"fields.efective_date exists"#],
+      #"--where #1: unknown field "fields.efective_date"; did you mean "fields.effective_date"?"#
+    ),
   ])
   func queriesRefuseTypos(_ options: [String], _ message: String) throws {
     try withTemporaryDirectory { dir in
@@ -50,8 +56,10 @@ struct CommandLineTests {
   @Test func validPathsOfAnyVersionAndMetadataAreAccepted() throws {
     try withTemporaryDirectory { dir in
       let store = try Example(dir)
-      let result = try store.run(["list", "purchase-order", "--where", "items[].quantity >= 20", "--fields", "purchase_order_number,_schema",
-        "--sort", "-last_updated", "--format", "csv"])
+      let result = try store.run([
+        "list", "purchase-order", "--where", "items[].quantity >= 20", "--fields", "purchase_order_number,_schema",
+        "--sort", "-last_updated", "--format", "csv",
+      ])
       #expect(result.status == 0, "\(result.stderr)")
       #expect(result.stdout.hasPrefix("purchase_order_number,_schema\n"))
     }
@@ -67,7 +75,8 @@ struct CommandLineTests {
       #expect(created.stderr == "created form \(id) (data/forms/\(id).json)\n")
       let got = try store.run(["get", "form", String(id.prefix(8))])
       #expect(got.status == 0 && got.stdout.contains(id), "\(got.stderr)")
-      #expect(try store.run(["new", "form", "--set", "form_type=SF30", "--format", "path"]).stdout.hasPrefix("data/forms/"))
+      #expect(
+        try store.run(["new", "form", "--set", "form_type=SF30", "--format", "path"]).stdout.hasPrefix("data/forms/"))
     }
   }
 
@@ -75,8 +84,12 @@ struct CommandLineTests {
     try withTemporaryDirectory { dir in
       let store = try Example(dir)
       let result = try store.run(["get", "acquisition", "ACQ-2026"])
-      #expect(result == RunResult(status: 64, stdout: "", stderr: "formsctl: error: \"ACQ-2026\" starts 5 acquisition ids: "
-        + "ACQ-2026-001, ACQ-2026-002, ACQ-2026-003, ACQ-2026-004, ACQ-2026-005; type more of it\n"))
+      #expect(
+        result
+          == RunResult(
+            status: 64, stdout: "",
+            stderr: "formsctl: error: \"ACQ-2026\" starts 5 acquisition ids: "
+              + "ACQ-2026-001, ACQ-2026-002, ACQ-2026-003, ACQ-2026-004, ACQ-2026-005; type more of it\n"))
       #expect(try store.run(["get", "acquisition", "ACQ"]).status == 66, "under 4 characters is not a prefix")
     }
   }
@@ -84,33 +97,55 @@ struct CommandLineTests {
   @Test func listElementsAreAppendedWithTheirTimestamps() throws {
     try withTemporaryDirectory { dir in
       let store = try Example(dir)
-      let appended = try store.run(["set", "purchase-order", "PO-000201", "items[3].product_item_id=200", "items[3].quantity=5", "--format", "json"])
+      let appended = try store.run([
+        "set", "purchase-order", "PO-000201", "items[3].product_item_id=200", "items[3].quantity=5", "--format", "json",
+      ])
       #expect(appended.status == 0, "\(appended.stderr)")
-      #expect(appended.stdout.contains(#"{\#n      "last_updated": "2026-11-20T10:00:00Z",\#n      "product_item_id": 200,\#n      "quantity": 5\#n    }"#),
+      #expect(
+        appended.stdout.contains(
+          #"{\#n      "last_updated": "2026-11-20T10:00:00Z",\#n      "product_item_id": 200,\#n      "quantity": 5\#n    }"#
+        ),
         "\(appended.stdout)")
       let past = try store.run(["set", "purchase-order", "PO-000201", "items[99].quantity=1"])
-      #expect(past == RunResult(status: 64, stdout: "", stderr: "formsctl: error: items[99].quantity: index 99 is past the end: the list has 4 elements (index 4 appends one)\n"))
+      #expect(
+        past
+          == RunResult(
+            status: 64, stdout: "",
+            stderr:
+              "formsctl: error: items[99].quantity: index 99 is past the end: the list has 4 elements (index 4 appends one)\n"
+          ))
     }
   }
 
   @Test func aDocumentNotYetWrittenIsNamedAsSuch() throws {
     try withTemporaryDirectory { dir in
-      let result = try Example(dir).run(["new", "purchase-order", "--set", "purchase_order_number=PO-9", "--set", "issue_date=2026-11-20T10:00:00Z",
-        "--set", "items[0].product_item_id=0", "--set", "items[0].quantity=1"])
+      let result = try Example(dir).run([
+        "new", "purchase-order", "--set", "purchase_order_number=PO-9", "--set", "issue_date=2026-11-20T10:00:00Z",
+        "--set", "items[0].product_item_id=0", "--set", "items[0].quantity=1",
+      ])
       #expect(result.status == 65)
-      #expect(result.stderr.hasPrefix("data/purchase-orders/PO-9.json (new, not written): error: items[0].product_item_id: "), "\(result.stderr)")
+      #expect(
+        result.stderr.hasPrefix("data/purchase-orders/PO-9.json (new, not written): error: items[0].product_item_id: "),
+        "\(result.stderr)")
     }
   }
 
   @Test func snapshotsAreNamedByLabelPrefixOrLatestN() throws {
     try withTemporaryDirectory { dir in
       let store = try Example(dir)
-      for (time, label) in [("2026-11-20T10:00:00Z", "q3"), ("2026-11-21T10:00:00Z", "q4"), ("2026-11-22T10:00:00Z", "q4")] {
-        #expect(try Formsctl.run(["snapshot", "create", "--label", label], in: store.root, environment: ["FORMSCTL_NOW": time]).status == 0)
+      for (time, label) in [
+        ("2026-11-20T10:00:00Z", "q3"), ("2026-11-21T10:00:00Z", "q4"), ("2026-11-22T10:00:00Z", "q4"),
+      ] {
+        #expect(
+          try Formsctl.run(
+            ["snapshot", "create", "--label", label], in: store.root, environment: ["FORMSCTL_NOW": time]
+          ).status == 0)
       }
       let byLabel = try store.run(["snapshot", "show", "q4"])
       #expect(byLabel.stdout.hasPrefix("snapshot 2026-11-22T10-00-00Z-q4\n"))
-      #expect(byLabel.stderr == "formsctl: warning: 2 snapshots carry the label \"q4\"; using the newest, 2026-11-22T10-00-00Z-q4\n")
+      #expect(
+        byLabel.stderr
+          == "formsctl: warning: 2 snapshots carry the label \"q4\"; using the newest, 2026-11-22T10-00-00Z-q4\n")
       #expect(try store.run(["snapshot", "show", "latest~2"]).stdout.hasPrefix("snapshot 2026-11-20T10-00-00Z-q3\n"))
       #expect(try store.run(["snapshot", "show", "2026-11-21"]).stdout.hasPrefix("snapshot 2026-11-21T10-00-00Z-q4\n"))
       let ambiguous = try store.run(["snapshot", "show", "2026-11"])
@@ -118,11 +153,16 @@ struct CommandLineTests {
       #expect(ambiguous.stderr.contains("\"2026-11\" starts 3 snapshot ids"))
       let beyond = try store.run(["snapshot", "show", "latest~3"])
       #expect(beyond.status == 65)
-      #expect(beyond.stderr.hasPrefix("formsctl: error: latest~3 goes back further than the 3 snapshots not taken by a restore; the newest: "))
+      #expect(
+        beyond.stderr.hasPrefix(
+          "formsctl: error: latest~3 goes back further than the 3 snapshots not taken by a restore; the newest: "))
       // A restore's own safety copy does not become `latest`: restoring twice restores twice.
       _ = try store.run(["rm", "acquisition", "ACQ-2026-005"])
       let first = try store.run(["snapshot", "restore", "latest", "data/acquisitions/ACQ-2026-005.json"])
-      #expect(first.stdout.contains("the state before is snapshot 2026-11-20T10-00-00Z; to undo: formsctl snapshot restore 2026-11-20T10-00-00Z"), "\(first)")
+      #expect(
+        first.stdout.contains(
+          "the state before is snapshot 2026-11-20T10-00-00Z; to undo: formsctl snapshot restore 2026-11-20T10-00-00Z"),
+        "\(first)")
       _ = try store.run(["rm", "acquisition", "ACQ-2026-005"])
       let second = try store.run(["snapshot", "restore", "latest", "data/acquisitions/ACQ-2026-005.json"])
       #expect(second.stdout.contains("recreate data/acquisitions/ACQ-2026-005.json"), "\(second)")
@@ -165,13 +205,21 @@ struct CommandLineTests {
   @Test func shellCompletionOffersKindsIdsAndPathsFromTheStore() throws {
     try withTemporaryDirectory { dir in
       let store = try Example(dir)
-      #expect(try store.run(["---completion", "get", "--", "positional@0", "1", "2", "get", "fo"]).stdout == "forecast\nform\n")
-      #expect(try store.run(["---completion", "get", "--", "positional@1", "2", "4", "get", "form", "0adc"]).stdout
-        == "0adc90c4-92fd-5ab8-8b08-ceb26b213e40\n")
-      let paths = try store.run(["---completion", "list", "--", "--sort", "3", "6", "list", "purchase-order", "--sort", "-items"]).stdout
+      #expect(
+        try store.run(["---completion", "get", "--", "positional@0", "1", "2", "get", "fo"]).stdout
+          == "forecast\nform\n")
+      #expect(
+        try store.run(["---completion", "get", "--", "positional@1", "2", "4", "get", "form", "0adc"]).stdout
+          == "0adc90c4-92fd-5ab8-8b08-ceb26b213e40\n")
+      let paths = try store.run([
+        "---completion", "list", "--", "--sort", "3", "6", "list", "purchase-order", "--sort", "-items",
+      ]).stdout
       #expect(paths.split(separator: "\n").contains("-items[].quantity"), "\(paths)")
-      #expect(try store.run(["---completion", "set", "--", "positional@2", "3", "3", "set", "purchase-order", "PO-000201", "del"]).stdout
-        == "delivery_note=\n")
+      #expect(
+        try store.run([
+          "---completion", "set", "--", "positional@2", "3", "3", "set", "purchase-order", "PO-000201", "del",
+        ]).stdout
+          == "delivery_note=\n")
       let script = try store.run(["--generate-completion-script", "bash"])
       #expect(script.status == 0 && script.stdout.contains("---completion get -- positional@1"))
     }
@@ -182,17 +230,31 @@ struct CommandLineTests {
       let store = try Example(dir)
       _ = try store.run(["set", "purchase-order", "PO-000203", "delivery_note=Moved"])
       let listed = try store.run(["list", "purchase-order", "--format", "paths"]).stdout.split(separator: "\n")
-      #expect(listed.first == "data/purchase-orders/PO-000203.json", "order: -last_updated puts the newest first: \(listed)")
-      let sorted = try store.run(["list", "purchase-order", "--sort", "purchase_order_number", "--format", "paths"]).stdout
+      #expect(
+        listed.first == "data/purchase-orders/PO-000203.json", "order: -last_updated puts the newest first: \(listed)")
+      let sorted = try store.run(["list", "purchase-order", "--sort", "purchase_order_number", "--format", "paths"])
+        .stdout
       #expect(sorted.hasPrefix("data/purchase-orders/PO-000201.json\n"), "--sort overrides it")
     }
   }
 
   @Test(arguments: [
-    (["set", "form", "--where", "stauts == \"draft\"", "form_number=X"], 64, #"formsctl: error: --where #1: unknown field "stauts"; did you mean "status"?"#),
-    (["set", "form", "--where", " ", "form_number=X"], 64, "formsctl: error: an empty --where would match every document; pass --all to mean that"),
-    (["rm", "form"], 64, "formsctl: error: name a document's id, or select documents with --where EXPR (--all for every one)"),
-    (["rm", "form", "--all", "--where", "id exists"], 64, "formsctl: error: --all selects every document; drop it to use --where"),
+    (
+      ["set", "form", "--where", "stauts == \"draft\"", "form_number=X"], 64,
+      #"formsctl: error: --where #1: unknown field "stauts"; did you mean "status"?"#
+    ),
+    (
+      ["set", "form", "--where", " ", "form_number=X"], 64,
+      "formsctl: error: an empty --where would match every document; pass --all to mean that"
+    ),
+    (
+      ["rm", "form"], 64,
+      "formsctl: error: name a document's id, or select documents with --where EXPR (--all for every one)"
+    ),
+    (
+      ["rm", "form", "--all", "--where", "id exists"], 64,
+      "formsctl: error: --all selects every document; drop it to use --where"
+    ),
   ])
   func batchChangesRefuseWhatIsUnclear(_ arguments: [String], _ status: Int32, _ message: String) throws {
     try withTemporaryDirectory { dir in
@@ -205,7 +267,9 @@ struct CommandLineTests {
   @Test func batchChangesListWhatTheyTouch() throws {
     try withTemporaryDirectory { dir in
       let store = try Example(dir)
-      let dry = try store.run(["set", "purchase-order", "--where", #"status == "open""#, "delivery_note=Dock A", "--dry-run"])
+      let dry = try store.run([
+        "set", "purchase-order", "--where", #"status == "open""#, "delivery_note=Dock A", "--dry-run",
+      ])
       #expect(dry.status == 0)
       #expect(dry.stdout.hasPrefix("would set data/purchase-orders/"), "\(dry.stdout)")
       #expect(dry.stderr.hasSuffix("; dry run: nothing written\n"))

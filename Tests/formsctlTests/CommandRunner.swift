@@ -16,7 +16,9 @@ enum Formsctl {
   static let binary: URL = {
     var candidates: [URL] = []
     for base in [Bundle.main.bundleURL, Bundle.main.executableURL?.deletingLastPathComponent()].compactMap({ $0 }) {
-      candidates += [base, base.deletingLastPathComponent(), base.deletingLastPathComponent().deletingLastPathComponent()]
+      candidates += [
+        base, base.deletingLastPathComponent(), base.deletingLastPathComponent().deletingLastPathComponent(),
+      ]
     }
     for directory in candidates {
       let url = directory.appendingPathComponent("formsctl")
@@ -67,10 +69,14 @@ func assertSnapshot(_ result: RunResult, named name: String, sourceLocation: Sou
   let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots/\(name).txt")
   if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] == "1" {
     try Data(result.transcript.utf8).write(to: url)
+    Issue.record(
+      "re-recorded \(name).txt; review the diff and run again without RECORD_SNAPSHOTS", sourceLocation: sourceLocation)
     return
   }
   let expected = try String(contentsOf: url, encoding: .utf8)
-  #expect(result.transcript == expected, "golden file \(name).txt differs; RECORD_SNAPSHOTS=1 re-records", sourceLocation: sourceLocation)
+  #expect(
+    result.transcript == expected, "golden file \(name).txt differs; RECORD_SNAPSHOTS=1 re-records",
+    sourceLocation: sourceLocation)
 }
 
 /// Runs `body` in a fresh directory, removed afterwards.
@@ -98,13 +104,17 @@ func writeBytes(_ bytes: [UInt8], to path: String) throws {
 func letPeopleEditOrders(_ store: String) throws {
   let path = store + "/schemas/purchase-order/1.1.0.yaml"
   let text = try readFile(path)
-  try writeFile(text.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("editable:") }.joined(separator: "\n"), to: path)
+  try writeFile(
+    text.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("editable:") }.joined(
+      separator: "\n"), to: path)
 }
 
 /// The bundled example store copied to `path`, its descriptors read from this repository.
 func copyExampleStore(to path: String) throws {
-  try FileManager.default.copyItem(atPath: Formsctl.packageRoot.appendingPathComponent("examples/acquisitions").path, toPath: path)
-  try writeFile(exampleManifest(schemas: Formsctl.packageRoot.appendingPathComponent("schemas").path), to: path + "/formsctl.yaml")
+  try FileManager.default.copyItem(
+    atPath: Formsctl.packageRoot.appendingPathComponent("examples/acquisitions").path, toPath: path)
+  try writeFile(
+    exampleManifest(schemas: Formsctl.packageRoot.appendingPathComponent("schemas").path), to: path + "/formsctl.yaml")
 }
 
 /// The example stores' manifest with `schemas:` pointing at `schemas` (nil: the store's own), and
@@ -119,7 +129,8 @@ func exampleManifest(schemas: String?) throws -> String {
 /// formsctl refuses, as ssh would).
 @discardableResult
 func demoIdentity(at path: String) throws -> String {
-  try FileManager.default.copyItem(atPath: Formsctl.packageRoot.appendingPathComponent("examples/demo-identity").path, toPath: path)
+  try FileManager.default.copyItem(
+    atPath: Formsctl.packageRoot.appendingPathComponent("examples/demo-identity").path, toPath: path)
   try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
   return path
 }
@@ -138,18 +149,22 @@ func testEnvironment() -> [String: String] {
 
 /// Runs `lines` in one shell in `directory`; each must exit 0 or 1, or the code its comment
 /// names (`# exit 64: ...`). Returns the lines that did not.
-func runShellLines(_ lines: [String], in directory: String, environment extra: [String: String] = [:]) throws -> [String] {
+func runShellLines(_ lines: [String], in directory: String, environment extra: [String: String] = [:]) throws
+  -> [String]
+{
   let checks = lines.map { line -> String in
     let expected = line.range(of: #"# exit (\d+)"#, options: .regularExpression).map { String(line[$0].dropFirst(7)) }
     let test = expected.map { "[ $status -eq \($0) ]" } ?? "[ $status -le 1 ]"
-    return "\(line)\nstatus=$?; \(test) || echo \"FAILED ($status): \(line.replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "$", with: "\\$"))\" >&2"
+    return
+      "\(line)\nstatus=$?; \(test) || echo \"FAILED ($status): \(line.replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "$", with: "\\$"))\" >&2"
   }
   let process = Process()
   process.executableURL = URL(fileURLWithPath: "/bin/sh")
   process.arguments = ["-c", checks.joined(separator: "\n")]
   process.currentDirectoryURL = URL(fileURLWithPath: directory)
   var environment = testEnvironment()
-  environment["PATH"] = Formsctl.binary.deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+  environment["PATH"] =
+    Formsctl.binary.deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
   environment["EDITOR"] = "true"
   environment["VISUAL"] = nil
   environment.merge(extra) { $1 }

@@ -30,7 +30,9 @@ struct CrashTests {
 
   static func run(_ arguments: [String], in directory: String) throws {
     let result = try Formsctl.run(arguments, in: directory, environment: clock)
-    guard result.status == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: ["run": "\(arguments): \(result.stderr)"]) }
+    guard result.status == 0 else {
+      throw CocoaError(.fileWriteUnknown, userInfo: ["run": "\(arguments): \(result.stderr)"])
+    }
   }
 
   static func copy(_ from: String, to: String) throws {
@@ -44,29 +46,37 @@ struct CrashTests {
   static func exampleStore(_ path: String) throws { try copyExampleStore(to: path) }
 
   static let scenarios: [Scenario] = [
-    Scenario(name: "set", arguments: ["set", "acquisition", "ACQ-2026-001", "title=Renamed by the crash test"], build: exampleStore),
+    Scenario(
+      name: "set", arguments: ["set", "acquisition", "ACQ-2026-001", "title=Renamed by the crash test"],
+      build: exampleStore),
     Scenario(name: "rm with cascade", arguments: ["rm", "acquisition", "ACQ-2026-001"], build: exampleStore),
     Scenario(name: "mv", arguments: ["mv", "acquisition", "ACQ-2026-001", "ACQ-2026-099"], build: exampleStore),
     Scenario(name: "snapshot restore", arguments: ["snapshot", "restore", "latest"]) { path in
       try exampleStore(path)
       try run(["snapshot", "create", "--label", "base"], in: path)
       try run(["set", "acquisition", "ACQ-2026-002", "title=Changed since"], in: path)
-      try run(["new", "acquisition", "--set", "id=ACQ-2026-010", "--set", "title=New since", "--set", "agency=GSA"], in: path)
+      try run(
+        ["new", "acquisition", "--set", "id=ACQ-2026-010", "--set", "title=New since", "--set", "agency=GSA"], in: path)
       for file in try FileManager.default.contentsOfDirectory(atPath: path + "/data/scenarios").prefix(2) {
         try FileManager.default.removeItem(atPath: path + "/data/scenarios/" + file)
       }
     },
     Scenario(name: "migrate", arguments: ["migrate"]) { path in try MigrateCommandTests.itemStore(path, count: 400) },
-    Scenario(name: "import", arguments: [
-      "import", "purchase-order", examples + "/feeds/purchase-orders.json", "--map", examples + "/feeds/purchase-orders.map.yaml",
-    ], build: exampleStore),
+    Scenario(
+      name: "import",
+      arguments: [
+        "import", "purchase-order", examples + "/feeds/purchase-orders.json", "--map",
+        examples + "/feeds/purchase-orders.map.yaml",
+      ], build: exampleStore),
   ]
 
   /// The data directory: file path → bytes.
   static func tree(_ root: String) -> [String: [UInt8]] {
     let data = root + "/data"
     var out: [String: [UInt8]] = [:]
-    for path in FileIO.files(under: data, suffix: "") { out[String(path.dropFirst(data.count))] = try? FileIO.read(path) }
+    for path in FileIO.files(under: data, suffix: "") {
+      out[String(path.dropFirst(data.count))] = try? FileIO.read(path)
+    }
     return out
   }
 
@@ -114,7 +124,11 @@ struct CrashTests {
         let finished = state == after
         #expect(finished || state == before, "\(scenario.name), trial \(trial): neither the state before nor after")
         if !finished {
-          if recovered?.hasPrefix("rolled back the interrupted") == true { outcomes.rolledBack += 1 } else { outcomes.untouched += 1 }
+          if recovered?.hasPrefix("rolled back the interrupted") == true {
+            outcomes.rolledBack += 1
+          } else {
+            outcomes.untouched += 1
+          }
         } else if recovered?.hasPrefix("finished the interrupted") == true {
           outcomes.finishedByRecover += 1
         } else {
@@ -123,16 +137,22 @@ struct CrashTests {
         #expect(Self.hiddenFiles(store).isEmpty, "\(scenario.name), trial \(trial): \(Self.hiddenFiles(store))")
         #expect(Journal(layout: layout).pending() == nil)
         let records = AuditLog.read(layout).records.count
-        #expect(records == recordsBefore + (finished ? 1 : 0), "\(scenario.name), trial \(trial): \(records) history records")
+        #expect(
+          records == recordsBefore + (finished ? 1 : 0), "\(scenario.name), trial \(trial): \(records) history records")
         let registry = SchemaRegistry.load(directory: layout.schemasDirectory, display: { $0 })
         let validator = StoreValidator(layout: layout, registry: registry, display: { $0 })
         let report = validator.validate(validator.allFiles())
-        #expect(report.diagnostics.isEmpty, "\(scenario.name), trial \(trial): \(report.diagnostics.prefix(3).map(\.compilerStyle))")
+        #expect(
+          report.diagnostics.isEmpty,
+          "\(scenario.name), trial \(trial): \(report.diagnostics.prefix(3).map(\.compilerStyle))")
         try FileManager.default.removeItem(atPath: store)
       }
-      print("crash test \(scenario.name): \(Self.trials) kills, \(outcomes.untouched) before any journal, \(outcomes.rolledBack) rolled back, "
-        + "\(outcomes.finishedByRecover) finished by recover, \(outcomes.completed) completed before the kill (run \(Int(duration * 1000)) ms, window \(Int(window * 1000)) ms)")
-      #expect(outcomes.untouched + outcomes.rolledBack > 0 && outcomes.finishedByRecover + outcomes.completed > 0,
+      print(
+        "crash test \(scenario.name): \(Self.trials) kills, \(outcomes.untouched) before any journal, \(outcomes.rolledBack) rolled back, "
+          + "\(outcomes.finishedByRecover) finished by recover, \(outcomes.completed) completed before the kill (run \(Int(duration * 1000)) ms, window \(Int(window * 1000)) ms)"
+      )
+      #expect(
+        outcomes.untouched + outcomes.rolledBack > 0 && outcomes.finishedByRecover + outcomes.completed > 0,
         "both outcomes must happen: \(outcomes)")
     }
   }

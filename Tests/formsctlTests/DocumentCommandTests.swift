@@ -20,10 +20,15 @@ struct DocumentCommandTests {
         transcript += "$ formsctl \(args.joined(separator: " "))\n" + result.transcript + "\n"
       }
       try run(["new", "acquisition", "--set", "id=ACQ-2026-001", "--set", "title=Office chairs", "--set", "agency=GSA"])
-      try run(["new", "form", "--set", "form_type=SF30", "--set", "acquisition_id=ACQ-2026-001", "--set", "id=11111111-2222-4333-8444-555555555555"])
-      try run(["new", "purchase-order", "-", "--set", "status=open", "--format", "json"], input: """
-        {"purchase_order_number": "PO-1", "acquisition_id": "ACQ-2026-001", "items": [{"product_item_id": 3, "quantity": 5, "last_updated": "2026-11-01T10:00:00Z"}]}
-        """)
+      try run([
+        "new", "form", "--set", "form_type=SF30", "--set", "acquisition_id=ACQ-2026-001", "--set",
+        "id=11111111-2222-4333-8444-555555555555",
+      ])
+      try run(
+        ["new", "purchase-order", "-", "--set", "status=open", "--format", "json"],
+        input: """
+          {"purchase_order_number": "PO-1", "acquisition_id": "ACQ-2026-001", "items": [{"product_item_id": 3, "quantity": 5, "last_updated": "2026-11-01T10:00:00Z"}]}
+          """)
       try run(["set", "purchase-order", "PO-1", "items[0].quantity=7", "delivery_note=5"])
       try run(["get", "purchase-order", "PO-1", "--field", "delivery_note"])
       try run(["get", "purchase-order", "PO-1", "--field", "items[0]"])
@@ -31,10 +36,15 @@ struct DocumentCommandTests {
       try run(["set", "purchase-order", "PO-1", "qty=1"])
       try run(["status", "form", "11111111-2222-4333-8444-555555555555", "approved"])
       try run(["status", "form", "11111111-2222-4333-8444-555555555555", "in_review"])
-      try run(["set", "form", "11111111-2222-4333-8444-555555555555", "form_number=SF 30", "fields.effective_date=2026-12-01"])
+      try run([
+        "set", "form", "11111111-2222-4333-8444-555555555555", "form_number=SF 30", "fields.effective_date=2026-12-01",
+      ])
       try run(["status", "form", "11111111-2222-4333-8444-555555555555", "in_review"])
       try run(["list", "form"])
-      try run(["list", "purchase-order", "--where", "items[].quantity >= 7", "--format", "ndjson", "--fields", "purchase_order_number,status"])
+      try run([
+        "list", "purchase-order", "--where", "items[].quantity >= 7", "--format", "ndjson", "--fields",
+        "purchase_order_number,status",
+      ])
       try run(["list", "purchase-order", "--where", "status = \"open\""])
       try run(["new", "acquisition", "--set", "id=ACQ-2026-001", "--set", "title=Again", "--set", "agency=GSA"])
       try run(["rm", "acquisition", "ACQ-2026-001", "--dry-run"])
@@ -46,11 +56,15 @@ struct DocumentCommandTests {
     }
   }
 
-  @Test(arguments: ["a/b", "..", ".git", "-x", ".hidden", String(repeating: "x", count: 129), "tab\there", "nul\u{1}x", "sp ace"])
+  @Test(arguments: [
+    "a/b", "..", ".git", "-x", ".hidden", String(repeating: "x", count: 129), "tab\there", "nul\u{1}x", "sp ace",
+  ])
   func badIdsAreRefused(_ id: String) throws {
     try withTemporaryDirectory { dir in
       let env = try makeStore(dir)
-      let result = try Formsctl.run(["new", "purchase-order", "--set", "purchase_order_number=\(id)", "--json", "items=[]"], in: dir + "/store", environment: env)
+      let result = try Formsctl.run(
+        ["new", "purchase-order", "--set", "purchase_order_number=\(id)", "--json", "items=[]"], in: dir + "/store",
+        environment: env)
       #expect(result.status == 65)
       #expect(result.stderr.contains("is not a valid id"), "\(result.stderr)")
       #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/store/data").isEmpty)
@@ -88,7 +102,9 @@ struct DocumentCommandTests {
       try FileManager.default.createDirectory(atPath: dir + "/elsewhere", withIntermediateDirectories: true)
       try FileManager.default.removeItem(atPath: dir + "/store/data")
       try FileManager.default.createSymbolicLink(atPath: dir + "/store/data", withDestinationPath: dir + "/elsewhere")
-      let result = try Formsctl.run(["new", "acquisition", "--set", "id=ACQ-2026-001", "--set", "title=T", "--set", "agency=A"], in: dir + "/store", environment: env)
+      let result = try Formsctl.run(
+        ["new", "acquisition", "--set", "id=ACQ-2026-001", "--set", "title=T", "--set", "agency=A"], in: dir + "/store",
+        environment: env)
       #expect(result.status == 65)
       #expect(result.stderr.contains("not inside the store"), "\(result.stderr)")
       #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/elsewhere").isEmpty)
@@ -104,7 +120,9 @@ struct DocumentCommandTests {
     defer { try? FileManager.default.removeItem(atPath: base) }
     let env = try makeStore(base)
     let store = base + "/store"
-    let created = try Formsctl.run(["new", "acquisition", "--set", "id=ACQ-2026-001", "--set", "title=T", "--set", "agency=A"], in: store, environment: env)
+    let created = try Formsctl.run(
+      ["new", "acquisition", "--set", "id=ACQ-2026-001", "--set", "title=T", "--set", "agency=A"], in: store,
+      environment: env)
     #expect(created.status == 0)
     chmod(base, 0o755)
     chmod(store + "/.formsctl", 0o777)
@@ -112,7 +130,10 @@ struct DocumentCommandTests {
     let before = try readFile(store + "/data/acquisitions/ACQ-2026-001.json")
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Self.setpriv!)
-    process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", Formsctl.binary.path, "set", "acquisition", "ACQ-2026-001", "title=Changed"]
+    process.arguments = [
+      "--reuid=65534", "--regid=65534", "--clear-groups", Formsctl.binary.path, "set", "acquisition", "ACQ-2026-001",
+      "title=Changed",
+    ]
     process.currentDirectoryURL = URL(fileURLWithPath: store)
     let err = Pipe()
     process.standardError = err

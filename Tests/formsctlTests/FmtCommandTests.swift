@@ -53,7 +53,9 @@ struct FmtCommandTests {
       try handle.close()
       let result = try Formsctl.run(["fmt", "big.json"], in: dir)
       #expect(result.status == 65)
-      #expect(result.stderr == "big.json:1:1: error: the file is 67108865 bytes, more than the limit of 67108864 bytes (64 MiB) [read]\n")
+      #expect(
+        result.stderr
+          == "big.json:1:1: error: the file is 67108865 bytes, more than the limit of 67108864 bytes (64 MiB) [read]\n")
     }
   }
 
@@ -61,7 +63,8 @@ struct FmtCommandTests {
     try withTemporaryDirectory { dir in
       _ = try Formsctl.run(["init", "store"], in: dir)
       try writeFile("{\"b\": 1, \"a\": 2}", to: dir + "/store/data/notes/x.json")
-      try writeFile("{\"operation\":\"rm acquisition ACQ-2026-001\"}\n", to: dir + "/store/.formsctl/journal/plan.ndjson")
+      try writeFile(
+        "{\"operation\":\"rm acquisition ACQ-2026-001\"}\n", to: dir + "/store/.formsctl/journal/plan.ndjson")
       let refused = try Formsctl.run(["fmt", "store/data/notes/x.json"], in: dir)
       #expect(refused.status == 75, "\(refused)")
       #expect(refused.stderr.contains("awaits recovery; run `formsctl recover` first"))
@@ -75,7 +78,8 @@ struct FmtCommandTests {
   @Test func missingPathIsNoInput() throws {
     try withTemporaryDirectory { dir in
       let result = try Formsctl.run(["fmt", "nope.json"], in: dir)
-      #expect(result == RunResult(status: 66, stdout: "", stderr: "formsctl: error: nope.json: no such file or directory\n"))
+      #expect(
+        result == RunResult(status: 66, stdout: "", stderr: "formsctl: error: nope.json: no such file or directory\n"))
     }
   }
 }

@@ -44,8 +44,11 @@ struct FullDiskTests {
   static func fill(_ disk: SmallDisk) throws -> [String: Data] {
     try MigrateCommandTests.itemStore(disk.path, count: 200)
     for k in 0..<200 {
-      try Data(("{\n  \"_schema\": \"item@1.0.0\",\n  \"id\": \"i\(k)\",\n  \"note\": \"" + String(repeating: "n", count: 400) + "\",\n  \"qty\": \(k)\n}\n").utf8)
-        .write(to: URL(fileURLWithPath: disk.path + "/data/items/i\(k).json"))
+      try Data(
+        ("{\n  \"_schema\": \"item@1.0.0\",\n  \"id\": \"i\(k)\",\n  \"note\": \"" + String(repeating: "n", count: 400)
+          + "\",\n  \"qty\": \(k)\n}\n").utf8
+      )
+      .write(to: URL(fileURLWithPath: disk.path + "/data/items/i\(k).json"))
     }
     return try treeContents(disk.path)
   }
@@ -60,7 +63,9 @@ struct FullDiskTests {
     let result = try Formsctl.run(["snapshot", "create"], in: disk.path)
     #expect(result.status == 65, "\(result.stderr)")
     // Refused up front with the figures (the space check), or by the disk itself while staging.
-    #expect(result.stderr.contains("free on the file system of") || result.stderr.contains("No space left on device"), "\(result.stderr)")
+    #expect(
+      result.stderr.contains("free on the file system of") || result.stderr.contains("No space left on device"),
+      "\(result.stderr)")
     let snapshots = (try? FileManager.default.contentsOfDirectory(atPath: disk.path + "/.formsctl/snapshots")) ?? []
     #expect(snapshots.filter { !$0.hasPrefix(".hash") }.isEmpty, "no partial snapshot: \(snapshots)")
     #expect(try treeContents(disk.path) == before)
@@ -75,10 +80,14 @@ struct FullDiskTests {
     let result = try Formsctl.run(["migrate", "--no-snapshot"], in: disk.path)
     #expect(result.status == 65, "\(result.stderr)")
     // Refused up front with the figures (the space check), or by the disk itself while staging.
-    #expect(result.stderr.contains("free on the file system of") || result.stderr.contains("No space left on device"), "\(result.stderr)")
+    #expect(
+      result.stderr.contains("free on the file system of") || result.stderr.contains("No space left on device"),
+      "\(result.stderr)")
     #expect(try treeContents(disk.path) == before, "every document is still at its old version")
     #expect(try Formsctl.run(["recover"], in: disk.path).stdout == "nothing to recover\n")
-    let staged = try FileManager.default.subpathsOfDirectory(atPath: disk.path + "/data").filter { $0.contains("formsctl-journal") }
+    let staged = try FileManager.default.subpathsOfDirectory(atPath: disk.path + "/data").filter {
+      $0.contains("formsctl-journal")
+    }
     #expect(staged.isEmpty)
     // With room again, the same migration goes through.
     try FileManager.default.removeItem(atPath: disk.path + "/ballast")
@@ -95,7 +104,9 @@ struct FullDiskTests {
     for command in [["snapshot", "create"], ["migrate"]] {
       let result = try Formsctl.run(command, in: disk.path)
       #expect(result.status == 65)
-      #expect(result.stderr.range(of: #"needs [0-9.]+ [kM]B, [0-9.]+ kB free on the file system of "#, options: .regularExpression) != nil,
+      #expect(
+        result.stderr.range(
+          of: #"needs [0-9.]+ [kM]B, [0-9.]+ kB free on the file system of "#, options: .regularExpression) != nil,
         "\(command): \(result.stderr)")
       #expect(try treeContents(disk.path) == before)
     }

@@ -6,7 +6,8 @@ import Testing
 struct HardeningCommandTests {
   func store(_ dir: String) throws {
     _ = try Formsctl.run(["init", "."], in: dir)
-    _ = try Formsctl.run(["new", "acquisition", "--set", "id=ACQ-2026-001", "--set", "title=T", "--set", "agency=A"], in: dir)
+    _ = try Formsctl.run(
+      ["new", "acquisition", "--set", "id=ACQ-2026-001", "--set", "title=T", "--set", "agency=A"], in: dir)
   }
 
   @Test(arguments: [["--limit=-1"], ["--offset=-5"], ["--wait=-1"], ["--wait=nan"]])
@@ -22,7 +23,8 @@ struct HardeningCommandTests {
     try withTemporaryDirectory { dir in
       try store(dir)
       let max = String(Int.max)
-      let beyond = try Formsctl.run(["list", "acquisition", "--offset", max, "--limit", max, "--format", "paths"], in: dir)
+      let beyond = try Formsctl.run(
+        ["list", "acquisition", "--offset", max, "--limit", max, "--format", "paths"], in: dir)
       #expect(beyond == RunResult(status: 0, stdout: "", stderr: ""))
       let whole = try Formsctl.run(["list", "acquisition", "--limit", max, "--format", "paths"], in: dir)
       #expect(whole == RunResult(status: 0, stdout: "data/acquisitions/ACQ-2026-001.json\n", stderr: ""))
@@ -35,7 +37,10 @@ struct HardeningCommandTests {
       try writeFile("formsctl: 1\nsnapshots:\n  keep_within: 99999999999999999w\n", to: dir + "/formsctl.yaml")
       let result = try Formsctl.run(["recover"], in: dir)
       #expect(result.status == 65)
-      #expect(result.stderr.contains("formsctl.yaml:3:16: 99999999999999999w is longer than 100 years, the longest duration accepted"), "\(result.stderr)")
+      #expect(
+        result.stderr.contains(
+          "formsctl.yaml:3:16: 99999999999999999w is longer than 100 years, the longest duration accepted"),
+        "\(result.stderr)")
     }
   }
 

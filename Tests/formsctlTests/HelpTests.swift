@@ -5,7 +5,9 @@ import Testing
 /// whole, and whose commands run against the bundled example store.
 struct HelpTests {
   static func help(_ path: [String], columns: Int) throws -> String {
-    try Formsctl.run(path + ["--help"], in: FileManager.default.currentDirectoryPath, environment: ["COLUMNS": "\(columns)"]).stdout
+    try Formsctl.run(
+      path + ["--help"], in: FileManager.default.currentDirectoryPath, environment: ["COLUMNS": "\(columns)"]
+    ).stdout
   }
 
   /// Every command path, found from the SUBCOMMANDS sections of the help itself.
@@ -53,12 +55,15 @@ struct HelpTests {
         // Run them in order (they may build on each other) on a fresh copy of the examples.
         let work = dir + "/" + path.joined(separator: "-") + "-run"
         try copyExampleStore(to: work + "/acquisitions")
-        try FileManager.default.copyItem(atPath: Formsctl.packageRoot.appendingPathComponent("examples/feeds").path, toPath: work + "/feeds")
-        _ = try runShellLines(["git init -q . && git add -A && git -c user.name=T -c user.email=t@example.com commit -qm examples"],
+        try FileManager.default.copyItem(
+          atPath: Formsctl.packageRoot.appendingPathComponent("examples/feeds").path, toPath: work + "/feeds")
+        _ = try runShellLines(
+          ["git init -q . && git add -A && git -c user.name=T -c user.email=t@example.com commit -qm examples"],
           in: work + "/acquisitions")
         // A key holder of the example store, whose home (where keygen writes) is the work directory.
         let identity = try demoIdentity(at: work + "/demo-identity")
-        let failures = try runShellLines(examples, in: work + "/acquisitions",
+        let failures = try runShellLines(
+          examples, in: work + "/acquisitions",
           environment: ["FORMSCTL_NOW": "2026-11-20T10:00:00Z", "FORMSCTL_IDENTITY": identity, "HOME": work])
         #expect(failures.isEmpty, "\(name): \(failures.joined(separator: "; "))")
       }

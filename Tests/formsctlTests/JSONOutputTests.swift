@@ -21,9 +21,13 @@ struct JSONOutputTests {
       for command in commands {
         let result = try Formsctl.run(command, in: store, environment: env)
         #expect(result.status == 0, "\(command): \(result.stderr)")
-        #expect((try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) != nil, "\(command) printed: \(result.stdout.prefix(200))")
+        #expect(
+          (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) != nil,
+          "\(command) printed: \(result.stdout.prefix(200))")
       }
-      let rm = try JSONSerialization.jsonObject(with: Data(try Formsctl.run(commands[0], in: store, environment: env).stdout.utf8)) as! [String: Any]
+      let rm =
+        try JSONSerialization.jsonObject(
+          with: Data(try Formsctl.run(commands[0], in: store, environment: env).stdout.utf8)) as! [String: Any]
       #expect((rm["deleted"] as! [[String: Any]]).count == 6, "the acquisition and its five forms")
       #expect((rm["written"] as! [[String: Any]]).count == 1, "one purchase order nullified")
     }

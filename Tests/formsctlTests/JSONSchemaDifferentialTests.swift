@@ -70,11 +70,15 @@ struct JSONSchemaDifferentialTests {
     return out
   }
 
-  @Test(.enabled(if: python != nil, "python3 with jsonschema and rfc3339-validator is not installed; differential test skipped"))
+  @Test(
+    .enabled(
+      if: python != nil, "python3 with jsonschema and rfc3339-validator is not installed; differential test skipped"))
   func formsctlAgreesWithExportedJSONSchema() throws {
     try withTemporaryDirectory { dir in
       let examples = Formsctl.packageRoot.appendingPathComponent("examples").path
-      let export = try Formsctl.run(["schema", "export", "--json-schema", "--out", dir + "/exported", "--store", examples + "/acquisitions"], in: dir)
+      let export = try Formsctl.run(
+        ["schema", "export", "--json-schema", "--out", dir + "/exported", "--store", examples + "/acquisitions"],
+        in: dir)
       #expect(export.status == 0, "\(export.stderr)")
       let registry = SchemaRegistry.load(directory: Formsctl.packageRoot.appendingPathComponent("schemas").path) { $0 }
       #expect(registry.diagnostics.isEmpty)
@@ -105,14 +109,17 @@ struct JSONSchemaDifferentialTests {
         input.fileHandleForWriting.write(Data(lines.utf8))
         try? input.fileHandleForWriting.close()
       }
-      let verdicts = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+      let verdicts = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(
+        separator: "\n")
       process.waitUntilExit()
       #expect(verdicts.count == documents.count)
       var disagreements: [String] = []
       for (k, verdict) in verdicts.enumerated() where (verdict == "1") != ours[k] {
         disagreements.append("formsctl says \(ours[k] ? "valid" : "invalid"): \(JSONWriter.compact(documents[k]))")
       }
-      #expect(disagreements.isEmpty, "\(disagreements.count) of \(documents.count) disagree; first: \(disagreements.prefix(3))")
+      #expect(
+        disagreements.isEmpty,
+        "\(disagreements.count) of \(documents.count) disagree; first: \(disagreements.prefix(3))")
       // Both valid and invalid verdicts occur, so the comparison means something.
       #expect(ours.filter { $0 }.count > 84 && ours.filter { !$0 }.count > 500)
     }

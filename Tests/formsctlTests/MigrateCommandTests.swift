@@ -17,8 +17,10 @@ struct MigrateCommandTests {
   /// The legacy example with its own copy of the schemas inside the store.
   static func legacyStore(_ dir: String) throws -> String {
     let store = dir + "/legacy"
-    try FileManager.default.copyItem(atPath: Formsctl.packageRoot.appendingPathComponent("examples/legacy").path, toPath: store)
-    try FileManager.default.copyItem(atPath: Formsctl.packageRoot.appendingPathComponent("schemas").path, toPath: store + "/schemas")
+    try FileManager.default.copyItem(
+      atPath: Formsctl.packageRoot.appendingPathComponent("examples/legacy").path, toPath: store)
+    try FileManager.default.copyItem(
+      atPath: Formsctl.packageRoot.appendingPathComponent("schemas").path, toPath: store + "/schemas")
     try writeFile(exampleManifest(schemas: nil), to: store + "/formsctl.yaml")
     return store
   }
@@ -31,13 +33,17 @@ struct MigrateCommandTests {
       let original = try treeContents(store)
       let dry = try Formsctl.run(["migrate", "--dry-run"], in: store, environment: Self.env)
       #expect(dry.status == 0)
-      #expect(dry.stdout.contains("form 1.0.0 → 2.0.0: 21 documents") && dry.stdout.contains("dry run: nothing written"))
+      #expect(
+        dry.stdout.contains("form 1.0.0 → 2.0.0: 21 documents") && dry.stdout.contains("dry run: nothing written"))
       #expect(try treeContents(store) == original, "a dry run writes nothing")
       #expect(!FileManager.default.fileExists(atPath: store + "/.formsctl/snapshots"))
       let run = try Formsctl.run(["migrate"], in: store, environment: Self.env)
       #expect(run.status == 0, "\(run.stderr)")
-      #expect(run.stdout.contains("migrated 37 documents") && run.stdout.contains("the state before is snapshot 2026-11-22T08-00-00Z"))
-      #expect(try Formsctl.run(["validate"], in: store).stdout == "checked 42 documents of 5 kinds: 42 valid, 0 invalid\n")
+      #expect(
+        run.stdout.contains("migrated 37 documents")
+          && run.stdout.contains("the state before is snapshot 2026-11-22T08-00-00Z"))
+      #expect(
+        try Formsctl.run(["validate"], in: store).stdout == "checked 42 documents of 5 kinds: 42 valid, 0 invalid\n")
       #expect(try Formsctl.run(["fmt", "--check"], in: store).status == 0)
       let status = try Formsctl.run(["migrate", "status", "--format", "json"], in: store)
       #expect(!status.stdout.contains("\"behind\": 1"))
@@ -46,13 +52,17 @@ struct MigrateCommandTests {
       let migrated = try Formsctl.run(["log", "form", "--format", "json"], in: store)
       let records = try JSONSerialization.jsonObject(with: Data(migrated.stdout.utf8)) as? [[String: Any]]
       #expect((records?.first?["documents"] as? [[String: Any]])?.count == 21, "one record lists every migrated form")
-      #expect(((records?.first?["documents"] as? [[String: Any]])?.first?["pointers"] as? [String])?.contains("/form_number") == true)
+      #expect(
+        ((records?.first?["documents"] as? [[String: Any]])?.first?["pointers"] as? [String])?.contains("/form_number")
+          == true)
       // form's steps all invert: going back gives the legacy files byte for byte.
-      let back = try Formsctl.run(["migrate", "--kind", "form", "--to", "1.0.0", "--no-snapshot"], in: store, environment: Self.env)
+      let back = try Formsctl.run(
+        ["migrate", "--kind", "form", "--to", "1.0.0", "--no-snapshot"], in: store, environment: Self.env)
       #expect(back.status == 0, "\(back.stderr)")
       let forms = try treeContents(store).filter { $0.key.hasPrefix("forms/") }
       #expect(forms == original.filter { $0.key.hasPrefix("forms/") })
-      let forecast = try Formsctl.run(["migrate", "--kind", "forecast", "--to", "1.0.0"], in: store, environment: Self.env)
+      let forecast = try Formsctl.run(
+        ["migrate", "--kind", "forecast", "--to", "1.0.0"], in: store, environment: Self.env)
       #expect(forecast.status == 65)
       #expect(forecast.stderr.contains("change 11 (remove cagrPercent) cannot be undone; restore a snapshot instead"))
     }
@@ -63,8 +73,9 @@ struct MigrateCommandTests {
       let store = try Self.legacyStore(dir)
       let forms = try FileManager.default.contentsOfDirectory(atPath: store + "/data/forms").sorted()
       let victim = store + "/data/forms/" + forms[3]
-      try writeFile(try readFile(victim).replacingOccurrences(of: "\"status\": \"InReview\"", with: "\"status\": \"Archived\"")
-        .replacingOccurrences(of: "\"status\": \"Draft\"", with: "\"status\": \"Archived\""), to: victim)
+      try writeFile(
+        try readFile(victim).replacingOccurrences(of: "\"status\": \"InReview\"", with: "\"status\": \"Archived\"")
+          .replacingOccurrences(of: "\"status\": \"Draft\"", with: "\"status\": \"Archived\""), to: victim)
       let before = try treeContents(store)
       let run = try Formsctl.run(["migrate"], in: store, environment: Self.env)
       #expect(run.status == 65)
@@ -81,16 +92,23 @@ struct MigrateCommandTests {
   @Test func historyRefusesAnEditedDescriptorUntilRepaired() throws {
     try withTemporaryDirectory { dir in
       let store = try Self.legacyStore(dir)
-      #expect(try Formsctl.run(["migrate", "--kind", "purchase-order", "--no-snapshot"], in: store, environment: Self.env).status == 0)
+      #expect(
+        try Formsctl.run(["migrate", "--kind", "purchase-order", "--no-snapshot"], in: store, environment: Self.env)
+          .status == 0)
       let descriptor = store + "/schemas/purchase-order/1.1.0.yaml"
       // Reformatting (a comment, blank lines) is not a change.
       try writeFile("# reviewed 2026-11\n\n" + (try readFile(descriptor)), to: descriptor)
       #expect(try Formsctl.run(["migrate", "--dry-run"], in: store).status == 0)
       #expect(try Formsctl.run(["migrate", "--kind", "form", "--no-snapshot"], in: store).status == 0)
-      try writeFile(try readFile(descriptor).replacingOccurrences(of: "title: Purchase order", with: "title: Purchase orders"), to: descriptor)
+      try writeFile(
+        try readFile(descriptor).replacingOccurrences(of: "title: Purchase order", with: "title: Purchase orders"),
+        to: descriptor)
       let refused = try Formsctl.run(["migrate", "--no-snapshot"], in: store)
       #expect(refused.status == 65)
-      #expect(refused.stderr.contains("schemas/purchase-order/1.1.0.yaml changed since the migration of 2026-11-22T08:00:00Z used it"), "\(refused.stderr)")
+      #expect(
+        refused.stderr.contains(
+          "schemas/purchase-order/1.1.0.yaml changed since the migration of 2026-11-22T08:00:00Z used it"),
+        "\(refused.stderr)")
       let repair = try Formsctl.run(["migrate", "repair"], in: store)
       #expect(repair.stdout == "recorded the new checksum of schemas/purchase-order/1.1.0.yaml\n")
       #expect(try Formsctl.run(["migrate", "--no-snapshot"], in: store).status == 0)
@@ -100,12 +118,19 @@ struct MigrateCommandTests {
   /// A store of `count` documents of kind `item` at 1.0.0, with 2.0.0 = one rename + one add.
   static func itemStore(_ dir: String, count: Int, extraChange: String = "") throws {
     try writeFile("formsctl: 1\n", to: dir + "/formsctl.yaml")
-    try writeFile("kind: item\nversion: 1.0.0\ndirectory: items\nfields:\n  id: string\n  qty: integer\n  note: string\n", to: dir + "/schemas/item/1.0.0.yaml")
-    try writeFile("kind: item\nversion: 2.0.0\nfrom: 1.0.0\ndirectory: items\nfields:\n  id: string\n  quantity: integer\n  note: string\n  unit: string\nchanges:\n  - rename: {from: qty, to: quantity}\n  - add: {field: unit, value: EA}\n" + extraChange, to: dir + "/schemas/item/2.0.0.yaml")
+    try writeFile(
+      "kind: item\nversion: 1.0.0\ndirectory: items\nfields:\n  id: string\n  qty: integer\n  note: string\n",
+      to: dir + "/schemas/item/1.0.0.yaml")
+    try writeFile(
+      "kind: item\nversion: 2.0.0\nfrom: 1.0.0\ndirectory: items\nfields:\n  id: string\n  quantity: integer\n  note: string\n  unit: string\nchanges:\n  - rename: {from: qty, to: quantity}\n  - add: {field: unit, value: EA}\n"
+        + extraChange, to: dir + "/schemas/item/2.0.0.yaml")
     try FileManager.default.createDirectory(atPath: dir + "/data/items", withIntermediateDirectories: true)
     for k in 0..<count {
-      try Data("{\n  \"_schema\": \"item@1.0.0\",\n  \"id\": \"i\(k)\",\n  \"note\": \"item number \(k)\",\n  \"qty\": \(k)\n}\n".utf8)
-        .write(to: URL(fileURLWithPath: dir + "/data/items/i\(k).json"))
+      try Data(
+        "{\n  \"_schema\": \"item@1.0.0\",\n  \"id\": \"i\(k)\",\n  \"note\": \"item number \(k)\",\n  \"qty\": \(k)\n}\n"
+          .utf8
+      )
+      .write(to: URL(fileURLWithPath: dir + "/data/items/i\(k).json"))
     }
   }
 
@@ -117,8 +142,12 @@ struct MigrateCommandTests {
       try Self.itemStore(dir, count: 3, extraChange: "  - jq: '.note'\n")
       let run = try Formsctl.run(["migrate"], in: dir)
       #expect(run.status == 65)
-      #expect(run.stderr.contains("item 1.0.0 → 2.0.0, change 3 (jq .note): the jq filter produced a string, not an object"), "\(run.stderr)")
-      try writeFile(try readFile(dir + "/schemas/item/2.0.0.yaml").replacingOccurrences(of: "'.note'", with: "'.note = (.note | ascii_upcase)'"), to: dir + "/schemas/item/2.0.0.yaml")
+      #expect(
+        run.stderr.contains("item 1.0.0 → 2.0.0, change 3 (jq .note): the jq filter produced a string, not an object"),
+        "\(run.stderr)")
+      try writeFile(
+        try readFile(dir + "/schemas/item/2.0.0.yaml").replacingOccurrences(
+          of: "'.note'", with: "'.note = (.note | ascii_upcase)'"), to: dir + "/schemas/item/2.0.0.yaml")
       #expect(try Formsctl.run(["migrate"], in: dir).status == 0)
       #expect(try readFile(dir + "/data/items/i1.json").contains("\"note\": \"ITEM NUMBER 1\""))
     }
@@ -128,10 +157,18 @@ struct MigrateCommandTests {
     try withTemporaryDirectory { dir in
       try Self.itemStore(dir, count: 2)
       let missing = try Formsctl.run(["migrate", "--kind", "item", "--to", "3.0.0"], in: dir)
-      #expect(missing == RunResult(status: 65, stdout: "", stderr: "formsctl: error: item has no version 3.0.0 (versions: 1.0.0, 2.0.0)\n"))
+      #expect(
+        missing
+          == RunResult(
+            status: 65, stdout: "", stderr: "formsctl: error: item has no version 3.0.0 (versions: 1.0.0, 2.0.0)\n"))
       let noKind = try Formsctl.run(["migrate", "--to", "2.0.0"], in: dir)
-      #expect(noKind == RunResult(status: 64, stdout: "", stderr: "formsctl: error: --to needs --kind: versions belong to one kind\n"))
-      try writeFile(try readFile(dir + "/schemas/item/2.0.0.yaml").replacingOccurrences(of: "from: 1.0.0", with: "from: 1.5.0"), to: dir + "/schemas/item/2.0.0.yaml")
+      #expect(
+        noKind
+          == RunResult(
+            status: 64, stdout: "", stderr: "formsctl: error: --to needs --kind: versions belong to one kind\n"))
+      try writeFile(
+        try readFile(dir + "/schemas/item/2.0.0.yaml").replacingOccurrences(of: "from: 1.0.0", with: "from: 1.5.0"),
+        to: dir + "/schemas/item/2.0.0.yaml")
       let gap = try Formsctl.run(["migrate", "--dry-run"], in: dir)
       #expect(gap.status == 65)
       #expect(gap.stderr.contains("from: 1.5.0 names a version of item that does not exist"), "\(gap.stderr)")

@@ -6,7 +6,11 @@ struct ReadmeTests {
   /// The `sh` blocks of the README section headed `title`.
   static func blocks(under title: String) throws -> [[String]] {
     let readme = try readFile(Formsctl.packageRoot.appendingPathComponent("README.md").path)
-    guard let section = readme.components(separatedBy: "\n## \(title)\n").dropFirst().first?.components(separatedBy: "\n## ").first else {
+    guard
+      let section = readme.components(separatedBy: "\n## \(title)\n").dropFirst().first?.components(
+        separatedBy: "\n## "
+      ).first
+    else {
       return []
     }
     return section.components(separatedBy: "```sh\n").dropFirst().map { block in
@@ -32,11 +36,13 @@ struct ReadmeTests {
     try withTemporaryDirectory { dir in
       try copyExampleStore(to: dir + "/examples/acquisitions")
       // As a clone checks it out: readable by others, which the block's chmod fixes.
-      try FileManager.default.copyItem(atPath: Formsctl.packageRoot.appendingPathComponent("examples/demo-identity").path,
+      try FileManager.default.copyItem(
+        atPath: Formsctl.packageRoot.appendingPathComponent("examples/demo-identity").path,
         toPath: dir + "/examples/demo-identity")
       try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: dir + "/examples/demo-identity")
       #expect(try runShellLines(blocks.first ?? [], in: dir) == [])
-      let shown = try Formsctl.run(["get", "acquisition", "ACQ-2026-001", "--field", "contracting_officer"], in: dir + "/examples/acquisitions",
+      let shown = try Formsctl.run(
+        ["get", "acquisition", "ACQ-2026-001", "--field", "contracting_officer"], in: dir + "/examples/acquisitions",
         environment: ["FORMSCTL_IDENTITY": dir + "/examples/demo-identity"])
       #expect(shown.stdout == "J. Alvarez\n", "\(shown.stderr)")
     }

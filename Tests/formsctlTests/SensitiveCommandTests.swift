@@ -12,7 +12,9 @@ struct SensitiveCommandTests {
       let store = dir + "/store"
       let env = ["FORMSCTL_NOW": "2026-11-22T08:00:00Z"]
       func run(_ args: [String], as identity: String? = nil, input: String? = nil) throws -> RunResult {
-        try Formsctl.run(args, in: store, environment: env.merging(identity.map { ["FORMSCTL_IDENTITY": dir + "/" + $0] } ?? [:]) { $1 },
+        try Formsctl.run(
+          args, in: store,
+          environment: env.merging(identity.map { ["FORMSCTL_IDENTITY": dir + "/" + $0] } ?? [:]) { $1 },
           input: input)
       }
       func git(_ line: String) throws { _ = try runShellLines([line], in: store) }
@@ -22,36 +24,55 @@ struct SensitiveCommandTests {
       let bob = try run(["keygen", "--out", dir + "/bob"]).stdout.trimmingCharacters(in: .newlines)
       #expect(alice.hasPrefix("x25519:") && bob.hasPrefix("x25519:") && alice != bob)
       // Before any recipient, a sensitive value cannot be written.
-      let refused = try run(["new", "acquisition", "--set", "id=ACQ-2026-001", "--set", "title=Chairs", "--set", "agency=GSA",
-        "--set", "contracting_officer=\(Self.secret)"], as: "alice")
+      let refused = try run(
+        [
+          "new", "acquisition", "--set", "id=ACQ-2026-001", "--set", "title=Chairs", "--set", "agency=GSA",
+          "--set", "contracting_officer=\(Self.secret)",
+        ], as: "alice")
       #expect(refused.status == 65 && refused.stderr.contains("names no recipients"), "\(refused.stderr)")
       #expect(try run(["keys", "add", alice], as: "alice").status == 0)
       #expect(try run(["keys", "add", bob], as: "alice").status == 0)
-      let created = try run(["new", "acquisition", "--set", "id=ACQ-2026-001", "--set", "title=Chairs", "--set", "agency=GSA",
-        "--set", "contracting_officer=\(Self.secret)"], as: "alice")
+      let created = try run(
+        [
+          "new", "acquisition", "--set", "id=ACQ-2026-001", "--set", "title=Chairs", "--set", "agency=GSA",
+          "--set", "contracting_officer=\(Self.secret)",
+        ], as: "alice")
       #expect(created.status == 0, "\(created.stderr)")
       try git("git add -A && git -c user.name=T -c user.email=t@example.com commit -qm created")
       // Both holders read and query the value; the file holds an envelope.
-      #expect(try run(["get", "acquisition", "ACQ-2026-001", "--field", "contracting_officer"], as: "bob").stdout == Self.secret + "\n")
-      let query = try run(["list", "acquisition", "--where", "contracting_officer ~ \"Quinn\"", "--format", "paths"], as: "alice")
+      #expect(
+        try run(["get", "acquisition", "ACQ-2026-001", "--field", "contracting_officer"], as: "bob").stdout == Self
+          .secret + "\n")
+      let query = try run(
+        ["list", "acquisition", "--where", "contracting_officer ~ \"Quinn\"", "--format", "paths"], as: "alice")
       #expect(query.stdout == "data/acquisitions/ACQ-2026-001.json\n", "\(query.stderr)")
       #expect(!(try readFile(store + "/data/acquisitions/ACQ-2026-001.json")).contains("Quinn"))
       #expect(try run(["validate"], as: "bob").status == 0)
       // Without an identity: «encrypted», a note, and changes to the rest still work.
       let anonymous = try run(["get", "acquisition", "ACQ-2026-001"])
-      #expect(anonymous.stdout.contains("\"contracting_officer\": \"«encrypted»\"") && anonymous.stderr.contains("1 sensitive value was not readable"))
+      #expect(
+        anonymous.stdout.contains("\"contracting_officer\": \"«encrypted»\"")
+          && anonymous.stderr.contains("1 sensitive value was not readable"))
       #expect(try run(["validate"]).status == 0)
       #expect(try run(["set", "acquisition", "ACQ-2026-001", "title=Desks"]).status == 0)
-      #expect(try run(["get", "acquisition", "ACQ-2026-001", "--field", "contracting_officer"], as: "alice").stdout == Self.secret + "\n")
+      #expect(
+        try run(["get", "acquisition", "ACQ-2026-001", "--field", "contracting_officer"], as: "alice").stdout == Self
+          .secret + "\n")
       // A holder changes the value; Bob leaves.
-      #expect(try run(["set", "acquisition", "ACQ-2026-001", "contracting_officer=\(Self.secret) II"], as: "bob").status == 0)
+      #expect(
+        try run(["set", "acquisition", "ACQ-2026-001", "contracting_officer=\(Self.secret) II"], as: "bob").status == 0)
       try git("git add -A && git -c user.name=T -c user.email=t@example.com commit -qm changed")
       let removed = try run(["keys", "remove", bob], as: "alice")
-      #expect(removed.status == 0 && removed.stdout.contains("sealed 1 value in 1 document for 1 recipient"), "\(removed.stderr)")
+      #expect(
+        removed.status == 0 && removed.stdout.contains("sealed 1 value in 1 document for 1 recipient"),
+        "\(removed.stderr)")
       try git("git add -A && git -c user.name=T -c user.email=t@example.com commit -qm 'bob leaves'")
       let former = try run(["get", "acquisition", "ACQ-2026-001", "--field", "contracting_officer"], as: "bob")
-      #expect(former.stdout == "«encrypted»\n" && former.stderr.contains("not among the recipients"), "\(former.stderr)")
-      #expect(try run(["get", "acquisition", "ACQ-2026-001", "--field", "contracting_officer"], as: "alice").stdout == Self.secret + " II\n")
+      #expect(
+        former.stdout == "«encrypted»\n" && former.stderr.contains("not among the recipients"), "\(former.stderr)")
+      #expect(
+        try run(["get", "acquisition", "ACQ-2026-001", "--field", "contracting_officer"], as: "alice").stdout == Self
+          .secret + " II\n")
       // Nothing git holds has the plain text: documents, formsctl.yaml, history.jsonl.
       let log = Process()
       log.executableURL = URL(fileURLWithPath: "/usr/bin/git")
@@ -77,7 +98,8 @@ struct SensitiveCommandTests {
       // A recipient that does not parse; the last recipient; a key open to others.
       let bad = try Formsctl.run(["keys", "add", "x25519:nope"], in: store, environment: holder)
       #expect(bad.status == 64 && bad.stderr.contains("is not a recipient"))
-      let recipient = try Formsctl.run(["keys", "list"], in: store, environment: holder).stdout.components(separatedBy: "  ")[0]
+      let recipient = try Formsctl.run(["keys", "list"], in: store, environment: holder).stdout.components(
+        separatedBy: "  ")[0]
       let last = try Formsctl.run(["keys", "remove", recipient], in: store, environment: holder)
       #expect(last.status == 64 && last.stderr.contains("last recipient"), "\(last.stderr)")
       chmod(identity, 0o644)
@@ -87,7 +109,10 @@ struct SensitiveCommandTests {
       // A wrong identity reads nothing sensitive and cannot re-seal.
       _ = try Formsctl.run(["keygen", "--out", dir + "/stranger"], in: dir)
       let stranger = ["FORMSCTL_IDENTITY": dir + "/stranger"]
-      #expect(try Formsctl.run(["get", "acquisition", "ACQ-2026-001", "--field", "contracting_officer"], in: store, environment: stranger)
+      #expect(
+        try Formsctl.run(
+          ["get", "acquisition", "ACQ-2026-001", "--field", "contracting_officer"], in: store, environment: stranger
+        )
         .stdout == "«encrypted»\n")
       #expect(try Formsctl.run(["keys", "reseal"], in: store, environment: stranger).status == 65)
       #expect(try readFile(store + "/formsctl.yaml") == manifest)
@@ -98,14 +123,25 @@ struct SensitiveCommandTests {
       let tampered = original.replacingCharacters(in: at...at, with: original[at] == "A" ? "B" : "A")
       try writeFile(tampered, to: path)
       let set = try Formsctl.run(["set", "acquisition", "ACQ-2026-001", "title=X"], in: store, environment: holder)
-      #expect(set.status == 65 && set.stderr.contains("ACQ-2026-001.json:4:26: error: contracting_officer: the envelope does not authenticate"), "\(set.stderr)")
+      #expect(
+        set.status == 65
+          && set.stderr.contains(
+            "ACQ-2026-001.json:4:26: error: contracting_officer: the envelope does not authenticate"),
+        "\(set.stderr)")
       #expect(try readFile(path) == tampered)
       let validate = try Formsctl.run(["validate"], in: store, environment: holder)
-      #expect(validate.status == 1 && validate.stdout.contains("does not authenticate: it was changed after it was sealed; restore it from git or a snapshot [sensitive]"), "\(validate.stdout)")
+      #expect(
+        validate.status == 1
+          && validate.stdout.contains(
+            "does not authenticate: it was changed after it was sealed; restore it from git or a snapshot [sensitive]"),
+        "\(validate.stdout)")
       // A value typed into the file in plain text is an error until sealed.
-      try writeFile(tampered.replacingOccurrences(of: #"enc:v1:[^"]*"#, with: "J. Alvarez", options: .regularExpression), to: path)
+      try writeFile(
+        tampered.replacingOccurrences(of: #"enc:v1:[^"]*"#, with: "J. Alvarez", options: .regularExpression), to: path)
       let plain = try Formsctl.run(["validate"], in: store)
-      #expect(plain.status == 1 && plain.stdout.contains("stored in plain text") && !plain.stdout.contains("Alvarez"), "\(plain.stdout)")
+      #expect(
+        plain.status == 1 && plain.stdout.contains("stored in plain text") && !plain.stdout.contains("Alvarez"),
+        "\(plain.stdout)")
       #expect(try Formsctl.run(["keys", "reseal"], in: store, environment: holder).status == 0)
       #expect(try Formsctl.run(["validate"], in: store).status == 0)
       #expect(!(try readFile(path)).contains("Alvarez"))

@@ -5,9 +5,11 @@ struct SnapshotCommandTests {
   /// A store of the bundled examples, with a fixed clock.
   static func exampleStore(_ dir: String) throws -> (String, [String: String]) {
     let store = dir + "/store"
-    try FileManager.default.copyItem(atPath: Formsctl.packageRoot.appendingPathComponent("examples/acquisitions").path, toPath: store)
+    try FileManager.default.copyItem(
+      atPath: Formsctl.packageRoot.appendingPathComponent("examples/acquisitions").path, toPath: store)
     // A relative path through a symlink, so the golden output does not depend on where the clone is.
-    try FileManager.default.createSymbolicLink(atPath: dir + "/schemas", withDestinationPath: Formsctl.packageRoot.appendingPathComponent("schemas").path)
+    try FileManager.default.createSymbolicLink(
+      atPath: dir + "/schemas", withDestinationPath: Formsctl.packageRoot.appendingPathComponent("schemas").path)
     try writeFile(exampleManifest(schemas: "../schemas"), to: store + "/formsctl.yaml")
     return (store, ["FORMSCTL_NOW": "2026-11-22T08:00:00Z"])
   }
@@ -25,7 +27,9 @@ struct SnapshotCommandTests {
       try run(["set", "acquisition", "ACQ-2026-001", "title=Renamed acquisition"])
       try run(["rm", "form", "0adc90c4-92fd-5ab8-8b08-ceb26b213e40"])
       try run(["snapshot", "diff", "latest"])
-      try run(["snapshot", "restore", "2026-11-22T08-00-00Z-review", "data/acquisitions/ACQ-2026-001.json", "--dry-run"])
+      try run([
+        "snapshot", "restore", "2026-11-22T08-00-00Z-review", "data/acquisitions/ACQ-2026-001.json", "--dry-run",
+      ])
       try run(["snapshot", "restore", "2026-11-22T08-00-00Z-review"])
       try run(["snapshot", "list"])
       try run(["snapshot", "show", "2026-11-22T08-00-00Z-review"])
@@ -38,7 +42,9 @@ struct SnapshotCommandTests {
       try run(["validate"])
       try assertSnapshot(RunResult(status: 0, stdout: transcript, stderr: ""), named: "snapshot-commands")
       let history = try readFile(store + "/.formsctl/history.jsonl")
-      #expect(history.contains("\"operation\":\"snapshot restore\"") && history.contains("\"pre_restore_snapshot\":\"2026-11-29T08-00-00Z\""))
+      #expect(
+        history.contains("\"operation\":\"snapshot restore\"")
+          && history.contains("\"pre_restore_snapshot\":\"2026-11-29T08-00-00Z\""))
     }
   }
 
@@ -62,9 +68,13 @@ struct SnapshotCommandTests {
   @Test func killedCreateLeavesNoSnapshotThatLooksValid() throws {
     try withTemporaryDirectory { dir in
       let (store, env) = try Self.exampleStore(dir)
-      let (process, err) = try startFormsctl(["snapshot", "create"], in: store, environment: env.merging(["FORMSCTL_DEBUG_PAUSE": "snapshot-before-rename:60"]) { $1 })
+      let (process, err) = try startFormsctl(
+        ["snapshot", "create"], in: store,
+        environment: env.merging(["FORMSCTL_DEBUG_PAUSE": "snapshot-before-rename:60"]) { $1 })
       var seen = ""
-      while !seen.contains("paused at") { seen += String(decoding: err.fileHandleForReading.availableData, as: UTF8.self) }
+      while !seen.contains("paused at") {
+        seen += String(decoding: err.fileHandleForReading.availableData, as: UTF8.self)
+      }
       let second = try Formsctl.run(["snapshot", "create", "--wait", "0.2"], in: store, environment: env)
       #expect(second.status == 75, "a second writer waits, then gives up")
       kill(process.processIdentifier, SIGKILL)
@@ -73,7 +83,9 @@ struct SnapshotCommandTests {
       #expect(list.stdout == "ID  LABEL  REASON  SCOPE  FILES  MESSAGE\n")
       let next = try Formsctl.run(["snapshot", "create"], in: store, environment: env)
       #expect(next.status == 0)
-      let entries = try FileManager.default.contentsOfDirectory(atPath: store + "/.formsctl/snapshots").filter { !$0.hasPrefix(".hash") }
+      let entries = try FileManager.default.contentsOfDirectory(atPath: store + "/.formsctl/snapshots").filter {
+        !$0.hasPrefix(".hash")
+      }
       #expect(entries == ["2026-11-22T08-00-00Z"], "the interrupted one was cleaned up")
     }
   }
@@ -87,19 +99,30 @@ struct SnapshotCommandTests {
       let acquisitions = try FileManager.default.contentsOfDirectory(atPath: store + "/data/acquisitions")
       for name in acquisitions { try writeFile("{\"scribbled\": true}\n", to: store + "/data/acquisitions/" + name) }
       let scribbled = try readFile(store + "/data/acquisitions/ACQ-2026-001.json")
-      let (process, err) = try startFormsctl(["snapshot", "restore", "2026-11-22T08-00-00Z-base"], in: store, environment: env.merging(["FORMSCTL_DEBUG_PAUSE": "\(point):60"]) { $1 })
+      let (process, err) = try startFormsctl(
+        ["snapshot", "restore", "2026-11-22T08-00-00Z-base"], in: store,
+        environment: env.merging(["FORMSCTL_DEBUG_PAUSE": "\(point):60"]) { $1 })
       var seen = ""
-      while !seen.contains("paused at") { seen += String(decoding: err.fileHandleForReading.availableData, as: UTF8.self) }
+      while !seen.contains("paused at") {
+        seen += String(decoding: err.fileHandleForReading.availableData, as: UTF8.self)
+      }
       kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()
-      #expect(try Formsctl.run(["set", "acquisition", "ACQ-2026-001", "title=x"], in: store, environment: env).status == 75)
+      #expect(
+        try Formsctl.run(["set", "acquisition", "ACQ-2026-001", "title=x"], in: store, environment: env).status == 75)
       #expect(try Formsctl.run(["recover"], in: store, environment: env).status == 0)
       // Every file is wholly old (rolled back) or wholly new (finished), never a mix.
       for name in acquisitions {
         let text = try readFile(store + "/data/acquisitions/" + name)
-        if point == "after-stage" { #expect(text == scribbled) } else { #expect(text.contains("\"_schema\": \"acquisition@1.1.0\"")) }
+        if point == "after-stage" {
+          #expect(text == scribbled)
+        } else {
+          #expect(text.contains("\"_schema\": \"acquisition@1.1.0\""))
+        }
       }
-      let leftovers = try FileManager.default.subpathsOfDirectory(atPath: store + "/data").filter { $0.contains(".formsctl-journal") }
+      let leftovers = try FileManager.default.subpathsOfDirectory(atPath: store + "/data").filter {
+        $0.contains(".formsctl-journal")
+      }
       #expect(leftovers.isEmpty)
     }
   }

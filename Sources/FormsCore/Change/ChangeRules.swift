@@ -15,11 +15,14 @@ public enum ChangeRules {
   /// The workflow transition from `old` to `new` when the workflow does not list it (and the new
   /// state is one of the field's values: other values are the validator's to report).
   public static func workflowFinding(old: JSONValue, new: JSONValue, schema: Schema) -> Finding? {
-    guard let workflow = schema.workflow, let from = schema.workflowState(of: old), let to = schema.workflowState(of: new),
+    guard let workflow = schema.workflow, let from = schema.workflowState(of: old),
+      let to = schema.workflowState(of: new),
       schema.forbidsTransition(from: from, to: to)
     else { return nil }
-    return Finding(pointer: JSONPointer.root.appending(workflow.field), rule: "workflow",
-      message: "changed from \(from) to \(to), which the workflow does not allow; " + workflow.refusal(from: from, to: to))
+    return Finding(
+      pointer: JSONPointer.root.appending(workflow.field), rule: "workflow",
+      message: "changed from \(from) to \(to), which the workflow does not allow; "
+        + workflow.refusal(from: from, to: to))
   }
 
   static func checkImmutable(
@@ -35,10 +38,15 @@ public enum ChangeRules {
       if locked && before != after {
         let was = before.map { JSONWriter.compact($0) } ?? "absent"
         let now = after.map { JSONWriter.compact($0) } ?? "absent"
-        let why = field.immutable ? "it is immutable" : "it is immutable once the document was \(field.immutableWhen.map { "`\($0)`" } ?? "")"
-        findings.append(Finding(pointer: pointer.appending(name), rule: "immutable", message: "changed from \(was) to \(now), but \(why)"))
+        let why =
+          field.immutable
+          ? "it is immutable" : "it is immutable once the document was \(field.immutableWhen.map { "`\($0)`" } ?? "")"
+        findings.append(
+          Finding(
+            pointer: pointer.appending(name), rule: "immutable", message: "changed from \(was) to \(now), but \(why)"))
       } else if let before, let after, field.type.kind == .object {
-        checkImmutable(before, after, type: field.type, oldDocument: oldDocument, at: pointer.appending(name), into: &findings)
+        checkImmutable(
+          before, after, type: field.type, oldDocument: oldDocument, at: pointer.appending(name), into: &findings)
       }
     }
   }

@@ -29,15 +29,25 @@ extension SchemaType {
     case (.list, .array(var elements), .array(let old)):
       guard let element = type.element else { return }
       for index in elements.indices {
-        let counterpart = type.unique == nil ? (index < old.count ? old[index] : nil) : type.keyedCounterpart(of: elements[index], in: old)
-        if let counterpart { element.fillDefaults(&elements[index], parent: value, before: counterpart) } else { element.fillDefaults(&elements[index], parent: value) }
+        let counterpart =
+          type.unique == nil
+          ? (index < old.count ? old[index] : nil) : type.keyedCounterpart(of: elements[index], in: old)
+        if let counterpart {
+          element.fillDefaults(&elements[index], parent: value, before: counterpart)
+        } else {
+          element.fillDefaults(&elements[index], parent: value)
+        }
       }
       value = .array(elements)
     case (.map, .object(var object), .object(let old)):
       guard let element = type.element else { return }
       for key in object.keys {
         guard var child = object[key] else { continue }
-        if let oldChild = old[key] { element.fillDefaults(&child, parent: value, before: oldChild) } else { element.fillDefaults(&child, parent: value) }
+        if let oldChild = old[key] {
+          element.fillDefaults(&child, parent: value, before: oldChild)
+        } else {
+          element.fillDefaults(&child, parent: value)
+        }
         object[key] = child
       }
       value = .object(object)

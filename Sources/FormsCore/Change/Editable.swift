@@ -11,7 +11,9 @@ public struct EditablePath: Sendable, Equatable, CustomStringConvertible {
     appendOnly = text.hasSuffix("[+]")
     let body = appendOnly ? String(text.dropLast(3)) : text
     let parts = body.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-    guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty && !$0.contains("[") && !$0.contains("]") }) else { return nil }
+    guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty && !$0.contains("[") && !$0.contains("]") }) else {
+      return nil
+    }
     members = parts
   }
 
@@ -42,7 +44,8 @@ extension ChangeRules {
   /// formsctl maintains are not people's changes.
   public static func notEditable(old: JSONValue?, new: JSONValue, schema: Schema) -> [JSONPointer] {
     guard let editable = schema.editable else { return [] }
-    let exempt = Set(["_schema", schema.idField, schema.timestamps.created, schema.timestamps.updated].compactMap { $0 })
+    let exempt = Set(
+      ["_schema", schema.idField, schema.timestamps.created, schema.timestamps.updated].compactMap { $0 })
     let changed: [JSONPointer]
     if let old {
       changed = old.changedPointers(to: new)
@@ -50,7 +53,9 @@ extension ChangeRules {
       changed = (new.objectValue?.keys ?? []).map { JSONPointer.root.appending($0) }
     }
     return changed.filter { pointer in
-      guard let first = pointer.tokens.first, !(pointer.tokens.count == 1 && exempt.contains(first)) else { return false }
+      guard let first = pointer.tokens.first, !(pointer.tokens.count == 1 && exempt.contains(first)) else {
+        return false
+      }
       return !editable.contains { $0.allows(pointer, before: old) }
     }
   }

@@ -40,7 +40,8 @@ public struct TimestampStamper: Sendable {
       }
       if let updated = type.timestamps.updated {
         switch mode {
-        case .refresh: if before.map({ $0 != original }) ?? true { object[updated] = stampValue(for: updated, in: type) }
+        case .refresh:
+          if before.map({ $0 != original }) ?? true { object[updated] = stampValue(for: updated, in: type) }
         case .fillMissing: if object[updated] == nil { object[updated] = stampValue(for: updated, in: type) }
         }
       }
@@ -52,7 +53,8 @@ public struct TimestampStamper: Sendable {
       guard let element = type.element else { return }
       let stored = before?.arrayValue ?? []
       for index in elements.indices {
-        let counterpart = type.unique == nil
+        let counterpart =
+          type.unique == nil
           ? (index < stored.count ? stored[index] : nil) : type.keyedCounterpart(of: elements[index], in: stored)
         stamp(&elements[index], before: counterpart, type: element, parent: value)
       }

@@ -80,7 +80,12 @@ public indirect enum Expression: Sendable, Equatable {
 
   /// `==`, `!=`, `<`, `<=`, `>`, `>=`.
   public enum ComparisonOperator: String, Sendable, Equatable {
-    case equal = "==", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
+    case equal = "=="
+    case notEqual = "!="
+    case less = "<"
+    case lessOrEqual = "<="
+    case greater = ">"
+    case greaterOrEqual = ">="
   }
 
   /// A regular expression with the source it came from.
@@ -125,7 +130,8 @@ extension Expression: CustomStringConvertible {
     case .exists(let path): return "\(path) exists"
     case .compare(let a, let op, let b): return "\(operand(a)) \(op.rawValue) \(operand(b))"
     case .matches(let a, let regex): return "\(operand(a)) ~ \(JSONWriter.compact(.string(regex.source)))"
-    case .isIn(let a, let values): return "\(operand(a)) in [\(values.map { JSONWriter.compact($0) }.joined(separator: ", "))]"
+    case .isIn(let a, let values):
+      return "\(operand(a)) in [\(values.map { JSONWriter.compact($0) }.joined(separator: ", "))]"
     }
   }
 }

@@ -25,7 +25,8 @@ public enum ExpressionParser {
     var parser = Parser(tokens: try lexer.tokens(), end: text.unicodeScalars.count + 1)
     let expression = try parser.orExpression()
     if let token = parser.peek {
-      throw ExpressionError(message: "unexpected \(token.kind.shown) after the end of the expression", column: token.column)
+      throw ExpressionError(
+        message: "unexpected \(token.kind.shown) after the end of the expression", column: token.column)
     }
     return expression
   }
@@ -84,13 +85,15 @@ struct Lexer {
         out.append(Token(kind: .number(text), column: column))
       } else {
         let two = i + 1 < scalars.count ? String(c) + String(scalars[i + 1]) : ""
-        let followsPath = out.last.map { token in
-          if case .name = token.kind { return true }
-          return token.kind == .symbol("]") || token.kind == .symbol("[]")
-        } ?? false
+        let followsPath =
+          out.last.map { token in
+            if case .name = token.kind { return true }
+            return token.kind == .symbol("]") || token.kind == .symbol("[]")
+          } ?? false
         if c == ".", !followsPath, i + 1 < scalars.count, isNameStart(scalars[i + 1]) {
           // `.status` as jq writes it: a path here starts with the field's name.
-          throw ExpressionError(message: "unexpected '.'; a path starts with the field's name (write status, not .status)", column: column)
+          throw ExpressionError(
+            message: "unexpected '.'; a path starts with the field's name (write status, not .status)", column: column)
         }
         if ["==", "!=", "<=", ">=", "[]"].contains(two) {
           out.append(Token(kind: .symbol(two), column: column))
@@ -101,7 +104,9 @@ struct Lexer {
         } else if c == "=" {
           throw ExpressionError(message: "unexpected '='; compare with '=='", column: column)
         } else if let hint = Self.habits[two] ?? Self.habits[String(c)] {
-          throw ExpressionError(message: "unexpected '\(two.isEmpty || Self.habits[two] == nil ? String(c) : two)'; \(hint)", column: column)
+          throw ExpressionError(
+            message: "unexpected '\(two.isEmpty || Self.habits[two] == nil ? String(c) : two)'; \(hint)", column: column
+          )
         } else {
           throw ExpressionError(message: "unexpected character '\(c)'", column: column)
         }
@@ -112,7 +117,8 @@ struct Lexer {
 
   /// Operators from other languages, and what this one writes instead.
   static let habits = [
-    "&&": "write 'and'", "||": "write 'or'", "!": "write 'not' (or '!=' to compare)", "&": "write 'and'", "|": "write 'or'",
+    "&&": "write 'and'", "||": "write 'or'", "!": "write 'not' (or '!=' to compare)", "&": "write 'and'",
+    "|": "write 'or'",
   ]
 
   func isNameStart(_ c: Unicode.Scalar) -> Bool {
@@ -163,7 +169,9 @@ struct Parser {
   func isSymbol(_ symbol: String) -> Bool { peek?.kind == .symbol(symbol) }
 
   func fail(_ expected: String) -> ExpressionError {
-    guard let token = peek else { return ExpressionError(message: "unexpected end of expression; expected \(expected)", column: end) }
+    guard let token = peek else {
+      return ExpressionError(message: "unexpected end of expression; expected \(expected)", column: end)
+    }
     return ExpressionError(message: "unexpected \(token.kind.shown); expected \(expected)", column: token.column)
   }
 
@@ -188,7 +196,8 @@ struct Parser {
   mutating func countOperator() throws(ExpressionError) {
     operators += 1
     if operators > ExpressionParser.maxOperators {
-      throw ExpressionError(message: "more than \(ExpressionParser.maxOperators) 'and'/'or' in one expression", column: peek?.column ?? end)
+      throw ExpressionError(
+        message: "more than \(ExpressionParser.maxOperators) 'and'/'or' in one expression", column: peek?.column ?? end)
     }
     k += 1
   }
@@ -198,7 +207,9 @@ struct Parser {
     if nests {
       nesting += 1
       if nesting > ExpressionParser.maxNesting {
-        throw ExpressionError(message: "nested more than \(ExpressionParser.maxNesting) deep ('not' and parentheses)", column: peek?.column ?? end)
+        throw ExpressionError(
+          message: "nested more than \(ExpressionParser.maxNesting) deep ('not' and parentheses)",
+          column: peek?.column ?? end)
       }
     }
     defer { if nests { nesting -= 1 } }
@@ -224,7 +235,9 @@ struct Parser {
     }
     if isSymbol("~") {
       k += 1
-      guard let token = peek, case .string(let source) = token.kind else { throw fail("a regular expression in quotes") }
+      guard let token = peek, case .string(let source) = token.kind else {
+        throw fail("a regular expression in quotes")
+      }
       k += 1
       guard let compiled = CompiledPattern(source) else {
         throw ExpressionError(message: "invalid regular expression \"\(source)\"", column: token.column)

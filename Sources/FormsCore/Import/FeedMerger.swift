@@ -70,7 +70,8 @@ public struct FeedMerger: Sendable {
       if stored == feed { return Merge(result: nil, action: .unchanged) }
       var kept: [String: Int] = [:]
       let result = overlay(feed, onto: stored, type: schema.root, parent: nil, kept: &kept)
-      return result == stored ? Merge(result: nil, action: .unchanged) : Merge(result: result, action: .replace, kept: kept)
+      return result == stored
+        ? Merge(result: nil, action: .unchanged) : Merge(result: result, action: .replace, kept: kept)
     }
     var warnings: [String] = []
     if let text = feed[updated]?.stringValue, let time = Instant(text), time.seconds > now + skew {
@@ -85,7 +86,8 @@ public struct FeedMerger: Sendable {
     }
     var changes: [String] = []
     var kept: [String: Int] = [:]
-    let merged = mergeLists(stored: stored, feed: feed, type: schema.root, updated: updated, prefix: "", changes: &changes, kept: &kept)
+    let merged = mergeLists(
+      stored: stored, feed: feed, type: schema.root, updated: updated, prefix: "", changes: &changes, kept: &kept)
     if changes.isEmpty || merged == stored {
       let newer = Instant.order(stored[updated], feed[updated]) == 1
       return Merge(result: nil, action: newer ? .localNewer : .unchanged, warnings: warnings)
@@ -95,13 +97,15 @@ public struct FeedMerger: Sendable {
 
   /// Merges every keyed list of `type` found in both objects; other members stay as stored.
   func mergeLists(
-    stored: JSONValue, feed: JSONValue, type declared: SchemaType, updated: String, prefix: String, changes: inout [String],
+    stored: JSONValue, feed: JSONValue, type declared: SchemaType, updated: String, prefix: String,
+    changes: inout [String],
     kept: inout [String: Int]
   ) -> JSONValue {
     let type = declared.resolved(parent: nil, value: stored)
     guard case .object(var object) = stored else { return stored }
     for name in type.fieldOrder {
-      guard let field = type.fields[name], field.type.kind == .list, let keys = field.type.unique, let element = field.type.element,
+      guard let field = type.fields[name], field.type.kind == .list, let keys = field.type.unique,
+        let element = field.type.element,
         case .array(let storedElements)? = object[name], case .array(let feedElements)? = feed[name]
       else { continue }
       let stamp = element.timestamps.updated ?? updated
@@ -122,7 +126,8 @@ public struct FeedMerger: Sendable {
               kept.merge(elementKept, uniquingKeysWith: +)
             }
           } else {
-            result[index] = mergeLists(stored: current, feed: feedElement, type: element, updated: updated,
+            result[index] = mergeLists(
+              stored: current, feed: feedElement, type: element, updated: updated,
               prefix: label(feedElement) + ".", changes: &changes, kept: &kept)
           }
         } else {
@@ -138,7 +143,9 @@ public struct FeedMerger: Sendable {
   /// `feed` with the members it does not carry at all taken from `stored`, in objects and in the
   /// elements of keyed lists matched by key (a list the feed carries is the feed's: elements only
   /// in the store are dropped, as a newer record says what the list holds).
-  func overlay(_ feed: JSONValue, onto stored: JSONValue?, type declared: SchemaType, parent: JSONValue?, kept: inout [String: Int])
+  func overlay(
+    _ feed: JSONValue, onto stored: JSONValue?, type declared: SchemaType, parent: JSONValue?, kept: inout [String: Int]
+  )
     -> JSONValue
   {
     guard let stored else { return feed }
@@ -182,7 +189,9 @@ public struct FeedMerger: Sendable {
   }
 
   /// Removes members the schema does not know (recursively), counting them by path.
-  public static func dropUnknown(_ value: JSONValue, type: SchemaType, prefix: String = "", dropped: inout [String: Int]) -> JSONValue {
+  public static func dropUnknown(
+    _ value: JSONValue, type: SchemaType, prefix: String = "", dropped: inout [String: Int]
+  ) -> JSONValue {
     switch (type.kind, value) {
     case (.object, .object(let object)):
       var kept = JSONObject()

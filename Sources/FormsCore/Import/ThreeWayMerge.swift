@@ -21,9 +21,12 @@ public struct ThreeWayMerge: Sendable {
   /// The merged text (canonical when clean) and the number of conflicts.
   public func merge(base: JSONValue?, ours: JSONValue, theirs: JSONValue) -> (text: String, conflicts: Int) {
     var conflicts: [(ours: JSONValue?, theirs: JSONValue?)] = []
-    let merged = mergeValue(base, ours, theirs, type: schema?.root, newer: nil, conflicts: &conflicts) ?? .object(JSONObject())
+    let merged =
+      mergeValue(base, ours, theirs, type: schema?.root, newer: nil, conflicts: &conflicts) ?? .object(JSONObject())
     guard !conflicts.isEmpty else { return (JSONWriter.canonicalString(merged), 0) }
-    return (ConflictRenderer(conflicts: conflicts).lines(merged, indent: "").joined(separator: "\n") + "\n", conflicts.count)
+    return (
+      ConflictRenderer(conflicts: conflicts).lines(merged, indent: "").joined(separator: "\n") + "\n", conflicts.count
+    )
   }
 
   /// A conflict's placeholder in the merged tree, until `ConflictRenderer` writes its block.
@@ -40,7 +43,9 @@ public struct ThreeWayMerge: Sendable {
     if base == theirs { return ours }
     // Inside a record with an `updated` timestamp, which side is newer (for --prefer newer).
     var newer = newer
-    if preferNewer, let field = schema?.timestamps.updated, let order = Instant.order(ours?[field], theirs?[field]), order != 0 {
+    if preferNewer, let field = schema?.timestamps.updated, let order = Instant.order(ours?[field], theirs?[field]),
+      order != 0
+    {
       newer = order > 0
     }
     switch (ours, theirs) {
@@ -61,7 +66,9 @@ public struct ThreeWayMerge: Sendable {
       return .object(result)
     case (.array(let o)?, .array(let t)?):
       if let type, type.kind == .list, let keys = type.unique {
-        return .array(mergeKeyed(base?.arrayValue ?? [], o, t, keys: keys, element: type.element, newer: newer, conflicts: &conflicts))
+        return .array(
+          mergeKeyed(
+            base?.arrayValue ?? [], o, t, keys: keys, element: type.element, newer: newer, conflicts: &conflicts))
       }
     default:
       break
@@ -84,7 +91,9 @@ public struct ThreeWayMerge: Sendable {
     // Our order first, then elements only they have, in their order.
     for element in ours {
       let k = key(element)
-      if let merged = mergeValue(baseByKey[k], element, theirsByKey[k], type: elementType, newer: newer, conflicts: &conflicts) {
+      if let merged = mergeValue(
+        baseByKey[k], element, theirsByKey[k], type: elementType, newer: newer, conflicts: &conflicts)
+      {
         result.append(merged)
       }
     }
@@ -133,7 +142,9 @@ struct ConflictRenderer {
   func lines(_ value: JSONValue, indent: String) -> [String] {
     guard containsConflict(value) else {
       let text = JSONWriter.canonicalString(value).dropLast()
-      return text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map { $0.offset == 0 ? String($0.element) : indent + $0.element }
+      return text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map {
+        $0.offset == 0 ? String($0.element) : indent + $0.element
+      }
     }
     let entries: [(key: String, value: JSONValue)]
     let (open, close): (String, String)
@@ -166,7 +177,9 @@ struct ConflictRenderer {
         if let lastShared {
           return entry(item.key, version, leading: index > lastShared, trailing: index < lastShared)
         }
-        let followed = entries[(index + 1)...].contains { later in conflict(later.value).map { pick(conflicts[$0]) != nil } ?? true }
+        let followed = entries[(index + 1)...].contains { later in
+          conflict(later.value).map { pick(conflicts[$0]) != nil } ?? true
+        }
         return entry(item.key, version, leading: false, trailing: followed)
       }
       out += ["<<<<<<< ours"] + side(\.ours) + ["======="] + side(\.theirs) + [">>>>>>> theirs"]

@@ -74,7 +74,9 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
   /// Compares two numbers exactly, as decimals of any size.
   public func compare(_ other: JSONNumber) -> ComparisonResult {
     // Most numbers are small integers; compare those without building decimal parts.
-    if let a = Int(text), let b = Int(other.text) { return a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending) }
+    if let a = Int(text), let b = Int(other.text) {
+      return a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
+    }
     if let fast = comparePlainDecimals(text, other.text) { return fast }
     return decimalParts.compare(other.decimalParts)
   }
@@ -99,7 +101,9 @@ func comparePlainDecimals(_ a: String, _ b: String) -> ComparisonResult? {
   var b = b
   return a.withUTF8 { x in
     b.withUTF8 { y -> ComparisonResult? in
-      func split(_ s: UnsafeBufferPointer<UInt8>) -> (negative: Bool, integer: Range<Int>, fraction: Range<Int>, zero: Bool)? {
+      func split(_ s: UnsafeBufferPointer<UInt8>) -> (
+        negative: Bool, integer: Range<Int>, fraction: Range<Int>, zero: Bool
+      )? {
         var i = 0
         let negative = s.first == UInt8(ascii: "-")
         if negative { i = 1 }

@@ -47,10 +47,12 @@ extension ByteReader {
   func plainRun(from start: Int) -> Int {
     var k = start
     guard let base = bytes.baseAddress else { return k }
-    let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
     while k + 8 <= bytes.count {
       let word = UInt64(littleEndian: UnsafeRawPointer(base + k).loadUnaligned(as: UInt64.self))
-      let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
+      let quote = word ^ (ones &* 0x22)
+      let backslash = word ^ (ones &* 0x5C)
       // A byte is zero in `quote` where the word has '"'; (x - 1) & ~x has the high bit set there.
       let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | (word &- ones &* 0x20) | word
       if special & highs != 0 { break }
@@ -61,7 +63,8 @@ extension ByteReader {
 
   func controlCharacter(_ byte: UInt8) -> ByteError {
     let hex = String(byte, radix: 16, uppercase: true)
-    return ByteError(message: "control character U+\(hex.count == 1 ? "000" : "00")\(hex) in a string must be escaped", offset: i)
+    return ByteError(
+      message: "control character U+\(hex.count == 1 ? "000" : "00")\(hex) in a string must be escaped", offset: i)
   }
 
   /// Validates one multi-byte UTF-8 sequence at `i` (RFC 3629: no overlongs, no surrogates, ≤ U+10FFFF).
@@ -72,12 +75,20 @@ extension ByteReader {
     var high: UInt8 = 0xBF
     switch lead {
     case 0xC2...0xDF: length = 2
-    case 0xE0: length = 3; low = 0xA0
+    case 0xE0:
+      length = 3
+      low = 0xA0
     case 0xE1...0xEC, 0xEE...0xEF: length = 3
-    case 0xED: length = 3; high = 0x9F
-    case 0xF0: length = 4; low = 0x90
+    case 0xED:
+      length = 3
+      high = 0x9F
+    case 0xF0:
+      length = 4
+      low = 0x90
     case 0xF1...0xF3: length = 4
-    case 0xF4: length = 4; high = 0x8F
+    case 0xF4:
+      length = 4
+      high = 0x8F
     default: throw ByteError(message: "invalid UTF-8 byte 0x\(String(lead, radix: 16, uppercase: true))", offset: i)
     }
     for k in 1..<length {
@@ -112,13 +123,15 @@ extension ByteReader {
       }
       if scalar >= 0xD800 && scalar <= 0xDBFF {
         guard i + 1 < bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") else {
-          throw ByteError(message: "lone high surrogate \\u\(String(scalar, radix: 16)) in a string", offset: escapeStart)
+          throw ByteError(
+            message: "lone high surrogate \\u\(String(scalar, radix: 16)) in a string", offset: escapeStart)
         }
         let lowStart = i
         i += 2
         let low = try hex4(lowStart)
         guard low >= 0xDC00 && low <= 0xDFFF else {
-          throw ByteError(message: "high surrogate \\u\(String(scalar, radix: 16)) not followed by a low one", offset: escapeStart)
+          throw ByteError(
+            message: "high surrogate \\u\(String(scalar, radix: 16)) not followed by a low one", offset: escapeStart)
         }
         scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
       }

@@ -95,8 +95,9 @@ struct ByteReader {
     if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF {
       throw ByteError(message: "a byte order mark (BOM) is not allowed; save the file as UTF-8 without BOM", offset: 0)
     }
-    if bytes.count >= 2 && (bytes[0] == 0 || bytes[1] == 0 || (bytes[0] == 0xFF && bytes[1] == 0xFE)
-      || (bytes[0] == 0xFE && bytes[1] == 0xFF))
+    if bytes.count >= 2
+      && (bytes[0] == 0 || bytes[1] == 0 || (bytes[0] == 0xFF && bytes[1] == 0xFE)
+        || (bytes[0] == 0xFE && bytes[1] == 0xFF))
     {
       throw ByteError(message: "the file is not UTF-8 (it looks like UTF-16); save it as UTF-8", offset: 0)
     }
@@ -140,9 +141,15 @@ struct ByteReader {
     case UInt8(ascii: "{"): return try parseObject()
     case UInt8(ascii: "["): return try parseArray()
     case UInt8(ascii: "\""): return .string(try parseString())
-    case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-    case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-    case UInt8(ascii: "n"): try literal("null"); return .null
+    case UInt8(ascii: "t"):
+      try literal("true")
+      return .bool(true)
+    case UInt8(ascii: "f"):
+      try literal("false")
+      return .bool(false)
+    case UInt8(ascii: "n"):
+      try literal("null")
+      return .null
     case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
     case UInt8(ascii: "N"), UInt8(ascii: "I"):
       throw ByteError(message: "NaN and Infinity are not JSON numbers", offset: i)
@@ -166,9 +173,12 @@ struct ByteReader {
     let end = scanNumber(bytes, from: i)
     if end < 0 {
       let at = -end - 1
-      let leadingZero = at > start && bytes[at - 1] == UInt8(ascii: "0") && at < bytes.count
+      let leadingZero =
+        at > start && bytes[at - 1] == UInt8(ascii: "0") && at < bytes.count
         && bytes[at] >= 48 && bytes[at] <= 57
-      throw ByteError(message: leadingZero ? "numbers may not have leading zeros" : "invalid number", offset: leadingZero ? start : at)
+      throw ByteError(
+        message: leadingZero ? "numbers may not have leading zeros" : "invalid number", offset: leadingZero ? start : at
+      )
     }
     i = end
     return JSONNumber(unchecked: String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
@@ -230,7 +240,8 @@ struct ByteReader {
       skipWhitespace()
       guard i < bytes.count else { throw ByteError(message: "unexpected end of file; expected a key", offset: i) }
       if bytes[i] != UInt8(ascii: "\"") {
-        let message = bytes[i] == UInt8(ascii: "}")
+        let message =
+          bytes[i] == UInt8(ascii: "}")
           ? "trailing comma before '}'" : "unexpected \(describe(at: i)); expected a key in double quotes"
         throw ByteError(message: message, offset: i)
       }
@@ -290,7 +301,8 @@ struct ByteReader {
       let (first, second) = (order[k - 1], order[k])
       if codePointCompare(members[first].key, members[second].key) == 0 {
         throw ByteError(
-          message: "duplicate key \"\(members[first].key)\" (first at \(SourcePosition.of(offset: offsets[first], in: bytes)))",
+          message:
+            "duplicate key \"\(members[first].key)\" (first at \(SourcePosition.of(offset: offsets[first], in: bytes)))",
           offset: offsets[second], relatedOffset: offsets[first])
       }
       k += 1

@@ -26,7 +26,9 @@ extension SourcePosition {
     while decoded < index, raw < scalars.count, scalars[raw] != "\"" {
       if scalars[raw] == "\\", raw + 1 < scalars.count {
         if scalars[raw + 1] == "u" {
-          let isHigh = raw + 5 < scalars.count && ["d", "D"].contains(scalars[raw + 2]) && "89abAB".unicodeScalars.contains(scalars[raw + 3])
+          let isHigh =
+            raw + 5 < scalars.count && ["d", "D"].contains(scalars[raw + 2])
+            && "89abAB".unicodeScalars.contains(scalars[raw + 3])
           raw += isHigh && raw + 7 < scalars.count && scalars[raw + 6] == "\\" ? 12 : 6
         } else {
           raw += 2
@@ -64,7 +66,8 @@ extension Diagnostic {
   public static func placed(_ findings: [Finding], in bytes: [UInt8]?, file: String) -> [Diagnostic] {
     let map = bytes.flatMap { try? JSONParser().parseWithSourceMap($0).1 }
     return findings.map { finding in
-      Diagnostic(file: file, position: bytes.flatMap { bytes in map?.position(of: finding, in: bytes) },
+      Diagnostic(
+        file: file, position: bytes.flatMap { bytes in map?.position(of: finding, in: bytes) },
         pointer: finding.pointer, rule: finding.rule, message: finding.message)
     }
   }

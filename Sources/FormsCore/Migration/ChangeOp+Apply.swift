@@ -32,7 +32,9 @@ extension ChangeOp {
       try field.set(nil, in: &document)
     case .map(let field, let values, let keepUnmapped):
       guard let value = field.get(document) else { return }
-      guard case .string(let old) = value else { throw MigrationError("\(field) is a \(value.typeName), not a string to map") }
+      guard case .string(let old) = value else {
+        throw MigrationError("\(field) is a \(value.typeName), not a string to map")
+      }
       if let new = values.first(where: { $0.0 == old })?.1 {
         try field.set(.string(new), in: &document)
       } else if !keepUnmapped {
@@ -46,7 +48,9 @@ extension ChangeOp {
       try field.set(try Self.convert(value, to: to, field: field), in: &document)
     case .each(let list, let changes):
       guard let value = list.get(document) else { return }
-      guard case .array(var elements) = value else { throw MigrationError("\(list) is a \(value.typeName), not a list") }
+      guard case .array(var elements) = value else {
+        throw MigrationError("\(list) is a \(value.typeName), not a list")
+      }
       for index in elements.indices {
         for change in changes {
           do throws(MigrationError) {
@@ -60,7 +64,9 @@ extension ChangeOp {
     case .jq(let filter):
       guard let runJQ else { throw MigrationError("jq steps need the jq program") }
       let result = try runJQ(filter, document)
-      guard case .object = result else { throw MigrationError("the jq filter produced a \(result.typeName), not an object") }
+      guard case .object = result else {
+        throw MigrationError("the jq filter produced a \(result.typeName), not an object")
+      }
       document = result
     }
   }
@@ -81,7 +87,9 @@ extension ChangeOp {
     case (.string, .number(let number)): return .string(number.text)
     case (.string, .string): return value
     case (.date, .string(let text)):
-      guard text.count >= 10, CalendarDate(String(text.prefix(10))) != nil else { throw MigrationError("\(field) \"\(text)\" is not a date or datetime") }
+      guard text.count >= 10, CalendarDate(String(text.prefix(10))) != nil else {
+        throw MigrationError("\(field) \"\(text)\" is not a date or datetime")
+      }
       return .string(String(text.prefix(10)))
     case (.datetime, .string(let text)):
       if Instant.parseDateTime(text) != nil { return value }

@@ -23,7 +23,9 @@ extension ChangeOp {
       try allowOnly(["from", "to", "if_present"])
       let from = try path("from")
       let to = try path("to")
-      return op == "rename" ? .rename(from: from, to: to, ifPresent: flag("if_present")) : .move(from: from, to: to, ifPresent: flag("if_present"))
+      return op == "rename"
+        ? .rename(from: from, to: to, ifPresent: flag("if_present"))
+        : .move(from: from, to: to, ifPresent: flag("if_present"))
     case "add":
       try allowOnly(["field", "value", "copy"])
       let copy = body["copy"]?.stringValue.flatMap(FieldPath.init)
@@ -37,7 +39,9 @@ extension ChangeOp {
       guard let values = body["values"]?.objectValue else { throw MigrationError("map needs `values:`, old: new") }
       var pairs: [(String, String)] = []
       for member in values.members {
-        guard let to = member.value.stringValue else { throw MigrationError("map values must be strings (\(member.key))") }
+        guard let to = member.value.stringValue else {
+          throw MigrationError("map values must be strings (\(member.key))")
+        }
         pairs.append((member.key, to))
       }
       return .map(field: try path("field"), values: pairs, keepUnmapped: flag("keep_unmapped"))
@@ -49,7 +53,9 @@ extension ChangeOp {
       return .convert(field: try path("field"), to: to, ifPresent: flag("if_present"))
     case "each":
       try allowOnly(["list", "changes"])
-      guard let steps = body["changes"]?.arrayValue else { throw MigrationError("each needs `changes:`, a list of steps") }
+      guard let steps = body["changes"]?.arrayValue else {
+        throw MigrationError("each needs `changes:`, a list of steps")
+      }
       var changes: [ChangeOp] = []
       for step in steps { changes.append(try parse(step)) }
       return .each(list: try path("list"), changes: changes)

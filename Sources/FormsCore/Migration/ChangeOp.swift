@@ -70,7 +70,9 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
     try Self.set(newValue, names[...], in: &value, path: self)
   }
 
-  private static func set(_ newValue: JSONValue?, _ names: ArraySlice<String>, in value: inout JSONValue, path: FieldPath)
+  private static func set(
+    _ newValue: JSONValue?, _ names: ArraySlice<String>, in value: inout JSONValue, path: FieldPath
+  )
     throws(MigrationError)
   {
     guard let name = names.first else { return }

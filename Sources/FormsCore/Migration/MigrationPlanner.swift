@@ -20,17 +20,24 @@ public enum MigrationPlanner {
     let sorted = versions.keys.sorted()
     var parents: [SemanticVersion: SemanticVersion] = [:]
     for (index, version) in sorted.enumerated() {
-      if let from = versions[version]?.from { parents[version] = from } else if index > 0 { parents[version] = sorted[index - 1] }
+      if let from = versions[version]?.from {
+        parents[version] = from
+      } else if index > 0 {
+        parents[version] = sorted[index - 1]
+      }
     }
     return parents
   }
 
   /// The upward step into `version` from its parent.
-  public static func stepInto(_ version: SemanticVersion, from parent: SemanticVersion, versions: [SemanticVersion: Schema])
+  public static func stepInto(
+    _ version: SemanticVersion, from parent: SemanticVersion, versions: [SemanticVersion: Schema]
+  )
     throws(MigrationError) -> Step
   {
     guard let schema = versions[version], let old = versions[parent] else {
-      throw MigrationError("\(versions.values.first?.kind ?? "?") \(version) comes from \(parent), which does not exist")
+      throw MigrationError(
+        "\(versions.values.first?.kind ?? "?") \(version) comes from \(parent), which does not exist")
     }
     if let raw = schema.changes {
       var changes: [ChangeOp] = []
@@ -45,10 +52,13 @@ public enum MigrationPlanner {
     }
     let problems = inferredProblems(old: old, new: schema)
     guard problems.isEmpty else {
-      throw MigrationError("\(schema.kind) \(parent) → \(version) has no `changes:` and cannot be inferred: \(problems.joined(separator: "; "))")
+      throw MigrationError(
+        "\(schema.kind) \(parent) → \(version) has no `changes:` and cannot be inferred: \(problems.joined(separator: "; "))"
+      )
     }
     let adds = schema.root.fieldOrder.compactMap { name -> ChangeOp? in
-      guard old.root.fields[name] == nil, let value = schema.root.fields[name]?.defaultValue, let path = FieldPath(name) else { return nil }
+      guard old.root.fields[name] == nil, let value = schema.root.fields[name]?.defaultValue, let path = FieldPath(name)
+      else { return nil }
       return .add(field: path, value: value, copy: nil)
     }
     return Step(kind: schema.kind, from: parent, to: version, changes: adds, inferred: true)
@@ -61,14 +71,17 @@ public enum MigrationPlanner {
   {
     let kind = versions.values.first?.kind ?? "?"
     guard versions[to] != nil else {
-      throw MigrationError("\(kind) has no version \(to) (versions: \(versions.keys.sorted().map(\.description).joined(separator: ", ")))")
+      throw MigrationError(
+        "\(kind) has no version \(to) (versions: \(versions.keys.sorted().map(\.description).joined(separator: ", ")))")
     }
     guard versions[from] != nil else { throw MigrationError("\(kind) has no version \(from)") }
     if from == to { return [] }
     let parents = parents(versions)
     // Up: walk from the target down its parents until we meet `from`.
     var chain: [SemanticVersion] = [to]
-    while let last = chain.last, last != from, let parent = parents[last], !chain.contains(parent) { chain.append(parent) }
+    while let last = chain.last, last != from, let parent = parents[last], !chain.contains(parent) {
+      chain.append(parent)
+    }
     if chain.last == from {
       var steps: [Step] = []
       for (child, parent) in zip(chain.dropLast(), chain.dropFirst()).reversed() {
@@ -79,10 +92,13 @@ public enum MigrationPlanner {
     let upward = chain
     // Down: walk from `from` down its parents until we meet `to`, inverting each step.
     chain = [from]
-    while let last = chain.last, last != to, let parent = parents[last], !chain.contains(parent) { chain.append(parent) }
+    while let last = chain.last, last != to, let parent = parents[last], !chain.contains(parent) {
+      chain.append(parent)
+    }
     guard chain.last == to else {
       // The upward walk stops at the version a `from:` names but no descriptor defines.
-      let missing = upward.count >= 2 && versions[upward.last!] == nil
+      let missing =
+        upward.count >= 2 && versions[upward.last!] == nil
         ? " (\(upward[upward.count - 2]) comes from \(upward.last!), which does not exist)" : ""
       throw MigrationError("\(kind): no migration path from \(from) to \(to)\(missing)")
     }
@@ -91,12 +107,16 @@ public enum MigrationPlanner {
       let up = try stepInto(child, from: parent, versions: versions)
       let addedFields = Set(versions[child]!.root.fieldOrder) != Set(versions[parent]!.root.fieldOrder)
       if up.inferred && addedFields {
-        throw MigrationError("\(kind) \(child) → \(parent): the inferred step that added fields cannot be undone; restore a snapshot instead (formsctl snapshot restore)")
+        throw MigrationError(
+          "\(kind) \(child) → \(parent): the inferred step that added fields cannot be undone; restore a snapshot instead (formsctl snapshot restore)"
+        )
       }
       var inverse: [ChangeOp] = []
       for (index, change) in up.changes.enumerated().reversed() {
         guard let undo = change.inverse else {
-          throw MigrationError("\(kind) \(child) → \(parent): change \(index + 1) (\(change)) cannot be undone; restore a snapshot instead (formsctl snapshot restore)")
+          throw MigrationError(
+            "\(kind) \(child) → \(parent): change \(index + 1) (\(change)) cannot be undone; restore a snapshot instead (formsctl snapshot restore)"
+          )
         }
         inverse.append(undo)
       }
@@ -130,10 +150,13 @@ public enum MigrationPlanner {
         continue
       }
       if before.type.kind != field.type.kind {
-        problems.append("it changes the type of \(prefix)\(name) from \(before.type.kind.rawValue) to \(field.type.kind.rawValue)")
+        problems.append(
+          "it changes the type of \(prefix)\(name) from \(before.type.kind.rawValue) to \(field.type.kind.rawValue)")
       } else if field.type.kind == .object {
         compare(before.type, field.type, at: prefix + name + ".", into: &problems)
-      } else if field.type.kind == .list, let a = before.type.element, let b = field.type.element, a.kind == .object, b.kind == .object {
+      } else if field.type.kind == .list, let a = before.type.element, let b = field.type.element, a.kind == .object,
+        b.kind == .object
+      {
         compare(a, b, at: prefix + name + "[].", into: &problems)
       }
       if before.optional && !field.optional && field.defaultValue == nil {

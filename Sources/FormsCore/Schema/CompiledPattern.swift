@@ -59,14 +59,19 @@ public final class CompiledPattern: @unchecked Sendable {
   /// non-negated class of them and ranges; nil for anything else.
   static func compileSimple(_ source: String) -> [Step]? {
     let b = Array(source.utf8)
-    guard b.count >= 2, b.first == UInt8(ascii: "^"), b.last == UInt8(ascii: "$"), b.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
+    guard b.count >= 2, b.first == UInt8(ascii: "^"), b.last == UInt8(ascii: "$"),
+      b.allSatisfy({ $0 >= 0x20 && $0 < 0x7F })
+    else { return nil }
     var i = 1
     let end = b.count - 1
     var steps: [Step] = []
     func add(_ byte: UInt8, to set: inout (UInt64, UInt64)) {
       if byte < 64 { set.0 |= 1 << UInt64(byte) } else { set.1 |= 1 << UInt64(byte - 64) }
     }
-    func isPunctuation(_ byte: UInt8) -> Bool { (0x21...0x2F).contains(byte) || (0x3A...0x40).contains(byte) || (0x5B...0x60).contains(byte) || (0x7B...0x7E).contains(byte) }
+    func isPunctuation(_ byte: UInt8) -> Bool {
+      (0x21...0x2F).contains(byte) || (0x3A...0x40).contains(byte) || (0x5B...0x60).contains(byte)
+        || (0x7B...0x7E).contains(byte)
+    }
     // Outside a class, any printable ASCII but ICU's metacharacters stands for itself.
     let metacharacters = Array("\\^$.|?*+()[]{}".utf8)
     func isPlain(_ byte: UInt8) -> Bool { byte >= 0x20 && byte < 0x7F && !metacharacters.contains(byte) }
@@ -88,8 +93,10 @@ public final class CompiledPattern: @unchecked Sendable {
       } else if byte == UInt8(ascii: "[") {
         i += 1
         // Negation, ICU's set operations (`&&`, `--`) and POSIX classes are left to ICU.
-        guard i < end, b[i] != UInt8(ascii: "^"), b[i] != UInt8(ascii: "]"), let close = b[i...].firstIndex(of: UInt8(ascii: "]")),
-          !b[i..<close].contains(UInt8(ascii: "&")), !zip(b[i..<close], b[(i + 1)..<(close + 1)]).contains(where: { $0 == 0x2D && $1 == 0x2D })
+        guard i < end, b[i] != UInt8(ascii: "^"), b[i] != UInt8(ascii: "]"),
+          let close = b[i...].firstIndex(of: UInt8(ascii: "]")),
+          !b[i..<close].contains(UInt8(ascii: "&")),
+          !zip(b[i..<close], b[(i + 1)..<(close + 1)]).contains(where: { $0 == 0x2D && $1 == 0x2D })
         else { return nil }
         var first = true
         while i < end && (b[i] != UInt8(ascii: "]") || first) {
@@ -131,7 +138,8 @@ public final class CompiledPattern: @unchecked Sendable {
         case UInt8(ascii: "+"): (step.min, step.max, i) = (1, Int.max, i + 1)
         case UInt8(ascii: "{"):
           guard let close = b[i...].firstIndex(of: UInt8(ascii: "}")), close < end else { return nil }
-          let inner = String(decoding: b[(i + 1)..<close], as: UTF8.self).split(separator: ",", omittingEmptySubsequences: false)
+          let inner = String(decoding: b[(i + 1)..<close], as: UTF8.self).split(
+            separator: ",", omittingEmptySubsequences: false)
           guard let low = inner.first.flatMap({ Int($0) }), inner.count <= 2 else { return nil }
           let high = inner.count == 1 ? low : (inner[1].isEmpty ? Int.max : Int(inner[1]))
           guard let high, high >= low else { return nil }
@@ -139,7 +147,9 @@ public final class CompiledPattern: @unchecked Sendable {
         default: break
         }
         // A quantifier after a quantifier (`a+?`, `a{2}+`) is lazy or possessive: not this subset.
-        if i < end, [UInt8(ascii: "?"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "{")].contains(b[i]), step.min != 1 || step.max != 1 {
+        if i < end, [UInt8(ascii: "?"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "{")].contains(b[i]),
+          step.min != 1 || step.max != 1
+        {
           return nil
         }
       }

@@ -65,7 +65,8 @@ public struct Instant: Sendable, Comparable, Hashable {
   static func parseDateTime(bytes b: UnsafeBufferPointer<UInt8>) -> Instant? {
     do {
       guard b.count >= 20, let date = CalendarDate(bytes: b),
-        b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: "t"), b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"),
+        b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: "t"), b[13] == UInt8(ascii: ":"),
+        b[16] == UInt8(ascii: ":"),
         let hour = digits(b, 11, 2), let minute = digits(b, 14, 2), let second = digits(b, 17, 2),
         hour < 24, minute < 60, second < 60
       else { return nil }

@@ -21,7 +21,9 @@ public enum JSONSchemaExporter {
       if let translated = translate(rule) { allOf.append(translated) } else { skipped.append(rule.source) }
     }
     if !allOf.isEmpty { root["allOf"] = .array(allOf) }
-    if !skipped.isEmpty { root["$comment"] = .string("rules checked by formsctl only: " + skipped.joined(separator: "; ")) }
+    if !skipped.isEmpty {
+      root["$comment"] = .string("rules checked by formsctl only: " + skipped.joined(separator: "; "))
+    }
     if !schema.namedTypes.isEmpty {
       var defs = JSONObject()
       for (name, type) in schema.namedTypes { defs[name] = body(type) }
@@ -55,7 +57,8 @@ public enum JSONSchemaExporter {
     case .datetime:
       out["type"] = string("string")
       out["format"] = string("date-time")
-      out["pattern"] = string("^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$")
+      out["pattern"] = string(
+        "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$")
     case .uuid:
       out["type"] = string("string")
       out["format"] = string("uuid")
@@ -68,7 +71,8 @@ public enum JSONSchemaExporter {
       if let m = type.minimum { out["minimum"] = .number(m) }
       if let m = type.maximum { out["maximum"] = .number(m) }
       if let scale = type.scale {
-        out["multipleOf"] = .number(JSONNumber(unchecked: scale == 0 ? "1" : "0." + String(repeating: "0", count: scale - 1) + "1"))
+        out["multipleOf"] = .number(
+          JSONNumber(unchecked: scale == 0 ? "1" : "0." + String(repeating: "0", count: scale - 1) + "1"))
       }
     case .boolean:
       out["type"] = string("boolean")
@@ -77,7 +81,9 @@ public enum JSONSchemaExporter {
       if let element = type.element { out["items"] = reference(element) }
       if let n = type.minItems { out["minItems"] = number(n) }
       if let n = type.maxItems { out["maxItems"] = number(n) }
-      if let keys = type.unique { out["$comment"] = string("unique by \(keys.joined(separator: ", ")) (checked by formsctl)") }
+      if let keys = type.unique {
+        out["$comment"] = string("unique by \(keys.joined(separator: ", ")) (checked by formsctl)")
+      }
     case .map:
       out["type"] = string("object")
       if let element = type.element { out["additionalProperties"] = reference(element) }
@@ -102,7 +108,9 @@ public enum JSONSchemaExporter {
     for name in type.fieldOrder {
       guard let field = type.fields[name] else { continue }
       var property = field.sensitive ? SealedText.jsonSchema : reference(field.type)
-      if field.nullable { property = .object(JSONObject(["anyOf": .array([property, .object(JSONObject(["type": string("null")]))])])) }
+      if field.nullable {
+        property = .object(JSONObject(["anyOf": .array([property, .object(JSONObject(["type": string("null")]))])]))
+      }
       if var object = property.objectValue {
         if let d = field.description { object["description"] = string(d) }
         if let d = field.defaultValue, !field.sensitive { object["default"] = d }
@@ -123,26 +131,47 @@ public enum JSONSchemaExporter {
   /// For a `one_of` field chosen by the sibling `by`: `by` must name a case, and that case applies.
   static func oneOfConditions(field: String, by: String, type: SchemaType, nullable: Bool) -> [JSONValue] {
     var out: [JSONValue] = []
-    let present: JSONValue = .object(JSONObject([
-      "required": .array([string(field)]),
-      "properties": .object(JSONObject([field: nullable ? .object(JSONObject(["not": .object(JSONObject(["type": string("null")]))])) : .bool(true)])),
-    ]))
-    out.append(.object(JSONObject([
-      "if": present,
-      "then": .object(JSONObject([
-        "required": .array([string(by)]),
-        "properties": .object(JSONObject([by: .object(JSONObject(["enum": .array(type.caseOrder.map(string))]))])),
-      ])),
-    ])))
+    let present: JSONValue = .object(
+      JSONObject([
+        "required": .array([string(field)]),
+        "properties": .object(
+          JSONObject([
+            field: nullable ? .object(JSONObject(["not": .object(JSONObject(["type": string("null")]))])) : .bool(true)
+          ])),
+      ]))
+    out.append(
+      .object(
+        JSONObject([
+          "if": present,
+          "then": .object(
+            JSONObject([
+              "required": .array([string(by)]),
+              "properties": .object(
+                JSONObject([by: .object(JSONObject(["enum": .array(type.caseOrder.map(string))]))])),
+            ])),
+        ])))
     for value in type.caseOrder {
       guard let caseType = type.cases[value] else { continue }
-      out.append(.object(JSONObject([
-        "if": .object(JSONObject([
-          "required": .array([string(by), string(field)]),
-          "properties": .object(JSONObject([by: .object(JSONObject(["const": string(value)]))])),
-        ])),
-        "then": .object(JSONObject(["properties": .object(JSONObject([field: nullable ? .object(JSONObject(["anyOf": .array([reference(caseType), .object(JSONObject(["type": string("null")]))])])) : reference(caseType)]))])),
-      ])))
+      out.append(
+        .object(
+          JSONObject([
+            "if": .object(
+              JSONObject([
+                "required": .array([string(by), string(field)]),
+                "properties": .object(JSONObject([by: .object(JSONObject(["const": string(value)]))])),
+              ])),
+            "then": .object(
+              JSONObject([
+                "properties": .object(
+                  JSONObject([
+                    field: nullable
+                      ? .object(
+                        JSONObject([
+                          "anyOf": .array([reference(caseType), .object(JSONObject(["type": string("null")]))])
+                        ])) : reference(caseType)
+                  ]))
+              ])),
+          ])))
     }
     return out
   }
@@ -169,9 +198,10 @@ public enum JSONSchemaExporter {
   static func nested(_ names: [String], leaf: JSONValue) -> JSONValue {
     var schema = leaf
     for name in names.reversed() {
-      schema = .object(JSONObject([
-        "required": .array([string(name)]), "properties": .object(JSONObject([name: schema])),
-      ]))
+      schema = .object(
+        JSONObject([
+          "required": .array([string(name)]), "properties": .object(JSONObject([name: schema])),
+        ]))
     }
     return schema
   }
@@ -217,7 +247,9 @@ public enum MermaidGraph {
       for relation in schema.relations {
         let field = schema.root.fields[relation.field]
         let cardinality = (field?.optional ?? true) || (field?.nullable ?? true) ? "|o" : "||"
-        lines.append("  \(entity(relation.kind)) \(cardinality)--o{ \(entity(schema.kind)) : \"\(relation.field) (on_delete \(relation.onDelete.rawValue))\"")
+        lines.append(
+          "  \(entity(relation.kind)) \(cardinality)--o{ \(entity(schema.kind)) : \"\(relation.field) (on_delete \(relation.onDelete.rawValue))\""
+        )
       }
     }
     for schema in schemas.sorted(by: { $0.kind < $1.kind }) {

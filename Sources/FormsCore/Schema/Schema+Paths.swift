@@ -19,7 +19,9 @@ extension SchemaType {
   var alternatives: [SchemaType] { kind == .oneOf ? caseOrder.compactMap { cases[$0] } : [self] }
 
   /// Why `steps` lead nowhere from a value of this type, with how many steps were fine.
-  func pathProblem(_ steps: ArraySlice<Expression.Path.Step>, walked: [Expression.Path.Step]) -> (depth: Int, message: String)? {
+  func pathProblem(_ steps: ArraySlice<Expression.Path.Step>, walked: [Expression.Path.Step]) -> (
+    depth: Int, message: String
+  )? {
     guard let step = steps.first else { return nil }
     let here = walked.isEmpty ? "" : Expression.Path(steps: walked).description
     var best: (depth: Int, message: String)?
@@ -33,7 +35,8 @@ extension SchemaType {
       case (.member(let name), .object):
         guard let field = type.fields[name] else {
           let prefix = here.isEmpty ? "" : here + "."
-          let hint = suggestion(for: name, among: type.fieldOrder).map { "; did you mean \"\(prefix)\($0)\"?" }
+          let hint =
+            suggestion(for: name, among: type.fieldOrder).map { "; did you mean \"\(prefix)\($0)\"?" }
             ?? " (\(here.isEmpty ? "fields" : here + " has"): \(type.fieldOrder.joined(separator: ", ")))"
           best = Self.further(best, (walked.count, "unknown field \"\(prefix)\(name)\"\(hint)"))
           continue
@@ -44,10 +47,13 @@ extension SchemaType {
       case (.index, .list), (.each, .list):
         next = type.element ?? SchemaType(kind: .any)
       case (.member(let name), .list):
-        best = Self.further(best, (walked.count, "\(here) is a list; write \(here)[].\(name) (any element) or \(here)[0].\(name)"))
+        best = Self.further(
+          best, (walked.count, "\(here) is a list; write \(here)[].\(name) (any element) or \(here)[0].\(name)"))
         continue
       case (.index, _), (.each, _):
-        best = Self.further(best, (walked.count, "\(here) is \(type.kind == .object ? "an object" : "a \(type.kind.rawValue)"), not a list"))
+        best = Self.further(
+          best,
+          (walked.count, "\(here) is \(type.kind == .object ? "an object" : "a \(type.kind.rawValue)"), not a list"))
         continue
       default:
         best = Self.further(best, (walked.count, "\(here) is a \(type.kind.rawValue), which has no fields"))
@@ -60,7 +66,9 @@ extension SchemaType {
   }
 
   /// The explanation that got further along the path; at the same depth, one with a suggestion.
-  static func further(_ a: (depth: Int, message: String)?, _ b: (depth: Int, message: String)) -> (depth: Int, message: String) {
+  static func further(_ a: (depth: Int, message: String)?, _ b: (depth: Int, message: String)) -> (
+    depth: Int, message: String
+  ) {
     guard let a else { return b }
     func score(_ p: (depth: Int, message: String)) -> Int { p.depth * 2 + (p.message.contains("did you mean") ? 1 : 0) }
     return score(b) > score(a) ? b : a
@@ -79,7 +87,9 @@ extension Expression {
     case .compare(let a, let op, let b):
       if let problem = a.pathProblem(in: versions) { return problem }
       guard let problem = b.pathProblem(in: versions) else { return nil }
-      if case .path(let left) = a, case .path(let right) = b, right.steps.count == 1, case .member(let word) = right.steps[0] {
+      if case .path(let left) = a, case .path(let right) = b, right.steps.count == 1,
+        case .member(let word) = right.steps[0]
+      {
         return "\(word) is not a field; to compare with the text, quote it: \(left) \(op.rawValue) \"\(word)\""
       }
       return problem

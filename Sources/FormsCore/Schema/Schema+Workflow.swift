@@ -32,7 +32,8 @@ extension Schema {
     guard let workflow else { return [] }
     if let values = root.fields[workflow.field]?.type.values, !values.isEmpty { return values }
     var states: [String] = []
-    for state in workflow.transitions.keys.sorted() + workflow.transitions.values.joined() where !states.contains(state) {
+    for state in workflow.transitions.keys.sorted() + workflow.transitions.values.joined() where !states.contains(state)
+    {
       states.append(state)
     }
     return states

@@ -185,7 +185,9 @@ public final class SchemaType: @unchecked Sendable {
   public func freeze() {
     requiredFields = fieldOrder.filter { name in fields[name].map { !$0.optional && $0.defaultValue == nil } ?? false }
     sortedFields = fields.keys.sorted { codePointLess($0, $1) }.map { name in
-      SortedField(name: name, type: fields[name]!.type, nullable: fields[name]!.nullable, required: requiredFields.firstIndex(of: name) ?? -1)
+      SortedField(
+        name: name, type: fields[name]!.type, nullable: fields[name]!.nullable,
+        required: requiredFields.firstIndex(of: name) ?? -1)
     }
   }
 }
@@ -233,11 +235,13 @@ public struct SemanticVersion: Sendable, Hashable, Comparable, CustomStringConve
   public init?(_ text: String) {
     let parts = text.split(separator: ".", omittingEmptySubsequences: false)
     guard parts.count == 3,
-      let numbers = Optional(parts.compactMap { part -> Int? in
-        guard !part.isEmpty, part.allSatisfy(\.isASCII), part.allSatisfy(\.isNumber),
-          part == "0" || !part.hasPrefix("0") else { return nil }
-        return Int(part)
-      }), numbers.count == 3
+      let numbers = Optional(
+        parts.compactMap { part -> Int? in
+          guard !part.isEmpty, part.allSatisfy(\.isASCII), part.allSatisfy(\.isNumber),
+            part == "0" || !part.hasPrefix("0")
+          else { return nil }
+          return Int(part)
+        }), numbers.count == 3
     else { return nil }
     (major, minor, patch) = (numbers[0], numbers[1], numbers[2])
   }

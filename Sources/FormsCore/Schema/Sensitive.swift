@@ -13,10 +13,12 @@ public enum SealedText {
   public static func isSealed(_ value: JSONValue) -> Bool { value.stringValue?.hasPrefix(prefix) ?? false }
 
   static var jsonSchema: JSONValue {
-    .object(JSONObject([
-      "type": .string("string"), "pattern": .string(pattern),
-      "description": .string("sensitive: stored encrypted as an enc:v1 envelope (formsctl shows key holders the value)"),
-    ]))
+    .object(
+      JSONObject([
+        "type": .string("string"), "pattern": .string(pattern),
+        "description": .string(
+          "sensitive: stored encrypted as an enc:v1 envelope (formsctl shows key holders the value)"),
+      ]))
   }
 }
 
@@ -30,7 +32,8 @@ extension SchemaType {
     return out
   }
 
-  func collectSensitive(_ value: JSONValue, at pointer: JSONPointer, parent: JSONValue?, into out: inout [JSONPointer]) {
+  func collectSensitive(_ value: JSONValue, at pointer: JSONPointer, parent: JSONValue?, into out: inout [JSONPointer])
+  {
     let type = resolved(parent: parent, value: value)
     switch (type.kind, value) {
     case (.object, .object(let object)):
@@ -77,7 +80,9 @@ extension [Finding] {
     guard schema.hasSensitiveFields, !isEmpty else { return self }
     let locations = schema.root.sensitiveLocations(in: document)
     let sealed = locations.filter { document[pointer: $0].map(SealedText.isSealed) == true }
-    return filter { finding in !sealed.contains { $0.isPrefix(of: finding.pointer) } }.map { $0.withholdingValue(under: locations) }
+    return filter { finding in !sealed.contains { $0.isPrefix(of: finding.pointer) } }.map {
+      $0.withholdingValue(under: locations)
+    }
   }
 }
 
@@ -132,7 +137,9 @@ extension SchemaType {
       if field.sensitive { names.insert(field.name) }
       field.type.collectSensitiveNames(into: &names, visited: &visited)
     }
-    for type in [element].compactMap({ $0 }) + cases.values { type.collectSensitiveNames(into: &names, visited: &visited) }
+    for type in [element].compactMap({ $0 }) + cases.values {
+      type.collectSensitiveNames(into: &names, visited: &visited)
+    }
   }
 }
 

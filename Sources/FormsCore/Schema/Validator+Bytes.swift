@@ -28,7 +28,9 @@ extension Validator {
       var check = ByteCheck(reader: ByteReader(bytes: buffer, maxDepth: JSONParser.defaultMaxDepth, recorder: nil))
       var captured: [JSONObject.Member] = []
       do throws(ByteError) {
-        guard try check.object(schema.root, isRoot: true, capturing: captures, into: &captured), check.walk.findings.isEmpty else { return nil }
+        guard try check.object(schema.root, isRoot: true, capturing: captures, into: &captured),
+          check.walk.findings.isEmpty
+        else { return nil }
         check.reader.skipWhitespace()
         guard check.reader.i == buffer.count else { return nil }
       } catch {
@@ -120,7 +122,9 @@ struct ByteCheck {
 
   /// A scalar, checked as the full path checks it; the value when it passes.
   mutating func scalar(_ type: SchemaType) throws(ByteError) -> JSONValue? {
-    guard reader.i < reader.bytes.count, reader.bytes[reader.i] != UInt8(ascii: "{"), reader.bytes[reader.i] != UInt8(ascii: "[") else {
+    guard reader.i < reader.bytes.count, reader.bytes[reader.i] != UInt8(ascii: "{"),
+      reader.bytes[reader.i] != UInt8(ascii: "[")
+    else {
       return nil
     }
     let value = try reader.parseValue()
@@ -204,7 +208,9 @@ struct ByteCheck {
           continue
         }
         // The element's unique keys, read as the full path reads them (a missing one is null).
-        guard element.kind == .object, reader.i < reader.bytes.count, reader.bytes[reader.i] == UInt8(ascii: "{") else { return false }
+        guard element.kind == .object, reader.i < reader.bytes.count, reader.bytes[reader.i] == UInt8(ascii: "{") else {
+          return false
+        }
         var captured: [JSONObject.Member] = []
         guard try object(element, isRoot: false, capturing: uniqueNames, into: &captured) else { return false }
         let found = JSONObject(captured)

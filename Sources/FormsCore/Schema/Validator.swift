@@ -32,9 +32,10 @@ public struct Validator: Sendable {
     if findings.isEmpty || !findings.contains(where: { $0.rule == "type" && $0.pointer == .root }) {
       for rule in schema.rules where rule.when?.evaluate(document) ?? true {
         if !rule.require.evaluate(document) {
-          findings.append(Finding(
-            pointer: Self.anchor(of: rule, in: document), rule: "rule",
-            message: rule.message ?? "the rule `\(rule.source)` does not hold"))
+          findings.append(
+            Finding(
+              pointer: Self.anchor(of: rule, in: document), rule: "rule",
+              message: rule.message ?? "the rule `\(rule.source)` does not hold"))
         }
       }
     }
@@ -82,11 +83,14 @@ struct Walk {
       return
     case .string, .date, .datetime, .uuid, .enumeration:
       guard case .string(let s) = value else {
-        return fail("type", expected(type.kind == .enumeration ? "one of \(list(type.values))" : "a \(type.kind.rawValue)"))
+        return fail(
+          "type", expected(type.kind == .enumeration ? "one of \(list(type.values))" : "a \(type.kind.rawValue)"))
       }
       checkString(s, type)
     case .integer, .decimal, .number:
-      guard case .number(let n) = value else { return fail("type", expected(type.kind == .integer ? "an integer" : "a number")) }
+      guard case .number(let n) = value else {
+        return fail("type", expected(type.kind == .integer ? "an integer" : "a number"))
+      }
       if type.kind == .integer && !n.isInteger { return fail("type", "expected an integer, found \(n.text)") }
       if let scale = type.scale, n.scale > scale {
         fail("scale", "\(n.text) has \(n.scale) digits after the point; at most \(scale) allowed")
@@ -133,7 +137,8 @@ struct Walk {
     case .oneOf:
       let by = type.discriminator ?? ""
       guard case .string(let tag)? = parent?[by] ?? value[by] else {
-        return fail("one_of", "cannot tell which case applies: \(by) is missing; expected one of \(list(type.caseOrder))")
+        return fail(
+          "one_of", "cannot tell which case applies: \(by) is missing; expected one of \(list(type.caseOrder))")
       }
       guard let chosen = type.cases[tag] else {
         return fail("one_of", "\(by) \"\(tag)\" has no case here; expected one of \(list(type.caseOrder))")
@@ -150,8 +155,10 @@ struct Walk {
     do {
       parsed = try JSONParser().parseWithSourceMap(bytes)
     } catch {
-      return findings.append(Finding(pointer: pointer, rule: "json_string", message: "the text is not JSON: \(error.message)",
-        inner: text.scalarIndex(of: error.location)))
+      return findings.append(
+        Finding(
+          pointer: pointer, rule: "json_string", message: "the text is not JSON: \(error.message)",
+          inner: text.scalarIndex(of: error.location)))
     }
     guard let element = type.element else { return }
     var inside = Walk()
@@ -159,8 +166,10 @@ struct Walk {
     for finding in inside.findings {
       let at = parsed.1.position(of: finding, in: bytes)
       let place = finding.pointer.path.isEmpty ? "" : finding.pointer.path + ": "
-      findings.append(Finding(pointer: pointer, rule: finding.rule, message: "in its JSON text: \(place)\(finding.message)",
-        inner: text.scalarIndex(of: at)))
+      findings.append(
+        Finding(
+          pointer: pointer, rule: finding.rule, message: "in its JSON text: \(place)\(finding.message)",
+          inner: text.scalarIndex(of: at)))
     }
   }
 
@@ -224,9 +233,11 @@ struct Walk {
   }
 
   /// One member of an object against its field's type (nil: not a field of the type).
-  mutating func check(_ member: JSONObject.Member, _ field: (type: SchemaType, nullable: Bool)?, in object: JSONObject, _ type: SchemaType,
-    isRoot: Bool)
-  {
+  mutating func check(
+    _ member: JSONObject.Member, _ field: (type: SchemaType, nullable: Bool)?, in object: JSONObject,
+    _ type: SchemaType,
+    isRoot: Bool
+  ) {
     if let field {
       if member.value.isNull && field.nullable { return }
       path.append(member.key)
@@ -234,20 +245,22 @@ struct Walk {
       path.removeLast()
     } else if !(isRoot && member.key == "_schema") && !type.additional {
       let hint = suggestion(for: member.key, among: type.fieldOrder).map { "; did you mean \"\($0)\"?" } ?? ""
-      findings.append(Finding(
-        pointer: pointer.appending(member.key), rule: "unknown-field",
-        message: "unknown field \"\(member.key)\"\(hint)", atKey: true))
+      findings.append(
+        Finding(
+          pointer: pointer.appending(member.key), rule: "unknown-field",
+          message: "unknown field \"\(member.key)\"\(hint)", atKey: true))
     }
   }
 
   /// `checkObject` for a type that was not frozen: by dictionary lookup.
   mutating func checkObjectByLookup(_ object: JSONObject, _ type: SchemaType, isRoot: Bool) {
-    for member in object.members { check(member, type.fields[member.key].map { ($0.type, $0.nullable) }, in: object, type, isRoot: isRoot) }
+    for member in object.members {
+      check(member, type.fields[member.key].map { ($0.type, $0.nullable) }, in: object, type, isRoot: isRoot)
+    }
     for name in type.requiredFields where object[name] == nil {
       fail("required", "missing required field \"\(name)\"")
     }
   }
-
 
   mutating func checkUnique(_ elements: [JSONValue], keys: [String]) {
     if keys.count == 1 {
@@ -259,9 +272,11 @@ struct Walk {
         if let first = seen.updateValue(index, forKey: key) {
           seen[key] = first
           let base = pointer
-          findings.append(Finding(
-            pointer: base.appending(index: index).appending(keys[0]), rule: "unique",
-            message: "duplicate \(keys[0])=\(JSONWriter.compact(key)) (also at \(base.appending(index: first).path))"))
+          findings.append(
+            Finding(
+              pointer: base.appending(index: index).appending(keys[0]), rule: "unique",
+              message: "duplicate \(keys[0])=\(JSONWriter.compact(key)) (also at \(base.appending(index: first).path))")
+          )
         }
       }
       return
@@ -272,9 +287,10 @@ struct Walk {
       if let first = seen[key] {
         let shown = zip(keys, key).map { "\($0)=\(JSONWriter.compact($1))" }.joined(separator: ", ")
         let base = pointer
-        findings.append(Finding(
-          pointer: base.appending(index: index).appending(keys[0]), rule: "unique",
-          message: "duplicate \(shown) (also at \(base.appending(index: first).path))"))
+        findings.append(
+          Finding(
+            pointer: base.appending(index: index).appending(keys[0]), rule: "unique",
+            message: "duplicate \(shown) (also at \(base.appending(index: first).path))"))
       } else {
         seen[key] = index
       }
@@ -325,7 +341,8 @@ public func suggestion(for word: String, among candidates: [String]) -> String? 
 
 /// `qty` of `quantity`: same first letter, every letter in order.
 func isAbbreviation(_ short: String, of long: String) -> Bool {
-  let a = Array(short.lowercased()), b = Array(long.lowercased())
+  let a = Array(short.lowercased())
+  let b = Array(long.lowercased())
   guard a.count >= 2, a.count < b.count, a.first == b.first else { return false }
   var k = 0
   for c in b where k < a.count && c == a[k] { k += 1 }
@@ -342,7 +359,9 @@ func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
     var current = [i] + Array(repeating: 0, count: b.count)
     for j in 1...b.count {
       current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-      if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { current[j] = min(current[j], beforePrevious[j - 2] + 1) }
+      if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+        current[j] = min(current[j], beforePrevious[j - 2] + 1)
+      }
     }
     beforePrevious = previous
     previous = current

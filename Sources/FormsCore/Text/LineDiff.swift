@@ -8,7 +8,9 @@ public func lineDiff(_ a: String, _ b: String, budget: Int = 4_000_000) -> Strin
   var prefix = 0
   while prefix < x.count && prefix < y.count && x[prefix] == y[prefix] { prefix += 1 }
   var suffix = 0
-  while suffix < x.count - prefix && suffix < y.count - prefix && x[x.count - 1 - suffix] == y[y.count - 1 - suffix] { suffix += 1 }
+  while suffix < x.count - prefix && suffix < y.count - prefix && x[x.count - 1 - suffix] == y[y.count - 1 - suffix] {
+    suffix += 1
+  }
   let middleX = x[prefix..<(x.count - suffix)]
   let middleY = y[prefix..<(y.count - suffix)]
   var out = x[..<prefix].map { "  " + $0 }
@@ -30,7 +32,8 @@ private func alignedLines(_ x: [Substring], _ y: [Substring]) -> [String] {
   var table = [Int](repeating: 0, count: (x.count + 1) * width)
   for i in stride(from: x.count - 1, through: 0, by: -1) {
     for j in stride(from: y.count - 1, through: 0, by: -1) {
-      table[i * width + j] = x[i] == y[j] ? table[(i + 1) * width + j + 1] + 1 : max(table[(i + 1) * width + j], table[i * width + j + 1])
+      table[i * width + j] =
+        x[i] == y[j] ? table[(i + 1) * width + j + 1] + 1 : max(table[(i + 1) * width + j], table[i * width + j + 1])
     }
   }
   var out: [String] = []

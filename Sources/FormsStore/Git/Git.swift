@@ -17,27 +17,34 @@ public struct GitRepository: Sendable {
   }
 
   func git(_ arguments: [String]) throws(StoreError) -> [UInt8] {
-    guard let result = Subprocess.run(["git", "-C", root] + arguments) else { throw StoreError.badRequest("git is not installed") }
+    guard let result = Subprocess.run(["git", "-C", root] + arguments) else {
+      throw StoreError.badRequest("git is not installed")
+    }
     guard result.status == 0 else { throw StoreError.badRequest("git \(arguments.first ?? ""): \(result.stderr)") }
     return result.stdout
   }
 
   /// Checks that `revision` names a commit.
   public func verify(_ revision: String) throws(StoreError) {
-    guard let result = Subprocess.run(["git", "-C", root, "rev-parse", "--verify", "--quiet", revision + "^{commit}"]), result.status == 0 else {
+    guard let result = Subprocess.run(["git", "-C", root, "rev-parse", "--verify", "--quiet", revision + "^{commit}"]),
+      result.status == 0
+    else {
       throw StoreError.badRequest("unknown revision \"\(revision)\" (git knows no such commit, branch or tag)")
     }
   }
 
   /// Absolute paths under `directory` added, modified or renamed since `revision` (work tree and
   /// index, plus untracked files), and those deleted.
-  public func changes(since revision: String, under directory: String) throws(StoreError) -> (changed: [String], deleted: [String]) {
+  public func changes(since revision: String, under directory: String) throws(StoreError) -> (
+    changed: [String], deleted: [String]
+  ) {
     try verify(revision)
     let relative = directory.hasPrefix(root + "/") ? String(directory.dropFirst(root.count + 1)) : "."
     var changed = Set<String>()
     var deleted = Set<String>()
     let diff = try git(["diff", "--name-status", "-z", "--find-renames", revision, "--", relative])
-    var fields = diff.split(separator: 0, omittingEmptySubsequences: true).map { String(decoding: $0, as: UTF8.self) }[...]
+    var fields = diff.split(separator: 0, omittingEmptySubsequences: true).map { String(decoding: $0, as: UTF8.self) }[
+      ...]
     while let status = fields.popFirst() {
       if status.hasPrefix("R") || status.hasPrefix("C") {
         if let old = fields.popFirst(), status.hasPrefix("R") { deleted.insert(root + "/" + old) }
@@ -54,14 +61,18 @@ public struct GitRepository: Sendable {
   /// The bytes of `path` (absolute) at `revision`, or nil when it did not exist there.
   public func contents(of path: String, at revision: String) -> [UInt8]? {
     let relative = path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
-    guard let result = Subprocess.run(["git", "-C", root, "show", "\(revision):\(relative)"]), result.status == 0 else { return nil }
+    guard let result = Subprocess.run(["git", "-C", root, "show", "\(revision):\(relative)"]), result.status == 0 else {
+      return nil
+    }
     return result.stdout
   }
 
   /// Sets git up to merge documents with `formsctl merge-file` and the audit log line by line
   /// (`merge=union`: both branches' records are kept) (idempotent), or undoes it.
   public func installMergeDriver(layout: StoreLayout, uninstall: Bool) throws(StoreError) -> [String] {
-    func relative(_ path: String) -> String { path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path }
+    func relative(_ path: String) -> String {
+      path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
+    }
     let dataPrefix = layout.dataDirectory.hasPrefix(root + "/") ? relative(layout.dataDirectory) + "/" : ""
     let wanted = ["\(dataPrefix)**/*.json merge=formsctl", "\(relative(AuditLog.path(layout))) merge=union"]
     let attributes = root + "/.gitattributes"
@@ -92,7 +103,9 @@ public struct GitRepository: Sendable {
       done += missing.map { "added \"\($0)\" to .gitattributes" }
     }
     let driver = "formsctl merge-file %O %A %B %P"
-    if (try? git(["config", "--local", "--get", "merge.formsctl.driver"])).map({ String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }) != driver {
+    if (try? git(["config", "--local", "--get", "merge.formsctl.driver"])).map({
+      String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }) != driver {
       _ = try git(["config", "--local", "merge.formsctl.name", "formsctl structural JSON merge"])
       _ = try git(["config", "--local", "merge.formsctl.driver", driver])
       done.append("set merge.formsctl.driver = \(driver) in .git/config")
@@ -103,7 +116,9 @@ public struct GitRepository: Sendable {
 
 /// `validate --against REV` over files: each compared with its version at REV (`ChangeRules`).
 public enum RevisionCheck {
-  public static func run(files: [String], revision: String, git: GitRepository, registry: SchemaRegistry, display: (String) -> String)
+  public static func run(
+    files: [String], revision: String, git: GitRepository, registry: SchemaRegistry, display: (String) -> String
+  )
     -> [Diagnostic]
   {
     var diagnostics: [Diagnostic] = []
@@ -113,8 +128,10 @@ public enum RevisionCheck {
         let schema = new["_schema"]?.stringValue.flatMap({ registry.schema(reference: $0) })
       else { continue }
       for finding in ChangeRules.findings(old: old, new: new, schema: schema) {
-        diagnostics.append(Diagnostic(file: display(path), position: map.position(of: finding, in: bytes), pointer: finding.pointer,
-          rule: finding.rule, message: finding.message + " (compared with \(revision))"))
+        diagnostics.append(
+          Diagnostic(
+            file: display(path), position: map.position(of: finding, in: bytes), pointer: finding.pointer,
+            rule: finding.rule, message: finding.message + " (compared with \(revision))"))
       }
     }
     return diagnostics

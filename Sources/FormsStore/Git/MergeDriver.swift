@@ -22,26 +22,34 @@ public enum MergeDriver {
     }
     let parts = path.split(separator: "/", omittingEmptySubsequences: true)
     guard !path.hasPrefix("/"), !parts.contains(".."), !parts.isEmpty else {
-      throw StoreError.badRequest("\(path): the document's path must be relative to the top of the work tree, without `..` (git's %P)")
+      throw StoreError.badRequest(
+        "\(path): the document's path must be relative to the top of the work tree, without `..` (git's %P)")
     }
     let directory = workTree + "/" + parts.dropLast().joined(separator: "/")
-    return try StoreLayout.nearest(holding: StoreLayout.manifestName, from: directory, ceiling: workTree).map(StoreLayout.init(root:))
+    return try StoreLayout.nearest(holding: StoreLayout.manifestName, from: directory, ceiling: workTree).map(
+      StoreLayout.init(root:))
   }
 
   /// Merges `base` (nil: added on both sides), `ours` and `theirs`, the versions of the document at
   /// `path`, with the schema of the store that holds it.
-  public static func merge(base: JSONValue?, ours: JSONValue, theirs: JSONValue, path: String?, workTree: String, preferNewer: Bool)
+  public static func merge(
+    base: JSONValue?, ours: JSONValue, theirs: JSONValue, path: String?, workTree: String, preferNewer: Bool
+  )
     throws(StoreError) -> Outcome
   {
     let shown = path ?? "the document"
     guard let layout = try store(for: path, workTree: workTree) else {
-      return Outcome(text: nil, conflicts: 1, refusal: "\(shown) is inside no formsctl store (no formsctl.yaml above it); "
-        + "not merging it without its schema: resolve it by hand")
+      return Outcome(
+        text: nil, conflicts: 1,
+        refusal: "\(shown) is inside no formsctl store (no formsctl.yaml above it); "
+          + "not merging it without its schema: resolve it by hand")
     }
     let registry = SchemaRegistry.load(directory: layout.schemasDirectory) { $0 }
     if !registry.diagnostics.isEmpty {
-      return Outcome(text: nil, conflicts: 1, refusal: "the descriptors of the store at \(layout.root) have \(registry.diagnostics.count) "
-        + "problem(s) (formsctl schema check); not merging \(shown) without its schema")
+      return Outcome(
+        text: nil, conflicts: 1,
+        refusal: "the descriptors of the store at \(layout.root) have \(registry.diagnostics.count) "
+          + "problem(s) (formsctl schema check); not merging \(shown) without its schema")
     }
     let references = [ours, theirs].map { $0["_schema"]?.stringValue ?? "" }
     if references[0] != references[1] {
@@ -51,11 +59,16 @@ public enum MergeDriver {
       var other = ours
       other["_schema"] = theirs["_schema"]
       let (text, conflicts) = ThreeWayMerge(schema: nil).merge(base: base, ours: ours, theirs: other)
-      return Outcome(text: text, conflicts: conflicts, refusal: "\(shown): the sides are at different schema versions ("
-        + references.joined(separator: " and ") + "); ours is kept with _schema in conflict. Migrate one branch, then merge again")
+      return Outcome(
+        text: text, conflicts: conflicts,
+        refusal: "\(shown): the sides are at different schema versions ("
+          + references.joined(separator: " and ")
+          + "); ours is kept with _schema in conflict. Migrate one branch, then merge again")
     }
     guard let schema = registry.schema(reference: references[0]) else {
-      return Outcome(text: nil, conflicts: 1, refusal: "\(shown): unknown _schema \"\(references[0])\" in the store at \(layout.root)")
+      return Outcome(
+        text: nil, conflicts: 1,
+        refusal: "\(shown): unknown _schema \"\(references[0])\" in the store at \(layout.root)")
     }
     var (base, ours, theirs) = (base, ours, theirs)
     if schema.hasSensitiveFields,
@@ -63,7 +76,8 @@ public enum MergeDriver {
     {
       keyring.align(base: &base, ours: &ours, theirs: &theirs, schema: schema)
     }
-    let (text, conflicts) = ThreeWayMerge(schema: schema, preferNewer: preferNewer).merge(base: base, ours: ours, theirs: theirs)
+    let (text, conflicts) = ThreeWayMerge(schema: schema, preferNewer: preferNewer).merge(
+      base: base, ours: ours, theirs: theirs)
     return Outcome(text: text, conflicts: conflicts, refusal: nil)
   }
 }

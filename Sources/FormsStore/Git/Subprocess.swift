@@ -20,7 +20,9 @@ enum Subprocess {
 
   /// Runs `arguments` with `input` on its standard input and collects what it prints. `environment`
   /// nil passes formsctl's own; past `timeout` seconds the program is killed. Nil when it cannot start.
-  static func run(_ arguments: [String], input: [UInt8] = [], environment: [String: String]? = nil, timeout: Double? = nil) -> Result? {
+  static func run(
+    _ arguments: [String], input: [UInt8] = [], environment: [String: String]? = nil, timeout: Double? = nil
+  ) -> Result? {
     // stdin is a socket pair, so writing to a program that stopped reading fails with EPIPE
     // (MSG_NOSIGNAL) instead of raising SIGPIPE in formsctl; stdout and stderr are pipes.
     var stdinPair: [Int32] = [-1, -1]
@@ -49,7 +51,10 @@ enum Subprocess {
     var (stdout, stderr) = ([UInt8](), [UInt8]())
     var written = 0
     var open: [Int32: Bool] = [stdinPair[0]: true, stdoutPipe[0]: true, stderrPipe[0]: true]
-    if input.isEmpty { shutdown(stdinPair[0], Int32(SHUT_WR)) ; open[stdinPair[0]] = false }
+    if input.isEmpty {
+      shutdown(stdinPair[0], Int32(SHUT_WR))
+      open[stdinPair[0]] = false
+    }
     var timedOut = false
     var buffer = [UInt8](repeating: 0, count: 65536)
     while open[stdoutPipe[0]]! || open[stderrPipe[0]]! {
@@ -67,7 +72,9 @@ enum Subprocess {
         break
       }
       if fds[0].revents != 0 {
-        let n = input.withUnsafeBytes { send(stdinPair[0], $0.baseAddress! + written, input.count - written, Int32(MSG_NOSIGNAL)) }
+        let n = input.withUnsafeBytes {
+          send(stdinPair[0], $0.baseAddress! + written, input.count - written, Int32(MSG_NOSIGNAL))
+        }
         if n > 0 { written += n }
         if n < 0 && errno != EAGAIN && errno != EINTR || written == input.count {
           shutdown(stdinPair[0], Int32(SHUT_WR))
@@ -85,8 +92,10 @@ enum Subprocess {
     }
     for fd in parentEnds { close(fd) }
     let status = wait(for: pid)
-    return Result(status: status, stdout: stdout,
-      stderr: String(decoding: stderr, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines), timedOut: timedOut)
+    return Result(
+      status: status, stdout: stdout,
+      stderr: String(decoding: stderr, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines),
+      timedOut: timedOut)
   }
 
   /// Runs `arguments` on formsctl's own terminal (an editor) and returns its status; 127 when it
@@ -99,7 +108,9 @@ enum Subprocess {
     return wait(for: pid)
   }
 
-  private static func spawn(_ arguments: [String], actions: inout posix_spawn_file_actions_t, environment: [String: String]?) -> pid_t? {
+  private static func spawn(
+    _ arguments: [String], actions: inout posix_spawn_file_actions_t, environment: [String: String]?
+  ) -> pid_t? {
     var cArguments = arguments.map { strdup($0) } + [nil]
     defer { for argument in cArguments { free(argument) } }
     var cEnvironment = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }

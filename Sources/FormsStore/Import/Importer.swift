@@ -63,7 +63,8 @@ public struct Importer: Sendable {
       let updated = count { if case .update = $0 { true } else { false } }
       let skipped = count { $0 == .localNewer }
       let unchanged = records.count - created - replaced - updated - skipped
-      var text = "created \(created), replaced \(replaced), updated \(updated), unchanged \(unchanged), skipped \(skipped) (local newer)"
+      var text =
+        "created \(created), replaced \(replaced), updated \(updated), unchanged \(unchanged), skipped \(skipped) (local newer)"
       let roots = pruned.deletes.filter { $0.reason == Importer.pruneReason }.count
       if !pruned.deletes.isEmpty || !pruned.rewrites.isEmpty {
         text += ", pruned \(roots)"
@@ -85,7 +86,9 @@ public struct Importer: Sendable {
     if first == UInt8(ascii: "[") {
       do {
         let (value, map) = try JSONParser().parseWithSourceMap(bytes)
-        return (value.arrayValue ?? []).enumerated().map { (map.valuePosition(JSONPointer.root.appending(index: $0.offset)).line, $0.element) }
+        return (value.arrayValue ?? []).enumerated().map {
+          (map.valuePosition(JSONPointer.root.appending(index: $0.offset)).line, $0.element)
+        }
       } catch {
         throw StoreError.badRequest("\(display):\(error.location.line):\(error.location.column): \(error.message)")
       }
@@ -111,7 +114,9 @@ public struct Importer: Sendable {
     } catch {
       throw StoreError.badRequest("\(display):\(error.position.line):\(error.position.column): \(error.message)")
     }
-    guard let steps = node?.sequence else { throw StoreError.badRequest("\(display):1:1: a mapping file is a YAML list of change steps") }
+    guard let steps = node?.sequence else {
+      throw StoreError.badRequest("\(display):1:1: a mapping file is a YAML list of change steps")
+    }
     var ops: [ChangeOp] = []
     for step in steps {
       do {
@@ -131,7 +136,8 @@ public struct Importer: Sendable {
     let feed = try Self.records(request.feed, display: store.display(request.feed))
     var ops: [ChangeOp] = []
     if let map = request.map { ops = try Self.mapping(map, display: store.display(map)) }
-    return try store.write("import", summary: "import \(request.kind)", dryRun: request.dryRun) { session throws(StoreError) -> Report in
+    return try store.write("import", summary: "import \(request.kind)", dryRun: request.dryRun) {
+      session throws(StoreError) -> Report in
       try merge(feed, ops: ops, schema: schema, request: request, session: session)
     }
   }
@@ -144,14 +150,17 @@ public struct Importer: Sendable {
     let record: JSONValue
   }
 
-  func merge(_ feed: [(line: Int, value: JSONValue)], ops: [ChangeOp], schema: Schema, request: Request, session: WriteSession)
+  func merge(
+    _ feed: [(line: Int, value: JSONValue)], ops: [ChangeOp], schema: Schema, request: Request, session: WriteSession
+  )
     throws(StoreError) -> Report
   {
     var report = Report()
     var failures: [Diagnostic] = []
     let shown = store.display(request.feed)
     func fail(_ line: Int, _ message: String) {
-      failures.append(Diagnostic(file: shown, position: SourcePosition(line: line, column: 1), rule: "import", message: message))
+      failures.append(
+        Diagnostic(file: shown, position: SourcePosition(line: line, column: 1), rule: "import", message: message))
     }
     let accepted = check(feed, ops: ops, schema: schema, report: &report, fail: fail)
     // Reading, merging and the write path's checks run in parallel; staging is serial, below.
@@ -160,7 +169,8 @@ public struct Importer: Sendable {
     let merger = FeedMerger(schema: schema, now: Int64(session.now.timeIntervalSince1970))
     let source = ChangeSource.feed(strictWorkflow: request.strictWorkflow)
     let merging = ProgressCounter("merging", total: accepted.count, store.progress)
-    let outcomes = parallelMap(accepted, chunkSize: 32, progress: merging) { item -> (FeedMerger.Merge, Result<WriteSession.Prepared?, StoreError>) in
+    let outcomes = parallelMap(accepted, chunkSize: 32, progress: merging) {
+      item -> (FeedMerger.Merge, Result<WriteSession.Prepared?, StoreError>) in
       let path = (try? store.path(kind: kind, id: item.id)) ?? ""
       let stored = FileIO.exists(path) ? try? store.read(kind: kind, id: item.id) : nil
       let merge = merger.merge(stored: stored?.value, feed: item.record)
@@ -184,7 +194,9 @@ public struct Importer: Sendable {
       case .failure(.invalidDocument(_, let diagnostics)):
         for diagnostic in diagnostics {
           let at = diagnostic.pointer.path.isEmpty ? "" : diagnostic.pointer.path + ": "
-          fail(item.line, "record \(item.number + 1) (\(item.id)) after merging: \(at)\(diagnostic.message) [\(diagnostic.rule)]")
+          fail(
+            item.line,
+            "record \(item.number + 1) (\(item.id)) after merging: \(at)\(diagnostic.message) [\(diagnostic.rule)]")
         }
       case .failure(let error):
         fail(item.line, "record \(item.number + 1): \(error.description)")
@@ -193,47 +205,62 @@ public struct Importer: Sendable {
     if request.prune {
       let directory = store.layout.dataDirectory + "/" + schema.directory
       let seen = Set(accepted.map(\.id))
-      let roots = FileIO.files(under: directory, suffix: ".json").map { String(fileName($0).dropLast(5)) }.filter { !seen.contains($0) }
+      let roots = FileIO.files(under: directory, suffix: ".json").map { String(fileName($0).dropLast(5)) }.filter {
+        !seen.contains($0)
+      }
       let plan = try store.planDelete(roots.map { (kind, $0) }, reason: Self.pruneReason)
-      for blocker in plan.blockers { fail(1, "--prune cannot delete what \(blocker.kind) \(blocker.id) refers to: \(blocker.reason)") }
+      for blocker in plan.blockers {
+        fail(1, "--prune cannot delete what \(blocker.kind) \(blocker.id) refers to: \(blocker.reason)")
+      }
       let written = Set(prepared.map(\.path))
       for entry in plan.deletes + plan.rewrites where written.contains(entry.path) {
-        fail(1, "--prune would change \(entry.kind) \(entry.id) (\(entry.reason)), which the feed also changes; import without --prune first")
+        fail(
+          1,
+          "--prune would change \(entry.kind) \(entry.id) (\(entry.reason)), which the feed also changes; import without --prune first"
+        )
       }
       report.pruned = plan
     }
-    guard failures.isEmpty else { throw StoreError.importFailed(records: Set(failures.map { $0.position?.line ?? 0 }).count, failures) }
+    guard failures.isEmpty else {
+      throw StoreError.importFailed(records: Set(failures.map { $0.position?.line ?? 0 }).count, failures)
+    }
     if prepared.isEmpty && report.pruned.deletes.isEmpty { return report }
     // The safety copy holds just the documents this import changes (a partial snapshot): its
     // cost follows the feed, not the store, and restoring it undoes exactly this import.
     let changing = prepared.map(\.path) + (report.pruned.deletes + report.pruned.rewrites).map(\.path)
     if !request.dryRun {
       let staged = prepared.reduce(Int64(0)) { $0 + Int64($1.bytes.count) }
-      try Storage.require(staged + (request.snapshot ? Storage.size(of: changing) : 0), at: store.layout.root,
+      try Storage.require(
+        staged + (request.snapshot ? Storage.size(of: changing) : 0), at: store.layout.root,
         for: "import (\(prepared.count) documents)")
     }
     if request.snapshot && !request.dryRun {
       var snapshots = Snapshots(layout: store.layout)
       snapshots.progress = store.progress
       snapshots.now = store.now
-      report.snapshot = try snapshots.create(reason: "pre-import", message: "before importing \(fileName(request.feed))", only: changing).name
+      report.snapshot = try snapshots.create(
+        reason: "pre-import", message: "before importing \(fileName(request.feed))", only: changing
+      ).name
     }
     for version in prepared { try session.stage(version) }
     try store.stage(report.pruned, in: session)
     session.details = JSONObject([
       "kind": .string(request.kind), "feed": .string(shown),
-      "created": .number(JSONNumber(report.count { $0 == .create })), "replaced": .number(JSONNumber(report.count { $0 == .replace })),
+      "created": .number(JSONNumber(report.count { $0 == .create })),
+      "replaced": .number(JSONNumber(report.count { $0 == .replace })),
       "updated": .number(JSONNumber(report.count { if case .update = $0 { true } else { false } })),
-      "pruned": .number(JSONNumber(report.pruned.deletes.count)), "snapshot": report.snapshot.map(JSONValue.string) ?? .null,
+      "pruned": .number(JSONNumber(report.pruned.deletes.count)),
+      "snapshot": report.snapshot.map(JSONValue.string) ?? .null,
     ])
     return report
   }
 
   /// The checks that need the whole feed, in order: each record an object, mapped, unknown
   /// members dropped, with a valid id and `updated` timestamp, and its id once.
-  func check(_ feed: [(line: Int, value: JSONValue)], ops: [ChangeOp], schema: Schema, report: inout Report,
-    fail: (Int, String) -> Void) -> [Accepted]
-  {
+  func check(
+    _ feed: [(line: Int, value: JSONValue)], ops: [ChangeOp], schema: Schema, report: inout Report,
+    fail: (Int, String) -> Void
+  ) -> [Accepted] {
     var accepted: [Accepted] = []
     var seen: [String: Int] = [:]
     for (number, entry) in feed.enumerated() {

@@ -22,7 +22,8 @@ extension Migrator {
 
   /// What migrating every kind to its newest version would rewrite and need, without reading a
   /// document: for `migrate status`. `seconds` is a rough figure (6,000 documents and 100 MB a second).
-  public func estimate() throws(StoreError) -> (documents: Int, bytes: Int64, needed: Int64, free: Int64?, seconds: Int) {
+  public func estimate() throws(StoreError) -> (documents: Int, bytes: Int64, needed: Int64, free: Int64?, seconds: Int)
+  {
     let paths = try plan(Request()).flatMap(\.paths)
     let bytes = Storage.size(of: paths)
     let needed = Storage.withMargin(bytes + Snapshots(layout: store.layout).firstSnapshotCost())
@@ -34,7 +35,8 @@ extension Migrator {
   /// if any fails, nothing is written and every failure is reported (as diagnostics).
   public func run(_ request: Request) throws(StoreError) -> Report {
     let started = Date()
-    return try store.write("migrate", summary: "migrate", dryRun: request.dryRun) { session throws(StoreError) -> Report in
+    return try store.write("migrate", summary: "migrate", dryRun: request.dryRun) {
+      session throws(StoreError) -> Report in
       if !request.dryRun { try checkHistory() }
       return try execute(request, started: started, session: session)
     }
@@ -72,28 +74,39 @@ extension Migrator {
             skip.insert(path)
             report.skipped.append(shown)
           } else {
-            failures += findings.map { Diagnostic(file: shown, position: nil, pointer: $0.pointer, rule: "invalid-before-migrating",
-              message: "\($0.message) (at \(group.kind)@\(group.from), before migrating; fix it, or pass --skip-invalid)") }
+            failures += findings.map {
+              Diagnostic(
+                file: shown, position: nil, pointer: $0.pointer, rule: "invalid-before-migrating",
+                message:
+                  "\($0.message) (at \(group.kind)@\(group.from), before migrating; fix it, or pass --skip-invalid)")
+            }
           }
         case .failed(let step, let message):
           failures.append(Diagnostic(file: shown, position: nil, rule: "migrate", message: "\(step): \(message)"))
         case .invalidAfter(let findings):
-          failures += findings.map { Diagnostic(file: shown, position: nil, pointer: $0.pointer, rule: $0.rule,
-            message: "\($0.message) (after migrating \(group.kind) \(group.from) → \(group.to))") }
+          failures += findings.map {
+            Diagnostic(
+              file: shown, position: nil, pointer: $0.pointer, rule: $0.rule,
+              message: "\($0.message) (after migrating \(group.kind) \(group.from) → \(group.to))")
+          }
         }
       }
       report.groups.append((group, changed))
     }
-    guard failures.isEmpty else { throw StoreError.migrationFailed(documents: Set(failures.map(\.file)).count, failures) }
+    guard failures.isEmpty else {
+      throw StoreError.migrationFailed(documents: Set(failures.map(\.file)).count, failures)
+    }
     // Space: the staged copies, about as large as the documents, and the safety copy.
     report.bytes = Storage.size(of: groups.flatMap { $0.paths.filter { !skip.contains($0) } })
-    report.needed = Storage.withMargin(report.bytes + (request.snapshot ? Snapshots(layout: store.layout).firstSnapshotCost() : 0))
+    report.needed = Storage.withMargin(
+      report.bytes + (request.snapshot ? Snapshots(layout: store.layout).firstSnapshotCost() : 0))
     report.free = Storage.freeBytes(at: store.layout.root)
     if request.dryRun || total == skip.count {
       report.seconds = Date().timeIntervalSince(started)
       return report
     }
-    try Storage.require(report.needed - Storage.withMargin(0), at: store.layout.root,
+    try Storage.require(
+      report.needed - Storage.withMargin(0), at: store.layout.root,
       for: "migrate (\(total - skip.count) documents, \(Storage.format(report.bytes)))")
     if request.snapshot {
       var snapshots = Snapshots(layout: store.layout)
@@ -111,12 +124,17 @@ extension Migrator {
         let this = self
         let staged = parallelMap(batch, chunkSize: 32) { path -> (bytes: [UInt8], entry: AuditEntry)? in
           // Pass 1 validated every document under this same lock; do not pay for it twice.
-          guard case .migrated(let before, let after, let bytes, _) = this.transform(path, group, validate: false) else { return nil }
+          guard case .migrated(let before, let after, let bytes, _) = this.transform(path, group, validate: false)
+          else { return nil }
           let id = String(fileName(path).dropLast(5))
-          return (bytes, AuditEntry(kind: group.kind, id: id, action: .update, pointers: before.changedPointers(to: after)))
+          return (
+            bytes, AuditEntry(kind: group.kind, id: id, action: .update, pointers: before.changedPointers(to: after))
+          )
         }
         for (path, outcome) in zip(batch, staged) {
-          guard let outcome else { throw StoreError.badRequest("\(store.display(path)) changed during the migration; nothing written") }
+          guard let outcome else {
+            throw StoreError.badRequest("\(store.display(path)) changed during the migration; nothing written")
+          }
           try session.stage(outcome.bytes, to: path, entry: outcome.entry)
         }
         writing?.add(batch.count)
@@ -144,7 +162,9 @@ extension Migrator {
     for (group, _) in report.groups {
       for version in Set(group.steps.flatMap { [$0.from, $0.to] }) {
         let reference = "\(group.kind)@\(version)"
-        if let path = store.registry.files[reference] { descriptors[store.layout.relative(path)] = .string(try descriptorChecksum(path)) }
+        if let path = store.registry.files[reference] {
+          descriptors[store.layout.relative(path)] = .string(try descriptorChecksum(path))
+        }
       }
     }
     return JSONObject([
@@ -157,7 +177,9 @@ extension Migrator {
   /// SHA-256 of a descriptor's meaning: its YAML as canonical JSON, so reformatting does not count.
   func descriptorChecksum(_ path: String) throws(StoreError) -> String {
     let bytes = try FileIO.read(path)
-    guard let node = try? YAMLReaderAccess.read(bytes), let json = try? node.jsonValue() else { return sha256Hex(bytes) }
+    guard let node = try? YAMLReaderAccess.read(bytes), let json = try? node.jsonValue() else {
+      return sha256Hex(bytes)
+    }
     return sha256Hex(JSONWriter.canonical(json))
   }
 
@@ -178,8 +200,10 @@ extension Migrator {
       let path = joinPath(store.layout.root, relative)
       guard FileIO.exists(path) else { continue }
       if try descriptorChecksum(path) != record.checksum {
-        throw StoreError.badRequest("\(relative) changed since the migration of \(record.time) used it; "
-          + "documents migrated with the old text may not match. If the change was intended, run `formsctl migrate repair`")
+        throw StoreError.badRequest(
+          "\(relative) changed since the migration of \(record.time) used it; "
+            + "documents migrated with the old text may not match. If the change was intended, run `formsctl migrate repair`"
+        )
       }
     }
   }

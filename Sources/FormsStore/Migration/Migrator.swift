@@ -39,11 +39,18 @@ public struct Migrator: Sendable {
       var counts: [SemanticVersion: Int] = [:]
       var unreadable: [String] = []
       for document in try scan(kind) {
-        if let version = document.version, versions[version] != nil { counts[version, default: 0] += 1 } else { unreadable.append(document.path) }
+        if let version = document.version, versions[version] != nil {
+          counts[version, default: 0] += 1
+        } else {
+          unreadable.append(document.path)
+        }
       }
-      out.append(KindStatus(kind: kind, target: target, versions: counts.keys.sorted().map { version in
-        (version, counts[version]!, (try? MigrationPlanner.plan(versions, from: version, to: target))?.count)
-      }, unreadable: unreadable))
+      out.append(
+        KindStatus(
+          kind: kind, target: target,
+          versions: counts.keys.sorted().map { version in
+            (version, counts[version]!, (try? MigrationPlanner.plan(versions, from: version, to: target))?.count)
+          }, unreadable: unreadable))
     }
     return out
   }
@@ -55,7 +62,10 @@ public struct Migrator: Sendable {
     public var dryRun = false
     public var skipInvalid = false
     public var snapshot = true
-    public init(kind: String? = nil, to: SemanticVersion? = nil, dryRun: Bool = false, skipInvalid: Bool = false, snapshot: Bool = true) {
+    public init(
+      kind: String? = nil, to: SemanticVersion? = nil, dryRun: Bool = false, skipInvalid: Bool = false,
+      snapshot: Bool = true
+    ) {
       self.kind = kind
       self.to = to
       self.dryRun = dryRun
@@ -84,7 +94,9 @@ public struct Migrator: Sendable {
       let latest = try store.schema(kind).version
       let target = request.to ?? latest
       guard versions[target] != nil else {
-        throw StoreError.badRequest("\(kind) has no version \(target) (versions: \(store.registry.versions(kind).map(\.description).joined(separator: ", ")))")
+        throw StoreError.badRequest(
+          "\(kind) has no version \(target) (versions: \(store.registry.versions(kind).map(\.description).joined(separator: ", ")))"
+        )
       }
       var byVersion: [SemanticVersion: [String]] = [:]
       for document in try scan(kind) where document.version != target {
@@ -95,7 +107,8 @@ public struct Migrator: Sendable {
           let steps = try MigrationPlanner.plan(versions, from: version, to: target)
           groups.append(Group(kind: kind, from: version, to: target, steps: steps, paths: paths.sorted()))
         } catch {
-          throw StoreError.badRequest("\(error.message) (\(paths.count) document\(paths.count == 1 ? "" : "s") at \(version))")
+          throw StoreError.badRequest(
+            "\(error.message) (\(paths.count) document\(paths.count == 1 ? "" : "s") at \(version))")
         }
       }
     }
@@ -121,8 +134,11 @@ public struct Migrator: Sendable {
     // are when it does not (a step may move them, not rewrite them), sealed again at the end;
     // `before` and `after` stay in their sealed form, so no diff shows a secret.
     let opened = store.keyring.open(before, schema: source)
-    if let broken = opened.broken.first { return .failed(step: "read", message: "\(broken.pointer.path): \(broken.message)") }
-    let findings = validate ? Validator(schema: source).validate(opened.value).aboutSensitive(in: opened.value, schema: source) : []
+    if let broken = opened.broken.first {
+      return .failed(step: "read", message: "\(broken.pointer.path): \(broken.message)")
+    }
+    let findings =
+      validate ? Validator(schema: source).validate(opened.value).aboutSensitive(in: opened.value, schema: source) : []
     if !findings.isEmpty { return .invalidBefore(findings) }
     var document = opened.value
     var changedSteps: [Int] = []
@@ -132,21 +148,28 @@ public struct Migrator: Sendable {
         do throws(MigrationError) {
           try change.apply(to: &document, runJQ: runJQ)
         } catch {
-          return .failed(step: "\(step.description), change \(number + 1) (\(change.description))", message: error.message)
+          return .failed(
+            step: "\(step.description), change \(number + 1) (\(change.description))", message: error.message)
         }
       }
       document["_schema"] = .string("\(group.kind)@\(step.to)")
       if document != input { changedSteps.append(index) }
     }
-    let after = validate ? Validator(schema: target).validate(document).aboutSensitive(in: document, schema: target) : []
+    let after =
+      validate ? Validator(schema: target).validate(document).aboutSensitive(in: document, schema: target) : []
     if !after.isEmpty { return .invalidAfter(after) }
     let sealed: JSONValue
     do throws(StoreError) {
-      if source.hasSensitiveFields || target.hasSensitiveFields, let stray = Self.sealedOutsideSensitive(document, schema: target) {
-        return .failed(step: "seal", message: "\(stray.path) holds a sealed value but is not sensitive in \(target.reference); "
-          + "run the migration with a key holder's identity (FORMSCTL_IDENTITY)")
+      if source.hasSensitiveFields || target.hasSensitiveFields,
+        let stray = Self.sealedOutsideSensitive(document, schema: target)
+      {
+        return .failed(
+          step: "seal",
+          message: "\(stray.path) holds a sealed value but is not sensitive in \(target.reference); "
+            + "run the migration with a key holder's identity (FORMSCTL_IDENTITY)")
       }
-      sealed = try store.keyring.seal(document, schema: target, previous: before, what: "\(target.kind) \(fileName(path))")
+      sealed = try store.keyring.seal(
+        document, schema: target, previous: before, what: "\(target.kind) \(fileName(path))")
     } catch {
       return .failed(step: "seal", message: error.description)
     }
@@ -162,9 +185,13 @@ public struct Migrator: Sendable {
       switch value {
       case .string: return SealedText.isSealed(value) ? pointer : nil
       case .array(let elements):
-        for (index, element) in elements.enumerated() { if let found = find(element, pointer.appending(index: index)) { return found } }
+        for (index, element) in elements.enumerated() {
+          if let found = find(element, pointer.appending(index: index)) { return found }
+        }
       case .object(let object):
-        for member in object.members { if let found = find(member.value, pointer.appending(member.key)) { return found } }
+        for member in object.members {
+          if let found = find(member.value, pointer.appending(member.key)) { return found }
+        }
       default: break
       }
       return nil
@@ -181,20 +208,31 @@ public enum JQProgram {
   /// The runner `migrate` and `import` use: 30 s per document.
   public static let run: JQRunner = runner(timeout: 30)
 
-  public static func runner(timeout: Double) -> JQRunner { { (filter: String, document: JSONValue) throws(MigrationError) -> JSONValue in
-    let environment = ProcessInfo.processInfo.environment["PATH"].map { ["PATH": $0] } ?? [:]
-    // Wrapped in [...] so a filter that emits no value or several is caught, not misread.
-    guard let result = Subprocess.run(["jq", "-c", "[" + filter + "]"], input: JSONWriter.canonical(document),
-      environment: environment, timeout: timeout), result.status != 127
-    else {
-      throw MigrationError("the jq program is not installed (needed by a jq step); install jq, or rewrite the step")
+  public static func runner(timeout: Double) -> JQRunner {
+    { (filter: String, document: JSONValue) throws(MigrationError) -> JSONValue in
+      let environment = ProcessInfo.processInfo.environment["PATH"].map { ["PATH": $0] } ?? [:]
+      // Wrapped in [...] so a filter that emits no value or several is caught, not misread.
+      guard
+        let result = Subprocess.run(
+          ["jq", "-c", "[" + filter + "]"], input: JSONWriter.canonical(document),
+          environment: environment, timeout: timeout), result.status != 127
+      else {
+        throw MigrationError("the jq program is not installed (needed by a jq step); install jq, or rewrite the step")
+      }
+      if result.timedOut {
+        throw MigrationError(
+          "jq ran longer than \(Int(timeout)) s on one document and was stopped; simplify the filter")
+      }
+      guard result.status == 0 else { throw MigrationError("jq failed: \(result.stderr)") }
+      guard let values = try? JSONParser().parse(Array(result.stdout.prefix { $0 != 0x0A })),
+        case .array(let results) = values
+      else {
+        throw MigrationError("jq printed something that is not JSON")
+      }
+      guard results.count == 1 else {
+        throw MigrationError("the jq filter produced \(results.count) values; it must produce exactly one object")
+      }
+      return results[0]
     }
-    if result.timedOut { throw MigrationError("jq ran longer than \(Int(timeout)) s on one document and was stopped; simplify the filter") }
-    guard result.status == 0 else { throw MigrationError("jq failed: \(result.stderr)") }
-    guard let values = try? JSONParser().parse(Array(result.stdout.prefix { $0 != 0x0A })), case .array(let results) = values else {
-      throw MigrationError("jq printed something that is not JSON")
-    }
-    guard results.count == 1 else { throw MigrationError("the jq filter produced \(results.count) values; it must produce exactly one object") }
-    return results[0]
-  } }
+  }
 }

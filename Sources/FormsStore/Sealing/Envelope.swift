@@ -62,7 +62,8 @@ public struct Identity: Sendable {
       let raw = Data(base64Encoded: String(lines[0].dropFirst(Self.keyPrefix.count))),
       let key = try? Curve25519.KeyAgreement.PrivateKey(rawRepresentation: raw)
     else {
-      throw StoreError.badRequest("\(path) is not a formsctl identity (one line \(Self.keyPrefix)BASE64, as `formsctl keygen` writes)")
+      throw StoreError.badRequest(
+        "\(path) is not a formsctl identity (one line \(Self.keyPrefix)BASE64, as `formsctl keygen` writes)")
     }
     self.key = key
   }
@@ -107,7 +108,8 @@ enum Envelope {
     header += ephemeral.publicKey.rawRepresentation
     for recipient in recipients {
       guard let publicKey = recipient.publicKey else { throw Failure.malformed }
-      let wrapping = try wrappingKey(ephemeral.sharedSecretFromKeyAgreement(with: publicKey),
+      let wrapping = try wrappingKey(
+        ephemeral.sharedSecretFromKeyAgreement(with: publicKey),
         ephemeral: ephemeral.publicKey.rawRepresentation, recipient: recipient.raw)
       let sealedKey = try ChaChaPoly.seal(dataKey.withUnsafeBytes { Data($0) }, using: wrapping).combined
       header += recipient.keyID + sealedKey
@@ -117,11 +119,13 @@ enum Envelope {
   }
 
   static func wrappingKey(_ secret: SharedSecret, ephemeral: Data, recipient: Data) -> SymmetricKey {
-    secret.hkdfDerivedSymmetricKey(using: SHA256.self, salt: ephemeral + recipient, sharedInfo: info, outputByteCount: 32)
+    secret.hkdfDerivedSymmetricKey(
+      using: SHA256.self, salt: ephemeral + recipient, sharedInfo: info, outputByteCount: 32)
   }
 
   static func parse(_ text: String) -> Parts? {
-    guard text.hasPrefix(SealedText.prefix), let bytes = Data(base64Encoded: String(text.dropFirst(SealedText.prefix.count))),
+    guard text.hasPrefix(SealedText.prefix),
+      let bytes = Data(base64Encoded: String(text.dropFirst(SealedText.prefix.count))),
       let count = bytes.first.map(Int.init), count > 0
     else { return nil }
     let headerSize = 1 + 32 + count * stanzaSize
@@ -131,7 +135,8 @@ enum Envelope {
       let start = 33 + index * stanzaSize
       stanzas.append((bytes[start..<start + 8], bytes[start + 8..<start + stanzaSize]))
     }
-    return Parts(header: bytes[0..<headerSize], ephemeral: bytes[1..<33], stanzas: stanzas,
+    return Parts(
+      header: bytes[0..<headerSize], ephemeral: bytes[1..<33], stanzas: stanzas,
       sealedValue: bytes[headerSize...])
   }
 
@@ -144,10 +149,13 @@ enum Envelope {
     guard let stanza = parts.stanzas.first(where: { $0.keyID == recipient.keyID }) else { throw .notARecipient }
     do {
       let ephemeral = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: parts.ephemeral)
-      let wrapping = wrappingKey(try identity.key.sharedSecretFromKeyAgreement(with: ephemeral),
+      let wrapping = wrappingKey(
+        try identity.key.sharedSecretFromKeyAgreement(with: ephemeral),
         ephemeral: parts.ephemeral, recipient: recipient.raw)
-      let dataKey = SymmetricKey(data: try ChaChaPoly.open(ChaChaPoly.SealedBox(combined: stanza.sealedKey), using: wrapping))
-      return try ChaChaPoly.open(ChaChaPoly.SealedBox(combined: parts.sealedValue), using: dataKey, authenticating: parts.header)
+      let dataKey = SymmetricKey(
+        data: try ChaChaPoly.open(ChaChaPoly.SealedBox(combined: stanza.sealedKey), using: wrapping))
+      return try ChaChaPoly.open(
+        ChaChaPoly.SealedBox(combined: parts.sealedValue), using: dataKey, authenticating: parts.header)
     } catch {
       throw .tampered
     }
@@ -165,11 +173,14 @@ extension Identity {
   /// and never writes into a store, where git would commit it.
   public func write(to path: String, created: String) throws(StoreError) {
     if FileIO.entry(path) != .missing {
-      throw StoreError.badRequest("\(path) already exists; formsctl never overwrites an identity (the values sealed for it would be lost)")
+      throw StoreError.badRequest(
+        "\(path) already exists; formsctl never overwrites an identity (the values sealed for it would be lost)")
     }
     let directory = parentDirectory(path)
     if let store = StoreLayout.nearest(holding: StoreLayout.manifestName, from: directory) {
-      throw StoreError.badRequest("\(path) is inside the store at \(store), where git would commit it; write it elsewhere (default ~/.config/formsctl/identity)")
+      throw StoreError.badRequest(
+        "\(path) is inside the store at \(store), where git would commit it; write it elsewhere (default ~/.config/formsctl/identity)"
+      )
     }
     try FileIO.makeDirectories(directory, mode: 0o700)
     var writer = AtomicWriter(boundary: directory)

@@ -31,29 +31,37 @@ public final class Keyring: @unchecked Sendable {
   /// `~/.config/formsctl/identity`). The identity is read only when some kind has sensitive
   /// fields; a missing default file means no identity, while a named file that is missing, open
   /// to others, inside the store, or not an identity is refused (as ssh refuses such a key).
-  public static func load(_ layout: StoreLayout, registry: SchemaRegistry, environment: [String: String]) throws(StoreError)
+  public static func load(_ layout: StoreLayout, registry: SchemaRegistry, environment: [String: String])
+    throws(StoreError)
     -> Keyring
   {
     let named = environment["FORMSCTL_IDENTITY"].flatMap { $0.isEmpty ? nil : $0 }
     let path = Identity.defaultPath(environment: environment)
     let sensitive = registry.schemas.values.contains { $0.values.contains(where: \.hasSensitiveFields) }
     guard sensitive else { return Keyring(recipients: layout.recipients, identity: nil, identityPath: path) }
-    guard named != nil || FileIO.exists(path) else { return Keyring(recipients: layout.recipients, identity: nil, identityPath: path) }
-    return Keyring(recipients: layout.recipients, identity: try readIdentity(path, store: layout.root), identityPath: path)
+    guard named != nil || FileIO.exists(path) else {
+      return Keyring(recipients: layout.recipients, identity: nil, identityPath: path)
+    }
+    return Keyring(
+      recipients: layout.recipients, identity: try readIdentity(path, store: layout.root), identityPath: path)
   }
 
   /// Reads an identity file, refusing one others may read or one inside the store.
   public static func readIdentity(_ path: String, store root: String?) throws(StoreError) -> Identity {
     var info = stat()
     guard stat(path, &info) == 0 else {
-      throw StoreError.badRequest("the identity \(path) (FORMSCTL_IDENTITY) does not exist; `formsctl keygen --out \(path)` makes one")
+      throw StoreError.badRequest(
+        "the identity \(path) (FORMSCTL_IDENTITY) does not exist; `formsctl keygen --out \(path)` makes one")
     }
     if info.st_mode & 0o077 != 0 {
-      throw StoreError.badRequest("the identity \(path) may be read by others (mode \(String(info.st_mode & 0o777, radix: 8))); "
-        + "run `chmod 600 \(path)` (formsctl refuses it, as ssh refuses such a key)")
+      throw StoreError.badRequest(
+        "the identity \(path) may be read by others (mode \(String(info.st_mode & 0o777, radix: 8))); "
+          + "run `chmod 600 \(path)` (formsctl refuses it, as ssh refuses such a key)")
     }
     if let root, let real = FileIO.realPath(path), let store = FileIO.realPath(root), real.hasPrefix(store + "/") {
-      throw StoreError.badRequest("the identity \(path) is inside the store, where git would commit it; move it out (e.g. to ~/.config/formsctl/identity)")
+      throw StoreError.badRequest(
+        "the identity \(path) is inside the store, where git would commit it; move it out (e.g. to ~/.config/formsctl/identity)"
+      )
     }
     let bytes = try FileIO.read(path)
     return try Identity(fileText: String(decoding: bytes, as: UTF8.self), path: path)
@@ -82,8 +90,11 @@ public final class Keyring: @unchecked Sendable {
     for pointer in opened.locations {
       guard let value = document[pointer: pointer] else { continue }
       guard case .string(let text) = value, text.hasPrefix(SealedText.prefix) else {
-        opened.plaintext.append(Finding(pointer: pointer, rule: "sensitive", message: "a sensitive value is stored in plain text, "
-          + "so it is readable in every clone; `formsctl keys reseal` seals it (and git history still holds it)"))
+        opened.plaintext.append(
+          Finding(
+            pointer: pointer, rule: "sensitive",
+            message: "a sensitive value is stored in plain text, "
+              + "so it is readable in every clone; `formsctl keys reseal` seals it (and git history still holds it)"))
         continue
       }
       opened.sealed.append(pointer)
@@ -102,8 +113,12 @@ public final class Keyring: @unchecked Sendable {
       } catch .malformed {
         opened.broken.append(Self.malformed(pointer))
       } catch {
-        opened.broken.append(Finding(pointer: pointer, rule: "sensitive",
-          message: "the envelope does not authenticate: it was changed after it was sealed; restore it from git or a snapshot"))
+        opened.broken.append(
+          Finding(
+            pointer: pointer, rule: "sensitive",
+            message:
+              "the envelope does not authenticate: it was changed after it was sealed; restore it from git or a snapshot"
+          ))
       }
     }
     if !unopened.isEmpty {
@@ -121,7 +136,9 @@ public final class Keyring: @unchecked Sendable {
 
   /// `document` as it is written: every sensitive value sealed for the recipients. `previous` is
   /// the stored document as on disk, whose envelopes are kept for values that did not change.
-  public func seal(_ document: JSONValue, schema: Schema, previous: JSONValue?, what: String) throws(StoreError) -> JSONValue {
+  public func seal(_ document: JSONValue, schema: Schema, previous: JSONValue?, what: String) throws(StoreError)
+    -> JSONValue
+  {
     guard schema.hasSensitiveFields else { return document }
     var out = document
     let ids = recipients.map(\.keyID)
@@ -134,8 +151,9 @@ public final class Keyring: @unchecked Sendable {
         continue
       }
       guard !recipients.isEmpty else {
-        throw StoreError.badRequest("\(what): \(pointer.path) is sensitive, and formsctl.yaml names no recipients to seal it for; "
-          + "run `formsctl keygen`, then `formsctl keys add RECIPIENT`")
+        throw StoreError.badRequest(
+          "\(what): \(pointer.path) is sensitive, and formsctl.yaml names no recipients to seal it for; "
+            + "run `formsctl keygen`, then `formsctl keys add RECIPIENT`")
       }
       if let identity, case .string(let old)? = previous?[pointer: pointer], Envelope.keyIDs(old) == ids,
         let plaintext = try? Envelope.open(old, with: identity), (try? JSONParser().parse(Array(plaintext))) == value
@@ -156,7 +174,8 @@ public final class Keyring: @unchecked Sendable {
   public func shown(_ value: JSONValue, schema: Schema) -> JSONValue {
     guard schema.hasSensitiveFields else { return value }
     var out = value
-    for pointer in schema.root.sensitiveLocations(in: value) where value[pointer: pointer].map(SealedText.isSealed) == true {
+    for pointer in schema.root.sensitiveLocations(in: value)
+    where value[pointer: pointer].map(SealedText.isSealed) == true {
       out.replace(at: pointer, with: .string(SealedText.placeholder))
     }
     return out
@@ -193,9 +212,11 @@ public final class Keyring: @unchecked Sendable {
     guard !unopened.isEmpty else { return nil }
     let values = "\(unopened.count) sensitive value\(unopened.count == 1 ? " was" : "s were") not readable"
     if identity == nil {
-      return "\(values) (shown as \(SealedText.placeholder)): no identity at \(identityPath); set FORMSCTL_IDENTITY to a key holder's identity file"
+      return
+        "\(values) (shown as \(SealedText.placeholder)): no identity at \(identityPath); set FORMSCTL_IDENTITY to a key holder's identity file"
     }
-    return "\(values) (shown as \(SealedText.placeholder)): the identity \(identityPath) is not among the recipients \(notForMe.count == unopened.count ? "they were" : "some were") sealed for; "
+    return
+      "\(values) (shown as \(SealedText.placeholder)): the identity \(identityPath) is not among the recipients \(notForMe.count == unopened.count ? "they were" : "some were") sealed for; "
       + "a key holder adds its recipient with `formsctl keys add`"
   }
 }

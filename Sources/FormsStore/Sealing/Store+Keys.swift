@@ -14,34 +14,44 @@ extension Store {
   /// values sealed for other recipients are opened and sealed again, values in plain text are
   /// sealed, the rest keep their envelope. The manifest is read, and `change` runs, under the lock.
   /// Needs an identity that opens every value and stays a recipient; refuses an empty list.
-  public func reseal(_ operation: String, dryRun: Bool = false, recipients change: ([Recipient]) throws(StoreError) -> [Recipient])
+  public func reseal(
+    _ operation: String, dryRun: Bool = false, recipients change: ([Recipient]) throws(StoreError) -> [Recipient]
+  )
     throws(StoreError) -> ResealReport
   {
     guard let identity = keyring.identity else {
-      throw StoreError.badRequest("\(operation) opens every sensitive value to seal it again, so it needs a key holder's identity; "
-        + "none at \(keyring.identityPath) (set FORMSCTL_IDENTITY)")
+      throw StoreError.badRequest(
+        "\(operation) opens every sensitive value to seal it again, so it needs a key holder's identity; "
+          + "none at \(keyring.identityPath) (set FORMSCTL_IDENTITY)")
     }
     return try write(operation, summary: operation, dryRun: dryRun) { session throws(StoreError) -> ResealReport in
       let current = try StoreLayout(root: layout.root).recipients
       let recipients = try change(current)
       guard !recipients.isEmpty else {
-        throw StoreError.badRequest("a store with sensitive fields keeps at least one recipient (nobody could open its values); add another first")
+        throw StoreError.badRequest(
+          "a store with sensitive fields keeps at least one recipient (nobody could open its values); add another first"
+        )
       }
       guard recipients.count <= Keyring.maxRecipients else {
         throw StoreError.badRequest("at most \(Keyring.maxRecipients) recipients")
       }
       guard recipients.contains(identity.recipient) else {
-        throw StoreError.badRequest("your identity's recipient \(identity.recipient) would no longer be one, so you could not open "
-          + "what you seal; another key holder removes it")
+        throw StoreError.badRequest(
+          "your identity's recipient \(identity.recipient) would no longer be one, so you could not open "
+            + "what you seal; another key holder removes it")
       }
       let ring = Keyring(recipients: recipients, identity: identity, identityPath: keyring.identityPath)
-      let directories = Swift.Set(registry.schemas.values.flatMap(\.values).filter(\.hasSensitiveFields).map {
-        layout.dataDirectory + "/" + $0.directory
-      }).sorted()
+      let directories = Swift.Set(
+        registry.schemas.values.flatMap(\.values).filter(\.hasSensitiveFields).map {
+          layout.dataDirectory + "/" + $0.directory
+        }
+      ).sorted()
       let files = directories.flatMap { FileIO.files(under: $0, suffix: ".json") }
       let registry = self.registry
       let display = self.display
-      let outcomes = parallelMap(files, chunkSize: 16, progress: ProgressCounter("sealing", total: files.count, progress)) {
+      let outcomes = parallelMap(
+        files, chunkSize: 16, progress: ProgressCounter("sealing", total: files.count, progress)
+      ) {
         path -> Result<(bytes: [UInt8], entry: AuditEntry, values: Int)?, StoreError> in
         do throws(StoreError) {
           let bytes = try FileIO.read(path, followLinks: false)
@@ -49,17 +59,26 @@ extension Store {
             let schema = registry.schema(reference: reference), schema.hasSensitiveFields
           else { return .success(nil) }
           let opened = ring.open(stored, schema: schema)
-          if let problem = opened.broken.first ?? (opened.sealed.isEmpty ? nil : Finding(pointer: opened.sealed[0], rule: "sensitive",
-            message: "your identity is not among the recipients this value is sealed for"))
+          if let problem = opened.broken.first
+            ?? (opened.sealed.isEmpty
+              ? nil
+              : Finding(
+                pointer: opened.sealed[0], rule: "sensitive",
+                message: "your identity is not among the recipients this value is sealed for"))
           {
-            throw StoreError.badRequest("\(display(path)): \(problem.pointer.path): \(problem.message); nothing written")
+            throw StoreError.badRequest(
+              "\(display(path)): \(problem.pointer.path): \(problem.message); nothing written")
           }
-          let sealed = try ring.seal(opened.value, schema: schema, previous: stored, what: "\(schema.kind) \(fileName(path))")
+          let sealed = try ring.seal(
+            opened.value, schema: schema, previous: stored, what: "\(schema.kind) \(fileName(path))")
           guard sealed != stored else { return .success(nil) }
           let pointers = stored.changedPointers(to: sealed)
           let id = sealed[schema.idField].flatMap(DocumentID.text) ?? ""
-          return .success((JSONWriter.canonical(sealed), AuditEntry(kind: schema.kind, id: id, action: .update, pointers: pointers),
-            pointers.count))
+          return .success(
+            (
+              JSONWriter.canonical(sealed), AuditEntry(kind: schema.kind, id: id, action: .update, pointers: pointers),
+              pointers.count
+            ))
         } catch {
           return .failure(error)
         }
@@ -91,7 +110,9 @@ extension StoreLayout {
     if lines.last == "" { lines.removeLast() }
     if let start = lines.firstIndex(where: { $0.hasPrefix("encryption:") }) {
       var end = start + 1
-      while end < lines.count, lines[end].isEmpty || lines[end].hasPrefix(" ") || lines[end].hasPrefix("\t") { end += 1 }
+      while end < lines.count, lines[end].isEmpty || lines[end].hasPrefix(" ") || lines[end].hasPrefix("\t") {
+        end += 1
+      }
       lines.removeSubrange(start..<end)
     }
     let block = ["encryption:", "  recipients:"] + recipients.map { "    - \($0)" }

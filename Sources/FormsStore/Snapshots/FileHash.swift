@@ -30,7 +30,10 @@ struct FileStamp: Equatable, Sendable {
   /// With `directory`, a path below it is looked up from its open descriptor (one name, not the whole path).
   init?(_ path: String, in directory: FileIO.Directory? = nil) {
     var info = stat()
-    let found = directory.map { directory in directory.relative(path) { name in name.map { fstatat(directory.fd, $0, &info, 0) } ?? stat(path, &info) } }
+    let found =
+      directory.map { directory in
+        directory.relative(path) { name in name.map { fstatat(directory.fd, $0, &info, 0) } ?? stat(path, &info) }
+      }
       ?? stat(path, &info)
     guard found == 0 else { return nil }
     size = Int(info.st_size)
@@ -80,21 +83,33 @@ struct HashCache: Sendable {
         }
         return value
       }
-      func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: b[range]), as: UTF8.self) }
+      func text(_ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: b[range]), as: UTF8.self)
+      }
       guard b.count > 5, text(0..<5) == "# v3 " else { return }
       i = 5
       guard let written = number(field(0x20)) else { return }
       let name = text(field(0x0A))
       cache.entries.reserveCapacity(b.count / 120)
       while i < b.count {
-        let sha = field(0x09), size = field(0x09), mtime = field(0x09), ctime = field(0x09), inode = field(0x09)
-        let schema = field(0x09), path = field(0x0A)
-        guard let size = number(size), let mtime = number(mtime), let ctime = number(ctime), let inode = number(inode), sha.count == 64
+        let sha = field(0x09)
+        let size = field(0x09)
+        let mtime = field(0x09)
+        let ctime = field(0x09)
+        let inode = field(0x09)
+        let schema = field(0x09)
+        let path = field(0x0A)
+        guard let size = number(size), let mtime = number(mtime), let ctime = number(ctime), let inode = number(inode),
+          sha.count == 64
         else { continue }
         let stamp = FileStamp(size: Int(size), mtimeNanoseconds: mtime, ctimeNanoseconds: ctime, inode: UInt64(inode))
         let relative = text(path)
-        cache.entries[relative] = (stamp, SnapshotManifest.Entry(path: relative, size: Int(size), sha256: text(sha),
-          schema: schema.isEmpty ? nil : text(schema)))
+        cache.entries[relative] = (
+          stamp,
+          SnapshotManifest.Entry(
+            path: relative, size: Int(size), sha256: text(sha),
+            schema: schema.isEmpty ? nil : text(schema))
+        )
       }
       cache.writtenAtNanoseconds = written
       cache.snapshot = name
@@ -111,16 +126,20 @@ struct HashCache: Sendable {
   }
 
   /// The bytes of a cache describing `snapshot`: one line per (path inside it, stamp, entry).
-  static func serialize(_ rows: [(String, FileStamp, SnapshotManifest.Entry)], snapshot: String, now: Int64) -> [UInt8] {
+  static func serialize(_ rows: [(String, FileStamp, SnapshotManifest.Entry)], snapshot: String, now: Int64) -> [UInt8]
+  {
     var out: [UInt8] = []
     out.reserveCapacity(64 + rows.count * 160)
     out += "# v3 \(now) \(snapshot)\n".utf8
     for (path, stamp, entry) in rows {
       // A name with a tab or a line break would not read back; such a file is simply hashed again.
       let unreadable: (UInt8) -> Bool = { $0 == 0x09 || $0 == 0x0A }
-      guard !path.utf8.contains(where: unreadable), !(entry.schema?.utf8.contains(where: unreadable) ?? false) else { continue }
+      guard !path.utf8.contains(where: unreadable), !(entry.schema?.utf8.contains(where: unreadable) ?? false) else {
+        continue
+      }
       out += entry.sha256.utf8
-      for number in [Int64(stamp.size), stamp.mtimeNanoseconds, stamp.ctimeNanoseconds, Int64(bitPattern: stamp.inode)] {
+      for number in [Int64(stamp.size), stamp.mtimeNanoseconds, stamp.ctimeNanoseconds, Int64(bitPattern: stamp.inode)]
+      {
         out.append(0x09)
         out += String(number).utf8
       }

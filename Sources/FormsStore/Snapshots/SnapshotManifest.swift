@@ -16,7 +16,8 @@ public struct SnapshotManifest: Sendable, Equatable {
     public static func isSafe(_ path: String) -> Bool {
       if path == StoreLayout.manifestName { return true }
       let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-      return parts.count >= 2 && (parts[0] == "data" || parts[0] == "schemas") && parts.allSatisfy { !$0.isEmpty && !$0.hasPrefix(".") }
+      return parts.count >= 2 && (parts[0] == "data" || parts[0] == "schemas")
+        && parts.allSatisfy { !$0.isEmpty && !$0.hasPrefix(".") }
     }
   }
 
@@ -51,14 +52,15 @@ public struct SnapshotManifest: Sendable, Equatable {
 
   var json: JSONValue {
     var object = head
-    object["files"] = .array(files.map { entry in
-      var file = JSONObject()
-      file["path"] = .string(entry.path)
-      file["size"] = .number(JSONNumber(entry.size))
-      file["sha256"] = .string(entry.sha256)
-      if let schema = entry.schema { file["schema"] = .string(schema) }
-      return .object(file)
-    })
+    object["files"] = .array(
+      files.map { entry in
+        var file = JSONObject()
+        file["path"] = .string(entry.path)
+        file["size"] = .number(JSONNumber(entry.size))
+        file["sha256"] = .string(entry.sha256)
+        if let schema = entry.schema { file["schema"] = .string(schema) }
+        return .object(file)
+      })
     return .object(object)
   }
 
@@ -72,9 +74,14 @@ public struct SnapshotManifest: Sendable, Equatable {
     object["label"] = label.map(JSONValue.string) ?? .null
     object["formsctl_version"] = .string(formsctlVersion)
     if let covers { object["covers"] = .array(covers.map(JSONValue.string)) }
-    object["counts"] = .object(JSONObject(counts.map { kind, versions in
-      JSONObject.Member(key: kind, value: .object(JSONObject(versions.map { JSONObject.Member(key: $0.key, value: .number(JSONNumber($0.value))) })))
-    }))
+    object["counts"] = .object(
+      JSONObject(
+        counts.map { kind, versions in
+          JSONObject.Member(
+            key: kind,
+            value: .object(
+              JSONObject(versions.map { JSONObject.Member(key: $0.key, value: .number(JSONNumber($0.value))) })))
+        }))
     return object
   }
 
@@ -122,7 +129,10 @@ public struct SnapshotManifest: Sendable, Equatable {
     return out
   }
 
-  init(name: String, time: String, reason: String, message: String?, label: String?, files: [Entry], covers: [String]? = nil) {
+  init(
+    name: String, time: String, reason: String, message: String?, label: String?, files: [Entry],
+    covers: [String]? = nil
+  ) {
     self.name = name
     self.time = time
     self.reason = reason

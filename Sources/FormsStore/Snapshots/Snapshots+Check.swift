@@ -24,15 +24,19 @@ extension Snapshots {
       }
       for entry in manifest.files where paths?.contains(entry.path) ?? true {
         guard SnapshotManifest.Entry.isSafe(entry.path) else {
-          problems.append(Problem(snapshot: info.name, path: entry.path, problem: "not a path a snapshot holds; never read"))
+          problems.append(
+            Problem(snapshot: info.name, path: entry.path, problem: "not a path a snapshot holds; never read"))
           continue
         }
         checks.append((info.name, info.path + "/" + entry.path, entry))
       }
       if paths == nil {
         let listed = Set(manifest.files.map(\.path) + ["manifest.json"])
-        for path in FileIO.files(under: info.path, suffix: "") where !listed.contains(String(path.dropFirst(info.path.count + 1))) {
-          problems.append(Problem(snapshot: info.name, path: String(path.dropFirst(info.path.count + 1)), problem: "not in the manifest"))
+        for path in FileIO.files(under: info.path, suffix: "")
+        where !listed.contains(String(path.dropFirst(info.path.count + 1))) {
+          problems.append(
+            Problem(
+              snapshot: info.name, path: String(path.dropFirst(info.path.count + 1)), problem: "not in the manifest"))
         }
       }
     }
@@ -40,10 +44,13 @@ extension Snapshots {
     var groups: [String: [Int]] = [:]
     for (index, check) in checks.enumerated() {
       let inode = full ? nil : FileStamp(check.path)?.inode
-      groups[inode.map { "\($0) \(check.entry.sha256) \(check.entry.size)" } ?? "path \(index)", default: []].append(index)
+      groups[inode.map { "\($0) \(check.entry.sha256) \(check.entry.size)" } ?? "path \(index)", default: []].append(
+        index)
     }
     let representatives = groups.values.map { checks[$0[0]] }
-    let verdicts = parallelMap(representatives, chunkSize: 32, progress: ProgressCounter("verifying", total: representatives.count, progress)) {
+    let verdicts = parallelMap(
+      representatives, chunkSize: 32, progress: ProgressCounter("verifying", total: representatives.count, progress)
+    ) {
       check -> String? in
       guard let bytes = try? FileIO.read(check.path, limit: Int.max, followLinks: false) else { return "missing" }
       if bytes.count != check.entry.size || sha256Hex(bytes) != check.entry.sha256 {
@@ -53,7 +60,9 @@ extension Snapshots {
     }
     for (members, verdict) in zip(groups.values, verdicts) {
       guard let verdict else { continue }
-      for index in members { problems.append(Problem(snapshot: checks[index].snapshot, path: checks[index].entry.path, problem: verdict)) }
+      for index in members {
+        problems.append(Problem(snapshot: checks[index].snapshot, path: checks[index].entry.path, problem: verdict))
+      }
     }
     return problems.sorted { ($0.snapshot, $0.path) < ($1.snapshot, $1.path) }
   }
@@ -90,7 +99,10 @@ extension Snapshots {
     let covers = [from.manifest?.covers, to?.manifest?.covers].compactMap { $0.map(Set.init) }
     let scope = covers.isEmpty ? nil : covers.dropFirst().reduce(covers[0]) { $0.intersection($1) }
     func entries(_ info: Info) -> [String: (String, String)] {
-      Dictionary((info.manifest?.files ?? []).filter { scope?.contains($0.path) ?? true }.map { ($0.path, ($0.sha256, info.path + "/" + $0.path)) },
+      Dictionary(
+        (info.manifest?.files ?? []).filter { scope?.contains($0.path) ?? true }.map {
+          ($0.path, ($0.sha256, info.path + "/" + $0.path))
+        },
         uniquingKeysWith: { a, _ in a })
     }
     let old = entries(from)

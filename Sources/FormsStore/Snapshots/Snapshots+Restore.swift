@@ -16,7 +16,9 @@ extension Snapshots {
   /// recreated, and files in that part it does not have (created since) are removed. Refuses,
   /// naming them, when the snapshot's files fail verification, or a path names nothing in either.
   public func planRestore(_ info: Info, paths: [String]? = nil) throws(StoreError) -> RestorePlan {
-    guard let manifest = info.manifest else { throw StoreError.badRequest("snapshot \(info.name) has no readable manifest") }
+    guard let manifest = info.manifest else {
+      throw StoreError.badRequest("snapshot \(info.name) has no readable manifest")
+    }
     // A partial snapshot speaks only for the documents it covers; the rest of the store is left alone.
     let covered = manifest.covers.map(Set.init)
     func inScope(_ path: String) -> Bool {
@@ -25,16 +27,18 @@ extension Snapshots {
     let entries = manifest.files.filter { inScope($0.path) }
     let problems = verify(info, paths: Set(entries.map(\.path)))
     guard problems.isEmpty else {
-      throw StoreError.badRequest("snapshot \(info.name) fails verification; not restoring from it: "
-        + problems.map { "\($0.path) \($0.problem)" }.joined(separator: "; "))
+      throw StoreError.badRequest(
+        "snapshot \(info.name) fails verification; not restoring from it: "
+          + problems.map { "\($0.path) \($0.problem)" }.joined(separator: "; "))
     }
     let live = manifest.covers.map { liveEntries(only: $0.filter(inScope)) } ?? liveEntries()
     for scope in paths ?? [] {
       func within(_ path: String) -> Bool { path == scope || path.hasPrefix(scope + "/") }
       if let covers = manifest.covers {
         guard !covers.contains(where: within) else { continue }
-        throw StoreError.badRequest("\(scope): snapshot \(info.name) covers only the \(covers.count) document\(covers.count == 1 ? "" : "s") "
-          + "its \(manifest.reason) changed, and this is not among them (snapshot show \(info.name) says its scope)")
+        throw StoreError.badRequest(
+          "\(scope): snapshot \(info.name) covers only the \(covers.count) document\(covers.count == 1 ? "" : "s") "
+            + "its \(manifest.reason) changed, and this is not among them (snapshot show \(info.name) says its scope)")
       }
       if !manifest.files.contains(where: { within($0.path) }) && !live.keys.contains(where: within) {
         throw StoreError.badRequest("\(scope): neither snapshot \(info.name) nor the live store has it")
@@ -70,12 +74,14 @@ extension Snapshots {
   /// through the write path: the lock, a pre-restore snapshot, one journaled step, and one audit
   /// record naming every document restored. Needs no compiled schemas, so a store whose
   /// descriptor is broken can be restored.
-  public func restore(_ reference: String, paths: [String]? = nil, dryRun: Bool = false, snapshotFirst: Bool = true,
-    wait: Double, command: String? = nil) throws(StoreError) -> RestoreOutcome
-  {
+  public func restore(
+    _ reference: String, paths: [String]? = nil, dryRun: Bool = false, snapshotFirst: Bool = true,
+    wait: Double, command: String? = nil
+  ) throws(StoreError) -> RestoreOutcome {
     let operation = Operation("snapshot restore", summary: "snapshot restore \(reference)", command: command)
     let layout = self.layout
-    return try layout.write(operation, dryRun: dryRun, wait: wait, clock: now, user: { AuditLog.currentUser(root: layout.root) }) {
+    let user = { AuditLog.currentUser(root: layout.root) }
+    return try layout.write(operation, dryRun: dryRun, wait: wait, clock: now, user: user) {
       session throws(StoreError) -> RestoreOutcome in
       let info = try find(reference)
       let plan = try planRestore(info, paths: paths)
@@ -85,12 +91,15 @@ extension Snapshots {
         if case .write(_, let bytes) = step { return total + Int64(bytes.count) }
         return total
       }
-      try Storage.require(written, at: layout.root, for: "snapshot restore (\(plan.rewritten.count + plan.recreated.count) files)")
-      let before = snapshotFirst ? try create(reason: "pre-restore", message: "before restoring \(info.name)").name : nil
+      try Storage.require(
+        written, at: layout.root, for: "snapshot restore (\(plan.rewritten.count + plan.recreated.count) files)")
+      let before =
+        snapshotFirst ? try create(reason: "pre-restore", message: "before restoring \(info.name)").name : nil
       for step in plan.steps {
         let old = try? FileIO.read(step.path, limit: Int.max)
         switch step {
-        case .write(let path, let bytes): try session.stage(bytes, to: path, entry: auditEntry(path, old: old, new: bytes))
+        case .write(let path, let bytes):
+          try session.stage(bytes, to: path, entry: auditEntry(path, old: old, new: bytes))
         case .delete(let path): try session.delete(path, entry: auditEntry(path, old: old, new: nil))
         }
       }
@@ -112,7 +121,8 @@ extension Snapshots {
     let kind = (after ?? before)?["_schema"]?.stringValue?.split(separator: "@").first.map(String.init) ?? ""
     let id = String(fileName(path).dropLast(5))
     switch (before, after) {
-    case (let before?, let after?): return AuditEntry(kind: kind, id: id, action: .update, pointers: before.changedPointers(to: after))
+    case (let before?, let after?):
+      return AuditEntry(kind: kind, id: id, action: .update, pointers: before.changedPointers(to: after))
     case (nil, _?) where old == nil: return AuditEntry(kind: kind, id: id, action: .create, pointers: [.root])
     case (_, nil) where new == nil: return AuditEntry(kind: kind, id: id, action: .delete, pointers: [.root])
     default: return AuditEntry(kind: kind, id: id, action: .update, pointers: [.root])

@@ -78,9 +78,12 @@ public struct Snapshots: Sendable {
     guard let manifest = found.manifest else {
       throw StoreError.badRequest("snapshot \(found.name) has no readable manifest.json; it cannot be used")
     }
-    if let unsafe = (manifest.files.map(\.path) + (manifest.covers ?? [])).first(where: { !SnapshotManifest.Entry.isSafe($0) }) {
-      throw StoreError.badRequest("snapshot \(found.name): manifest.json names \"\(unsafe)\", which is not a file a snapshot holds "
-        + "(data/, schemas/, formsctl.yaml); refusing to use it")
+    if let unsafe = (manifest.files.map(\.path) + (manifest.covers ?? [])).first(where: {
+      !SnapshotManifest.Entry.isSafe($0)
+    }) {
+      throw StoreError.badRequest(
+        "snapshot \(found.name): manifest.json names \"\(unsafe)\", which is not a file a snapshot holds "
+          + "(data/, schemas/, formsctl.yaml); refusing to use it")
     }
     return (found, note)
   }
@@ -89,22 +92,28 @@ public struct Snapshots: Sendable {
     let newestFirst = Array(all.reversed())
     func unknown(_ why: String) -> StoreError {
       let known = newestFirst.prefix(5).map { info in info.manifest?.label.map { "\(info.name) (\($0))" } ?? info.name }
-      return StoreError.badRequest("\(why)\(all.isEmpty ? " (there are none)" : "; the newest: \(known.joined(separator: ", "))")")
+      return StoreError.badRequest(
+        "\(why)\(all.isEmpty ? " (there are none)" : "; the newest: \(known.joined(separator: ", "))")")
     }
     if reference == "latest" || reference.hasPrefix("latest~") {
       guard let back = reference == "latest" ? 0 : Int(reference.dropFirst("latest~".count)), back >= 0 else {
-        throw StoreError.badRequest("\(reference): write latest~N with N a whole number (latest~1 is the one before latest)")
+        throw StoreError.badRequest(
+          "\(reference): write latest~N with N a whole number (latest~1 is the one before latest)")
       }
       let candidates = newestFirst.filter { $0.manifest?.reason != "pre-restore" }
       guard back < candidates.count else {
-        throw unknown("\(reference) goes back further than the \(candidates.count) snapshot\(candidates.count == 1 ? "" : "s") not taken by a restore")
+        throw unknown(
+          "\(reference) goes back further than the \(candidates.count) snapshot\(candidates.count == 1 ? "" : "s") not taken by a restore"
+        )
       }
       return (candidates[back], nil)
     }
     if let exact = all.first(where: { $0.name == reference }) { return (exact, nil) }
     let labelled = newestFirst.filter { $0.manifest?.label == reference }
     if let newest = labelled.first {
-      let note = labelled.count > 1 ? "\(labelled.count) snapshots carry the label \"\(reference)\"; using the newest, \(newest.name)" : nil
+      let note =
+        labelled.count > 1
+        ? "\(labelled.count) snapshots carry the label \"\(reference)\"; using the newest, \(newest.name)" : nil
       return (newest, note)
     }
     let prefixed = newestFirst.filter { $0.name.hasPrefix(reference) }
@@ -129,7 +138,9 @@ public struct Snapshots: Sendable {
   func liveFiles() -> [(relative: String, live: String)] {
     func under(_ directory: String, as prefix: String) -> [(String, String)] {
       let skip = directory.utf8.count + 1
-      return FileIO.files(under: directory, suffix: "").map { (prefix + String(decoding: $0.utf8.dropFirst(skip), as: UTF8.self), $0) }
+      return FileIO.files(under: directory, suffix: "").map {
+        (prefix + String(decoding: $0.utf8.dropFirst(skip), as: UTF8.self), $0)
+      }
     }
     var files = under(layout.dataDirectory, as: "data/")
     if layout.schemasDirectory.hasPrefix(layout.root + "/") { files += under(layout.schemasDirectory, as: "schemas/") }
@@ -154,7 +165,9 @@ public struct Snapshots: Sendable {
   public func create(reason: String, message: String? = nil, label: String? = nil, only documents: [String]? = nil)
     throws(StoreError) -> SnapshotManifest
   {
-    if let label, !DocumentID.isValid(label) { throw StoreError.badRequest("label \"\(label)\": use A–Z a–z 0–9 . _ -") }
+    if let label, !DocumentID.isValid(label) {
+      throw StoreError.badRequest("label \"\(label)\": use A–Z a–z 0–9 . _ -")
+    }
     try FileIO.makeDirectories(directory)
     removeStaleTemporaries()
     let date = now()
@@ -172,11 +185,14 @@ public struct Snapshots: Sendable {
       let bytes: [UInt8]
       if let documents {
         let covers = try Set(documents.map { path throws(StoreError) in try relativeDocumentPath(path) }).sorted()
-        manifest = SnapshotManifest(name: name, time: time, reason: reason, message: message, label: label,
+        manifest = SnapshotManifest(
+          name: name, time: time, reason: reason, message: message, label: label,
           files: try copy(covers.map { ($0, livePath($0)) }, into: temporary), covers: covers)
         bytes = manifest.serialized()
       } else {
-        let made = try copyStore(into: temporary, cacheNamed: name, at: Int64(date.timeIntervalSince1970 * 1_000_000_000)) {
+        let made = try copyStore(
+          into: temporary, cacheNamed: name, at: Int64(date.timeIntervalSince1970 * 1_000_000_000)
+        ) {
           SnapshotManifest(name: name, time: time, reason: reason, message: message, label: label, files: $0)
         }
         (manifest, bytes) = (made.manifest, made.bytes)
@@ -186,10 +202,14 @@ public struct Snapshots: Sendable {
       try Self.writePlainly(bytes, to: temporary + "/manifest.json", mode: 0o444)
       try Self.syncFileSystem(of: temporary)
       DebugPause.at("snapshot-before-rename")
-      if rename(temporary, directory + "/" + name) != 0 { throw StoreError.io(temporary, operation: "rename", errno: errno) }
+      if rename(temporary, directory + "/" + name) != 0 {
+        throw StoreError.io(temporary, operation: "rename", errno: errno)
+      }
       // The cache names the snapshot it describes, so it is put in place after it; a cache that
       // names a snapshot that is not there is never used.
-      if documents == nil, rename(newCache, cachePath) != 0 { throw StoreError.io(newCache, operation: "rename", errno: errno) }
+      if documents == nil, rename(newCache, cachePath) != 0 {
+        throw StoreError.io(newCache, operation: "rename", errno: errno)
+      }
       try AtomicWriter.syncDirectory(directory)
       return manifest
     } catch {
@@ -229,7 +249,10 @@ public struct Snapshots: Sendable {
   /// decided (more contend on the directory's lock), and the manifest and cache are written out
   /// meanwhile. The rest are read, hashed and copied (or linked when their content turns out
   /// unchanged).
-  func copyStore(into temporary: String, cacheNamed name: String, at now: Int64, describe: ([SnapshotManifest.Entry]) -> SnapshotManifest)
+  func copyStore(
+    into temporary: String, cacheNamed name: String, at now: Int64,
+    describe: ([SnapshotManifest.Entry]) -> SnapshotManifest
+  )
     throws(StoreError) -> StoreCopy
   {
     nonisolated(unsafe) var files: [(relative: String, live: String)] = []
@@ -242,15 +265,21 @@ public struct Snapshots: Sendable {
       // No cache for a snapshot that is there: the newest whole snapshot's manifest says what
       // each file held; every file is read and hashed, and linked where it is the same.
       cache = HashCache()
-      if let base = list().last(where: { $0.manifest.map { $0.covers == nil } ?? false }), let manifest = base.manifest {
+      if let base = list().last(where: { $0.manifest.map { $0.covers == nil } ?? false }), let manifest = base.manifest
+      {
         cache.snapshot = base.name
-        for entry in manifest.files { cache.entries[entry.path] = (FileStamp(size: -1, mtimeNanoseconds: 0, ctimeNanoseconds: 0, inode: 0), entry) }
+        for entry in manifest.files {
+          cache.entries[entry.path] = (FileStamp(size: -1, mtimeNanoseconds: 0, ctimeNanoseconds: 0, inode: 0), entry)
+        }
       }
     }
     let base = cache.snapshot.isEmpty ? nil : directory + "/" + cache.snapshot
-    for parent in Set(files.map { parentDirectory($0.relative) }) { try FileIO.makeDirectories(temporary + "/" + parent) }
+    for parent in Set(files.map { parentDirectory($0.relative) }) {
+      try FileIO.makeDirectories(temporary + "/" + parent)
+    }
 
-    let chunkSize = 1024, linkers = 2
+    let chunkSize = 1024
+    let linkers = 2
     let chunks = (files.count + chunkSize - 1) / chunkSize
     let stamps = UnsafeMutableBufferPointer<FileStamp?>.allocate(capacity: files.count)
     let kept = UnsafeMutableBufferPointer<SnapshotManifest.Entry?>.allocate(capacity: files.count)
@@ -266,7 +295,9 @@ public struct Snapshots: Sendable {
       kept.deallocate()
       unlinked.deallocate()
     }
-    nonisolated(unsafe) let sharedStamps = stamps, sharedKept = kept, sharedUnlinked = unlinked
+    nonisolated(unsafe) let sharedStamps = stamps
+    nonisolated(unsafe) let sharedKept = kept
+    nonisolated(unsafe) let sharedUnlinked = unlinked
     let decided = (0..<chunks).map { _ in DispatchSemaphore(value: 0) }
     let finished = DispatchSemaphore(value: 0)
     let linking = ProgressCounter("linking", total: files.count, progress)
@@ -310,7 +341,8 @@ public struct Snapshots: Sendable {
         guard let stamp = stamps[index] else { throw StoreError.fileNotFound(files[index].live) }
         rows.append((files[index].relative, stamp, entries[index]))
       }
-      return StoreCopy(manifest: manifest, bytes: manifest.serialized(), cache: HashCache.serialize(rows, snapshot: name, now: now))
+      return StoreCopy(
+        manifest: manifest, bytes: manifest.serialized(), cache: HashCache.serialize(rows, snapshot: name, now: now))
     }
     let allKept = kept.allSatisfy { $0 != nil }
     let early = allKept ? try? finish(kept.map { $0! }) : nil
@@ -333,17 +365,22 @@ public struct Snapshots: Sendable {
   /// Reads, hashes and copies `files` into `temporary` (a link to `base`'s copy when `previous`
   /// says its content is the same); a file that does not exist is left out. Reading and hashing
   /// run on every core, creating the copies from one thread, in batches.
-  func copy(_ files: [(relative: String, live: String)], into temporary: String, previous: HashCache = HashCache(), base: String? = nil)
+  func copy(
+    _ files: [(relative: String, live: String)], into temporary: String, previous: HashCache = HashCache(),
+    base: String? = nil
+  )
     throws(StoreError) -> [SnapshotManifest.Entry]
   {
     for made in Set(files.map { parentDirectory(temporary + "/" + $0.relative) }) { try FileIO.makeDirectories(made) }
-    try Storage.require(Storage.size(of: files.map(\.live)), at: directory,
+    try Storage.require(
+      Storage.size(of: files.map(\.live)), at: directory,
       for: "the snapshot (\(files.count) changed file\(files.count == 1 ? "" : "s"))")
     let copying = ProgressCounter("copying", total: files.count, progress)
     var entries: [SnapshotManifest.Entry] = []
     for start in stride(from: 0, to: files.count, by: 1024) {
       let batch = Array(files[start..<min(files.count, start + 1024)])
-      let read = parallelMap(batch, chunkSize: 16, progress: copying) { file -> Result<(bytes: [UInt8], sha: String)?, StoreError> in
+      let read = parallelMap(batch, chunkSize: 16, progress: copying) {
+        file -> Result<(bytes: [UInt8], sha: String)?, StoreError> in
         Result { () throws(StoreError) in
           guard FileIO.exists(file.live) else { return nil }
           let bytes = try FileIO.read(file.live, limit: Int.max)
@@ -352,7 +389,9 @@ public struct Snapshots: Sendable {
       }
       for (file, result) in zip(batch, read) {
         guard let (bytes, sha) = try result.get() else { continue }
-        entries.append(try Self.store(bytes, sha: sha, file: file, into: temporary, previous: previous.entries[file.relative]?.entry, base: base))
+        entries.append(
+          try Self.store(
+            bytes, sha: sha, file: file, into: temporary, previous: previous.entries[file.relative]?.entry, base: base))
       }
     }
     return entries

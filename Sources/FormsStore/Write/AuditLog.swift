@@ -22,9 +22,10 @@ public struct AuditEntry: Sendable, Equatable {
   /// For a rename (`mv`, or a restore that brings a file back under its name), the old id.
   public var previousID: String?
 
-  public init(kind: String, id: String, action: Action, pointers: [JSONPointer], from: String? = nil, to: String? = nil,
-    previousID: String? = nil)
-  {
+  public init(
+    kind: String, id: String, action: Action, pointers: [JSONPointer], from: String? = nil, to: String? = nil,
+    previousID: String? = nil
+  ) {
     self.kind = kind
     self.id = id
     self.action = action
@@ -67,10 +68,14 @@ public enum AuditLog {
 
   /// Who is changing the store: git's `user.name <user.email>` for the store's repository when
   /// set, else `$USER`, else the uid.
-  public static func currentUser(root: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+  public static func currentUser(root: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+    -> String
+  {
     var name: String?
     var email: String?
-    if let result = Subprocess.run(["git", "-C", root, "config", "--get-regexp", "^user\\.(name|email)$"]), result.status == 0 {
+    if let result = Subprocess.run(["git", "-C", root, "config", "--get-regexp", "^user\\.(name|email)$"]),
+      result.status == 0
+    {
       for line in String(decoding: result.stdout, as: UTF8.self).split(separator: "\n") {
         let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
         guard parts.count == 2, !parts[1].isEmpty else { continue }
@@ -137,7 +142,8 @@ extension AuditLog {
       do {
         let value = try JSONParser().parse(Array(line))
         guard case .object = value else {
-          problems.append(Problem(line: index + 1, column: 1, message: "a record must be a JSON object, not a \(value.typeName)"))
+          problems.append(
+            Problem(line: index + 1, column: 1, message: "a record must be a JSON object, not a \(value.typeName)"))
           continue
         }
         records.append((index + 1, value))
@@ -176,7 +182,9 @@ extension AuditLog {
       return a.record.line > b.record.line
     }
     for (_, (_, record)) in ordered {
-      if let since = query.since, let time = record["time"]?.stringValue, (Instant.order(time, since) ?? -1) < 0 { continue }
+      if let since = query.since, let time = record["time"]?.stringValue, (Instant.order(time, since) ?? -1) < 0 {
+        continue
+      }
       var record = record
       if let kind = query.kind {
         guard case .array(let documents)? = record["documents"] else {
@@ -187,7 +195,8 @@ extension AuditLog {
         }
         let matching = documents.filter { document in
           document["kind"]?.stringValue == kind
-            && (query.id == nil || document["id"]?.stringValue == query.id || document["previous_id"]?.stringValue == query.id)
+            && (query.id == nil || document["id"]?.stringValue == query.id
+              || document["previous_id"]?.stringValue == query.id)
         }
         guard !matching.isEmpty else { continue }
         record["documents"] = .array(matching)

@@ -40,7 +40,9 @@ extension WriteSession {
     throws(StoreError) -> Prepared
   {
     guard let store else { throw StoreError.internalError("a document is written without its store's schemas") }
-    guard case .object = proposed else { throw StoreError.badRequest("a \(kind) must be a JSON object, not \(proposed.typeName)") }
+    guard case .object = proposed else {
+      throw StoreError.badRequest("a \(kind) must be a JSON object, not \(proposed.typeName)")
+    }
     var document = proposed
     if document["_schema"] == nil {
       let latest = try store.schema(kind).reference
@@ -59,14 +61,19 @@ extension WriteSession {
       let storedID = stored.value[schema.idField].flatMap(DocumentID.text) ?? id
       if source != .store {
         if storedID != id {
-          throw StoreError.badRequest("\(kind) \(storedID): the id cannot be changed (to \(id)); rename it with `formsctl mv \(kind) \(storedID) \(id)`")
+          throw StoreError.badRequest(
+            "\(kind) \(storedID): the id cannot be changed (to \(id)); rename it with `formsctl mv \(kind) \(storedID) \(id)`"
+          )
         }
         if source == .person, stored.value["_schema"] != document["_schema"] {
-          throw StoreError.badRequest("\(kind) \(id) is at \(stored.value["_schema"]?.stringValue ?? "?"); "
-            + "_schema cannot be changed by hand; `formsctl migrate` moves documents between versions")
+          throw StoreError.badRequest(
+            "\(kind) \(id) is at \(stored.value["_schema"]?.stringValue ?? "?"); "
+              + "_schema cannot be changed by hand; `formsctl migrate` moves documents between versions")
         }
       }
-      if path != stored.path, willExist(path) { throw StoreError.badRequest("\(kind) \(id) already exists (\(store.display(path)))") }
+      if path != stored.path, willExist(path) {
+        throw StoreError.badRequest("\(kind) \(id) already exists (\(store.display(path)))")
+      }
     } else if willExist(path) {
       throw StoreError.badRequest("\(kind) \(id) already exists (\(store.display(path)))")
     }
@@ -102,7 +109,8 @@ extension WriteSession {
       kind: kind, id: id, action: action, pointers: stored.map { $0.value.changedPointers(to: document) } ?? [.root],
       from: changedState.0, to: changedState.1,
       previousID: action == .rename ? stored?.value[schema.idField].flatMap(DocumentID.text) : nil)
-    return Prepared(path: path, value: document, bytes: bytes, entry: entry, warnings: warnings,
+    return Prepared(
+      path: path, value: document, bytes: bytes, entry: entry, warnings: warnings,
       replacedPath: action == .rename ? stored?.path : nil)
   }
 
@@ -113,23 +121,31 @@ extension WriteSession {
   {
     let refused = ChangeRules.notEditable(old: stored?.value, new: document, schema: schema)
     if !refused.isEmpty, let editable = schema.editable {
-      let named = refused.prefix(3).map(\.path).joined(separator: ", ") + (refused.count > 3 ? " and \(refused.count - 3) more" : "")
-      throw StoreError.badRequest("\(schema.kind) \(id): \(named) \(refused.count == 1 ? "is" : "are") not for people to change; "
-        + "people may change \(editable.map(\.description).joined(separator: ", ")) (descriptor `editable:`), the rest comes from the feed")
+      let named =
+        refused.prefix(3).map(\.path).joined(separator: ", ")
+        + (refused.count > 3 ? " and \(refused.count - 3) more" : "")
+      throw StoreError.badRequest(
+        "\(schema.kind) \(id): \(named) \(refused.count == 1 ? "is" : "are") not for people to change; "
+          + "people may change \(editable.map(\.description).joined(separator: ", ")) (descriptor `editable:`), the rest comes from the feed"
+      )
     }
     if let workflow = schema.workflow, let to, schema.workflowStates.contains(to) {
       if let from, schema.forbidsTransition(from: from, to: to) {
         throw StoreError.badRequest("\(schema.kind) \(id) \(workflow.refusal(from: from, to: to))")
       }
       if stored == nil, !schema.creationStates.contains(to) {
-        throw StoreError.badRequest("a new \(schema.kind) starts as \(schema.creationStates.joined(separator: " or ")), "
-          + "not \(to); create it, then move it with `formsctl status`")
+        throw StoreError.badRequest(
+          "a new \(schema.kind) starts as \(schema.creationStates.joined(separator: " or ")), "
+            + "not \(to); create it, then move it with `formsctl status`")
       }
     }
     guard let stored, let store else { return }
-    let findings = ChangeRules.findings(old: stored.value, new: document, schema: schema).filter { $0.rule == "immutable" }
+    let findings = ChangeRules.findings(old: stored.value, new: document, schema: schema).filter {
+      $0.rule == "immutable"
+    }
     if !findings.isEmpty {
-      throw StoreError.invalidDocument("the \(schema.kind) \(id)", store.diagnostics(findings, document: document, path: stored.path))
+      throw StoreError.invalidDocument(
+        "the \(schema.kind) \(id)", store.diagnostics(findings, document: document, path: stored.path))
     }
   }
 
@@ -153,9 +169,13 @@ extension WriteSession {
   /// Stages the deletion of a stored document.
   public func remove(_ stored: Store.Document, kind: String) throws(StoreError) {
     let schema = try store?.schema(of: stored.value, path: stored.path)
-    let id = schema.flatMap { stored.value[$0.idField].flatMap(DocumentID.text) } ?? String(fileName(stored.path).dropLast(5))
-    try delete(stored.path, entry: AuditEntry(kind: kind, id: id, action: .delete, pointers: [.root],
-      from: schema?.workflowState(of: stored.value)))
+    let id =
+      schema.flatMap { stored.value[$0.idField].flatMap(DocumentID.text) } ?? String(fileName(stored.path).dropLast(5))
+    try delete(
+      stored.path,
+      entry: AuditEntry(
+        kind: kind, id: id, action: .delete, pointers: [.root],
+        from: schema?.workflowState(of: stored.value)))
   }
 }
 
@@ -163,10 +183,13 @@ extension Store {
   /// Runs `body` with a write session (see `WriteSession`): the lock, the journal check, then one
   /// journaled commit of everything staged with one audit record. `name` is the audit log's
   /// `operation`, `summary` what the lock file and `recover` call it.
-  public func write<T>(_ name: String, summary: String, dryRun: Bool = false, _ body: (WriteSession) throws(StoreError) -> T)
+  public func write<T>(
+    _ name: String, summary: String, dryRun: Bool = false, _ body: (WriteSession) throws(StoreError) -> T
+  )
     throws(StoreError) -> T
   {
-    try layout.write(Operation(name, summary: summary, command: commandLine), dryRun: dryRun, wait: lockWait, clock: now,
+    try layout.write(
+      Operation(name, summary: summary, command: commandLine), dryRun: dryRun, wait: lockWait, clock: now,
       user: auditUser, store: self, body)
   }
 

@@ -97,7 +97,8 @@ public final class WriteSession: @unchecked Sendable {
   /// Commits everything staged with the audit record (nothing when nothing changed).
   func commit() throws(StoreError) {
     guard !dryRun, !entries.isEmpty || operation.recordsWithoutDocuments || transaction != nil else { return }
-    let record = AuditLog.record(time: now, user: user, operation: operation.name, command: operation.command,
+    let record = AuditLog.record(
+      time: now, user: user, operation: operation.name, command: operation.command,
       documents: entries, details: details)
     try journal().commit(record: record)
     transaction = nil
@@ -118,11 +119,13 @@ extension StoreLayout {
     store: Store? = nil, _ body: (WriteSession) throws(StoreError) -> T
   ) throws(StoreError) -> T {
     if dryRun {
-      return try body(WriteSession(layout: self, operation: operation, dryRun: true, store: store, now: clock(), user: ""))
+      return try body(
+        WriteSession(layout: self, operation: operation, dryRun: true, store: store, now: clock(), user: ""))
     }
     return try withWriteLock(operation.summary, wait: wait) { () throws(StoreError) -> T in
       // The time is read once the lock is held, so stamps follow the order of the writes.
-      let session = WriteSession(layout: self, operation: operation, dryRun: false, store: store, now: clock(), user: user())
+      let session = WriteSession(
+        layout: self, operation: operation, dryRun: false, store: store, now: clock(), user: user())
       do throws(StoreError) {
         let result = try body(session)
         try session.commit()

@@ -1,6 +1,6 @@
-import Foundation
 import ArgumentParser
 import FormsStore
+import Foundation
 
 extension Formsctl {
   struct Edit: ParsableCommand {
@@ -16,12 +16,16 @@ extension Formsctl {
     )
     @OptionGroup var options: StoreOptions
     @Argument(help: "The kind.", completion: Completions.kinds) var kind: String
-    @Argument(help: "The document's id (or a unique prefix of 4+ characters).", completion: Completions.ids) var id: String
+    @Argument(help: "The document's id (or a unique prefix of 4+ characters).", completion: Completions.ids) var id:
+      String
 
     func run() throws {
       let store = try options.open()
       let environment = ProcessInfo.processInfo.environment
-      switch try store.edit(kind: kind, id: try store.expand(kind: kind, id: id), runEditor: { Store.runEditor($0, environment: environment) }) {
+      switch try store.edit(
+        kind: kind, id: try store.expand(kind: kind, id: id),
+        runEditor: { Store.runEditor($0, environment: environment) })
+      {
       case .saved(let document): printOut("saved \(store.display(document.path))")
       case .unchanged: printOut("unchanged; nothing written")
       case .emptied: printOut("the file was emptied; edit cancelled, nothing written")

@@ -29,7 +29,8 @@ extension Formsctl {
           """
       )
       @OptionGroup var options: StoreOptions
-      @Option(help: ArgumentHelp("Where to write the schemas (default: .formsctl/schemas-json).", valueName: "DIR")) var out: String?
+      @Option(help: ArgumentHelp("Where to write the schemas (default: .formsctl/schemas-json).", valueName: "DIR"))
+      var out: String?
       @Flag(help: "Print the mapping of directories to schemas; do not touch .vscode/settings.json.") var print = false
 
       func run() throws {
@@ -42,7 +43,9 @@ extension Formsctl {
           return
         }
         try setup.writeVSCodeSettings(associations, directory: directory)
-        printOut("wrote \(associations.count) schema association\(associations.count == 1 ? "" : "s") to \(store.display(store.layout.root + "/.vscode/settings.json")); schemas in \(store.display(directory))")
+        printOut(
+          "wrote \(associations.count) schema association\(associations.count == 1 ? "" : "s") to \(store.display(store.layout.root + "/.vscode/settings.json")); schemas in \(store.display(directory))"
+        )
       }
     }
   }

@@ -1,7 +1,7 @@
-import Foundation
 import ArgumentParser
 import FormsCore
 import FormsStore
+import Foundation
 
 extension Formsctl {
   struct Fmt: ParsableCommand {
@@ -27,7 +27,10 @@ extension Formsctl {
     @Argument(help: "Files or directories (default: the current directory).")
     var paths: [String] = []
 
-    @Flag(help: "Only documents of a store (files under a store's data directory); skip other JSON files, as the pre-commit hook does.")
+    @Flag(
+      help:
+        "Only documents of a store (files under a store's data directory); skip other JSON files, as the pre-commit hook does."
+    )
     var documentsOnly = false
 
     func run() throws {
@@ -47,7 +50,9 @@ extension Formsctl {
           results += try store.layout.withWriteLock("fmt", wait: wait) { formatter.run(mine).results }
         }
       }
-      if !documentsOnly { results += FormsStore.Formatter(check: check, writer: AtomicWriter(boundary: "/")).run(outside).results }
+      if !documentsOnly {
+        results += FormsStore.Formatter(check: check, writer: AtomicWriter(boundary: "/")).run(outside).results
+      }
       let report = FormsStore.Formatter.Report(results: results.sorted { $0.path < $1.path })
       for result in report.results {
         switch result.outcome {

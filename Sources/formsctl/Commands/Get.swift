@@ -7,17 +7,18 @@ extension Formsctl {
     static let configuration = CommandConfiguration(
       abstract: "Print a document, or one field of it (strings raw, other values as JSON).",
       discussion: """
-      An id may be shortened to any unique prefix of 4 or more characters, as with git's hashes; this holds for every command that takes an id.
+        An id may be shortened to any unique prefix of 4 or more characters, as with git's hashes; this holds for every command that takes an id.
 
-      Examples:
-        formsctl get form 0adc90c4                    # a unique prefix of the id
-        formsctl get purchase-order PO-000201 --field items[0].quantity
-        formsctl get acquisition ACQ-2026-001 | jq .title
-      """
+        Examples:
+          formsctl get form 0adc90c4                    # a unique prefix of the id
+          formsctl get purchase-order PO-000201 --field items[0].quantity
+          formsctl get acquisition ACQ-2026-001 | jq .title
+        """
     )
     @OptionGroup var options: StoreOptions
     @Argument(help: "The kind.", completion: Completions.kinds) var kind: String
-    @Argument(help: "The document's id (or a unique prefix of 4+ characters).", completion: Completions.ids) var id: String
+    @Argument(help: "The document's id (or a unique prefix of 4+ characters).", completion: Completions.ids) var id:
+      String
     @Option(help: ArgumentHelp("A field path, e.g. status or items[0].quantity.", valueName: "PATH")) var field: String?
 
     func run() throws {

@@ -1,7 +1,7 @@
-import Foundation
 import ArgumentParser
 import FormsCore
 import FormsStore
+import Foundation
 
 extension Formsctl {
   struct MergeFile: ParsableCommand {
@@ -24,7 +24,8 @@ extension Formsctl {
     @Argument(help: "Our version, overwritten with the result (git's %A).") var ours: String
     @Argument(help: "Their version (git's %B).") var theirs: String
     @Argument(help: "The document's path from the top of the work tree (git's %P): finds its store.") var path: String?
-    @Option(help: "newer: on a conflict inside a record with an `updated` timestamp, take the newer side.") var prefer: Prefer?
+    @Option(help: "newer: on a conflict inside a record with an `updated` timestamp, take the newer side.") var prefer:
+      Prefer?
 
     enum Prefer: String, ExpressibleByArgument { case newer }
 
@@ -38,13 +39,15 @@ extension Formsctl {
           guard value.objectValue != nil else { throw CommandError.badInput("\(shown): \(role) is not a JSON object") }
           return value
         } catch let error as JSONParseError {
-          throw CommandError.badInput("\(shown) (\(role)):\(error.location.line):\(error.location.column): \(error.message)")
+          throw CommandError.badInput(
+            "\(shown) (\(role)):\(error.location.line):\(error.location.column): \(error.message)")
         }
       }
       let baseValue = try load(base, "the base", emptyAllowed: true)
       let oursValue = try load(ours, "ours", emptyAllowed: false)!
       let theirsValue = try load(theirs, "theirs", emptyAllowed: false)!
-      let outcome = try MergeDriver.merge(base: baseValue, ours: oursValue, theirs: theirsValue, path: path,
+      let outcome = try MergeDriver.merge(
+        base: baseValue, ours: oursValue, theirs: theirsValue, path: path,
         workTree: FileIO.currentDirectory, preferNewer: prefer == .newer)
       if let text = outcome.text {
         try AtomicWriter(boundary: parentDirectory(FileIO.realPath(ours) ?? ours)).write(Array(text.utf8), to: ours)
@@ -52,7 +55,9 @@ extension Formsctl {
       if let refusal = outcome.refusal { printError(refusal) }
       if outcome.conflicts > 0 {
         if outcome.refusal == nil {
-          printError("\(shown): \(outcome.conflicts) conflict\(outcome.conflicts == 1 ? "" : "s") left as markers; resolve them, then run formsctl fmt")
+          printError(
+            "\(shown): \(outcome.conflicts) conflict\(outcome.conflicts == 1 ? "" : "s") left as markers; resolve them, then run formsctl fmt"
+          )
         }
         throw ExitCode(ExitStatus.problemsFound)
       }
@@ -63,10 +68,10 @@ extension Formsctl {
     static let configuration = CommandConfiguration(
       abstract: "Git integration.",
       discussion: """
-      Examples:
-        formsctl git install
-        formsctl git install --uninstall
-      """,
+        Examples:
+          formsctl git install
+          formsctl git install --uninstall
+        """,
       subcommands: [Install.self]
     )
 
@@ -74,13 +79,13 @@ extension Formsctl {
       static let configuration = CommandConfiguration(
         abstract: "Make git merge documents with formsctl: .gitattributes and the merge driver in .git/config.",
         discussion: """
-        Idempotent. --uninstall removes both again.
+          Idempotent. --uninstall removes both again.
 
-        Examples:
-          formsctl git install
-          git check-attr merge -- data/forms/x.json     # merge: formsctl
-          formsctl git install --uninstall
-        """)
+          Examples:
+            formsctl git install
+            git check-attr merge -- data/forms/x.json     # merge: formsctl
+            formsctl git install --uninstall
+          """)
       @OptionGroup var options: StoreOptions
       @Flag(help: "Remove the .gitattributes line and the merge driver.") var uninstall = false
 

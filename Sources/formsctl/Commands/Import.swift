@@ -23,30 +23,44 @@ extension Formsctl {
     @OptionGroup var options: StoreOptions
     @Argument(help: "The kind.", completion: Completions.kinds) var kind: String
     @Argument(help: "The feed file: a JSON array of records, or one record per line.") var feed: String
-    @Option(help: ArgumentHelp("A YAML list of change steps applied to each record first.", valueName: "FILE")) var map: String?
+    @Option(help: ArgumentHelp("A YAML list of change steps applied to each record first.", valueName: "FILE")) var map:
+      String?
     @Flag(help: "Print what would happen to each record; write nothing.") var dryRun = false
     @Flag(help: "Delete stored documents the feed does not have (following on_delete).") var prune = false
     @Flag(help: "Refuse records whose state change the workflow does not allow (default: apply them with a warning).")
     var strictWorkflow = false
     @Flag(help: "Do not take the pre-import snapshot.") var noSnapshot = false
-    @Option(help: "Output: text, or json (one object: every record's action, counts, dropped fields).") var format: TextOrJSON = .text
+    @Option(help: "Output: text, or json (one object: every record's action, counts, dropped fields).") var format:
+      TextOrJSON = .text
 
     func run() throws {
       let store = try options.open()
-      let report = try Importer(store: store).run(Importer.Request(
-        kind: kind, feed: feed, map: map, dryRun: dryRun, prune: prune, snapshot: !noSnapshot, strictWorkflow: strictWorkflow))
+      let report = try Importer(store: store).run(
+        Importer.Request(
+          kind: kind, feed: feed, map: map, dryRun: dryRun, prune: prune, snapshot: !noSnapshot,
+          strictWorkflow: strictWorkflow))
       if format == .json {
-        FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.object(JSONObject([
-          "dry_run": .bool(dryRun),
-          "records": .array(report.records.map { record in
-            .object(JSONObject(["id": .string(record.id), "action": .string(record.action.description), "description": .string(record.description)]))
-          }),
-          "pruned": planJSON(report.pruned, store: store),
-          "dropped": .object(JSONObject(report.dropped.map { JSONObject.Member(key: $0.key, value: .number(JSONNumber($0.value))) })),
-          "warnings": .array((report.workflowWarnings + report.warnings).map(JSONValue.string)),
-          "snapshot": report.snapshot.map(JSONValue.string) ?? .null,
-          "summary": .string(report.summary),
-        ]))))
+        FileHandleOutput.standardOutput.write(
+          JSONWriter.canonicalString(
+            .object(
+              JSONObject([
+                "dry_run": .bool(dryRun),
+                "records": .array(
+                  report.records.map { record in
+                    .object(
+                      JSONObject([
+                        "id": .string(record.id), "action": .string(record.action.description),
+                        "description": .string(record.description),
+                      ]))
+                  }),
+                "pruned": planJSON(report.pruned, store: store),
+                "dropped": .object(
+                  JSONObject(
+                    report.dropped.map { JSONObject.Member(key: $0.key, value: .number(JSONNumber($0.value))) })),
+                "warnings": .array((report.workflowWarnings + report.warnings).map(JSONValue.string)),
+                "snapshot": report.snapshot.map(JSONValue.string) ?? .null,
+                "summary": .string(report.summary),
+              ]))))
         return
       }
       if dryRun {
@@ -61,11 +75,17 @@ extension Formsctl {
       printPlan(report.pruned, store: store, dryRun: dryRun, format: .text)
       for warning in report.workflowWarnings { printWarning(warning) }
       for warning in report.warnings.prefix(5) { printWarning(warning) }
-      if report.warnings.count > 5 { printWarning("\(report.warnings.count - 5) more records have timestamps in the future") }
-      if !report.dropped.isEmpty {
-        printOut("dropped unknown fields: " + report.dropped.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))
+      if report.warnings.count > 5 {
+        printWarning("\(report.warnings.count - 5) more records have timestamps in the future")
       }
-      printOut(report.summary + (dryRun ? "; dry run: nothing written" : "") + (report.snapshot.map { "; the state before is snapshot \($0)" } ?? ""))
+      if !report.dropped.isEmpty {
+        printOut(
+          "dropped unknown fields: "
+            + report.dropped.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))
+      }
+      printOut(
+        report.summary + (dryRun ? "; dry run: nothing written" : "")
+          + (report.snapshot.map { "; the state before is snapshot \($0)" } ?? ""))
     }
   }
 }

@@ -15,15 +15,22 @@ extension Formsctl {
           formsctl keygen --out ../colleague-identity
         """
     )
-    @Option(help: ArgumentHelp("Where to write the identity (default: FORMSCTL_IDENTITY, else ~/.config/formsctl/identity).", valueName: "FILE"))
+    @Option(
+      help: ArgumentHelp(
+        "Where to write the identity (default: FORMSCTL_IDENTITY, else ~/.config/formsctl/identity).", valueName: "FILE"
+      ))
     var out: String?
 
     func run() throws {
-      let path = out.map { joinPath(FileIO.currentDirectory, $0) } ?? Identity.defaultPath(environment: ProcessInfo.processInfo.environment)
+      let path =
+        out.map { joinPath(FileIO.currentDirectory, $0) }
+        ?? Identity.defaultPath(environment: ProcessInfo.processInfo.environment)
       let identity = Identity.generate()
       try identity.write(to: path, created: Store.rfc3339(StoreOptions.clock()))
       printOut(identity.recipient.description)
-      FileHandleOutput.standardError.write("wrote the identity \(path) (mode 0600); a key holder adds its recipient with `formsctl keys add \(identity.recipient)`\n")
+      FileHandleOutput.standardError.write(
+        "wrote the identity \(path) (mode 0600); a key holder adds its recipient with `formsctl keys add \(identity.recipient)`\n"
+      )
     }
   }
 
@@ -58,12 +65,17 @@ extension Formsctl {
         let store = try options.open()
         let mine = store.keyring.identity?.recipient
         if format == .json {
-          let rows = store.layout.recipients.map { JSONValue.object(JSONObject(["recipient": .string($0.description), "yours": .bool($0 == mine)])) }
+          let rows = store.layout.recipients.map {
+            JSONValue.object(JSONObject(["recipient": .string($0.description), "yours": .bool($0 == mine)]))
+          }
           return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.array(rows)))
         }
-        for recipient in store.layout.recipients { printOut(recipient.description + (recipient == mine ? "  (yours)" : "")) }
+        for recipient in store.layout.recipients {
+          printOut(recipient.description + (recipient == mine ? "  (yours)" : ""))
+        }
         if store.layout.recipients.isEmpty, !options.quiet {
-          FileHandleOutput.standardError.write("no recipients; `formsctl keygen` makes an identity, `formsctl keys add RECIPIENT` adds it\n")
+          FileHandleOutput.standardError.write(
+            "no recipients; `formsctl keygen` makes an identity, `formsctl keys add RECIPIENT` adds it\n")
         }
       }
     }
@@ -114,10 +126,14 @@ extension Formsctl {
         try Keys.reseal(store, "keys remove", dryRun: dryRun, quiet: options.quiet) { current throws(StoreError) in
           var list = current
           for recipient in given {
-            guard let index = list.firstIndex(of: recipient) else { throw StoreError.usage("\(recipient) is not a recipient of this store") }
+            guard let index = list.firstIndex(of: recipient) else {
+              throw StoreError.usage("\(recipient) is not a recipient of this store")
+            }
             list.remove(at: index)
           }
-          if list.isEmpty { throw StoreError.usage("that would remove the last recipient, and nobody could open the sensitive values") }
+          if list.isEmpty {
+            throw StoreError.usage("that would remove the last recipient, and nobody could open the sensitive values")
+          }
           return list
         }
       }
@@ -139,7 +155,9 @@ extension Formsctl {
 
       func run() throws {
         let store = try options.open()
-        try Keys.reseal(store, "keys reseal", dryRun: dryRun, quiet: options.quiet) { current throws(StoreError) in current }
+        try Keys.reseal(store, "keys reseal", dryRun: dryRun, quiet: options.quiet) { current throws(StoreError) in
+          current
+        }
       }
     }
 
@@ -150,15 +168,18 @@ extension Formsctl {
       }
     }
 
-    static func reseal(_ store: Store, _ operation: String, dryRun: Bool, quiet: Bool,
-      recipients change: ([Recipient]) throws(StoreError) -> [Recipient]) throws
-    {
+    static func reseal(
+      _ store: Store, _ operation: String, dryRun: Bool, quiet: Bool,
+      recipients change: ([Recipient]) throws(StoreError) -> [Recipient]
+    ) throws {
       let report = try store.reseal(operation, dryRun: dryRun, recipients: change)
       guard !quiet else { return }
       let documents = "\(report.documents) document\(report.documents == 1 ? "" : "s")"
       let count = "\(report.recipients.count) recipient\(report.recipients.count == 1 ? "" : "s")"
-      printOut(dryRun ? "would seal \(report.values) value\(report.values == 1 ? "" : "s") in \(documents) for \(count); nothing written"
-        : "sealed \(report.values) value\(report.values == 1 ? "" : "s") in \(documents) for \(count)")
+      printOut(
+        dryRun
+          ? "would seal \(report.values) value\(report.values == 1 ? "" : "s") in \(documents) for \(count); nothing written"
+          : "sealed \(report.values) value\(report.values == 1 ? "" : "s") in \(documents) for \(count)")
     }
   }
 }

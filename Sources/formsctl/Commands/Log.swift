@@ -38,14 +38,17 @@ extension Formsctl {
       let store = try options.open()
       if let kind { _ = try store.schema(kind) }
       if let id, !DocumentID.isValid(id) { throw CommandError.usage(DocumentID.problem(id)) }
-      let (records, problems) = AuditLog.query(store.layout, AuditLog.Query(kind: kind, id: id, since: since, limit: limit))
+      let (records, problems) = AuditLog.query(
+        store.layout, AuditLog.Query(kind: kind, id: id, since: since, limit: limit))
       switch format {
       case .json: FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.array(records)))
       case .ndjson: for record in records { printOut(JSONWriter.compact(record)) }
       case .text: for record in records { printOut(Self.text(record, all: kind != nil)) }
       }
       let shown = store.display(AuditLog.path(store.layout))
-      for problem in problems { printError("\(shown):\(problem.line):\(problem.column): \(problem.message); this record is skipped") }
+      for problem in problems {
+        printError("\(shown):\(problem.line):\(problem.column): \(problem.message); this record is skipped")
+      }
       if !problems.isEmpty { throw ExitCode(65) }
     }
 
@@ -58,7 +61,8 @@ extension Formsctl {
         let limit = all ? documents.count : 20
         for document in documents.prefix(limit) {
           let pointers = document["pointers"]?.arrayValue?.compactMap(\.stringValue) ?? []
-          var line = "  \(document["action"]?.stringValue ?? "change") \(document["kind"]?.stringValue ?? "?") \(document["id"]?.stringValue ?? "?")"
+          var line =
+            "  \(document["action"]?.stringValue ?? "change") \(document["kind"]?.stringValue ?? "?") \(document["id"]?.stringValue ?? "?")"
           if let previous = document["previous_id"]?.stringValue { line += " (was \(previous))" }
           let changed = pointers.filter { $0 != "" }
           if !changed.isEmpty { line += ": " + changed.joined(separator: " ") }
@@ -68,7 +72,8 @@ extension Formsctl {
           lines.append(line)
         }
         if documents.count > limit {
-          lines.append("  … and \(documents.count - limit) more documents (name a kind, or use --format json, to see them)")
+          lines.append(
+            "  … and \(documents.count - limit) more documents (name a kind, or use --format json, to see them)")
         }
       } else {
         var rest = record.objectValue ?? JSONObject()

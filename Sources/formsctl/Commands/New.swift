@@ -26,11 +26,15 @@ extension Formsctl {
     @OptionGroup var options: StoreOptions
     @Argument(help: "The kind.", completion: Completions.kinds) var kind: String
     @Argument(help: "A JSON file with the document, or - for stdin.") var file: String?
-    @Option(name: .customLong("set"), help: ArgumentHelp("A field value, typed by the schema.", valueName: "PATH=VALUE"))
+    @Option(
+      name: .customLong("set"), help: ArgumentHelp("A field value, typed by the schema.", valueName: "PATH=VALUE"))
     var sets: [String] = []
     @Option(name: .customLong("json"), help: ArgumentHelp("A field set to a JSON value.", valueName: "PATH=JSON"))
     var jsonSets: [String] = []
-    @Option(help: "What to print on stdout: the new id (a line saying where it was written goes to stderr), the file's path, or the document as JSON.")
+    @Option(
+      help:
+        "What to print on stdout: the new id (a line saying where it was written goes to stderr), the file's path, or the document as JSON."
+    )
     var format: NewOutput = .id
 
     func run() throws {
@@ -41,7 +45,8 @@ extension Formsctl {
         do {
           base = try JSONParser().parse(bytes)
         } catch {
-          throw CommandError.badInput("\(file == "-" ? "<stdin>" : file):\(error.location.line):\(error.location.column): \(error.message)")
+          throw CommandError.badInput(
+            "\(file == "-" ? "<stdin>" : file):\(error.location.line):\(error.location.column): \(error.message)")
         }
       }
       let assignments = try sets.map { try Assignment($0) } + jsonSets.map { try Assignment($0, json: true) }
@@ -50,7 +55,9 @@ extension Formsctl {
       case .id:
         let id = document.value[try store.schema(kind).idField].flatMap(DocumentID.text) ?? ""
         printOut(id)
-        if !options.quiet { FileHandleOutput.standardError.write("created \(kind) \(id) (\(store.display(document.path)))\n") }
+        if !options.quiet {
+          FileHandleOutput.standardError.write("created \(kind) \(id) (\(store.display(document.path)))\n")
+        }
       case .path: printWritten(document, format: .path, store: store)
       case .json: printWritten(document, format: .json, store: store)
       }
@@ -76,7 +83,8 @@ func readStandardInput() throws -> [UInt8] {
     if n <= 0 { break }
     bytes += buffer[0..<n]
     if bytes.count > FileIO.maxFileSize {
-      throw CommandError.badInput("standard input holds more than \(FileIO.maxFileSize) bytes (64 MiB), the largest document formsctl keeps")
+      throw CommandError.badInput(
+        "standard input holds more than \(FileIO.maxFileSize) bytes (64 MiB), the largest document formsctl keeps")
     }
   }
   return bytes

@@ -11,7 +11,8 @@ func parseFilters(_ texts: [String], kind: String, store: Store) throws -> [Expr
     do throws(ExpressionError) {
       expression = try ExpressionParser.parse(text)
     } catch {
-      throw CommandError.usage("--where #\(k + 1) at column \(error.column): \(error.message)",
+      throw CommandError.usage(
+        "--where #\(k + 1) at column \(error.column): \(error.message)",
         excerpt: text + "\n" + String(repeating: " ", count: max(0, error.column - 1)) + "^")
     }
     if let problem = expression.pathProblem(in: versions) { throw CommandError.usage("--where #\(k + 1): \(problem)") }
@@ -27,7 +28,9 @@ enum Selection {
   /// From an id argument and --where/--all; refuses both or neither.
   static func from(id: String?, filters: [String], all: Bool) throws -> Selection {
     if filters.isEmpty && !all {
-      guard let id else { throw CommandError.usage("name a document's id, or select documents with --where EXPR (--all for every one)") }
+      guard let id else {
+        throw CommandError.usage("name a document's id, or select documents with --where EXPR (--all for every one)")
+      }
       return .one(id)
     }
     if all && !filters.isEmpty { throw CommandError.usage("--all selects every document; drop it to use --where") }

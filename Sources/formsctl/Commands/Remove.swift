@@ -20,8 +20,12 @@ extension Formsctl {
     )
     @OptionGroup var options: StoreOptions
     @Argument(help: "The kind.", completion: Completions.kinds) var kind: String
-    @Argument(help: "The document's id (or a unique prefix of 4+ characters); not with --where.", completion: Completions.ids) var id: String?
-    @Option(name: .customLong("where"), help: ArgumentHelp("Delete every document this holds for (instead of an id).", valueName: "EXPR"),
+    @Argument(
+      help: "The document's id (or a unique prefix of 4+ characters); not with --where.", completion: Completions.ids)
+    var id: String?
+    @Option(
+      name: .customLong("where"),
+      help: ArgumentHelp("Delete every document this holds for (instead of an id).", valueName: "EXPR"),
       completion: Completions.paths)
     var filters: [String] = []
     @Flag(help: "Delete every document of the kind.") var all = false
@@ -35,8 +39,11 @@ extension Formsctl {
       case .one(let id): plan = try store.delete(kind: kind, id: try store.expand(kind: kind, id: id), dryRun: dryRun)
       case .matching(let filters):
         if id != nil { throw CommandError.usage("name an id or use --where, not both") }
-        plan = try store.delete(kind: kind, matching: try parseFilters(filters, kind: kind, store: store), dryRun: dryRun)
-        if plan.deletes.isEmpty && !options.quiet { FileHandleOutput.standardError.write("no \(kind) matches; nothing deleted\n") }
+        plan = try store.delete(
+          kind: kind, matching: try parseFilters(filters, kind: kind, store: store), dryRun: dryRun)
+        if plan.deletes.isEmpty && !options.quiet {
+          FileHandleOutput.standardError.write("no \(kind) matches; nothing deleted\n")
+        }
       }
       printPlan(plan, store: store, dryRun: dryRun, format: format)
       if dryRun && !plan.blockers.isEmpty { throw ExitCode(ExitStatus.problemsFound) }
@@ -48,10 +55,10 @@ extension Formsctl {
       commandName: "mv",
       abstract: "Rename a document and rewrite every reference to it, in one journaled step.",
       discussion: """
-      Examples:
-        formsctl mv acquisition ACQ-2026-001 ACQ-2026-101 --dry-run
-        formsctl mv purchase-order PO-000201 PO-000301
-      """
+        Examples:
+          formsctl mv acquisition ACQ-2026-001 ACQ-2026-101 --dry-run
+          formsctl mv purchase-order PO-000201 PO-000301
+        """
     )
     @OptionGroup var options: StoreOptions
     @Argument(help: "The kind.", completion: Completions.kinds) var kind: String
@@ -86,7 +93,17 @@ func printPlan(_ plan: Store.ChangePlan, store: Store, dryRun: Bool, format: Tex
 /// `{deleted, written, blocked_by}`, each a list of `{kind, id, path, reason}`.
 func planJSON(_ plan: Store.ChangePlan, store: Store) -> JSONValue {
   func entries(_ list: [Store.ChangePlan.Entry]) -> JSONValue {
-    .array(list.map { .object(JSONObject(["kind": .string($0.kind), "id": .string($0.id), "path": .string(store.display($0.path)), "reason": .string($0.reason)])) })
+    .array(
+      list.map {
+        .object(
+          JSONObject([
+            "kind": .string($0.kind), "id": .string($0.id), "path": .string(store.display($0.path)),
+            "reason": .string($0.reason),
+          ]))
+      })
   }
-  return .object(JSONObject(["deleted": entries(plan.deletes), "written": entries(plan.rewrites), "blocked_by": entries(plan.blockers)]))
+  return .object(
+    JSONObject([
+      "deleted": entries(plan.deletes), "written": entries(plan.rewrites), "blocked_by": entries(plan.blockers),
+    ]))
 }

@@ -8,11 +8,11 @@ extension Formsctl {
       commandName: "schema",
       abstract: "List, show, check and export the schema descriptors.",
       discussion: """
-      Examples:
-        formsctl schema list
-        formsctl schema show purchase-order
-        formsctl schema check
-      """,
+        Examples:
+          formsctl schema list
+          formsctl schema show purchase-order
+          formsctl schema check
+        """,
       subcommands: [List.self, Show.self, Check.self, Export.self, Graph.self]
     )
 
@@ -27,11 +27,11 @@ extension Formsctl {
       static let configuration = CommandConfiguration(
         abstract: "Check every descriptor: keys, types, patterns, defaults, cycles, relations, expressions.",
         discussion: """
-        Exit 1 when any problem is found; each is printed as schemas/<kind>/<version>.yaml:LINE:COL: error: message.
+          Exit 1 when any problem is found; each is printed as schemas/<kind>/<version>.yaml:LINE:COL: error: message.
 
-        Examples:
-          formsctl schema check
-        """
+          Examples:
+            formsctl schema check
+          """
       )
       @OptionGroup var options: StoreOptions
       @Option(help: "Output: text, json or github.") var format: DiagnosticPrinter.Format = .text
@@ -41,19 +41,22 @@ extension Formsctl {
         FileHandleOutput.standardOutput.write(DiagnosticPrinter.render(registry.diagnostics, as: format))
         let count = registry.schemas.values.map(\.count).reduce(0, +)
         if !options.quiet && format != .json {
-          printOut("checked the descriptors of \(registry.kinds.count) kinds (\(count) versions compiled): \(registry.diagnostics.count) problem(s)")
+          printOut(
+            "checked the descriptors of \(registry.kinds.count) kinds (\(count) versions compiled): \(registry.diagnostics.count) problem(s)"
+          )
         }
         if !registry.diagnostics.isEmpty { throw ExitCode(ExitStatus.problemsFound) }
       }
     }
 
     struct List: ParsableCommand {
-      static let configuration = CommandConfiguration(abstract: "List the kinds and their versions.",
-      discussion: """
-      Examples:
-        formsctl schema list
-        formsctl schema list --format json | jq '.[].kind'
-      """)
+      static let configuration = CommandConfiguration(
+        abstract: "List the kinds and their versions.",
+        discussion: """
+          Examples:
+            formsctl schema list
+            formsctl schema list --format json | jq '.[].kind'
+          """)
       @OptionGroup var options: StoreOptions
       @Option(help: "Output: table or json.") var format: ListFormat = .table
 
@@ -65,19 +68,22 @@ extension Formsctl {
         case .json:
           let kinds: [JSONValue] = registry.kinds.map { kind in
             let latest = registry.latest(kind)!
-            return .object(JSONObject([
-              "kind": .string(kind), "title": latest.title.map(JSONValue.string) ?? .null,
-              "directory": .string(latest.directory), "latest": .string(latest.version.description),
-              "versions": .array(registry.versions(kind).map { .string($0.description) }),
-            ]))
+            return .object(
+              JSONObject([
+                "kind": .string(kind), "title": latest.title.map(JSONValue.string) ?? .null,
+                "directory": .string(latest.directory), "latest": .string(latest.version.description),
+                "versions": .array(registry.versions(kind).map { .string($0.description) }),
+              ]))
           }
           FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.array(kinds)))
         case .table:
           var rows = [["KIND", "LATEST", "VERSIONS", "DIRECTORY", "TITLE"]]
           for kind in registry.kinds {
             let latest = registry.latest(kind)!
-            rows.append([kind, latest.version.description, registry.versions(kind).map(\.description).joined(separator: ", "),
-              "data/" + latest.directory, latest.title ?? ""])
+            rows.append([
+              kind, latest.version.description, registry.versions(kind).map(\.description).joined(separator: ", "),
+              "data/" + latest.directory, latest.title ?? "",
+            ])
           }
           FileHandleOutput.standardOutput.write(TextTable.render(rows))
         }
@@ -85,12 +91,13 @@ extension Formsctl {
     }
 
     struct Show: ParsableCommand {
-      static let configuration = CommandConfiguration(abstract: "Print one descriptor, as written (KIND or KIND@VERSION).",
-      discussion: """
-      Examples:
-        formsctl schema show form
-        formsctl schema show form@1.0.0
-      """)
+      static let configuration = CommandConfiguration(
+        abstract: "Print one descriptor, as written (KIND or KIND@VERSION).",
+        discussion: """
+          Examples:
+            formsctl schema show form
+            formsctl schema show form@1.0.0
+          """)
       @OptionGroup var options: StoreOptions
       @Argument(help: "KIND (the newest version) or KIND@VERSION.") var reference: String
 
@@ -98,7 +105,8 @@ extension Formsctl {
         let (_, registry) = try Schema.load(options)
         let schema = reference.contains("@") ? registry.schema(reference: reference) : registry.latest(reference)
         guard let schema, let path = registry.files[schema.reference] else {
-          throw CommandError.badInput("unknown schema \(reference) (known kinds: \(registry.kinds.joined(separator: ", ")))")
+          throw CommandError.badInput(
+            "unknown schema \(reference) (known kinds: \(registry.kinds.joined(separator: ", ")))")
         }
         FileHandleOutput.standardOutput.write(String(decoding: try FileIO.read(path), as: UTF8.self))
       }
@@ -132,9 +140,12 @@ enum TextTable {
   static func render(_ rows: [[String]], width: Int? = nil) -> String {
     guard let first = rows.first else { return "" }
     var widths = Array(repeating: 0, count: first.count)
-    for row in rows { for (k, cell) in row.enumerated() where k < widths.count { widths[k] = max(widths[k], cell.count) } }
+    for row in rows {
+      for (k, cell) in row.enumerated() where k < widths.count { widths[k] = max(widths[k], cell.count) }
+    }
     if let width {
-      while widths.reduce(0, +) + 2 * (widths.count - 1) > width, let widest = widths.indices.max(by: { widths[$0] < widths[$1] }),
+      while widths.reduce(0, +) + 2 * (widths.count - 1) > width,
+        let widest = widths.indices.max(by: { widths[$0] < widths[$1] }),
         widths[widest] > 8
       {
         widths[widest] -= 1

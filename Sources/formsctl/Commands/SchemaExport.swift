@@ -16,7 +16,9 @@ extension Formsctl.Schema {
     )
     @OptionGroup var options: StoreOptions
     @Flag(name: .customLong("json-schema"), help: "Export JSON Schema (the only format).") var jsonSchema = false
-    @Option(help: ArgumentHelp("Directory to write into (default: print one JSON object keyed by kind@version).", valueName: "DIR"))
+    @Option(
+      help: ArgumentHelp(
+        "Directory to write into (default: print one JSON object keyed by kind@version).", valueName: "DIR"))
     var out: String?
 
     func run() throws {
@@ -48,9 +50,9 @@ extension Formsctl.Schema {
     static let configuration = CommandConfiguration(
       abstract: "Print a Mermaid entity-relationship diagram of the kinds and their relations.",
       discussion: """
-      Examples:
-        formsctl schema graph > relations.mmd
-      """)
+        Examples:
+          formsctl schema graph > relations.mmd
+        """)
     @OptionGroup var options: StoreOptions
 
     func run() throws {

@@ -23,11 +23,16 @@ extension Formsctl {
     )
     @OptionGroup var options: StoreOptions
     @Argument(help: "The kind.", completion: Completions.kinds) var kind: String
-    @Argument(help: "The document's id (or a unique prefix of 4+ characters); not with --where.", completion: Completions.ids) var id: String?
-    @Argument(help: ArgumentHelp("Fields to set.", valueName: "PATH=VALUE"), completion: Completions.assignments) var assignments: [String] = []
+    @Argument(
+      help: "The document's id (or a unique prefix of 4+ characters); not with --where.", completion: Completions.ids)
+    var id: String?
+    @Argument(help: ArgumentHelp("Fields to set.", valueName: "PATH=VALUE"), completion: Completions.assignments)
+    var assignments: [String] = []
     @Option(name: .customLong("json"), help: ArgumentHelp("A field set to a JSON value.", valueName: "PATH=JSON"))
     var jsonSets: [String] = []
-    @Option(name: .customLong("where"), help: ArgumentHelp("Change every document this holds for (instead of an id).", valueName: "EXPR"),
+    @Option(
+      name: .customLong("where"),
+      help: ArgumentHelp("Change every document this holds for (instead of an id).", valueName: "EXPR"),
       completion: Completions.paths)
     var filters: [String] = []
     @Flag(help: "Change every document of the kind.") var all = false
@@ -44,17 +49,26 @@ extension Formsctl {
       let changes = try texts.map { try Assignment($0) } + jsonSets.map { try Assignment($0, json: true) }
       switch selection {
       case .one(let id):
-        if dryRun { throw CommandError.usage("--dry-run goes with --where; a single set is checked before it is written anyway") }
-        printWritten(try store.update(kind: kind, id: try store.expand(kind: kind, id: id), assignments: changes), format: format, store: store)
+        if dryRun {
+          throw CommandError.usage("--dry-run goes with --where; a single set is checked before it is written anyway")
+        }
+        printWritten(
+          try store.update(kind: kind, id: try store.expand(kind: kind, id: id), assignments: changes), format: format,
+          store: store)
       case .matching(let filters):
-        let written = try store.update(kind: kind, matching: try parseFilters(filters, kind: kind, store: store), assignments: changes, dryRun: dryRun)
+        let written = try store.update(
+          kind: kind, matching: try parseFilters(filters, kind: kind, store: store), assignments: changes,
+          dryRun: dryRun)
         if format == .json {
           return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.array(written.map(\.value))))
         }
         for document in written { printOut((dryRun ? "would set " : "") + store.display(document.path)) }
         if !options.quiet {
-          FileHandleOutput.standardError.write(written.isEmpty ? "no \(kind) matches; nothing changed\n"
-            : "\(dryRun ? "would change" : "changed") \(written.count) \(kind) document\(written.count == 1 ? "" : "s")\(dryRun ? "; dry run: nothing written" : "")\n")
+          FileHandleOutput.standardError.write(
+            written.isEmpty
+              ? "no \(kind) matches; nothing changed\n"
+              : "\(dryRun ? "would change" : "changed") \(written.count) \(kind) document\(written.count == 1 ? "" : "s")\(dryRun ? "; dry run: nothing written" : "")\n"
+          )
         }
       }
     }
@@ -73,7 +87,8 @@ extension Formsctl {
     )
     @OptionGroup var options: StoreOptions
     @Argument(help: "The kind.", completion: Completions.kinds) var kind: String
-    @Argument(help: "The document's id (or a unique prefix of 4+ characters).", completion: Completions.ids) var id: String
+    @Argument(help: "The document's id (or a unique prefix of 4+ characters).", completion: Completions.ids) var id:
+      String
     @Argument(help: "The new state.") var state: String
 
     func run() throws {

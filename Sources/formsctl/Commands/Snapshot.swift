@@ -32,16 +32,18 @@ extension Formsctl {
     static func scope(_ manifest: SnapshotManifest) -> String {
       guard let covers = manifest.covers else { return "whole store" }
       let absent = manifest.absent.count
-      return "\(covers.count) document\(covers.count == 1 ? "" : "s")" + (absent == 0 ? "" : " (\(absent) did not exist yet)")
+      return "\(covers.count) document\(covers.count == 1 ? "" : "s")"
+        + (absent == 0 ? "" : " (\(absent) did not exist yet)")
     }
 
     struct Create: ParsableCommand {
-      static let configuration = CommandConfiguration(abstract: "Take a snapshot of data/, schemas/ and formsctl.yaml.",
-      discussion: """
-      Examples:
-        formsctl snapshot create
-        formsctl snapshot create -m "before the quarterly cleanup" --label q4
-      """)
+      static let configuration = CommandConfiguration(
+        abstract: "Take a snapshot of data/, schemas/ and formsctl.yaml.",
+        discussion: """
+          Examples:
+            formsctl snapshot create
+            formsctl snapshot create -m "before the quarterly cleanup" --label q4
+          """)
       @OptionGroup var options: StoreOptions
       @Option(name: .shortAndLong, help: "Why, in words (kept in the manifest).") var message: String?
       @Option(help: "A name appended to the time (letters, digits, . _ -).") var label: String?
@@ -56,12 +58,13 @@ extension Formsctl {
     }
 
     struct List: ParsableCommand {
-      static let configuration = CommandConfiguration(abstract: "List the snapshots, oldest first, with their labels and reasons.",
-      discussion: """
-      Examples:
-        formsctl snapshot create --label q4 && formsctl snapshot list
-        formsctl snapshot list --format json | jq -r '.[].name'
-      """)
+      static let configuration = CommandConfiguration(
+        abstract: "List the snapshots, oldest first, with their labels and reasons.",
+        discussion: """
+          Examples:
+            formsctl snapshot create --label q4 && formsctl snapshot list
+            formsctl snapshot list --format json | jq -r '.[].name'
+          """)
       @OptionGroup var options: StoreOptions
       @Option(help: "Output: table or json.") var format: TableOrJSON = .table
 
@@ -70,20 +73,28 @@ extension Formsctl {
         let all = snapshots.list()
         switch format {
         case .json:
-          FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.array(all.map { info in
-            .object(JSONObject([
-              "name": .string(info.name), "reason": info.manifest.map { .string($0.reason) } ?? .null,
-              "time": info.manifest.map { .string($0.time) } ?? .null, "message": info.manifest?.message.map(JSONValue.string) ?? .null,
-              "files": info.manifest.map { .number(JSONNumber($0.files.count)) } ?? .null,
-              "label": info.manifest?.label.map(JSONValue.string) ?? .null,
-              "scope": info.manifest.map { .string($0.covers == nil ? "store" : "documents") } ?? .null,
-            ]))
-          })))
+          FileHandleOutput.standardOutput.write(
+            JSONWriter.canonicalString(
+              .array(
+                all.map { info in
+                  .object(
+                    JSONObject([
+                      "name": .string(info.name), "reason": info.manifest.map { .string($0.reason) } ?? .null,
+                      "time": info.manifest.map { .string($0.time) } ?? .null,
+                      "message": info.manifest?.message.map(JSONValue.string) ?? .null,
+                      "files": info.manifest.map { .number(JSONNumber($0.files.count)) } ?? .null,
+                      "label": info.manifest?.label.map(JSONValue.string) ?? .null,
+                      "scope": info.manifest.map { .string($0.covers == nil ? "store" : "documents") } ?? .null,
+                    ]))
+                })))
         case .table, .text:
           var rows = [["ID", "LABEL", "REASON", "SCOPE", "FILES", "MESSAGE"]]
           for info in all {
-            rows.append([info.name, info.manifest?.label ?? "", info.manifest?.reason ?? "(no manifest)",
-              info.manifest.map { Snapshot.scope($0) } ?? "", info.manifest.map { String($0.files.count) } ?? "", info.manifest?.message ?? ""])
+            rows.append([
+              info.name, info.manifest?.label ?? "", info.manifest?.reason ?? "(no manifest)",
+              info.manifest.map { Snapshot.scope($0) } ?? "", info.manifest.map { String($0.files.count) } ?? "",
+              info.manifest?.message ?? "",
+            ])
           }
           FileHandleOutput.standardOutput.write(TextTable.render(rows))
         }
@@ -91,12 +102,13 @@ extension Formsctl {
     }
 
     struct Show: ParsableCommand {
-      static let configuration = CommandConfiguration(abstract: "Summarize one snapshot's manifest (ID or \"latest\").",
-      discussion: """
-      Examples:
-        formsctl snapshot create --label q4 && formsctl snapshot show q4
-        formsctl snapshot show latest
-      """)
+      static let configuration = CommandConfiguration(
+        abstract: "Summarize one snapshot's manifest (ID or \"latest\").",
+        discussion: """
+          Examples:
+            formsctl snapshot create --label q4 && formsctl snapshot show q4
+            formsctl snapshot show latest
+          """)
       @OptionGroup var options: StoreOptions
       @Argument(help: "The snapshot.") var id: String
 
@@ -112,7 +124,9 @@ extension Formsctl {
         lines.append("scope     \(Snapshot.scope(manifest))")
         lines.append("files     \(manifest.files.count), \(manifest.files.map(\.size).reduce(0, +)) bytes")
         for (kind, versions) in manifest.counts.sorted(by: { $0.key < $1.key }) {
-          for (version, count) in versions.sorted(by: { $0.key < $1.key }) { lines.append("  \(kind)@\(version): \(count)") }
+          for (version, count) in versions.sorted(by: { $0.key < $1.key }) {
+            lines.append("  \(kind)@\(version): \(count)")
+          }
         }
         printOut(lines.joined(separator: "\n"))
       }
@@ -122,11 +136,11 @@ extension Formsctl {
       static let configuration = CommandConfiguration(
         abstract: "Documents added, removed and changed between two snapshots, or a snapshot and the live store.",
         discussion: """
-        Examples:
-          formsctl snapshot create --label q4
-          formsctl set acquisition ACQ-2026-001 title="New title"
-          formsctl snapshot diff q4                    # q4 against the live store
-        """)
+          Examples:
+            formsctl snapshot create --label q4
+            formsctl set acquisition ACQ-2026-001 title="New title"
+            formsctl snapshot diff q4                    # q4 against the live store
+          """)
       @OptionGroup var options: StoreOptions
       @Argument(help: "The older snapshot.") var id: String
       @Argument(help: "The newer snapshot (default: the live store).") var other: String?
@@ -136,16 +150,25 @@ extension Formsctl {
         let (_, snapshots) = try Snapshot.open(options)
         let difference = snapshots.diff(from: try snapshots.find(id), to: try other.map { try snapshots.find($0) })
         if format == .json {
-          FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.object(JSONObject([
-            "added": .array(difference.added.map(JSONValue.string)), "removed": .array(difference.removed.map(JSONValue.string)),
-            "changed": .array(difference.changed.map { .object(JSONObject(["path": .string($0.path), "pointers": .array($0.pointers.map(JSONValue.string))])) }),
-          ]))))
+          FileHandleOutput.standardOutput.write(
+            JSONWriter.canonicalString(
+              .object(
+                JSONObject([
+                  "added": .array(difference.added.map(JSONValue.string)),
+                  "removed": .array(difference.removed.map(JSONValue.string)),
+                  "changed": .array(
+                    difference.changed.map {
+                      .object(
+                        JSONObject(["path": .string($0.path), "pointers": .array($0.pointers.map(JSONValue.string))]))
+                    }),
+                ]))))
           return
         }
         for path in difference.added { printOut("+ \(path)") }
         for path in difference.removed { printOut("- \(path)") }
         for change in difference.changed { printOut("~ \(change.path)  \(change.pointers.joined(separator: " "))") }
-        printOut("\(difference.added.count) added, \(difference.removed.count) removed, \(difference.changed.count) changed")
+        printOut(
+          "\(difference.added.count) added, \(difference.removed.count) removed, \(difference.changed.count) changed")
       }
     }
 
@@ -174,23 +197,30 @@ extension Formsctl {
         let selected = try paths.isEmpty ? nil : try Self.snapshotPaths(paths, layout: layout)
         let (target, note) = try snapshots.resolve(id)
         if let note { printWarning(note) }
-        let outcome = try snapshots.restore(target.name, paths: selected, dryRun: dryRun, snapshotFirst: !noSnapshot, wait: options.wait,
+        let outcome = try snapshots.restore(
+          target.name, paths: selected, dryRun: dryRun, snapshotFirst: !noSnapshot, wait: options.wait,
           command: options.commandLine())
         let plan = outcome.plan
         if format == .json {
-          return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.object(JSONObject([
-            "snapshot": .string(outcome.snapshot.name), "dry_run": .bool(dryRun),
-            "pre_restore_snapshot": outcome.preRestoreSnapshot.map(JSONValue.string) ?? .null,
-            "rewritten": .array(plan.rewritten.map(JSONValue.string)), "recreated": .array(plan.recreated.map(JSONValue.string)),
-            "removed": .array(plan.removed.map(JSONValue.string)),
-          ]))))
+          return FileHandleOutput.standardOutput.write(
+            JSONWriter.canonicalString(
+              .object(
+                JSONObject([
+                  "snapshot": .string(outcome.snapshot.name), "dry_run": .bool(dryRun),
+                  "pre_restore_snapshot": outcome.preRestoreSnapshot.map(JSONValue.string) ?? .null,
+                  "rewritten": .array(plan.rewritten.map(JSONValue.string)),
+                  "recreated": .array(plan.recreated.map(JSONValue.string)),
+                  "removed": .array(plan.removed.map(JSONValue.string)),
+                ]))))
         }
         let prefix = dryRun ? "would " : ""
         for path in plan.rewritten { printOut("\(prefix)rewrite  \(path)") }
         for path in plan.recreated { printOut("\(prefix)recreate \(path)") }
         for path in plan.removed { printOut("\(prefix)remove   \(path)") }
         let scope = paths.isEmpty ? "the live store" : paths.joined(separator: ", ")
-        if plan.isEmpty { return printOut("\(scope) already equals snapshot \(outcome.snapshot.name); nothing to restore") }
+        if plan.isEmpty {
+          return printOut("\(scope) already equals snapshot \(outcome.snapshot.name); nothing to restore")
+        }
         if !dryRun {
           printOut("restored \(scope) from snapshot \(outcome.snapshot.name)")
           if let before = outcome.preRestoreSnapshot {
@@ -218,10 +248,10 @@ extension Formsctl {
       static let configuration = CommandConfiguration(
         abstract: "Re-hash snapshot files against their manifests; exit 1 naming each missing or altered file.",
         discussion: """
-        Examples:
-          formsctl snapshot create && formsctl snapshot verify
-          formsctl snapshot verify latest --full
-        """)
+          Examples:
+            formsctl snapshot create && formsctl snapshot verify
+            formsctl snapshot verify latest --full
+          """)
       @OptionGroup var options: StoreOptions
       @Argument(help: "The snapshot (default: all).") var id: String?
       @Flag(help: "Read every file of every snapshot, even the hard links one read already covers.") var full = false
@@ -231,7 +261,9 @@ extension Formsctl {
         let targets = try id.map { [try snapshots.find($0)] } ?? snapshots.list()
         let problems = snapshots.verify(targets, full: full)
         for problem in problems { printOut("\(problem)") }
-        printOut("verified \(targets.count) snapshot\(targets.count == 1 ? "" : "s"): \(problems.isEmpty ? "all files match" : "\(problems.count) problem(s)")")
+        printOut(
+          "verified \(targets.count) snapshot\(targets.count == 1 ? "" : "s"): \(problems.isEmpty ? "all files match" : "\(problems.count) problem(s)")"
+        )
         if !problems.isEmpty { throw ExitCode(ExitStatus.problemsFound) }
       }
     }
@@ -240,17 +272,18 @@ extension Formsctl {
       static let configuration = CommandConfiguration(
         abstract: "Delete snapshots the retention policy does not keep (the manifest's policy by default).",
         discussion: """
-        Keeps every snapshot younger than --keep-within, then the newest of each ISO week younger than --keep-weekly-within, the newest --keep-last, and always the newest one. Durations: 30s, 90m, 12h, 7d, 2w.
+          Keeps every snapshot younger than --keep-within, then the newest of each ISO week younger than --keep-weekly-within, the newest --keep-last, and always the newest one. Durations: 30s, 90m, 12h, 7d, 2w.
 
-        Examples:
-          formsctl snapshot prune --dry-run
-          formsctl snapshot prune --keep-within 30d --keep-last 5
-        """
+          Examples:
+            formsctl snapshot prune --dry-run
+            formsctl snapshot prune --keep-within 30d --keep-last 5
+          """
       )
       @OptionGroup var options: StoreOptions
       @Flag(help: "Print the decisions; delete nothing.") var dryRun = false
       @Option(help: ArgumentHelp("Keep everything younger than this.", valueName: "DURATION")) var keepWithin: String?
-      @Option(help: ArgumentHelp("Then the newest of each ISO week younger than this.", valueName: "DURATION")) var keepWeeklyWithin: String?
+      @Option(help: ArgumentHelp("Then the newest of each ISO week younger than this.", valueName: "DURATION"))
+      var keepWeeklyWithin: String?
       @Option(help: "Also keep the newest N.") var keepLast: Int = 0
 
       func run() throws {
@@ -258,18 +291,23 @@ extension Formsctl {
         let (layout, snapshots) = try Snapshot.open(options)
         func seconds(_ text: String?, _ fallback: Int) throws -> Int {
           guard let text else { return fallback }
-          guard let value = RetentionPolicy.seconds(text) else { throw CommandError.usage("\(text): " + RetentionPolicy.durationProblem(text)) }
+          guard let value = RetentionPolicy.seconds(text) else {
+            throw CommandError.usage("\(text): " + RetentionPolicy.durationProblem(text))
+          }
           return value
         }
         let within = try seconds(keepWithin, layout.retention.keepWithin)
         let weekly = try seconds(keepWeeklyWithin, layout.retention.keepWeeklyWithin)
         if within == 0 && weekly == 0 && keepLast == 0 {
-          throw CommandError.usage("this policy keeps no snapshot by age; only the newest would survive. Pass --keep-last 1 to mean that")
+          throw CommandError.usage(
+            "this policy keeps no snapshot by age; only the newest would survive. Pass --keep-last 1 to mean that")
         }
         let decisions = try layout.withWriteLock("snapshot prune", wait: options.wait) { () throws(StoreError) in
           try snapshots.prune(keepWithin: within, keepWeeklyWithin: weekly, keepLast: keepLast, dryRun: dryRun)
         }
-        for decision in decisions { printOut("\(decision.keep ? "keep  " : "delete") \(decision.name)  (\(decision.reason))") }
+        for decision in decisions {
+          printOut("\(decision.keep ? "keep  " : "delete") \(decision.name)  (\(decision.reason))")
+        }
       }
     }
   }

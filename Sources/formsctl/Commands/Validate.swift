@@ -1,7 +1,7 @@
-import Foundation
 import ArgumentParser
 import FormsCore
 import FormsStore
+import Foundation
 
 extension DiagnosticPrinter.Format: ExpressibleByArgument {}
 
@@ -29,10 +29,14 @@ extension Formsctl {
     @Argument(help: "Document files or directories (default: the whole store).")
     var paths: [String] = []
 
-    @Option(help: ArgumentHelp("Only documents git reports changed since REV (plus those referring to them).", valueName: "REV"))
+    @Option(
+      help: ArgumentHelp(
+        "Only documents git reports changed since REV (plus those referring to them).", valueName: "REV"))
     var changedSince: String?
 
-    @Option(help: ArgumentHelp("Also report changes since REV that immutable / immutable_when or the workflow forbid.", valueName: "REV"))
+    @Option(
+      help: ArgumentHelp(
+        "Also report changes since REV that immutable / immutable_when or the workflow forbid.", valueName: "REV"))
     var against: String?
 
     func run() throws {
@@ -41,7 +45,9 @@ extension Formsctl {
       let base = format == .github ? StoreLayout.nearest(holding: ".git", from: cwd) ?? cwd : cwd
       let display = PathDisplay(workingDirectory: base).show
       let named = StoreLayout.named(explicit: options.store, environment: ProcessInfo.processInfo.environment)
-      guard !paths.isEmpty, named == nil else { return try Self.finish(validate(options.locate(), paths: paths, display: display)) }
+      guard !paths.isEmpty, named == nil else {
+        return try Self.finish(validate(options.locate(), paths: paths, display: display))
+      }
       // Files named from anywhere (a pre-commit hook at the top of the repository): each its own store.
       let (stores, outside) = StoreLayout.group(paths, workingDirectory: cwd)
       for path in outside {
@@ -62,14 +68,18 @@ extension Formsctl {
     }
 
     /// Validates `paths` (all documents when empty) of one store; returns the exit code.
-    func validate(_ layout: StoreLayout, paths: [String], display: @escaping @Sendable (String) -> String, label: String = "")
+    func validate(
+      _ layout: StoreLayout, paths: [String], display: @escaping @Sendable (String) -> String, label: String = ""
+    )
       throws -> Int32
     {
       let cwd = FileIO.currentDirectory
       let registry = SchemaRegistry.load(directory: layout.schemasDirectory, display: display)
       if !registry.diagnostics.isEmpty {
         FileHandleOutput.standardOutput.write(DiagnosticPrinter.render(registry.diagnostics, as: format))
-        printError("the schema descriptors have \(registry.diagnostics.count) problem(s); fix them first (formsctl schema check)")
+        printError(
+          "the schema descriptors have \(registry.diagnostics.count) problem(s); fix them first (formsctl schema check)"
+        )
         return 65
       }
       var validator = StoreValidator(layout: layout, registry: registry, display: display)
@@ -90,7 +100,8 @@ extension Formsctl {
       var report = validator.validate(files, progress: options.progress)
       if let revision = against {
         let git = try GitRepository(around: layout.root)
-        report.diagnostics += RevisionCheck.run(files: files, revision: revision, git: git, registry: registry, display: display)
+        report.diagnostics += RevisionCheck.run(
+          files: files, revision: revision, git: git, registry: registry, display: display)
         report.invalid = Swift.Set(report.diagnostics.map(\.file)).count
       }
       FileHandleOutput.standardOutput.write(DiagnosticPrinter.render(report.diagnostics, as: format))
@@ -99,7 +110,9 @@ extension Formsctl {
         if format == .json { FileHandleOutput.standardError.write(summary + "\n") } else { printOut(summary) }
       }
       if let operation = Journal(layout: layout).pending() {
-        printWarning("\(label)an interrupted \(operation) awaits `formsctl recover`; the documents may be half-changed, so this is no verdict")
+        printWarning(
+          "\(label)an interrupted \(operation) awaits `formsctl recover`; the documents may be half-changed, so this is no verdict"
+        )
         return ExitStatus.code(for: .tryAgain)
       }
       return report.unreadable > 0 ? 65 : report.invalid > 0 ? ExitStatus.problemsFound : 0

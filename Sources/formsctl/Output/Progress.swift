@@ -1,5 +1,5 @@
-import Foundation
 import FormsStore
+import Foundation
 
 /// The one progress line: `migrate: checking [#####     ] 12000/40032  9521/s` on stderr, redrawn
 /// at most ten times a second, only on a terminal and never with --quiet. A new phase replaces
@@ -39,8 +39,9 @@ final class ProgressLine: @unchecked Sendable {
     let width = 24
     let filled = width * min(done, total) / total
     let rate = Double(done) / max(now.timeIntervalSince(started), 0.001)
-    FileHandleOutput.standardError.writeRaw("\r\u{1B}[K\(command): \(phase) [\(String(repeating: "#", count: filled))"
-      + "\(String(repeating: " ", count: width - filled))] \(done)/\(total)  \(Int(rate))/s")
+    FileHandleOutput.standardError.writeRaw(
+      "\r\u{1B}[K\(command): \(phase) [\(String(repeating: "#", count: filled))"
+        + "\(String(repeating: " ", count: width - filled))] \(done)/\(total)  \(Int(rate))/s")
     drawn = true
   }
 
