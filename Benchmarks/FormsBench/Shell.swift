@@ -1,3 +1,4 @@
+import FormsStore
 import Foundation
 
 /// Runs processes for the whole-process benchmarks and keeps what the peers need.
@@ -31,7 +32,7 @@ enum Shell {
   static func run(_ arguments: [String], output suffix: String = "") throws -> (status: Int32, output: String) {
     let outputPath = NSTemporaryDirectory() + "formsctl-bench-out-\(getpid())\(suffix)"
     defer { unlink(outputPath) }
-    var actions = posix_spawn_file_actions_t()
+    var actions = Platform.spawnActions()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
@@ -39,7 +40,9 @@ enum Shell {
     var pid: pid_t = 0
     var cArguments = arguments.map { strdup($0) } + [nil]
     defer { for argument in cArguments { free(argument) } }
-    guard posix_spawnp(&pid, arguments[0], &actions, nil, &cArguments, environ) == 0 else { return (127, "") }
+    guard posix_spawnp(&pid, arguments[0], &actions, nil, &cArguments, Platform.environment) == 0 else {
+      return (127, "")
+    }
     var status: Int32 = 0
     var usage = rusage()
     wait4(pid, &status, 0, &usage)

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
+import Foundation
 
 /// The one way formsctl writes a file (DESIGN §8): a temporary file created exclusively in the
 /// target's directory, written, fsynced, renamed over the target, then the directory fsynced.
@@ -32,7 +28,7 @@ public struct AtomicWriter: Sendable {
     }
     do throws(StoreError) {
       try writeAll(fd, bytes, path: temp)
-      if fsync(fd) != 0 { throw StoreError.io(temp, operation: "fsync", errno: errno) }
+      if Platform.fsync(fd) != 0 { throw StoreError.io(temp, operation: "fsync", errno: errno) }
       close(fd)
     } catch {
       close(fd)
@@ -49,7 +45,7 @@ public struct AtomicWriter: Sendable {
     let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard dfd >= 0 else { throw StoreError.io(directory, operation: "open", errno: errno) }
     defer { close(dfd) }
-    if fsync(dfd) != 0 && errno != EINVAL { throw StoreError.io(directory, operation: "fsync", errno: errno) }
+    if Platform.fsync(dfd) != 0 && errno != EINVAL { throw StoreError.io(directory, operation: "fsync", errno: errno) }
   }
 
   /// The real path to write: the target itself, or where a symbolic link inside the boundary leads.
@@ -114,7 +110,7 @@ public struct AtomicWriter: Sendable {
 func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(StoreError) {
   var written = 0
   while written < bytes.count {
-    let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
+    let n = bytes.withUnsafeBytes { Platform.write(fd, $0.baseAddress! + written, bytes.count - written) }
     if n < 0 {
       if errno == EINTR { continue }
       throw StoreError.io(path, operation: "write", errno: errno)

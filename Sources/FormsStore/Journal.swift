@@ -1,10 +1,5 @@
 import FormsCore
-
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
+import Foundation
 
 /// Changes many files together or not at all (DESIGN §8).
 ///
@@ -134,17 +129,10 @@ public struct Journal: Sendable {
             "offset": .number(JSONNumber(offset)),
           ])
         }
-        if fsync(planFD) != 0 { throw StoreError.io(journal.planPath, operation: "fsync", errno: errno) }
-        if staged.count > 64 {
-          try Snapshots.syncFileSystem(of: journal.layout.root)
-        } else {
-          for path in staged {
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0, fsync(fd) == 0 else { throw StoreError.io(path, operation: "fsync", errno: errno) }
-            close(fd)
-          }
-          for directory in directories where FileIO.isDirectory(directory) { try AtomicWriter.syncDirectory(directory) }
-        }
+        if Platform.fsync(planFD) != 0 { throw StoreError.io(journal.planPath, operation: "fsync", errno: errno) }
+        try FileIO.sync(
+          staged + directories.filter(FileIO.isDirectory), orFileSystemOf: staged.count > 64 ? journal.layout.root : nil
+        )
       } catch {
         abort()
         throw error
@@ -336,6 +324,6 @@ public struct Journal: Sendable {
     let fd = try createNew(path)
     defer { close(fd) }
     try writeAll(fd, bytes, path: path)
-    if fsync(fd) != 0 { throw StoreError.io(path, operation: "fsync", errno: errno) }
+    if Platform.fsync(fd) != 0 { throw StoreError.io(path, operation: "fsync", errno: errno) }
   }
 }

@@ -67,7 +67,7 @@ public struct SchemaRegistry: Sendable {
       guard let yaml = readYAML(path, shown: shown, into: &diagnostics) else { continue }
       let descriptorDirectory = parentDirectory(path)
       let result = DescriptorCompiler.compile(yaml, file: shown) { include in
-        let includePath = StoreLayout.normalize(joinPath(descriptorDirectory, include))
+        let includePath = absolutePath(include, from: descriptorDirectory)
         guard let real = FileIO.realPath(includePath), real.hasPrefix(root + "/") else {
           throw StoreError.fileNotFound(display(includePath))
         }

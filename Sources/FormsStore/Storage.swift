@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
+import Foundation
 
 /// Free space, checked before long work writes, so it is refused up front with the figures rather
 /// than failing half-way (the journal keeps the store whole either way).

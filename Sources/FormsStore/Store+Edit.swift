@@ -1,10 +1,5 @@
 import FormsCore
-
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
+import Foundation
 
 extension Store {
   /// How an `edit` ended.

@@ -29,7 +29,7 @@ extension Store {
     documents: [Document], skipped: [(path: String, reason: String)]
   ) {
     let schema = try schema(kind)
-    let directory = layout.dataDirectory + "/" + schema.directory
+    let directory = layout.documents(in: schema.directory)
     let filters = query.filters
     let sort = query.sort.isEmpty ? schema.order : query.sort
     // Unsorted: matches are ordered by their keys, then by path, below.
@@ -88,10 +88,7 @@ extension Store {
   public func expand(kind: String, id: String) throws(StoreError) -> String {
     let exact = try path(kind: kind, id: id)
     guard id.count >= 4, !FileIO.exists(exact) else { return id }
-    let matches = FileIO.entries(of: parentDirectory(exact)).compactMap { entry -> String? in
-      guard entry.name.hasPrefix(id), entry.name.hasSuffix(".json"), !entry.name.hasPrefix(".") else { return nil }
-      return String(entry.name.dropLast(5))
-    }.sorted()
+    let matches = layout.ids(in: try schema(kind).directory, prefix: id)
     if matches.count > 1 { throw StoreError.ambiguousID(kind: kind, prefix: id, candidates: matches) }
     return matches.first ?? id
   }

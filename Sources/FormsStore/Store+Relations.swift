@@ -31,8 +31,7 @@ extension Store {
       let versions = registry.schemas[other] ?? [:]
       guard versions.values.contains(where: { $0.relations.contains { $0.kind == kind } }) else { continue }
       if cache[other] == nil {
-        let directory = layout.dataDirectory + "/" + (try schema(other)).directory
-        cache[other] = FileIO.files(under: directory, suffix: ".json").compactMap { path in
+        cache[other] = layout.documentFiles(in: try schema(other).directory).compactMap { path in
           guard let bytes = try? FileIO.read(path), let value = try? JSONParser().parse(bytes) else { return nil }
           return Document(path: path, value: value, bytes: bytes)
         }
@@ -66,7 +65,7 @@ extension Store {
         let dependantSchema = try schema(of: document.value, path: document.path)
         let dependantID =
           document.value[dependantSchema.idField].flatMap(DocumentID.text)
-          ?? String(fileName(document.path).dropLast(5))
+          ?? StoreLayout.id(fromFile: document.path) ?? ""
         switch dependant.relation.onDelete {
         case .cascade:
           queue.append(

@@ -74,7 +74,7 @@ public final class Store: @unchecked Sendable {
   /// Where the document `id` of `kind` lives (the id is checked first, which keeps paths in the store).
   public func path(kind: String, id: String) throws(StoreError) -> String {
     guard DocumentID.isValid(id) else { throw StoreError.badRequest(DocumentID.problem(id)) }
-    return layout.dataDirectory + "/" + (try schema(kind)).directory + "/" + id + ".json"
+    return layout.path(directory: try schema(kind).directory, id: id)
   }
 
   /// A document and its file's bytes.
@@ -161,7 +161,7 @@ public final class Store: @unchecked Sendable {
         display: display
       ) { [layout, registry] kind, id in
         guard DocumentID.isValid(id), let target = registry.latest(kind) else { return false }
-        return exists(layout.dataDirectory + "/" + target.directory + "/" + id + ".json")
+        return exists(layout.path(directory: target.directory, id: id))
       }
   }
 

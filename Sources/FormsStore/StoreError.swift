@@ -1,10 +1,5 @@
 import FormsCore
-
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
+import Foundation
 
 /// Errors of the store layer: files, locks, the store's layout.
 public enum StoreError: FormsError, Equatable {

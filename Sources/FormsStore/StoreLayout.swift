@@ -69,8 +69,8 @@ public struct StoreLayout: Sendable, Equatable {
       }
     }
     self.root = root
-    self.schemasDirectory = Self.normalize(joinPath(root, schemas))
-    self.dataDirectory = Self.normalize(joinPath(root, data))
+    self.schemasDirectory = absolutePath(schemas, from: root)
+    self.dataDirectory = absolutePath(data, from: root)
     self.retention = retention
     self.recipients = recipients
   }
@@ -108,7 +108,7 @@ public struct StoreLayout: Sendable, Equatable {
     throws(StoreError) -> StoreLayout
   {
     if let given = named(explicit: explicit, environment: environment) {
-      let root = normalize(joinPath(workingDirectory, given))
+      let root = absolutePath(given, from: workingDirectory)
       guard FileIO.exists(root + "/" + manifestName) else { throw StoreError.storeNotFound(root) }
       return try StoreLayout(root: root)
     }
@@ -126,8 +126,8 @@ public struct StoreLayout: Sendable, Equatable {
   /// The nearest directory, from `directory` upward but not above `ceiling`, that holds an entry
   /// named `name` (as git finds `.git`, and formsctl `formsctl.yaml`).
   public static func nearest(holding name: String, from directory: String, ceiling: String = "/") -> String? {
-    var current = normalize(directory)
-    let top = normalize(ceiling)
+    var current = normalizedPath(directory)
+    let top = normalizedPath(ceiling)
     while true {
       if FileIO.exists(current + "/" + name) { return current }
       if current == top || current == "/" { return nil }
@@ -146,7 +146,7 @@ public struct StoreLayout: Sendable, Equatable {
     // Many files share a directory and a store: walk up once per directory, read a manifest once.
     var roots: [String: String?] = [:]
     for path in paths {
-      let absolute = normalize(joinPath(workingDirectory, path))
+      let absolute = absolutePath(path, from: workingDirectory)
       let start = FileIO.isDirectory(absolute) ? absolute : parentDirectory(absolute)
       if roots[start] == nil { roots[start] = nearest(holding: manifestName, from: start) }
       guard let root = roots[start] ?? nil else {
@@ -166,26 +166,63 @@ public struct StoreLayout: Sendable, Equatable {
 
   /// True when `path` (absolute) is this store's data directory or inside it.
   public func holdsDocument(_ path: String) -> Bool {
-    let normalized = Self.normalize(path)
+    let normalized = normalizedPath(path)
     return normalized == dataDirectory || normalized.hasPrefix(dataDirectory + "/")
+  }
+
+  // MARK: Document paths: the one place `data/<directory>/<id>.json` is spelled.
+
+  /// A document file's name ends with this.
+  public static let documentSuffix = ".json"
+
+  /// The directory holding the documents a schema stores in `directory` (its `directory:`).
+  public func documents(in directory: String) -> String { dataDirectory + "/" + directory }
+
+  /// Every document file (regular, `*.json`) a schema stores in `directory` and below, sorted.
+  public func documentFiles(in directory: String) -> [String] {
+    FileIO.files(under: documents(in: directory), suffix: Self.documentSuffix)
+  }
+
+  /// The ids of the documents a schema stores in `directory` (its own entries, one `readdir`),
+  /// those starting with `prefix`, sorted.
+  public func ids(in directory: String, prefix: String = "") -> [String] {
+    FileIO.entries(of: documents(in: directory)).compactMap { entry in
+      guard entry.kind == .file, !entry.name.hasPrefix("."), entry.name.hasPrefix(prefix) else { return nil }
+      return Self.id(fromFile: entry.name)
+    }.sorted()
+  }
+
+  /// Where the document `id` lives when its schema stores documents in `directory`.
+  public func path(directory: String, id: String) -> String {
+    documents(in: directory) + "/" + id + Self.documentSuffix
+  }
+
+  /// The schema directory and id a document path stands for (`data/forms/F-1.json` → `forms`,
+  /// `F-1`): `path(directory:id:)` read backwards; nil for anything else.
+  public func identify(_ path: String) -> (directory: String, id: String)? {
+    guard let id = Self.id(fromFile: path) else { return nil }
+    let directory = parentDirectory(path)
+    guard parentDirectory(directory) == dataDirectory else { return nil }
+    return (fileName(directory), id)
+  }
+
+  /// The id a document file's name gives (`.../F-1.json` → `F-1`); nil when it is not `*.json`.
+  public static func id(fromFile path: String) -> String? {
+    let name = fileName(path)
+    guard name.hasSuffix(documentSuffix), name.utf8.count > documentSuffix.utf8.count else { return nil }
+    return String(name.dropLast(documentSuffix.count))
+  }
+
+  /// `data/...`, a document's path as snapshots name it; nil when `path` is not under the data
+  /// directory.
+  public func snapshotPath(_ path: String) -> String? {
+    guard path.hasPrefix(dataDirectory + "/") else { return nil }
+    return "data/" + path.dropFirst(dataDirectory.count + 1)
   }
 
   /// `path` relative to the store root when inside it (for messages), else unchanged.
   public func relative(_ path: String) -> String {
     path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
-  }
-
-  /// Removes `.` and `..` components and duplicate slashes, lexically.
-  static func normalize(_ path: String) -> String {
-    var parts: [Substring] = []
-    for part in path.split(separator: "/") {
-      switch part {
-      case ".": continue
-      case "..": if !parts.isEmpty { parts.removeLast() }
-      default: parts.append(part)
-      }
-    }
-    return "/" + parts.joined(separator: "/")
   }
 }
 

@@ -1,11 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// The store's single-writer lock: `flock` on `.formsctl/lock`, released when this is deinitialized
 /// or the process ends (so a killed writer never leaves a stale lock).
 extension StoreLayout {

@@ -65,9 +65,7 @@ public struct StoreValidator: Sendable {
     var ids: [String: Set<String>] = [:]
     let targets = Set(registry.schemas.values.flatMap { $0.values.flatMap { $0.relations.map(\.kind) } })
     for (directory, kind) in kindOfDirectory where targets.contains(kind) {
-      for path in FileIO.files(under: layout.dataDirectory + "/" + directory, suffix: ".json") {
-        ids[kind, default: []].insert(String(fileName(path).dropLast(5)))
-      }
+      ids[kind, default: []].formUnion(layout.ids(in: directory))
     }
     return ids
   }
@@ -83,7 +81,7 @@ public struct StoreValidator: Sendable {
   public func files(named paths: [String], workingDirectory: String) throws(StoreError) -> [String] {
     var out: [String] = []
     for given in paths {
-      let absolute = StoreLayout.normalize(joinPath(workingDirectory, given))
+      let absolute = absolutePath(given, from: workingDirectory)
       guard FileIO.exists(absolute) else { throw StoreError.fileNotFound(given) }
       let real = FileIO.realPath(absolute) ?? absolute
       let data = FileIO.realPath(layout.dataDirectory) ?? layout.dataDirectory
@@ -209,7 +207,7 @@ public struct StoreValidator: Sendable {
     ) { kind, id in
       if let ids { return ids[kind]?.contains(id) ?? false }
       guard DocumentID.isValid(id), let directory = registry.latest(kind)?.directory else { return false }
-      return FileIO.exists(layout.dataDirectory + "/" + directory + "/" + id + ".json")
+      return FileIO.exists(layout.path(directory: directory, id: id))
     }
   }
 
@@ -261,7 +259,7 @@ public struct StoreValidator: Sendable {
       guard !fields.isEmpty, let directory = registry.latest(kind)?.directory else { continue }
       let needles = targets.map { Array("\"\($0.id)\"".utf8) }
       let hits = parallelMap(
-        FileIO.files(under: layout.dataDirectory + "/" + directory, suffix: ".json"), chunkSize: 64
+        layout.documentFiles(in: directory), chunkSize: 64
       ) { path -> String? in
         guard let bytes = try? FileIO.read(path), needles.contains(where: { Self.contains(bytes, $0) }),
           let document = try? JSONParser().parse(bytes)
@@ -283,8 +281,8 @@ public struct StoreValidator: Sendable {
 
   /// The kind and id a document path stands for (from its directory and file name).
   public func identify(_ path: String) -> (kind: String, id: String)? {
-    guard let kind = kindOfDirectory[fileName(parentDirectory(path))] else { return nil }
-    return (kind, String(fileName(path).dropLast(5)))
+    guard let (directory, id) = layout.identify(path), let kind = kindOfDirectory[directory] else { return nil }
+    return (kind, id)
   }
 
   func unknownSchemaMessage(_ reference: String) -> String {
@@ -310,7 +308,7 @@ enum DocumentChecks {
   ) -> [Finding] {
     var findings: [Finding] = []
     let idPointer = JSONPointer.root.appending(schema.idField)
-    let name = String(fileName(path).dropLast(5))
+    let name = StoreLayout.id(fromFile: path) ?? fileName(path)
     if let id = document[schema.idField].flatMap(DocumentID.text) {
       if !DocumentID.isValid(id) {
         findings.append(Finding(pointer: idPointer, rule: "id", message: DocumentID.problem(id)))
@@ -322,7 +320,7 @@ enum DocumentChecks {
       }
     }
     let directory = parentDirectory(path)
-    let expected = layout.dataDirectory + "/" + schema.directory
+    let expected = layout.documents(in: schema.directory)
     if directory != expected {
       findings.append(
         Finding(
@@ -337,7 +335,7 @@ enum DocumentChecks {
           Finding(
             pointer: JSONPointer.root.appending(relation.field), rule: "relation",
             message:
-              "\"\(target)\" names no \(relation.kind) (\(display(layout.dataDirectory + "/" + targetDirectory + "/" + target + ".json")) does not exist)"
+              "\"\(target)\" names no \(relation.kind) (\(display(layout.path(directory: targetDirectory, id: target))) does not exist)"
           ))
       }
     }

@@ -14,10 +14,7 @@ enum Completions {
   static let ids = CompletionKind.custom { words, _, prefix in
     guard let store = store(words), let kind = kind(in: words, store: store), let schema = store.registry.latest(kind)
     else { return [] }
-    return FileIO.entries(of: store.layout.dataDirectory + "/" + schema.directory).compactMap { entry in
-      entry.name.hasSuffix(".json") && !entry.name.hasPrefix(".") && entry.name.hasPrefix(prefix)
-        ? String(entry.name.dropLast(5)) : nil
-    }.sorted()
+    return store.layout.ids(in: schema.directory, prefix: prefix)
   }
 
   /// Field paths, for --where, --sort (also `-path`) and --fields (after the last comma).

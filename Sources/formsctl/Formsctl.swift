@@ -1,12 +1,7 @@
 import ArgumentParser
 import FormsCore
 import FormsStore
-
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
+import Foundation
 
 @main
 struct Formsctl: ParsableCommand {
@@ -51,7 +46,7 @@ struct Formsctl: ParsableCommand {
         FileHandleOutput.standardError.write(
           excerpt.split(separator: "\n").map { "  " + String($0).escapingControlCharacters + "\n" }.joined())
       }
-      Glibc.exit(ExitStatus.code(for: error.kind))
+      Platform.exit(ExitStatus.code(for: error.kind))
     } catch {
       SensitiveNote.shared.flush()
       // Help and --version print as argument-parser prints them; every error in one style.
@@ -61,7 +56,7 @@ struct Formsctl: ParsableCommand {
       guard code != .success, !(error is ExitCode), !text.isEmpty else { exit(withError: error) }
       printError(text.replacingOccurrences(of: "\n", with: "; "))
       FileHandleOutput.standardError.write("(formsctl \(helpPath(for: error)) --help shows the usage)\n")
-      Glibc.exit(code.rawValue)
+      Platform.exit(code.rawValue)
     }
   }
 

@@ -66,9 +66,3 @@ struct StoreOptions: ParsableArguments {
     return { date }
   }()
 }
-
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif

@@ -110,38 +110,6 @@ struct StoreLockTests {
   }
 }
 
-struct StoreLayoutTests {
-  @Test func locatesByWalkingUp() throws {
-    try withTemporaryDirectory { dir in
-      try writeText("formsctl: 1\nschemas: ../../schemas\n", to: dir + "/store/formsctl.yaml")
-      try FileManager.default.createDirectory(atPath: dir + "/store/data/forms", withIntermediateDirectories: true)
-      let store = try StoreLayout.locate(explicit: nil, environment: [:], workingDirectory: dir + "/store/data/forms")
-      #expect(store.root == dir + "/store")
-      #expect(store.schemasDirectory == (dir as NSString).deletingLastPathComponent + "/schemas")
-      #expect(store.dataDirectory == dir + "/store/data")
-      let viaEnvironment = try StoreLayout.locate(
-        explicit: nil, environment: ["FORMSCTL_STORE": "store"], workingDirectory: dir)
-      #expect(viaEnvironment.root == dir + "/store")
-      #expect(throws: StoreError.notAStore(searchedFrom: dir)) {
-        try StoreLayout.locate(explicit: nil, environment: [:], workingDirectory: dir)
-      }
-    }
-  }
-
-  @Test func badManifestNamesTheLine() throws {
-    try withTemporaryDirectory { dir in
-      try writeText("formsctl: 1\nsnapshots:\n  keep_within: soon\n", to: dir + "/formsctl.yaml")
-      #expect(
-        throws: StoreError.manifest(
-          file: dir + "/formsctl.yaml", position: .init(line: 3, column: 16),
-          message: "expected a duration such as 7d, 12h or 2w")
-      ) {
-        try StoreLayout(root: dir)
-      }
-    }
-  }
-}
-
 struct FormatterTests {
   @Test func rewritesChecksAndReportsParseErrors() throws {
     try withTemporaryDirectory { dir in

@@ -1,11 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// Runs a program (found on PATH) with `posix_spawnp`; no shell unless asked for. Input and output
 /// go through pipes, so nothing is written to disk, least of all outside the store.
 enum Subprocess {
@@ -24,11 +18,11 @@ enum Subprocess {
     _ arguments: [String], input: [UInt8] = [], environment: [String: String]? = nil, timeout: Double? = nil
   ) -> Result? {
     // stdin is a socket pair, so writing to a program that stopped reading fails with EPIPE
-    // (MSG_NOSIGNAL) instead of raising SIGPIPE in formsctl; stdout and stderr are pipes.
+    // (Platform.sendFlags) instead of raising SIGPIPE in formsctl; stdout and stderr are pipes.
     var stdinPair: [Int32] = [-1, -1]
     var stdoutPipe: [Int32] = [-1, -1]
     var stderrPipe: [Int32] = [-1, -1]
-    guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &stdinPair) == 0 else { return nil }
+    guard Platform.socketPair(&stdinPair) else { return nil }
     guard pipe(&stdoutPipe) == 0, pipe(&stderrPipe) == 0 else {
       for fd in stdinPair + stdoutPipe where fd >= 0 { close(fd) }
       return nil
@@ -36,7 +30,7 @@ enum Subprocess {
     let parentEnds = [stdinPair[0], stdoutPipe[0], stderrPipe[0]]
     let childEnds = [stdinPair[1], stdoutPipe[1], stderrPipe[1]]
     for fd in parentEnds + childEnds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-    var actions = posix_spawn_file_actions_t()
+    var actions = Platform.spawnActions()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     for (target, fd) in childEnds.enumerated() { posix_spawn_file_actions_adddup2(&actions, fd, Int32(target)) }
@@ -73,7 +67,7 @@ enum Subprocess {
       }
       if fds[0].revents != 0 {
         let n = input.withUnsafeBytes {
-          send(stdinPair[0], $0.baseAddress! + written, input.count - written, Int32(MSG_NOSIGNAL))
+          send(stdinPair[0], $0.baseAddress! + written, input.count - written, Platform.sendFlags)
         }
         if n > 0 { written += n }
         if n < 0 && errno != EAGAIN && errno != EINTR || written == input.count {
@@ -82,7 +76,7 @@ enum Subprocess {
         }
       }
       for (index, fd) in [(1, stdoutPipe[0]), (2, stderrPipe[0])] where fds[index].revents != 0 {
-        let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        let n = buffer.withUnsafeMutableBytes { Platform.read(fd, $0.baseAddress, $0.count) }
         if n > 0 {
           if index == 1 { stdout += buffer[0..<n] } else { stderr += buffer[0..<n] }
         } else if n == 0 || (errno != EAGAIN && errno != EINTR) {
@@ -101,7 +95,7 @@ enum Subprocess {
   /// Runs `arguments` on formsctl's own terminal (an editor) and returns its status; 127 when it
   /// cannot start.
   static func runAttached(_ arguments: [String]) -> Int32 {
-    var actions = posix_spawn_file_actions_t()
+    var actions = Platform.spawnActions()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     guard let pid = spawn(arguments, actions: &actions, environment: nil) else { return 127 }
@@ -109,7 +103,7 @@ enum Subprocess {
   }
 
   private static func spawn(
-    _ arguments: [String], actions: inout posix_spawn_file_actions_t, environment: [String: String]?
+    _ arguments: [String], actions: inout Platform.SpawnActions, environment: [String: String]?
   ) -> pid_t? {
     var cArguments = arguments.map { strdup($0) } + [nil]
     defer { for argument in cArguments { free(argument) } }
@@ -120,7 +114,7 @@ enum Subprocess {
     if cEnvironment != nil {
       result = posix_spawnp(&pid, arguments[0], &actions, nil, &cArguments, &cEnvironment!)
     } else {
-      result = posix_spawnp(&pid, arguments[0], &actions, nil, &cArguments, environ)
+      result = posix_spawnp(&pid, arguments[0], &actions, nil, &cArguments, Platform.environment)
     }
     return result == 0 ? pid : nil
   }

@@ -203,11 +203,8 @@ public struct Importer: Sendable {
       }
     }
     if request.prune {
-      let directory = store.layout.dataDirectory + "/" + schema.directory
       let seen = Set(accepted.map(\.id))
-      let roots = FileIO.files(under: directory, suffix: ".json").map { String(fileName($0).dropLast(5)) }.filter {
-        !seen.contains($0)
-      }
+      let roots = store.layout.ids(in: schema.directory).filter { !seen.contains($0) }
       let plan = try store.planDelete(roots.map { (kind, $0) }, reason: Self.pruneReason)
       for blocker in plan.blockers {
         fail(1, "--prune cannot delete what \(blocker.kind) \(blocker.id) refers to: \(blocker.reason)")

@@ -126,7 +126,7 @@ extension Migrator {
           // Pass 1 validated every document under this same lock; do not pay for it twice.
           guard case .migrated(let before, let after, let bytes, _) = this.transform(path, group, validate: false)
           else { return nil }
-          let id = String(fileName(path).dropLast(5))
+          let id = StoreLayout.id(fromFile: path) ?? ""
           return (
             bytes, AuditEntry(kind: group.kind, id: id, action: .update, pointers: before.changedPointers(to: after))
           )

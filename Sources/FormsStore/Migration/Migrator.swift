@@ -22,8 +22,7 @@ public struct Migrator: Sendable {
 
   /// The documents of `kind`, with their version (nil when unreadable).
   func scan(_ kind: String) throws(StoreError) -> [(path: String, version: SemanticVersion?)] {
-    let directory = store.layout.dataDirectory + "/" + (try store.schema(kind)).directory
-    return parallelMap(FileIO.files(under: directory, suffix: ".json"), chunkSize: 64) { path in
+    return parallelMap(store.layout.documentFiles(in: try store.schema(kind).directory), chunkSize: 64) { path in
       let reference = (try? FileIO.read(path)).flatMap { try? JSONParser().parse($0) }?["_schema"]?.stringValue
       guard let reference, reference.hasPrefix(kind + "@") else { return (path, nil) }
       return (path, SemanticVersion(String(reference.dropFirst(kind.count + 1))))

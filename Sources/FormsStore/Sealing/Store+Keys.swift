@@ -42,11 +42,8 @@ extension Store {
       }
       let ring = Keyring(recipients: recipients, identity: identity, identityPath: keyring.identityPath)
       let directories = Swift.Set(
-        registry.schemas.values.flatMap(\.values).filter(\.hasSensitiveFields).map {
-          layout.dataDirectory + "/" + $0.directory
-        }
-      ).sorted()
-      let files = directories.flatMap { FileIO.files(under: $0, suffix: ".json") }
+        registry.schemas.values.flatMap(\.values).filter(\.hasSensitiveFields).map(\.directory))
+      let files = directories.sorted().flatMap(layout.documentFiles)
       let registry = self.registry
       let display = self.display
       let outcomes = parallelMap(

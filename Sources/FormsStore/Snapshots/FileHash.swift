@@ -1,10 +1,5 @@
 import Crypto
-
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
+import Foundation
 
 /// SHA-256 (swift-crypto) as lowercase hex.
 func sha256Hex(_ bytes: [UInt8]) -> String {
@@ -37,8 +32,7 @@ struct FileStamp: Equatable, Sendable {
       ?? stat(path, &info)
     guard found == 0 else { return nil }
     size = Int(info.st_size)
-    mtimeNanoseconds = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-    ctimeNanoseconds = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+    (mtimeNanoseconds, ctimeNanoseconds) = Platform.times(info)
     inode = UInt64(info.st_ino)
   }
 

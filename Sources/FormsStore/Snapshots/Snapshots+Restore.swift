@@ -115,11 +115,10 @@ extension Snapshots {
   /// The audit entry for a restored file under data/: its kind from `_schema`, its id from its
   /// name, the pointers that change when both versions parse. Other files are not documents.
   func auditEntry(_ path: String, old: [UInt8]?, new: [UInt8]?) -> AuditEntry? {
-    guard path.hasPrefix(layout.dataDirectory + "/"), path.hasSuffix(".json") else { return nil }
+    guard path.hasPrefix(layout.dataDirectory + "/"), let id = StoreLayout.id(fromFile: path) else { return nil }
     let before = old.flatMap { try? JSONParser().parse($0) }
     let after = new.flatMap { try? JSONParser().parse($0) }
     let kind = (after ?? before)?["_schema"]?.stringValue?.split(separator: "@").first.map(String.init) ?? ""
-    let id = String(fileName(path).dropLast(5))
     switch (before, after) {
     case (let before?, let after?):
       return AuditEntry(kind: kind, id: id, action: .update, pointers: before.changedPointers(to: after))

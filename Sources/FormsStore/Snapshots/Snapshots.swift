@@ -1,12 +1,6 @@
 import FormsCore
 import Foundation
 
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// The snapshots of a store (DESIGN §10): plain, read-only, timestamped directories under
 /// `.formsctl/snapshots/`, each with `data/`, `schemas/` (when inside the store), `formsctl.yaml`
 /// and `manifest.json`; files unchanged since the previous snapshot are hard links to its copies.
@@ -198,9 +192,10 @@ public struct Snapshots: Sendable {
         (manifest, bytes) = (made.manifest, made.bytes)
         try Self.writePlainly(made.cache, to: newCache)
       }
-      // Written plainly: one syncfs makes the manifest, every copy and every link durable at once.
+      // Written plainly: one syncfs makes the manifest, every copy and every link durable at once
+      // (where there is no syncfs, each file and directory of the snapshot is fsynced).
       try Self.writePlainly(bytes, to: temporary + "/manifest.json", mode: 0o444)
-      try Self.syncFileSystem(of: temporary)
+      try FileIO.sync(FileIO.tree(temporary), orFileSystemOf: temporary)
       DebugPause.at("snapshot-before-rename")
       if rename(temporary, directory + "/" + name) != 0 {
         throw StoreError.io(temporary, operation: "rename", errno: errno)
@@ -229,10 +224,10 @@ public struct Snapshots: Sendable {
 
   /// `data/...` for a live document path; anything else is not a document a partial snapshot takes.
   func relativeDocumentPath(_ live: String) throws(StoreError) -> String {
-    guard live.hasPrefix(layout.dataDirectory + "/") else {
+    guard let path = layout.snapshotPath(live) else {
       throw StoreError.badRequest("\(live) is not a document of the store; a partial snapshot holds documents")
     }
-    return "data/" + live.dropFirst(layout.dataDirectory.count + 1)
+    return path
   }
 
   /// A whole-store snapshot being made: its manifest, the manifest's bytes, the new hash cache's bytes.
@@ -445,24 +440,6 @@ public struct Snapshots: Sendable {
       (from, to) = (-1, -1)
     }
   }
-
-  /// Makes everything written on the file system of `path` durable, in one call (Linux `syncfs`).
-  static func syncFileSystem(of path: String) throws(StoreError) {
-    let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: errno) }
-    defer { close(fd) }
-    if let syncfs = Self.syncfs {
-      if syncfs(fd) != 0 { throw StoreError.io(path, operation: "syncfs", errno: errno) }
-    } else {
-      sync()
-    }
-  }
-
-  /// Linux `syncfs(2)`, looked up at run time (Swift's Glibc module does not declare it).
-  nonisolated(unsafe) static let syncfs: (@convention(c) (Int32) -> Int32)? = {
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "syncfs") else { return nil }
-    return unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Int32).self)
-  }()
 
   /// Removes what an interrupted create left (the caller holds the lock, so none is in progress);
   /// returns how many.

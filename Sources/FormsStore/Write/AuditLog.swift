@@ -1,12 +1,6 @@
 import FormsCore
 import Foundation
 
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// One document's part in a committed change, as the audit log keeps it (DESIGN §12).
 public struct AuditEntry: Sendable, Equatable {
   public enum Action: String, Sendable { case create, update, delete, rename }
@@ -119,7 +113,7 @@ public enum AuditLog {
     var last: UInt8 = 0x0A
     if end > 0 { _ = pread(fd, &last, 1, off_t(end - 1)) }
     try writeAll(fd, last == 0x0A ? line : [0x0A] + line, path: path)
-    if fsync(fd) != 0 { throw StoreError.io(path, operation: "fsync", errno: errno) }
+    if Platform.fsync(fd) != 0 { throw StoreError.io(path, operation: "fsync", errno: errno) }
   }
 }
 

@@ -170,7 +170,8 @@ extension WriteSession {
   public func remove(_ stored: Store.Document, kind: String) throws(StoreError) {
     let schema = try store?.schema(of: stored.value, path: stored.path)
     let id =
-      schema.flatMap { stored.value[$0.idField].flatMap(DocumentID.text) } ?? String(fileName(stored.path).dropLast(5))
+      schema.flatMap { stored.value[$0.idField].flatMap(DocumentID.text) } ?? StoreLayout.id(fromFile: stored.path)
+      ?? ""
     try delete(
       stored.path,
       entry: AuditEntry(

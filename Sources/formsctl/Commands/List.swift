@@ -150,14 +150,3 @@ extension Formsctl {
     }
   }
 }
-
-/// The terminal's width in columns (stdout), else COLUMNS, else 100.
-func terminalWidth() -> Int {
-  var size = winsize()
-  if ioctl(1, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 { return Int(size.ws_col) }
-  return getenv("COLUMNS").flatMap { Int(String(cString: $0)) } ?? 100
-}
-
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#endif

@@ -72,24 +72,3 @@ func printWritten(_ document: Store.Document, format: WriteOutput, store: Store)
   case .json: FileHandleOutput.standardOutput.write(String(decoding: document.bytes, as: UTF8.self))
   }
 }
-
-/// Standard input, up to the document size limit (read no further: it may be endless).
-func readStandardInput() throws -> [UInt8] {
-  var bytes: [UInt8] = []
-  var buffer = [UInt8](repeating: 0, count: 65536)
-  while true {
-    let n = buffer.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, $0.count) }
-    if n < 0 && errno == EINTR { continue }
-    if n <= 0 { break }
-    bytes += buffer[0..<n]
-    if bytes.count > FileIO.maxFileSize {
-      throw CommandError.badInput(
-        "standard input holds more than \(FileIO.maxFileSize) bytes (64 MiB), the largest document formsctl keeps")
-    }
-  }
-  return bytes
-}
-
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#endif

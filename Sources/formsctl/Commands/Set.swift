@@ -94,7 +94,8 @@ extension Formsctl {
     func run() throws {
       let store = try options.open()
       let document = try store.transition(kind: kind, id: try store.expand(kind: kind, id: id), to: state)
-      printOut("\(kind) \(fileName(document.path).dropLast(5)) is now \(state)  (\(store.display(document.path)))")
+      printOut(
+        "\(kind) \(StoreLayout.id(fromFile: document.path) ?? "") is now \(state)  (\(store.display(document.path)))")
     }
   }
 }

@@ -233,12 +233,11 @@ extension Formsctl {
       static func snapshotPaths(_ paths: [String], layout: StoreLayout) throws -> [String] {
         var out: [String] = []
         for given in paths {
-          let absolute = given.hasPrefix("/") ? given : FileIO.currentDirectory + "/" + given
-          let normalized = URL(fileURLWithPath: absolute).standardizedFileURL.path
-          guard normalized.hasPrefix(layout.dataDirectory + "/") || normalized == layout.dataDirectory else {
+          let absolute = absolutePath(given, from: FileIO.currentDirectory)
+          guard layout.holdsDocument(absolute) else {
             throw CommandError.badInput("\(given): not under the store's data directory; restore takes documents")
           }
-          out.append("data" + normalized.dropFirst(layout.dataDirectory.count))
+          out.append("data" + absolute.dropFirst(layout.dataDirectory.count))
         }
         return out
       }

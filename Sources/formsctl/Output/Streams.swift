@@ -1,8 +1,5 @@
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
+import FormsStore
+import Foundation
 
 /// Unbuffered writes to stdout or stderr, for data and messages respectively.
 struct FileHandleOutput {
@@ -26,7 +23,7 @@ struct FileHandleOutput {
     text.withUTF8 { bytes in
       var done = 0
       while done < bytes.count {
-        let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
+        let n = Platform.write(fd, bytes.baseAddress! + done, bytes.count - done)
         if n <= 0 { return }
         done += n
       }
@@ -37,4 +34,28 @@ struct FileHandleOutput {
 /// Prints data to stdout.
 func printOut(_ text: String) {
   FileHandleOutput.standardOutput.write(text + "\n")
+}
+
+/// The terminal's width in columns (stdout), else COLUMNS, else 100.
+func terminalWidth() -> Int {
+  var size = winsize()
+  if ioctl(1, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 { return Int(size.ws_col) }
+  return getenv("COLUMNS").flatMap { Int(String(cString: $0)) } ?? 100
+}
+
+/// Standard input, up to the document size limit (read no further: it may be endless).
+func readStandardInput() throws -> [UInt8] {
+  var bytes: [UInt8] = []
+  var buffer = [UInt8](repeating: 0, count: 65536)
+  while true {
+    let n = buffer.withUnsafeMutableBytes { Platform.read(0, $0.baseAddress, $0.count) }
+    if n < 0 && errno == EINTR { continue }
+    if n <= 0 { break }
+    bytes += buffer[0..<n]
+    if bytes.count > FileIO.maxFileSize {
+      throw CommandError.badInput(
+        "standard input holds more than \(FileIO.maxFileSize) bytes (64 MiB), the largest document formsctl keeps")
+    }
+  }
+  return bytes
 }

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+@testable import FormsStore
+
+/// `StoreLayout` spells document paths both ways; everything else asks it.
+struct StoreLayoutTests {
+  @Test func locatesByWalkingUp() throws {
+    try withTemporaryDirectory { dir in
+      try writeText("formsctl: 1\nschemas: ../../schemas\n", to: dir + "/store/formsctl.yaml")
+      try FileManager.default.createDirectory(atPath: dir + "/store/data/forms", withIntermediateDirectories: true)
+      let store = try StoreLayout.locate(explicit: nil, environment: [:], workingDirectory: dir + "/store/data/forms")
+      #expect(store.root == dir + "/store")
+      #expect(store.schemasDirectory == (dir as NSString).deletingLastPathComponent + "/schemas")
+      #expect(store.dataDirectory == dir + "/store/data")
+      let viaEnvironment = try StoreLayout.locate(
+        explicit: nil, environment: ["FORMSCTL_STORE": "store"], workingDirectory: dir)
+      #expect(viaEnvironment.root == dir + "/store")
+      #expect(throws: StoreError.notAStore(searchedFrom: dir)) {
+        try StoreLayout.locate(explicit: nil, environment: [:], workingDirectory: dir)
+      }
+    }
+  }
+
+  @Test func badManifestNamesTheLine() throws {
+    try withTemporaryDirectory { dir in
+      try writeText("formsctl: 1\nsnapshots:\n  keep_within: soon\n", to: dir + "/formsctl.yaml")
+      #expect(
+        throws: StoreError.manifest(
+          file: dir + "/formsctl.yaml", position: .init(line: 3, column: 16),
+          message: "expected a duration such as 7d, 12h or 2w")
+      ) {
+        try StoreLayout(root: dir)
+      }
+    }
+  }
+
+  @Test func documentPathsReadBackToTheirDirectoryAndID() throws {
+    try withTemporaryDirectory { root in
+      try writeText("formsctl: 1\ndata: records/../data\n", to: root + "/formsctl.yaml")
+      let layout = try StoreLayout(root: root)
+      #expect(layout.dataDirectory == root + "/data")
+      let path = layout.path(directory: "forms", id: "F-1")
+      #expect(path == root + "/data/forms/F-1.json")
+      #expect(layout.identify(path)! == ("forms", "F-1"))
+      #expect(layout.snapshotPath(path) == "data/forms/F-1.json")
+      for outside in [
+        root + "/data/forms/nested/F-1.json", root + "/data/F-1.json", root + "/data/forms/F-1.yaml",
+        root + "/data/forms/.json", "/elsewhere/forms/F-1.json",
+      ] {
+        #expect(layout.identify(outside) == nil, "\(outside)")
+      }
+      #expect(layout.snapshotPath("/elsewhere/F-1.json") == nil)
+    }
+  }
+
+  @Test func idsAreTheRegularDocumentFilesOfOneDirectory() throws {
+    try withTemporaryDirectory { root in
+      try writeText("formsctl: 1\n", to: root + "/formsctl.yaml")
+      let layout = try StoreLayout(root: root)
+      for name in ["PO-2.json", "PO-1.json", "PO-10.json", ".hidden.json", "notes.txt", "sub/PO-3.json"] {
+        try writeText("{}", to: layout.documents(in: "orders") + "/" + name)
+      }
+      #expect(layout.ids(in: "orders") == ["PO-1", "PO-10", "PO-2"])
+      #expect(layout.ids(in: "orders", prefix: "PO-1") == ["PO-1", "PO-10"])
+      #expect(layout.ids(in: "missing").isEmpty)
+      #expect(
+        layout.documentFiles(in: "orders").map { layout.relative($0) } == [
+          "data/orders/PO-1.json", "data/orders/PO-10.json", "data/orders/PO-2.json", "data/orders/sub/PO-3.json",
+        ])
+    }
+  }
+
+  @Test(arguments: [
+    ("a/b/../c", "/base", "/base/a/c"), ("/x//y/./z/", "/base", "/x/y/z"), ("../..", "/base/one", "/"),
+    ("", "/base", "/base"), (".", "/", "/"),
+  ])
+  func onePathNormaliser(path: String, base: String, expected: String) {
+    #expect(absolutePath(path, from: base) == expected)
+  }
+}
