@@ -15,8 +15,8 @@ public struct SchemaRegistry: Sendable {
   public var kinds: [String] { schemas.keys.sorted() }
 
   /// The names of every sensitive field of every kind and version.
-  public var sensitiveFieldNames: Swift.Set<String> {
-    Swift.Set(schemas.values.flatMap(\.values).filter(\.hasSensitiveFields).flatMap { $0.root.sensitiveFieldNames() })
+  public var sensitiveFieldNames: Set<String> {
+    Set(schemas.values.flatMap(\.values).filter(\.hasSensitiveFields).flatMap { $0.root.sensitiveFieldNames() })
   }
 
   /// Schemas by their `kind@version` reference, for the lookup every document makes.
@@ -134,7 +134,7 @@ public struct SchemaRegistry: Sendable {
         }
         for relation in schema.relations where schemas[relation.kind] == nil {
           let hint =
-            suggestion(for: relation.kind, among: schemas.keys.sorted()).map { "; did you mean \"\($0)\"?" } ?? ""
+            didYouMean(relation.kind, among: schemas.keys.sorted())
           report("relation \(relation.field) points to the unknown kind \"\(relation.kind)\"\(hint)")
         }
         if let from = schema.from, schemas[kind]?[from] == nil {

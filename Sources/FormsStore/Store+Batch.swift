@@ -27,7 +27,7 @@ extension Store {
         let stored = try read(kind: kind, id: id)
         var document = stored.value
         let schema = try schema(of: stored.value, path: stored.path)
-        for assignment in assignments { try assignment.apply(to: &document, schema: schema) }
+        try assignments.apply(to: &document, schema: schema)
         written.append(try session.save(document, replacing: stored, kind: kind, source: .person))
       }
       return written

@@ -16,7 +16,7 @@ extension Store {
     }
     object["_schema"] = .string(schema.reference)
     var document = JSONValue.object(object)
-    for assignment in assignments { try assignment.apply(to: &document, schema: schema) }
+    try assignments.apply(to: &document, schema: schema)
     if document[schema.idField] == nil {
       guard schema.root.fields[schema.idField]?.type.kind == .uuid else {
         throw StoreError.badRequest("a \(kind) needs its id: pass --set \(schema.idField)=...")
@@ -32,7 +32,7 @@ extension Store {
   /// Changes fields of a stored document as a person would: workflow, timestamps, validation.
   public func update(kind: String, id: String, assignments: [Assignment]) throws(StoreError) -> Document {
     try modify(kind: kind, id: id, operation: "set") { (document, schema) throws(StoreError) in
-      for assignment in assignments { try assignment.apply(to: &document, schema: schema) }
+      try assignments.apply(to: &document, schema: schema)
     }
   }
 
@@ -66,6 +66,17 @@ extension Store {
       var document = stored.value
       try change(&document, try schema(of: stored.value, path: stored.path))
       return try session.save(document, replacing: stored, kind: kind, source: .person)
+    }
+  }
+}
+
+extension [Assignment] {
+  /// Applies each assignment in turn, as `set a=1 b=2` does.
+  func apply(to document: inout JSONValue, schema: Schema) throws(StoreError) {
+    do {
+      for assignment in self { try assignment.apply(to: &document, schema: schema) }
+    } catch {
+      throw error.kind == .usage ? .usage(error.description) : .badRequest(error.description)
     }
   }
 }

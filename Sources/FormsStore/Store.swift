@@ -65,7 +65,7 @@ public final class Store: @unchecked Sendable {
   /// The newest schema of `kind`, or an error naming the kinds there are.
   public func schema(_ kind: String) throws(StoreError) -> Schema {
     guard let schema = registry.latest(kind) else {
-      let hint = suggestion(for: kind, among: registry.kinds).map { "; did you mean \"\($0)\"?" } ?? ""
+      let hint = didYouMean(kind, among: registry.kinds)
       throw StoreError.badRequest("unknown kind \"\(kind)\"\(hint) (kinds: \(registry.kinds.joined(separator: ", ")))")
     }
     return schema
@@ -196,12 +196,4 @@ public final class Store: @unchecked Sendable {
       file: file)
   }
 
-  public static func rfc3339(_ date: Date) -> String {
-    var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-    var parts = tm()
-    gmtime_r(&seconds, &parts)
-    func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-    return
-      "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
-  }
 }

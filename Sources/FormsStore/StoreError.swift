@@ -84,13 +84,13 @@ public enum StoreError: FormsError, Equatable {
         + "`formsctl recover`, which finishes it (the store refuses other writes until then)"
     case .invalidDocument(let what, let diagnostics):
       return
-        "\(what) \(what.hasSuffix("descriptors") ? "are" : "is") not valid; nothing written (\(diagnostics.count) problem\(diagnostics.count == 1 ? "" : "s") above)"
+        "\(what) \(what.hasSuffix("descriptors") ? "are" : "is") not valid; nothing written (\(plural(diagnostics.count, "problem")) above)"
     case .migrationFailed(let documents, let diagnostics):
       return
-        "\(documents) document\(documents == 1 ? "" : "s") cannot be migrated (\(diagnostics.count) problem\(diagnostics.count == 1 ? "" : "s") above); nothing written"
+        "\(plural(documents, "document")) cannot be migrated (\(plural(diagnostics.count, "problem")) above); nothing written"
     case .importFailed(let records, let diagnostics):
       return
-        "\(records) feed record\(records == 1 ? "" : "s") cannot be imported (\(diagnostics.count) problem\(diagnostics.count == 1 ? "" : "s") above); nothing written"
+        "\(plural(records, "feed record")) cannot be imported (\(plural(diagnostics.count, "problem")) above); nothing written"
     case .badRequest(let message), .usage(let message):
       return message
     case .notFound(let kind, let id, let path):

@@ -17,7 +17,7 @@ public struct StoreValidator: Sendable {
 
     /// `checked 1204 documents of 5 kinds: 1202 valid, 2 invalid`.
     public var summary: String {
-      "checked \(documents) document\(documents == 1 ? "" : "s") of \(kinds) kind\(kinds == 1 ? "" : "s"): \(valid) valid, \(invalid) invalid"
+      "checked \(plural(documents, "document")) of \(plural(kinds, "kind")): \(valid) valid, \(invalid) invalid"
     }
   }
 
@@ -291,7 +291,7 @@ public struct StoreValidator: Sendable {
     }
     let kind = String(reference[..<at])
     guard registry.schemas[kind] != nil else {
-      let hint = suggestion(for: kind, among: registry.kinds).map { "; did you mean \"\($0)\"?" } ?? ""
+      let hint = didYouMean(kind, among: registry.kinds)
       return "unknown kind \"\(kind)\"\(hint) (known: \(registry.kinds.joined(separator: ", ")))"
     }
     return

@@ -95,9 +95,7 @@ extension DescriptorCompiler {
   mutating func namedOrBuiltin(_ text: String, at position: SourcePosition) -> SchemaType? {
     if let builtin = BuiltinType(rawValue: text) { return SchemaType(kind: builtin.kind) }
     if let type = named[text] { return type }
-    let hint =
-      suggestion(for: text, among: BuiltinType.allCases.map(\.rawValue) + named.keys.sorted())
-      .map { "; did you mean \"\($0)\"?" } ?? ""
+    let hint = didYouMean(text, among: BuiltinType.allCases.map(\.rawValue) + named.keys.sorted())
     error("unknown type \"\(text)\"\(hint)", at: position)
     return nil
   }

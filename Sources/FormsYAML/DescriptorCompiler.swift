@@ -43,7 +43,7 @@ public struct DescriptorCompiler {
 
   mutating func unknownKey(_ key: YAMLNode, allowed: [String], context: String) {
     let text = key.scalar?.text ?? "?"
-    let hint = suggestion(for: text, among: allowed).map { "; did you mean \"\($0)\"?" } ?? ""
+    let hint = didYouMean(text, among: allowed)
     error("unknown key \"\(text)\" in \(context)\(hint)", at: key.position)
   }
 

@@ -51,7 +51,7 @@ enum Completions {
 
   /// The first word that names a kind of the store.
   static func kind(in words: [String], store: Store) -> String? {
-    let kinds = Swift.Set(store.registry.kinds)
+    let kinds = Set(store.registry.kinds)
     return words.first { kinds.contains($0) }
   }
 }

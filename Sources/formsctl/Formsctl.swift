@@ -20,7 +20,7 @@ struct Formsctl: ParsableCommand {
       """,
     version: formsctlVersion,
     subcommands: [
-      Init.self, New.self, Get.self, List.self, Set.self, Edit.self, Status.self, Remove.self, Move.self,
+      Init.self, New.self, Get.self, ListCommand.self, SetCommand.self, Edit.self, Status.self, Remove.self, Move.self,
       Validate.self, Fmt.self, Schema.self, Migrate.self, Snapshot.self, Import.self, Log.self, Git.self,
       MergeFile.self, Editor.self, Keygen.self, Keys.self, Recover.self,
     ]
@@ -100,30 +100,4 @@ struct Formsctl: ParsableCommand {
       type = next
     }
   }
-}
-
-/// Exit codes of DESIGN §7, in one place.
-enum ExitStatus {
-  static let ok: Int32 = 0
-  static let problemsFound: Int32 = 1
-
-  static func code(for kind: FailureKind) -> Int32 {
-    switch kind {
-    case .usage: return 64
-    case .badInput: return 65
-    case .noInput: return 66
-    case .internalError: return 70
-    case .tryAgain: return 75
-    }
-  }
-}
-
-/// Prints `formsctl: warning: message` on stderr, on one line (control characters escaped).
-func printWarning(_ message: String) {
-  FileHandleOutput.standardError.write("formsctl: warning: \(message.escapingControlCharacters)\n")
-}
-
-/// Prints `formsctl: error: message` on stderr, on one line (control characters escaped).
-func printError(_ message: String) {
-  FileHandleOutput.standardError.write("formsctl: error: \(message.escapingControlCharacters)\n")
 }

@@ -45,7 +45,7 @@ struct StoreOptions: ParsableArguments {
 
   /// The command line as typed, for the audit log: `formsctl set form 3f2c 'note=a b'`; the
   /// values of sensitive fields (`names`) are replaced by «redacted».
-  func commandLine(redacting names: Swift.Set<String> = []) -> String {
+  func commandLine(redacting names: Set<String> = []) -> String {
     (["formsctl"] + redactingSensitive(Array(CommandLine.arguments.dropFirst()), names: names)).map { argument in
       let plain =
         !argument.isEmpty

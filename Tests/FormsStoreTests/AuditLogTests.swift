@@ -89,7 +89,7 @@ struct AuditLogTests {
       #expect(ids(.init(kind: "purchase-order", id: "PO-1")) == ["PO-1"])
       #expect(ids(.init(limit: 1)) == ["ACQ-2026-001"])
       #expect(
-        ids(.init(since: Store.rfc3339(fixture.clock).prefix(10).description)) == ["ACQ-2026-001", "PO-2"],
+        ids(.init(since: Instant(fixture.clock).rfc3339.prefix(10).description)) == ["ACQ-2026-001", "PO-2"],
         "a date counts its day")
     }
   }

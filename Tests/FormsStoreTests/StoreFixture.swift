@@ -37,7 +37,7 @@ final class StoreFixture: @unchecked Sendable {
   /// Moves the clock on by `seconds`.
   func advance(_ seconds: TimeInterval) { clock += seconds }
 
-  var time: String { Store.rfc3339(clock) }
+  var time: String { Instant(clock).rfc3339 }
 
   func json(_ text: String) -> JSONValue { try! JSONParser().parse(text) }
 

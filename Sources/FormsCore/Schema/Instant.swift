@@ -1,3 +1,5 @@
+import Foundation
+
 /// A point in time from a `date` (`2026-11-22`, as midnight UTC) or an RFC 3339 `datetime`
 /// (`2026-11-22T03:48:14.5-05:00`), comparable exactly (fractions of any length).
 public struct Instant: Sendable, Comparable, Hashable {
@@ -24,6 +26,24 @@ public struct Instant: Sendable, Comparable, Hashable {
   init(seconds: Int64, fraction: String) {
     self.seconds = seconds
     self.fraction = fraction
+  }
+
+  /// `date` to the whole second, as formsctl stamps times.
+  public init(_ date: Date) {
+    self.init(seconds: Int64(date.timeIntervalSince1970.rounded(.down)), fraction: "")
+  }
+
+  /// The RFC 3339 text in UTC: `2026-11-22T03:48:14Z` (`…14.5Z` with a fraction).
+  public var rfc3339: String {
+    let second = (seconds % 86400 + 86400) % 86400
+    let days = (seconds - second) / 86400
+    let date = CalendarDate(daysSinceEpoch: days)
+    func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    let year = String(date.year)
+    let time = "\(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60))"
+    return String(repeating: "0", count: max(0, 4 - year.count)) + year
+      + "-\(two(Int64(date.month)))-\(two(Int64(date.day)))T"
+      + time + (fraction.isEmpty ? "" : "." + fraction) + "Z"
   }
 
   /// Orders two date or datetime texts: -1, 0 or 1; nil when either is neither (DESIGN §12).
@@ -131,6 +151,21 @@ public struct CalendarDate: Sendable, Hashable {
     case 4, 6, 9, 11: return 30
     default: return 31
     }
+  }
+
+  /// The date `days` after 1970-01-01 (Howard Hinnant's civil_from_days).
+  init(daysSinceEpoch days: Int64) {
+    let z = days + 719468
+    let era = (z >= 0 ? z : z - 146096) / 146097
+    let doe = z - era * 146097
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+    let mp = (5 * doy + 2) / 153
+    let day = doy - (153 * mp + 2) / 5 + 1
+    let month = mp < 10 ? mp + 3 : mp - 9
+    self.year = Int(yoe + era * 400 + (month <= 2 ? 1 : 0))
+    self.month = Int(month)
+    self.day = Int(day)
   }
 
   /// Days since 1970-01-01 (Howard Hinnant's days_from_civil).

@@ -35,9 +35,10 @@ extension SchemaType {
       case (.member(let name), .object):
         guard let field = type.fields[name] else {
           let prefix = here.isEmpty ? "" : here + "."
+          let near = didYouMean(name, among: type.fieldOrder, prefix: prefix)
           let hint =
-            suggestion(for: name, among: type.fieldOrder).map { "; did you mean \"\(prefix)\($0)\"?" }
-            ?? " (\(here.isEmpty ? "fields" : here + " has"): \(type.fieldOrder.joined(separator: ", ")))"
+            near.isEmpty
+            ? " (\(here.isEmpty ? "fields" : here + " has"): \(type.fieldOrder.joined(separator: ", ")))" : near
           best = Self.further(best, (walked.count, "unknown field \"\(prefix)\(name)\"\(hint)"))
           continue
         }

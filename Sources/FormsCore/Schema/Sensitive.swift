@@ -124,14 +124,14 @@ extension JSONValue {
 
 extension SchemaType {
   /// The names of the sensitive fields this type holds, at any depth (for redacting command lines).
-  public func sensitiveFieldNames() -> Swift.Set<String> {
-    var visited = Swift.Set<ObjectIdentifier>()
-    var names = Swift.Set<String>()
+  public func sensitiveFieldNames() -> Set<String> {
+    var visited = Set<ObjectIdentifier>()
+    var names = Set<String>()
     collectSensitiveNames(into: &names, visited: &visited)
     return names
   }
 
-  func collectSensitiveNames(into names: inout Swift.Set<String>, visited: inout Swift.Set<ObjectIdentifier>) {
+  func collectSensitiveNames(into names: inout Set<String>, visited: inout Set<ObjectIdentifier>) {
     guard visited.insert(ObjectIdentifier(self)).inserted else { return }
     for field in fields.values {
       if field.sensitive { names.insert(field.name) }
@@ -146,7 +146,7 @@ extension SchemaType {
 /// Command-line words with sensitive values taken out, for the audit log: `name=VALUE` (or
 /// `--set=name=VALUE`) whose path names a sensitive field keeps its path, and any other word that
 /// names one (a `--where` expression) is replaced whole.
-public func redactingSensitive(_ words: [String], names: Swift.Set<String>) -> [String] {
+public func redactingSensitive(_ words: [String], names: Set<String>) -> [String] {
   guard !names.isEmpty else { return words }
   return words.map { word in
     guard names.contains(where: { word.contains($0) }) else { return word }

@@ -106,7 +106,7 @@ struct Walk {
     case .list:
       guard case .array(let elements) = value else { return fail("type", expected("a list")) }
       if let minItems = type.minItems, elements.count < minItems {
-        fail("min_items", "\(elements.count) item\(elements.count == 1 ? "" : "s"); at least \(minItems) required")
+        fail("min_items", "\(plural(elements.count, "item")); at least \(minItems) required")
       }
       if let maxItems = type.maxItems, elements.count > maxItems {
         fail("max_items", "\(elements.count) items; at most \(maxItems) allowed")
@@ -185,7 +185,7 @@ struct Walk {
       if !isUUID(s) { fail("uuid", "\"\(s)\" is not a UUID (8-4-4-4-12 hex digits)") }
     case .enumeration:
       if !type.values.contains(s) {
-        let hint = suggestion(for: s, among: type.values).map { "; did you mean \"\($0)\"?" } ?? ""
+        let hint = didYouMean(s, among: type.values)
         fail("enum", "\"\(s)\" is not one of \(list(type.values))\(hint)")
       }
     default:
@@ -194,7 +194,7 @@ struct Walk {
     if type.minLength != nil || type.maxLength != nil {
       let length = s.unicodeScalars.count
       if let minLength = type.minLength, length < minLength {
-        fail("min_length", "\(length) character\(length == 1 ? "" : "s"); at least \(minLength) required")
+        fail("min_length", "\(plural(length, "character")); at least \(minLength) required")
       }
       if let maxLength = type.maxLength, length > maxLength {
         fail("max_length", "\(length) characters; at most \(maxLength) allowed")
@@ -244,7 +244,7 @@ struct Walk {
       check(member.value, against: field.type, parent: object)
       path.removeLast()
     } else if !(isRoot && member.key == "_schema") && !type.additional {
-      let hint = suggestion(for: member.key, among: type.fieldOrder).map { "; did you mean \"\($0)\"?" } ?? ""
+      let hint = didYouMean(member.key, among: type.fieldOrder)
       findings.append(
         Finding(
           pointer: pointer.appending(member.key), rule: "unknown-field",

@@ -107,7 +107,7 @@ public struct Migrator: Sendable {
           groups.append(Group(kind: kind, from: version, to: target, steps: steps, paths: paths.sorted()))
         } catch {
           throw StoreError.badRequest(
-            "\(error.message) (\(paths.count) document\(paths.count == 1 ? "" : "s") at \(version))")
+            "\(error.message) (\(plural(paths.count, "document")) at \(version))")
         }
       }
     }

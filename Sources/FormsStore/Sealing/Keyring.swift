@@ -18,8 +18,8 @@ public final class Keyring: @unchecked Sendable {
   public let identityPath: String
   private let lock = NSLock()
   /// The envelopes not opened (a set: `list` reads a page twice), and those not for this identity.
-  private var unopened = Swift.Set<String>()
-  private var notForMe = Swift.Set<String>()
+  private var unopened = Set<String>()
+  private var notForMe = Set<String>()
 
   public init(recipients: [Recipient], identity: Identity?, identityPath: String = "FORMSCTL_IDENTITY") {
     self.recipients = recipients

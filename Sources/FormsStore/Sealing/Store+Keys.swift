@@ -41,7 +41,7 @@ extension Store {
             + "what you seal; another key holder removes it")
       }
       let ring = Keyring(recipients: recipients, identity: identity, identityPath: keyring.identityPath)
-      let directories = Swift.Set(
+      let directories = Set(
         registry.schemas.values.flatMap(\.values).filter(\.hasSensitiveFields).map(\.directory))
       let files = directories.sorted().flatMap(layout.documentFiles)
       let registry = self.registry

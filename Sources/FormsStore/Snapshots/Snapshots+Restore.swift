@@ -37,7 +37,7 @@ extension Snapshots {
       if let covers = manifest.covers {
         guard !covers.contains(where: within) else { continue }
         throw StoreError.badRequest(
-          "\(scope): snapshot \(info.name) covers only the \(covers.count) document\(covers.count == 1 ? "" : "s") "
+          "\(scope): snapshot \(info.name) covers only the \(plural(covers.count, "document")) "
             + "its \(manifest.reason) changed, and this is not among them (snapshot show \(info.name) says its scope)")
       }
       if !manifest.files.contains(where: { within($0.path) }) && !live.keys.contains(where: within) {

@@ -97,7 +97,7 @@ public struct Snapshots: Sendable {
       let candidates = newestFirst.filter { $0.manifest?.reason != "pre-restore" }
       guard back < candidates.count else {
         throw unknown(
-          "\(reference) goes back further than the \(candidates.count) snapshot\(candidates.count == 1 ? "" : "s") not taken by a restore"
+          "\(reference) goes back further than the \(plural(candidates.count, "snapshot")) not taken by a restore"
         )
       }
       return (candidates[back], nil)
@@ -165,7 +165,7 @@ public struct Snapshots: Sendable {
     try FileIO.makeDirectories(directory)
     removeStaleTemporaries()
     let date = now()
-    let time = Store.rfc3339(date)
+    let time = Instant(date).rfc3339
     var name = time.replacingOccurrences(of: ":", with: "-") + (label.map { "-" + $0 } ?? "")
     var suffix = 1
     while FileIO.exists(directory + "/" + name) {
@@ -369,7 +369,7 @@ public struct Snapshots: Sendable {
     for made in Set(files.map { parentDirectory(temporary + "/" + $0.relative) }) { try FileIO.makeDirectories(made) }
     try Storage.require(
       Storage.size(of: files.map(\.live)), at: directory,
-      for: "the snapshot (\(files.count) changed file\(files.count == 1 ? "" : "s"))")
+      for: "the snapshot (\(plural(files.count, "changed file")))")
     let copying = ProgressCounter("copying", total: files.count, progress)
     var entries: [SnapshotManifest.Entry] = []
     for start in stride(from: 0, to: files.count, by: 1024) {

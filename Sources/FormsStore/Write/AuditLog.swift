@@ -53,7 +53,7 @@ public enum AuditLog {
     time: Date, user: String, operation: String, command: String, documents: [AuditEntry], details: JSONObject
   ) -> [UInt8] {
     var object = JSONObject([
-      "time": .string(Store.rfc3339(time)), "user": .string(user), "operation": .string(operation),
+      "time": .string(Instant(time).rfc3339), "user": .string(user), "operation": .string(operation),
       "command": .string(command), "documents": .array(documents.map(\.json)),
     ])
     for member in details.members where object[member.key] == nil { object[member.key] = member.value }

@@ -95,7 +95,7 @@ extension WriteSession {
       return Prepared(path: path, value: stored.value, bytes: stored.bytes, entry: nil, warnings: [], replacedPath: nil)
     }
     let refresh = source == .store || (source == .person && stored != nil)
-    TimestampStamper(time: Store.rfc3339(now), mode: refresh ? .refresh : .fillMissing)
+    TimestampStamper(time: Instant(now).rfc3339, mode: refresh ? .refresh : .fillMissing)
       .stamp(&document, before: stored?.value, type: schema.root)
     if stored == nil || source.isFeed {
       schema.root.fillDefaults(&document)

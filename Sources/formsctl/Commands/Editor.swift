@@ -44,7 +44,7 @@ extension Formsctl {
         }
         try setup.writeVSCodeSettings(associations, directory: directory)
         printOut(
-          "wrote \(associations.count) schema association\(associations.count == 1 ? "" : "s") to \(store.display(store.layout.root + "/.vscode/settings.json")); schemas in \(store.display(directory))"
+          "wrote \(plural(associations.count, "schema association")) to \(store.display(store.layout.root + "/.vscode/settings.json")); schemas in \(store.display(directory))"
         )
       }
     }

@@ -62,8 +62,8 @@ extension Formsctl {
         case .canonical: break
         }
       }
-      if !report.failures.isEmpty { throw ExitCode(65) }
-      if check && !report.changed.isEmpty { throw ExitCode(ExitStatus.problemsFound) }
+      if !report.failures.isEmpty { throw ExitStatus.exit(.badInput) }
+      if check && !report.changed.isEmpty { throw ExitStatus.exit(ExitStatus.problemsFound) }
     }
   }
 }

@@ -56,10 +56,10 @@ extension Formsctl {
       if outcome.conflicts > 0 {
         if outcome.refusal == nil {
           printError(
-            "\(shown): \(outcome.conflicts) conflict\(outcome.conflicts == 1 ? "" : "s") left as markers; resolve them, then run formsctl fmt"
+            "\(shown): \(plural(outcome.conflicts, "conflict")) left as markers; resolve them, then run formsctl fmt"
           )
         }
-        throw ExitCode(ExitStatus.problemsFound)
+        throw ExitStatus.exit(ExitStatus.problemsFound)
       }
     }
   }

@@ -26,7 +26,7 @@ extension Formsctl {
         out.map { joinPath(FileIO.currentDirectory, $0) }
         ?? Identity.defaultPath(environment: ProcessInfo.processInfo.environment)
       let identity = Identity.generate()
-      try identity.write(to: path, created: Store.rfc3339(StoreOptions.clock()))
+      try identity.write(to: path, created: Instant(StoreOptions.clock()).rfc3339)
       printOut(identity.recipient.description)
       FileHandleOutput.standardError.write(
         "wrote the identity \(path) (mode 0600); a key holder adds its recipient with `formsctl keys add \(identity.recipient)`\n"
@@ -174,12 +174,12 @@ extension Formsctl {
     ) throws {
       let report = try store.reseal(operation, dryRun: dryRun, recipients: change)
       guard !quiet else { return }
-      let documents = "\(report.documents) document\(report.documents == 1 ? "" : "s")"
-      let count = "\(report.recipients.count) recipient\(report.recipients.count == 1 ? "" : "s")"
+      let documents = "\(plural(report.documents, "document"))"
+      let count = "\(plural(report.recipients.count, "recipient"))"
       printOut(
         dryRun
-          ? "would seal \(report.values) value\(report.values == 1 ? "" : "s") in \(documents) for \(count); nothing written"
-          : "sealed \(report.values) value\(report.values == 1 ? "" : "s") in \(documents) for \(count)")
+          ? "would seal \(plural(report.values, "value")) in \(documents) for \(count); nothing written"
+          : "sealed \(plural(report.values, "value")) in \(documents) for \(count)")
     }
   }
 }

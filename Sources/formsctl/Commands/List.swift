@@ -3,8 +3,9 @@ import FormsCore
 import FormsStore
 
 extension Formsctl {
-  struct List: ParsableCommand {
+  struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "list",
       abstract: "Query the documents of a kind.",
       discussion: """
         --where takes the expression language of rules: == != < <= > >= (numbers exactly, dates and datetimes as instants), ~ "regex", in [...], exists, and, or, not, parentheses, paths with . and [] (any element). Several --where must all hold.

@@ -49,7 +49,7 @@ extension Formsctl {
       for problem in problems {
         printError("\(shown):\(problem.line):\(problem.column): \(problem.message); this record is skipped")
       }
-      if !problems.isEmpty { throw ExitCode(65) }
+      if !problems.isEmpty { throw ExitStatus.exit(.badInput) }
     }
 
     /// A record for people: the time, operation and user, the command line, one line per document.

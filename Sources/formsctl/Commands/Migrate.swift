@@ -52,12 +52,12 @@ extension Formsctl {
         if report.groups.isEmpty { return printOut("every document is at its target version; nothing to do") }
         for (group, changed) in report.groups {
           printOut(
-            "\(group.kind) \(group.from) → \(group.to): \(group.paths.count) document\(group.paths.count == 1 ? "" : "s")"
+            "\(group.kind) \(group.from) → \(group.to): \(plural(group.paths.count, "document"))"
           )
           for (step, count) in zip(group.steps, changed) {
             printOut(
-              "  \(step.description): \(step.changes.count) operation\(step.changes.count == 1 ? "" : "s"), "
-                + "\(count) document\(count == 1 ? "" : "s") \(dryRun ? "would change" : "changed")")
+              "  \(step.description): \(plural(step.changes.count, "operation")), "
+                + "\(plural(count, "document")) \(dryRun ? "would change" : "changed")")
           }
         }
         for path in report.skipped { printOut("skipped (invalid before migrating): \(path)") }
@@ -83,7 +83,7 @@ extension Formsctl {
     static func estimate(documents: Int, report: Migrator.Report, checking seconds: Double) -> String {
       // The run checks every document again while staging, then syncs: about twice the dry run.
       let time = max(1, Int((seconds * 2 + Double(report.bytes) / 100_000_000).rounded()))
-      return "would rewrite \(documents) document\(documents == 1 ? "" : "s") (\(Storage.format(report.bytes))): "
+      return "would rewrite \(plural(documents, "document")) (\(Storage.format(report.bytes))): "
         + "needs about \(Storage.format(report.needed)) free, \(report.free.map(Storage.format) ?? "unknown") free here; about \(time) s"
     }
 
@@ -130,7 +130,7 @@ extension Formsctl {
           }
           for entry in status.versions {
             let state =
-              entry.behind.map { $0 == 0 ? "current" : "\($0) step\($0 == 1 ? "" : "s") behind" }
+              entry.behind.map { $0 == 0 ? "current" : plural($0, "step") + " behind" }
               ?? "no path to the target"
             rows.append([
               status.kind, entry.version.description, String(entry.documents), status.target.description, state,
@@ -147,7 +147,7 @@ extension Formsctl {
         let estimate = try Migrator(store: store).estimate()
         if estimate.documents > 0 {
           printOut(
-            "migrate would rewrite \(estimate.documents) document\(estimate.documents == 1 ? "" : "s") (\(Storage.format(estimate.bytes))): "
+            "migrate would rewrite \(plural(estimate.documents, "document")) (\(Storage.format(estimate.bytes))): "
               + "needs about \(Storage.format(estimate.needed)) free, \(estimate.free.map(Storage.format) ?? "unknown") free here; "
               + "about \(estimate.seconds) s")
         }

@@ -2,11 +2,6 @@ import ArgumentParser
 import FormsCore
 import FormsStore
 
-enum WriteOutput: String, ExpressibleByArgument { case path, json }
-
-/// What `new` prints: the id every next command wants, the path, or the document.
-enum NewOutput: String, ExpressibleByArgument { case id, path, json }
-
 extension Formsctl {
   struct New: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -62,13 +57,5 @@ extension Formsctl {
       case .json: printWritten(document, format: .json, store: store)
       }
     }
-  }
-}
-
-/// Prints a written document's path, or the document itself.
-func printWritten(_ document: Store.Document, format: WriteOutput, store: Store) {
-  switch format {
-  case .path: printOut(store.display(document.path))
-  case .json: FileHandleOutput.standardOutput.write(String(decoding: document.bytes, as: UTF8.self))
   }
 }

@@ -45,7 +45,7 @@ extension Formsctl {
             "checked the descriptors of \(registry.kinds.count) kinds (\(count) versions compiled): \(registry.diagnostics.count) problem(s)"
           )
         }
-        if !registry.diagnostics.isEmpty { throw ExitCode(ExitStatus.problemsFound) }
+        if !registry.diagnostics.isEmpty { throw ExitStatus.exit(ExitStatus.problemsFound) }
       }
     }
 
@@ -111,53 +111,5 @@ extension Formsctl {
         FileHandleOutput.standardOutput.write(String(decoding: try FileIO.read(path), as: UTF8.self))
       }
     }
-  }
-}
-
-/// Errors of the executable itself.
-enum CommandError: FormsError {
-  case badInput(String)
-  /// Bad arguments; `excerpt` (the argument with a caret under the fault) is printed below.
-  case usage(String, excerpt: String? = nil)
-
-  var kind: FailureKind {
-    switch self {
-    case .badInput: return .badInput
-    case .usage: return .usage
-    }
-  }
-
-  var description: String {
-    switch self {
-    case .badInput(let message), .usage(let message, _): return message
-    }
-  }
-}
-
-/// A plain text table with columns padded to their widest cell; with `width`, the widest columns
-/// are cut (ending in …) until a row fits.
-enum TextTable {
-  static func render(_ rows: [[String]], width: Int? = nil) -> String {
-    guard let first = rows.first else { return "" }
-    var widths = Array(repeating: 0, count: first.count)
-    for row in rows {
-      for (k, cell) in row.enumerated() where k < widths.count { widths[k] = max(widths[k], cell.count) }
-    }
-    if let width {
-      while widths.reduce(0, +) + 2 * (widths.count - 1) > width,
-        let widest = widths.indices.max(by: { widths[$0] < widths[$1] }),
-        widths[widest] > 8
-      {
-        widths[widest] -= 1
-      }
-    }
-    let rows = rows.map { row in
-      row.enumerated().map { k, cell in cell.count > widths[k] ? String(cell.prefix(widths[k] - 1)) + "…" : cell }
-    }
-    return rows.map { row in
-      row.enumerated().map { k, cell in
-        k == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[k] - cell.count)
-      }.joined(separator: "  ") + "\n"
-    }.joined()
   }
 }

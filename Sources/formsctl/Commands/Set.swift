@@ -3,8 +3,9 @@ import FormsCore
 import FormsStore
 
 extension Formsctl {
-  struct Set: ParsableCommand {
+  struct SetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "set",
       abstract: "Change fields of a document; values are typed by the schema.",
       discussion: """
         A change of the workflow field must be a transition the descriptor allows from the stored state, exactly as with `formsctl status`. The document's `updated` timestamp is set to the time of the write, and so is that of every list element that changed (the types that declare `timestamps:`, such as purchase-order items). The result is validated against the store under the lock, written only if valid, and recorded in the audit log (`formsctl log`).
@@ -67,7 +68,7 @@ extension Formsctl {
           FileHandleOutput.standardError.write(
             written.isEmpty
               ? "no \(kind) matches; nothing changed\n"
-              : "\(dryRun ? "would change" : "changed") \(written.count) \(kind) document\(written.count == 1 ? "" : "s")\(dryRun ? "; dry run: nothing written" : "")\n"
+              : "\(dryRun ? "would change" : "changed") \(plural(written.count, "\(kind) document"))\(dryRun ? "; dry run: nothing written" : "")\n"
           )
         }
       }

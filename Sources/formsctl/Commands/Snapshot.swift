@@ -32,7 +32,7 @@ extension Formsctl {
     static func scope(_ manifest: SnapshotManifest) -> String {
       guard let covers = manifest.covers else { return "whole store" }
       let absent = manifest.absent.count
-      return "\(covers.count) document\(covers.count == 1 ? "" : "s")"
+      return "\(plural(covers.count, "document"))"
         + (absent == 0 ? "" : " (\(absent) did not exist yet)")
     }
 
@@ -261,9 +261,9 @@ extension Formsctl {
         let problems = snapshots.verify(targets, full: full)
         for problem in problems { printOut("\(problem)") }
         printOut(
-          "verified \(targets.count) snapshot\(targets.count == 1 ? "" : "s"): \(problems.isEmpty ? "all files match" : "\(problems.count) problem(s)")"
+          "verified \(plural(targets.count, "snapshot")): \(problems.isEmpty ? "all files match" : "\(problems.count) problem(s)")"
         )
-        if !problems.isEmpty { throw ExitCode(ExitStatus.problemsFound) }
+        if !problems.isEmpty { throw ExitStatus.exit(ExitStatus.problemsFound) }
       }
     }
 
@@ -311,5 +311,3 @@ extension Formsctl {
     }
   }
 }
-
-enum TableOrJSON: String, ExpressibleByArgument { case table, json, text }

@@ -64,7 +64,7 @@ extension Formsctl {
     }
 
     static func finish(_ code: Int32) throws {
-      if code != 0 { throw ExitCode(code) }
+      if code != ExitStatus.ok { throw ExitStatus.exit(code) }
     }
 
     /// Validates `paths` (all documents when empty) of one store; returns the exit code.
@@ -80,7 +80,7 @@ extension Formsctl {
         printError(
           "the schema descriptors have \(registry.diagnostics.count) problem(s); fix them first (formsctl schema check)"
         )
-        return 65
+        return ExitStatus.code(for: .badInput)
       }
       var validator = StoreValidator(layout: layout, registry: registry, display: display)
       validator.keyring = try Keyring.load(layout, registry: registry, environment: ProcessInfo.processInfo.environment)
@@ -102,7 +102,7 @@ extension Formsctl {
         let git = try GitRepository(around: layout.root)
         report.diagnostics += RevisionCheck.run(
           files: files, revision: revision, git: git, registry: registry, display: display)
-        report.invalid = Swift.Set(report.diagnostics.map(\.file)).count
+        report.invalid = Set(report.diagnostics.map(\.file)).count
       }
       FileHandleOutput.standardOutput.write(DiagnosticPrinter.render(report.diagnostics, as: format))
       if !options.quiet {
@@ -115,7 +115,8 @@ extension Formsctl {
         )
         return ExitStatus.code(for: .tryAgain)
       }
-      return report.unreadable > 0 ? 65 : report.invalid > 0 ? ExitStatus.problemsFound : 0
+      if report.unreadable > 0 { return ExitStatus.code(for: .badInput) }
+      return report.invalid > 0 ? ExitStatus.problemsFound : ExitStatus.ok
     }
   }
 }

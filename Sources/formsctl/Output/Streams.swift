@@ -59,3 +59,13 @@ func readStandardInput() throws -> [UInt8] {
   }
   return bytes
 }
+
+/// Prints `formsctl: warning: message` on stderr, on one line (control characters escaped).
+func printWarning(_ message: String) {
+  FileHandleOutput.standardError.write("formsctl: warning: \(message.escapingControlCharacters)\n")
+}
+
+/// Prints `formsctl: error: message` on stderr, on one line (control characters escaped).
+func printError(_ message: String) {
+  FileHandleOutput.standardError.write("formsctl: error: \(message.escapingControlCharacters)\n")
+}

@@ -1,5 +1,3 @@
-import FormsCore
-
 /// `PATH=VALUE` from the command line, typed by the schema: `quantity=5` is an integer, `note=5`
 /// a string, `items[2].quantity=7` reaches into a list; `--json PATH=<json>` sets any JSON value.
 public struct Assignment: Sendable, Equatable {
@@ -10,19 +8,30 @@ public struct Assignment: Sendable, Equatable {
     case json(JSONValue)
   }
 
+  /// Why an assignment cannot be made: bad input (exit 65), or an index past a list's end (64).
+  public struct Problem: FormsError, Equatable {
+    public let kind: FailureKind
+    public let description: String
+
+    init(kind: FailureKind = .badInput, _ description: String) {
+      self.kind = kind
+      self.description = description
+    }
+  }
+
   public let path: Expression.Path
   public let source: String
   public let value: Value
 
   /// Parses `PATH=VALUE`; with `json`, the value is JSON text.
-  public init(_ argument: String, json: Bool = false) throws(StoreError) {
+  public init(_ argument: String, json: Bool = false) throws(Assignment.Problem) {
     guard let equals = argument.firstIndex(of: "=") else {
-      throw StoreError.badRequest("\(argument): expected PATH=VALUE, e.g. status=open or items[0].quantity=5")
+      throw Problem("\(argument): expected PATH=VALUE, e.g. status=open or items[0].quantity=5")
     }
     let pathText = String(argument[..<equals])
     let valueText = String(argument[argument.index(after: equals)...])
     guard let path = Expression.Path(pathText), !path.steps.contains(.each) else {
-      throw StoreError.badRequest("\(pathText): not a field path (use name, a.b or items[2].quantity)")
+      throw Problem("\(pathText): not a field path (use name, a.b or items[2].quantity)")
     }
     self.path = path
     source = pathText
@@ -30,7 +39,7 @@ public struct Assignment: Sendable, Equatable {
       do {
         value = .json(try JSONParser().parse(valueText))
       } catch {
-        throw StoreError.badRequest(
+        throw Problem(
           "\(pathText): the value is not JSON (\(error.message) at column \(error.location.column))")
       }
     } else {
@@ -39,7 +48,7 @@ public struct Assignment: Sendable, Equatable {
   }
 
   /// Applies the assignment to `document`, creating missing objects on the way.
-  public func apply(to document: inout JSONValue, schema: Schema) throws(StoreError) {
+  public func apply(to document: inout JSONValue, schema: Schema) throws(Assignment.Problem) {
     var types: [SchemaType?] = []
     var type: SchemaType? = schema.root
     var parent: JSONValue? = nil
@@ -52,16 +61,16 @@ public struct Assignment: Sendable, Equatable {
         case (.member(let name), .object):
           guard let field = resolved.fields[name] else {
             if resolved.additional { break }
-            let hint = suggestion(for: name, among: resolved.fieldOrder).map { "; did you mean \"\($0)\"?" } ?? ""
-            throw StoreError.badRequest("\(source): unknown field \"\(name)\"\(hint)")
+            let hint = didYouMean(name, among: resolved.fieldOrder)
+            throw Problem("\(source): unknown field \"\(name)\"\(hint)")
           }
           next = field.type
         case (.member, .map), (.index, .list):
           next = resolved.element
         case (.member(let name), _):
-          throw StoreError.badRequest("\(source): \"\(name)\" is inside a \(resolved.kind.rawValue), not an object")
+          throw Problem("\(source): \"\(name)\" is inside a \(resolved.kind.rawValue), not an object")
         case (.index, _):
-          throw StoreError.badRequest("\(source): an index needs a list, not a \(resolved.kind.rawValue)")
+          throw Problem("\(source): an index needs a list, not a \(resolved.kind.rawValue)")
         case (.each, _):
           break
         }
@@ -80,7 +89,7 @@ public struct Assignment: Sendable, Equatable {
     try Self.set(newValue, at: path.steps[...], in: &document, source: source)
   }
 
-  func convert(to type: SchemaType?) throws(StoreError) -> JSONValue {
+  func convert(to type: SchemaType?) throws(Assignment.Problem) -> JSONValue {
     switch value {
     case .json(let json): return json
     case .text(let text):
@@ -90,17 +99,17 @@ public struct Assignment: Sendable, Equatable {
         return .string(text)
       case .integer, .decimal, .number:
         guard let number = JSONNumber(text) else {
-          throw StoreError.badRequest("\(source)=\(text): expected a number")
+          throw Problem("\(source)=\(text): expected a number")
         }
         return .number(number)
       case .boolean:
         switch text {
         case "true": return .bool(true)
         case "false": return .bool(false)
-        default: throw StoreError.badRequest("\(source)=\(text): expected true or false")
+        default: throw Problem("\(source)=\(text): expected true or false")
         }
       case .list, .object, .map, .oneOf:
-        throw StoreError.badRequest(
+        throw Problem(
           "\(source) is a \(type.kind == .list ? "list" : "object"); set it with --json \(source)='...'")
       case .any:
         return Self.guess(text)
@@ -116,7 +125,7 @@ public struct Assignment: Sendable, Equatable {
   static func set(
     _ value: JSONValue, at steps: ArraySlice<Expression.Path.Step>, in target: inout JSONValue, source: String
   )
-    throws(StoreError)
+    throws(Assignment.Problem)
   {
     guard let step = steps.first else {
       target = value
@@ -128,7 +137,7 @@ public struct Assignment: Sendable, Equatable {
       switch target {
       case .object(let existing): object = existing
       case .null: object = JSONObject()
-      default: throw StoreError.badRequest("\(source): \"\(name)\" is inside a \(target.typeName), not an object")
+      default: throw Problem("\(source): \"\(name)\" is inside a \(target.typeName), not an object")
       }
       var child = object[name] ?? .null
       try set(value, at: steps.dropFirst(), in: &child, source: source)
@@ -137,10 +146,11 @@ public struct Assignment: Sendable, Equatable {
     case .index(let index):
       // A list that does not exist yet starts empty, so items[0] creates it.
       if target == .null { target = .array([]) }
-      guard case .array(var elements) = target else { throw StoreError.badRequest("\(source): not a list") }
+      guard case .array(var elements) = target else { throw Problem("\(source): not a list") }
       guard index <= elements.count else {
-        let has = elements.isEmpty ? "is empty" : "has \(elements.count) element\(elements.count == 1 ? "" : "s")"
-        throw StoreError.usage(
+        let has = elements.isEmpty ? "is empty" : "has \(plural(elements.count, "element"))"
+        throw Problem(
+          kind: .usage,
           "\(source): index \(index) is past the end: the list \(has) (index \(elements.count) appends one)")
       }
       var child = index < elements.count ? elements[index] : .null
@@ -148,7 +158,7 @@ public struct Assignment: Sendable, Equatable {
       if index < elements.count { elements[index] = child } else { elements.append(child) }
       target = .array(elements)
     case .each:
-      throw StoreError.badRequest("\(source): [] cannot be set; name an index")
+      throw Problem("\(source): [] cannot be set; name an index")
     }
   }
 }

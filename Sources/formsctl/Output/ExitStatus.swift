@@ -1,0 +1,26 @@
+import ArgumentParser
+import FormsCore
+
+/// Exit codes of DESIGN §7, in one place.
+/// Every exit code formsctl ends with (DESIGN §7), and only here.
+enum ExitStatus {
+  static let ok: Int32 = 0
+  /// The check ran and found problems (invalid documents, unformatted files, blockers).
+  static let problemsFound: Int32 = 1
+
+  /// Ends a command with `code` (its output already said why).
+  static func exit(_ code: Int32) -> ExitCode { ExitCode(code) }
+
+  /// Ends a command with the code of `kind` (its output already said why).
+  static func exit(_ kind: FailureKind) -> ExitCode { ExitCode(code(for: kind)) }
+
+  static func code(for kind: FailureKind) -> Int32 {
+    switch kind {
+    case .usage: return 64
+    case .badInput: return 65
+    case .noInput: return 66
+    case .internalError: return 70
+    case .tryAgain: return 75
+    }
+  }
+}

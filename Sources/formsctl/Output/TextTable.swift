@@ -1,0 +1,27 @@
+/// A plain text table with columns padded to their widest cell; with `width`, the widest columns
+/// are cut (ending in …) until a row fits.
+enum TextTable {
+  static func render(_ rows: [[String]], width: Int? = nil) -> String {
+    guard let first = rows.first else { return "" }
+    var widths = Array(repeating: 0, count: first.count)
+    for row in rows {
+      for (k, cell) in row.enumerated() where k < widths.count { widths[k] = max(widths[k], cell.count) }
+    }
+    if let width {
+      while widths.reduce(0, +) + 2 * (widths.count - 1) > width,
+        let widest = widths.indices.max(by: { widths[$0] < widths[$1] }),
+        widths[widest] > 8
+      {
+        widths[widest] -= 1
+      }
+    }
+    let rows = rows.map { row in
+      row.enumerated().map { k, cell in cell.count > widths[k] ? String(cell.prefix(widths[k] - 1)) + "…" : cell }
+    }
+    return rows.map { row in
+      row.enumerated().map { k, cell in
+        k == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[k] - cell.count)
+      }.joined(separator: "  ") + "\n"
+    }.joined()
+  }
+}
