@@ -49,8 +49,9 @@ enum WriteBenchmark {
       ["set", "purchase-order", "PO-\(pad(k, 6))", "items[0].quantity=\(k + 1)"]
     }
 
-    let store = try Store.open(at: directory)
-    store.user = "bench"
+    var configuration = Store.Configuration()
+    configuration.user = "bench"
+    let store = try Store.open(at: directory, configuration: configuration)
     var runs: [Double] = []
     for k in 0..<rounds {
       let start = DispatchTime.now().uptimeNanoseconds

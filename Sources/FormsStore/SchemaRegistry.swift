@@ -150,19 +150,8 @@ public struct SchemaRegistry: Sendable {
           report("directory \"\(schema.directory)\" is already used by \(owner)")
         }
         directories[schema.directory] = kind
-        _ = version
       }
     }
     return diagnostics
-  }
-}
-
-/// YAML reading for checksums, so the migrator hashes a descriptor's meaning, not its formatting.
-enum YAMLReaderAccess {
-  static func read(_ bytes: [UInt8]) throws -> YAMLNode {
-    guard let node = try YAMLReader().read(bytes) else {
-      throw YAMLError(message: "empty", position: SourcePosition(line: 1, column: 1))
-    }
-    return node
   }
 }

@@ -21,7 +21,7 @@ extension Store {
       guard schema.root.fields[schema.idField]?.type.kind == .uuid else {
         throw StoreError.badRequest("a \(kind) needs its id: pass --set \(schema.idField)=...")
       }
-      document[schema.idField] = .string(makeUUID())
+      document[schema.idField] = .string(configuration.makeUUID())
     }
     let id = document[schema.idField].flatMap(DocumentID.text) ?? ""
     return try write("new", summary: "new \(kind) \(id)") { session throws(StoreError) in

@@ -5,61 +5,86 @@ import Foundation
 ///
 /// ```swift
 /// let store = try Store.open(at: "/path/to/store")
-/// let created = try store.create(kind: "purchase-order", assignments: [("purchase_order_number", "PO-1")])
-/// let order = try store.read(kind: "purchase-order", id: "PO-1")
-/// try store.update(kind: "purchase-order", id: "PO-1", assignments: [("status", "received")])
+/// let assignments = try ["id=ACQ-2026-001", "title=Office chairs", "agency=GSA"].map { try Assignment($0) }
+/// let created = try store.create(kind: "acquisition", assignments: assignments)
+/// let acquisition = try store.read(kind: "acquisition", id: "ACQ-2026-001")
+/// try store.update(kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=Desks")])
 /// ```
 /// Reads take no lock (writes are atomic renames, so a reader never sees half a file). Every write,
 /// from these methods or from `write(_:summary:_:)`, goes through one pipeline (`WriteSession`):
 /// the store lock, a refusal while an interrupted operation awaits `recover`, the workflow,
 /// timestamps, defaults, validation against the store under the lock, one journaled commit, and
 /// one record in the audit log `.formsctl/history.jsonl`.
-public final class Store: @unchecked Sendable {
+public final class Store: Sendable {
+  /// How a store behaves beyond what its files say; set before it is opened, fixed after.
+  public struct Configuration: Sendable {
+    /// The current time; injected so tests are reproducible.
+    public var now: @Sendable () -> Date = { Date() }
+    /// New UUIDs; injected so tests are reproducible.
+    public var makeUUID: @Sendable () -> String = { UUID().uuidString.lowercased() }
+    /// Seconds a writer waits for the lock.
+    public var lockWait: Double = 10
+    /// Hears how far long work is (validation, migration, import, large cascades); nil: silent.
+    public var progress: ProgressHandler?
+    /// How paths appear in messages.
+    public var display: @Sendable (String) -> String = { $0 }
+    /// Who the audit log names for this store's writes (nil: git's `user.name <user.email>` for
+    /// the store's repository, else `$USER`, else the uid, looked up at the first write).
+    public var user: String?
+    /// The command line as typed, without the program (`["set", "form", "3f2c", "note=a b"]`):
+    /// the audit log records it, sensitive values redacted; nil: the operation's summary.
+    public var arguments: [String]?
+
+    public init() {}
+  }
+
   public let layout: StoreLayout
   public let registry: SchemaRegistry
-  /// The current time; injected so tests are reproducible.
-  public var now: @Sendable () -> Date = { Date() }
-  /// New UUIDs; injected so tests are reproducible.
-  public var makeUUID: @Sendable () -> String = { UUID().uuidString.lowercased() }
-  /// Seconds a writer waits for the lock.
-  public var lockWait: Double = 10
-  /// Hears how far long work is (validation, migration, import, large cascades); nil: silent.
-  public var progress: ProgressHandler?
-  /// How paths appear in messages.
-  public var display: @Sendable (String) -> String = { $0 }
-  /// Who the audit log names for this store's writes (nil: git's `user.name <user.email>` for
-  /// the store's repository, else `$USER`, else the uid, looked up at the first write).
-  public var user: String?
-  /// The command line the audit log records (`formsctl set ...`); nil: the operation's summary.
-  public var commandLine: String?
+  public let configuration: Configuration
   /// Seals sensitive values on write and opens them for a key holder on read (`Store.open`
   /// loads the identity named by FORMSCTL_IDENTITY; by default none, so they stay sealed).
-  public var keyring: Keyring
+  public let keyring: Keyring
+  /// The audit log's user when the configuration names none, found at the first write.
+  let foundUser = Memo<String>()
 
-  public init(layout: StoreLayout, registry: SchemaRegistry) {
+  /// A store over `registry`; `keyring` nil seals for the manifest's recipients and opens nothing.
+  public init(
+    layout: StoreLayout, registry: SchemaRegistry, configuration: Configuration = Configuration(),
+    keyring: Keyring? = nil
+  ) {
     self.layout = layout
     self.registry = registry
-    self.keyring = Keyring(recipients: layout.recipients, identity: nil)
+    self.configuration = configuration
+    self.keyring = keyring ?? Keyring(recipients: layout.recipients, identity: nil)
   }
 
   /// Opens the store at `root`; refuses one whose descriptors have errors.
-  public static func open(at root: String) throws(StoreError) -> Store {
-    try open(StoreLayout(root: root))
+  public static func open(at root: String, configuration: Configuration = Configuration()) throws(StoreError) -> Store {
+    try open(StoreLayout(root: root), configuration: configuration)
   }
 
   /// Opens a located store; refuses one whose descriptors have errors.
-  public static func open(_ layout: StoreLayout, display: @escaping @Sendable (String) -> String = { $0 })
-    throws(StoreError)
+  public static func open(_ layout: StoreLayout, configuration: Configuration = Configuration()) throws(StoreError)
     -> Store
   {
-    let registry = SchemaRegistry.load(directory: layout.schemasDirectory, display: display)
+    let registry = SchemaRegistry.load(directory: layout.schemasDirectory, display: configuration.display)
     if !registry.diagnostics.isEmpty {
       throw StoreError.invalidDocument("the schema descriptors", registry.diagnostics)
     }
-    let store = Store(layout: layout, registry: registry)
-    store.display = display
-    store.keyring = try Keyring.load(layout, registry: registry, environment: ProcessInfo.processInfo.environment)
-    return store
+    let keyring = try Keyring.load(layout, registry: registry, environment: ProcessInfo.processInfo.environment)
+    return Store(layout: layout, registry: registry, configuration: configuration, keyring: keyring)
+  }
+
+  /// The configuration's clock.
+  public var now: @Sendable () -> Date { configuration.now }
+  /// How the configuration shows a path in messages.
+  public var display: @Sendable (String) -> String { configuration.display }
+  /// The configuration's progress handler.
+  public var progress: ProgressHandler? { configuration.progress }
+
+  /// The command line the audit log records, sensitive values redacted.
+  var commandLine: String? {
+    configuration.arguments.map { auditCommandLine($0, redacting: registry.sensitiveFieldNames) }
   }
 
   /// The newest schema of `kind`, or an error naming the kinds there are.
@@ -136,7 +161,7 @@ public final class Store: @unchecked Sendable {
 
   /// Runs `body` holding the store lock, after checking no interrupted operation waits.
   public func withWriteLock<T>(_ command: String, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-    try layout.withWriteLock(command, wait: lockWait, body)
+    try layout.withWriteLock(command, wait: configuration.lockWait, body)
   }
 
   /// The schema a stored document names.

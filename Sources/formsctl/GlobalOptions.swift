@@ -31,31 +31,19 @@ struct StoreOptions: ParsableArguments {
 
   /// The store, opened: descriptors compiled, the lock wait, the clock and the command line set.
   func open() throws -> Store {
-    let store = try Store.open(locate(), display: PathDisplay(workingDirectory: FileIO.currentDirectory).show)
-    store.lockWait = wait
-    store.now = Self.clock
-    store.commandLine = commandLine(redacting: store.registry.sensitiveFieldNames)
-    store.progress = progress
+    var configuration = Store.Configuration()
+    configuration.display = PathDisplay(workingDirectory: FileIO.currentDirectory).show
+    configuration.lockWait = wait
+    configuration.now = Self.clock
+    configuration.arguments = Array(CommandLine.arguments.dropFirst())
+    configuration.progress = progress
+    let store = try Store.open(locate(), configuration: configuration)
     SensitiveNote.shared.track(store.keyring)
     return store
   }
 
   /// The progress line's handler (terminals only, not with --quiet).
   var progress: ProgressHandler? { ProgressLine.handler(quiet: quiet) }
-
-  /// The command line as typed, for the audit log: `formsctl set form 3f2c 'note=a b'`; the
-  /// values of sensitive fields (`names`) are replaced by «redacted».
-  func commandLine(redacting names: Set<String> = []) -> String {
-    (["formsctl"] + redactingSensitive(Array(CommandLine.arguments.dropFirst()), names: names)).map { argument in
-      let plain =
-        !argument.isEmpty
-        && argument.unicodeScalars.allSatisfy {
-          ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
-            || "-_./=:,@%+[]".unicodeScalars.contains($0)
-        }
-      return plain ? argument : "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
-    }.joined(separator: " ")
-  }
 
   /// The clock: `FORMSCTL_NOW` (an RFC 3339 time) fixes it, for reproducible tests and examples.
   static let clock: @Sendable () -> Date = {

@@ -241,7 +241,7 @@ struct HardeningTests {
     try withTemporaryDirectory { dir in
       let fixture = try StoreFixture(dir + "/store")
       // The officer is sensitive: sealed, it only grows.
-      fixture.store.keyring = Keyring(recipients: [Identity.generate().recipient], identity: nil)
+      fixture.reopen(keyring: Keyring(recipients: [Identity.generate().recipient], identity: nil))
       let huge = String(repeating: "x", count: FileIO.maxFileSize)
       let error = storeError {
         try fixture.store.create(

@@ -59,7 +59,7 @@ struct SealingTests {
   /// A store with acquisition 1.1.0 (contracting_officer is sensitive), sealed for Alice and Bob.
   func sealedStore(_ dir: String, identity: Identity?) throws -> StoreFixture {
     let fixture = try StoreFixture(dir + "/store")
-    fixture.store.keyring = Keyring(recipients: [alice.recipient, bob.recipient], identity: identity)
+    fixture.reopen(keyring: Keyring(recipients: [alice.recipient, bob.recipient], identity: identity))
     return fixture
   }
 
@@ -79,7 +79,7 @@ struct SealingTests {
       let envelope = { (text: String) in text.split(separator: "\n").first { $0.contains("contracting_officer") } }
       #expect(envelope(first) == envelope(second), "an unchanged value keeps its envelope")
       // Without an identity: the rest of the document can change; the envelope stays as it is.
-      fixture.store.keyring = Keyring(recipients: [alice.recipient, bob.recipient], identity: nil)
+      fixture.reopen(keyring: Keyring(recipients: [alice.recipient, bob.recipient], identity: nil))
       #expect(SealedText.isSealed(try fixture.read("acquisition", "ACQ-2026-001")["contracting_officer"]!))
       try fixture.store.update(kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=Tables")])
       #expect(
@@ -148,7 +148,7 @@ struct SealingTests {
           "    - \(alice.recipient)"))
       #expect(throws: StoreError.self) { try fixture.store.reseal("keys remove") { _ in [] } }
       #expect(throws: StoreError.self) { try fixture.store.reseal("keys remove") { _ in [bob.recipient] } }
-      fixture.store.keyring = Keyring(recipients: [alice.recipient], identity: eve)
+      fixture.reopen(keyring: Keyring(recipients: [alice.recipient], identity: eve))
       #expect(throws: StoreError.self) { try fixture.store.reseal("keys add") { $0 + [eve.recipient] } }
     }
   }

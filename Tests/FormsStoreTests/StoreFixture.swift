@@ -7,7 +7,7 @@ import Foundation
 /// a clock the test moves, fixed UUIDs and a fixed audit user.
 final class StoreFixture: @unchecked Sendable {
   let root: String
-  let store: Store
+  private(set) var store: Store
   nonisolated(unsafe) var clock = Date(timeIntervalSince1970: 1_795_000_000)  // 2026-11-18T08:53:20Z
   nonisolated(unsafe) var uuids = 0
 
@@ -24,14 +24,23 @@ final class StoreFixture: @unchecked Sendable {
       )
       .write(toFile: path, atomically: true, encoding: .utf8)
     }
-    store = try Store.open(at: root)
-    store.now = { [unowned self] in self.clock }
-    store.makeUUID = { [unowned self] in
+    var configuration = Store.Configuration()
+    configuration.user = "Ada Lovelace <ada@example.com>"
+    configuration.lockWait = 5
+    store = try Store.open(at: root, configuration: configuration)
+    configuration.now = { [unowned self] in self.clock }
+    configuration.makeUUID = { [unowned self] in
       self.uuids += 1
       return String(format: "00000000-0000-4000-8000-%012d", self.uuids)
     }
-    store.user = "Ada Lovelace <ada@example.com>"
-    store.lockWait = 5
+    reopen(configuration: configuration)
+  }
+
+  /// The store opened again with `configuration` (default: its own) or `keyring` (default: its own).
+  func reopen(configuration: Store.Configuration? = nil, keyring: Keyring? = nil) {
+    store = Store(
+      layout: store.layout, registry: store.registry, configuration: configuration ?? store.configuration,
+      keyring: keyring ?? store.keyring)
   }
 
   /// Moves the clock on by `seconds`.

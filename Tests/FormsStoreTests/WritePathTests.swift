@@ -206,7 +206,9 @@ struct WritePathTests {
   @Test func everyChangeIsAuditedWithItsPointersAndStates() throws {
     try withTemporaryDirectory { dir in
       let fixture = try StoreFixture(dir)
-      fixture.store.commandLine = "formsctl test"
+      var configuration = fixture.store.configuration
+      configuration.arguments = ["test"]
+      fixture.reopen(configuration: configuration)
       try fixture.acquisition()
       let id = try fixture.form()
       fixture.advance(60)

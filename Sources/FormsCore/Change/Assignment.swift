@@ -49,12 +49,10 @@ public struct Assignment: Sendable, Equatable {
 
   /// Applies the assignment to `document`, creating missing objects on the way.
   public func apply(to document: inout JSONValue, schema: Schema) throws(Assignment.Problem) {
-    var types: [SchemaType?] = []
     var type: SchemaType? = schema.root
     var parent: JSONValue? = nil
     var current: JSONValue? = document
     for step in path.steps {
-      types.append(type)
       var next: SchemaType? = nil
       if let resolved = type?.resolved(parent: parent, value: current) {
         switch (step, resolved.kind) {

@@ -32,12 +32,6 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     return Int(text)
   }
 
-  /// The value as a Foundation `Decimal`, nil when out of its range.
-  public var decimalValue: Decimal? { Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) }
-
-  /// The value as a `Double` (may round; `1e400` is infinity).
-  public var doubleValue: Double { Double(text) ?? .nan }
-
   /// True for a whole number (`3`, `3.0`, `3e2`, `-0`).
   public var isInteger: Bool {
     if !text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
@@ -80,9 +74,6 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     if let fast = comparePlainDecimals(text, other.text) { return fast }
     return decimalParts.compare(other.decimalParts)
   }
-
-  /// True when both denote the same decimal value.
-  public func isNumericallyEqual(to other: JSONNumber) -> Bool { compare(other) == .orderedSame }
 
   /// Normalized sign, significant digits without leading or trailing zeros, and a power of ten.
   var decimalParts: DecimalParts { DecimalParts(text) }

@@ -160,3 +160,18 @@ public func redactingSensitive(_ words: [String], names: Set<String>) -> [String
     return SealedText.redacted
   }
 }
+
+/// The command line as the audit log records it: `formsctl set form 3f2c 'note=a b'`, each word
+/// quoted for a POSIX shell when it needs to be, the values of sensitive fields (`names`)
+/// replaced by «redacted».
+public func auditCommandLine(_ arguments: [String], redacting names: Set<String> = []) -> String {
+  (["formsctl"] + redactingSensitive(arguments, names: names)).map { argument in
+    let plain =
+      !argument.isEmpty
+      && argument.unicodeScalars.allSatisfy {
+        ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+          || "-_./=:,@%+[]".unicodeScalars.contains($0)
+      }
+    return plain ? argument : "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
+  }.joined(separator: " ")
+}

@@ -1,4 +1,5 @@
 import FormsCore
+import FormsYAML
 import Foundation
 
 extension Migrator {
@@ -177,7 +178,7 @@ extension Migrator {
   /// SHA-256 of a descriptor's meaning: its YAML as canonical JSON, so reformatting does not count.
   func descriptorChecksum(_ path: String) throws(StoreError) -> String {
     let bytes = try FileIO.read(path)
-    guard let node = try? YAMLReaderAccess.read(bytes), let json = try? node.jsonValue() else {
+    guard let node = (try? YAMLReader().read(bytes)) ?? nil, let json = try? node.jsonValue() else {
       return sha256Hex(bytes)
     }
     return sha256Hex(JSONWriter.canonical(json))

@@ -190,16 +190,13 @@ extension Store {
     throws(StoreError) -> T
   {
     try layout.write(
-      Operation(name, summary: summary, command: commandLine), dryRun: dryRun, wait: lockWait, clock: now,
+      Operation(name, summary: summary, command: commandLine), dryRun: dryRun, wait: configuration.lockWait, clock: now,
       user: auditUser, store: self, body)
   }
 
-  /// Who the audit log names: `user` when set, else git's user of the store's repository, `$USER`
-  /// or the uid (looked up once).
+  /// Who the audit log names: the configuration's `user` when set, else git's user of the
+  /// store's repository, `$USER` or the uid (looked up at the first write, then kept).
   func auditUser() -> String {
-    if let user { return user }
-    let found = AuditLog.currentUser(root: layout.root)
-    user = found
-    return found
+    configuration.user ?? foundUser.value { [layout] in AuditLog.currentUser(root: layout.root) }
   }
 }

@@ -199,7 +199,7 @@ extension Formsctl {
         if let note { printWarning(note) }
         let outcome = try snapshots.restore(
           target.name, paths: selected, dryRun: dryRun, snapshotFirst: !noSnapshot, wait: options.wait,
-          command: options.commandLine())
+          command: auditCommandLine(Array(CommandLine.arguments.dropFirst())))
         let plan = outcome.plan
         if format == .json {
           return FileHandleOutput.standardOutput.write(
