@@ -31,9 +31,15 @@ let package = Package(
       dependencies: ["FormsStore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
     ),
     .executableTarget(name: "FormsBench", dependencies: ["FormsStore"], path: "Benchmarks/FormsBench"),
-    .testTarget(name: "FormsCoreTests", dependencies: ["FormsCore"]),
-    .testTarget(name: "FormsYAMLTests", dependencies: ["FormsYAML"]),
-    .testTarget(name: "FormsStoreTests", dependencies: ["FormsStore"]),
-    .testTarget(name: "formsctlTests", dependencies: ["formsctl", "FormsStore", "FormsCore"], exclude: ["Snapshots"]),
+    // What every test layer shares: temporary directories, a seeded generator, descriptor
+    // fixtures, position markers, golden files.
+    .target(
+      name: "FormsTestSupport", dependencies: ["FormsCore", "FormsYAML", "FormsStore"], path: "Tests/FormsTestSupport"),
+    .testTarget(name: "FormsCoreTests", dependencies: ["FormsCore", "FormsTestSupport"]),
+    .testTarget(name: "FormsYAMLTests", dependencies: ["FormsYAML", "FormsTestSupport"]),
+    .testTarget(name: "FormsStoreTests", dependencies: ["FormsStore", "FormsTestSupport"]),
+    .testTarget(
+      name: "formsctlTests", dependencies: ["formsctl", "FormsStore", "FormsCore", "FormsTestSupport"],
+      exclude: ["Snapshots"]),
   ]
 )

@@ -4,6 +4,7 @@ extension Store {
   /// Creates a document from `base` (a JSON object, or empty) and `assignments`; fills `_schema`,
   /// the id (a UUID when the id field is a uuid), timestamps and defaults; checks the state it
   /// starts in; validates under the lock; refuses an id that exists.
+  @discardableResult
   public func create(kind: String, base: JSONValue = .object(JSONObject()), assignments: [Assignment] = [])
     throws(StoreError) -> Document
   {
@@ -30,6 +31,7 @@ extension Store {
   }
 
   /// Changes fields of a stored document as a person would: workflow, timestamps, validation.
+  @discardableResult
   public func update(kind: String, id: String, assignments: [Assignment]) throws(StoreError) -> Document {
     try modify(kind: kind, id: id, operation: "set") { (document, schema) throws(StoreError) in
       try assignments.apply(to: &document, schema: schema)
@@ -37,6 +39,7 @@ extension Store {
   }
 
   /// Moves the workflow field to `state` when the descriptor allows it.
+  @discardableResult
   public func transition(kind: String, id: String, to state: String) throws(StoreError) -> Document {
     try modify(kind: kind, id: id, operation: "status") { (document, schema) throws(StoreError) in
       guard let workflow = schema.workflow else { throw StoreError.badRequest("\(kind) has no workflow") }
@@ -45,6 +48,7 @@ extension Store {
   }
 
   /// Replaces a stored document with `edited` (from `edit`), if the file still holds `original`.
+  @discardableResult
   public func replace(kind: String, id: String, original: [UInt8], with edited: JSONValue) throws(StoreError)
     -> Document
   {

@@ -1,3 +1,4 @@
+import FormsTestSupport
 import Testing
 
 @testable import FormsCore
@@ -55,9 +56,10 @@ struct JSONParserTests {
   }
 
   @Test func duplicateKeyNamesBothPositions() throws {
-    let error = try #require(throws: JSONParseError.self) { try JSONParser().parse("{\"b\": 1, \"a\": 2, \"b\": 3}") }
-    #expect(error.location == SourcePosition(line: 1, column: 18))
-    #expect(error.related == SourcePosition(line: 1, column: 2))
+    let marked = Marked(#"{‸"b": 1, "a": 2, ‸"b": 3}"#)
+    let error = try #require(throws: JSONParseError.self) { try JSONParser().parse(marked.text) }
+    #expect(error.location == marked.positions[1])
+    #expect(error.related == marked.positions[0])
   }
 
   @Test func nestingLimitIsAnErrorNotACrash() {
@@ -88,21 +90,23 @@ struct JSONParserTests {
   }
 
   @Test func sourceMapFindsValuesAndKeys() throws {
-    let text = """
+    // Markers: the object of items/1, its key "quantity", the value -3.
+    let marked = Marked(
+      """
       {
         "items": [
           {"quantity": 5},
-          {"quantity": -3, "sku": "é"}
+          ‸{‸"quantity": ‸-3, "sku": "é"}
         ],
         "name": "x"
       }
-      """
-    let (value, map) = try JSONParser().parseWithSourceMap(Array(text.utf8))
+      """)
+    let (value, map) = try JSONParser().parseWithSourceMap(Array(marked.text.utf8))
     let pointer = JSONPointer("/items/1/quantity")!
     #expect(value[pointer: pointer] == .number(JSONNumber(unchecked: "-3")))
-    #expect(map.valuePosition(pointer) == SourcePosition(line: 4, column: 18))
-    #expect(map.keyPosition(pointer) == SourcePosition(line: 4, column: 6))
-    #expect(map.valuePosition(JSONPointer("/items/1/missing")!) == SourcePosition(line: 4, column: 5))
+    #expect(map.valuePosition(pointer) == marked.positions[2])
+    #expect(map.keyPosition(pointer) == marked.positions[1])
+    #expect(map.valuePosition(JSONPointer("/items/1/missing")!) == marked.positions[0])
     #expect(map.valuePosition(.root) == SourcePosition(line: 1, column: 1))
   }
 }

@@ -1,19 +1,8 @@
+import FormsTestSupport
 import Foundation
 import Testing
 
 @testable import FormsCore
-
-/// A small deterministic generator (SplitMix64), so failures reproduce.
-struct SeededGenerator: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
 
 enum Corpus {
   static let numbers = ["0", "-0", "12.50", "1e400", "12345678901234567890", "-1.5E-7", "3", "100", "0.1"]

@@ -1,3 +1,4 @@
+import FormsTestSupport
 import Foundation
 import Testing
 
@@ -9,27 +10,27 @@ struct AtomicWriterTests {
       let writer = AtomicWriter(boundary: dir)
       try writer.write(Array("one\n".utf8), to: dir + "/a.json")
       try writer.write(Array("two\n".utf8), to: dir + "/a.json")
-      #expect(try readText(dir + "/a.json") == "two\n")
+      #expect(try readFile(dir + "/a.json") == "two\n")
       #expect(try directoryListing(dir) == ["a.json"])
     }
   }
 
   @Test func failureBeforeRenameKeepsTheOldBytes() throws {
     try withTemporaryDirectory { dir in
-      try writeText("old\n", to: dir + "/a.json")
+      try writeFile("old\n", to: dir + "/a.json")
       var writer = AtomicWriter(boundary: dir)
       writer.beforeRename = { temp throws(StoreError) in
         throw StoreError.io(temp, operation: "simulated crash", errno: EIO)
       }
       #expect(throws: StoreError.self) { try writer.write(Array("new\n".utf8), to: dir + "/a.json") }
-      #expect(try readText(dir + "/a.json") == "old\n")
+      #expect(try readFile(dir + "/a.json") == "old\n")
       #expect(try directoryListing(dir) == ["a.json"])
     }
   }
 
   @Test func keepsTheFileMode() throws {
     try withTemporaryDirectory { dir in
-      try writeText("old\n", to: dir + "/a.json")
+      try writeFile("old\n", to: dir + "/a.json")
       chmod(dir + "/a.json", 0o600)
       try AtomicWriter(boundary: dir).write(Array("new\n".utf8), to: dir + "/a.json")
       let attributes = try FileManager.default.attributesOfItem(atPath: dir + "/a.json")
@@ -39,7 +40,7 @@ struct AtomicWriterTests {
 
   @Test func refusesASymlinkOutOfTheStore() throws {
     try withTemporaryDirectory { dir in
-      try writeText("outside\n", to: dir + "/outside/secret.json")
+      try writeFile("outside\n", to: dir + "/outside/secret.json")
       try FileManager.default.createDirectory(atPath: dir + "/store", withIntermediateDirectories: true)
       try FileManager.default.createSymbolicLink(
         atPath: dir + "/store/a.json", withDestinationPath: dir + "/outside/secret.json")
@@ -47,7 +48,7 @@ struct AtomicWriterTests {
       #expect(throws: StoreError.symlinkOutsideStore(dir + "/store/a.json")) {
         try writer.write(Array("new\n".utf8), to: dir + "/store/a.json")
       }
-      #expect(try readText(dir + "/outside/secret.json") == "outside\n")
+      #expect(try readFile(dir + "/outside/secret.json") == "outside\n")
       // A directory symlink out of the store is refused too.
       try FileManager.default.createSymbolicLink(atPath: dir + "/store/out", withDestinationPath: dir + "/outside")
       #expect(throws: StoreError.pathOutsideStore(dir + "/store/out/secret.json")) {
@@ -58,10 +59,10 @@ struct AtomicWriterTests {
 
   @Test func writesThroughASymlinkInsideTheStore() throws {
     try withTemporaryDirectory { dir in
-      try writeText("old\n", to: dir + "/real.json")
+      try writeFile("old\n", to: dir + "/real.json")
       try FileManager.default.createSymbolicLink(atPath: dir + "/link.json", withDestinationPath: dir + "/real.json")
       try AtomicWriter(boundary: dir).write(Array("new\n".utf8), to: dir + "/link.json")
-      #expect(try readText(dir + "/real.json") == "new\n")
+      #expect(try readFile(dir + "/real.json") == "new\n")
       #expect(FileIO.entry(dir + "/link.json") == .symlink)
     }
   }
@@ -84,7 +85,7 @@ struct FileIOTests {
   @Test func listsJSONFilesSkippingHiddenDirectories() throws {
     try withTemporaryDirectory { dir in
       for file in ["b/2.json", "a.json", ".formsctl/x.json", ".build/y.json", "c.txt", "b/.hidden/z.json"] {
-        try writeText("{}", to: dir + "/" + file)
+        try writeFile("{}", to: dir + "/" + file)
       }
       #expect(FileIO.files(under: dir, suffix: ".json") == [dir + "/a.json", dir + "/b/2.json"])
     }
@@ -94,7 +95,7 @@ struct FileIOTests {
 struct StoreLockTests {
   @Test func secondWriterWaitsThenFailsNamingTheHolder() throws {
     try withTemporaryDirectory { dir in
-      try writeText("formsctl: 1\n", to: dir + "/formsctl.yaml")
+      try writeFile("formsctl: 1\n", to: dir + "/formsctl.yaml")
       let store = try StoreLayout(root: dir)
       let first = try StoreLock(store: store, command: "migrate", wait: 0)
       // flock locks belong to the open file description, so a second open in this process conflicts.
@@ -113,19 +114,19 @@ struct StoreLockTests {
 struct FormatterTests {
   @Test func rewritesChecksAndReportsParseErrors() throws {
     try withTemporaryDirectory { dir in
-      try writeText("{\"b\": 1, \"a\": 12.50}", to: dir + "/messy.json")
-      try writeText("{\n  \"a\": 1\n}\n", to: dir + "/clean.json")
-      try writeText("{\"a\": 1,}", to: dir + "/broken.json")
+      try writeFile("{\"b\": 1, \"a\": 12.50}", to: dir + "/messy.json")
+      try writeFile("{\n  \"a\": 1\n}\n", to: dir + "/clean.json")
+      try writeFile("{\"a\": 1,}", to: dir + "/broken.json")
       let files = try Formatter.expand([dir])
       let check = Formatter(check: true, writer: AtomicWriter(boundary: dir)).run(files)
       #expect(check.changed == [dir + "/messy.json"])
       #expect(
         check.failures.map(\.compilerStyle) == [dir + "/broken.json:1:9: error: trailing comma before '}' [parse]"])
-      #expect(try readText(dir + "/messy.json") == "{\"b\": 1, \"a\": 12.50}")
+      #expect(try readFile(dir + "/messy.json") == "{\"b\": 1, \"a\": 12.50}")
       let fix = Formatter(check: false, writer: AtomicWriter(boundary: dir)).run(files)
       #expect(fix.changed == [dir + "/messy.json"])
-      #expect(try readText(dir + "/messy.json") == "{\n  \"a\": 12.50,\n  \"b\": 1\n}\n")
-      #expect(try readText(dir + "/broken.json") == "{\"a\": 1,}")
+      #expect(try readFile(dir + "/messy.json") == "{\n  \"a\": 12.50,\n  \"b\": 1\n}\n")
+      #expect(try readFile(dir + "/broken.json") == "{\"a\": 1,}")
     }
   }
 

@@ -1,4 +1,5 @@
 import FormsCore
+import FormsTestSupport
 import Foundation
 import Testing
 
@@ -13,16 +14,16 @@ struct AuditLogTests {
   static func interrupted(_ fixture: StoreFixture, history: [UInt8], offset: Int) throws {
     let journal = fixture.root + "/.formsctl/journal"
     try FileManager.default.createDirectory(atPath: journal, withIntermediateDirectories: true)
-    try writeText(
+    try writeFile(
       """
       {"operation":"set acquisition ACQ-2026-001"}
       {"action":"write","path":"data/acquisitions/ACQ-2026-001.json","staged":"data/acquisitions/.ACQ-2026-001.json.formsctl-journal"}
       {"action":"append","path":".formsctl/history.jsonl","offset":\(offset)}
 
       """, to: journal + "/plan.ndjson")
-    try writeText("{\"staged\": true}\n", to: fixture.root + "/data/acquisitions/.ACQ-2026-001.json.formsctl-journal")
+    try writeFile("{\"staged\": true}\n", to: fixture.root + "/data/acquisitions/.ACQ-2026-001.json.formsctl-journal")
     try Data(record).write(to: URL(fileURLWithPath: journal + "/audit.jsonl"))
-    try writeText("committed\n", to: journal + "/COMMIT")
+    try writeFile("committed\n", to: journal + "/COMMIT")
     try Data(history).write(to: URL(fileURLWithPath: AuditLog.path(fixture.store.layout)))
   }
 
@@ -36,11 +37,11 @@ struct AuditLogTests {
       try Self.interrupted(fixture, history: Array(existing) + written, offset: existing.count)
       #expect(
         try Journal(layout: fixture.store.layout).recover() == "finished the interrupted set acquisition ACQ-2026-001")
-      let history = try readText(AuditLog.path(fixture.store.layout))
+      let history = try readFile(AuditLog.path(fixture.store.layout))
       #expect(
         history == String(decoding: existing, as: UTF8.self) + String(decoding: Self.record, as: UTF8.self), "\(moment)"
       )
-      #expect(try readText(dir + "/data/acquisitions/ACQ-2026-001.json") == "{\"staged\": true}\n")
+      #expect(try readFile(dir + "/data/acquisitions/ACQ-2026-001.json") == "{\"staged\": true}\n")
       #expect(!FileManager.default.fileExists(atPath: dir + "/.formsctl/journal/audit.jsonl"))
     }
   }
@@ -61,11 +62,11 @@ struct AuditLogTests {
   @Test func aLogThatIsASymlinkIsNotWrittenThrough() throws {
     try withTemporaryDirectory { dir in
       let fixture = try StoreFixture(dir)
-      try writeText("outside\n", to: dir + "/outside.txt")
+      try writeFile("outside\n", to: dir + "/outside.txt")
       try FileManager.default.createSymbolicLink(
         atPath: AuditLog.path(fixture.store.layout), withDestinationPath: dir + "/outside.txt")
       #expect(storeError { try fixture.acquisition() }?.kind != nil)
-      #expect(try readText(dir + "/outside.txt") == "outside\n")
+      #expect(try readFile(dir + "/outside.txt") == "outside\n")
     }
   }
 
@@ -99,7 +100,7 @@ struct AuditLogTests {
       let fixture = try StoreFixture(dir)
       try fixture.acquisition()
       let path = AuditLog.path(fixture.store.layout)
-      try writeText(try readText(path) + "<<<<<<< HEAD\n[1]\n", to: path)
+      try writeFile(try readFile(path) + "<<<<<<< HEAD\n[1]\n", to: path)
       try fixture.order()
       let (records, problems) = AuditLog.query(fixture.store.layout, .init())
       #expect(records.count == 2)

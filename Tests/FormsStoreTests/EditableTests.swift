@@ -1,4 +1,5 @@
 import FormsCore
+import FormsTestSupport
 import Foundation
 import Testing
 
@@ -10,7 +11,7 @@ struct EditableTests {
   /// A store whose orders come from a feed (import), as the app's did.
   func store(_ dir: String) throws -> StoreFixture {
     let fixture = try StoreFixture(dir + "/store", peopleEditOrders: false)
-    try writeText(
+    try writeFile(
       """
       [{"purchase_order_number": "PO-1", "issue_date": "2026-11-01T09:00:00Z", "last_updated": "2026-11-01T09:00:00Z",
         "items": [{"product_item_id": 1, "quantity": 5, "last_updated": "2026-11-01T09:00:00Z"}]}]
@@ -55,7 +56,7 @@ struct EditableTests {
   @Test func feedsMigrationsAndRenamesAreNotLimited() throws {
     try withTemporaryDirectory { dir in
       let fixture = try store(dir)
-      try writeText(
+      try writeFile(
         """
         [{"purchase_order_number": "PO-1", "issue_date": "2026-11-01T09:00:00Z", "last_updated": "2026-11-02T09:00:00Z", "status": "closed",
           "items": [{"product_item_id": 1, "quantity": 9, "last_updated": "2026-11-02T09:00:00Z"}]}]

@@ -1,4 +1,5 @@
 import FormsCore
+import FormsTestSupport
 import FormsYAML
 import Foundation
 import Testing
@@ -39,7 +40,7 @@ struct HardeningTests {
     try withTemporaryDirectory { dir in
       let fixture = try StoreFixture(dir + "/store")
       try fixture.acquisition()
-      try writeText(
+      try writeFile(
         #"{"_schema": "acquisition@1.0.0", "id": "ACQ-2026-009", "title": "secret", "agency": "X"}"#,
         to: dir + "/outside.json")
       try FileManager.default.createSymbolicLink(
@@ -117,13 +118,13 @@ struct HardeningTests {
       let fixture = try StoreFixture(dir + "/store")
       try fixture.acquisition()
       let journal = dir + "/store/.formsctl/journal"
-      try writeText(
+      try writeFile(
         """
         {"operation":"rm acquisition ACQ-2026-001"}
         {"action":"delete","path":"data/acquisitions/ACQ-2026-001.json"}
 
         """, to: journal + "/plan.ndjson")
-      try writeText("committed\n", to: journal + "/COMMIT")
+      try writeFile("committed\n", to: journal + "/COMMIT")
       let outcome = try withUnwritable(dir + "/store/data/acquisitions") {
         storeError { _ = try Store.recover(fixture.store.layout, wait: 1) }
       }
@@ -145,10 +146,10 @@ struct HardeningTests {
       let fixture = try StoreFixture(dir + "/store")
       try fixture.acquisition()
       let data = dir + "/store/data/acquisitions"
-      try writeText("{", to: data + "/.ACQ-2026-001.json.4242.123456.tmp")
-      try writeText("{", to: dir + "/store/.formsctl/.hash-cache.4242.9.tmp")
-      try writeText("{", to: dir + "/store/.formsctl/snapshots/.creating-2026-11-18T08-53-20Z-4242/data/x.json")
-      try writeText("mine", to: data + "/.notes.tmp")
+      try writeFile("{", to: data + "/.ACQ-2026-001.json.4242.123456.tmp")
+      try writeFile("{", to: dir + "/store/.formsctl/.hash-cache.4242.9.tmp")
+      try writeFile("{", to: dir + "/store/.formsctl/snapshots/.creating-2026-11-18T08-53-20Z-4242/data/x.json")
+      try writeFile("mine", to: data + "/.notes.tmp")
       let outcome = try Store.recover(fixture.store.layout, wait: 1)
       #expect(outcome == "removed 2 leftover temporary files and 1 unfinished snapshot that interrupted writers left")
       #expect(try directoryListing(data) == [".notes.tmp", "ACQ-2026-001.json"])
@@ -166,7 +167,7 @@ struct HardeningTests {
       var before = stat()
       stat(path, &before)
       // `cp -p` over the file: new bytes of the same length, the old mtime put back.
-      let edited = try readText(path).replacingOccurrences(of: "note 3", with: "NOTE 3")
+      let edited = try readFile(path).replacingOccurrences(of: "note 3", with: "NOTE 3")
       let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
       try handle.write(contentsOf: Data(edited.utf8))
       try handle.close()
@@ -174,7 +175,7 @@ struct HardeningTests {
       #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
       let second = try fixture.take()
       #expect(fixture.tree(second)["data/notes/n3.json"] != fixture.tree(first)["data/notes/n3.json"])
-      #expect(try readText(second.path + "/data/notes/n3.json") == edited)
+      #expect(try readFile(second.path + "/data/notes/n3.json") == edited)
       #expect(fixture.snapshots.verify([first, second]).isEmpty)
     }
   }
@@ -186,7 +187,7 @@ struct HardeningTests {
       let second = try fixture.take()
       let shared = second.path + "/data/notes/n1.json"
       chmod(shared, 0o644)
-      try writeText("{\"altered\": 1}\n", to: shared)
+      try writeFile("{\"altered\": 1}\n", to: shared)
       for full in [false, true] {
         let problems = fixture.snapshots.verify([first, second], full: full).map(\.description)
         #expect(
@@ -215,7 +216,7 @@ struct HardeningTests {
     #expect(RetentionPolicy.seconds(text) == nil)
     try withTemporaryDirectory { dir in
       _ = try Store.initialize(at: dir)
-      try writeText("formsctl: 1\nsnapshots:\n  keep_within: \(text)\n", to: dir + "/formsctl.yaml")
+      try writeFile("formsctl: 1\nsnapshots:\n  keep_within: \(text)\n", to: dir + "/formsctl.yaml")
       let error = storeError { _ = try StoreLayout(root: dir) }
       #expect(error?.kind == .badInput)
       #expect(
@@ -227,7 +228,7 @@ struct HardeningTests {
   @Test func aScaleNearIntMaxIsADescriptorError() throws {
     try withTemporaryDirectory { dir in
       _ = try Store.initialize(at: dir)
-      try writeText(
+      try writeFile(
         "kind: note\nversion: 1.0.0\ndirectory: notes\nfields:\n  id: string\n  price: {type: decimal, scale: 9223372036854775806}\n",
         to: dir + "/schemas/note/1.0.0.yaml")
       let registry = SchemaRegistry.load(directory: dir + "/schemas", display: { $0 })
@@ -280,8 +281,8 @@ struct HardeningTests {
       let info = try fixture.take()
       let manifestPath = info.path + "/manifest.json"
       chmod(manifestPath, 0o644)
-      let text = try readText(manifestPath).replacingOccurrences(of: "\"data/notes/n1.json\"", with: "\"\(path)\"")
-      try writeText(text, to: manifestPath)
+      let text = try readFile(manifestPath).replacingOccurrences(of: "\"data/notes/n1.json\"", with: "\"\(path)\"")
+      try writeFile(text, to: manifestPath)
       let error = storeError { _ = try fixture.snapshots.find(info.name) }
       #expect(
         error?.description.contains("which is not a file a snapshot holds") == true, "\(String(describing: error))")

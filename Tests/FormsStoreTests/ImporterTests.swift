@@ -1,4 +1,5 @@
 import FormsCore
+import FormsTestSupport
 import Foundation
 import Testing
 
@@ -20,7 +21,7 @@ struct ImporterTests {
   )
     throws -> Importer.Report
   {
-    try writeText(feed, to: fixture.root + "/feed.ndjson")
+    try writeFile(feed, to: fixture.root + "/feed.ndjson")
     var request = Importer.Request(kind: "purchase-order", feed: fixture.root + "/feed.ndjson", snapshot: false)
     configure(&request)
     return try Importer(store: fixture.store).run(request)
@@ -29,7 +30,7 @@ struct ImporterTests {
   static func fixture(_ dir: String) throws -> StoreFixture {
     let fixture = try StoreFixture(dir)
     try fixture.acquisition()
-    try writeText(stored, to: dir + "/data/purchase-orders/PO-1.json")
+    try writeFile(stored, to: dir + "/data/purchase-orders/PO-1.json")
     return fixture
   }
 
@@ -114,7 +115,7 @@ struct ImporterTests {
   @Test func aDeliveryDateOnTheIssueDayIsNotBeforeIt() throws {
     try withTemporaryDirectory { dir in
       let fixture = try StoreFixture(dir)
-      try writeText(
+      try writeFile(
         """
         - convert: {field: preferred_delivery_date, to: date, if_present: true}
         """, to: dir + "/map.yaml")
@@ -137,7 +138,7 @@ struct ImporterTests {
           try fixture.form(acquisition: "ACQ-2026-003")
         ]
       try fixture.order("PO-1", acquisition: "ACQ-2026-002")
-      try writeText(
+      try writeFile(
         #"{"id": "ACQ-2026-001", "title": "Chairs", "agency": "GSA", "last_modified_date": "2020-01-01T00:00:00Z"}"#,
         to: dir + "/feed.json")
       var request = Importer.Request(kind: "acquisition", feed: dir + "/feed.json", prune: true, snapshot: false)
@@ -163,8 +164,8 @@ struct ImporterTests {
     try withTemporaryDirectory { dir in
       let fixture = try Self.fixture(dir)
       try fixture.order("PO-2", acquisition: "ACQ-2026-001")
-      let before = try readText(dir + "/data/purchase-orders/PO-1.json")
-      let untouched = try readText(dir + "/data/purchase-orders/PO-2.json")
+      let before = try readFile(dir + "/data/purchase-orders/PO-1.json")
+      let untouched = try readFile(dir + "/data/purchase-orders/PO-2.json")
       let created = Self.newer.replacingOccurrences(of: "\"PO-1\"", with: "\"PO-9\"")
       let report = try Self.importing(Self.newer + "\n" + created, into: fixture) { $0.snapshot = true }
       let snapshots = Snapshots(layout: fixture.store.layout)
@@ -184,14 +185,14 @@ struct ImporterTests {
       // Another document changes after the import; restoring the safety copy leaves it as it is.
       try fixture.store.update(
         kind: "purchase-order", id: "PO-2", assignments: [try Assignment("delivery_note=after the import")])
-      let changedSince = try readText(dir + "/data/purchase-orders/PO-2.json")
+      let changedSince = try readFile(dir + "/data/purchase-orders/PO-2.json")
       #expect(changedSince != untouched)
       let outcome = try snapshots.restore(info.name, snapshotFirst: false, wait: 1)
       #expect(outcome.plan.rewritten == ["data/purchase-orders/PO-1.json"])
       #expect(outcome.plan.removed == ["data/purchase-orders/PO-9.json"])
-      #expect(try readText(dir + "/data/purchase-orders/PO-1.json") == before)
+      #expect(try readFile(dir + "/data/purchase-orders/PO-1.json") == before)
       #expect(!FileIO.exists(dir + "/data/purchase-orders/PO-9.json"))
-      #expect(try readText(dir + "/data/purchase-orders/PO-2.json") == changedSince)
+      #expect(try readFile(dir + "/data/purchase-orders/PO-2.json") == changedSince)
       #expect(try snapshots.planRestore(info).isEmpty, "restored: nothing left to do")
       #expect(throws: StoreError.self, "a path it does not cover") {
         try snapshots.planRestore(info, paths: ["data/purchase-orders/PO-2.json"])

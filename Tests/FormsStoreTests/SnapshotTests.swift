@@ -1,4 +1,5 @@
 import FormsCore
+import FormsTestSupport
 import Foundation
 import Testing
 
@@ -13,12 +14,12 @@ final class SnapshotFixture: @unchecked Sendable {
 
   init(_ root: String) throws {
     self.root = root
-    try writeText("formsctl: 1\n", to: root + "/formsctl.yaml")
-    try writeText(
+    try writeFile("formsctl: 1\n", to: root + "/formsctl.yaml")
+    try writeFile(
       "kind: note\nversion: 1.0.0\ndirectory: notes\nfields:\n  id: string\n  text: string\n",
       to: root + "/schemas/note/1.0.0.yaml")
     for k in 0..<20 {
-      try writeText(
+      try writeFile(
         "{\n  \"_schema\": \"note@1.0.0\",\n  \"id\": \"n\(k)\",\n  \"text\": \"note \(k)\"\n}\n",
         to: root + "/data/notes/n\(k).json")
     }
@@ -51,11 +52,11 @@ struct SnapshotTests {
       let fixture = try SnapshotFixture(dir)
       let snapshot = try fixture.take()
       #expect(snapshot.manifest?.counts == ["note": ["1.0.0": 20]])
-      try writeText(
+      try writeFile(
         "{\n  \"_schema\": \"note@1.0.0\",\n  \"id\": \"n1\",\n  \"text\": \"changed\"\n}\n",
         to: dir + "/data/notes/n1.json")
       try FileManager.default.removeItem(atPath: dir + "/data/notes/n2.json")
-      try writeText("{}\n", to: dir + "/data/notes/extra.json")
+      try writeFile("{}\n", to: dir + "/data/notes/extra.json")
       let difference = fixture.snapshots.diff(from: snapshot, to: nil)
       #expect(difference.added == ["data/notes/extra.json"])
       #expect(difference.removed == ["data/notes/n2.json"])
@@ -80,11 +81,11 @@ struct SnapshotTests {
     try withTemporaryDirectory { dir in
       let fixture = try SnapshotFixture(dir)
       let snapshot = try fixture.take()
-      try writeText("{\"changed\": 1}\n", to: dir + "/data/notes/n1.json")
-      try writeText("{\"changed\": 2}\n", to: dir + "/data/notes/n2.json")
+      try writeFile("{\"changed\": 1}\n", to: dir + "/data/notes/n1.json")
+      try writeFile("{\"changed\": 2}\n", to: dir + "/data/notes/n2.json")
       _ = try fixture.snapshots.restore(snapshot.name, paths: ["data/notes/n1.json"], wait: 0)
-      #expect(try readText(dir + "/data/notes/n1.json").contains("note 1"))
-      #expect(try readText(dir + "/data/notes/n2.json") == "{\"changed\": 2}\n")
+      #expect(try readFile(dir + "/data/notes/n1.json").contains("note 1"))
+      #expect(try readFile(dir + "/data/notes/n2.json") == "{\"changed\": 2}\n")
     }
   }
 
@@ -92,9 +93,9 @@ struct SnapshotTests {
     try withTemporaryDirectory { dir in
       let fixture = try SnapshotFixture(dir)
       let snapshot = try fixture.take()
-      try writeText("{\"new\": 1}\n", to: dir + "/data/notes/n99.json")
-      try writeText("{\"new\": 2}\n", to: dir + "/data/notes/deeper/n98.json")
-      try writeText("{\"other\": 1}\n", to: dir + "/data/others/o1.json")
+      try writeFile("{\"new\": 1}\n", to: dir + "/data/notes/n99.json")
+      try writeFile("{\"new\": 2}\n", to: dir + "/data/notes/deeper/n98.json")
+      try writeFile("{\"other\": 1}\n", to: dir + "/data/others/o1.json")
       let plan = try fixture.snapshots.planRestore(snapshot, paths: ["data/notes"])
       #expect(plan.removed == ["data/notes/deeper/n98.json", "data/notes/n99.json"])
       _ = try fixture.snapshots.restore(snapshot.name, paths: ["data/notes"], wait: 0)
@@ -142,9 +143,9 @@ struct SnapshotTests {
           "\(snapshot.name)/data/notes/n4.json: altered (its SHA-256 no longer matches the manifest)",
           "\(snapshot.name)/data/notes/n5.json: missing",
         ])
-      try writeText("{}\n", to: dir + "/data/notes/n4.json")
+      try writeFile("{}\n", to: dir + "/data/notes/n4.json")
       #expect(throws: StoreError.self) { try fixture.snapshots.planRestore(snapshot) }
-      #expect(try readText(dir + "/data/notes/n4.json") == "{}\n")
+      #expect(try readFile(dir + "/data/notes/n4.json") == "{}\n")
     }
   }
 
@@ -166,7 +167,7 @@ struct SnapshotTests {
       // Every document, schema and the store manifest are shared; each snapshot owns only its manifest.json.
       #expect(unsharedFiles(first.path) == ["manifest.json"])
       #expect(unsharedFiles(second.path) == ["manifest.json"])
-      try writeText(
+      try writeFile(
         "{\n  \"_schema\": \"note@1.0.0\",\n  \"id\": \"n7\",\n  \"text\": \"seven\"\n}\n",
         to: dir + "/data/notes/n7.json")
       let third = try fixture.take()
@@ -219,7 +220,7 @@ struct SnapshotTests {
     try withTemporaryDirectory { dir in
       let fixture = try SnapshotFixture(dir)
       _ = try fixture.take()
-      try writeText("# v2 1\n", to: dir + "/.formsctl/snapshots/.hash-cache")
+      try writeFile("# v2 1\n", to: dir + "/.formsctl/snapshots/.hash-cache")
       fixture.clock += 10
       let second = try fixture.take()
       #expect(unsharedFiles(second.path) == ["manifest.json"])
@@ -235,10 +236,10 @@ struct SnapshotTests {
       let first = try fixture.take()
       fixture.clock = Date().addingTimeInterval(60)  // the cache trusts every stamp
       try FileManager.default.removeItem(atPath: dir + "/data/notes/n3.json")
-      try writeText(
+      try writeFile(
         "{\n  \"_schema\": \"note@1.0.0\",\n  \"id\": \"n99\",\n  \"text\": \"new\"\n}\n",
         to: dir + "/data/notes/n99.json")
-      try writeText(
+      try writeFile(
         "{\n  \"_schema\": \"note@1.0.0\",\n  \"id\": \"n4\",\n  \"text\": \"changed\"\n}\n",
         to: dir + "/data/notes/n4.json")
       try FileManager.default.removeItem(atPath: dir + "/data/notes/n5.json")
@@ -249,7 +250,7 @@ struct SnapshotTests {
       #expect(!paths.contains("data/notes/n3.json") && !FileIO.exists(second.path + "/data/notes/n3.json"))
       #expect(!paths.contains("data/notes/n5.json") && !FileIO.exists(second.path + "/data/notes/n5.json"))
       #expect(paths.contains("data/notes/n99.json"))
-      #expect(try readText(second.path + "/data/notes/n4.json").contains("changed"))
+      #expect(try readFile(second.path + "/data/notes/n4.json").contains("changed"))
       #expect(
         FileStamp(second.path + "/data/notes/n7.json")?.inode == FileStamp(first.path + "/data/notes/n7.json")?.inode,
         "unchanged: shared")

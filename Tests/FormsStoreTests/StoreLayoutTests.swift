@@ -1,3 +1,4 @@
+import FormsTestSupport
 import Foundation
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 struct StoreLayoutTests {
   @Test func locatesByWalkingUp() throws {
     try withTemporaryDirectory { dir in
-      try writeText("formsctl: 1\nschemas: ../../schemas\n", to: dir + "/store/formsctl.yaml")
+      try writeFile("formsctl: 1\nschemas: ../../schemas\n", to: dir + "/store/formsctl.yaml")
       try FileManager.default.createDirectory(atPath: dir + "/store/data/forms", withIntermediateDirectories: true)
       let store = try StoreLayout.locate(explicit: nil, environment: [:], workingDirectory: dir + "/store/data/forms")
       #expect(store.root == dir + "/store")
@@ -24,7 +25,7 @@ struct StoreLayoutTests {
 
   @Test func badManifestNamesTheLine() throws {
     try withTemporaryDirectory { dir in
-      try writeText("formsctl: 1\nsnapshots:\n  keep_within: soon\n", to: dir + "/formsctl.yaml")
+      try writeFile("formsctl: 1\nsnapshots:\n  keep_within: soon\n", to: dir + "/formsctl.yaml")
       #expect(
         throws: StoreError.manifest(
           file: dir + "/formsctl.yaml", position: .init(line: 3, column: 16),
@@ -37,7 +38,7 @@ struct StoreLayoutTests {
 
   @Test func documentPathsReadBackToTheirDirectoryAndID() throws {
     try withTemporaryDirectory { root in
-      try writeText("formsctl: 1\ndata: records/../data\n", to: root + "/formsctl.yaml")
+      try writeFile("formsctl: 1\ndata: records/../data\n", to: root + "/formsctl.yaml")
       let layout = try StoreLayout(root: root)
       #expect(layout.dataDirectory == root + "/data")
       let path = layout.path(directory: "forms", id: "F-1")
@@ -56,10 +57,10 @@ struct StoreLayoutTests {
 
   @Test func idsAreTheRegularDocumentFilesOfOneDirectory() throws {
     try withTemporaryDirectory { root in
-      try writeText("formsctl: 1\n", to: root + "/formsctl.yaml")
+      try writeFile("formsctl: 1\n", to: root + "/formsctl.yaml")
       let layout = try StoreLayout(root: root)
       for name in ["PO-2.json", "PO-1.json", "PO-10.json", ".hidden.json", "notes.txt", "sub/PO-3.json"] {
-        try writeText("{}", to: layout.documents(in: "orders") + "/" + name)
+        try writeFile("{}", to: layout.documents(in: "orders") + "/" + name)
       }
       #expect(layout.ids(in: "orders") == ["PO-1", "PO-10", "PO-2"])
       #expect(layout.ids(in: "orders", prefix: "PO-1") == ["PO-1", "PO-10"])

@@ -1,4 +1,5 @@
 import FormsCore
+import FormsTestSupport
 import Foundation
 import Testing
 
@@ -38,10 +39,10 @@ struct WritePathTests {
       try fixture.acquisition()
       var shown: [String] = []
       let outcome = try fixture.store.edit(kind: "acquisition", id: "ACQ-2026-001") { path in
-        let text = try! readText(path)
+        let text = try! readFile(path)
         shown.append(text)
         let (from, to) = shown.count == 1 ? ("planning", "awarded") : ("awarded", "solicitation")
-        try! writeText(Store.stripHeader(text).replacingOccurrences(of: "\"\(from)\"", with: "\"\(to)\""), to: path)
+        try! writeFile(Store.stripHeader(text).replacingOccurrences(of: "\"\(from)\"", with: "\"\(to)\""), to: path)
         return 0
       }
       guard case .saved(let document) = outcome else {
@@ -322,6 +323,22 @@ struct WritePathTests {
           StoreValidator(layout: store.layout, registry: store.registry, display: { $0 }).allFiles())
         #expect(report.diagnostics.isEmpty, "trial \(trial): \(report.diagnostics.map(\.message))")
       }
+    }
+  }
+}
+
+/// The example in `Store`'s documentation, as written there.
+struct StoreDocumentationExampleTests {
+  @Test func theExampleRuns() throws {
+    try withTemporaryDirectory { dir in
+      _ = try Store.initialize(at: dir)
+      let store = try Store.open(at: dir)
+      let assignments = try ["id=ACQ-2026-001", "title=Office chairs", "agency=GSA"].map { try Assignment($0) }
+      let created = try store.create(kind: "acquisition", assignments: assignments)
+      let acquisition = try store.read(kind: "acquisition", id: "ACQ-2026-001")
+      try store.update(kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=Desks")])
+      #expect(created.path == acquisition.path)
+      #expect(try store.read(kind: "acquisition", id: "ACQ-2026-001").value["title"] == .string("Desks"))
     }
   }
 }

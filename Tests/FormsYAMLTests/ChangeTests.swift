@@ -1,4 +1,5 @@
 import FormsCore
+import FormsTestSupport
 import Testing
 
 @testable import FormsYAML

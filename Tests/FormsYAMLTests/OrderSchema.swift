@@ -1,4 +1,5 @@
 import FormsCore
+import FormsTestSupport
 
 /// A small order kind for the merge tests: a document stamp, keyed items (with their own declared
 /// stamp), invoices and receipts (whose stamps fall back to the document's field name).

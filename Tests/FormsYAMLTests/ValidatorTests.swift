@@ -1,20 +1,8 @@
 import FormsCore
+import FormsTestSupport
 import Testing
 
 @testable import FormsYAML
-
-/// Compiles a descriptor from text, failing the test on any diagnostic.
-func compile(_ text: String, includes: [String: String] = [:]) throws -> Schema {
-  let root = try #require(try YAMLReader().read(text))
-  let result = DescriptorCompiler.compile(root, file: "test.yaml") { name in
-    guard let included = includes[name], let node = try YAMLReader().read(included) else {
-      throw YAMLError(message: "no such file", position: SourcePosition(line: 1, column: 1))
-    }
-    return (name, node)
-  }
-  #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.compilerStyle))")
-  return try #require(result.schema)
-}
 
 struct ValidatorTests {
   static let schema = try! compile(

@@ -1,3 +1,4 @@
+import FormsTestSupport
 import Foundation
 import Testing
 
@@ -186,7 +187,7 @@ struct CommandLineTests {
 
   @Test func longWorkShowsOneProgressLinePerPhaseOnATerminalOnly() throws {
     try withTemporaryDirectory { dir in
-      try MigrateCommandTests.itemStore(dir, count: 3000)
+      try itemStore(dir, count: 3000)
       guard let text = try Self.onTerminal("\(Formsctl.binary.path) migrate --no-snapshot", in: dir) else {
         print("skipped: script(1) is not installed")
         return

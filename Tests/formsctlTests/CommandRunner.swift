@@ -1,3 +1,4 @@
+import FormsTestSupport
 import Foundation
 import Testing
 
@@ -64,39 +65,14 @@ enum Formsctl {
   }
 }
 
-/// Compares a run with `Snapshots/<name>.txt`; `RECORD_SNAPSHOTS=1` writes the file instead.
+/// Compares a run with `Snapshots/<name>.txt` (see `Golden`: `RECORD_SNAPSHOTS=1` re-records, and fails).
 func assertSnapshot(_ result: RunResult, named name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
   let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots/\(name).txt")
-  if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] == "1" {
-    try Data(result.transcript.utf8).write(to: url)
-    Issue.record(
-      "re-recorded \(name).txt; review the diff and run again without RECORD_SNAPSHOTS", sourceLocation: sourceLocation)
-    return
+  if let expected = try Golden.difference(result.transcript, at: url) {
+    #expect(
+      result.transcript == expected, "golden file \(name).txt differs; RECORD_SNAPSHOTS=1 re-records",
+      sourceLocation: sourceLocation)
   }
-  let expected = try String(contentsOf: url, encoding: .utf8)
-  #expect(
-    result.transcript == expected, "golden file \(name).txt differs; RECORD_SNAPSHOTS=1 re-records",
-    sourceLocation: sourceLocation)
-}
-
-/// Runs `body` in a fresh directory, removed afterwards.
-func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
-  let path = FileManager.default.temporaryDirectory.appendingPathComponent("formsctl-e2e-\(UUID().uuidString)").path
-  try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-  defer { try? FileManager.default.removeItem(atPath: path) }
-  return try body(URL(fileURLWithPath: path).resolvingSymlinksInPath().path)
-}
-
-func writeFile(_ text: String, to path: String) throws {
-  try FileManager.default.createDirectory(
-    atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-  try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-}
-
-func writeBytes(_ bytes: [UInt8], to path: String) throws {
-  try FileManager.default.createDirectory(
-    atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-  try Data(bytes).write(to: URL(fileURLWithPath: path))
 }
 
 /// Drops `editable:` from the store's purchase-order descriptor: for tests of merges and stamps
@@ -134,8 +110,6 @@ func demoIdentity(at path: String) throws -> String {
   try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
   return path
 }
-
-func readFile(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
 
 /// The environment the binary runs in: this process's, without a store or an identity of the
 /// person running the tests (HOME names a directory that does not exist, so no key is found).

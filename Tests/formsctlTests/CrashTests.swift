@@ -1,4 +1,5 @@
 import FormsCore
+import FormsTestSupport
 import Foundation
 import Testing
 
@@ -61,7 +62,7 @@ struct CrashTests {
         try FileManager.default.removeItem(atPath: path + "/data/scenarios/" + file)
       }
     },
-    Scenario(name: "migrate", arguments: ["migrate"]) { path in try MigrateCommandTests.itemStore(path, count: 400) },
+    Scenario(name: "migrate", arguments: ["migrate"]) { path in try itemStore(path, count: 400) },
     Scenario(
       name: "import",
       arguments: [
@@ -104,7 +105,7 @@ struct CrashTests {
       let after = Self.tree(dir + "/reference0")
       #expect(after != before)
       #expect(Self.tree(dir + "/reference1") == after, "the operation is deterministic under FORMSCTL_NOW")
-      var rng = SplitMix(state: UInt64(scenario.name.utf8.reduce(7) { $0 &* 31 &+ UInt64($1) }))
+      var rng = SeededGenerator(state: UInt64(scenario.name.utf8.reduce(7) { $0 &* 31 &+ UInt64($1) }))
       var outcomes = (untouched: 0, rolledBack: 0, finishedByRecover: 0, completed: 0)
       var window = duration * 1.25
       for trial in 0..<Self.trials {

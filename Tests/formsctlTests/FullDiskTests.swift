@@ -1,3 +1,4 @@
+import FormsTestSupport
 import Foundation
 import Testing
 
@@ -42,7 +43,7 @@ struct SmallDisk {
 struct FullDiskTests {
   /// 200 documents (a 4 KB page each on tmpfs); the ballast then takes all but about 40 KB.
   static func fill(_ disk: SmallDisk) throws -> [String: Data] {
-    try MigrateCommandTests.itemStore(disk.path, count: 200)
+    try itemStore(disk.path, count: 200)
     for k in 0..<200 {
       try Data(
         ("{\n  \"_schema\": \"item@1.0.0\",\n  \"id\": \"i\(k)\",\n  \"note\": \"" + String(repeating: "n", count: 400)

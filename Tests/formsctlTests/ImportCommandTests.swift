@@ -1,3 +1,4 @@
+import FormsTestSupport
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import FormsCore
 import FormsStore
+import FormsTestSupport
 import Foundation
 import Testing
 
@@ -34,7 +35,7 @@ struct JSONSchemaDifferentialTests {
         print('1' if schemas[doc['_schema']].is_valid(doc) else '0')
     """
 
-  static func mutations(of document: JSONObject, rng: inout SplitMix) -> [JSONValue] {
+  static func mutations(of document: JSONObject, rng: inout SeededGenerator) -> [JSONValue] {
     var out: [JSONValue] = [.object(document)]
     for member in document.members where member.key != "_schema" {
       var removed = document
@@ -82,7 +83,7 @@ struct JSONSchemaDifferentialTests {
       #expect(export.status == 0, "\(export.stderr)")
       let registry = SchemaRegistry.load(directory: Formsctl.packageRoot.appendingPathComponent("schemas").path) { $0 }
       #expect(registry.diagnostics.isEmpty)
-      var rng = SplitMix(state: 2026)
+      var rng = SeededGenerator(state: 2026)
       var documents: [JSONValue] = []
       for store in ["acquisitions", "legacy"] {
         for path in FileIO.files(under: examples + "/" + store + "/data", suffix: ".json") {

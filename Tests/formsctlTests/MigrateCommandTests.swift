@@ -1,3 +1,4 @@
+import FormsTestSupport
 import Foundation
 import Testing
 
@@ -116,30 +117,12 @@ struct MigrateCommandTests {
   }
 
   /// A store of `count` documents of kind `item` at 1.0.0, with 2.0.0 = one rename + one add.
-  static func itemStore(_ dir: String, count: Int, extraChange: String = "") throws {
-    try writeFile("formsctl: 1\n", to: dir + "/formsctl.yaml")
-    try writeFile(
-      "kind: item\nversion: 1.0.0\ndirectory: items\nfields:\n  id: string\n  qty: integer\n  note: string\n",
-      to: dir + "/schemas/item/1.0.0.yaml")
-    try writeFile(
-      "kind: item\nversion: 2.0.0\nfrom: 1.0.0\ndirectory: items\nfields:\n  id: string\n  quantity: integer\n  note: string\n  unit: string\nchanges:\n  - rename: {from: qty, to: quantity}\n  - add: {field: unit, value: EA}\n"
-        + extraChange, to: dir + "/schemas/item/2.0.0.yaml")
-    try FileManager.default.createDirectory(atPath: dir + "/data/items", withIntermediateDirectories: true)
-    for k in 0..<count {
-      try Data(
-        "{\n  \"_schema\": \"item@1.0.0\",\n  \"id\": \"i\(k)\",\n  \"note\": \"item number \(k)\",\n  \"qty\": \(k)\n}\n"
-          .utf8
-      )
-      .write(to: URL(fileURLWithPath: dir + "/data/items/i\(k).json"))
-    }
-  }
-
   static let jq = ["/usr/bin/jq", "/usr/local/bin/jq"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
   @Test(.enabled(if: jq != nil, "jq is not installed"))
   func jqStepThatEmitsANonObjectIsReported() throws {
     try withTemporaryDirectory { dir in
-      try Self.itemStore(dir, count: 3, extraChange: "  - jq: '.note'\n")
+      try itemStore(dir, count: 3, extraChange: "  - jq: '.note'\n")
       let run = try Formsctl.run(["migrate"], in: dir)
       #expect(run.status == 65)
       #expect(
@@ -155,7 +138,7 @@ struct MigrateCommandTests {
 
   @Test func badTargetsAreRefused() throws {
     try withTemporaryDirectory { dir in
-      try Self.itemStore(dir, count: 2)
+      try itemStore(dir, count: 2)
       let missing = try Formsctl.run(["migrate", "--kind", "item", "--to", "3.0.0"], in: dir)
       #expect(
         missing
@@ -173,17 +156,5 @@ struct MigrateCommandTests {
       #expect(gap.status == 65)
       #expect(gap.stderr.contains("from: 1.5.0 names a version of item that does not exist"), "\(gap.stderr)")
     }
-  }
-}
-
-/// A small deterministic generator (SplitMix64), so random trials reproduce.
-struct SplitMix: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
