@@ -56,8 +56,8 @@ public enum RetentionPlanner {
     // 1970-01-01 was a Thursday: Monday is 1 ... Sunday 7.
     let weekday = (day + 3) - floorDivide(day + 3, 7) * 7 + 1
     let thursday = day - Int64(weekday) + 4
-    let year = civilYear(thursday)
-    let firstOfYear = daysFromCivil(year: year, month: 1, day: 1)
+    let year = CalendarDate(daysSinceEpoch: thursday).year
+    let firstOfYear = CalendarDate(year: year, month: 1, day: 1).daysSinceEpoch
     let week = (thursday - firstOfYear) / 7 + 1
     return "\(year)-W\(week < 10 ? "0" : "")\(week)"
   }
@@ -71,23 +71,4 @@ public enum RetentionPlanner {
   }
 
   static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
-
-  static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-    let y = month <= 2 ? year - 1 : year
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yoe = y - era * 400
-    let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-    return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468
-  }
-
-  static func civilYear(_ days: Int64) -> Int64 {
-    let z = days + 719468
-    let era = (z >= 0 ? z : z - 146096) / 146097
-    let doe = z - era * 146097
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-    let mp = (5 * doy + 2) / 153
-    let month = mp < 10 ? mp + 3 : mp - 9
-    return yoe + era * 400 + (month <= 2 ? 1 : 0)
-  }
 }

@@ -153,6 +153,10 @@ public struct CalendarDate: Sendable, Hashable {
     }
   }
 
+  init(year: Int, month: Int, day: Int) {
+    (self.year, self.month, self.day) = (year, month, day)
+  }
+
   /// The date `days` after 1970-01-01 (Howard Hinnant's civil_from_days).
   init(daysSinceEpoch days: Int64) {
     let z = days + 719468
@@ -163,9 +167,7 @@ public struct CalendarDate: Sendable, Hashable {
     let mp = (5 * doy + 2) / 153
     let day = doy - (153 * mp + 2) / 5 + 1
     let month = mp < 10 ? mp + 3 : mp - 9
-    self.year = Int(yoe + era * 400 + (month <= 2 ? 1 : 0))
-    self.month = Int(month)
-    self.day = Int(day)
+    self.init(year: Int(yoe + era * 400 + (month <= 2 ? 1 : 0)), month: Int(month), day: Int(day))
   }
 
   /// Days since 1970-01-01 (Howard Hinnant's days_from_civil).

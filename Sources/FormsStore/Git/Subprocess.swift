@@ -18,7 +18,8 @@ enum Subprocess {
     _ arguments: [String], input: [UInt8] = [], environment: [String: String]? = nil, timeout: Double? = nil
   ) -> Result? {
     // stdin is a socket pair, so writing to a program that stopped reading fails with EPIPE
-    // (Platform.sendFlags) instead of raising SIGPIPE in formsctl; stdout and stderr are pipes.
+    // (Platform.socketPair, Platform.sendFlags) instead of raising SIGPIPE in formsctl; stdout and
+    // stderr are pipes.
     var stdinPair: [Int32] = [-1, -1]
     var stdoutPipe: [Int32] = [-1, -1]
     var stderrPipe: [Int32] = [-1, -1]
