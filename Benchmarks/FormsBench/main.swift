@@ -50,16 +50,16 @@ func jsonBenchmark() throws {
   let total = sizes.reduce(0, +)
   print("\(count) purchase orders, \(total / 1024) KB in all, \(total / count) bytes each on average; 2 threads")
 
-  let read = try time { _ = parallelMap(paths) { (try? FileIO.read($0))?.count ?? 0 } }
+  let read = time { _ = parallelMap(paths) { (try? FileIO.read($0))?.count ?? 0 } }
   report("read the files (open/read)", seconds: read, bytes: total, documents: count)
-  let readParse = try time {
+  let readParse = time {
     _ = parallelMap(paths) { path -> Bool in
       guard let bytes = try? FileIO.read(path) else { return false }
       return (try? JSONParser().parse(bytes)) != nil
     }
   }
   report("read + formsctl parse", seconds: readParse, bytes: total, documents: count)
-  let readFoundation = try time {
+  let readFoundation = time {
     _ = parallelMap(paths) { path -> Bool in
       guard let bytes = try? FileIO.read(path) else { return false }
       return (try? JSONSerialization.jsonObject(with: Data(bytes))) != nil

@@ -42,10 +42,7 @@ public struct AtomicWriter: Sendable {
 
   /// Makes a directory's entries (creations, renames, deletions) durable.
   public static func syncDirectory(_ directory: String) throws(StoreError) {
-    let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard dfd >= 0 else { throw StoreError.io(directory, operation: "open", errno: errno) }
-    defer { close(dfd) }
-    if Platform.fsync(dfd) != 0 && errno != EINVAL { throw StoreError.io(directory, operation: "fsync", errno: errno) }
+    try FileIO.sync([directory])
   }
 
   /// The real path to write: the target itself, or where a symbolic link inside the boundary leads.

@@ -259,7 +259,10 @@ public enum FileIO {
       guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: errno) }
       defer { close(fd) }
       // Some file systems refuse to fsync a directory (EINVAL); their entries are durable already.
-      if Platform.fsync(fd) != 0 && errno != EINVAL { throw StoreError.io(path, operation: "fsync", errno: errno) }
+      // A file they refuse is an error.
+      if Platform.fsync(fd) != 0 && !(errno == EINVAL && isDirectory(path)) {
+        throw StoreError.io(path, operation: "fsync", errno: errno)
+      }
     }
   }
 

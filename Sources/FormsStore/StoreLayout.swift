@@ -213,11 +213,20 @@ public struct StoreLayout: Sendable, Equatable {
     return String(name.dropLast(documentSuffix.count))
   }
 
-  /// `data/...`, a document's path as snapshots name it; nil when `path` is not under the data
-  /// directory.
+  /// `data/...`, a path under the data directory as snapshots name it (`data` for the directory
+  /// itself); nil for any other path.
   public func snapshotPath(_ path: String) -> String? {
+    if path == dataDirectory { return "data" }
     guard path.hasPrefix(dataDirectory + "/") else { return nil }
     return "data/" + path.dropFirst(dataDirectory.count + 1)
+  }
+
+  /// The live path of a file a snapshot holds at `relative` (`data/...`, `schemas/...`, or a file
+  /// of the store root): `snapshotPath` read backwards.
+  public func livePath(_ relative: String) -> String {
+    if relative.hasPrefix("data/") { return dataDirectory + "/" + relative.dropFirst(5) }
+    if relative.hasPrefix("schemas/") { return schemasDirectory + "/" + relative.dropFirst(8) }
+    return root + "/" + relative
   }
 
   /// `path` relative to the store root when inside it (for messages), else unchanged.

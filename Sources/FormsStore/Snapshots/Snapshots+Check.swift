@@ -83,7 +83,7 @@ extension Snapshots {
   /// paths `only` names, by their path inside a snapshot.
   func liveEntries(only: [String]? = nil) -> [String: (sha256: String, path: String)] {
     let cache = HashCache.load(cachePath)
-    let files = only.map { $0.map { ($0, livePath($0)) } } ?? liveFiles()
+    let files = only.map { $0.map { ($0, layout.livePath($0)) } } ?? liveFiles()
     let pairs = parallelMap(files, chunkSize: 32) { file -> (String, (String, String))? in
       guard let stamp = FileStamp(file.1) else { return nil }
       if let entry = cache.unchanged(file.0, stamp: stamp) { return (file.0, (entry.sha256, file.1)) }

@@ -47,7 +47,7 @@ extension Snapshots {
     var plan = RestorePlan()
     for entry in entries where live[entry.path]?.sha256 != entry.sha256 {
       let bytes = try FileIO.read(info.path + "/" + entry.path, limit: Int.max)
-      let target = livePath(entry.path)
+      let target = layout.livePath(entry.path)
       if live[entry.path] == nil { plan.recreated.append(entry.path) } else { plan.rewritten.append(entry.path) }
       plan.steps.append(.write(path: target, bytes: bytes))
     }
@@ -56,7 +56,7 @@ extension Snapshots {
       // A file the snapshot does not have is removed, within what the snapshot covers.
       if path.hasPrefix("schemas/") && !manifest.files.contains(where: { $0.path.hasPrefix("schemas/") }) { continue }
       plan.removed.append(path)
-      plan.steps.append(.delete(path: livePath(path)))
+      plan.steps.append(.delete(path: layout.livePath(path)))
     }
     return plan
   }

@@ -142,13 +142,6 @@ public struct Snapshots: Sendable {
     return files
   }
 
-  /// The live path of a file inside a snapshot.
-  func livePath(_ relative: String) -> String {
-    if relative.hasPrefix("data/") { return layout.dataDirectory + "/" + relative.dropFirst(5) }
-    if relative.hasPrefix("schemas/") { return layout.schemasDirectory + "/" + relative.dropFirst(8) }
-    return layout.root + "/" + relative
-  }
-
   /// Takes a snapshot. The caller holds the store lock, so no write lands half-way through it.
   ///
   /// With `only` (live document paths), a partial snapshot: it holds the present version of just
@@ -181,7 +174,7 @@ public struct Snapshots: Sendable {
         let covers = try Set(documents.map { path throws(StoreError) in try relativeDocumentPath(path) }).sorted()
         manifest = SnapshotManifest(
           name: name, time: time, reason: reason, message: message, label: label,
-          files: try copy(covers.map { ($0, livePath($0)) }, into: temporary), covers: covers)
+          files: try copy(covers.map { ($0, layout.livePath($0)) }, into: temporary), covers: covers)
         bytes = manifest.serialized()
       } else {
         let made = try copyStore(
@@ -224,7 +217,7 @@ public struct Snapshots: Sendable {
 
   /// `data/...` for a live document path; anything else is not a document a partial snapshot takes.
   func relativeDocumentPath(_ live: String) throws(StoreError) -> String {
-    guard let path = layout.snapshotPath(live) else {
+    guard let path = layout.snapshotPath(live), path != "data" else {
       throw StoreError.badRequest("\(live) is not a document of the store; a partial snapshot holds documents")
     }
     return path

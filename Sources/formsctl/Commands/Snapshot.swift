@@ -234,10 +234,10 @@ extension Formsctl {
         var out: [String] = []
         for given in paths {
           let absolute = absolutePath(given, from: FileIO.currentDirectory)
-          guard layout.holdsDocument(absolute) else {
+          guard let path = layout.snapshotPath(absolute) else {
             throw CommandError.badInput("\(given): not under the store's data directory; restore takes documents")
           }
-          out.append("data" + absolute.dropFirst(layout.dataDirectory.count))
+          out.append(path)
         }
         return out
       }
