@@ -13,7 +13,7 @@ extension DescriptorCompiler {
     }
   }
 
-  mutating func compileTimestamps(_ node: YAMLNode?, _ root: SchemaType) -> Schema.Timestamps {
+  mutating func compileTimestamps(_ node: YAMLNode?, fields: [Field]) -> Schema.Timestamps {
     var timestamps = Schema.Timestamps()
     guard let node else { return timestamps }
     for pair in node.mapping ?? [] {
@@ -23,7 +23,7 @@ extension DescriptorCompiler {
         continue
       }
       guard let name = string(pair.value, key) else { continue }
-      if let field = root.fields[name] {
+      if let field = fields.first(where: { $0.name == name }) {
         if ![.datetime, .date].contains(field.type.kind) {
           error("timestamp field \"\(name)\" must be a datetime or a date", at: pair.value.position)
         }

@@ -11,19 +11,29 @@ extension DescriptorCompiler {
     .object: ["fields", "additional"], .map: ["of"], .oneOf: ["one_of"], .jsonString: ["of"],
   ]
 
-  /// Fills an object type from a `fields:` mapping (and `additional:` on `typeNode`).
-  mutating func fillObject(_ type: SchemaType, fields node: YAMLNode, typeNode: YAMLNode? = nil) {
-    type.kind = .object
+  /// A named object type: its fields, under `fields:` (which allows `additional:` and
+  /// `timestamps:` beside it) or as the whole mapping.
+  mutating func namedObject(_ name: String, _ node: YAMLNode) -> SchemaType {
+    guard node["fields"] != nil, let pairs = node.mapping else {
+      return SchemaType(kind: .object, name: name, fields: objectFields(node))
+    }
     let keys = ["fields", "additional", "timestamps", "description"]
-    if let typeNode, typeNode["fields"] != nil, let pairs = typeNode.mapping {
-      for pair in pairs where !keys.contains(pair.key.scalar?.text ?? "") {
-        unknownKey(pair.key, allowed: keys, context: "an object type")
-      }
-      if let additional = typeNode["additional"] { type.additional = boolean(additional, "additional") }
+    for pair in pairs where !keys.contains(pair.key.scalar?.text ?? "") {
+      unknownKey(pair.key, allowed: keys, context: "an object type")
     }
+    let additional = node["additional"].map { boolean($0, "additional") } ?? false
+    let fields = objectFields(node["fields"]!)
+    let timestamps = node["timestamps"].map { compileTimestamps($0, fields: fields) } ?? Schema.Timestamps()
+    return SchemaType(kind: .object, name: name, fields: fields, additional: additional, timestamps: timestamps)
+  }
+
+  /// The fields of a `fields:` mapping, in order; one that does not compile is left out (reported).
+  mutating func objectFields(_ node: YAMLNode) -> [Field] {
     guard let pairs = node.mapping else {
-      return error("fields must be a mapping of field names to types", at: node.position)
+      error("fields must be a mapping of field names to types", at: node.position)
+      return []
     }
+    var fields: [Field] = []
     for pair in pairs {
       guard let name = pair.key.scalar?.text, !name.isEmpty else {
         error("a field name must be a string", at: pair.key.position)
@@ -34,13 +44,9 @@ extension DescriptorCompiler {
         failedFields.insert(name)
         continue
       }
-      type.fields[name] = field
-      type.fieldOrder.append(name)
+      fields.append(field)
     }
-    if let typeNode, typeNode["fields"] != nil, let timestamps = typeNode["timestamps"] {
-      type.timestamps = compileTimestamps(timestamps, type)
-    }
-    type.freeze()
+    return fields
   }
 
   mutating func boolean(_ node: YAMLNode, _ what: String) -> Bool {
@@ -92,10 +98,11 @@ extension DescriptorCompiler {
     return field
   }
 
+  /// A built-in type, or a named one (nil, already reported, when naming it closes a cycle).
   mutating func namedOrBuiltin(_ text: String, at position: SourcePosition) -> SchemaType? {
     if let builtin = BuiltinType(rawValue: text) { return SchemaType(kind: builtin.kind) }
-    if let type = named[text] { return type }
-    let hint = didYouMean(text, among: BuiltinType.allCases.map(\.rawValue) + named.keys.sorted())
+    if declarations[text] != nil { return namedType(text) }
+    let hint = didYouMean(text, among: BuiltinType.allCases.map(\.rawValue) + declarations.keys.sorted())
     error("unknown type \"\(text)\"\(hint)", at: position)
     return nil
   }
@@ -126,87 +133,100 @@ extension DescriptorCompiler {
       unknownKey(pair.key, allowed: allowed, context: "\(context) of type \(typeName)")
     }
     if base.name != nil { return base }
-    let type = base
-    switch type.kind {
+    switch base.kind {
     case .string:
-      type.minLength = count(node["min_length"], "min_length")
-      type.maxLength = count(node["max_length"], "max_length")
+      var pattern: CompiledPattern?
       if let patternNode = node["pattern"], let source = string(patternNode, "pattern") {
-        type.pattern = CompiledPattern(source)
-        if type.pattern == nil {
-          error("pattern \(source) is not a valid regular expression", at: patternNode.position)
-        }
+        pattern = CompiledPattern(source)
+        if pattern == nil { error("pattern \(source) is not a valid regular expression", at: patternNode.position) }
       }
+      return SchemaType(
+        kind: .string, minLength: count(node["min_length"], "min_length"),
+        maxLength: count(node["max_length"], "max_length"), pattern: pattern)
     case .integer, .decimal, .number:
-      type.minimum = number(node["min"], "min")
-      type.maximum = number(node["max"], "max")
-      type.scale = count(node["scale"], "scale", maximum: 1000)
+      return SchemaType(
+        kind: base.kind, minimum: number(node["min"], "min"), maximum: number(node["max"], "max"),
+        scale: count(node["scale"], "scale", maximum: 1000))
     case .enumeration:
       guard let values = node["values"]?.sequence, !values.isEmpty else {
         error("enum needs `values:`, a list of strings", at: node["values"]?.position ?? node.position)
-        return type
+        return base
       }
+      var strings: [String] = []
       for value in values {
         if let s = value.scalar?.text, value.scalar != nil {
-          type.values.append(s)
+          strings.append(s)
         } else {
           error("enum values must be strings", at: value.position)
         }
       }
+      return SchemaType(kind: .enumeration, values: strings)
     case .list, .map, .jsonString:
-      if let of = node["of"] {
-        type.element =
-          of.mapping != nil
-          ? typeSpec(of, context: "the elements of \(context)")
-          : of.string.flatMap { namedOrBuiltin($0, at: of.position) }
-        if of.mapping == nil && of.string == nil { error("`of` must be a type", at: of.position) }
-      } else if type.kind == .list {
-        error("a list needs `of:`, the type of its elements", at: node.position)
-      } else if type.kind == .jsonString {
-        error("a json_string needs `of:`, the type of the JSON its text holds", at: node.position)
-      }
-      type.minItems = count(node["min_items"], "min_items")
-      type.maxItems = count(node["max_items"], "max_items")
-      if let unique = node["unique"] {
-        let keys = (unique.sequence ?? [unique]).compactMap { string($0, "unique") }
-        type.unique = keys
-        if let element = type.element, element.kind == .object || element.name != nil {
-          for key in keys where element.kind == .object && element.fields[key] == nil && !element.fieldOrder.isEmpty {
-            error("unique key \"\(key)\" is not a field of \(element.name ?? "the elements")", at: unique.position)
-          }
-        }
-      }
+      return collectionType(base.kind, node, context: context)
     case .object:
-      if let fields = node["fields"] { fillObject(type, fields: fields) }
-      if let additional = node["additional"] { type.additional = boolean(additional, "additional") }
+      return SchemaType(
+        kind: .object, fields: node["fields"].map { objectFields($0) } ?? [],
+        additional: node["additional"].map { boolean($0, "additional") } ?? false)
     case .oneOf:
-      compileOneOf(type, node["one_of"], at: node.position)
+      return oneOfType(node["one_of"], at: node.position)
     default:
-      break
+      return base
     }
-    return type
   }
 
-  mutating func compileOneOf(_ type: SchemaType, _ node: YAMLNode?, at position: SourcePosition) {
-    guard let node, node.mapping != nil else { return error("one_of needs {by: FIELD, cases: {...}}", at: position) }
-    for pair in node.mapping! where !["by", "cases"].contains(pair.key.scalar?.text ?? "") {
-      unknownKey(pair.key, allowed: ["by", "cases"], context: "one_of")
+  /// A list, map or json_string: `of:` the type of its elements, and for a list its counts and `unique` key.
+  mutating func collectionType(_ kind: SchemaType.Kind, _ node: YAMLNode, context: String) -> SchemaType {
+    var element: SchemaType?
+    if let of = node["of"] {
+      element =
+        of.mapping != nil
+        ? typeSpec(of, context: "the elements of \(context)")
+        : of.string.flatMap { namedOrBuiltin($0, at: of.position) }
+      if of.mapping == nil && of.string == nil { error("`of` must be a type", at: of.position) }
+    } else if kind == .list {
+      error("a list needs `of:`, the type of its elements", at: node.position)
+    } else if kind == .jsonString {
+      error("a json_string needs `of:`, the type of the JSON its text holds", at: node.position)
     }
-    type.discriminator = string(node["by"], "by")
-    if node["by"] == nil { error("one_of needs `by:`, the field whose value picks the case", at: node.position) }
-    guard let cases = node["cases"]?.mapping, !cases.isEmpty else {
-      return error(
-        "one_of needs `cases:`, a mapping of values to named types", at: node["cases"]?.position ?? node.position)
-    }
-    for pair in cases {
-      guard let value = pair.key.scalar?.text, let target = string(pair.value, "a case") else { continue }
-      if let caseType = named[target] {
-        type.cases[value] = caseType
-        type.caseOrder.append(value)
-      } else {
-        error("one_of case \(value) names the type \"\(target)\", which is not defined", at: pair.value.position)
+    var unique: [String]?
+    if let uniqueNode = node["unique"] {
+      let keys = (uniqueNode.sequence ?? [uniqueNode]).compactMap { string($0, "unique") }
+      unique = keys
+      if let element, element.kind == .object, !element.fieldOrder.isEmpty {
+        for key in keys where element.fields[key] == nil {
+          error("unique key \"\(key)\" is not a field of \(element.name ?? "the elements")", at: uniqueNode.position)
+        }
       }
     }
+    return SchemaType(
+      kind: kind, element: element, minItems: count(node["min_items"], "min_items"),
+      maxItems: count(node["max_items"], "max_items"), unique: unique)
+  }
+
+  mutating func oneOfType(_ node: YAMLNode?, at position: SourcePosition) -> SchemaType {
+    guard let node, let pairs = node.mapping else {
+      error("one_of needs {by: FIELD, cases: {...}}", at: position)
+      return SchemaType(kind: .oneOf)
+    }
+    for pair in pairs where !["by", "cases"].contains(pair.key.scalar?.text ?? "") {
+      unknownKey(pair.key, allowed: ["by", "cases"], context: "one_of")
+    }
+    let discriminator = string(node["by"], "by")
+    if node["by"] == nil { error("one_of needs `by:`, the field whose value picks the case", at: node.position) }
+    guard let mapping = node["cases"]?.mapping, !mapping.isEmpty else {
+      error("one_of needs `cases:`, a mapping of values to named types", at: node["cases"]?.position ?? node.position)
+      return SchemaType(kind: .oneOf, discriminator: discriminator)
+    }
+    var cases: [(value: String, type: SchemaType)] = []
+    for pair in mapping {
+      guard let value = pair.key.scalar?.text, let target = string(pair.value, "a case") else { continue }
+      if declarations[target] == nil {
+        error("one_of case \(value) names the type \"\(target)\", which is not defined", at: pair.value.position)
+      } else if let caseType = namedType(target) {
+        cases.append((value, caseType))
+      }
+    }
+    return SchemaType(kind: .oneOf, discriminator: discriminator, cases: cases)
   }
 
   mutating func count(_ node: YAMLNode?, _ what: String, maximum: Int = Int.max) -> Int? {
@@ -225,33 +245,5 @@ extension DescriptorCompiler {
       return nil
     }
     return n
-  }
-
-  /// Reports every cycle among named types (a type that contains itself through its fields).
-  mutating func checkCycles() {
-    var state: [String: Int] = [:]  // 1 visiting, 2 done
-    func references(_ type: SchemaType, into out: inout [String], top: Bool) {
-      if !top, let name = type.name { return out.append(name) }
-      for name in type.fieldOrder {
-        if let field = type.fields[name] { references(field.type, into: &out, top: false) }
-      }
-      if let element = type.element { references(element, into: &out, top: false) }
-      for value in type.caseOrder { if let c = type.cases[value] { references(c, into: &out, top: false) } }
-    }
-    func visit(_ name: String, path: [String]) {
-      if state[name] == 2 { return }
-      if state[name] == 1 {
-        let cycle = Array(path.drop { $0 != name }) + [name]
-        let first = namedPositions[cycle[0]]!
-        error("named types form a cycle: \(cycle.joined(separator: " → "))", at: first.position, in: first.file)
-        return
-      }
-      state[name] = 1
-      var out: [String] = []
-      if let type = named[name] { references(type, into: &out, top: true) }
-      for next in out { visit(next, path: path + [name]) }
-      state[name] = 2
-    }
-    for name in named.keys.sorted() where aliases[name] == nil { visit(name, path: []) }
   }
 }

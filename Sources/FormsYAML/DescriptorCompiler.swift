@@ -20,10 +20,13 @@ public struct DescriptorCompiler {
 
   var file: String
   var diagnostics: [Diagnostic] = []
+  /// Every named type under `types:` (the descriptor's and its includes'), as written: each is
+  /// built on first use, after the types it names, so a field may name a type written further down.
+  var declarations: [String: (definition: YAMLNode, file: String, position: SourcePosition)] = [:]
+  /// The named types built so far.
   var named: [String: SchemaType] = [:]
-  var namedPositions: [String: (file: String, position: SourcePosition)] = [:]
-  /// Named types defined as another named type (`money: decimal_amount`), resolved at the end.
-  var aliases: [String: (target: String, position: SourcePosition, file: String)] = [:]
+  /// The named types being built, outermost first: meeting one of them again is a cycle.
+  var building: [String] = []
   /// Fields whose type did not compile (already reported), so later checks do not report them again.
   var failedFields: Set<String> = []
 
@@ -74,19 +77,19 @@ public struct DescriptorCompiler {
     if root["version"] == nil { error("missing key \"version\"", at: root.position) }
     let from = semanticVersion(root["from"], "from")
 
-    // Named types: placeholders first, so fields may refer to types defined later or included.
+    // Named types: all declared first, so a field may name a type written later or included.
     if let include = root["include"] { includeTypes(include, loadInclude: loadInclude) }
     if let types = root["types"] { declareTypes(types, file: file) }
-    if let types = root["types"] { defineTypes(types, file: file) }
-    resolveAliases()
-    checkCycles()
+    for name in declarations.keys.sorted() { _ = namedType(name) }
 
-    let rootType = SchemaType(kind: .object)
-    if let fields = root["fields"] {
-      fillObject(rootType, fields: fields)
+    var fields: [Field] = []
+    if let node = root["fields"] {
+      fields = objectFields(node)
     } else {
       error("missing key \"fields\"", at: root.position)
     }
+    let rootType = SchemaType(
+      kind: .object, fields: fields, timestamps: compileTimestamps(root["timestamps"], fields: fields))
     let idField = string(root["id"], "id") ?? "id"
     if let field = rootType.fields[idField] {
       if field.optional {
@@ -95,7 +98,6 @@ public struct DescriptorCompiler {
     } else if root["fields"] != nil && !failedFields.contains(idField) {
       error("the id field \"\(idField)\" is not among the fields", at: root["id"]?.position ?? root.position)
     }
-    let timestamps = compileTimestamps(root["timestamps"], rootType)
     let relations = compileRelations(root["relations"], rootType)
     let workflow = compileWorkflow(root["workflow"], rootType)
     let rules = compileRules(root["rules"], rootType)
@@ -108,15 +110,18 @@ public struct DescriptorCompiler {
       error("directory \"\(directory)\" must be one folder name", at: root["directory"]!.position)
     }
     guard let kind, let version else { return nil }
-    var schema = Schema(
-      kind: kind, version: version, title: root["title"]?.string, directory: directory, idField: idField,
-      timestamps: timestamps, root: rootType, namedTypes: named, relations: relations, workflow: workflow,
-      rules: rules, from: from, changes: changes)
-    if let node = root["order"] { schema.order = compileOrder(node, schema) }
-    if let node = root["editable"] { schema.editable = compileEditable(node, schema) }
-    schema.hasSensitiveFields = !rootType.sensitiveFieldNames().isEmpty
-    checkSensitive(schema, root)
-    return schema
+    func schema(order: [(path: Expression.Path, descending: Bool)] = [], editable: [EditablePath]? = nil) -> Schema {
+      Schema(
+        kind: kind, version: version, title: root["title"]?.string, directory: directory, idField: idField,
+        root: rootType, namedTypes: named, relations: relations, workflow: workflow, rules: rules, from: from,
+        changes: changes, order: order, editable: editable)
+    }
+    // `order:` and `editable:` name field paths, checked against the schema without them.
+    let unordered = schema()
+    let order = root["order"].map { compileOrder($0, unordered) } ?? []
+    let editable = root["editable"].map { compileEditable($0, unordered) }
+    checkSensitive(unordered, root)
+    return schema(order: order, editable: editable)
   }
 
   /// The fields the store itself reads (the id, relations, the workflow, timestamps) stay in
@@ -215,13 +220,7 @@ public struct DescriptorCompiler {
           unknownKey(pair.key, allowed: ["types", "description"], context: "an included file")
           diagnostics[diagnostics.count - 1].file = includedFile
         }
-        if let types = includedRoot["types"] {
-          declareTypes(types, file: includedFile)
-          let saved = file
-          file = includedFile
-          defineTypes(types, file: includedFile)
-          file = saved
-        }
+        if let types = includedRoot["types"] { declareTypes(types, file: includedFile) }
       } catch let yamlError as YAMLError {
         self.error("cannot include \(path): \(yamlError.message)", at: entry.position)
       } catch {
@@ -238,55 +237,48 @@ public struct DescriptorCompiler {
       guard let name = pair.key.scalar?.text else { continue }
       if BuiltinType(rawValue: name) != nil {
         error("a named type cannot be called \"\(name)\", a built-in type", at: pair.key.position, in: file)
-      } else if let first = namedPositions[name] {
+      } else if let first = declarations[name] {
         error(
           "type \"\(name)\" is defined twice (first at \(first.file):\(first.position))", at: pair.key.position,
           in: file)
       } else {
-        let type = SchemaType(kind: .object)
-        type.name = name
-        named[name] = type
-        namedPositions[name] = (file, pair.key.position)
+        declarations[name] = (pair.value, file, pair.key.position)
       }
     }
   }
 
-  mutating func defineTypes(_ node: YAMLNode, file: String) {
-    for pair in node.mapping ?? [] {
-      guard let name = pair.key.scalar?.text, let placeholder = named[name] else { continue }
-      if let target = pair.value.string, named[target] != nil {
-        aliases[name] = (target, pair.value.position, file)
-        continue
-      }
-      let spec =
-        pair.value.mapping != nil && pair.value["type"] == nil && pair.value["one_of"] == nil
-          && pair.value["values"] == nil ? nil : pair.value
-      if let spec {
-        if let compiled = typeSpec(spec, context: "type \"\(name)\"") { placeholder.copy(from: compiled) }
-      } else {
-        fillObject(placeholder, fields: pair.value["fields"] ?? pair.value, typeNode: pair.value)
-      }
-      placeholder.name = name
+  /// The named type `name`, built now if it was not yet, in its own file; nil when it is not
+  /// declared, or when it is being built (a cycle: reported here).
+  mutating func namedType(_ name: String) -> SchemaType? {
+    if let type = named[name] { return type }
+    guard let declaration = declarations[name] else { return nil }
+    if let start = building.firstIndex(of: name) {
+      let cycle = building[start...] + [name]
+      error(
+        "named types form a cycle: \(cycle.joined(separator: " → "))", at: declaration.position, in: declaration.file)
+      return nil
     }
+    building.append(name)
+    let saved = file
+    file = declaration.file
+    let type = defineType(name, declaration.definition)
+    file = saved
+    building.removeLast()
+    named[name] = type
+    return type
   }
 
-  mutating func resolveAliases() {
-    for (name, alias) in aliases.sorted(by: { $0.key < $1.key }) {
-      var seen: [String] = [name]
-      var target = alias.target
-      while let next = aliases[target] {
-        if seen.contains(target) { break }
-        seen.append(target)
-        target = next.target
-      }
-      if seen.contains(target) || aliases[target] != nil {
-        error(
-          "named types form a cycle: \((seen + [target]).joined(separator: " → "))", at: alias.position, in: alias.file)
-      } else if let resolved = named[target], let placeholder = named[name] {
-        placeholder.copy(from: resolved)
-        placeholder.name = name
-      }
+  /// A named type from its definition: another named type's name (an alias), a type with `type:`
+  /// (or `one_of:`, `values:`), or an object's fields, with or without `fields:`. One that does not
+  /// compile (already reported) is an object without fields, so that what names it is not reported too.
+  mutating func defineType(_ name: String, _ node: YAMLNode) -> SchemaType {
+    if let target = node.string, declarations[target] != nil {
+      return namedType(target)?.renamed(name) ?? SchemaType(kind: .object, name: name)
     }
+    if node.mapping != nil && node["type"] == nil && node["one_of"] == nil && node["values"] == nil {
+      return namedObject(name, node)
+    }
+    return typeSpec(node, context: "type \"\(name)\"")?.renamed(name) ?? SchemaType(kind: .object, name: name)
   }
 }
 
@@ -299,30 +291,4 @@ enum BuiltinType: String, CaseIterable {
   case jsonString = "json_string"
 
   var kind: SchemaType.Kind { SchemaType.Kind(rawValue: rawValue)! }
-}
-
-extension SchemaType {
-  /// Copies everything but the name from `other` (to fill a named type's placeholder).
-  func copy(from other: SchemaType) {
-    kind = other.kind
-    minimum = other.minimum
-    maximum = other.maximum
-    minLength = other.minLength
-    maxLength = other.maxLength
-    pattern = other.pattern
-    scale = other.scale
-    values = other.values
-    element = other.element
-    minItems = other.minItems
-    maxItems = other.maxItems
-    unique = other.unique
-    fields = other.fields
-    fieldOrder = other.fieldOrder
-    requiredFields = other.requiredFields
-    additional = other.additional
-    discriminator = other.discriminator
-    cases = other.cases
-    caseOrder = other.caseOrder
-    timestamps = other.timestamps
-  }
 }

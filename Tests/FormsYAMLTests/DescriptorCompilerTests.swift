@@ -85,6 +85,15 @@ struct DescriptorCompilerTests {
       "fields:\n  id: string\n  note: string\neditable: ['note[+]']\n",
       "6:12: editable: note[+] adds to a list, but note is not one"
     ),
+    // A type named before it is written is whole when a default or a unique key is checked against it.
+    (
+      "fields:\n  id: string\ntypes:\n  a: {fields: {m: {type: b, default: -1}}}\n  b: {type: decimal, min: 0}\n",
+      "6:38: the default -1 breaks its own constraints: -1 is less than the minimum 0"
+    ),
+    (
+      "fields:\n  id: string\ntypes:\n  a: {fields: {l: {type: list, of: line, unique: sku}}}\n  line: {fields: {code: string}}\n",
+      "6:50: unique key \"sku\" is not a field of line"
+    ),
   ])
   func reportsWithPosition(_ body: String, _ expected: String) throws {
     let found = try problems(Self.header + body)
@@ -139,6 +148,63 @@ struct DescriptorCompilerTests {
     #expect(schema.root.timestamps == Schema.Timestamps(updated: "changed"))
     #expect(schema.namedTypes["item"]?.timestamps == Schema.Timestamps(created: "added", updated: "changed"))
     #expect(schema.root.fields["items"]?.type.element?.timestamps.updated == "changed")
+  }
+}
+
+/// Named types are built whole, each after the types it names, whatever order they are written in.
+struct NamedTypeTests {
+  @Test func builtInTheOrderTheyNameEachOther() throws {
+    let schema = try compile(
+      DescriptorCompilerTests.header + """
+        fields:
+          id: string
+          order: order_type
+        types:
+          order_type: {fields: {lines: {type: list, of: line, unique: sku}}}
+          line: {fields: {sku: string, amount: money, quantity: {type: count, default: 1}}}
+          money: amount
+          amount: {type: decimal, min: 0, scale: 2}
+          count: {type: integer, min: 1}
+        """)
+    let line = try #require(schema.namedTypes["line"])
+    let money = try #require(schema.namedTypes["money"])
+    #expect(schema.root.fields["order"]?.type === schema.namedTypes["order_type"])
+    #expect(schema.namedTypes["order_type"]?.fields["lines"]?.type.element === line)
+    #expect(line.fields["amount"]?.type === money)
+    #expect(line.requiredFields == ["sku", "amount"])
+    #expect(line.fields["quantity"]?.defaultValue == .number(JSONNumber(1)))
+    #expect(money.name == "money" && money.kind == .decimal && money.scale == 2)
+    #expect(schema.namedTypes["amount"]?.name == "amount")
+  }
+
+  /// A descriptor's types and its includes' are one set of names: an included type may name one
+  /// the descriptor writes.
+  @Test func includedTypesMayNameTheDescriptorsTypes() throws {
+    let schema = try compile(
+      DescriptorCompilerTests.header + """
+        include: shared.yaml
+        fields:
+          id: string
+          price: priced
+        types:
+          currency: {type: enum, values: [USD, EUR]}
+        """, includes: ["shared.yaml": "types:\n  priced: {fields: {amount: decimal, currency: currency}}\n"])
+    #expect(schema.namedTypes["priced"]?.fields["currency"]?.type === schema.namedTypes["currency"])
+  }
+
+  /// A cycle is reported once, at the type it starts from, whether its types are objects or aliases.
+  @Test(arguments: [
+    ("types:\n  a: b\n  b: a\n", "6:3: named types form a cycle: a → b → a"),
+    (
+      "types:\n  b: {fields: {x: a}}\n  a: {fields: {y: {type: list, of: b}}}\n",
+      "7:3: named types form a cycle: a → b → a"
+    ),
+    ("types:\n  a: {one_of: {by: k, cases: {A: a}}}\n", "6:3: named types form a cycle: a → a"),
+  ])
+  func cyclesAreReportedOnce(_ types: String, _ expected: String) throws {
+    let found = try DescriptorCompilerTests().problems(
+      DescriptorCompilerTests.header + "fields:\n  id: string\n" + types)
+    #expect(found == [expected])
   }
 }
 

@@ -48,7 +48,7 @@ struct FmtCommandTests {
 
   @Test func largeFileIsRefused() throws {
     try withTemporaryDirectory { dir in
-      FileManager.default.createFile(atPath: dir + "/big.json", contents: nil)
+      try writeBytes([], to: dir + "/big.json")
       let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/big.json"))
       try handle.truncate(atOffset: 64 << 20 + 1)
       try handle.close()

@@ -8,8 +8,9 @@ func treeContents(_ root: String, under sub: String = "data") throws -> [String:
   let base = root + "/" + sub
   for path in try FileManager.default.subpathsOfDirectory(atPath: base) {
     var isDirectory: ObjCBool = false
-    FileManager.default.fileExists(atPath: base + "/" + path, isDirectory: &isDirectory)
-    if !isDirectory.boolValue { out[path] = try Data(contentsOf: URL(fileURLWithPath: base + "/" + path)) }
+    if FileManager.default.fileExists(atPath: base + "/" + path, isDirectory: &isDirectory), !isDirectory.boolValue {
+      out[path] = try Data(contentsOf: URL(fileURLWithPath: base + "/" + path))
+    }
   }
   return out
 }

@@ -20,24 +20,24 @@ public struct Schema: Sendable {
   public let from: SemanticVersion?
   public let changes: [JSONValue]?
   /// The order `list` shows documents in when no `--sort` is given (descriptor `order:`).
-  public var order: [(path: Expression.Path, descending: Bool)] = []
+  public let order: [(path: Expression.Path, descending: Bool)]
   /// What people may change (descriptor `editable:`); nil: everything. Feeds, migrations and
   /// renames are not limited by it.
-  public var editable: [EditablePath]?
+  public let editable: [EditablePath]?
   /// True when some field of this kind is `sensitive: true` (stored encrypted).
-  public var hasSensitiveFields = false
+  public let hasSensitiveFields: Bool
 
   public init(
-    kind: String, version: SemanticVersion, title: String?, directory: String, idField: String, timestamps: Timestamps,
-    root: SchemaType, namedTypes: [String: SchemaType], relations: [Relation], workflow: Workflow?, rules: [Rule],
-    from: SemanticVersion?, changes: [JSONValue]?
+    kind: String, version: SemanticVersion, title: String?, directory: String, idField: String, root: SchemaType,
+    namedTypes: [String: SchemaType], relations: [Relation], workflow: Workflow?, rules: [Rule],
+    from: SemanticVersion?, changes: [JSONValue]?, order: [(path: Expression.Path, descending: Bool)] = [],
+    editable: [EditablePath]? = nil
   ) {
     self.kind = kind
     self.version = version
     self.title = title
     self.directory = directory
     self.idField = idField
-    root.timestamps = timestamps
     self.root = root
     self.namedTypes = namedTypes
     self.relations = relations
@@ -45,6 +45,9 @@ public struct Schema: Sendable {
     self.rules = rules
     self.from = from
     self.changes = changes
+    self.order = order
+    self.editable = editable
+    hasSensitiveFields = !root.sensitiveFieldNames().isEmpty
   }
 
   /// `kind@version`, the value of a document's `_schema`.
@@ -99,9 +102,9 @@ public struct Schema: Sendable {
 }
 
 /// A type of a value, with its constraints. Named types are shared instances, so a field of type
-/// `item` points at the one `item` type; compiled once, then only read (so its properties skip the
-/// run-time exclusivity checks, which validation of a large store otherwise pays per value).
-public final class SchemaType: @unchecked Sendable {
+/// `item` points at the one `item` type. Immutable: the descriptor compiler builds each type whole,
+/// the types it names first (DESIGN §5), and validation only reads it.
+public final class SchemaType: Sendable {
   public enum Kind: String, Sendable {
     case string, integer, decimal, number, boolean, date, datetime, uuid
     case enumeration = "enum"
@@ -111,34 +114,85 @@ public final class SchemaType: @unchecked Sendable {
     case jsonString = "json_string"
   }
 
-  @exclusivity(unchecked) public var kind: Kind
+  public let kind: Kind
   /// The name under `types:` for a named type.
-  @exclusivity(unchecked) public var name: String?
-  @exclusivity(unchecked) public var minimum: JSONNumber?
-  @exclusivity(unchecked) public var maximum: JSONNumber?
-  @exclusivity(unchecked) public var minLength: Int?
-  @exclusivity(unchecked) public var maxLength: Int?
-  @exclusivity(unchecked) public var pattern: CompiledPattern?
-  @exclusivity(unchecked) public var scale: Int?
-  @exclusivity(unchecked) public var values: [String] = []
+  public let name: String?
+  public let minimum: JSONNumber?
+  public let maximum: JSONNumber?
+  public let minLength: Int?
+  public let maxLength: Int?
+  public let pattern: CompiledPattern?
+  public let scale: Int?
+  public let values: [String]
   /// The type of list elements and map values.
-  @exclusivity(unchecked) public var element: SchemaType?
-  @exclusivity(unchecked) public var minItems: Int?
-  @exclusivity(unchecked) public var maxItems: Int?
-  @exclusivity(unchecked) public var unique: [String]?
+  public let element: SchemaType?
+  public let minItems: Int?
+  public let maxItems: Int?
+  public let unique: [String]?
   /// Object fields by name, and their order in the descriptor.
-  @exclusivity(unchecked) public var fields: [String: Field] = [:]
-  @exclusivity(unchecked) public var fieldOrder: [String] = []
-  @exclusivity(unchecked) public var additional = false
+  public let fields: [String: Field]
+  public let fieldOrder: [String]
+  public let additional: Bool
   /// For `one_of`: the sibling field whose value picks the case, and the cases.
-  @exclusivity(unchecked) public var discriminator: String?
-  @exclusivity(unchecked) public var cases: [String: SchemaType] = [:]
-  @exclusivity(unchecked) public var caseOrder: [String] = []
+  public let discriminator: String?
+  public let cases: [String: SchemaType]
+  public let caseOrder: [String]
   /// The object's own timestamp fields (`timestamps:` on a named type, or the descriptor's for
   /// the document), maintained on every write that changes the object (DESIGN §12).
-  @exclusivity(unchecked) public var timestamps = Schema.Timestamps()
+  public let timestamps: Schema.Timestamps
+  /// Fields that must be present: not optional and without a default.
+  public let requiredFields: [String]
+  /// The fields in code-point order (the order of a parsed object's members), each with its index
+  /// in `requiredFields` when it is required: the validator walks both lists side by side.
+  let sortedFields: [SortedField]
 
-  public init(kind: Kind) { self.kind = kind }
+  /// A type with the constraints its kind takes; `fields` and `cases` in descriptor order.
+  public init(
+    kind: Kind, name: String? = nil, minimum: JSONNumber? = nil, maximum: JSONNumber? = nil, minLength: Int? = nil,
+    maxLength: Int? = nil, pattern: CompiledPattern? = nil, scale: Int? = nil, values: [String] = [],
+    element: SchemaType? = nil, minItems: Int? = nil, maxItems: Int? = nil, unique: [String]? = nil,
+    fields: [Field] = [], additional: Bool = false, discriminator: String? = nil,
+    cases: [(value: String, type: SchemaType)] = [], timestamps: Schema.Timestamps = Schema.Timestamps()
+  ) {
+    self.kind = kind
+    self.name = name
+    self.minimum = minimum
+    self.maximum = maximum
+    self.minLength = minLength
+    self.maxLength = maxLength
+    self.pattern = pattern
+    self.scale = scale
+    self.values = values
+    self.element = element
+    self.minItems = minItems
+    self.maxItems = maxItems
+    self.unique = unique
+    let byName = Dictionary(fields.map { ($0.name, $0) }) { _, last in last }
+    self.fields = byName
+    fieldOrder = fields.map(\.name)
+    self.additional = additional
+    self.discriminator = discriminator
+    self.cases = Dictionary(cases.map { ($0.value, $0.type) }) { _, last in last }
+    caseOrder = cases.map(\.value)
+    self.timestamps = timestamps
+    let required = fieldOrder.filter { name in byName[name].map { !$0.optional && $0.defaultValue == nil } ?? false }
+    requiredFields = required
+    sortedFields = byName.keys.sorted { codePointLess($0, $1) }.map { name in
+      SortedField(
+        name: name, type: byName[name]!.type, nullable: byName[name]!.nullable,
+        required: required.firstIndex(of: name) ?? -1)
+    }
+  }
+
+  /// This type under another name: a named type defined as another (`money: amount`).
+  public func renamed(_ name: String) -> SchemaType {
+    SchemaType(
+      kind: kind, name: name, minimum: minimum, maximum: maximum, minLength: minLength, maxLength: maxLength,
+      pattern: pattern, scale: scale, values: values, element: element, minItems: minItems, maxItems: maxItems,
+      unique: unique, fields: fieldOrder.compactMap { fields[$0] }, additional: additional,
+      discriminator: discriminator, cases: caseOrder.compactMap { value in cases[value].map { (value, $0) } },
+      timestamps: timestamps)
+  }
 
   /// A `one_of` type as the case that applies to `value` (its discriminator is a member of
   /// `parent` or of the value itself); any other type as it is.
@@ -154,12 +208,6 @@ public final class SchemaType: @unchecked Sendable {
     guard let keys = unique else { return nil }
     return stored.first { candidate in keys.allSatisfy { candidate[$0] == element[$0] } }
   }
-
-  /// Fields that must be present: not optional and without a default (computed once, when compiled).
-  @exclusivity(unchecked) public var requiredFields: [String] = []
-  /// The fields in code-point order (the order of a parsed object's members), each with its index
-  /// in `requiredFields` when it is required: the validator walks both lists side by side.
-  @exclusivity(unchecked) var sortedFields: [SortedField] = []
 
   /// What the validator needs of a field, in a class so that walking the table copies nothing.
   final class SortedField: @unchecked Sendable {
@@ -179,16 +227,6 @@ public final class SchemaType: @unchecked Sendable {
     }
 
     deinit { utf8.deallocate() }
-  }
-
-  /// Computes `requiredFields` and `sortedFields`; the compiler calls it when the fields are final.
-  public func freeze() {
-    requiredFields = fieldOrder.filter { name in fields[name].map { !$0.optional && $0.defaultValue == nil } ?? false }
-    sortedFields = fields.keys.sorted { codePointLess($0, $1) }.map { name in
-      SortedField(
-        name: name, type: fields[name]!.type, nullable: fields[name]!.nullable,
-        required: requiredFields.firstIndex(of: name) ?? -1)
-    }
   }
 }
 
