@@ -72,7 +72,7 @@ struct FileIOTests {
   @Test func refusesFilesOver64MiB() throws {
     try withTemporaryDirectory { dir in
       let path = dir + "/big.json"
-      FileManager.default.createFile(atPath: path, contents: nil)
+      try writeBytes([], to: path)
       let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
       try handle.truncate(atOffset: UInt64(FileIO.maxFileSize + 1))
       try handle.close()

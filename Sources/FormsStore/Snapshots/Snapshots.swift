@@ -22,24 +22,21 @@ public struct Snapshots: Sendable {
     public let path: String
     /// When it was taken (from the name), seconds since 1970.
     public let time: Int64
-    private let box: ManifestBox
+    private let loaded = Memo<SnapshotManifest?>()
 
     init(name: String, path: String) {
       self.name = name
       self.path = path
       self.time = Instant(Snapshots.timeText(fromName: name))?.seconds ?? 0
-      self.box = ManifestBox(path: path + "/manifest.json")
     }
 
     /// The manifest, or nil when it is missing or unreadable.
-    public var manifest: SnapshotManifest? { box.value }
-  }
-
-  final class ManifestBox: @unchecked Sendable {
-    let path: String
-    lazy var value: SnapshotManifest? = (try? FileIO.read(path)).flatMap { try? JSONParser().parse($0) }
-      .flatMap(SnapshotManifest.init(json:))
-    init(path: String) { self.path = path }
+    public var manifest: SnapshotManifest? {
+      loaded.value {
+        (try? FileIO.read(path + "/manifest.json")).flatMap { try? JSONParser().parse($0) }
+          .flatMap(SnapshotManifest.init(json:))
+      }
+    }
   }
 
   /// Every snapshot, oldest first. Names starting with `.` (a create in progress) are not snapshots.

@@ -194,7 +194,7 @@ extension Formsctl {
 
       func run() throws {
         let (layout, snapshots) = try Snapshot.open(options)
-        let selected = try paths.isEmpty ? nil : try Self.snapshotPaths(paths, layout: layout)
+        let selected = paths.isEmpty ? nil : try Self.snapshotPaths(paths, layout: layout)
         let (target, note) = try snapshots.resolve(id)
         if let note { printWarning(note) }
         let outcome = try snapshots.restore(
