@@ -14,7 +14,11 @@ import Testing
 /// after the end. A run under test can be slower than the measured ones (a loaded machine, a sync
 /// that has more to flush), so once a quarter of the trials have passed without one of the two
 /// outcomes the window grows (no run finished) or shrinks (every run finished) by a quarter per trial.
-/// `FORMSCTL_CRASH_TRIALS=N` sets the trials per operation (default 34: 204 kills in all).
+/// A random kill must have caught the journal open: when none did, up to as many again are aimed
+/// at the gap between the latest kill that came before the journal and the earliest that came after
+/// the end. Then two kills on purpose, paused by `FORMSCTL_DEBUG_PAUSE` on each side of the commit
+/// record, must be rolled back and finished by `recover`, so both outcomes happen for every operation.
+/// `FORMSCTL_CRASH_TRIALS=N` sets the random kills per operation (default 34: 204 in all).
 @Suite(.serialized)
 struct CrashTests {
   struct Scenario: Sendable, CustomTestStringConvertible {
@@ -71,6 +75,20 @@ struct CrashTests {
       ], build: exampleStore),
   ]
 
+  /// What a kill left, in the order of the moments it can land in.
+  enum Outcome: Int, Comparable {
+    /// Before the journal existed (the lock not yet taken, or only staged files): nothing to recover.
+    case untouched
+    /// The journal was open, its commit record not yet written: `recover` rolled it back.
+    case rolledBack
+    /// After the commit record: `recover` finished the operation.
+    case finishedByRecover
+    /// After the operation ended.
+    case completed
+
+    static func < (a: Outcome, b: Outcome) -> Bool { a.rawValue < b.rawValue }
+  }
+
   /// The data directory: file path → bytes.
   static func tree(_ root: String) -> [String: [UInt8]] {
     let data = root + "/data"
@@ -106,17 +124,20 @@ struct CrashTests {
       #expect(after != before)
       #expect(Self.tree(dir + "/reference1") == after, "the operation is deterministic under FORMSCTL_NOW")
       var rng = SeededGenerator(state: UInt64(scenario.name.utf8.reduce(7) { $0 &* 31 &+ UInt64($1) }))
-      var outcomes = (untouched: 0, rolledBack: 0, finishedByRecover: 0, completed: 0)
-      var window = duration * 1.25
-      for trial in 0..<Self.trials {
-        if trial >= Self.trials / 4 {
-          if outcomes.finishedByRecover + outcomes.completed == 0 { window *= 1.25 }
-          if outcomes.untouched + outcomes.rolledBack == 0 { window *= 0.8 }
-        }
+      var kills: [(delay: TimeInterval, outcome: Outcome)] = []
+      var trial = 0
+      /// Kills a run after `delay` seconds, or once it has paused at `point` (`FORMSCTL_DEBUG_PAUSE`).
+      func killed(after delay: TimeInterval, pausedAt point: String? = nil) throws -> Outcome {
+        defer { trial += 1 }
         let store = dir + "/trial\(trial)"
         try Self.copy(pristine, to: store)
-        let (process, _) = try startFormsctl(scenario.arguments, in: store, environment: Self.clock)
-        usleep(UInt32(Double(rng.next() % 1_000_000) * window))
+        let process: Process
+        if let point {
+          process = try startPaused(scenario.arguments, at: point, in: store, environment: Self.clock)
+        } else {
+          (process, _) = try startFormsctl(scenario.arguments, in: store, environment: Self.clock)
+          usleep(UInt32(delay * 1_000_000))
+        }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         let layout = try StoreLayout(root: store)
@@ -124,16 +145,11 @@ struct CrashTests {
         let state = Self.tree(store)
         let finished = state == after
         #expect(finished || state == before, "\(scenario.name), trial \(trial): neither the state before nor after")
+        let outcome: Outcome
         if !finished {
-          if recovered?.hasPrefix("rolled back the interrupted") == true {
-            outcomes.rolledBack += 1
-          } else {
-            outcomes.untouched += 1
-          }
-        } else if recovered?.hasPrefix("finished the interrupted") == true {
-          outcomes.finishedByRecover += 1
+          outcome = recovered?.hasPrefix("rolled back the interrupted") == true ? .rolledBack : .untouched
         } else {
-          outcomes.completed += 1
+          outcome = recovered?.hasPrefix("finished the interrupted") == true ? .finishedByRecover : .completed
         }
         #expect(Self.hiddenFiles(store).isEmpty, "\(scenario.name), trial \(trial): \(Self.hiddenFiles(store))")
         #expect(Journal(layout: layout).pending() == nil)
@@ -147,14 +163,48 @@ struct CrashTests {
           report.diagnostics.isEmpty,
           "\(scenario.name), trial \(trial): \(report.diagnostics.prefix(3).map(\.compilerStyle))")
         try FileManager.default.removeItem(atPath: store)
+        kills.append((delay, outcome))
+        return outcome
       }
+      func count(_ outcome: Outcome) -> Int { kills.filter { $0.outcome == outcome }.count }
+
+      // Random kills over the window.
+      var window = duration * 1.25
+      for k in 0..<Self.trials {
+        if k >= Self.trials / 4 {
+          if count(.finishedByRecover) + count(.completed) == 0 { window *= 1.25 }
+          if count(.untouched) + count(.rolledBack) == 0 { window *= 0.8 }
+        }
+        _ = try killed(after: Double(rng.next() % 1_000_000) / 1_000_000 * window)
+      }
+      // Then, if no random kill caught the journal open, kills aimed between the latest that came
+      // before it and the earliest that came after, the gap narrowing as they land.
+      let random = kills.count
+      func journalOpen() -> Int { count(.rolledBack) + count(.finishedByRecover) }
+      var earlier = kills.filter { $0.outcome == .untouched }.map(\.delay).max() ?? 0
+      var later = kills.filter { $0.outcome == .completed }.map(\.delay).min() ?? window
+      for _ in 0..<Self.trials where journalOpen() == 0 {
+        if earlier >= later { (earlier, later) = (later * 0.8, earlier * 1.2) }
+        let delay = earlier + Double(rng.next() % 1_000_000) / 1_000_000 * (later - earlier)
+        switch try killed(after: delay) {
+        case .untouched: earlier = max(earlier, delay)
+        case .completed: later = min(later, delay)
+        default: break
+        }
+      }
+      let caught = journalOpen()
+      let tally =
+        "\(kills.count) kills (\(kills.count - random) aimed), \(count(.untouched)) before any journal, "
+        + "\(caught) with it open (\(count(.rolledBack)) rolled back, \(count(.finishedByRecover)) finished by recover), "
+        + "\(count(.completed)) completed before the kill (run \(Int(duration * 1000)) ms, window \(Int(window * 1000)) ms)"
+      // And each side of the commit record, on purpose: staged (rolled back) and committed (finished).
+      let staged = try killed(after: 0, pausedAt: "after-stage")
+      let committed = try killed(after: 0, pausedAt: "after-commit")
       print(
-        "crash test \(scenario.name): \(Self.trials) kills, \(outcomes.untouched) before any journal, \(outcomes.rolledBack) rolled back, "
-          + "\(outcomes.finishedByRecover) finished by recover, \(outcomes.completed) completed before the kill (run \(Int(duration * 1000)) ms, window \(Int(window * 1000)) ms)"
-      )
-      #expect(
-        outcomes.untouched + outcomes.rolledBack > 0 && outcomes.finishedByRecover + outcomes.completed > 0,
-        "both outcomes must happen: \(outcomes)")
+        "crash test \(scenario.name): \(tally); paused after staging: \(staged), after the commit record: \(committed)")
+      #expect(caught > 0, "\(scenario.name): no kill landed while the journal was open")
+      #expect(staged == .rolledBack, "\(scenario.name)")
+      #expect(committed == .finishedByRecover, "\(scenario.name)")
     }
   }
 }

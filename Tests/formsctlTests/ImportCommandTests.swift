@@ -79,13 +79,8 @@ struct ImportCommandTests {
   @Test func killedImportIsRecovered() throws {
     try withTemporaryDirectory { dir in
       let (store, env) = try SnapshotCommandTests.exampleStore(dir)
-      let (process, err) = try startFormsctl(
-        ["import", "purchase-order", Self.feed, "--map", Self.map], in: store,
-        environment: env.merging(["FORMSCTL_DEBUG_PAUSE": "after-commit:60"]) { $1 })
-      var seen = ""
-      while !seen.contains("paused at") {
-        seen += String(decoding: err.fileHandleForReading.availableData, as: UTF8.self)
-      }
+      let process = try startPaused(
+        ["import", "purchase-order", Self.feed, "--map", Self.map], at: "after-commit", in: store, environment: env)
       let second = try Formsctl.run(
         ["import", "purchase-order", Self.feed, "--map", Self.map, "--wait", "0.2"], in: store, environment: env)
       #expect(second.status == 75, "a second writer waits, then gives up")

@@ -69,13 +69,7 @@ struct SnapshotCommandTests {
   @Test func killedCreateLeavesNoSnapshotThatLooksValid() throws {
     try withTemporaryDirectory { dir in
       let (store, env) = try Self.exampleStore(dir)
-      let (process, err) = try startFormsctl(
-        ["snapshot", "create"], in: store,
-        environment: env.merging(["FORMSCTL_DEBUG_PAUSE": "snapshot-before-rename:60"]) { $1 })
-      var seen = ""
-      while !seen.contains("paused at") {
-        seen += String(decoding: err.fileHandleForReading.availableData, as: UTF8.self)
-      }
+      let process = try startPaused(["snapshot", "create"], at: "snapshot-before-rename", in: store, environment: env)
       let second = try Formsctl.run(["snapshot", "create", "--wait", "0.2"], in: store, environment: env)
       #expect(second.status == 75, "a second writer waits, then gives up")
       kill(process.processIdentifier, SIGKILL)
@@ -100,13 +94,8 @@ struct SnapshotCommandTests {
       let acquisitions = try FileManager.default.contentsOfDirectory(atPath: store + "/data/acquisitions")
       for name in acquisitions { try writeFile("{\"scribbled\": true}\n", to: store + "/data/acquisitions/" + name) }
       let scribbled = try readFile(store + "/data/acquisitions/ACQ-2026-001.json")
-      let (process, err) = try startFormsctl(
-        ["snapshot", "restore", "2026-11-22T08-00-00Z-base"], in: store,
-        environment: env.merging(["FORMSCTL_DEBUG_PAUSE": "\(point):60"]) { $1 })
-      var seen = ""
-      while !seen.contains("paused at") {
-        seen += String(decoding: err.fileHandleForReading.availableData, as: UTF8.self)
-      }
+      let process = try startPaused(
+        ["snapshot", "restore", "2026-11-22T08-00-00Z-base"], at: point, in: store, environment: env)
       kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()
       #expect(

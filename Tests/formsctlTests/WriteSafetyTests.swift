@@ -16,6 +16,25 @@ func startFormsctl(_ args: [String], in directory: String, environment: [String:
   return (process, err)
 }
 
+/// Starts `formsctl args` with `FORMSCTL_DEBUG_PAUSE=point:60` and returns once it has paused
+/// there, to be killed at that moment; throws, with what it said, if it ends without pausing.
+func startPaused(
+  _ args: [String], at point: String, in directory: String, environment: [String: String] = [:]
+) throws -> Process {
+  let (process, err) = try startFormsctl(
+    args, in: directory, environment: environment.merging(["FORMSCTL_DEBUG_PAUSE": "\(point):60"]) { $1 })
+  var said = Data()
+  while !String(decoding: said, as: UTF8.self).contains("paused at \(point)") {
+    let more = err.fileHandleForReading.availableData
+    if more.isEmpty {
+      throw FixtureError(
+        "\(args.joined(separator: " ")) ended without pausing at \(point): \(String(decoding: said, as: UTF8.self))")
+    }
+    said += more
+  }
+  return process
+}
+
 /// Waits until `path` contains `text` (up to 20 s).
 func waitFor(_ text: String, in path: String) {
   for _ in 0..<400 {
@@ -256,11 +275,7 @@ struct WriteSafetyTests {
       ] {
         #expect(try Formsctl.run(args, in: dir).status == 0)
       }
-      let (process, err) = try startFormsctl(
-        ["rm", "owner", "o1"], in: dir, environment: ["FORMSCTL_DEBUG_PAUSE": "\(point):60"])
-      let handle = err.fileHandleForReading
-      var seen = ""
-      while !seen.contains("paused at \(point)") { seen += String(decoding: handle.availableData, as: UTF8.self) }
+      let process = try startPaused(["rm", "owner", "o1"], at: point, in: dir)
       kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()
       let refused = try Formsctl.run(["set", "pet", "p2", "keeper=o2"], in: dir)
