@@ -260,9 +260,9 @@ public enum FileIO {
       defer { close(fd) }
       // Some file systems refuse to fsync a directory (EINVAL); their entries are durable already.
       // A file they refuse is an error.
-      if Platform.fsync(fd) != 0 && !(errno == EINVAL && isDirectory(path)) {
-        throw StoreError.io(path, operation: "fsync", errno: errno)
-      }
+      guard Platform.fsync(fd) != 0 else { continue }
+      let failure = errno
+      if !(failure == EINVAL && isDirectory(path)) { throw StoreError.io(path, operation: "fsync", errno: failure) }
     }
   }
 

@@ -279,8 +279,8 @@ public struct Journal: Sendable {
     if layout.schemasDirectory.hasPrefix(layout.root + "/") { sweep(layout.schemasDirectory, recursive: true) }
     let snapshots = Snapshots(layout: layout).removeStaleTemporaries()
     var parts: [String] = []
-    if temporaries > 0 { parts.append("\(plural(temporaries, "leftover temporary file"))") }
-    if snapshots > 0 { parts.append("\(plural(snapshots, "unfinished snapshot"))") }
+    if temporaries > 0 { parts.append(plural(temporaries, "leftover temporary file")) }
+    if snapshots > 0 { parts.append(plural(snapshots, "unfinished snapshot")) }
     return parts.isEmpty ? nil : "removed " + parts.joined(separator: " and ") + " that interrupted writers left"
   }
 

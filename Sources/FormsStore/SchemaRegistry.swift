@@ -16,7 +16,7 @@ public struct SchemaRegistry: Sendable {
 
   /// The names of every sensitive field of every kind and version.
   public var sensitiveFieldNames: Set<String> {
-    Set(schemas.values.flatMap(\.values).filter(\.hasSensitiveFields).flatMap { $0.root.sensitiveFieldNames() })
+    Set(schemas.values.flatMap(\.values).flatMap(\.sensitiveFieldNames))
   }
 
   /// Schemas by their `kind@version` reference, for the lookup every document makes.

@@ -184,10 +184,7 @@ public final class Store: Sendable {
       + DocumentChecks.crossDocumentFindings(
         document, schema: schema, path: path, layout: layout, registry: registry,
         display: display
-      ) { [layout, registry] kind, id in
-        guard DocumentID.isValid(id), let target = registry.latest(kind) else { return false }
-        return exists(layout.path(directory: target.directory, id: id))
-      }
+      ) { _, _, path in exists(path) }
   }
 
   /// Canonical bytes of `document` after checking it, its sensitive values sealed (keeping the

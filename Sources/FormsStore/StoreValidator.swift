@@ -204,10 +204,9 @@ public struct StoreValidator: Sendable {
   func crossDocumentFindings(_ document: JSONValue, schema: Schema, path: String) -> [Finding] {
     DocumentChecks.crossDocumentFindings(
       document, schema: schema, path: path, layout: layout, registry: registry, display: display
-    ) { kind, id in
+    ) { kind, id, path in
       if let ids { return ids[kind]?.contains(id) ?? false }
-      guard DocumentID.isValid(id), let directory = registry.latest(kind)?.directory else { return false }
-      return FileIO.exists(layout.path(directory: directory, id: id))
+      return FileIO.exists(path)
     }
   }
 
@@ -301,10 +300,12 @@ public struct StoreValidator: Sendable {
 
 /// Checks of one document against the store around it: id, file name, directory, relations.
 enum DocumentChecks {
-  /// `exists(kind, id)` says whether a document exists (a set lookup for `validate`, a stat for writes).
+  /// `exists(kind, id, path)` says whether the document a relation names exists at `path` (a set
+  /// lookup for `validate`, a stat for writes); a relation to an invalid id or an unknown kind
+  /// names none.
   static func crossDocumentFindings(
     _ document: JSONValue, schema: Schema, path: String, layout: StoreLayout, registry: SchemaRegistry,
-    display: (String) -> String, exists: (String, String) -> Bool
+    display: (String) -> String, exists: (_ kind: String, _ id: String, _ path: String) -> Bool
   ) -> [Finding] {
     var findings: [Finding] = []
     let idPointer = JSONPointer.root.appending(schema.idField)
@@ -329,14 +330,13 @@ enum DocumentChecks {
     }
     for relation in schema.relations {
       guard let target = document[relation.field].flatMap(DocumentID.text) else { continue }
-      if !exists(relation.kind, target) {
-        let targetDirectory = registry.latest(relation.kind)?.directory ?? relation.kind
+      let targetDirectory = registry.latest(relation.kind)?.directory
+      let targetPath = layout.path(directory: targetDirectory ?? relation.kind, id: target)
+      if targetDirectory == nil || !DocumentID.isValid(target) || !exists(relation.kind, target, targetPath) {
         findings.append(
           Finding(
             pointer: JSONPointer.root.appending(relation.field), rule: "relation",
-            message:
-              "\"\(target)\" names no \(relation.kind) (\(display(layout.path(directory: targetDirectory, id: target))) does not exist)"
-          ))
+            message: "\"\(target)\" names no \(relation.kind) (\(display(targetPath)) does not exist)"))
       }
     }
     return findings

@@ -24,7 +24,9 @@ public struct Schema: Sendable {
   /// What people may change (descriptor `editable:`); nil: everything. Feeds, migrations and
   /// renames are not limited by it.
   public let editable: [EditablePath]?
-  /// True when some field of this kind is `sensitive: true` (stored encrypted).
+  /// The fields of this kind, at any depth, marked `sensitive: true` (stored encrypted).
+  public let sensitiveFieldNames: Set<String>
+  /// True when some field of this kind is `sensitive: true`.
   public let hasSensitiveFields: Bool
 
   public init(
@@ -47,7 +49,8 @@ public struct Schema: Sendable {
     self.changes = changes
     self.order = order
     self.editable = editable
-    hasSensitiveFields = !root.sensitiveFieldNames().isEmpty
+    sensitiveFieldNames = root.sensitiveFieldNames()
+    hasSensitiveFields = !sensitiveFieldNames.isEmpty
   }
 
   /// `kind@version`, the value of a document's `_schema`.

@@ -63,7 +63,7 @@ extension Formsctl {
         }
       }
       if !report.failures.isEmpty { throw ExitStatus.exit(.badInput) }
-      if check && !report.changed.isEmpty { throw ExitStatus.exit(ExitStatus.problemsFound) }
+      if check && !report.changed.isEmpty { throw ExitStatus.problems }
     }
   }
 }

@@ -59,7 +59,7 @@ extension Formsctl {
             "\(shown): \(plural(outcome.conflicts, "conflict")) left as markers; resolve them, then run formsctl fmt"
           )
         }
-        throw ExitStatus.exit(ExitStatus.problemsFound)
+        throw ExitStatus.problems
       }
     }
   }

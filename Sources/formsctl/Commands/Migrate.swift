@@ -32,8 +32,8 @@ extension Formsctl {
       @Option(help: "Only this kind.") var kind: String?
       @Option(help: "The target version (needs --kind; default: each kind's newest).") var to: String?
       @Flag(help: "Print the plan, counts and a sample diff; write nothing.") var dryRun = false
-      @Flag(help: "Leave documents that are invalid before migrating where they are, and say so.") var skipInvalid =
-        false
+      @Flag(help: "Leave documents that are invalid before migrating where they are, and say so.")
+      var skipInvalid = false
       @Flag(help: "Do not take the pre-migrate snapshot.") var noSnapshot = false
 
       func run() throws {

@@ -46,7 +46,7 @@ extension Formsctl {
         }
       }
       printPlan(plan, store: store, dryRun: dryRun, format: format)
-      if dryRun && !plan.blockers.isEmpty { throw ExitStatus.exit(ExitStatus.problemsFound) }
+      if dryRun && !plan.blockers.isEmpty { throw ExitStatus.problems }
     }
   }
 

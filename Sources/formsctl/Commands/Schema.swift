@@ -45,7 +45,7 @@ extension Formsctl {
             "checked the descriptors of \(registry.kinds.count) kinds (\(count) versions compiled): \(registry.diagnostics.count) problem(s)"
           )
         }
-        if !registry.diagnostics.isEmpty { throw ExitStatus.exit(ExitStatus.problemsFound) }
+        if !registry.diagnostics.isEmpty { throw ExitStatus.problems }
       }
     }
 

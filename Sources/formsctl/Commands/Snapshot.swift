@@ -32,7 +32,7 @@ extension Formsctl {
     static func scope(_ manifest: SnapshotManifest) -> String {
       guard let covers = manifest.covers else { return "whole store" }
       let absent = manifest.absent.count
-      return "\(plural(covers.count, "document"))"
+      return plural(covers.count, "document")
         + (absent == 0 ? "" : " (\(absent) did not exist yet)")
     }
 
@@ -263,7 +263,7 @@ extension Formsctl {
         printOut(
           "verified \(plural(targets.count, "snapshot")): \(problems.isEmpty ? "all files match" : "\(problems.count) problem(s)")"
         )
-        if !problems.isEmpty { throw ExitStatus.exit(ExitStatus.problemsFound) }
+        if !problems.isEmpty { throw ExitStatus.problems }
       }
     }
 

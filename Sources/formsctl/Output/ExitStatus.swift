@@ -1,7 +1,6 @@
 import ArgumentParser
 import FormsCore
 
-/// Exit codes of DESIGN §7, in one place.
 /// Every exit code formsctl ends with (DESIGN §7), and only here.
 enum ExitStatus {
   static let ok: Int32 = 0
@@ -10,6 +9,9 @@ enum ExitStatus {
 
   /// Ends a command with `code` (its output already said why).
   static func exit(_ code: Int32) -> ExitCode { ExitCode(code) }
+
+  /// Ends a check that found problems with `problemsFound` (its output already said which).
+  static var problems: ExitCode { exit(problemsFound) }
 
   /// Ends a command with the code of `kind` (its output already said why).
   static func exit(_ kind: FailureKind) -> ExitCode { ExitCode(code(for: kind)) }
