@@ -61,7 +61,7 @@ enum WriteBenchmark {
       runs.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
     }
     printFigures("Store.update (library, store open)", runs)
-    let records = AuditLog.read(store.layout).records.count
+    let records = try AuditLog.read(store.layout).records.count
     print("audit records written: \(records) (expected \(3 * rounds))")
   }
 

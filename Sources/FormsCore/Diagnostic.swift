@@ -49,6 +49,9 @@ public enum FailureKind: Sendable {
   case noInput
   /// A bug (exit 70).
   case internalError
+  /// An I/O error the system returned: a full disk, EIO, a permission denied on a store file, a
+  /// failed write to stdout (exit 74).
+  case ioError
   /// Try again later: locked, or an interrupted operation awaits `formsctl recover` (exit 75).
   case tryAgain
 }

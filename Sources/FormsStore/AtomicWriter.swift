@@ -24,18 +24,20 @@ public struct AtomicWriter: Sendable {
     let (fd, temp) = try createTemporary(nextTo: target)
     var renamed = false
     defer {
-      if !renamed { unlink(temp) }
+      // The write failed, and that error is what the caller hears; a temporary that cannot be
+      // removed either is a leftover that `recover` sweeps (`isTemporaryName`).
+      if !renamed { _ = POSIX.unlink(temp) }
     }
     do throws(StoreError) {
       try writeAll(fd, bytes, path: temp)
-      if Platform.fsync(fd) != 0 { throw StoreError.io(temp, operation: "fsync", errno: errno) }
+      if POSIX.fsync(fd, path: temp) != 0 { throw StoreError.io(temp, operation: "fsync", errno: errno) }
       close(fd)
     } catch {
       close(fd)
       throw error
     }
     try beforeRename?(temp)
-    if rename(temp, target) != 0 { throw StoreError.io(target, operation: "rename", errno: errno) }
+    if POSIX.rename(temp, target) != 0 { throw StoreError.io(target, operation: "rename", errno: errno) }
     renamed = true
     try Self.syncDirectory(directory)
   }
@@ -92,7 +94,7 @@ public struct AtomicWriter: Sendable {
     if stat(target, &info) == 0 { mode = info.st_mode & 0o7777 }
     for _ in 0..<16 {
       let temp = "\(directory)/.\(fileName(target)).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
-      let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+      let fd = POSIX.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
       if fd >= 0 {
         fchmod(fd, mode)
         return (fd, temp)
@@ -107,7 +109,7 @@ public struct AtomicWriter: Sendable {
 func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(StoreError) {
   var written = 0
   while written < bytes.count {
-    let n = bytes.withUnsafeBytes { Platform.write(fd, $0.baseAddress! + written, bytes.count - written) }
+    let n = bytes.withUnsafeBytes { POSIX.write(fd, $0.baseAddress! + written, bytes.count - written, path: path) }
     if n < 0 {
       if errno == EINTR { continue }
       throw StoreError.io(path, operation: "write", errno: errno)

@@ -27,7 +27,7 @@ public enum FileIO {
     var bytes = [UInt8](repeating: 0, count: size)
     var total = 0
     while total < size {
-      let n = bytes.withUnsafeMutableBytes { Platform.read(fd, $0.baseAddress! + total, size - total) }
+      let n = bytes.withUnsafeMutableBytes { POSIX.read(fd, $0.baseAddress! + total, size - total, path: path) }
       if n < 0 {
         if errno == EINTR { continue }
         throw StoreError.io(path, operation: "read", errno: errno)
@@ -50,7 +50,7 @@ public enum FileIO {
     var bytes: [UInt8] = []
     while true {
       let (got, failure) = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: chunk) { buffer -> (Int, Int32) in
-        let n = Platform.read(fd, buffer.baseAddress!, chunk)
+        let n = POSIX.read(fd, buffer.baseAddress!, chunk, path: path)
         if n > 0 { bytes.append(contentsOf: buffer[0..<n]) }
         return (n, n < 0 ? errno : 0)
       }
@@ -73,9 +73,11 @@ public enum FileIO {
     let flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followLinks ? 0 : O_NOFOLLOW)
     let fd =
       directory.map { directory in
-        directory.relative(path) { name in name.map { openat(directory.fd, $0, flags) } ?? open(path, flags) }
+        directory.relative(path) { name in
+          name.map { POSIX.openat(directory.fd, $0, flags, path: path) } ?? POSIX.open(path, flags)
+        }
       }
-      ?? open(path, flags)
+      ?? POSIX.open(path, flags)
     guard fd >= 0 else {
       if errno == ENOENT { throw StoreError.fileNotFound(path) }
       if errno == ELOOP && !followLinks {
@@ -166,27 +168,29 @@ public enum FileIO {
 
   /// Every regular file under `directory` whose name ends with `suffix`, sorted, recursing into
   /// subdirectories except hidden ones (`.git`, `.formsctl`, `.build`) and those in `skipping`.
-  public static func files(under directory: String, suffix: String, skipping: Set<String> = []) -> [String] {
-    walk(directory, suffix: suffix, skipping: skipping).files
+  public static func files(under directory: String, suffix: String, skipping: Set<String> = []) throws(StoreError)
+    -> [String]
+  {
+    try walk(directory, suffix: suffix, skipping: skipping).files
   }
 
   /// `files(under:)`, and apart, the names ending with `suffix` that are not regular files
   /// (symbolic links, FIFOs, devices, directories named `*.json`): never opened, only reported.
   /// Sorted by path, unless `sorted` is false (a caller that orders what it finds some other way).
   public static func walk(_ directory: String, suffix: String, skipping: Set<String> = [], sorted: Bool = true)
-    -> (files: [String], irregular: [String])
+    throws(StoreError) -> (files: [String], irregular: [String])
   {
     var files: [String] = []
     var irregular: [String] = []
-    walk(directory, suffix: suffix, skipping: skipping, into: &files, irregular: &irregular)
+    try walk(directory, suffix: suffix, skipping: skipping, into: &files, irregular: &irregular)
     return sorted ? (files.sorted(), irregular.sorted()) : (files, irregular)
   }
 
   private static func walk(
     _ directory: String, suffix: String, skipping: Set<String>, into out: inout [String], irregular: inout [String]
-  ) {
+  ) throws(StoreError) {
     var subdirectories: [String] = []
-    for (name, kind) in entries(of: directory) where !name.hasPrefix(".") {
+    for (name, kind) in try entries(of: directory) where !name.hasPrefix(".") {
       let path = directory == "." ? name : directory + "/" + name
       switch kind {
       case .directory where !suffix.isEmpty && name.hasSuffix(suffix): irregular.append(path)
@@ -195,15 +199,25 @@ public enum FileIO {
       default: if name.hasSuffix(suffix) { irregular.append(path) }
       }
     }
-    for sub in subdirectories { walk(sub, suffix: suffix, skipping: skipping, into: &out, irregular: &irregular) }
+    for sub in subdirectories { try walk(sub, suffix: suffix, skipping: skipping, into: &out, irregular: &irregular) }
   }
 
   /// The names in a directory (without `.` and `..`) and what each is, with one `readdir` pass.
-  public static func entries(of directory: String) -> [(name: String, kind: Entry)] {
-    guard let dir = opendir(directory) else { return [] }
+  /// A directory that does not exist has none; one that cannot be read is an error naming it,
+  /// never "nothing there" (DESIGN §8).
+  public static func entries(of directory: String) throws(StoreError) -> [(name: String, kind: Entry)] {
+    guard let dir = POSIX.opendir(directory) else {
+      if errno == ENOENT { return [] }
+      throw StoreError.io(directory, operation: "list", errno: errno)
+    }
     defer { closedir(dir) }
     var out: [(String, Entry)] = []
-    while let entry = readdir(dir) {
+    while true {
+      errno = 0
+      guard let entry = readdir(dir) else {
+        if errno != 0 { throw StoreError.io(directory, operation: "list", errno: errno) }
+        break
+      }
       let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
         String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
       }
@@ -240,7 +254,7 @@ public enum FileIO {
     if isDirectory(path) { return }
     let parent = parentDirectory(path)
     if parent != path && !parent.isEmpty { try makeDirectories(parent, mode: mode) }
-    if mkdir(path, mode) != 0 && errno != EEXIST { throw StoreError.io(path, operation: "mkdir", errno: errno) }
+    if POSIX.mkdir(path, mode) != 0 && errno != EEXIST { throw StoreError.io(path, operation: "mkdir", errno: errno) }
   }
 
   /// Makes `paths` (files and directories) durable. With `root`, where Linux offers `syncfs`, one
@@ -248,31 +262,31 @@ public enum FileIO {
   /// computed); otherwise each path is fsynced (`Platform.fsync`: F_FULLFSYNC on Darwin).
   static func sync(_ paths: @autoclosure () -> [String], orFileSystemOf root: String? = nil) throws(StoreError) {
     if let root, let syncfs = Platform.syncfs {
-      let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+      let fd = POSIX.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
       guard fd >= 0 else { throw StoreError.io(root, operation: "open", errno: errno) }
       defer { close(fd) }
-      if syncfs(fd) != 0 { throw StoreError.io(root, operation: "syncfs", errno: errno) }
+      if POSIX.syncfs(syncfs, fd, path: root) != 0 { throw StoreError.io(root, operation: "syncfs", errno: errno) }
       return
     }
     for path in paths() {
-      let fd = open(path, O_RDONLY | O_CLOEXEC)
+      let fd = POSIX.open(path, O_RDONLY | O_CLOEXEC)
       guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: errno) }
       defer { close(fd) }
       // Some file systems refuse to fsync a directory (EINVAL); their entries are durable already.
       // A file they refuse is an error.
-      guard Platform.fsync(fd) != 0 else { continue }
+      guard POSIX.fsync(fd, path: path) != 0 else { continue }
       let failure = errno
       if !(failure == EINVAL && isDirectory(path)) { throw StoreError.io(path, operation: "fsync", errno: failure) }
     }
   }
 
   /// `directory`, and every file and directory below it (hidden ones too), not following links.
-  static func tree(_ directory: String) -> [String] {
+  static func tree(_ directory: String) throws(StoreError) -> [String] {
     var out = [directory]
-    for (name, kind) in entries(of: directory) {
+    for (name, kind) in try entries(of: directory) {
       let path = directory + "/" + name
       switch kind {
-      case .directory: out += tree(path)
+      case .directory: out += try tree(path)
       case .file: out.append(path)
       default: continue
       }
@@ -282,7 +296,7 @@ public enum FileIO {
 
   /// Removes a file; a missing file is not an error.
   public static func remove(_ path: String) throws(StoreError) {
-    if unlink(path) != 0 && errno != ENOENT { throw StoreError.io(path, operation: "unlink", errno: errno) }
+    if POSIX.unlink(path) != 0 && errno != ENOENT { throw StoreError.io(path, operation: "unlink", errno: errno) }
   }
 }
 

@@ -50,8 +50,8 @@ public struct Formatter: Sendable {
     for path in paths {
       switch FileIO.entry(path) {
       case .missing: throw StoreError.fileNotFound(path)
-      case .directory: files += FileIO.files(under: path, suffix: ".json")
-      case .symlink where FileIO.isDirectory(path): files += FileIO.files(under: path, suffix: ".json")
+      case .directory: files += try FileIO.files(under: path, suffix: ".json")
+      case .symlink where FileIO.isDirectory(path): files += try FileIO.files(under: path, suffix: ".json")
       default: files.append(path)
       }
     }

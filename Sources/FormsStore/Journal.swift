@@ -1,22 +1,29 @@
 import FormsCore
 import Foundation
 
-/// Changes many files together or not at all (DESIGN §8).
+/// Changes many files together or not at all (DESIGN §8). The whole life of a change, and what
+/// each failure leaves, is in this file:
 ///
-/// 1. `plan.ndjson` starts with the operation; each step is appended before its file is staged.
-/// 2. Each new file is staged beside its target as a hidden `.NAME.formsctl-journal` file.
-/// 3. On commit, the operation's audit record is staged as `journal/audit.jsonl` with an `append`
-///    step naming the size `history.jsonl` has now; the plan and every staged file are made durable
-///    (fsyncs, or one `syncfs` for many files), then the commit record `COMMIT` is written: the
-///    single point of no return.
-/// 4. Staged files are renamed over their targets, deletions made, directories fsynced, and the
-///    audit record appended to `history.jsonl` (once: an append that already happened, or was torn
-///    by a crash, is recognised at the recorded offset).
-/// 5. The journal is removed.
+/// 1. **plan**: `plan.ndjson` starts with the operation; each step is appended before its file is
+///    staged, with the SHA-256 of what it stages and of the file it replaces (`PlanStep`).
+/// 2. **stage**: each new file is written beside its target as a hidden `.NAME.formsctl-journal`.
+/// 3. **audit**: the operation's record is staged as `journal/audit.jsonl`, with an `append` step
+///    naming the size `history.jsonl` has now.
+/// 4. **commit**: the plan and every staged file are made durable (fsyncs, or one `syncfs`), then
+///    the commit record `COMMIT` is written under a temporary name and renamed into place: that
+///    rename is the single point of no return.
+/// 5. **apply**: staged files are renamed over their targets, deletions made, directories fsynced,
+///    and the audit record appended to `history.jsonl` (once: an append that already happened, or
+///    was torn, is recognised at the recorded offset).
+/// 6. **finish**: the journal is removed, the plan last but for `COMMIT`.
 ///
-/// `recover` after a crash: without `COMMIT`, staged files (listed, or left over in the data
-/// directory) are deleted and the store is as it was; with it, the remaining steps are done — a
-/// staged file that is gone was already renamed, so running it twice is harmless.
+/// An error in steps 1–4 rolls back: staged files and the journal are removed, and the store is
+/// as it was, with no audit record. If the roll-back itself fails, the journal stays for
+/// `recover` (which rolls back) and the error says so. An error in steps 5–6 keeps the journal:
+/// the operation is committed, and `recover` finishes it and its audit record. `recover` verifies
+/// every file it puts in place or removes against the plan's hashes, and refuses (exit 65, the
+/// journal kept) when a staged file is missing or altered, naming `recover --abandon` and the
+/// operation's safety snapshot as the ways out. Every step of `recover` is safe to run twice.
 public struct Journal: Sendable {
   /// One change to one file (what a restore plans).
   public enum Step: Sendable, Equatable {
@@ -30,38 +37,48 @@ public struct Journal: Sendable {
     }
   }
 
+  /// The plan format this version writes: 2 adds the hashes `recover` verifies.
+  static let planFormat = 2
+
   public let layout: StoreLayout
   var directory: String { layout.stateDirectory + "/journal" }
   var planPath: String { directory + "/plan.ndjson" }
   var commitPath: String { directory + "/COMMIT" }
+  /// The commit record before its rename.
+  var commitTemporaryPath: String { directory + "/COMMIT.tmp" }
   /// The staged audit record; its target is always `AuditLog.path(layout)`, whatever a plan says.
   var auditPath: String { directory + "/audit.jsonl" }
 
   public init(layout: StoreLayout) { self.layout = layout }
 
-  /// The operation an interrupted journal belongs to, or nil when none waits.
-  public func pending() -> String? {
-    guard FileIO.exists(planPath) else { return nil }
-    let bytes: [UInt8] = (try? FileIO.read(planPath)) ?? []
-    let firstLine: [UInt8] = Array(bytes.prefix { byte in byte != 0x0A })
-    let header: JSONValue? = try? JSONParser().parse(firstLine)
-    return header?["operation"]?.stringValue ?? "operation"
+  /// The operation an interrupted journal belongs to, or nil when none waits. A plan that cannot
+  /// be read is an error, not "none".
+  public func pending() throws(StoreError) -> String? {
+    guard FileIO.entry(planPath) != .missing else { return nil }
+    return try readPlan().operation
   }
 
   /// Refuses (exit 75) while an interrupted operation awaits `formsctl recover`.
   public func requireNone() throws(StoreError) {
-    if let operation = pending() { throw StoreError.recoveryNeeded(operation: operation) }
+    if let operation = try pending() { throw StoreError.recoveryNeeded(operation: operation) }
   }
 
   /// Starts a transaction to stage files into one by one. The caller holds the store lock.
   public func begin(operation: String) throws(StoreError) -> Transaction {
     try requireNone()
     try FileIO.makeDirectories(directory)
-    let header = JSONValue.object(JSONObject(["operation": .string(operation)]))
-    try Journal.writeDurably(Array((JSONWriter.compact(header) + "\n").utf8), to: planPath)
-    try AtomicWriter.syncDirectory(directory)
-    let fd = open(planPath, O_WRONLY | O_APPEND | O_CLOEXEC)
-    guard fd >= 0 else { throw StoreError.io(planPath, operation: "open", errno: errno) }
+    // What a finished operation could not remove (its plan went first, so nothing waits).
+    try removeJournalFiles()
+    var fd: Int32 = -1
+    do throws(StoreError) {
+      let header = JSONObject(["operation": .string(operation), "format": .number(JSONNumber(Self.planFormat))])
+      try Journal.writeDurably(Array((JSONWriter.compact(.object(header)) + "\n").utf8), to: planPath)
+      try AtomicWriter.syncDirectory(directory)
+      fd = POSIX.open(planPath, O_WRONLY | O_APPEND | O_CLOEXEC)
+      guard fd >= 0 else { throw StoreError.io(planPath, operation: "open", errno: errno) }
+    } catch {
+      try rollBack([], after: error, operation: operation)
+    }
     return Transaction(journal: self, operation: operation, planFD: fd)
   }
 
@@ -69,11 +86,10 @@ public struct Journal: Sendable {
   public final class Transaction: @unchecked Sendable {
     let journal: Journal
     let operation: String
-    let planFD: Int32
+    private var planFD: Int32
     let writer: AtomicWriter
-    var staged: [String] = []
-    var directories = Set<String>()
-    var closed = false
+    private(set) var steps: [PlannedStep] = []
+    private var directories = Set<String>()
 
     init(journal: Journal, operation: String, planFD: Int32) {
       self.journal = journal
@@ -82,21 +98,22 @@ public struct Journal: Sendable {
       self.writer = AtomicWriter(boundary: journal.layout.root)
     }
 
-    deinit { if !closed { close(planFD) } }
+    deinit { closePlan() }
+
+    private func closePlan() {
+      if planFD >= 0 { close(planFD) }
+      planFD = -1
+    }
 
     /// Stages the new content of `path` (not yet visible).
     public func stage(_ bytes: [UInt8], for path: String) throws(StoreError) {
       try writer.makeDirectories(parentDirectory(path))
       _ = try writer.resolveInsideBoundary(path)
-      let stagedPath = Journal.stagedPath(for: path)
-      try record([
-        "action": .string("write"), "path": .string(journal.layout.relative(path)),
-        "staged": .string(journal.layout.relative(stagedPath)),
-      ])
-      let fd = try Journal.createNew(stagedPath)
+      let step = PlannedStep.write(path, bytes: bytes, replaces: try Journal.hash(ofFileAt: path))
+      try record(step)
+      let fd = try Journal.createNew(step.staged!)
       defer { close(fd) }
-      try writeAll(fd, bytes, path: stagedPath)
-      staged.append(stagedPath)
+      try writeAll(fd, bytes, path: step.staged!)
       directories.insert(parentDirectory(path))
     }
 
@@ -107,188 +124,246 @@ public struct Journal: Sendable {
       if !directories.contains(parentDirectory(path)) {
         try Journal.requireWritable(parentDirectory(path), toChange: path)
       }
-      try record(["action": .string("delete"), "path": .string(journal.layout.relative(path))])
+      try record(.delete(path, replaces: try Journal.hash(ofFileAt: path)))
       directories.insert(parentDirectory(path))
     }
 
-    func record(_ pairs: KeyValuePairs<String, JSONValue>) throws(StoreError) {
-      try writeAll(planFD, Array((JSONWriter.compact(.object(JSONObject(pairs))) + "\n").utf8), path: journal.planPath)
+    private func record(_ step: PlannedStep) throws(StoreError) {
+      try writeAll(planFD, step.line(journal.layout), path: journal.planPath)
+      steps.append(step)
     }
 
     /// Makes everything durable, writes the commit record, and applies the steps; `record`, one
-    /// line of the audit log, is appended to the history as the last step.
+    /// line of the audit log, is appended to the history as the last step. An error before the
+    /// commit record rolls back; at or after it, it is `unfinished` and the journal stays.
     public func commit(record: [UInt8]? = nil) throws(StoreError) {
       do throws(StoreError) {
         if let record {
           let history = AuditLog.path(journal.layout)
           try Journal.requireWritable(FileIO.exists(history) ? history : parentDirectory(history), toChange: history)
-          let offset = AuditLog.size(history)
           try Journal.writeDurably(record, to: journal.auditPath)
-          try self.record([
-            "action": .string("append"), "path": .string(journal.layout.relative(history)),
-            "offset": .number(JSONNumber(offset)),
-          ])
+          try self.record(.append(record, to: history, at: AuditLog.size(history)))
         }
-        if Platform.fsync(planFD) != 0 { throw StoreError.io(journal.planPath, operation: "fsync", errno: errno) }
+        if POSIX.fsync(planFD, path: journal.planPath) != 0 {
+          throw StoreError.io(journal.planPath, operation: "fsync", errno: errno)
+        }
+        closePlan()
+        let staged = steps.compactMap(\.staged)
         try FileIO.sync(
           staged + directories.filter(FileIO.isDirectory), orFileSystemOf: staged.count > 64 ? journal.layout.root : nil
         )
+        DebugPause.at("after-stage")
+        try journal.writeCommitRecord()
       } catch {
-        abort()
-        throw error
+        try abort(after: error)
       }
-      close(planFD)
-      closed = true
-      DebugPause.at("after-stage")
-      try writer.write(Array("committed\n".utf8), to: journal.commitPath)
       DebugPause.at("after-commit")
       do throws(StoreError) {
-        try journal.rollForward()
+        try AtomicWriter.syncDirectory(journal.directory)
+        try journal.rollForward(steps, verify: false, operation: operation)
       } catch {
         throw StoreError.unfinished(operation: operation, cause: error.description)
       }
     }
 
-    /// Drops everything staged; the store is as it was.
-    public func abort() {
-      if !closed {
-        close(planFD)
-        closed = true
-      }
-      journal.rollBack()
+    /// Drops everything staged after `error` (before the commit record) and throws it; the store
+    /// is as it was. When that fails too, the journal stays for `recover`, and the error says so.
+    public func abort(after error: StoreError) throws(StoreError) -> Never {
+      closePlan()
+      try journal.rollBack(steps, after: error, operation: operation)
     }
   }
 
-  /// Finishes or undoes an interrupted operation; returns what was done, or nil when nothing waited.
-  public func recover() throws(StoreError) -> String? {
-    guard let operation = pending() else { return nil }
-    let untrusted = steps().untrusted
-    if !untrusted.isEmpty {
+  /// The commit record: written and made durable under a temporary name, then renamed. Throws
+  /// only while the rename has not happened (so the caller rolls back).
+  func writeCommitRecord() throws(StoreError) {
+    let fd = try Journal.createNew(commitTemporaryPath)
+    do throws(StoreError) {
+      try writeAll(fd, Array("committed\n".utf8), path: commitTemporaryPath)
+      if POSIX.fsync(fd, path: commitTemporaryPath) != 0 {
+        throw StoreError.io(commitTemporaryPath, operation: "fsync", errno: errno)
+      }
+    } catch {
+      close(fd)
+      throw error
+    }
+    close(fd)
+    if POSIX.rename(commitTemporaryPath, commitPath) != 0 {
+      throw StoreError.io(commitPath, operation: "rename", errno: errno)
+    }
+  }
+
+  /// Finishes or undoes an interrupted operation; returns what was done, or nil when nothing
+  /// waited. With `abandon`, drops the journal and leaves every document as it is.
+  public func recover(abandon: Bool = false) throws(StoreError) -> String? {
+    guard FileIO.entry(planPath) != .missing else { return nil }
+    let plan = try readPlan()
+    if !plan.untrusted.isEmpty {
       throw StoreError.badRequest(
-        "\(layout.relative(planPath)) names \(untrusted.map { "\"\($0)\"" }.joined(separator: ", ")), "
+        "\(layout.relative(planPath)) names \(plan.untrusted.map { "\"\($0)\"" }.joined(separator: ", ")), "
           + "which no formsctl journal writes (outside the store's files); not recovering. Inspect .formsctl/journal and remove it by hand"
       )
     }
-    if FileIO.exists(commitPath) {
-      do throws(StoreError) {
-        try rollForward()
-      } catch {
-        throw StoreError.unfinished(operation: operation, cause: error.description)
-      }
-      return "finished the interrupted \(operation)"
+    if abandon {
+      for step in plan.steps { if let staged = step.staged { try FileIO.remove(staged) } }
+      try finish()
+      return "abandoned the interrupted \(plan.operation); every document is as it was found"
     }
-    rollBack()
-    return "rolled back the interrupted \(operation); the store is as it was before it"
+    if FileIO.entry(commitPath) != .missing {
+      do throws(StoreError) {
+        try rollForward(plan.steps, verify: true, operation: plan.operation)
+      } catch {
+        if case .unverifiable = error { throw error }
+        throw StoreError.unfinished(operation: plan.operation, cause: error.description)
+      }
+      return "finished the interrupted \(plan.operation)"
+    }
+    try rollBack(plan.steps)
+    return "rolled back the interrupted \(plan.operation); the store is as it was before it"
   }
 
   static func stagedPath(for path: String) -> String {
     parentDirectory(path) + "/.\(fileName(path)).formsctl-journal"
   }
 
-  /// The steps of the plan; a torn last line (a crash while appending) is ignored. A plan comes
-  /// from a file a checkout may carry, so only steps a journal can have written are trusted: a
-  /// relative path inside the store, outside `.formsctl/`, without `..`, staged (if at all) as its
-  /// own `.NAME.formsctl-journal` beside it. The others come back apart, untouched.
-  func steps() -> (trusted: [(action: String, path: String, staged: String?, offset: Int?)], untrusted: [String]) {
-    guard let bytes = try? FileIO.read(planPath, limit: Int.max) else { return ([], []) }
-    var trusted: [(action: String, path: String, staged: String?, offset: Int?)] = []
-    var untrusted: [String] = []
-    for line in bytes.split(separator: 0x0A).dropFirst() {
-      guard let step = try? JSONParser().parse(Array(line)), let action = step["action"]?.stringValue,
-        let relative = step["path"]?.stringValue
-      else { continue }
-      if action == "append" {
-        // Its source and target are fixed (`auditPath`, the history); the plan only gives the offset.
-        trusted.append((action, AuditLog.path(layout), nil, step["offset"]?.numberValue?.intValue))
-        continue
-      }
-      let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
-      let path = joinPath(layout.root, relative)
-      let staged = step["staged"]?.stringValue.map { joinPath(layout.root, $0) }
-      guard ["write", "delete"].contains(action), !relative.hasPrefix("/"), !parts.contains(".."), !parts.contains(""),
-        parts.first != ".formsctl", staged == nil || staged == Journal.stagedPath(for: path),
-        action == "delete" || staged != nil
-      else {
-        untrusted.append(relative)
-        continue
-      }
-      trusted.append((action, path, staged, nil))
+  /// Applies the steps of a committed plan. With `verify` (`recover`), every staged file and
+  /// every file to delete is checked against the plan's hashes first; a step already done (its
+  /// target holds the new content, or is gone) is skipped, so this may run any number of times.
+  func rollForward(_ steps: [PlannedStep], verify: Bool, operation: String) throws(StoreError) {
+    func unverifiable(_ path: String, _ reason: String) -> StoreError {
+      StoreError.unverifiable(operation: operation, path: layout.relative(path), reason: reason)
     }
-    return (trusted, untrusted)
-  }
-
-  func rollForward() throws(StoreError) {
     var directories = Set<String>()
     let writer = AtomicWriter(boundary: layout.root)
-    for step in steps().trusted {
-      // A directory on the way may have become a symbolic link leading out since the plan was written.
-      if step.action != "append" { _ = try writer.resolveInsideBoundary(step.path) }
-      if step.action == "write", let staged = step.staged {
-        if FileIO.exists(staged) && rename(staged, step.path) != 0 {
-          throw StoreError.io(step.path, operation: "rename", errno: errno)
-        }
-      } else if step.action == "delete" {
-        try FileIO.remove(step.path)
-      } else if step.action == "append", let offset = step.offset, FileIO.exists(auditPath) {
-        try AuditLog.appendOnce(try FileIO.read(auditPath, limit: Int.max), layout: layout, at: offset)
+    for step in steps {
+      if step.action == .append {
+        try appendRecord(step, verify: verify, unverifiable: unverifiable)
         continue
+      }
+      // A directory on the way may have become a symbolic link leading out since the plan was written.
+      _ = try writer.resolveInsideBoundary(step.path)
+      if let staged = step.staged {
+        if FileIO.entry(staged) == .missing {
+          let found = try Journal.hash(ofFileAt: step.path)
+          if found != step.sha256 || step.sha256 == nil {
+            let what = found == step.replaces ? "its staged file is gone (a `git clean`?)" : "it was changed since"
+            throw unverifiable(step.path, "\(what); the new version is nowhere")
+          }
+        } else {
+          if verify, let expected = step.sha256, try Journal.hash(ofFileAt: staged) != expected {
+            throw unverifiable(staged, "the staged file was altered since it was written")
+          }
+          if POSIX.rename(staged, step.path) != 0 { throw StoreError.io(step.path, operation: "rename", errno: errno) }
+        }
+      } else if FileIO.entry(step.path) != .missing {
+        if verify, let expected = step.replaces, try Journal.hash(ofFileAt: step.path) != expected {
+          throw unverifiable(step.path, "it was changed since the operation planned to delete it")
+        }
+        try FileIO.remove(step.path)
       }
       directories.insert(parentDirectory(step.path))
     }
-    for directory in directories where FileIO.isDirectory(directory) { try AtomicWriter.syncDirectory(directory) }
+    for directory in directories.sorted() where FileIO.isDirectory(directory) {
+      try AtomicWriter.syncDirectory(directory)
+    }
     try finish()
   }
 
-  func rollBack() {
-    for step in steps().trusted { if let staged = step.staged { try? FileIO.remove(staged) } }
-    try? FileIO.remove(auditPath)
-    // A file staged just before a crash may have outrun its plan line: sweep the data directory.
-    removeStrayStagedFiles(in: layout.dataDirectory)
-    try? finish()
+  /// The audit step: the staged record appended once; without it (removed by a `finish` that
+  /// did not complete), the log must already hold it at the recorded place.
+  private func appendRecord(
+    _ step: PlannedStep, verify: Bool, unverifiable: (String, String) -> StoreError
+  ) throws(StoreError) {
+    guard let offset = step.offset else { return }
+    guard FileIO.entry(auditPath) == .missing else {
+      let record = try FileIO.read(auditPath, limit: Int.max, followLinks: false)
+      if verify, let expected = step.sha256, sha256Hex(record) != expected {
+        throw unverifiable(auditPath, "the staged audit record was altered since it was written")
+      }
+      try AuditLog.appendOnce(record, layout: layout, at: offset)
+      return
+    }
+    guard let length = step.length, let expected = step.sha256,
+      try AuditLog.hash(layout, at: offset, length: length) == expected
+    else { throw unverifiable(auditPath, "the staged audit record is gone and the log does not hold it") }
   }
 
-  func removeStrayStagedFiles(in directory: String) {
-    for (name, kind) in FileIO.entries(of: directory) {
+  /// Removes what a plan staged, then the journal; the store is as it was.
+  func rollBack(_ steps: [PlannedStep]) throws(StoreError) {
+    for step in steps { if let staged = step.staged { try FileIO.remove(staged) } }
+    // A file staged just before a crash may have outrun its plan line: sweep the data directory.
+    try removeStrayStagedFiles(in: layout.dataDirectory)
+    try finish()
+  }
+
+  /// Rolls back a live operation that failed with `error` before its commit record, then throws
+  /// it; when rolling back fails too, throws an error that says the journal waits for `recover`.
+  func rollBack(_ steps: [PlannedStep], after error: StoreError, operation: String) throws(StoreError) -> Never {
+    do throws(StoreError) {
+      try rollBack(steps)
+    } catch let failure {
+      throw StoreError.rollBackFailed(operation: operation, cause: error.description, failure: failure.description)
+    }
+    throw error
+  }
+
+  func removeStrayStagedFiles(in directory: String) throws(StoreError) {
+    for (name, kind) in try FileIO.entries(of: directory) {
       if name.hasSuffix(".formsctl-journal") {
-        unlink(directory + "/" + name)
+        try FileIO.remove(directory + "/" + name)
       } else if !name.hasPrefix(".") && kind == .directory {
-        removeStrayStagedFiles(in: directory + "/" + name)
+        try removeStrayStagedFiles(in: directory + "/" + name)
       }
+    }
+  }
+
+  /// Removes the journal: the staged audit record and any leftover, then the plan (after which
+  /// nothing waits), then the commit record.
+  func finish() throws(StoreError) {
+    try removeJournalFiles(keeping: [planPath, commitPath])
+    try FileIO.remove(planPath)
+    try FileIO.remove(commitPath)
+    try AtomicWriter.syncDirectory(directory)
+  }
+
+  /// Removes the files of the journal directory but `keeping`.
+  func removeJournalFiles(keeping: Set<String> = []) throws(StoreError) {
+    for (name, _) in try FileIO.entries(of: directory) where !keeping.contains(directory + "/" + name) {
+      try FileIO.remove(directory + "/" + name)
     }
   }
 
   /// Removes what killed writers leave outside a journal: `AtomicWriter` temporaries
-  /// (`.NAME.PID.RANDOM.tmp`) and write probes in the store, and unfinished snapshot directories.
-  /// The caller holds the lock, so none of them belongs to a running writer. Returns what was
-  /// removed, for people.
-  func removeLeftovers() -> String? {
+  /// (`.NAME.PID.RANDOM.tmp`) and write probes in the store, files of a finished journal, and
+  /// unfinished snapshot directories. The caller holds the lock, so none of them belongs to a
+  /// running writer. Returns what was removed, for people.
+  func removeLeftovers() throws(StoreError) -> String? {
     var temporaries = 0
-    func sweep(_ directory: String, recursive: Bool) {
-      for (name, kind) in FileIO.entries(of: directory) {
+    func sweep(_ directory: String, recursive: Bool) throws(StoreError) {
+      for (name, kind) in try FileIO.entries(of: directory) {
         let path = directory + "/" + name
         if kind == .file && (AtomicWriter.isTemporaryName(name) || name.hasPrefix(Journal.probePrefix)) {
-          if unlink(path) == 0 { temporaries += 1 }
+          try FileIO.remove(path)
+          temporaries += 1
         } else if recursive && kind == .directory && !name.hasPrefix(".") {
-          sweep(path, recursive: true)
+          try sweep(path, recursive: true)
         }
       }
     }
-    sweep(layout.root, recursive: false)
-    sweep(layout.stateDirectory, recursive: false)
-    sweep(layout.dataDirectory, recursive: true)
-    if layout.schemasDirectory.hasPrefix(layout.root + "/") { sweep(layout.schemasDirectory, recursive: true) }
-    let snapshots = Snapshots(layout: layout).removeStaleTemporaries()
+    try sweep(layout.root, recursive: false)
+    try sweep(layout.stateDirectory, recursive: false)
+    try sweep(layout.dataDirectory, recursive: true)
+    if layout.schemasDirectory.hasPrefix(layout.root + "/") { try sweep(layout.schemasDirectory, recursive: true) }
+    if FileIO.entry(planPath) == .missing {
+      let left = try FileIO.entries(of: directory).count
+      try removeJournalFiles()
+      temporaries += left
+    }
+    let snapshots = try Snapshots(layout: layout).removeStaleTemporaries()
     var parts: [String] = []
     if temporaries > 0 { parts.append(plural(temporaries, "leftover temporary file")) }
     if snapshots > 0 { parts.append(plural(snapshots, "unfinished snapshot")) }
     return parts.isEmpty ? nil : "removed " + parts.joined(separator: " and ") + " that interrupted writers left"
-  }
-
-  func finish() throws(StoreError) {
-    try FileIO.remove(auditPath)
-    try FileIO.remove(commitPath)
-    try FileIO.remove(planPath)
-    try AtomicWriter.syncDirectory(directory)
   }
 
   /// The name of the file `requireWritable` creates and removes at once (a kill may leave it).
@@ -298,23 +373,23 @@ public struct Journal: Sendable {
   /// needs it. Tried, not asked (`access` says yes to root on an immutable or read-only directory).
   static func requireWritable(_ path: String, toChange target: String) throws(StoreError) {
     let probe = FileIO.entry(path) == .directory ? path + "/" + probePrefix + "\(getpid())" : nil
-    if let probe { unlink(probe) }  // a killed writer's, under the lock this one now holds
+    if let probe { try FileIO.remove(probe) }  // a killed writer's, under the lock this one now holds
     let fd =
-      probe.map { open($0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
-      ?? open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
+      probe.map { POSIX.open($0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
+      ?? POSIX.open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else {
       if errno == ENOENT { return }
       throw StoreError.io(path, operation: "write (needed to change \(fileName(target)))", errno: errno)
     }
     close(fd)
-    if let probe { unlink(probe) }
+    if let probe { try FileIO.remove(probe) }
   }
 
   /// Creates `path` afresh for writing: whatever was there (a leftover, or a symbolic link planted
   /// in a checkout) is unlinked, never written through (`O_EXCL | O_NOFOLLOW`).
   static func createNew(_ path: String) throws(StoreError) -> Int32 {
-    if unlink(path) != 0 && errno != ENOENT { throw StoreError.io(path, operation: "unlink", errno: errno) }
-    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+    try FileIO.remove(path)
+    let fd = POSIX.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw StoreError.io(path, operation: "create", errno: errno) }
     return fd
   }
@@ -324,6 +399,6 @@ public struct Journal: Sendable {
     let fd = try createNew(path)
     defer { close(fd) }
     try writeAll(fd, bytes, path: path)
-    if Platform.fsync(fd) != 0 { throw StoreError.io(path, operation: "fsync", errno: errno) }
+    if POSIX.fsync(fd, path: path) != 0 { throw StoreError.io(path, operation: "fsync", errno: errno) }
   }
 }

@@ -45,13 +45,14 @@ public struct SchemaRegistry: Sendable {
   /// The versions of `kind`, oldest first.
   public func versions(_ kind: String) -> [SemanticVersion] { (schemas[kind]?.keys).map { $0.sorted() } ?? [] }
 
-  /// Loads every descriptor under `directory`; `display` turns a path into what messages show.
-  public static func load(directory: String, display: (String) -> String) -> SchemaRegistry {
+  /// Loads every descriptor under `directory`; `display` turns a path into what messages show. A
+  /// directory that cannot be listed is an error (never "no descriptors there").
+  public static func load(directory: String, display: (String) -> String) throws(StoreError) -> SchemaRegistry {
     var schemas: [String: [SemanticVersion: Schema]] = [:]
     var diagnostics: [Diagnostic] = []
     var files: [String: String] = [:]
     let root = FileIO.realPath(directory) ?? directory
-    for path in FileIO.files(under: directory, suffix: ".yaml") {
+    for path in try FileIO.files(under: directory, suffix: ".yaml") {
       let relative = String(path.dropFirst(directory.count + 1))
       let parts = relative.split(separator: "/")
       if parts.first?.hasPrefix("_") == true { continue }

@@ -1,4 +1,5 @@
 import FormsCore
+import Foundation
 
 extension Store {
   /// The manifest `init` writes.
@@ -29,7 +30,8 @@ extension Store {
     try FileIO.makeDirectories(root + "/.formsctl")
     let gitignore = root + "/.gitignore"
     let ignore = ".formsctl/*\n!.formsctl/history.jsonl\n"
-    if let existing = try? FileIO.read(gitignore) {
+    if FileIO.entry(gitignore) != .missing {
+      let existing = try FileIO.read(gitignore)
       let text = String(decoding: existing, as: UTF8.self)
       if !text.contains(".formsctl/*") {
         try writer.write(
@@ -43,14 +45,27 @@ extension Store {
     return try StoreLayout(root: root)
   }
 
-  /// Finishes or rolls back an interrupted operation, under the lock.
-  public static func recover(_ layout: StoreLayout, wait: Double) throws(StoreError) -> String? {
+  /// Finishes or rolls back an interrupted operation, under the lock; with `abandon`, drops its
+  /// journal and records that in the audit log.
+  public static func recover(_ layout: StoreLayout, wait: Double, abandon: Bool = false, now: () -> Date = Date.init)
+    throws(StoreError) -> String?
+  {
     // Not `withWriteLock`: recovery is the one writer that runs while a journal waits.
-    let lock = try StoreLock(store: layout, command: "recover", wait: wait)
+    let lock = try StoreLock(store: layout, command: abandon ? "recover --abandon" : "recover", wait: wait)
     defer { withExtendedLifetime(lock) {} }
     let journal = Journal(layout: layout)
-    let outcome = try journal.recover()
-    let swept = journal.removeLeftovers()
+    let abandoned = abandon ? try journal.pending() : nil
+    let outcome = try journal.recover(abandon: abandon)
+    if let abandoned {
+      // Recorded through a journal of its own, as every audit record is.
+      var details = JSONObject()
+      details["abandoned"] = .string(abandoned)
+      let record = AuditLog.record(
+        time: now(), user: AuditLog.currentUser(root: layout.root), operation: "recover --abandon",
+        command: "recover --abandon", documents: [], details: details)
+      try journal.begin(operation: "recover --abandon").commit(record: record)
+    }
+    let swept = try journal.removeLeftovers()
     guard outcome != nil || swept != nil else { return nil }
     return [outcome, swept].compactMap { $0 }.joined(separator: "; ")
   }

@@ -33,20 +33,25 @@ extension Store {
     let filters = query.filters
     let sort = query.sort.isEmpty ? schema.order : query.sort
     // Unsorted: matches are ordered by their keys, then by path, below.
-    let (files, irregular) = FileIO.walk(directory, suffix: ".json", sorted: false)
+    let (files, irregular) = try FileIO.walk(directory, suffix: ".json", sorted: false)
     // Only what the filters and sort keys read is built (the rest of each file is checked, not
     // kept), unless a version of the kind seals fields: opening needs the whole document.
     let sealed = registry.schemas[kind]?.values.contains { $0.hasSensitiveFields } ?? false
     let projection = sealed ? nil : JSONProjection(paths: filters.flatMap(\.paths) + sort.map(\.path))
     let opened = FileIO.Directory(directory)
-    let results = parallelMap(files, chunkSize: 32) { path -> (Match?, String?) in
-      guard let bytes = try? opened.map({ try FileIO.readListed(path, in: $0) }) ?? FileIO.read(path),
-        let value = projection.flatMap({ JSONParser().parse(bytes, keeping: $0) })
-          ?? (try? self.opened(JSONParser().parse(bytes), path: path, bytes: bytes))
-      else { return (nil, path) }
-      guard filters.allSatisfy({ $0.evaluate(value) }) else { return (nil, nil) }
-      return (Match(path: path, keys: sort.map { $0.path.values(in: value).first }), nil)
-    }
+    // A file that cannot be read is an error (never "not there"); one that does not parse is skipped, named.
+    let results = try parallelMap(files, chunkSize: 32) { path -> Result<(Match?, String?), StoreError> in
+      Result { () throws(StoreError) in
+        let bytes: [UInt8]
+        if let opened { bytes = try FileIO.readListed(path, in: opened) } else { bytes = try FileIO.read(path) }
+        guard
+          let value = projection.flatMap({ JSONParser().parse(bytes, keeping: $0) })
+            ?? (try? self.opened(JSONParser().parse(bytes), path: path, bytes: bytes))
+        else { return (nil, path) }
+        guard filters.allSatisfy({ $0.evaluate(value) }) else { return (nil, nil) }
+        return (Match(path: path, keys: sort.map { $0.path.values(in: value).first }), nil)
+      }
+    }.map { result throws(StoreError) in try result.get() }
     let ordered: (Match, Match) -> Bool = { a, b in
       for (index, key) in sort.enumerated() {
         switch (a.keys[index], b.keys[index]) {
@@ -69,12 +74,13 @@ extension Store {
       } ?? all.sorted(by: ordered)
     let start = min(max(0, query.offset), matches.count)
     let end = query.limit.map { start + min(max(0, $0), matches.count - start) } ?? matches.count
-    let page = parallelMap(Array(matches[start..<end]), chunkSize: 32) { match -> Document? in
-      guard let bytes = try? FileIO.read(match.path),
-        let value = try? self.opened(JSONParser().parse(bytes), path: match.path, bytes: bytes)
-      else { return nil }
-      return Document(path: match.path, value: value, bytes: bytes)
-    }
+    let page = try parallelMap(Array(matches[start..<end]), chunkSize: 32) { match -> Result<Document?, StoreError> in
+      Result { () throws(StoreError) in
+        let bytes = try FileIO.read(match.path)
+        guard let value = try? self.opened(JSONParser().parse(bytes), path: match.path, bytes: bytes) else { return nil }
+        return Document(path: match.path, value: value, bytes: bytes)
+      }
+    }.map { result throws(StoreError) in try result.get() }
     let skipped =
       results.compactMap(\.1).map { ($0, "does not parse") }
       + irregular.map { ($0, "\(FileIO.describe($0)), not a regular file") }
@@ -88,7 +94,7 @@ extension Store {
   public func expand(kind: String, id: String) throws(StoreError) -> String {
     let exact = try path(kind: kind, id: id)
     guard id.count >= 4, !FileIO.exists(exact) else { return id }
-    let matches = layout.ids(in: try schema(kind).directory, prefix: id)
+    let matches = try layout.ids(in: try schema(kind).directory, prefix: id)
     if matches.count > 1 { throw StoreError.ambiguousID(kind: kind, prefix: id, candidates: matches) }
     return matches.first ?? id
   }

@@ -31,10 +31,20 @@ extension Store {
       let versions = registry.schemas[other] ?? [:]
       guard versions.values.contains(where: { $0.relations.contains { $0.kind == kind } }) else { continue }
       if cache[other] == nil {
-        cache[other] = layout.documentFiles(in: try schema(other).directory).compactMap { path in
-          guard let bytes = try? FileIO.read(path), let value = try? JSONParser().parse(bytes) else { return nil }
-          return Document(path: path, value: value, bytes: bytes)
+        // Every document is read: one that cannot be read or parsed (a merge conflict) might name
+        // the target, so it stops the change before anything is written.
+        var documents: [Document] = []
+        for path in try layout.documentFiles(in: try schema(other).directory) {
+          let bytes = try FileIO.read(path)
+          do {
+            documents.append(Document(path: path, value: try JSONParser().parse(bytes), bytes: bytes))
+          } catch {
+            throw StoreError.badRequest(
+              "\(display(path)):\(error.location.line):\(error.location.column): \(error.message); "
+                + "it may refer to \(kind) \(id), so nothing is changed until it parses")
+          }
         }
+        cache[other] = documents
       }
       for document in cache[other] ?? [] {
         let schema =

@@ -67,7 +67,7 @@ public final class Store: Sendable {
   public static func open(_ layout: StoreLayout, configuration: Configuration = Configuration()) throws(StoreError)
     -> Store
   {
-    let registry = SchemaRegistry.load(directory: layout.schemasDirectory, display: configuration.display)
+    let registry = try SchemaRegistry.load(directory: layout.schemasDirectory, display: configuration.display)
     if !registry.diagnostics.isEmpty {
       throw StoreError.invalidDocument("the schema descriptors", registry.diagnostics)
     }

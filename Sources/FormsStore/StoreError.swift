@@ -19,6 +19,12 @@ public enum StoreError: FormsError, Equatable {
   case recoveryNeeded(operation: String)
   /// Committed, but a step after the commit record failed: `recover` finishes it once `cause` is fixed.
   case unfinished(operation: String, cause: String)
+  /// `recover` cannot verify a committed plan: a file it would put in place or remove is not
+  /// what the plan recorded (exit 65; the journal is kept).
+  case unverifiable(operation: String, path: String, reason: String)
+  /// An operation failed before its commit record (`cause`), and rolling it back failed too
+  /// (`failure`): the store is unchanged, and the journal waits for `recover` to finish rolling back.
+  case rollBackFailed(operation: String, cause: String, failure: String)
   case invalidDocument(String, [Diagnostic])
   case migrationFailed(documents: Int, [Diagnostic])
   case importFailed(records: Int, [Diagnostic])
@@ -39,9 +45,11 @@ public enum StoreError: FormsError, Equatable {
     case .manifest, .fileTooLarge, .wrongFileType, .symlinkOutsideStore, .pathOutsideStore, .storeExists:
       return .badInput
     case .io(_, _, let code):
-      // The store cannot be written or read as it stands: permissions, a read-only or full disk.
-      return [EACCES, EPERM, EROFS, ENOSPC, EDQUOT, ENOTDIR, EISDIR, ELOOP].contains(code) ? .badInput : .internalError
-    case .locked, .recoveryNeeded, .unfinished: return .tryAgain
+      // A path that is not what the store's layout needs is bad input; anything else the system
+      // returned (a full disk, EIO, a permission denied) is an I/O error, never a bug.
+      return [ENOTDIR, EISDIR, ELOOP, ENAMETOOLONG].contains(code) ? .badInput : .ioError
+    case .locked, .recoveryNeeded, .unfinished, .rollBackFailed: return .tryAgain
+    case .unverifiable: return .badInput
     case .invalidDocument, .badRequest, .migrationFailed, .importFailed: return .badInput
     case .notFound: return .noInput
     case .ambiguousID, .usage: return .usage
@@ -82,6 +90,13 @@ public enum StoreError: FormsError, Equatable {
     case .unfinished(let operation, let cause):
       return "the \(operation) is committed but not finished: \(cause). Nothing is lost: fix that, then run "
         + "`formsctl recover`, which finishes it (the store refuses other writes until then)"
+    case .unverifiable(let operation, let path, let reason):
+      return "cannot finish the interrupted \(operation): \(path): \(reason). Nothing was changed by this attempt; "
+        + "the journal is kept. Either restore the operation's safety snapshot (`formsctl snapshot list`), or run "
+        + "`formsctl recover --abandon` to drop the journal and keep the files as they are"
+    case .rollBackFailed(let operation, let cause, let failure):
+      return "the \(operation) failed (\(cause)), and rolling it back failed too (\(failure)). No document was "
+        + "changed; fix that, then run `formsctl recover`, which removes what it staged"
     case .invalidDocument(let what, let diagnostics):
       return
         "\(what) \(what.hasSuffix("descriptors") ? "are" : "is") not valid; nothing written (\(plural(diagnostics.count, "problem")) above)"

@@ -179,14 +179,14 @@ public struct StoreLayout: Sendable, Equatable {
   public func documents(in directory: String) -> String { dataDirectory + "/" + directory }
 
   /// Every document file (regular, `*.json`) a schema stores in `directory` and below, sorted.
-  public func documentFiles(in directory: String) -> [String] {
-    FileIO.files(under: documents(in: directory), suffix: Self.documentSuffix)
+  public func documentFiles(in directory: String) throws(StoreError) -> [String] {
+    try FileIO.files(under: documents(in: directory), suffix: Self.documentSuffix)
   }
 
   /// The ids of the documents a schema stores in `directory` (its own entries, one `readdir`),
   /// those starting with `prefix`, sorted.
-  public func ids(in directory: String, prefix: String = "") -> [String] {
-    FileIO.entries(of: documents(in: directory)).compactMap { entry in
+  public func ids(in directory: String, prefix: String = "") throws(StoreError) -> [String] {
+    try FileIO.entries(of: documents(in: directory)).compactMap { entry in
       guard entry.kind == .file, !entry.name.hasPrefix("."), entry.name.hasPrefix(prefix) else { return nil }
       return Self.id(fromFile: entry.name)
     }.sorted()

@@ -30,7 +30,7 @@ public final class StoreLock {
     try FileIO.makeDirectories(store.stateDirectory)
     let path = store.stateDirectory + "/lock"
     // Never through a symbolic link: a checkout could carry one pointing at any file.
-    fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+    fd = POSIX.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: errno) }
     let deadline = Date().addingTimeInterval(wait)
     while flock(fd, LOCK_EX | LOCK_NB) != 0 {
@@ -48,7 +48,9 @@ public final class StoreLock {
       }
       usleep(50_000)
     }
-    ftruncate(fd, 0)
+    // Who holds the lock, for the message of a writer that waits: a note, not the lock (flock is);
+    // when it cannot be written, that writer names "another process" instead.
+    _ = ftruncate(fd, 0)
     let note = Array("\(getpid()) formsctl \(command)\n".utf8)
     _ = note.withUnsafeBytes { pwrite(fd, $0.baseAddress, note.count, 0) }
     DebugPause.at("after-lock")

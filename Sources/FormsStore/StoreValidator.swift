@@ -61,19 +61,19 @@ public struct StoreValidator: Sendable {
   }
 
   /// Every id of the kinds relations point at, by kind (the others are never looked up).
-  func listIDs() -> [String: Set<String>] {
+  func listIDs() throws(StoreError) -> [String: Set<String>] {
     var ids: [String: Set<String>] = [:]
     let targets = Set(registry.schemas.values.flatMap { $0.values.flatMap { $0.relations.map(\.kind) } })
     for (directory, kind) in kindOfDirectory where targets.contains(kind) {
-      ids[kind, default: []].formUnion(layout.ids(in: directory))
+      ids[kind, default: []].formUnion(try layout.ids(in: directory))
     }
     return ids
   }
 
   /// Every document file of the store, including names that are not regular files (symbolic
   /// links, FIFOs...): `check` reports those with a warning instead of opening them.
-  public func allFiles() -> [String] {
-    let (files, irregular) = FileIO.walk(layout.dataDirectory, suffix: ".json")
+  public func allFiles() throws(StoreError) -> [String] {
+    let (files, irregular) = try FileIO.walk(layout.dataDirectory, suffix: ".json")
     return irregular.isEmpty ? files : (files + irregular).sorted()  // each list comes sorted
   }
 
@@ -89,7 +89,7 @@ public struct StoreValidator: Sendable {
         throw StoreError.pathOutsideStore("\(given) (documents live under \(display(layout.dataDirectory)))")
       }
       if FileIO.entry(absolute) == .directory {
-        let (files, irregular) = FileIO.walk(absolute, suffix: ".json")
+        let (files, irregular) = try FileIO.walk(absolute, suffix: ".json")
         out += files + irregular
       } else {
         out.append(absolute)
@@ -99,10 +99,10 @@ public struct StoreValidator: Sendable {
   }
 
   /// Validates `files`, in parallel.
-  public func validate(_ files: [String], progress: ProgressHandler? = nil) -> Report {
+  public func validate(_ files: [String], progress: ProgressHandler? = nil) throws(StoreError) -> Report {
     var prepared = self
     if files.count > 256 {
-      prepared.ids = listIDs()
+      prepared.ids = try listIDs()
       prepared.data = FileIO.Directory(layout.dataDirectory)
     }
     let this = prepared
@@ -250,25 +250,27 @@ public struct StoreValidator: Sendable {
 
   /// Documents whose relations point at one of `targets` (kind, id): for `--changed-since`. Only
   /// kinds with such relations are searched, and a file is parsed only when its bytes hold the id.
-  public func referrers(of targets: [(kind: String, id: String)]) -> [String] {
+  public func referrers(of targets: [(kind: String, id: String)]) throws(StoreError) -> [String] {
     var out = Set<String>()
     for (kind, versions) in registry.schemas {
       let fields = Set(
         versions.values.flatMap { $0.relations.filter { r in targets.contains { $0.kind == r.kind } }.map(\.field) })
       guard !fields.isEmpty, let directory = registry.latest(kind)?.directory else { continue }
       let needles = targets.map { Array("\"\($0.id)\"".utf8) }
-      let hits = parallelMap(
-        layout.documentFiles(in: directory), chunkSize: 64
-      ) { path -> String? in
-        guard let bytes = try? FileIO.read(path), needles.contains(where: { Self.contains(bytes, $0) }),
-          let document = try? JSONParser().parse(bytes)
-        else { return nil }
-        let points = fields.contains { field in
-          targets.contains { document[field].flatMap(DocumentID.text) == $0.id }
+      // A file that cannot be read is an error; one that does not parse refers to nothing.
+      let hits = parallelMap(try layout.documentFiles(in: directory), chunkSize: 64) {
+        path -> Result<String?, StoreError> in
+        Result { () throws(StoreError) in
+          let bytes = try FileIO.read(path)
+          guard needles.contains(where: { Self.contains(bytes, $0) }), let document = try? JSONParser().parse(bytes)
+          else { return nil }
+          let points = fields.contains { field in
+            targets.contains { document[field].flatMap(DocumentID.text) == $0.id }
+          }
+          return points ? path : nil
         }
-        return points ? path : nil
       }
-      out.formUnion(hits.compactMap { $0 })
+      for hit in hits { if let path = try hit.get() { out.insert(path) } }
     }
     return out.sorted()
   }

@@ -14,7 +14,8 @@ enum Completions {
   static let ids = CompletionKind.custom { words, _, prefix in
     guard let store = store(words), let kind = kind(in: words, store: store), let schema = store.registry.latest(kind)
     else { return [] }
-    return store.layout.ids(in: schema.directory, prefix: prefix)
+    // Completion offers what it can read; an unreadable directory offers nothing.
+    return (try? store.layout.ids(in: schema.directory, prefix: prefix)) ?? []
   }
 
   /// Field paths, for --where, --sort (also `-path`) and --fields (after the last comma).

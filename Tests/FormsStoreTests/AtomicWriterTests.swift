@@ -87,7 +87,7 @@ struct FileIOTests {
       for file in ["b/2.json", "a.json", ".formsctl/x.json", ".build/y.json", "c.txt", "b/.hidden/z.json"] {
         try writeFile("{}", to: dir + "/" + file)
       }
-      #expect(FileIO.files(under: dir, suffix: ".json") == [dir + "/a.json", dir + "/b/2.json"])
+      #expect(try FileIO.files(under: dir, suffix: ".json") == [dir + "/a.json", dir + "/b/2.json"])
     }
   }
 }

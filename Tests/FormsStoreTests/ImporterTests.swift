@@ -148,11 +148,11 @@ struct ImporterTests {
       #expect(Set(dry.pruned.deletes.filter { $0.kind == "form" }.map(\.id)) == Set(forms))
       #expect(dry.pruned.rewrites.map(\.id) == ["PO-1"])
       #expect(dry.summary.contains("pruned 2 (+4 deleted by cascade), references cleared in 1"))
-      let before = FileIO.files(under: dir + "/data", suffix: ".json").count
+      let before = try FileIO.files(under: dir + "/data", suffix: ".json").count
       request.dryRun = false
       let report = try Importer(store: fixture.store).run(request)
       #expect(report.summary == dry.summary)
-      #expect(FileIO.files(under: dir + "/data", suffix: ".json").count == before - 6)
+      #expect(try FileIO.files(under: dir + "/data", suffix: ".json").count == before - 6)
       #expect(try fixture.read("purchase-order", "PO-1")["acquisition_id"] == nil)
       #expect(fixture.history.last?["documents"]?.arrayValue?.count == 7)
     }
@@ -175,9 +175,9 @@ struct ImporterTests {
       #expect(manifest.covers == ["data/purchase-orders/PO-1.json", "data/purchase-orders/PO-9.json"])
       #expect(manifest.files.map(\.path) == ["data/purchase-orders/PO-1.json"], "only what the import changes")
       #expect(manifest.absent == ["data/purchase-orders/PO-9.json"])
-      #expect(FileIO.files(under: info.path, suffix: "").count == 2, "one copy and the manifest")
-      #expect(snapshots.verify(info).isEmpty)
-      let diff = snapshots.diff(from: info, to: nil)
+      #expect(try FileIO.files(under: info.path, suffix: "").count == 2, "one copy and the manifest")
+      #expect(try snapshots.verify(info).isEmpty)
+      let diff = try snapshots.diff(from: info, to: nil)
       #expect(
         diff.added == ["data/purchase-orders/PO-9.json"] && diff.removed.isEmpty
           && diff.changed.map(\.path) == ["data/purchase-orders/PO-1.json"])

@@ -17,7 +17,7 @@ struct MigratorTests {
 
   static func contents(_ store: Store) throws -> [String: String] {
     var out: [String: String] = [:]
-    for path in store.layout.documentFiles(in: "items") { out[fileName(path)] = try readFile(path) }
+    for path in try store.layout.documentFiles(in: "items") { out[fileName(path)] = try readFile(path) }
     return out
   }
 
@@ -44,8 +44,8 @@ struct MigratorTests {
       #expect(item["unit"] == .string("EA"))
       #expect(try migrator.status().map { $0.versions.map(\.behind) } == [[0]])
       let validator = StoreValidator(layout: store.layout, registry: store.registry, display: { $0 })
-      #expect(validator.validate(validator.allFiles()).invalid == 0)
-      let history = AuditLog.read(store.layout).records.map(\.value)
+      #expect(try validator.validate(validator.allFiles()).invalid == 0)
+      let history = try AuditLog.read(store.layout).records.map(\.value)
       #expect(history.count == 1)
       #expect(history.first?["operation"] == .string("migrate"))
       #expect(history.first?["user"] == .string("Ada Lovelace <ada@example.com>"))
@@ -66,7 +66,7 @@ struct MigratorTests {
       #expect(documents == 1)
       #expect(diagnostics.map(\.file).allSatisfy { $0.hasSuffix("data/items/i2.json") })
       #expect(try Self.contents(store) == before, "all or nothing")
-      #expect(AuditLog.read(store.layout).records.isEmpty)
+      #expect(try AuditLog.read(store.layout).records.isEmpty)
 
       let skipping = try Migrator(store: store).run(.init(skipInvalid: true, snapshot: false))
       #expect(skipping.migrated == 3)

@@ -35,8 +35,8 @@ final class SnapshotFixture: @unchecked Sendable {
   }
 
   /// SHA-256 of every live data file, by path inside a snapshot.
-  func liveTree() -> [String: String] {
-    snapshots.liveEntries().filter { $0.key.hasPrefix("data/") }.mapValues(\.sha256)
+  func liveTree() throws -> [String: String] {
+    try snapshots.liveEntries().filter { $0.key.hasPrefix("data/") }.mapValues(\.sha256)
   }
 
   func tree(_ info: Snapshots.Info) -> [String: String] {
@@ -57,7 +57,7 @@ struct SnapshotTests {
         to: dir + "/data/notes/n1.json")
       try FileManager.default.removeItem(atPath: dir + "/data/notes/n2.json")
       try writeFile("{}\n", to: dir + "/data/notes/extra.json")
-      let difference = fixture.snapshots.diff(from: snapshot, to: nil)
+      let difference = try fixture.snapshots.diff(from: snapshot, to: nil)
       #expect(difference.added == ["data/notes/extra.json"])
       #expect(difference.removed == ["data/notes/n2.json"])
       #expect(difference.changed.map(\.pointers) == [["/text"]])
@@ -67,8 +67,8 @@ struct SnapshotTests {
           && plan.removed == ["data/notes/extra.json"])
       let outcome = try fixture.snapshots.restore(snapshot.name, snapshotFirst: false, wait: 0, command: "restore")
       #expect(outcome.plan.rewritten == plan.rewritten && outcome.preRestoreSnapshot == nil)
-      #expect(fixture.liveTree() == fixture.tree(snapshot))
-      let (records, _) = AuditLog.read(fixture.snapshots.layout)
+      #expect(try fixture.liveTree() == fixture.tree(snapshot))
+      let (records, _) = try AuditLog.read(fixture.snapshots.layout)
       #expect(records.count == 1)
       #expect(
         records.first.map { JSONWriter.compact($0.value["documents"]!) }
@@ -116,8 +116,8 @@ struct SnapshotTests {
       let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/data/notes/n3.json"))
       try handle.write(contentsOf: Data("{\"overwritten\": true}\n".utf8))
       try handle.close()
-      #expect(fixture.snapshots.verify(first).isEmpty)
-      #expect(fixture.snapshots.verify(second).isEmpty)
+      #expect(try fixture.snapshots.verify(first).isEmpty)
+      #expect(try fixture.snapshots.verify(second).isEmpty)
       var live = stat()
       var copy = stat()
       stat(dir + "/data/notes/n3.json", &live)
@@ -137,7 +137,7 @@ struct SnapshotTests {
       bytes[10] ^= 0x01
       try Data(bytes).write(to: URL(fileURLWithPath: victim))
       try FileManager.default.removeItem(atPath: snapshot.path + "/data/notes/n5.json")
-      let problems = fixture.snapshots.verify(snapshot).map(\.description)
+      let problems = try fixture.snapshots.verify(snapshot).map(\.description)
       #expect(
         problems == [
           "\(snapshot.name)/data/notes/n4.json: altered (its SHA-256 no longer matches the manifest)",
@@ -150,8 +150,8 @@ struct SnapshotTests {
   }
 
   /// The files of a snapshot that hold their own disk blocks (no other link shares them).
-  func unsharedFiles(_ directory: String) -> [String] {
-    FileIO.files(under: directory, suffix: "").filter { path in
+  func unsharedFiles(_ directory: String) throws -> [String] {
+    try FileIO.files(under: directory, suffix: "").filter { path in
       var info = stat()
       stat(path, &info)
       return info.st_nlink == 1
@@ -165,8 +165,8 @@ struct SnapshotTests {
       fixture.clock += 10  // past the hash cache's racy window
       let second = try fixture.take()
       // Every document, schema and the store manifest are shared; each snapshot owns only its manifest.json.
-      #expect(unsharedFiles(first.path) == ["manifest.json"])
-      #expect(unsharedFiles(second.path) == ["manifest.json"])
+      #expect(try unsharedFiles(first.path) == ["manifest.json"])
+      #expect(try unsharedFiles(second.path) == ["manifest.json"])
       try writeFile(
         "{\n  \"_schema\": \"note@1.0.0\",\n  \"id\": \"n7\",\n  \"text\": \"seven\"\n}\n",
         to: dir + "/data/notes/n7.json")
@@ -174,7 +174,7 @@ struct SnapshotTests {
       #expect(
         third.manifest!.files.first { $0.path == "data/notes/n7.json" }!.sha256
           != first.manifest!.files.first { $0.path == "data/notes/n7.json" }!.sha256)
-      #expect(fixture.snapshots.verify(third).isEmpty)
+      #expect(try fixture.snapshots.verify(third).isEmpty)
     }
   }
 
@@ -223,8 +223,8 @@ struct SnapshotTests {
       try writeFile("# v2 1\n", to: dir + "/.formsctl/snapshots/.hash-cache")
       fixture.clock += 10
       let second = try fixture.take()
-      #expect(unsharedFiles(second.path) == ["manifest.json"])
-      #expect(fixture.snapshots.verify(second).isEmpty)
+      #expect(try unsharedFiles(second.path) == ["manifest.json"])
+      #expect(try fixture.snapshots.verify(second).isEmpty)
     }
   }
 
@@ -254,9 +254,9 @@ struct SnapshotTests {
       #expect(
         FileStamp(second.path + "/data/notes/n7.json")?.inode == FileStamp(first.path + "/data/notes/n7.json")?.inode,
         "unchanged: shared")
-      #expect(fixture.snapshots.verify(second).isEmpty)
+      #expect(try fixture.snapshots.verify(second).isEmpty)
       #expect(
-        FileIO.files(under: second.path, suffix: "").count == second.manifest!.files.count + 1,
+        try FileIO.files(under: second.path, suffix: "").count == second.manifest!.files.count + 1,
         "nothing beyond the manifest")
     }
   }

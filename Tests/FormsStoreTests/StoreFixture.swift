@@ -55,7 +55,7 @@ final class StoreFixture: @unchecked Sendable {
   func bytes(_ kind: String, _ id: String) throws -> [UInt8] { try store.read(kind: kind, id: id).bytes }
 
   /// The audit log's records, oldest first.
-  var history: [JSONValue] { AuditLog.read(store.layout).records.map(\.value) }
+  var history: [JSONValue] { try! AuditLog.read(store.layout).records.map(\.value) }
 
   @discardableResult
   func acquisition(_ id: String = "ACQ-2026-001") throws -> Store.Document {

@@ -83,7 +83,7 @@ struct WritePathTests {
       #expect(
         approved
           == .badRequest("a new form starts as draft, not approved; create it, then move it with `formsctl status`"))
-      #expect(FileIO.files(under: dir + "/data", suffix: ".json").isEmpty)
+      #expect(try FileIO.files(under: dir + "/data", suffix: ".json").isEmpty)
       // purchase orders: open is the default and no transition leads into it
       try fixture.order()
       #expect(try fixture.read("purchase-order", "PO-1")["status"] == .string("open"))
@@ -272,7 +272,7 @@ struct WritePathTests {
       let history = fixture.history.count
       let plan = try fixture.store.delete(kind: "acquisition", id: "ACQ-2026-001", dryRun: true)
       #expect(plan.deletes.count == 2)
-      #expect(FileIO.files(under: dir + "/data", suffix: ".json").count == 2 && fixture.history.count == history)
+      #expect(try FileIO.files(under: dir + "/data", suffix: ".json").count == 2 && fixture.history.count == history)
     }
   }
 
@@ -319,8 +319,8 @@ struct WritePathTests {
             assignments: [try Assignment("form_type=SF30"), try Assignment("acquisition_id=ACQ-2026-001")])
         }
         group.wait()
-        let report = StoreValidator(layout: store.layout, registry: store.registry, display: { $0 }).validate(
-          StoreValidator(layout: store.layout, registry: store.registry, display: { $0 }).allFiles())
+        let report = try StoreValidator(layout: store.layout, registry: store.registry, display: { $0 }).validate(
+          try StoreValidator(layout: store.layout, registry: store.registry, display: { $0 }).allFiles())
         #expect(report.diagnostics.isEmpty, "trial \(trial): \(report.diagnostics.map(\.message))")
       }
     }

@@ -90,10 +90,10 @@ struct CrashTests {
   }
 
   /// The data directory: file path → bytes.
-  static func tree(_ root: String) -> [String: [UInt8]] {
+  static func tree(_ root: String) throws -> [String: [UInt8]] {
     let data = root + "/data"
     var out: [String: [UInt8]] = [:]
-    for path in FileIO.files(under: data, suffix: "") {
+    for path in try FileIO.files(under: data, suffix: "") {
       out[String(path.dropFirst(data.count))] = try? FileIO.read(path)
     }
     return out
@@ -109,8 +109,8 @@ struct CrashTests {
     try withTemporaryDirectory { dir in
       let pristine = dir + "/pristine"
       try scenario.build(pristine)
-      let before = Self.tree(pristine)
-      let recordsBefore = AuditLog.read(try StoreLayout(root: pristine)).records.count
+      let before = try Self.tree(pristine)
+      let recordsBefore = try AuditLog.read(try StoreLayout(root: pristine)).records.count
       // Three runs to the end: the state after, and how long a run takes.
       var durations: [TimeInterval] = []
       for k in 0..<3 {
@@ -120,9 +120,9 @@ struct CrashTests {
         durations.append(Date().timeIntervalSince(started))
       }
       let duration = durations.sorted()[1]
-      let after = Self.tree(dir + "/reference0")
+      let after = try Self.tree(dir + "/reference0")
       #expect(after != before)
-      #expect(Self.tree(dir + "/reference1") == after, "the operation is deterministic under FORMSCTL_NOW")
+      #expect(try Self.tree(dir + "/reference1") == after, "the operation is deterministic under FORMSCTL_NOW")
       var rng = SeededGenerator(state: UInt64(scenario.name.utf8.reduce(7) { $0 &* 31 &+ UInt64($1) }))
       var kills: [(delay: TimeInterval, outcome: Outcome)] = []
       var trial = 0
@@ -142,7 +142,7 @@ struct CrashTests {
         process.waitUntilExit()
         let layout = try StoreLayout(root: store)
         let recovered = try Store.recover(layout, wait: 5)
-        let state = Self.tree(store)
+        let state = try Self.tree(store)
         let finished = state == after
         #expect(finished || state == before, "\(scenario.name), trial \(trial): neither the state before nor after")
         let outcome: Outcome
@@ -152,13 +152,13 @@ struct CrashTests {
           outcome = recovered?.hasPrefix("finished the interrupted") == true ? .finishedByRecover : .completed
         }
         #expect(Self.hiddenFiles(store).isEmpty, "\(scenario.name), trial \(trial): \(Self.hiddenFiles(store))")
-        #expect(Journal(layout: layout).pending() == nil)
-        let records = AuditLog.read(layout).records.count
+        #expect(try Journal(layout: layout).pending() == nil)
+        let records = try AuditLog.read(layout).records.count
         #expect(
           records == recordsBefore + (finished ? 1 : 0), "\(scenario.name), trial \(trial): \(records) history records")
-        let registry = SchemaRegistry.load(directory: layout.schemasDirectory, display: { $0 })
+        let registry = try SchemaRegistry.load(directory: layout.schemasDirectory, display: { $0 })
         let validator = StoreValidator(layout: layout, registry: registry, display: { $0 })
-        let report = validator.validate(validator.allFiles())
+        let report = try validator.validate(try validator.allFiles())
         #expect(
           report.diagnostics.isEmpty,
           "\(scenario.name), trial \(trial): \(report.diagnostics.prefix(3).map(\.compilerStyle))")

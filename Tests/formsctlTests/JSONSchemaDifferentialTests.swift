@@ -81,12 +81,12 @@ struct JSONSchemaDifferentialTests {
         ["schema", "export", "--json-schema", "--out", dir + "/exported", "--store", examples + "/acquisitions"],
         in: dir)
       #expect(export.status == 0, "\(export.stderr)")
-      let registry = SchemaRegistry.load(directory: Formsctl.packageRoot.appendingPathComponent("schemas").path) { $0 }
+      let registry = try SchemaRegistry.load(directory: Formsctl.packageRoot.appendingPathComponent("schemas").path) { $0 }
       #expect(registry.diagnostics.isEmpty)
       var rng = SeededGenerator(state: 2026)
       var documents: [JSONValue] = []
       for store in ["acquisitions", "legacy"] {
-        for path in FileIO.files(under: examples + "/" + store + "/data", suffix: ".json") {
+        for path in try FileIO.files(under: examples + "/" + store + "/data", suffix: ".json") {
           guard case .object(let object) = try JSONParser().parse(try FileIO.read(path)) else { continue }
           documents += Self.mutations(of: object, rng: &rng)
         }

@@ -44,7 +44,7 @@ public enum MergeDriver {
         refusal: "\(shown) is inside no formsctl store (no formsctl.yaml above it); "
           + "not merging it without its schema: resolve it by hand")
     }
-    let registry = SchemaRegistry.load(directory: layout.schemasDirectory) { $0 }
+    let registry = try SchemaRegistry.load(directory: layout.schemasDirectory) { $0 }
     if !registry.diagnostics.isEmpty {
       return Outcome(
         text: nil, conflicts: 1,

@@ -204,7 +204,7 @@ public struct Importer: Sendable {
     }
     if request.prune {
       let seen = Set(accepted.map(\.id))
-      let roots = store.layout.ids(in: schema.directory).filter { !seen.contains($0) }
+      let roots = try store.layout.ids(in: schema.directory).filter { !seen.contains($0) }
       let plan = try store.planDelete(roots.map { (kind, $0) }, reason: Self.pruneReason)
       for blocker in plan.blockers {
         fail(1, "--prune cannot delete what \(blocker.kind) \(blocker.id) refers to: \(blocker.reason)")

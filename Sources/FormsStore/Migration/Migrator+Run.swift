@@ -27,7 +27,7 @@ extension Migrator {
   {
     let paths = try plan(Request()).flatMap(\.paths)
     let bytes = Storage.size(of: paths)
-    let needed = Storage.withMargin(bytes + Snapshots(layout: store.layout).firstSnapshotCost())
+    let needed = Storage.withMargin(bytes + (try Snapshots(layout: store.layout).firstSnapshotCost()))
     let seconds = Int((Double(paths.count) / 6000 + Double(bytes) / 100_000_000).rounded(.up))
     return (paths.count, bytes, needed, Storage.freeBytes(at: store.layout.root), seconds)
   }
@@ -100,7 +100,7 @@ extension Migrator {
     // Space: the staged copies, about as large as the documents, and the safety copy.
     report.bytes = Storage.size(of: groups.flatMap { $0.paths.filter { !skip.contains($0) } })
     report.needed = Storage.withMargin(
-      report.bytes + (request.snapshot ? Snapshots(layout: store.layout).firstSnapshotCost() : 0))
+      report.bytes + (request.snapshot ? try Snapshots(layout: store.layout).firstSnapshotCost() : 0))
     report.free = Storage.freeBytes(at: store.layout.root)
     if request.dryRun || total == skip.count {
       report.seconds = Date().timeIntervalSince(started)
@@ -185,9 +185,9 @@ extension Migrator {
   }
 
   /// The descriptors earlier migrations used, with the checksum each had (the latest record wins).
-  func recordedChecksums() -> [String: (checksum: String, time: String)] {
+  func recordedChecksums() throws(StoreError) -> [String: (checksum: String, time: String)] {
     var recorded: [String: (String, String)] = [:]
-    for entry in AuditLog.read(store.layout).records {
+    for entry in try AuditLog.read(store.layout).records {
       guard let descriptors = entry.value["descriptors"]?.objectValue else { continue }
       let time = entry.value["time"]?.stringValue ?? "?"
       for member in descriptors.members { if let sum = member.value.stringValue { recorded[member.key] = (sum, time) } }
@@ -197,7 +197,7 @@ extension Migrator {
 
   /// Refuses, naming the file, when a descriptor an earlier run used has changed since.
   public func checkHistory() throws(StoreError) {
-    for (relative, record) in recordedChecksums().sorted(by: { $0.key < $1.key }) {
+    for (relative, record) in try recordedChecksums().sorted(by: { $0.key < $1.key }) {
       let path = joinPath(store.layout.root, relative)
       guard FileIO.exists(path) else { continue }
       if try descriptorChecksum(path) != record.checksum {
@@ -214,7 +214,7 @@ extension Migrator {
     try store.write("migrate repair", summary: "migrate repair") { session throws(StoreError) -> [String] in
       var changed: [String] = []
       var descriptors = JSONObject()
-      for (relative, record) in recordedChecksums().sorted(by: { $0.key < $1.key }) {
+      for (relative, record) in try recordedChecksums().sorted(by: { $0.key < $1.key }) {
         let path = joinPath(store.layout.root, relative)
         guard FileIO.exists(path) else { continue }
         let current = try descriptorChecksum(path)

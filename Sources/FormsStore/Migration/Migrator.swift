@@ -22,11 +22,16 @@ public struct Migrator: Sendable {
 
   /// The documents of `kind`, with their version (nil when unreadable).
   func scan(_ kind: String) throws(StoreError) -> [(path: String, version: SemanticVersion?)] {
-    return parallelMap(store.layout.documentFiles(in: try store.schema(kind).directory), chunkSize: 64) { path in
-      let reference = (try? FileIO.read(path)).flatMap { try? JSONParser().parse($0) }?["_schema"]?.stringValue
-      guard let reference, reference.hasPrefix(kind + "@") else { return (path, nil) }
-      return (path, SemanticVersion(String(reference.dropFirst(kind.count + 1))))
-    }
+    let files = try store.layout.documentFiles(in: try store.schema(kind).directory)
+    // A file that cannot be read is an error; one that does not parse has no version.
+    return try parallelMap(files, chunkSize: 64) { path -> Result<(String, SemanticVersion?), StoreError> in
+      Result { () throws(StoreError) in
+        let bytes = try FileIO.read(path)
+        let reference = (try? JSONParser().parse(bytes))?["_schema"]?.stringValue
+        guard let reference, reference.hasPrefix(kind + "@") else { return (path, nil) }
+        return (path, SemanticVersion(String(reference.dropFirst(kind.count + 1))))
+      }
+    }.map { result throws(StoreError) in try result.get() }
   }
 
   /// Per kind: documents at each version, the target, and how far behind each group is.

@@ -43,7 +43,8 @@ extension Store {
       let ring = Keyring(recipients: recipients, identity: identity, identityPath: keyring.identityPath)
       let directories = Set(
         registry.schemas.values.flatMap(\.values).filter(\.hasSensitiveFields).map(\.directory))
-      let files = directories.sorted().flatMap(layout.documentFiles)
+      var files: [String] = []
+      for directory in directories.sorted() { files += try layout.documentFiles(in: directory) }
       let registry = self.registry
       let display = self.display
       let outcomes = parallelMap(

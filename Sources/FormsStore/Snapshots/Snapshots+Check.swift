@@ -10,11 +10,13 @@ extension Snapshots {
   }
 
   /// Re-hashes every file of `info` (or only `paths`) against its manifest.
-  public func verify(_ info: Info, paths: Set<String>? = nil) -> [Problem] { verify([info], paths: paths, full: true) }
+  public func verify(_ info: Info, paths: Set<String>? = nil) throws(StoreError) -> [Problem] {
+    try verify([info], paths: paths, full: true)
+  }
 
   /// Re-hashes the files of `infos` against their manifests. Unchanged files are hard links shared
   /// by many snapshots: each file (inode) is read once, unless `full`, which reads every path.
-  public func verify(_ infos: [Info], paths: Set<String>? = nil, full: Bool = false) -> [Problem] {
+  public func verify(_ infos: [Info], paths: Set<String>? = nil, full: Bool = false) throws(StoreError) -> [Problem] {
     var problems: [Problem] = []
     var checks: [(snapshot: String, path: String, entry: SnapshotManifest.Entry)] = []
     for info in infos {
@@ -32,7 +34,7 @@ extension Snapshots {
       }
       if paths == nil {
         let listed = Set(manifest.files.map(\.path) + ["manifest.json"])
-        for path in FileIO.files(under: info.path, suffix: "")
+        for path in try FileIO.files(under: info.path, suffix: "")
         where !listed.contains(String(path.dropFirst(info.path.count + 1))) {
           problems.append(
             Problem(
@@ -81,20 +83,23 @@ extension Snapshots {
 
   /// Hashes of the live files (the cache spares reading unchanged ones), or of just the snapshot
   /// paths `only` names, by their path inside a snapshot.
-  func liveEntries(only: [String]? = nil) -> [String: (sha256: String, path: String)] {
+  /// A file that is not there has no entry; one that cannot be read is an error.
+  func liveEntries(only: [String]? = nil) throws(StoreError) -> [String: (sha256: String, path: String)] {
     let cache = HashCache.load(cachePath)
-    let files = only.map { $0.map { ($0, layout.livePath($0)) } } ?? liveFiles()
-    let pairs = parallelMap(files, chunkSize: 32) { file -> (String, (String, String))? in
-      guard let stamp = FileStamp(file.1) else { return nil }
-      if let entry = cache.unchanged(file.0, stamp: stamp) { return (file.0, (entry.sha256, file.1)) }
-      guard let bytes = try? FileIO.read(file.1, limit: Int.max) else { return nil }
-      return (file.0, (sha256Hex(bytes), file.1))
-    }.compactMap { $0 }
+    let files: [(String, String)]
+    if let only { files = only.map { ($0, layout.livePath($0)) } } else { files = try liveFiles() }
+    let results = parallelMap(files, chunkSize: 32) { file -> Result<(String, (String, String))?, StoreError> in
+      guard let stamp = FileStamp(file.1) else { return .success(nil) }
+      if let entry = cache.unchanged(file.0, stamp: stamp) { return .success((file.0, (entry.sha256, file.1))) }
+      return Result { () throws(StoreError) in (file.0, (sha256Hex(try FileIO.read(file.1, limit: Int.max)), file.1)) }
+    }
+    var pairs: [(String, (String, String))] = []
+    for result in results { if let pair = try result.get() { pairs.append(pair) } }
     return Dictionary(pairs, uniquingKeysWith: { a, _ in a })
   }
 
   /// The difference from snapshot `from` to snapshot `to`, or to the live store when `to` is nil.
-  public func diff(from: Info, to: Info?) -> Difference {
+  public func diff(from: Info, to: Info?) throws(StoreError) -> Difference {
     // Partial snapshots speak only for the documents they cover: the difference is within those.
     let covers = [from.manifest?.covers, to?.manifest?.covers].compactMap { $0.map(Set.init) }
     let scope = covers.isEmpty ? nil : covers.dropFirst().reduce(covers[0]) { $0.intersection($1) }
@@ -106,7 +111,8 @@ extension Snapshots {
         uniquingKeysWith: { a, _ in a })
     }
     let old = entries(from)
-    let new = to.map(entries) ?? liveEntries(only: scope.map { $0.sorted() }).mapValues { ($0.sha256, $0.path) }
+    let new: [String: (String, String)]
+    if let to { new = entries(to) } else { new = try liveEntries(only: scope.map { $0.sorted() }).mapValues { ($0.sha256, $0.path) } }
     var difference = Difference()
     difference.added = new.keys.filter { old[$0] == nil }.sorted()
     difference.removed = old.keys.filter { new[$0] == nil }.sorted()

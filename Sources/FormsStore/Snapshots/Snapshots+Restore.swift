@@ -25,13 +25,14 @@ extension Snapshots {
       (paths?.contains { path == $0 || path.hasPrefix($0 + "/") } ?? true) && (covered?.contains(path) ?? true)
     }
     let entries = manifest.files.filter { inScope($0.path) }
-    let problems = verify(info, paths: Set(entries.map(\.path)))
+    let problems = try verify(info, paths: Set(entries.map(\.path)))
     guard problems.isEmpty else {
       throw StoreError.badRequest(
         "snapshot \(info.name) fails verification; not restoring from it: "
           + problems.map { "\($0.path) \($0.problem)" }.joined(separator: "; "))
     }
-    let live = manifest.covers.map { liveEntries(only: $0.filter(inScope)) } ?? liveEntries()
+    let live: [String: (sha256: String, path: String)]
+    if let covers = manifest.covers { live = try liveEntries(only: covers.filter(inScope)) } else { live = try liveEntries() }
     for scope in paths ?? [] {
       func within(_ path: String) -> Bool { path == scope || path.hasPrefix(scope + "/") }
       if let covers = manifest.covers {
@@ -96,7 +97,7 @@ extension Snapshots {
       let before =
         snapshotFirst ? try create(reason: "pre-restore", message: "before restoring \(info.name)").name : nil
       for step in plan.steps {
-        let old = try? FileIO.read(step.path, limit: Int.max)
+        let old = FileIO.entry(step.path) == .missing ? nil : try FileIO.read(step.path, limit: Int.max)
         switch step {
         case .write(let path, let bytes):
           try session.stage(bytes, to: path, entry: auditEntry(path, old: old, new: bytes))
@@ -132,14 +133,14 @@ extension Snapshots {
   public func prune(keepWithin: Int, keepWeeklyWithin: Int, keepLast: Int, dryRun: Bool) throws(StoreError)
     -> [RetentionPlanner.Decision]
   {
-    let all = list()
+    let all = try list()
     let decisions = RetentionPlanner.decide(
       all.map { RetentionPlanner.Snapshot(name: $0.name, time: $0.time) }, now: Int64(now().timeIntervalSince1970),
       keepWithin: keepWithin, keepWeeklyWithin: keepWeeklyWithin, keepLast: keepLast)
     if !dryRun && decisions.contains(where: { !$0.keep }) {
       let removing = ProgressCounter("pruning", total: decisions.filter { !$0.keep }.count, progress)
       for decision in decisions where !decision.keep {
-        Self.removeTree(directory + "/" + decision.name)
+        try Self.removeTree(directory + "/" + decision.name)
         removing?.add(1)
       }
       try AtomicWriter.syncDirectory(directory)

@@ -40,8 +40,8 @@ public struct Snapshots: Sendable {
   }
 
   /// Every snapshot, oldest first. Names starting with `.` (a create in progress) are not snapshots.
-  public func list() -> [Info] {
-    let names = FileIO.entries(of: directory).filter { !$0.name.hasPrefix(".") && $0.kind == .directory }.map(\.name)
+  public func list() throws(StoreError) -> [Info] {
+    let names = try FileIO.entries(of: directory).filter { !$0.name.hasPrefix(".") && $0.kind == .directory }.map(\.name)
     // By time, then by when the manifest was written (two snapshots can share a second).
     let infos = names.map { Info(name: $0, path: directory + "/" + $0) }
     let written = infos.map { FileStamp($0.path + "/manifest.json")?.mtimeNanoseconds ?? 0 }
@@ -64,7 +64,7 @@ public struct Snapshots: Sendable {
   /// `find`, with a note for people when the reference was ambiguous but resolved (a label that
   /// two snapshots carry: the newest wins).
   public func resolve(_ reference: String) throws(StoreError) -> (info: Info, note: String?) {
-    let all = list()
+    let all = try list()
     let (found, note) = try pick(reference, among: all)
     guard let manifest = found.manifest else {
       throw StoreError.badRequest("snapshot \(found.name) has no readable manifest.json; it cannot be used")
@@ -126,15 +126,17 @@ public struct Snapshots: Sendable {
   }
 
   /// The live files a snapshot holds, as (path inside the snapshot, live path).
-  func liveFiles() -> [(relative: String, live: String)] {
-    func under(_ directory: String, as prefix: String) -> [(String, String)] {
+  func liveFiles() throws(StoreError) -> [(relative: String, live: String)] {
+    func under(_ directory: String, as prefix: String) throws(StoreError) -> [(String, String)] {
       let skip = directory.utf8.count + 1
-      return FileIO.files(under: directory, suffix: "").map {
+      return try FileIO.files(under: directory, suffix: "").map {
         (prefix + String(decoding: $0.utf8.dropFirst(skip), as: UTF8.self), $0)
       }
     }
-    var files = under(layout.dataDirectory, as: "data/")
-    if layout.schemasDirectory.hasPrefix(layout.root + "/") { files += under(layout.schemasDirectory, as: "schemas/") }
+    var files = try under(layout.dataDirectory, as: "data/")
+    if layout.schemasDirectory.hasPrefix(layout.root + "/") {
+      files += try under(layout.schemasDirectory, as: "schemas/")
+    }
     files.append((StoreLayout.manifestName, layout.root + "/" + StoreLayout.manifestName))
     return files
   }
@@ -153,7 +155,7 @@ public struct Snapshots: Sendable {
       throw StoreError.badRequest("label \"\(label)\": use A–Z a–z 0–9 . _ -")
     }
     try FileIO.makeDirectories(directory)
-    removeStaleTemporaries()
+    try removeStaleTemporaries()
     let date = now()
     let time = Instant(date).rfc3339
     var name = time.replacingOccurrences(of: ":", with: "-") + (label.map { "-" + $0 } ?? "")
@@ -164,8 +166,8 @@ public struct Snapshots: Sendable {
     }
     let temporary = directory + "/.creating-\(name)-\(getpid())"
     let newCache = directory + "/.hash-cache.\(getpid()).0.tmp"
+    let manifest: SnapshotManifest
     do throws(StoreError) {
-      let manifest: SnapshotManifest
       let bytes: [UInt8]
       if let documents {
         let covers = try Set(documents.map { path throws(StoreError) in try relativeDocumentPath(path) }).sorted()
@@ -185,28 +187,34 @@ public struct Snapshots: Sendable {
       // Written plainly: one syncfs makes the manifest, every copy and every link durable at once
       // (where there is no syncfs, each file and directory of the snapshot is fsynced).
       try Self.writePlainly(bytes, to: temporary + "/manifest.json", mode: 0o444)
-      try FileIO.sync(FileIO.tree(temporary), orFileSystemOf: temporary)
+      let tree = try FileIO.tree(temporary)
+      try FileIO.sync(tree, orFileSystemOf: temporary)
       DebugPause.at("snapshot-before-rename")
-      if rename(temporary, directory + "/" + name) != 0 {
+      if POSIX.rename(temporary, directory + "/" + name) != 0 {
         throw StoreError.io(temporary, operation: "rename", errno: errno)
       }
-      // The cache names the snapshot it describes, so it is put in place after it; a cache that
-      // names a snapshot that is not there is never used.
-      if documents == nil, rename(newCache, cachePath) != 0 {
-        throw StoreError.io(newCache, operation: "rename", errno: errno)
-      }
-      try AtomicWriter.syncDirectory(directory)
-      return manifest
     } catch {
-      Self.removeTree(temporary)
-      unlink(newCache)
+      // Nothing is a snapshot yet; what cannot be removed now is an unfinished snapshot, which
+      // the next create or `recover` removes (under the lock).
+      do throws(StoreError) {
+        try Self.removeTree(temporary)
+        try FileIO.remove(newCache)
+      } catch let cleanup {
+        throw StoreError.rollBackFailed(operation: "snapshot", cause: error.description, failure: cleanup.description)
+      }
       throw error
     }
+    // The snapshot is there. The cache names the snapshot it describes, so it goes in place after
+    // it; it is only a cache (DESIGN §13): when it cannot be put in place, the next create
+    // rebuilds it from the manifest, and its temporary is a leftover `recover` removes.
+    if documents == nil, POSIX.rename(newCache, cachePath) != 0 { _ = POSIX.unlink(newCache) }
+    try AtomicWriter.syncDirectory(directory)
+    return manifest
   }
 
   /// Creates `path` (it must not exist) holding `bytes`, without a sync of its own.
   static func writePlainly(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(StoreError) {
-    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+    let fd = POSIX.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
     guard fd >= 0 else { throw StoreError.io(path, operation: "create", errno: errno) }
     defer { close(fd) }
     try writeAll(fd, bytes, path: path)
@@ -242,15 +250,17 @@ public struct Snapshots: Sendable {
   {
     nonisolated(unsafe) var files: [(relative: String, live: String)] = []
     nonisolated(unsafe) var cache = HashCache()
+    nonisolated(unsafe) var listed: Result<[(relative: String, live: String)], StoreError> = .success([])
     DispatchQueue.concurrentPerform(iterations: 2) { which in
-      if which == 0 { files = liveFiles() } else { cache = HashCache.load(cachePath) }
+      if which == 0 { listed = Result { () throws(StoreError) in try liveFiles() } } else { cache = HashCache.load(cachePath) }
     }
+    files = try listed.get()
     let basePath = directory + "/" + cache.snapshot
     if cache.snapshot.isEmpty || !FileIO.exists(basePath + "/manifest.json") {
       // No cache for a snapshot that is there: the newest whole snapshot's manifest says what
       // each file held; every file is read and hashed, and linked where it is the same.
       cache = HashCache()
-      if let base = list().last(where: { $0.manifest.map { $0.covers == nil } ?? false }), let manifest = base.manifest
+      if let base = try list().last(where: { $0.manifest.map { $0.covers == nil } ?? false }), let manifest = base.manifest
       {
         cache.snapshot = base.name
         for entry in manifest.files {
@@ -385,8 +395,8 @@ public struct Snapshots: Sendable {
   /// What the next snapshot will copy at most, for a check of free space before work that takes
   /// one: every live file when there is no snapshot yet (after that, unchanged files are links,
   /// and `create` checks exactly what it copies).
-  func firstSnapshotCost() -> Int64 {
-    list().isEmpty ? Storage.size(of: liveFiles().map(\.live)) : 0
+  func firstSnapshotCost() throws(StoreError) -> Int64 {
+    try list().isEmpty ? Storage.size(of: try liveFiles().map(\.live)) : 0
   }
 
   /// Puts one changed file into the snapshot being built: a link to the previous copy when its
@@ -396,7 +406,8 @@ public struct Snapshots: Sendable {
     previous: SnapshotManifest.Entry?, base: String?
   ) throws(StoreError) -> SnapshotManifest.Entry {
     let target = temporary + "/" + file.relative
-    if let previous, let base, previous.sha256 == sha, link(base + "/" + file.relative, target) == 0 {
+    // A link that fails (a full directory, a link limit) is a copy instead.
+    if let previous, let base, previous.sha256 == sha, POSIX.link(base + "/" + file.relative, target) == 0 {
       return previous
     }
     try writePlainly(bytes, to: target, mode: 0o444)
@@ -416,12 +427,11 @@ public struct Snapshots: Sendable {
       if parent != directory {
         finish()
         directory = parent
-        from = open(base + "/" + parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        to = open(temporary + "/" + parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        from = POSIX.open(base + "/" + parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        to = POSIX.open(temporary + "/" + parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
       }
       guard from >= 0, to >= 0 else { return false }
-      let name = fileName(relative)
-      return linkat(from, name, to, name, 0) == 0
+      return POSIX.linkat(from, fileName(relative), to, path: temporary + "/" + relative) == 0
     }
 
     mutating func finish() {
@@ -434,26 +444,27 @@ public struct Snapshots: Sendable {
   /// Removes what an interrupted create left (the caller holds the lock, so none is in progress);
   /// returns how many.
   @discardableResult
-  func removeStaleTemporaries() -> Int {
+  func removeStaleTemporaries() throws(StoreError) -> Int {
     var removed = 0
-    for entry in FileIO.entries(of: directory) {
+    for entry in try FileIO.entries(of: directory) {
       if entry.name.hasPrefix(".creating-") {
-        Self.removeTree(directory + "/" + entry.name)
+        try Self.removeTree(directory + "/" + entry.name)
         removed += 1
       } else if AtomicWriter.isTemporaryName(entry.name) {
-        unlink(directory + "/" + entry.name)  // a hash cache never put in place: only a cache
+        try FileIO.remove(directory + "/" + entry.name)  // a hash cache never put in place
       }
     }
     return removed
   }
 
-  /// Deletes a directory tree (snapshot files are read-only, but their directories are not).
-  static func removeTree(_ path: String) {
+  /// Deletes a directory tree (snapshot files are read-only, but their directories are not); a
+  /// missing one is not an error.
+  static func removeTree(_ path: String) throws(StoreError) {
     guard FileIO.entry(path) == .directory else {
-      unlink(path)
+      try FileIO.remove(path)
       return
     }
-    for entry in FileIO.entries(of: path) { removeTree(path + "/" + entry.name) }
-    rmdir(path)
+    for entry in try FileIO.entries(of: path) { try removeTree(path + "/" + entry.name) }
+    if POSIX.rmdir(path) != 0 && errno != ENOENT { throw StoreError.io(path, operation: "rmdir", errno: errno) }
   }
 }

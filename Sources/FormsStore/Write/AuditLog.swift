@@ -96,24 +96,51 @@ public enum AuditLog {
   /// a torn copy of it at `offset` (a crash mid-append) is replaced. Durable when it returns.
   static func appendOnce(_ line: [UInt8], layout: StoreLayout, at offset: Int) throws(StoreError) {
     let path = path(layout)
-    let fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+    let fd = POSIX.open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
     guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: errno) }
     defer { close(fd) }
     var end = Int(lseek(fd, 0, SEEK_END))
     if end > offset {
-      var tail = [UInt8](repeating: 0, count: min(end - offset, line.count))
-      let n = tail.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
-      if n == tail.count && tail == Array(line.prefix(tail.count)) {
+      let tail = try read(fd, path: path, at: offset, count: min(end - offset, line.count))
+      if tail.count == min(end - offset, line.count) && tail == Array(line.prefix(tail.count)) {
         if tail.count == line.count { return }
         // Torn by a crash: cut it off and write the record whole.
-        guard ftruncate(fd, off_t(offset)) == 0 else { throw StoreError.io(path, operation: "truncate", errno: errno) }
+        guard POSIX.ftruncate(fd, off_t(offset), path: path) == 0 else {
+          throw StoreError.io(path, operation: "truncate", errno: errno)
+        }
         end = offset
       }
     }
-    var last: UInt8 = 0x0A
-    if end > 0 { _ = pread(fd, &last, 1, off_t(end - 1)) }
-    try writeAll(fd, last == 0x0A ? line : [0x0A] + line, path: path)
-    if Platform.fsync(fd) != 0 { throw StoreError.io(path, operation: "fsync", errno: errno) }
+    let last = end > 0 ? try read(fd, path: path, at: end - 1, count: 1) : [0x0A]
+    try writeAll(fd, last == [0x0A] ? line : [0x0A] + line, path: path)
+    if POSIX.fsync(fd, path: path) != 0 { throw StoreError.io(path, operation: "fsync", errno: errno) }
+  }
+
+  /// SHA-256 of the `length` bytes of the log at `offset`; nil when the log is shorter.
+  static func hash(_ layout: StoreLayout, at offset: Int, length: Int) throws(StoreError) -> String? {
+    let path = path(layout)
+    guard FileIO.entry(path) != .missing else { return nil }
+    let fd = POSIX.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: errno) }
+    defer { close(fd) }
+    let bytes = try read(fd, path: path, at: offset, count: length)
+    return bytes.count == length ? sha256Hex(bytes) : nil
+  }
+
+  /// Up to `count` bytes at `offset` (fewer at the end of the file).
+  private static func read(_ fd: Int32, path: String, at offset: Int, count: Int) throws(StoreError) -> [UInt8] {
+    var bytes = [UInt8](repeating: 0, count: count)
+    var total = 0
+    while total < count {
+      let n = bytes.withUnsafeMutableBytes {
+        POSIX.pread(fd, $0.baseAddress! + total, count - total, off_t(offset + total), path: path)
+      }
+      if n < 0 && errno == EINTR { continue }
+      if n < 0 { throw StoreError.io(path, operation: "read", errno: errno) }
+      if n == 0 { break }
+      total += n
+    }
+    return Array(bytes.prefix(total))
   }
 }
 
@@ -126,9 +153,13 @@ extension AuditLog {
   }
 
   /// The records of the log in file order, with their line numbers, and the lines that do not
-  /// parse as a JSON object, which are skipped.
-  public static func read(_ layout: StoreLayout) -> (records: [(line: Int, value: JSONValue)], problems: [Problem]) {
-    guard let bytes = try? FileIO.read(path(layout), limit: Int.max) else { return ([], []) }
+  /// parse as a JSON object, which are skipped. No log is no records; a log that cannot be read
+  /// is an error.
+  public static func read(_ layout: StoreLayout) throws(StoreError) -> (
+    records: [(line: Int, value: JSONValue)], problems: [Problem]
+  ) {
+    guard FileIO.entry(path(layout)) != .missing else { return ([], []) }
+    let bytes = try FileIO.read(path(layout), limit: Int.max)
     var records: [(line: Int, value: JSONValue)] = []
     var problems: [Problem] = []
     for (index, line) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
@@ -167,8 +198,10 @@ extension AuditLog {
 
   /// The records matching `query`, newest first; with a kind (and id), each record's `documents`
   /// narrowed to the matching ones. Lines that do not parse come back as problems.
-  public static func query(_ layout: StoreLayout, _ query: Query) -> (records: [JSONValue], problems: [Problem]) {
-    let (all, problems) = read(layout)
+  public static func query(_ layout: StoreLayout, _ query: Query) throws(StoreError) -> (
+    records: [JSONValue], problems: [Problem]
+  ) {
+    let (all, problems) = try read(layout)
     var out: [JSONValue] = []
     // Newest first by time (each parsed once); records of one time, or without one, by line, last first.
     let ordered = all.map { (time: $0.value["time"]?.stringValue.flatMap(Instant.init), record: $0) }.sorted { a, b in

@@ -104,10 +104,11 @@ public final class WriteSession: @unchecked Sendable {
     transaction = nil
   }
 
-  /// Drops everything staged.
-  func abort() {
-    transaction?.abort()
-    transaction = nil
+  /// Drops everything staged after `error` and throws it (see `Journal.Transaction.abort`).
+  func abort(after error: StoreError) throws(StoreError) -> Never {
+    guard let transaction else { throw error }
+    self.transaction = nil
+    try transaction.abort(after: error)
   }
 }
 
@@ -126,14 +127,16 @@ extension StoreLayout {
       // The time is read once the lock is held, so stamps follow the order of the writes.
       let session = WriteSession(
         layout: self, operation: operation, dryRun: false, store: store, now: clock(), user: user())
+      // The body's errors roll back; the commit decides its own outcome (rolled back before its
+      // commit record, kept for `recover` after it).
+      let result: T
       do throws(StoreError) {
-        let result = try body(session)
-        try session.commit()
-        return result
+        result = try body(session)
       } catch {
-        session.abort()
-        throw error
+        try session.abort(after: error)
       }
+      try session.commit()
+      return result
     }
   }
 }

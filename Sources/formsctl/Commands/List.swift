@@ -73,7 +73,7 @@ extension Formsctl {
       }
       let (found, skipped) = try store.list(kind: kind, query: query)
       let documents = found.map { Store.Document(path: $0.path, value: store.shown($0), bytes: $0.bytes) }
-      if let operation = Journal(layout: store.layout).pending() {
+      if let operation = try Journal(layout: store.layout).pending() {
         printWarning("an interrupted \(operation) awaits `formsctl recover`; what is listed may be half-changed")
       }
       for (path, reason) in skipped {

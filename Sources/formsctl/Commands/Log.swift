@@ -38,7 +38,7 @@ extension Formsctl {
       let store = try options.open()
       if let kind { _ = try store.schema(kind) }
       if let id, !DocumentID.isValid(id) { throw CommandError.usage(DocumentID.problem(id)) }
-      let (records, problems) = AuditLog.query(
+      let (records, problems) = try AuditLog.query(
         store.layout, AuditLog.Query(kind: kind, id: id, since: since, limit: limit))
       switch format {
       case .json: FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.array(records)))

@@ -20,7 +20,7 @@ extension Formsctl {
     static func load(_ options: StoreOptions) throws -> (StoreLayout, SchemaRegistry) {
       let layout = try options.locate()
       let display = PathDisplay(workingDirectory: FileIO.currentDirectory).show
-      return (layout, SchemaRegistry.load(directory: layout.schemasDirectory, display: display))
+      return (layout, try SchemaRegistry.load(directory: layout.schemasDirectory, display: display))
     }
 
     struct Check: ParsableCommand {

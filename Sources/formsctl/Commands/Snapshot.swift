@@ -70,7 +70,7 @@ extension Formsctl {
 
       func run() throws {
         let (_, snapshots) = try Snapshot.open(options)
-        let all = snapshots.list()
+        let all = try snapshots.list()
         switch format {
         case .json:
           FileHandleOutput.standardOutput.write(
@@ -148,7 +148,7 @@ extension Formsctl {
 
       func run() throws {
         let (_, snapshots) = try Snapshot.open(options)
-        let difference = snapshots.diff(from: try snapshots.find(id), to: try other.map { try snapshots.find($0) })
+        let difference = try snapshots.diff(from: try snapshots.find(id), to: try other.map { try snapshots.find($0) })
         if format == .json {
           FileHandleOutput.standardOutput.write(
             JSONWriter.canonicalString(
@@ -258,7 +258,7 @@ extension Formsctl {
       func run() throws {
         let (_, snapshots) = try Snapshot.open(options)
         let targets = try id.map { [try snapshots.find($0)] } ?? snapshots.list()
-        let problems = snapshots.verify(targets, full: full)
+        let problems = try snapshots.verify(targets, full: full)
         for problem in problems { printOut("\(problem)") }
         printOut(
           "verified \(plural(targets.count, "snapshot")): \(problems.isEmpty ? "all files match" : "\(problems.count) problem(s)")"

@@ -74,7 +74,7 @@ extension Formsctl {
       throws -> Int32
     {
       let cwd = FileIO.currentDirectory
-      let registry = SchemaRegistry.load(directory: layout.schemasDirectory, display: display)
+      let registry = try SchemaRegistry.load(directory: layout.schemasDirectory, display: display)
       if !registry.diagnostics.isEmpty {
         FileHandleOutput.standardOutput.write(DiagnosticPrinter.render(registry.diagnostics, as: format))
         printError(
@@ -85,19 +85,19 @@ extension Formsctl {
       var validator = StoreValidator(layout: layout, registry: registry, display: display)
       validator.keyring = try Keyring.load(layout, registry: registry, environment: ProcessInfo.processInfo.environment)
       SensitiveNote.shared.track(validator.keyring)
-      var files = paths.isEmpty ? validator.allFiles() : try validator.files(named: paths, workingDirectory: cwd)
+      var files = try paths.isEmpty ? validator.allFiles() : try validator.files(named: paths, workingDirectory: cwd)
       var why = ""
       if let revision = changedSince ?? against {
         let git = try GitRepository(around: layout.root)
         let (changed, deleted) = try git.changes(since: revision, under: layout.dataDirectory)
         let touched = (changed + deleted).compactMap(validator.identify)
-        let referrers = validator.referrers(of: touched).filter { !changed.contains($0) }
+        let referrers = try validator.referrers(of: touched).filter { !changed.contains($0) }
         if changedSince != nil || paths.isEmpty {
           files = (changed.filter { FileIO.exists($0) } + referrers).sorted()
           why = " (\(changed.count) changed since \(revision), \(referrers.count) referring to changed or deleted ones)"
         }
       }
-      var report = validator.validate(files, progress: options.progress)
+      var report = try validator.validate(files, progress: options.progress)
       if let revision = against {
         let git = try GitRepository(around: layout.root)
         report.diagnostics += RevisionCheck.run(
@@ -109,7 +109,7 @@ extension Formsctl {
         let summary = label + report.summary + why
         if format == .json { FileHandleOutput.standardError.write(summary + "\n") } else { printOut(summary) }
       }
-      if let operation = Journal(layout: layout).pending() {
+      if let operation = try Journal(layout: layout).pending() {
         printWarning(
           "\(label)an interrupted \(operation) awaits `formsctl recover`; the documents may be half-changed, so this is no verdict"
         )

@@ -22,6 +22,7 @@ enum ExitStatus {
     case .badInput: return 65
     case .noInput: return 66
     case .internalError: return 70
+    case .ioError: return 74
     case .tryAgain: return 75
     }
   }

@@ -17,17 +17,28 @@ struct FileHandleOutput {
     writeRaw(text)
   }
 
-  /// Writes `text` as it is (what the progress line itself draws with).
+  /// Writes `text` as it is (what the progress line itself draws with). A write to stdout that
+  /// fails ends the command: a closed pipe (`| head`) quietly, as SIGPIPE would, anything else
+  /// (`> /dev/full`, EIO) with an error and exit 74. On stderr there is nowhere left to say it.
   func writeRaw(_ text: String) {
     var text = text
-    text.withUTF8 { bytes in
+    let failure: Int32? = text.withUTF8 { bytes in
       var done = 0
       while done < bytes.count {
         let n = Platform.write(fd, bytes.baseAddress! + done, bytes.count - done)
-        if n <= 0 { return }
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { return n < 0 ? errno : EIO }
         done += n
       }
+      return nil
     }
+    guard let failure, fd == 1 else { return }
+    if failure == EPIPE {
+      signal(SIGPIPE, SIG_DFL)
+      raise(SIGPIPE)
+    }
+    printError("standard output: write failed: \(String(cString: strerror(failure)))")
+    Platform.exit(ExitStatus.code(for: .ioError))
   }
 }
 

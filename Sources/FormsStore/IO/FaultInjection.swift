@@ -1,0 +1,94 @@
+import Foundation
+
+/// The fault seam (as SQLite's I/O-error tests use theirs): a test arms it for a directory, and the
+/// system calls `POSIX` makes on paths below that directory are counted, and the Nth one (of one
+/// kind, or of any) fails with an errno, once or from then on. Unarmed, each call costs one
+/// uncontended lock. Several tests may arm different directories at once.
+public final class FaultInjection: @unchecked Sendable {
+  /// The kinds of system call the seam counts.
+  public enum Call: String, Sendable, CaseIterable {
+    case open, read, write, fsync, rename, unlink, mkdir, readdir, link, truncate
+  }
+
+  /// Which call fails, and how.
+  public struct Fault: Sendable, Equatable {
+    /// The kind of call counted; nil counts every kind.
+    public var call: Call?
+    /// The 1-based number of the counted call that fails first.
+    public var nth: Int
+    /// Every counted call from the Nth on fails (a disk that stays full), not only the Nth.
+    public var persistent: Bool
+    public var errno: Int32
+
+    public init(call: Call? = nil, nth: Int, persistent: Bool = false, errno: Int32 = EIO) {
+      self.call = call
+      self.nth = nth
+      self.persistent = persistent
+      self.errno = errno
+    }
+  }
+
+  /// The directory whose paths are counted (as given, and its real path).
+  public let scopes: [String]
+  private let fault: Fault?
+  private let lock = NSLock()
+  private var counted = 0
+  private var calls: [(call: Call, path: String)] = []
+  private var failures = 0
+
+  private init(scope: String, fault: Fault?) {
+    let real = FileIO.realPath(scope) ?? scope
+    scopes = real == scope ? [scope] : [scope, real]
+    self.fault = fault
+  }
+
+  /// Counts (and with `fault`, fails) the calls on paths below `scope` until `disarm`.
+  public static func arm(_ scope: String, fault: Fault? = nil) -> FaultInjection {
+    let armed = FaultInjection(scope: scope, fault: fault)
+    registry.withLock { $0.append(armed) }
+    return armed
+  }
+
+  /// Stops counting and failing.
+  public func disarm() { Self.registry.withLock { $0.removeAll { $0 === self } } }
+
+  /// Every call counted so far, in order.
+  public var trace: [(call: Call, path: String)] { lock.withLock { calls } }
+
+  /// How many calls the fault failed.
+  public var failed: Int { lock.withLock { failures } }
+
+  /// The errno `call` on `path` fails with, or nil when it goes ahead.
+  static func check(_ call: Call, _ path: String) -> Int32? {
+    guard let armed = registry.armed(for: path) else { return nil }
+    return armed.count(call, path)
+  }
+
+  private func count(_ call: Call, _ path: String) -> Int32? {
+    lock.withLock {
+      calls.append((call, path))
+      guard let fault, fault.call == nil || fault.call == call else { return nil }
+      counted += 1
+      guard counted == fault.nth || (fault.persistent && counted > fault.nth) else { return nil }
+      failures += 1
+      return fault.errno
+    }
+  }
+
+  func covers(_ path: String) -> Bool {
+    scopes.contains { path == $0 || (path.hasPrefix($0) && path.utf8.dropFirst($0.utf8.count).first == UInt8(ascii: "/")) }
+  }
+
+  private static let registry = Registry()
+
+  private final class Registry: @unchecked Sendable {
+    private let lock = NSLock()
+    private var armed: [FaultInjection] = []
+
+    func withLock(_ body: (inout [FaultInjection]) -> Void) { lock.withLock { body(&armed) } }
+
+    func armed(for path: String) -> FaultInjection? {
+      lock.withLock { armed.isEmpty ? nil : armed.first { $0.covers(path) } }
+    }
+  }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// The system calls formsctl makes on the store's files, each through the fault seam
+/// (`FaultInjection`): a call it fails returns -1 (or nil) with `errno` set, as the kernel's would.
+/// Calls on a descriptor name the path it was opened from, which is what the seam matches.
+enum POSIX {
+  private static func fault(_ call: FaultInjection.Call, _ path: String) -> Bool {
+    guard let code = FaultInjection.check(call, path) else { return false }
+    errno = code
+    return true
+  }
+
+  static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
+    fault(.open, path) ? -1 : Foundation.open(path, flags, mode)
+  }
+
+  /// `openat` of `name` (inside `path`'s C string) relative to `directory`.
+  static func openat(_ directory: Int32, _ name: UnsafePointer<CChar>, _ flags: Int32, path: String) -> Int32 {
+    fault(.open, path) ? -1 : Foundation.openat(directory, name, flags)
+  }
+
+  static func read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int, path: String) -> Int {
+    fault(.read, path) ? -1 : Platform.read(fd, buffer, count)
+  }
+
+  static func pread(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int, _ offset: off_t, path: String) -> Int
+  {
+    fault(.read, path) ? -1 : Foundation.pread(fd, buffer, count, offset)
+  }
+
+  static func write(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int, path: String) -> Int {
+    fault(.write, path) ? -1 : Platform.write(fd, buffer, count)
+  }
+
+  static func fsync(_ fd: Int32, path: String) -> Int32 {
+    fault(.fsync, path) ? -1 : Platform.fsync(fd)
+  }
+
+  /// Linux `syncfs` (looked up at run time: `Platform.syncfs`), counted as an fsync.
+  static func syncfs(_ call: @convention(c) (Int32) -> Int32, _ fd: Int32, path: String) -> Int32 {
+    fault(.fsync, path) ? -1 : call(fd)
+  }
+
+  static func ftruncate(_ fd: Int32, _ length: off_t, path: String) -> Int32 {
+    fault(.truncate, path) ? -1 : Foundation.ftruncate(fd, length)
+  }
+
+  static func rename(_ from: String, _ to: String) -> Int32 {
+    fault(.rename, to) ? -1 : Foundation.rename(from, to)
+  }
+
+  static func unlink(_ path: String) -> Int32 {
+    fault(.unlink, path) ? -1 : Foundation.unlink(path)
+  }
+
+  static func rmdir(_ path: String) -> Int32 {
+    fault(.unlink, path) ? -1 : Foundation.rmdir(path)
+  }
+
+  static func mkdir(_ path: String, _ mode: mode_t) -> Int32 {
+    fault(.mkdir, path) ? -1 : Foundation.mkdir(path, mode)
+  }
+
+  static func link(_ from: String, _ to: String) -> Int32 {
+    fault(.link, to) ? -1 : Foundation.link(from, to)
+  }
+
+  /// `linkat` of `name` from one open directory to another; `path` is the new link's path.
+  static func linkat(_ from: Int32, _ name: String, _ to: Int32, path: String) -> Int32 {
+    fault(.link, path) ? -1 : Foundation.linkat(from, name, to, name, 0)
+  }
+
+  static func opendir(_ path: String) -> OpaquePointer? {
+    fault(.readdir, path) ? nil : Foundation.opendir(path)
+  }
+}
