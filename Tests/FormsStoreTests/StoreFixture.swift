@@ -36,6 +36,23 @@ final class StoreFixture: @unchecked Sendable {
     reopen(configuration: configuration)
   }
 
+  /// Opens the copy of `other`'s store at `root` with its schemas, keyring, clock and ids.
+  init(copyOf other: StoreFixture, at root: String) throws {
+    self.root = root
+    clock = other.clock
+    uuids = other.uuids
+    store = other.store
+    var configuration = other.store.configuration
+    configuration.now = { [unowned self] in self.clock }
+    configuration.makeUUID = { [unowned self] in
+      self.uuids += 1
+      return String(format: "00000000-0000-4000-8000-%012d", self.uuids)
+    }
+    store = Store(
+      layout: try StoreLayout(root: root), registry: other.store.registry, configuration: configuration,
+      keyring: other.store.keyring)
+  }
+
   /// The store opened again with `configuration` (default: its own) or `keyring` (default: its own).
   func reopen(configuration: Store.Configuration? = nil, keyring: Keyring? = nil) {
     store = Store(

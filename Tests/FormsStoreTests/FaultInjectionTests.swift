@@ -1,0 +1,280 @@
+import FormsCore
+import FormsTestSupport
+import Foundation
+import Testing
+
+@testable import FormsStore
+
+/// I/O errors the system returns (DESIGN §8), the way SQLite's `ioerr` tests find them: every
+/// journaled operation runs once to count the system calls it makes on the store, then once for
+/// every N with the Nth call failing, transiently (that call only) and persistently (from it on).
+/// After each run, `recover` runs without faults, and the store must be whole: no journal or
+/// temporary file left, every document valid, every snapshot verifying, and the documents and the
+/// audit log either exactly as before the operation or exactly as after it (the change wholly
+/// applied or wholly absent, with its audit record iff applied); an operation that reported
+/// success must have applied. No failure may be reported as a bug (exit 70).
+struct FaultInjectionTests {
+  static let alice = Identity.generate()
+  static let bob = Identity.generate()
+
+  struct Scenario: Sendable, CustomTestStringConvertible {
+    let name: String
+    /// Builds the store the operation starts from (once; each run works on a copy).
+    var prepare: @Sendable (StoreFixture) throws -> Void = { _ in }
+    /// The operation, through the library.
+    let run: @Sendable (StoreFixture) throws -> Void
+    /// True when the operation is already committed before it runs (`recover` of a committed
+    /// journal): it must end applied whatever fails.
+    var mustApply = false
+    /// Snapshots are part of what the operation changes (`snapshot create`).
+    var snapshotsAreTheChange = false
+    var testDescription: String { name }
+  }
+
+  static let draftForms = try! ExpressionParser.parse(#"status == "draft""#)
+
+  static let scenarios: [Scenario] = [
+    Scenario(name: "set", prepare: { try $0.form() }) { fixture in
+      try fixture.store.update(kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=Desks")])
+    },
+    Scenario(name: "new") { fixture in
+      try fixture.store.create(
+        kind: "form", assignments: [try Assignment("form_type=SF30"), try Assignment("acquisition_id=ACQ-2026-001")])
+    },
+    Scenario(name: "mv", prepare: { try twoFormsAndAnOrder($0) }) { fixture in
+      _ = try fixture.store.move(kind: "acquisition", from: "ACQ-2026-001", to: "ACQ-2026-009")
+    },
+    Scenario(name: "rm with cascade", prepare: { try twoFormsAndAnOrder($0) }) { fixture in
+      _ = try fixture.store.delete(kind: "acquisition", id: "ACQ-2026-001")
+    },
+    Scenario(name: "set --where", prepare: { try twoFormsAndAnOrder($0) }) { fixture in
+      _ = try fixture.store.update(
+        kind: "form", matching: [draftForms], assignments: [try Assignment("form_number=SF 30-A")])
+    },
+    Scenario(name: "rm --where", prepare: { try twoFormsAndAnOrder($0) }) { fixture in
+      _ = try fixture.store.delete(kind: "form", matching: [draftForms])
+    },
+    Scenario(
+      name: "import",
+      prepare: { fixture in
+        try fixture.order("PO-1")
+        try writeFile(
+          """
+          {"purchase_order_number": "PO-1", "status": "received", "issue_date": "2026-11-01T09:00:00Z", "last_updated": "2026-11-20T09:00:00Z", "items": [{"product_item_id": 1, "quantity": 7, "last_updated": "2026-11-20T09:00:00Z"}]}
+          {"purchase_order_number": "PO-2", "issue_date": "2026-11-02T09:00:00Z", "last_updated": "2026-11-20T09:00:00Z", "items": []}
+
+          """, to: fixture.root + "/feed.ndjson")
+      },
+      run: { fixture in
+        _ = try Importer(store: fixture.store).run(.init(kind: "purchase-order", feed: fixture.root + "/feed.ndjson"))
+      }),
+    Scenario(
+      name: "migrate",
+      prepare: { fixture in
+        let legacy = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+          .deletingLastPathComponent().path + "/examples/legacy/data"
+        try fixture.acquisition("ACQ-2026-005")
+        for file in ["purchase-orders/PO-000201.json", "forms/0adc90c4-92fd-5ab8-8b08-ceb26b213e40.json"] {
+          try FileManager.default.createDirectory(
+            atPath: parentDirectory(fixture.root + "/data/" + file), withIntermediateDirectories: true)
+          try FileManager.default.copyItem(atPath: legacy + "/" + file, toPath: fixture.root + "/data/" + file)
+        }
+      },
+      run: { fixture in _ = try Migrator(store: fixture.store).run(.init()) }),
+    Scenario(
+      name: "snapshot create",
+      prepare: { fixture in
+        try fixture.form()
+        _ = try fixture.snapshots().create(reason: "manual")
+        try fixture.store.update(kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=Desks")])
+        fixture.advance(60)
+      },
+      run: { fixture in _ = try fixture.snapshots().create(reason: "manual", label: "again") },
+      snapshotsAreTheChange: true),
+    Scenario(
+      name: "snapshot restore",
+      prepare: { fixture in
+        try fixture.form()
+        _ = try fixture.snapshots().create(reason: "manual")
+        try fixture.store.update(kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=Desks")])
+        try fixture.order("PO-7")
+        fixture.advance(60)
+      },
+      run: { fixture in _ = try fixture.snapshots().restore("latest", wait: 1, command: "snapshot restore latest") }),
+    Scenario(
+      name: "keys reseal",
+      prepare: { fixture in
+        fixture.reopen(keyring: Keyring(recipients: [alice.recipient, bob.recipient], identity: alice))
+        for id in ["ACQ-2026-002", "ACQ-2026-003"] {
+          try fixture.store.create(
+            kind: "acquisition",
+            base: fixture.json(#"{"id": "\#(id)", "title": "T", "agency": "GSA", "contracting_officer": "J. Alvarez"}"#))
+        }
+      },
+      run: { fixture in
+        _ = try fixture.store.reseal("keys remove") { _ in [alice.recipient] }
+      }),
+    Scenario(
+      name: "recover",
+      prepare: { fixture in
+        try twoFormsAndAnOrder(fixture)
+        // A cascade committed and then stopped by its first rename: a journal for `recover`.
+        let armed = FaultInjection.arm(fixture.root, fault: .init(call: .rename, nth: 2, persistent: true))
+        defer { armed.disarm() }
+        let error = storeError { _ = try fixture.store.delete(kind: "acquisition", id: "ACQ-2026-001") }
+        guard case .unfinished? = error else { throw StoreError.internalError("expected unfinished, got \(error as Any)") }
+      },
+      run: { fixture in _ = try Store.recover(fixture.store.layout, wait: 1) },
+      mustApply: true),
+  ]
+
+  static func twoFormsAndAnOrder(_ fixture: StoreFixture) throws {
+    try fixture.form()
+    try fixture.form()
+    try fixture.order("PO-1", acquisition: "ACQ-2026-001")
+  }
+
+  /// What an operation changes: every file of the store outside `.formsctl/` but the feed, the
+  /// audit log, and (for `snapshot create`) how many snapshots there are. Sealed values are shown
+  /// by whether Bob can open them (a reseal makes new envelopes every time).
+  static func state(_ fixture: StoreFixture, snapshots: Bool) throws -> [String: String] {
+    var out: [String: String] = [:]
+    let root = fixture.root
+    for path in try FileIO.files(under: root, suffix: "") where !path.hasSuffix("/feed.ndjson") {
+      out[String(path.dropFirst(root.count))] = sealedValuesNamed(try readFile(path))
+    }
+    // The feed's path names the copy, and a migration records how long it took.
+    out["history"] = try readFile(AuditLog.path(fixture.store.layout)).replacingOccurrences(of: root, with: "STORE")
+      .replacingOccurrences(of: #""duration_ms":[0-9]+"#, with: #""duration_ms":0"#, options: .regularExpression)
+    if snapshots { out["snapshots"] = "\(try fixture.snapshots().list().count)" }
+    return out
+  }
+
+  /// What differs between two states, for a message.
+  static func difference(_ a: [String: String], _ b: [String: String]) -> String {
+    Set(a.keys).union(b.keys).sorted().filter { a[$0] != b[$0] }.map { key in
+      "\(key): \(a[key]?.suffix(300) ?? "missing") ≠ \(b[key]?.suffix(300) ?? "missing")"
+    }.joined(separator: "; ")
+  }
+
+  static func sealedValuesNamed(_ text: String) -> String {
+    guard text.contains("enc:v1:") else { return text }
+    let pattern = try! NSRegularExpression(pattern: "enc:v1:[A-Za-z0-9+/=]+")
+    var result = text
+    for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).reversed() {
+      let range = Range(match.range, in: text)!
+      let opens = (try? Envelope.open(String(text[range]), with: bob)) != nil
+      result.replaceSubrange(Range(match.range, in: result)!, with: opens ? "sealed-for-bob" : "sealed-not-for-bob")
+    }
+    return result
+  }
+
+  /// Files a finished or rolled-back operation must not leave: the journal's, staged copies,
+  /// temporaries, write probes, unfinished snapshots.
+  static func leftovers(_ root: String) throws -> [String] {
+    var found: [String] = []
+    let enumerator = FileManager.default.enumerator(atPath: root)
+    while let relative = enumerator?.nextObject() as? String {
+      let name = fileName(relative)
+      if relative.hasPrefix(".formsctl/journal/") || name.hasSuffix(".formsctl-journal")
+        || AtomicWriter.isTemporaryName(name) || name.hasPrefix(Journal.probePrefix) || name.hasPrefix(".creating-")
+      {
+        found.append(relative)
+      }
+    }
+    return found
+  }
+
+  @Test(arguments: scenarios)
+  func everyFailedCallLeavesTheStoreWhole(_ scenario: Scenario) throws {
+    try withTemporaryDirectory { dir in
+      let pristine = try StoreFixture(dir + "/pristine")
+      try pristine.acquisition()
+      try scenario.prepare(pristine)
+      let before = try Self.state(pristine, snapshots: scenario.snapshotsAreTheChange)
+
+      // The reference run counts the calls and gives the state after.
+      let reference = try pristine.copy(to: dir + "/reference")
+      let counter = FaultInjection.arm(reference.root)
+      try scenario.run(reference)
+      counter.disarm()
+      let calls = counter.trace.count
+      let after = try Self.state(reference, snapshots: scenario.snapshotsAreTheChange)
+      #expect(after != before, "\(scenario.name) changes the store")
+      #expect(calls > 0)
+
+      var outcomes: [String: Int] = [:]
+      let errnos = [EIO, ENOSPC, EACCES]
+      for nth in 1...calls {
+        for persistent in [false, true] {
+          let run = "\(scenario.name), call \(nth) of \(calls) (\(counter.trace[nth - 1].call) "
+            + "\(counter.trace[nth - 1].path.dropFirst(reference.root.count))) failing \(persistent ? "from then on" : "once")"
+          let fixture = try pristine.copy(to: dir + "/run")
+          defer { try? FileManager.default.removeItem(atPath: dir + "/run") }
+          let armed = FaultInjection.arm(
+            fixture.root, fault: .init(nth: nth, persistent: persistent, errno: errnos[nth % errnos.count]))
+          let failure = storeError { try scenario.run(fixture) }
+          armed.disarm()
+          if let failure {
+            #expect(failure.kind != .internalError, "\(run): \(failure)")
+          }
+          // Recovery, without faults, must always succeed and leave nothing behind.
+          if let error = storeError({ _ = try Store.recover(fixture.store.layout, wait: 1) }) {
+            Issue.record("\(run): recover failed: \(error)")
+            continue
+          }
+          let left = try Self.leftovers(fixture.root)
+          #expect(left.isEmpty, "\(run): left \(left)")
+          let state = try Self.state(fixture, snapshots: scenario.snapshotsAreTheChange)
+          let applied = state == after
+          #expect(
+            applied || (state == before && !scenario.mustApply),
+            "\(run): neither wholly applied nor wholly absent: \(Self.difference(state, after))")
+          #expect(failure != nil || applied, "\(run): reported success, but the change is not there")
+          let report = try StoreValidator(layout: fixture.store.layout, registry: fixture.store.registry) { $0 }
+            .validate(try StoreValidator(layout: fixture.store.layout, registry: fixture.store.registry) { $0 }.allFiles())
+          #expect(report.invalid == 0 && report.unreadable == 0, "\(run): \(report.diagnostics.map(\.compilerStyle))")
+          let snapshots = try fixture.snapshots()
+          #expect(try snapshots.verify(snapshots.list()).isEmpty, "\(run): a snapshot does not verify")
+          let outcome = failure == nil ? "succeeded" : applied ? "failed, finished by recover" : "rolled back"
+          outcomes[outcome, default: 0] += 1
+        }
+      }
+      print(
+        "fault injection: \(scenario.name): \(calls) calls, \(2 * calls) runs: "
+          + outcomes.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
+    }
+  }
+
+  @Test func aCountedCallFailsOnceOrFromThenOnAndOnlyInsideItsScope() throws {
+    try withTemporaryDirectory { dir in
+      try writeFile("x", to: dir + "/inside/a")
+      try writeFile("x", to: dir + "/outside/a")
+      let armed = FaultInjection.arm(dir + "/inside", fault: .init(call: .read, nth: 2, persistent: false, errno: EIO))
+      defer { armed.disarm() }
+      _ = try FileIO.read(dir + "/inside/a")
+      #expect(throws: StoreError.io(dir + "/inside/a", operation: "read", errno: EIO)) {
+        try FileIO.read(dir + "/inside/a")
+      }
+      _ = try FileIO.read(dir + "/inside/a")
+      _ = try FileIO.read(dir + "/outside/a")
+      #expect(armed.failed == 1)
+      #expect(armed.trace.map(\.call) == [.open, .read, .open, .read, .open, .read])
+    }
+  }
+}
+
+extension StoreFixture {
+  /// A copy of this fixture's store at `root`, opened with the same schemas, clock and ids.
+  func copy(to root: String) throws -> StoreFixture {
+    try FileManager.default.copyItem(atPath: self.root, toPath: root)
+    return try StoreFixture(copyOf: self, at: root)
+  }
+
+  /// The store's snapshots, on the fixture's clock.
+  func snapshots() -> Snapshots {
+    var snapshots = Snapshots(layout: store.layout)
+    snapshots.now = store.now
+    return snapshots
+  }
+}
