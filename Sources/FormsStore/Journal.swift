@@ -229,39 +229,31 @@ public struct Journal: Sendable {
   /// Applies the steps of a committed plan. With `verify` (`recover`), every staged file and
   /// every file to delete is checked against the plan's hashes first; a step already done (its
   /// target holds the new content, or is gone) is skipped, so this may run any number of times.
+  /// Every step is checked before any is applied, so a refusal changes nothing.
   func rollForward(_ steps: [PlannedStep], verify: Bool, operation: String) throws(StoreError) {
-    func unverifiable(_ path: String, _ reason: String) -> StoreError {
-      StoreError.unverifiable(operation: operation, path: layout.relative(path), reason: reason)
-    }
-    var directories = Set<String>()
     let writer = AtomicWriter(boundary: layout.root)
+    var remaining: [PlannedStep] = []
+    var directories = Set<String>()
     for step in steps {
-      if step.action == .append {
-        try appendRecord(step, verify: verify, unverifiable: unverifiable)
-        continue
+      if step.action != .append {
+        // A directory on the way may have become a symbolic link leading out since the plan was written.
+        _ = try writer.resolveInsideBoundary(step.path)
+        directories.insert(parentDirectory(step.path))
       }
-      // A directory on the way may have become a symbolic link leading out since the plan was written.
-      _ = try writer.resolveInsideBoundary(step.path)
-      if let staged = step.staged {
-        if FileIO.entry(staged) == .missing {
-          let found = try Journal.hash(ofFileAt: step.path)
-          if found != step.sha256 || step.sha256 == nil {
-            let what = found == step.replaces ? "its staged file is gone (a `git clean`?)" : "it was changed since"
-            throw unverifiable(step.path, "\(what); the new version is nowhere")
-          }
-        } else {
-          if verify, let expected = step.sha256, try Journal.hash(ofFileAt: staged) != expected {
-            throw unverifiable(staged, "the staged file was altered since it was written")
-          }
-          if POSIX.rename(staged, step.path) != 0 { throw StoreError.io(step.path, operation: "rename", errno: errno) }
+      if try !isDone(step, verify: verify, operation: operation) { remaining.append(step) }
+    }
+    for step in remaining {
+      switch step.action {
+      case .write:
+        if POSIX.rename(step.staged!, step.path) != 0 {
+          throw StoreError.io(step.path, operation: "rename", errno: errno)
         }
-      } else if FileIO.entry(step.path) != .missing {
-        if verify, let expected = step.replaces, try Journal.hash(ofFileAt: step.path) != expected {
-          throw unverifiable(step.path, "it was changed since the operation planned to delete it")
-        }
+      case .delete:
         try FileIO.remove(step.path)
+      case .append:
+        let record = try FileIO.read(auditPath, limit: Int.max, followLinks: false)
+        try AuditLog.appendOnce(record, layout: layout, at: step.offset ?? AuditLog.size(step.path))
       }
-      directories.insert(parentDirectory(step.path))
     }
     for directory in directories.sorted() where FileIO.isDirectory(directory) {
       try AtomicWriter.syncDirectory(directory)
@@ -269,23 +261,48 @@ public struct Journal: Sendable {
     try finish()
   }
 
-  /// The audit step: the staged record appended once; without it (removed by a `finish` that
-  /// did not complete), the log must already hold it at the recorded place.
-  private func appendRecord(
-    _ step: PlannedStep, verify: Bool, unverifiable: (String, String) -> StoreError
-  ) throws(StoreError) {
-    guard let offset = step.offset else { return }
-    guard FileIO.entry(auditPath) == .missing else {
-      let record = try FileIO.read(auditPath, limit: Int.max, followLinks: false)
-      if verify, let expected = step.sha256, sha256Hex(record) != expected {
-        throw unverifiable(auditPath, "the staged audit record was altered since it was written")
-      }
-      try AuditLog.appendOnce(record, layout: layout, at: offset)
-      return
+  /// True when `step` is done already (a roll-forward that ran before); throws when what it would
+  /// apply is not what the plan recorded.
+  private func isDone(_ step: PlannedStep, verify: Bool, operation: String) throws(StoreError) -> Bool {
+    func unverifiable(_ path: String, _ reason: String) -> StoreError {
+      StoreError.unverifiable(operation: operation, path: layout.relative(path), reason: reason)
     }
-    guard let length = step.length, let expected = step.sha256,
-      try AuditLog.hash(layout, at: offset, length: length) == expected
-    else { throw unverifiable(auditPath, "the staged audit record is gone and the log does not hold it") }
+    switch step.action {
+    case .write:
+      let staged = step.staged!
+      guard FileIO.entry(staged) != .missing else {
+        let found = try Journal.hash(ofFileAt: step.path)
+        guard let expected = step.sha256, found == expected else {
+          let what = found == step.replaces ? "its staged file is gone (a `git clean`?)" : "it was changed since"
+          throw unverifiable(step.path, "\(what); the new version is nowhere")
+        }
+        return true
+      }
+      if verify, let expected = step.sha256, try Journal.hash(ofFileAt: staged) != expected {
+        throw unverifiable(staged, "the staged file was altered since it was written")
+      }
+      return false
+    case .delete:
+      guard FileIO.entry(step.path) != .missing else { return true }
+      if verify, let expected = step.replaces, try Journal.hash(ofFileAt: step.path) != expected {
+        throw unverifiable(step.path, "it was changed since the operation planned to delete it")
+      }
+      return false
+    case .append:
+      guard FileIO.entry(auditPath) == .missing else {
+        if verify, let expected = step.sha256,
+          sha256Hex(try FileIO.read(auditPath, limit: Int.max, followLinks: false)) != expected
+        {
+          throw unverifiable(auditPath, "the staged audit record was altered since it was written")
+        }
+        return false
+      }
+      // Removed by a `finish` that did not complete: the log must hold it where the plan says.
+      guard let offset = step.offset, let length = step.length, let expected = step.sha256,
+        try AuditLog.hash(layout, at: offset, length: length) == expected
+      else { throw unverifiable(auditPath, "the staged audit record is gone and the log does not hold it") }
+      return true
+    }
   }
 
   /// Removes what a plan staged, then the journal; the store is as it was.

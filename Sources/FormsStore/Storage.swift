@@ -13,11 +13,12 @@ public enum Storage {
   /// What `bytes` of new files need free: themselves, 5% more, and 1 MiB for directories and the journal.
   public static func withMargin(_ bytes: Int64) -> Int64 { bytes + bytes / 20 + (1 << 20) }
 
-  /// Refuses (exit 65) when `bytes` of new files, with the margin, do not fit at `path`.
+  /// Refuses (exit 74, as the full disk it foresees) when `bytes` of new files, with the margin,
+  /// do not fit at `path`.
   public static func require(_ bytes: Int64, at path: String, for what: String) throws(StoreError) {
     let needed = withMargin(bytes)
     guard let free = freeBytes(at: path), free < needed else { return }
-    throw StoreError.badRequest(
+    throw StoreError.insufficientSpace(
       "\(what) needs \(format(needed)), \(format(free)) free on the file system of \(path); "
         + "nothing written. Free some space (formsctl snapshot prune removes old snapshots)")
   }

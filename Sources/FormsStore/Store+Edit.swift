@@ -21,18 +21,22 @@ extension Store {
     try FileIO.makeDirectories(directory)
     let temp = directory + "/\(kind)-\(id).json"
     let original = JSONWriter.canonicalString(stored.value)
+    let outcome: EditOutcome
     do throws(StoreError) {
-      let outcome = try edit(stored, kind: kind, id: id, presenting: original, in: temp, runEditor: runEditor)
-      try? FileIO.remove(temp)
-      return outcome
+      outcome = try edit(stored, kind: kind, id: id, presenting: original, in: temp, runEditor: runEditor)
     } catch {
-      let text = (try? FileIO.read(temp)).map { Self.stripHeader(String(decoding: $0, as: UTF8.self)) }
+      let text =
+        FileIO.entry(temp) == .missing
+        ? nil : Self.stripHeader(String(decoding: try FileIO.read(temp), as: UTF8.self))
       guard let text, text != original, !text.allSatisfy(\.isWhitespace) else {
-        try? FileIO.remove(temp)
+        try FileIO.remove(temp)
         throw error
       }
       throw StoreError.editKept(error, at: display(temp))
     }
+    // The copy may hold a sensitive value's plain text: failing to remove it is an error.
+    try FileIO.remove(temp)
+    return outcome
   }
 
   private func edit(

@@ -77,7 +77,9 @@ extension Store {
     let page = try parallelMap(Array(matches[start..<end]), chunkSize: 32) { match -> Result<Document?, StoreError> in
       Result { () throws(StoreError) in
         let bytes = try FileIO.read(match.path)
-        guard let value = try? self.opened(JSONParser().parse(bytes), path: match.path, bytes: bytes) else { return nil }
+        guard let value = try? self.opened(JSONParser().parse(bytes), path: match.path, bytes: bytes) else {
+          return nil
+        }
         return Document(path: match.path, value: value, bytes: bytes)
       }
     }.map { result throws(StoreError) in try result.get() }

@@ -12,6 +12,8 @@ public enum StoreError: FormsError, Equatable {
   /// A FIFO, device, directory or (where formsctl keeps its own files) symbolic link.
   case wrongFileType(String, found: String, expected: String)
   case io(String, operation: String, errno: Int32)
+  /// The free-space check found that the work would fill the disk (exit 74, before anything is written).
+  case insufficientSpace(String)
   case symlinkOutsideStore(String)
   case pathOutsideStore(String)
   case locked(pid: Int32?, command: String, waited: Double)
@@ -48,6 +50,7 @@ public enum StoreError: FormsError, Equatable {
       // A path that is not what the store's layout needs is bad input; anything else the system
       // returned (a full disk, EIO, a permission denied) is an I/O error, never a bug.
       return [ENOTDIR, EISDIR, ELOOP, ENAMETOOLONG].contains(code) ? .badInput : .ioError
+    case .insufficientSpace: return .ioError
     case .locked, .recoveryNeeded, .unfinished, .rollBackFailed: return .tryAgain
     case .unverifiable: return .badInput
     case .invalidDocument, .badRequest, .migrationFailed, .importFailed: return .badInput
@@ -106,7 +109,7 @@ public enum StoreError: FormsError, Equatable {
     case .importFailed(let records, let diagnostics):
       return
         "\(plural(records, "feed record")) cannot be imported (\(plural(diagnostics.count, "problem")) above); nothing written"
-    case .badRequest(let message), .usage(let message):
+    case .badRequest(let message), .usage(let message), .insufficientSpace(let message):
       return message
     case .notFound(let kind, let id, let path):
       return "no \(kind) with id \"\(id)\" (\(path) does not exist)"

@@ -11,7 +11,7 @@ struct Formsctl: ParsableCommand {
     discussion: """
       Each document is one canonical JSON file under data/; schemas/<kind>/<version>.yaml says what a valid document is. Commands find the store by walking up from the working directory to formsctl.yaml, or take --store DIR or FORMSCTL_STORE.
 
-      Exit codes: 0 ok, 1 problems found, 64 bad arguments, 65 bad input data, 66 no input (no store, missing file), 70 internal error, 75 locked or awaiting `formsctl recover`.
+      Exit codes: 0 ok, 1 problems found, 64 bad arguments, 65 bad input data, 66 no input (no store, missing file), 70 internal error, 74 I/O error (disk full, EIO, permission denied, stdout), 75 locked or awaiting `formsctl recover`.
 
       Examples:
         formsctl list form --fields id,status,form_type

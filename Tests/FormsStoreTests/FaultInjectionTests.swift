@@ -34,26 +34,38 @@ struct FaultInjectionTests {
   static let draftForms = try! ExpressionParser.parse(#"status == "draft""#)
 
   static let scenarios: [Scenario] = [
-    Scenario(name: "set", prepare: { try $0.form() }) { fixture in
-      try fixture.store.update(kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=Desks")])
-    },
-    Scenario(name: "new") { fixture in
-      try fixture.store.create(
-        kind: "form", assignments: [try Assignment("form_type=SF30"), try Assignment("acquisition_id=ACQ-2026-001")])
-    },
-    Scenario(name: "mv", prepare: { try twoFormsAndAnOrder($0) }) { fixture in
-      _ = try fixture.store.move(kind: "acquisition", from: "ACQ-2026-001", to: "ACQ-2026-009")
-    },
-    Scenario(name: "rm with cascade", prepare: { try twoFormsAndAnOrder($0) }) { fixture in
-      _ = try fixture.store.delete(kind: "acquisition", id: "ACQ-2026-001")
-    },
-    Scenario(name: "set --where", prepare: { try twoFormsAndAnOrder($0) }) { fixture in
-      _ = try fixture.store.update(
-        kind: "form", matching: [draftForms], assignments: [try Assignment("form_number=SF 30-A")])
-    },
-    Scenario(name: "rm --where", prepare: { try twoFormsAndAnOrder($0) }) { fixture in
-      _ = try fixture.store.delete(kind: "form", matching: [draftForms])
-    },
+    Scenario(
+      name: "set", prepare: { try $0.form() },
+      run: { fixture in
+        try fixture.store.update(kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=Desks")])
+      }),
+    Scenario(
+      name: "new",
+      run: { fixture in
+        try fixture.store.create(
+          kind: "form", assignments: [try Assignment("form_type=SF30"), try Assignment("acquisition_id=ACQ-2026-001")])
+      }),
+    Scenario(
+      name: "mv", prepare: { try twoFormsAndAnOrder($0) },
+      run: { fixture in
+        _ = try fixture.store.move(kind: "acquisition", from: "ACQ-2026-001", to: "ACQ-2026-009")
+      }),
+    Scenario(
+      name: "rm with cascade", prepare: { try twoFormsAndAnOrder($0) },
+      run: { fixture in
+        _ = try fixture.store.delete(kind: "acquisition", id: "ACQ-2026-001")
+      }),
+    Scenario(
+      name: "set --where", prepare: { try twoFormsAndAnOrder($0) },
+      run: { fixture in
+        _ = try fixture.store.update(
+          kind: "form", matching: [draftForms], assignments: [try Assignment("form_number=SF 30-A")])
+      }),
+    Scenario(
+      name: "rm --where", prepare: { try twoFormsAndAnOrder($0) },
+      run: { fixture in
+        _ = try fixture.store.delete(kind: "form", matching: [draftForms])
+      }),
     Scenario(
       name: "import",
       prepare: { fixture in
@@ -71,7 +83,8 @@ struct FaultInjectionTests {
     Scenario(
       name: "migrate",
       prepare: { fixture in
-        let legacy = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        let legacy =
+          URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
           .deletingLastPathComponent().path + "/examples/legacy/data"
         try fixture.acquisition("ACQ-2026-005")
         for file in ["purchase-orders/PO-000201.json", "forms/0adc90c4-92fd-5ab8-8b08-ceb26b213e40.json"] {
@@ -108,7 +121,8 @@ struct FaultInjectionTests {
         for id in ["ACQ-2026-002", "ACQ-2026-003"] {
           try fixture.store.create(
             kind: "acquisition",
-            base: fixture.json(#"{"id": "\#(id)", "title": "T", "agency": "GSA", "contracting_officer": "J. Alvarez"}"#))
+            base: fixture.json(#"{"id": "\#(id)", "title": "T", "agency": "GSA", "contracting_officer": "J. Alvarez"}"#)
+          )
         }
       },
       run: { fixture in
@@ -122,7 +136,9 @@ struct FaultInjectionTests {
         let armed = FaultInjection.arm(fixture.root, fault: .init(call: .rename, nth: 2, persistent: true))
         defer { armed.disarm() }
         let error = storeError { _ = try fixture.store.delete(kind: "acquisition", id: "ACQ-2026-001") }
-        guard case .unfinished? = error else { throw StoreError.internalError("expected unfinished, got \(error as Any)") }
+        guard case .unfinished? = error else {
+          throw StoreError.internalError("expected unfinished, got \(error as Any)")
+        }
       },
       run: { fixture in _ = try Store.recover(fixture.store.layout, wait: 1) },
       mustApply: true),
@@ -207,7 +223,8 @@ struct FaultInjectionTests {
       let errnos = [EIO, ENOSPC, EACCES]
       for nth in 1...calls {
         for persistent in [false, true] {
-          let run = "\(scenario.name), call \(nth) of \(calls) (\(counter.trace[nth - 1].call) "
+          let run =
+            "\(scenario.name), call \(nth) of \(calls) (\(counter.trace[nth - 1].call) "
             + "\(counter.trace[nth - 1].path.dropFirst(reference.root.count))) failing \(persistent ? "from then on" : "once")"
           let fixture = try pristine.copy(to: dir + "/run")
           defer { try? FileManager.default.removeItem(atPath: dir + "/run") }
@@ -232,7 +249,8 @@ struct FaultInjectionTests {
             "\(run): neither wholly applied nor wholly absent: \(Self.difference(state, after))")
           #expect(failure != nil || applied, "\(run): reported success, but the change is not there")
           let report = try StoreValidator(layout: fixture.store.layout, registry: fixture.store.registry) { $0 }
-            .validate(try StoreValidator(layout: fixture.store.layout, registry: fixture.store.registry) { $0 }.allFiles())
+            .validate(
+              try StoreValidator(layout: fixture.store.layout, registry: fixture.store.registry) { $0 }.allFiles())
           #expect(report.invalid == 0 && report.unreadable == 0, "\(run): \(report.diagnostics.map(\.compilerStyle))")
           let snapshots = try fixture.snapshots()
           #expect(try snapshots.verify(snapshots.list()).isEmpty, "\(run): a snapshot does not verify")

@@ -142,7 +142,7 @@ struct DocumentCommandTests {
     try process.run()
     let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
-    #expect(process.terminationStatus == 65, "\(message)")
+    #expect(process.terminationStatus == 74, "exit 74: a permission denied on a store file: \(message)")
     #expect(message.contains("Permission denied"), "\(message)")
     #expect(try readFile(store + "/data/acquisitions/ACQ-2026-001.json") == before)
   }

@@ -62,7 +62,7 @@ struct FullDiskTests {
     let free = try FileManager.default.attributesOfFileSystem(forPath: disk.path)[.systemFreeSize] as! Int
     try Data(count: max(0, free - 40_000)).write(to: URL(fileURLWithPath: disk.path + "/ballast"))
     let result = try Formsctl.run(["snapshot", "create"], in: disk.path)
-    #expect(result.status == 65, "\(result.stderr)")
+    #expect(result.status == 74, "exit 74: a full disk: \(result.stderr)")
     // Refused up front with the figures (the space check), or by the disk itself while staging.
     #expect(
       result.stderr.contains("free on the file system of") || result.stderr.contains("No space left on device"),
@@ -79,7 +79,7 @@ struct FullDiskTests {
     let free = try FileManager.default.attributesOfFileSystem(forPath: disk.path)[.systemFreeSize] as! Int
     try Data(count: max(0, free - 40_000)).write(to: URL(fileURLWithPath: disk.path + "/ballast"))
     let result = try Formsctl.run(["migrate", "--no-snapshot"], in: disk.path)
-    #expect(result.status == 65, "\(result.stderr)")
+    #expect(result.status == 74, "exit 74: a full disk: \(result.stderr)")
     // Refused up front with the figures (the space check), or by the disk itself while staging.
     #expect(
       result.stderr.contains("free on the file system of") || result.stderr.contains("No space left on device"),
@@ -104,7 +104,7 @@ struct FullDiskTests {
     try Data(count: max(0, free - 40_000)).write(to: URL(fileURLWithPath: disk.path + "/ballast"))
     for command in [["snapshot", "create"], ["migrate"]] {
       let result = try Formsctl.run(command, in: disk.path)
-      #expect(result.status == 65)
+      #expect(result.status == 74)
       #expect(
         result.stderr.range(
           of: #"needs [0-9.]+ [kM]B, [0-9.]+ kB free on the file system of "#, options: .regularExpression) != nil,

@@ -81,7 +81,9 @@ struct JSONSchemaDifferentialTests {
         ["schema", "export", "--json-schema", "--out", dir + "/exported", "--store", examples + "/acquisitions"],
         in: dir)
       #expect(export.status == 0, "\(export.stderr)")
-      let registry = try SchemaRegistry.load(directory: Formsctl.packageRoot.appendingPathComponent("schemas").path) { $0 }
+      let registry = try SchemaRegistry.load(directory: Formsctl.packageRoot.appendingPathComponent("schemas").path) {
+        $0
+      }
       #expect(registry.diagnostics.isEmpty)
       var rng = SeededGenerator(state: 2026)
       var documents: [JSONValue] = []

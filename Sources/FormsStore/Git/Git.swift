@@ -76,7 +76,9 @@ public struct GitRepository: Sendable {
     let dataPrefix = layout.dataDirectory.hasPrefix(root + "/") ? relative(layout.dataDirectory) + "/" : ""
     let wanted = ["\(dataPrefix)**/*.json merge=formsctl", "\(relative(AuditLog.path(layout))) merge=union"]
     let attributes = root + "/.gitattributes"
-    var lines = ((try? FileIO.read(attributes)).map { String(decoding: $0, as: UTF8.self) } ?? "")
+    // An attributes file that cannot be read is an error: rewriting it from nothing would lose its lines.
+    let existing = FileIO.entry(attributes) == .missing ? [] : try FileIO.read(attributes)
+    var lines = String(decoding: existing, as: UTF8.self)
       .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     if lines.last == "" { lines.removeLast() }
     var done: [String] = []

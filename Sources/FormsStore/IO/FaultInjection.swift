@@ -76,7 +76,9 @@ public final class FaultInjection: @unchecked Sendable {
   }
 
   func covers(_ path: String) -> Bool {
-    scopes.contains { path == $0 || (path.hasPrefix($0) && path.utf8.dropFirst($0.utf8.count).first == UInt8(ascii: "/")) }
+    scopes.contains {
+      path == $0 || (path.hasPrefix($0) && path.utf8.dropFirst($0.utf8.count).first == UInt8(ascii: "/"))
+    }
   }
 
   private static let registry = Registry()

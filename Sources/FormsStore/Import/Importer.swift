@@ -172,7 +172,12 @@ public struct Importer: Sendable {
     let outcomes = parallelMap(accepted, chunkSize: 32, progress: merging) {
       item -> (FeedMerger.Merge, Result<WriteSession.Prepared?, StoreError>) in
       let path = (try? store.path(kind: kind, id: item.id)) ?? ""
-      let stored = FileIO.exists(path) ? try? store.read(kind: kind, id: item.id) : nil
+      let stored: Store.Document?
+      do throws(StoreError) {
+        stored = FileIO.exists(path) ? try store.read(kind: kind, id: item.id) : nil
+      } catch {
+        return (merger.merge(stored: nil, feed: item.record), .failure(error))
+      }
       let merge = merger.merge(stored: stored?.value, feed: item.record)
       guard let result = merge.result else { return (merge, .success(nil)) }
       do throws(StoreError) {

@@ -130,7 +130,13 @@ public struct Migrator: Sendable {
   /// Runs the group's chain on one document and (unless told otherwise) validates it before, at
   /// its own version, and after, against the target.
   func transform(_ path: String, _ group: Group, validate: Bool = true) -> Transformed {
-    guard let bytes = try? FileIO.read(path), let before = try? JSONParser().parse(bytes),
+    let bytes: [UInt8]
+    do throws(StoreError) {
+      bytes = try FileIO.read(path)
+    } catch {
+      return .failed(step: "read", message: error.description)
+    }
+    guard let before = try? JSONParser().parse(bytes),
       let source = store.registry.schema(reference: "\(group.kind)@\(group.from)"),
       let target = store.registry.schema(reference: "\(group.kind)@\(group.to)")
     else { return .failed(step: "read", message: "does not parse; run formsctl validate") }

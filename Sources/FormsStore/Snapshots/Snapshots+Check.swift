@@ -54,7 +54,13 @@ extension Snapshots {
       representatives, chunkSize: 32, progress: ProgressCounter("verifying", total: representatives.count, progress)
     ) {
       check -> String? in
-      guard let bytes = try? FileIO.read(check.path, limit: Int.max, followLinks: false) else { return "missing" }
+      let bytes: [UInt8]
+      do throws(StoreError) {
+        bytes = try FileIO.read(check.path, limit: Int.max, followLinks: false)
+      } catch {
+        if case .fileNotFound = error { return "missing" }
+        return "unreadable (\(error.description))"
+      }
       if bytes.count != check.entry.size || sha256Hex(bytes) != check.entry.sha256 {
         return "altered (its SHA-256 no longer matches the manifest)"
       }
@@ -112,7 +118,11 @@ extension Snapshots {
     }
     let old = entries(from)
     let new: [String: (String, String)]
-    if let to { new = entries(to) } else { new = try liveEntries(only: scope.map { $0.sorted() }).mapValues { ($0.sha256, $0.path) } }
+    if let to {
+      new = entries(to)
+    } else {
+      new = try liveEntries(only: scope.map { $0.sorted() }).mapValues { ($0.sha256, $0.path) }
+    }
     var difference = Difference()
     difference.added = new.keys.filter { old[$0] == nil }.sorted()
     difference.removed = old.keys.filter { new[$0] == nil }.sorted()

@@ -32,7 +32,11 @@ extension Snapshots {
           + problems.map { "\($0.path) \($0.problem)" }.joined(separator: "; "))
     }
     let live: [String: (sha256: String, path: String)]
-    if let covers = manifest.covers { live = try liveEntries(only: covers.filter(inScope)) } else { live = try liveEntries() }
+    if let covers = manifest.covers {
+      live = try liveEntries(only: covers.filter(inScope))
+    } else {
+      live = try liveEntries()
+    }
     for scope in paths ?? [] {
       func within(_ path: String) -> Bool { path == scope || path.hasPrefix(scope + "/") }
       if let covers = manifest.covers {

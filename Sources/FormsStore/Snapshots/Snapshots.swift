@@ -41,7 +41,8 @@ public struct Snapshots: Sendable {
 
   /// Every snapshot, oldest first. Names starting with `.` (a create in progress) are not snapshots.
   public func list() throws(StoreError) -> [Info] {
-    let names = try FileIO.entries(of: directory).filter { !$0.name.hasPrefix(".") && $0.kind == .directory }.map(\.name)
+    let names = try FileIO.entries(of: directory).filter { !$0.name.hasPrefix(".") && $0.kind == .directory }.map(
+      \.name)
     // By time, then by when the manifest was written (two snapshots can share a second).
     let infos = names.map { Info(name: $0, path: directory + "/" + $0) }
     let written = infos.map { FileStamp($0.path + "/manifest.json")?.mtimeNanoseconds ?? 0 }
@@ -252,7 +253,11 @@ public struct Snapshots: Sendable {
     nonisolated(unsafe) var cache = HashCache()
     nonisolated(unsafe) var listed: Result<[(relative: String, live: String)], StoreError> = .success([])
     DispatchQueue.concurrentPerform(iterations: 2) { which in
-      if which == 0 { listed = Result { () throws(StoreError) in try liveFiles() } } else { cache = HashCache.load(cachePath) }
+      if which == 0 {
+        listed = Result { () throws(StoreError) in try liveFiles() }
+      } else {
+        cache = HashCache.load(cachePath)
+      }
     }
     files = try listed.get()
     let basePath = directory + "/" + cache.snapshot
@@ -260,7 +265,8 @@ public struct Snapshots: Sendable {
       // No cache for a snapshot that is there: the newest whole snapshot's manifest says what
       // each file held; every file is read and hashed, and linked where it is the same.
       cache = HashCache()
-      if let base = try list().last(where: { $0.manifest.map { $0.covers == nil } ?? false }), let manifest = base.manifest
+      if let base = try list().last(where: { $0.manifest.map { $0.covers == nil } ?? false }),
+        let manifest = base.manifest
       {
         cache.snapshot = base.name
         for entry in manifest.files {
@@ -340,9 +346,9 @@ public struct Snapshots: Sendable {
         manifest: manifest, bytes: manifest.serialized(), cache: HashCache.serialize(rows, snapshot: name, now: now))
     }
     let allKept = kept.allSatisfy { $0 != nil }
-    let early = allKept ? try? finish(kept.map { $0! }) : nil
+    let early = allKept ? Result { () throws(StoreError) in try finish(kept.map { $0! }) } : nil
     for _ in 0..<linkers { finished.wait() }
-    if let early, !unlinked.contains(true) { return early }
+    if let early, !unlinked.contains(true) { return try early.get() }
 
     var entries = Array(repeating: SnapshotManifest.Entry(path: "", size: 0, sha256: ""), count: files.count)
     var toCopy: [Int] = []
