@@ -54,17 +54,19 @@ extension Store {
     let lock = try StoreLock(store: layout, command: abandon ? "recover --abandon" : "recover", wait: wait)
     defer { withExtendedLifetime(lock) {} }
     let journal = Journal(layout: layout)
-    let abandoned = abandon ? try journal.pending() : nil
-    let outcome = try journal.recover(abandon: abandon)
-    if let abandoned {
-      // Recorded through a journal of its own, as every audit record is.
-      var details = JSONObject()
-      details["abandoned"] = .string(abandoned)
-      let record = AuditLog.record(
-        time: now(), user: AuditLog.currentUser(root: layout.root), operation: "recover --abandon",
-        command: "recover --abandon", documents: [], details: details)
-      try journal.begin(operation: "recover --abandon").commit(record: record)
+    if abandon, let operation = try journal.pending() {
+      // Recorded before the journal goes, once: a run that failed after the append finds its
+      // record (by the plan's hash) and does not add a second.
+      let plan = sha256Hex(try FileIO.read(journal.planPath, limit: Int.max, followLinks: false))
+      if try AuditLog.read(layout).records.last?.value["abandoned_plan"]?.stringValue != plan {
+        let record = AuditLog.record(
+          time: now(), user: AuditLog.currentUser(root: layout.root), operation: "recover --abandon",
+          command: "recover --abandon", documents: [],
+          details: JSONObject(["abandoned": .string(operation), "abandoned_plan": .string(plan)]))
+        try AuditLog.appendOnce(record, layout: layout, at: AuditLog.size(AuditLog.path(layout)))
+      }
     }
+    let outcome = try journal.recover(abandon: abandon)
     let swept = try journal.removeLeftovers()
     guard outcome != nil || swept != nil else { return nil }
     return [outcome, swept].compactMap { $0 }.joined(separator: "; ")

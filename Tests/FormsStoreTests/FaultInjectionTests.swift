@@ -28,6 +28,8 @@ struct FaultInjectionTests {
     var mustApply = false
     /// Snapshots are part of what the operation changes (`snapshot create`).
     var snapshotsAreTheChange = false
+    /// The run after the faulty one settles with `recover --abandon` (finishing the abandoning).
+    var abandon = false
     var testDescription: String { name }
   }
 
@@ -129,20 +131,23 @@ struct FaultInjectionTests {
         _ = try fixture.store.reseal("keys remove") { _ in [alice.recipient] }
       }),
     Scenario(
-      name: "recover",
-      prepare: { fixture in
-        try twoFormsAndAnOrder(fixture)
-        // A cascade committed and then stopped by its first rename: a journal for `recover`.
-        let armed = FaultInjection.arm(fixture.root, fault: .init(call: .rename, nth: 2, persistent: true))
-        defer { armed.disarm() }
-        let error = storeError { _ = try fixture.store.delete(kind: "acquisition", id: "ACQ-2026-001") }
-        guard case .unfinished? = error else {
-          throw StoreError.internalError("expected unfinished, got \(error as Any)")
-        }
-      },
+      name: "recover", prepare: { try interruptedCascade($0) },
       run: { fixture in _ = try Store.recover(fixture.store.layout, wait: 1) },
       mustApply: true),
+    Scenario(
+      name: "recover --abandon", prepare: { try interruptedCascade($0) },
+      run: { fixture in _ = try Store.recover(fixture.store.layout, wait: 1, abandon: true, now: fixture.store.now) },
+      mustApply: true, abandon: true),
   ]
+
+  /// A cascade committed and then stopped by its first rename: a journal for `recover`.
+  static func interruptedCascade(_ fixture: StoreFixture) throws {
+    try twoFormsAndAnOrder(fixture)
+    let armed = FaultInjection.arm(fixture.root, fault: .init(call: .rename, nth: 2, persistent: true))
+    defer { armed.disarm() }
+    let error = storeError { _ = try fixture.store.delete(kind: "acquisition", id: "ACQ-2026-001") }
+    guard case .unfinished? = error else { throw StoreError.internalError("expected unfinished, got \(error as Any)") }
+  }
 
   static func twoFormsAndAnOrder(_ fixture: StoreFixture) throws {
     try fixture.form()
@@ -236,7 +241,10 @@ struct FaultInjectionTests {
             #expect(failure.kind != .internalError, "\(run): \(failure)")
           }
           // Recovery, without faults, must always succeed and leave nothing behind.
-          if let error = storeError({ _ = try Store.recover(fixture.store.layout, wait: 1) }) {
+          let settled = storeError {
+            _ = try Store.recover(fixture.store.layout, wait: 1, abandon: scenario.abandon, now: fixture.store.now)
+          }
+          if let error = settled {
             Issue.record("\(run): recover failed: \(error)")
             continue
           }
