@@ -132,9 +132,18 @@ func runShellLines(_ lines: [String], in directory: String, environment extra: [
     return
       "\(line)\nstatus=$?; \(test) || echo \"FAILED ($status): \(line.replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "$", with: "\\$"))\" >&2"
   }
+  let stderr = try runShell(checks.joined(separator: "\n"), in: directory, environment: extra).stderr
+  return stderr.split(separator: "\n").filter { $0.hasPrefix("FAILED") }.map(String.init)
+}
+
+/// Runs `script` with `/bin/sh` in `directory`, the built formsctl first on PATH (stdout dropped);
+/// returns its exit status and stderr.
+func runShell(_ script: String, in directory: String, environment extra: [String: String] = [:]) throws -> (
+  status: Int32, stderr: String
+) {
   let process = Process()
   process.executableURL = URL(fileURLWithPath: "/bin/sh")
-  process.arguments = ["-c", checks.joined(separator: "\n")]
+  process.arguments = ["-c", script]
   process.currentDirectoryURL = URL(fileURLWithPath: directory)
   var environment = testEnvironment()
   environment["PATH"] =
@@ -149,5 +158,5 @@ func runShellLines(_ lines: [String], in directory: String, environment extra: [
   try process.run()
   let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
   process.waitUntilExit()
-  return stderr.split(separator: "\n").filter { $0.hasPrefix("FAILED") }.map(String.init)
+  return (process.terminationStatus, stderr)
 }

@@ -5,23 +5,6 @@ import Testing
 /// Output that cannot be written, through the binary: a full device is an I/O error (exit 74, one
 /// line naming standard output); a closed pipe ends the command quietly, as it ends `cat`.
 struct IOErrorCommandTests {
-  func shell(_ script: String, in directory: String) throws -> (status: Int32, stderr: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", script]
-    process.currentDirectoryURL = URL(fileURLWithPath: directory)
-    var environment = testEnvironment()
-    environment["PATH"] = Formsctl.binary.deletingLastPathComponent().path + ":/usr/bin:/bin"
-    process.environment = environment
-    let errors = Pipe()
-    process.standardError = errors
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return (process.terminationStatus, stderr)
-  }
-
   @Test func aFullStdoutIsAnIOErrorNotSuccess() throws {
     guard FileManager.default.fileExists(atPath: "/dev/full") else {
       print("skipped: no /dev/full here")
@@ -31,7 +14,7 @@ struct IOErrorCommandTests {
       _ = try Formsctl.run(["init", "."], in: dir)
       _ = try Formsctl.run(
         ["new", "acquisition", "--set", "id=ACQ-2026-001", "--set", "title=T", "--set", "agency=A"], in: dir)
-      let result = try shell("formsctl get acquisition ACQ-2026-001 > /dev/full", in: dir)
+      let result = try runShell("formsctl get acquisition ACQ-2026-001 > /dev/full", in: dir)
       #expect(result.status == 74)
       #expect(result.stderr == "formsctl: error: standard output: write failed: No space left on device\n")
     }
@@ -41,7 +24,7 @@ struct IOErrorCommandTests {
     try withTemporaryDirectory { dir in
       try copyExampleStore(to: dir + "/store")
       // Enough output to outrun the pipe's buffer once `head` has gone; the shell sees SIGPIPE.
-      let result = try shell(
+      let result = try runShell(
         "for i in 1 2 3 4 5 6 7 8; do formsctl list form --format json; done | head -c 1 >/dev/null; "
           + "formsctl list form --format ndjson | (exec 0<&-; true); exit 0",
         in: dir + "/store")
