@@ -98,22 +98,14 @@ struct FaultInjectionTests {
       run: { fixture in _ = try Migrator(store: fixture.store).run(.init()) }),
     Scenario(
       name: "snapshot create",
-      prepare: { fixture in
-        try fixture.form()
-        _ = try fixture.snapshots().create(reason: "manual")
-        try fixture.store.update(kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=Desks")])
-        fixture.advance(60)
-      },
+      prepare: { try snapshotThenChange($0) },
       run: { fixture in _ = try fixture.snapshots().create(reason: "manual", label: "again") },
       snapshotsAreTheChange: true),
     Scenario(
       name: "snapshot restore",
       prepare: { fixture in
-        try fixture.form()
-        _ = try fixture.snapshots().create(reason: "manual")
-        try fixture.store.update(kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=Desks")])
+        try snapshotThenChange(fixture)
         try fixture.order("PO-7")
-        fixture.advance(60)
       },
       run: { fixture in _ = try fixture.snapshots().restore("latest", wait: 1, command: "snapshot restore latest") }),
     Scenario(
@@ -139,6 +131,14 @@ struct FaultInjectionTests {
       run: { fixture in _ = try Store.recover(fixture.store.layout, wait: 1, abandon: true, now: fixture.store.now) },
       mustApply: true, abandon: true),
   ]
+
+  /// A snapshot, then a change to the acquisition, a minute earlier than the operation.
+  static func snapshotThenChange(_ fixture: StoreFixture) throws {
+    try fixture.form()
+    _ = try fixture.snapshots().create(reason: "manual")
+    try fixture.store.update(kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=Desks")])
+    fixture.advance(60)
+  }
 
   /// A cascade committed and then stopped by its first rename: a journal for `recover`.
   static func interruptedCascade(_ fixture: StoreFixture) throws {
