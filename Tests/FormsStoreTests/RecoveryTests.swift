@@ -129,6 +129,23 @@ struct RecoveryTests {
     }
   }
 
+  @Test func aSnapshotManifestThatCannotBeReadIsAnIOErrorNotNoManifest() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try StoreFixture(dir + "/store")
+      try fixture.acquisition()
+      let snapshots = Snapshots(layout: fixture.store.layout)
+      let name = try snapshots.create(reason: "manual").name
+      let manifest = fixture.root + "/.formsctl/snapshots/\(name)/manifest.json"
+      let armed = FaultInjection.arm(manifest, fault: .init(call: .read, nth: 1, persistent: true))
+      defer { armed.disarm() }
+      let error = storeError { _ = try snapshots.resolve("latest") }
+      #expect(error == .io(manifest, operation: "read", errno: EIO), "\(String(describing: error))")
+      #expect(error?.kind == .ioError)
+      let problems = try snapshots.verify(try snapshots.list())
+      #expect(problems.map(\.problem) == ["unreadable (\(manifest): read failed: Input/output error)"])
+    }
+  }
+
   /// Every file below `root` (hidden ones too): relative path → content.
   static func tree(_ root: String) throws -> [String: String] {
     var out: [String: String] = [:]

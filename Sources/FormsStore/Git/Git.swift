@@ -120,13 +120,16 @@ public struct GitRepository: Sendable {
 public enum RevisionCheck {
   public static func run(
     files: [String], revision: String, git: GitRepository, registry: SchemaRegistry, display: (String) -> String
-  )
-    -> [Diagnostic]
-  {
+  ) throws(StoreError) -> [Diagnostic] {
     var diagnostics: [Diagnostic] = []
-    for path in files {
-      guard let oldBytes = git.contents(of: path, at: revision), let old = try? JSONParser().parse(oldBytes),
-        let bytes = try? FileIO.read(path), let (new, map) = try? JSONParser().parseWithSourceMap(bytes),
+    // A file new since REV, not a regular file, or not parsing on either side has nothing to
+    // compare (validate reports those); one that cannot be read is an error.
+    for path in files where FileIO.entry(path) == .file {
+      guard let oldBytes = git.contents(of: path, at: revision), let old = try? JSONParser().parse(oldBytes) else {
+        continue
+      }
+      let bytes = try FileIO.read(path)
+      guard let (new, map) = try? JSONParser().parseWithSourceMap(bytes),
         let schema = new["_schema"]?.stringValue.flatMap({ registry.schema(reference: $0) })
       else { continue }
       for finding in ChangeRules.findings(old: old, new: new, schema: schema) {

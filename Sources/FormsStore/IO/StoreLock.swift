@@ -39,7 +39,10 @@ public final class StoreLock {
         throw StoreError.io(path, operation: "flock", errno: errno)
       }
       if Date() >= deadline {
-        let holder = (try? FileIO.read(path, limit: 4096)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        // The holder's note only makes the message precise; unreadable, it names "formsctl".
+        let note: [UInt8]
+        do throws(StoreError) { note = try FileIO.read(path, limit: 4096) } catch { note = [] }
+        let holder = String(decoding: note, as: UTF8.self)
         close(fd)
         let parts = holder.split(separator: " ", maxSplits: 1)
         let pid = parts.first.flatMap { Int32($0) }

@@ -178,10 +178,13 @@ extension Migrator {
   /// SHA-256 of a descriptor's meaning: its YAML as canonical JSON, so reformatting does not count.
   func descriptorChecksum(_ path: String) throws(StoreError) -> String {
     let bytes = try FileIO.read(path)
-    guard let node = (try? YAMLReader().read(bytes)) ?? nil, let json = try? node.jsonValue() else {
+    // Text that does not parse as YAML (schema check reports it) is checksummed as it is.
+    do {
+      guard let json = try YAMLReader().read(bytes)?.jsonValue() else { return sha256Hex(bytes) }
+      return sha256Hex(JSONWriter.canonical(json))
+    } catch {
       return sha256Hex(bytes)
     }
-    return sha256Hex(JSONWriter.canonical(json))
   }
 
   /// The descriptors earlier migrations used, with the checksum each had (the latest record wins).

@@ -58,7 +58,14 @@ struct HashCache: Sendable {
 
   static func load(_ path: String) -> HashCache {
     var cache = HashCache()
-    guard let bytes = try? FileIO.read(path, limit: Int.max) else { return cache }
+    // Only a cache (DESIGN §13): missing, unreadable or corrupt, it is bypassed (the next
+    // snapshot reads and hashes every file, then writes a new one); it never fails a snapshot.
+    let bytes: [UInt8]
+    do throws(StoreError) {
+      bytes = try FileIO.read(path, limit: Int.max)
+    } catch {
+      return cache
+    }
     // Byte-level: `# v3 written snapshot`, then `sha \t size \t mtime \t ctime \t inode \t schema \t path \n`.
     bytes.withUnsafeBufferPointer { b in
       var i = 0

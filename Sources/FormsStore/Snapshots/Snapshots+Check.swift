@@ -20,8 +20,15 @@ extension Snapshots {
     var problems: [Problem] = []
     var checks: [(snapshot: String, path: String, entry: SnapshotManifest.Entry)] = []
     for info in infos {
-      guard let manifest = info.manifest else {
-        problems.append(Problem(snapshot: info.name, path: "manifest.json", problem: "missing or unreadable"))
+      let manifest: SnapshotManifest?
+      do throws(StoreError) {
+        manifest = try info.loadManifest()
+      } catch {
+        problems.append(Problem(snapshot: info.name, path: "manifest.json", problem: "unreadable (\(error))"))
+        continue
+      }
+      guard let manifest else {
+        problems.append(Problem(snapshot: info.name, path: "manifest.json", problem: "missing or not a manifest"))
         continue
       }
       for entry in manifest.files where paths?.contains(entry.path) ?? true {
@@ -128,8 +135,10 @@ extension Snapshots {
     difference.removed = old.keys.filter { new[$0] == nil }.sorted()
     for path in old.keys.sorted() {
       guard let before = old[path], let after = new[path], before.0 != after.0 else { continue }
-      let a = (try? FileIO.read(before.1, limit: Int.max)).flatMap { try? JSONParser().parse($0) }
-      let b = (try? FileIO.read(after.1, limit: Int.max)).flatMap { try? JSONParser().parse($0) }
+      // A file that cannot be read is an error; one that does not parse changed as a whole.
+      let (old, new) = (try FileIO.read(before.1, limit: Int.max), try FileIO.read(after.1, limit: Int.max))
+      let a = try? JSONParser().parse(old)
+      let b = try? JSONParser().parse(new)
       var pointers: [String] = []
       if let a, let b { changedPointers(a, b, at: .root, into: &pointers) }
       difference.changed.append(.init(path: path, pointers: pointers))

@@ -16,7 +16,7 @@ extension Snapshots {
   /// recreated, and files in that part it does not have (created since) are removed. Refuses,
   /// naming them, when the snapshot's files fail verification, or a path names nothing in either.
   public func planRestore(_ info: Info, paths: [String]? = nil) throws(StoreError) -> RestorePlan {
-    guard let manifest = info.manifest else {
+    guard let manifest = try info.loadManifest() else {
       throw StoreError.badRequest("snapshot \(info.name) has no readable manifest")
     }
     // A partial snapshot speaks only for the documents it covers; the rest of the store is left alone.

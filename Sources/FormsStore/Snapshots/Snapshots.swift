@@ -22,7 +22,7 @@ public struct Snapshots: Sendable {
     public let path: String
     /// When it was taken (from the name), seconds since 1970.
     public let time: Int64
-    private let loaded = Memo<SnapshotManifest?>()
+    private let loaded = Memo<Result<SnapshotManifest?, StoreError>>()
 
     init(name: String, path: String) {
       self.name = name
@@ -30,13 +30,24 @@ public struct Snapshots: Sendable {
       self.time = Instant(Snapshots.timeText(fromName: name))?.seconds ?? 0
     }
 
-    /// The manifest, or nil when it is missing or unreadable.
-    public var manifest: SnapshotManifest? {
-      loaded.value {
-        (try? FileIO.read(path + "/manifest.json")).flatMap { try? JSONParser().parse($0) }
-          .flatMap(SnapshotManifest.init(json:))
-      }
+    /// The manifest (read once): nil when it is missing or does not parse, so the snapshot cannot
+    /// be used; an error when it cannot be read. What acts on a snapshot (resolve, restore,
+    /// verify) asks this.
+    public func loadManifest() throws(StoreError) -> SnapshotManifest? {
+      let path = self.path + "/manifest.json"
+      return try loaded.value {
+        Result { () throws(StoreError) -> SnapshotManifest? in
+          guard FileIO.entry(path) != .missing else { return nil }
+          let bytes = try FileIO.read(path)
+          return (try? JSONParser().parse(bytes)).flatMap(SnapshotManifest.init(json:))
+        }
+      }.get()
     }
+
+    /// `loadManifest()` for what only shows or ranks snapshots (listings, labels, the base a new
+    /// snapshot links to, which is only a saving): nil also when it cannot be read, and the
+    /// snapshot is shown as having no manifest.
+    public var manifest: SnapshotManifest? { (try? loadManifest()) ?? nil }
   }
 
   /// Every snapshot, oldest first. Names starting with `.` (a create in progress) are not snapshots.
@@ -67,7 +78,7 @@ public struct Snapshots: Sendable {
   public func resolve(_ reference: String) throws(StoreError) -> (info: Info, note: String?) {
     let all = try list()
     let (found, note) = try pick(reference, among: all)
-    guard let manifest = found.manifest else {
+    guard let manifest = try found.loadManifest() else {
       throw StoreError.badRequest("snapshot \(found.name) has no readable manifest.json; it cannot be used")
     }
     if let unsafe = (manifest.files.map(\.path) + (manifest.covers ?? [])).first(where: {

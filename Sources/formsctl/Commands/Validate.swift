@@ -100,7 +100,7 @@ extension Formsctl {
       var report = try validator.validate(files, progress: options.progress)
       if let revision = against {
         let git = try GitRepository(around: layout.root)
-        report.diagnostics += RevisionCheck.run(
+        report.diagnostics += try RevisionCheck.run(
           files: files, revision: revision, git: git, registry: registry, display: display)
         report.invalid = Set(report.diagnostics.map(\.file)).count
       }
