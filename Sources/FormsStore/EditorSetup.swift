@@ -29,6 +29,10 @@ public struct EditorSetup: Sendable {
   /// Writes `<kind>-<version>.schema.json` for every version and `<kind>.schema.json`, which picks
   /// the version by `_schema`, into `directory`; returns the associations.
   public func exportSchemas(to directory: String) throws(StoreError) -> [Association] {
+    // Nothing is written through a link (DESIGN §13), and nothing at all when the settings'
+    // directory is one: checked before the first file.
+    try FileIO.refuseLinks(directory, below: layout.root)
+    try FileIO.refuseLinks(parentDirectory(settingsPath), below: layout.root)
     try FileIO.makeDirectories(directory)
     let writer = AtomicWriter(boundary: directory)
     var associations: [Association] = []

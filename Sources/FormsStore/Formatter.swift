@@ -44,18 +44,33 @@ public struct Formatter: Sendable {
   }
 
   /// The JSON files named by `paths` (files as given; directories walked for `*.json`, skipping
-  /// hidden directories such as `.formsctl`, `.git` and `.build`). A missing path is an error.
-  public static func expand(_ paths: [String]) throws(StoreError) -> [String] {
+  /// hidden directories such as `.formsctl`, `.git` and `.build`), and apart what a walk found and
+  /// never opens: symbolic links (to files or directories), FIFOs, devices. A missing path is an error.
+  public static func expand(_ paths: [String]) throws(StoreError) -> (files: [String], irregular: [String]) {
     var files: [String] = []
+    var irregular: [String] = []
     for path in paths {
       switch FileIO.entry(path) {
       case .missing: throw StoreError.fileNotFound(path)
-      case .directory: files += try FileIO.files(under: path, suffix: ".json")
-      case .symlink where FileIO.isDirectory(path): files += try FileIO.files(under: path, suffix: ".json")
+      case .directory:
+        let found = try FileIO.walk(path, suffix: ".json")
+        files += found.files
+        irregular += found.irregular
       default: files.append(path)
       }
     }
-    return files
+    return (files, irregular)
+  }
+
+  /// What `expand` found and never opens, as the failure a store reports for it.
+  public static func refused(_ path: String) -> FileResult {
+    FileResult(
+      path: path,
+      outcome: .failed(
+        Diagnostic(
+          file: path, position: nil, rule: "read",
+          message: "\(FileIO.describe(path)), not a regular file; formsctl does not follow it in a store "
+            + "(replace it with what it points to, or move it out of the store)")))
   }
 
   /// Formats (or checks) every file; one file's failure never stops the others.

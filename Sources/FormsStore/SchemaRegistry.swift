@@ -52,7 +52,16 @@ public struct SchemaRegistry: Sendable {
     var diagnostics: [Diagnostic] = []
     var files: [String: String] = [:]
     let root = FileIO.realPath(directory) ?? directory
-    for path in try FileIO.files(under: directory, suffix: ".yaml") {
+    // The directory itself as the manifest names it (`StoreLayout` checks it); no link below it.
+    let (found, irregular) = try FileIO.walk(directory, suffix: ".yaml", followingTop: true)
+    for path in irregular {
+      diagnostics.append(
+        Diagnostic(
+          file: display(path), position: nil, rule: "schema",
+          message: "\(FileIO.describe(path)), not a regular file: formsctl reads no descriptor through a link; "
+            + "replace it with the file (or the directory) it points to"))
+    }
+    for path in found {
       let relative = String(path.dropFirst(directory.count + 1))
       let parts = relative.split(separator: "/")
       if parts.first?.hasPrefix("_") == true { continue }

@@ -13,36 +13,64 @@ extension Store {
 
     """
 
+  /// What `initialize` did.
+  public struct Initialized: Sendable {
+    public let layout: StoreLayout
+    /// Files that were already there and differ from what init writes (store-relative paths):
+    /// kept as they are, never overwritten.
+    public let kept: [String]
+  }
+
   /// Creates a new store in `directory` (made if missing): manifest, the built-in schemas, `data/`,
   /// `.formsctl/` and a `.gitignore` that keeps tool state out of git except `history.jsonl`.
-  /// Refuses a directory that already holds a store.
-  public static func initialize(at directory: String) throws(StoreError) -> StoreLayout {
+  /// Refuses a directory that already holds a store or lies inside one. Never overwrites: a file
+  /// that is there already is kept (and reported when it differs from the built-in); nothing is
+  /// written through a symbolic link, and a link where init would write refuses the whole init
+  /// before its first file.
+  public static func initialize(at directory: String) throws(StoreError) -> Initialized {
+    let absolute = absolutePath(directory, from: FileIO.currentDirectory)
+    if FileIO.exists(absolute + "/" + StoreLayout.manifestName) { throw StoreError.storeExists(directory) }
+    if absolute != "/",
+      let outer = StoreLayout.nearest(holding: StoreLayout.manifestName, from: parentDirectory(absolute))
+    {
+      throw StoreError.badRequest(
+        "\(directory) is inside the store at \(outer); a store cannot hold another (run init outside it)")
+    }
     try FileIO.makeDirectories(directory)
     let root = FileIO.realPath(directory) ?? directory
-    if FileIO.exists(root + "/" + StoreLayout.manifestName) { throw StoreError.storeExists(directory) }
-    let writer = AtomicWriter(boundary: root)
-    for (path, contents) in BuiltinSchemas.files {
-      let target = root + "/schemas/" + path
-      try FileIO.makeDirectories(parentDirectory(target))
-      try writer.write(Array(contents.utf8), to: target)
-    }
-    try FileIO.makeDirectories(root + "/data")
-    try FileIO.makeDirectories(root + "/.formsctl")
     let gitignore = root + "/.gitignore"
     let ignore = ".formsctl/*\n!.formsctl/history.jsonl\n"
+    var files = BuiltinSchemas.files.map { (path: root + "/schemas/" + $0.path, contents: Array($0.contents.utf8)) }
     if FileIO.entry(gitignore) != .missing {
-      let existing = try FileIO.read(gitignore)
-      let text = String(decoding: existing, as: UTF8.self)
-      if !text.contains(".formsctl/*") {
-        try writer.write(
-          Array((text + (text.hasSuffix("\n") || text.isEmpty ? "" : "\n") + ignore).utf8), to: gitignore)
-      }
+      let text = String(decoding: try FileIO.read(gitignore), as: UTF8.self)
+      let added = text + (text.hasSuffix("\n") || text.isEmpty ? "" : "\n") + ignore
+      files.append((gitignore, Array((text.contains(".formsctl/*") ? text : added).utf8)))
     } else {
-      try writer.write(Array(ignore.utf8), to: gitignore)
+      files.append((gitignore, Array(ignore.utf8)))
     }
+    let directories = [root + "/data", root + "/.formsctl"] + Set(files.map { parentDirectory($0.path) }).sorted()
+    // Every check before the first write: a link anywhere init would write refuses it all.
+    for path in directories { try FileIO.refuseLinks(path, below: root) }
+    var kept: [String] = []
+    var missing: [(path: String, contents: [UInt8])] = []
+    for file in files {
+      switch FileIO.entry(file.path) {
+      case .missing: missing.append(file)
+      case .file:
+        if try FileIO.read(file.path) != file.contents, file.path != gitignore {
+          kept.append(String(file.path.dropFirst(root.count + 1)))
+        }
+        if file.path == gitignore { missing.append(file) }  // the rule is added to what is there
+      default:
+        throw StoreError.wrongFileType(file.path, found: FileIO.describe(file.path), expected: "a regular file")
+      }
+    }
+    let writer = AtomicWriter(boundary: root)
+    for path in directories { try writer.makeDirectories(path) }
+    for file in missing { try writer.write(file.contents, to: file.path) }
     // The manifest last: a store exists only once everything it names does.
     try writer.write(Array(initialManifest.utf8), to: root + "/" + StoreLayout.manifestName)
-    return try StoreLayout(root: root)
+    return Initialized(layout: try StoreLayout(root: root), kept: kept)
   }
 
   /// Finishes or rolls back an interrupted operation, under the lock; with `abandon`, drops its

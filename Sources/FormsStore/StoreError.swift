@@ -15,6 +15,10 @@ public enum StoreError: FormsError, Equatable {
   /// The free-space check found that the work would fill the disk (exit 74, before anything is written).
   case insufficientSpace(String)
   case symlinkOutsideStore(String)
+  /// A name in `directory` that is not valid UTF-8, shown with `\xNN` escapes.
+  case badFileName(String, escaped: String)
+  /// A directory the manifest names (`schemas:`) is missing: `key` is its manifest key.
+  case missingDirectory(String, key: String)
   case pathOutsideStore(String)
   case locked(pid: Int32?, command: String, waited: Double)
   case storeExists(String)
@@ -43,8 +47,8 @@ public enum StoreError: FormsError, Equatable {
 
   public var kind: FailureKind {
     switch self {
-    case .fileNotFound, .notAStore, .storeNotFound: return .noInput
-    case .manifest, .fileTooLarge, .wrongFileType, .symlinkOutsideStore, .pathOutsideStore, .storeExists:
+    case .fileNotFound, .notAStore, .storeNotFound, .missingDirectory: return .noInput
+    case .manifest, .fileTooLarge, .wrongFileType, .symlinkOutsideStore, .pathOutsideStore, .storeExists, .badFileName:
       return .badInput
     case .io(_, _, let code):
       // A path that is not what the store's layout needs is bad input; anything else the system
@@ -83,6 +87,12 @@ public enum StoreError: FormsError, Equatable {
       return "\(path): \(operation) failed: \(String(cString: strerror(code)))"
     case .symlinkOutsideStore(let path):
       return "\(path): a symbolic link that leads out of the store; refusing to write through it"
+    case .badFileName(let directory, let escaped):
+      return "\(directory)/\(escaped): the file name is not valid UTF-8, so formsctl cannot name it to read, copy "
+        + "or remove it; rename it (ls -b shows the bytes) or move it out of the store"
+    case .missingDirectory(let path, let key):
+      return "\(path): no such directory (formsctl.yaml names it as `\(key):`); restore it (git checkout -- \(fileName(path))) "
+        + "or correct `\(key):` in formsctl.yaml"
     case .pathOutsideStore(let path):
       return "\(path): not inside the store"
     case .locked(let pid, let command, let waited):

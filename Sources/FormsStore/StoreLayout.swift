@@ -73,7 +73,33 @@ public struct StoreLayout: Sendable, Equatable {
     self.dataDirectory = absolutePath(data, from: root)
     self.retention = retention
     self.recipients = recipients
+    try checkDirectories()
   }
+
+  /// The directories the manifest names are what they must be: the schemas directory exists (a
+  /// store without it would load as "0 kinds"); inside the store root neither it nor the data
+  /// directory is a symbolic link (formsctl follows no link there, so a linked `data/` would read
+  /// as empty). A schemas directory outside the root is named on purpose and may be reached
+  /// through links. A missing data directory is a store without documents (git keeps no empty
+  /// directory).
+  func checkDirectories() throws(StoreError) {
+    func check(_ path: String, key: String, required: Bool) throws(StoreError) {
+      let found = FileIO.entry(path)
+      switch found {
+      case .directory: return
+      case .missing where !required: return
+      case .missing: throw StoreError.missingDirectory(path, key: key)
+      case .symlink where !isInsideRoot(path):
+        guard FileIO.isDirectory(path) else { throw StoreError.missingDirectory(path, key: key) }
+      default: throw StoreError.wrongFileType(path, found: FileIO.describe(path), expected: "a directory")
+      }
+    }
+    try check(schemasDirectory, key: "schemas", required: true)
+    try check(dataDirectory, key: "data", required: false)
+  }
+
+  /// True when `path` (absolute, normalized) is the store root or below it, by its spelling.
+  func isInsideRoot(_ path: String) -> Bool { path == root || path.hasPrefix(root + "/") }
 
   /// `encryption: {recipients: [x25519:..., ...]}`: who sensitive values are sealed for.
   static func recipients(_ node: YAMLNode, manifest: String) throws(StoreError) -> [Recipient] {
@@ -137,8 +163,9 @@ public struct StoreLayout: Sendable, Equatable {
 
   /// `paths` (relative to `workingDirectory`) grouped by the store each lies in, found by walking
   /// up from the path itself (as pre-commit passes files from the top of a repository holding
-  /// stores anywhere below it); the paths inside no store come back apart.
-  public static func group(_ paths: [String], workingDirectory: String) -> (
+  /// stores anywhere below it); the paths inside no store come back apart. A store whose manifest
+  /// does not load is an error, never "outside any store".
+  public static func group(_ paths: [String], workingDirectory: String) throws(StoreError) -> (
     stores: [(layout: StoreLayout, paths: [String])], outside: [String]
   ) {
     var stores: [(layout: StoreLayout, paths: [String])] = []
@@ -155,10 +182,8 @@ public struct StoreLayout: Sendable, Equatable {
       }
       if let index = stores.firstIndex(where: { $0.layout.root == root }) {
         stores[index].paths.append(path)
-      } else if let layout = try? StoreLayout(root: root) {
-        stores.append((layout, [path]))
       } else {
-        outside.append(path)
+        stores.append((try StoreLayout(root: root), [path]))
       }
     }
     return (stores, outside)

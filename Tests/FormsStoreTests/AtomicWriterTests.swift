@@ -96,6 +96,7 @@ struct StoreLockTests {
   @Test func secondWriterWaitsThenFailsNamingTheHolder() throws {
     try withTemporaryDirectory { dir in
       try writeFile("formsctl: 1\n", to: dir + "/formsctl.yaml")
+      try FileManager.default.createDirectory(atPath: dir + "/schemas", withIntermediateDirectories: true)
       let store = try StoreLayout(root: dir)
       let first = try StoreLock(store: store, command: "migrate", wait: 0)
       // flock locks belong to the open file description, so a second open in this process conflicts.
@@ -117,7 +118,7 @@ struct FormatterTests {
       try writeFile("{\"b\": 1, \"a\": 12.50}", to: dir + "/messy.json")
       try writeFile("{\n  \"a\": 1\n}\n", to: dir + "/clean.json")
       try writeFile("{\"a\": 1,}", to: dir + "/broken.json")
-      let files = try Formatter.expand([dir])
+      let files = try Formatter.expand([dir]).files
       let check = Formatter(check: true, writer: AtomicWriter(boundary: dir)).run(files)
       #expect(check.changed == [dir + "/messy.json"])
       #expect(

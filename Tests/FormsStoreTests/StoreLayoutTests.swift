@@ -8,11 +8,12 @@ import Testing
 struct StoreLayoutTests {
   @Test func locatesByWalkingUp() throws {
     try withTemporaryDirectory { dir in
-      try writeFile("formsctl: 1\nschemas: ../../schemas\n", to: dir + "/store/formsctl.yaml")
+      try writeFile("formsctl: 1\nschemas: ../schemas\n", to: dir + "/store/formsctl.yaml")
       try FileManager.default.createDirectory(atPath: dir + "/store/data/forms", withIntermediateDirectories: true)
+      try FileManager.default.createDirectory(atPath: dir + "/schemas", withIntermediateDirectories: true)
       let store = try StoreLayout.locate(explicit: nil, environment: [:], workingDirectory: dir + "/store/data/forms")
       #expect(store.root == dir + "/store")
-      #expect(store.schemasDirectory == (dir as NSString).deletingLastPathComponent + "/schemas")
+      #expect(store.schemasDirectory == dir + "/schemas")
       #expect(store.dataDirectory == dir + "/store/data")
       let viaEnvironment = try StoreLayout.locate(
         explicit: nil, environment: ["FORMSCTL_STORE": "store"], workingDirectory: dir)
@@ -39,6 +40,7 @@ struct StoreLayoutTests {
   @Test func documentPathsReadBackToTheirDirectoryAndID() throws {
     try withTemporaryDirectory { root in
       try writeFile("formsctl: 1\ndata: records/../data\n", to: root + "/formsctl.yaml")
+      try FileManager.default.createDirectory(atPath: root + "/schemas", withIntermediateDirectories: true)
       let layout = try StoreLayout(root: root)
       #expect(layout.dataDirectory == root + "/data")
       let path = layout.path(directory: "forms", id: "F-1")
@@ -58,6 +60,7 @@ struct StoreLayoutTests {
   @Test func idsAreTheRegularDocumentFilesOfOneDirectory() throws {
     try withTemporaryDirectory { root in
       try writeFile("formsctl: 1\n", to: root + "/formsctl.yaml")
+      try FileManager.default.createDirectory(atPath: root + "/schemas", withIntermediateDirectories: true)
       let layout = try StoreLayout(root: root)
       for name in ["PO-2.json", "PO-1.json", "PO-10.json", ".hidden.json", "notes.txt", "sub/PO-3.json"] {
         try writeFile("{}", to: layout.documents(in: "orders") + "/" + name)

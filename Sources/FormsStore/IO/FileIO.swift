@@ -174,41 +174,61 @@ public enum FileIO {
     try walk(directory, suffix: suffix, skipping: skipping).files
   }
 
-  /// `files(under:)`, and apart, the names ending with `suffix` that are not regular files
-  /// (symbolic links, FIFOs, devices, directories named `*.json`): never opened, only reported.
+  /// `files(under:)`, and apart, what formsctl never opens there, only reports: the names ending
+  /// with `suffix` that are not regular files (symbolic links, FIFOs, devices, directories named
+  /// `*.json`) and symbolic links to directories, whatever their names (a walk follows no link).
   /// Sorted by path, unless `sorted` is false (a caller that orders what it finds some other way).
-  public static func walk(_ directory: String, suffix: String, skipping: Set<String> = [], sorted: Bool = true)
+  /// `directory` itself may be a link only with `followingTop` (a directory the manifest names).
+  public static func walk(
+    _ directory: String, suffix: String, skipping: Set<String> = [], sorted: Bool = true, followingTop: Bool = false
+  )
     throws(StoreError) -> (files: [String], irregular: [String])
   {
     var files: [String] = []
     var irregular: [String] = []
-    try walk(directory, suffix: suffix, skipping: skipping, into: &files, irregular: &irregular)
+    try walk(
+      directory, suffix: suffix, skipping: skipping, following: followingTop, into: &files, irregular: &irregular)
     return sorted ? (files.sorted(), irregular.sorted()) : (files, irregular)
   }
 
   private static func walk(
-    _ directory: String, suffix: String, skipping: Set<String>, into out: inout [String], irregular: inout [String]
+    _ directory: String, suffix: String, skipping: Set<String>, following: Bool, into out: inout [String],
+    irregular: inout [String]
   ) throws(StoreError) {
     var subdirectories: [String] = []
-    for (name, kind) in try entries(of: directory) where !name.hasPrefix(".") {
+    for (name, kind) in try entries(of: directory, followingLink: following) where !name.hasPrefix(".") {
       let path = directory == "." ? name : directory + "/" + name
       switch kind {
       case .directory where !suffix.isEmpty && name.hasSuffix(suffix): irregular.append(path)
       case .directory: if !skipping.contains(name) { subdirectories.append(path) }
       case .file: if name.hasSuffix(suffix) { out.append(path) }
+      case .symlink where isDirectory(path): if !skipping.contains(name) { irregular.append(path) }
       default: if name.hasSuffix(suffix) { irregular.append(path) }
       }
     }
-    for sub in subdirectories { try walk(sub, suffix: suffix, skipping: skipping, into: &out, irregular: &irregular) }
+    for sub in subdirectories {
+      try walk(sub, suffix: suffix, skipping: skipping, following: false, into: &out, irregular: &irregular)
+    }
   }
 
   /// The names in a directory (without `.` and `..`) and what each is, with one `readdir` pass.
   /// A directory that does not exist has none; one that cannot be read is an error naming it,
-  /// never "nothing there" (DESIGN §8).
-  public static func entries(of directory: String) throws(StoreError) -> [(name: String, kind: Entry)] {
-    guard let dir = POSIX.opendir(directory) else {
-      if errno == ENOENT { return [] }
-      throw StoreError.io(directory, operation: "list", errno: errno)
+  /// never "nothing there" (DESIGN §8). `directory` is not followed when it is a symbolic link
+  /// (an error saying so), unless `followingLink`. A name that is not valid UTF-8 is an error
+  /// naming it: formsctl could not name that file again to read, copy or remove it.
+  public static func entries(of directory: String, followingLink: Bool = false) throws(StoreError) -> [(
+    name: String, kind: Entry
+  )] {
+    let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followingLink ? 0 : O_NOFOLLOW)
+    let fd = POSIX.openDirectory(directory, flags)
+    guard fd >= 0, let dir = fdopendir(fd) else {
+      let failure = errno
+      if fd >= 0 { close(fd) }
+      if failure == ENOENT { return [] }
+      if failure == ELOOP || failure == ENOTDIR, entry(directory) != .directory {
+        throw StoreError.wrongFileType(directory, found: describe(directory), expected: "a directory")
+      }
+      throw StoreError.io(directory, operation: "list", errno: failure)
     }
     defer { closedir(dir) }
     var out: [(String, Entry)] = []
@@ -218,8 +238,12 @@ public enum FileIO {
         if errno != 0 { throw StoreError.io(directory, operation: "list", errno: errno) }
         break
       }
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+      let name = try withUnsafeBytes(of: entry.pointee.d_name) { (raw) throws(StoreError) -> String in
+        let bytes = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
+        guard let name = String(validatingCString: bytes) else {
+          throw StoreError.badFileName(directory, escaped: escapedFileName(bytes))
+        }
+        return name
       }
       if name == "." || name == ".." { continue }
       let kind: Entry
@@ -233,6 +257,47 @@ public enum FileIO {
       out.append((name, kind))
     }
     return out
+  }
+
+  /// A file name's bytes as text, each byte that is not part of valid UTF-8 as `\xNN`.
+  static func escapedFileName(_ bytes: UnsafePointer<CChar>) -> String {
+    let raw = Array(UnsafeBufferPointer(start: bytes, count: strlen(bytes))).map { UInt8(bitPattern: $0) }
+    var out = ""
+    var index = 0
+    while index < raw.count {
+      // The longest valid UTF-8 sequence starting here, or one byte escaped.
+      var decoded: String?
+      for length in (1...min(4, raw.count - index)).reversed() {
+        if let text = String(validating: raw[index..<(index + length)], as: UTF8.self) {
+          decoded = text
+          index += length
+          break
+        }
+      }
+      if let decoded {
+        out += decoded
+      } else {
+        out += String(format: "\\x%02X", raw[index])
+        index += 1
+      }
+    }
+    return out
+  }
+
+  /// Refuses a directory to write into when it, or a directory between `base` and it, is a
+  /// symbolic link (lstat; what does not exist yet is made by formsctl and is no link). Outside
+  /// `base`, only `directory` itself is checked: the parents of a path a person names are theirs.
+  public static func refuseLinks(_ directory: String, below base: String) throws(StoreError) {
+    var path = normalizedPath(directory)
+    let top = normalizedPath(base)
+    let inside = path.hasPrefix(top + "/")
+    while path != top && path != "/" {
+      if entry(path) == .symlink {
+        throw StoreError.wrongFileType(path, found: "a symbolic link", expected: "a directory")
+      }
+      guard inside else { return }
+      path = parentDirectory(path)
+    }
   }
 
   /// The absolute, symlink-free form of an existing path.

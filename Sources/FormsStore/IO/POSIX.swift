@@ -70,7 +70,8 @@ enum POSIX {
     fault(.link, path) ? -1 : Foundation.linkat(from, name, to, name, 0)
   }
 
-  static func opendir(_ path: String) -> OpaquePointer? {
-    fault(.readdir, path) ? nil : Foundation.opendir(path)
+  /// `open` of a directory to list (then `fdopendir`), counted as a readdir.
+  static func openDirectory(_ path: String, _ flags: Int32) -> Int32 {
+    fault(.readdir, path) ? -1 : Foundation.open(path, flags)
   }
 }

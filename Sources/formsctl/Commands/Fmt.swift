@@ -35,10 +35,10 @@ extension Formsctl {
 
     func run() throws {
       let cwd = FileIO.currentDirectory
-      let files = try Formatter.expand(paths.isEmpty ? ["."] : paths)
+      let (files, irregular) = try Formatter.expand(paths.isEmpty ? ["."] : paths)
       // Each file under the lock of the store it lies in, wherever fmt runs from; JSON files in
       // no store need no lock.
-      let (stores, outside) = StoreLayout.group(files, workingDirectory: cwd)
+      let (stores, outside) = try StoreLayout.group(files, workingDirectory: cwd)
       var results: [FormsStore.Formatter.FileResult] = []
       for store in stores {
         let mine = documentsOnly ? store.paths.filter { store.layout.holdsDocument(joinPath(cwd, $0)) } : store.paths
@@ -52,6 +52,13 @@ extension Formsctl {
       }
       if !documentsOnly {
         results += FormsStore.Formatter(check: check, writer: AtomicWriter(boundary: "/")).run(outside).results
+      }
+      // A link, FIFO or device is never opened: in a store it is a failure (a linked data
+      // directory would otherwise check nothing), elsewhere a warning.
+      let (linkedStores, linkedOutside) = try StoreLayout.group(irregular, workingDirectory: cwd)
+      results += linkedStores.flatMap(\.paths).map(FormsStore.Formatter.refused)
+      for path in linkedOutside where !documentsOnly {
+        printWarning("skipped \(path): \(FileIO.describe(path)), not a regular file (fmt follows no link)")
       }
       let report = FormsStore.Formatter.Report(results: results.sorted { $0.path < $1.path })
       for result in report.results {

@@ -6,7 +6,7 @@ extension Formsctl {
     static let configuration = CommandConfiguration(
       abstract: "Create a new store: manifest, built-in schemas, data/, .formsctl/ and a .gitignore.",
       discussion: """
-        Refuses a directory that already holds a store (formsctl.yaml). The schemas are built into formsctl.
+        Refuses a directory that already holds a store (formsctl.yaml) or lies inside one. Never overwrites a file: in a directory that has some of what init writes (schemas/ from another store, a .gitignore), init adds only what is missing and names the files it kept that differ from the built-ins. Nothing is written through a symbolic link: a link where init would write refuses the whole init before its first file. The schemas are built into formsctl.
 
         Examples:
           formsctl init ../new-store
@@ -16,9 +16,14 @@ extension Formsctl {
     @Argument(help: "The directory for the new store.") var directory: String = "."
 
     func run() throws {
-      let layout = try Store.initialize(at: directory)
-      printOut(
-        "initialized a formsctl store in \(PathDisplay(workingDirectory: FileIO.currentDirectory).show(layout.root))")
+      let initialized = try Store.initialize(at: directory)
+      let shown = PathDisplay(workingDirectory: FileIO.currentDirectory).show(initialized.layout.root)
+      printOut("initialized a formsctl store in \(shown)")
+      if !initialized.kept.isEmpty {
+        printWarning(
+          "kept as they were, differing from the built-ins (init never overwrites): "
+            + initialized.kept.joined(separator: ", "))
+      }
     }
   }
 

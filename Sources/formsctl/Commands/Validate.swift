@@ -49,7 +49,7 @@ extension Formsctl {
         return try Self.finish(validate(options.locate(), paths: paths, display: display))
       }
       // Files named from anywhere (a pre-commit hook at the top of the repository): each its own store.
-      let (stores, outside) = StoreLayout.group(paths, workingDirectory: cwd)
+      let (stores, outside) = try StoreLayout.group(paths, workingDirectory: cwd)
       for path in outside {
         if !FileIO.exists(joinPath(cwd, path)) { throw StoreError.fileNotFound(path) }
         printWarning("\(path) is inside no formsctl store (no formsctl.yaml above it); skipped")

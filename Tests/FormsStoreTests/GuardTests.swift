@@ -1,0 +1,136 @@
+import FormsCore
+import FormsTestSupport
+import Foundation
+import Testing
+
+@testable import FormsStore
+
+/// Issue 26: what a file, a feed or a slip of the hand must never destroy. Each test failed
+/// before its fix.
+struct GuardTests {
+  // MARK: init never overwrites
+
+  @Test func initKeepsEveryFileThatIsAlreadyThere() throws {
+    try withTemporaryDirectory { dir in
+      _ = try Store.initialize(at: dir + "/s")
+      let custom = dir + "/s/schemas/form/1.0.0.yaml"
+      let text = try readFile(custom) + "# ours\n"
+      try writeFile(text, to: custom)
+      #expect(storeError { _ = try Store.initialize(at: dir + "/s") } == .storeExists(dir + "/s"))
+      // Without the manifest (a half-copied store), init adds only what is missing.
+      try FileManager.default.removeItem(atPath: dir + "/s/formsctl.yaml")
+      try FileManager.default.removeItem(atPath: dir + "/s/schemas/acquisition/1.0.0.yaml")
+      let again = try Store.initialize(at: dir + "/s")
+      #expect(again.kept == ["schemas/form/1.0.0.yaml"])
+      #expect(try readFile(custom) == text)
+      #expect(FileIO.exists(dir + "/s/schemas/acquisition/1.0.0.yaml"))
+    }
+  }
+
+  @Test func initRefusesALinkWhereItWouldWriteBeforeItsFirstFile() throws {
+    try withTemporaryDirectory { dir in
+      try FileManager.default.createDirectory(atPath: dir + "/s/schemas", withIntermediateDirectories: true)
+      try FileManager.default.createSymbolicLink(atPath: dir + "/s/schemas/_shared", withDestinationPath: "/nonexistent")
+      let error = storeError { _ = try Store.initialize(at: dir + "/s") }
+      #expect(error?.kind == .badInput)
+      #expect(error?.description.contains("schemas/_shared is a symbolic link") == true, "\(String(describing: error))")
+      #expect(try directoryListing(dir + "/s") == ["schemas"])
+      #expect(try directoryListing(dir + "/s/schemas") == ["_shared"])
+    }
+  }
+
+  @Test func initInsideAStoreIsRefusedAndMakesNothing() throws {
+    try withTemporaryDirectory { dir in
+      _ = try Store.initialize(at: dir + "/s")
+      let error = storeError { _ = try Store.initialize(at: dir + "/s/data/inner") }
+      #expect(error?.kind == .badInput)
+      #expect(error?.description.contains("is inside the store at") == true)
+      #expect(!FileIO.exists(dir + "/s/data/inner"))
+    }
+  }
+
+  // MARK: the store's boundary
+
+  @Test func aLinkedDataDirectoryIsAnErrorNotAnEmptyStore() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try StoreFixture(dir + "/s")
+      try fixture.acquisition()
+      try FileManager.default.moveItem(atPath: dir + "/s/data", toPath: dir + "/elsewhere")
+      try FileManager.default.createSymbolicLink(atPath: dir + "/s/data", withDestinationPath: dir + "/elsewhere")
+      let error = storeError { _ = try StoreLayout(root: dir + "/s") }
+      #expect(error?.kind == .badInput)
+      #expect(error?.description.contains("/s/data is a symbolic link, not a directory") == true)
+    }
+  }
+
+  @Test func aLinkedKindDirectoryIsReportedNotSkipped() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try StoreFixture(dir + "/s")
+      try fixture.acquisition()
+      try FileManager.default.moveItem(atPath: dir + "/s/data/acquisitions", toPath: dir + "/elsewhere")
+      try FileManager.default.createSymbolicLink(
+        atPath: dir + "/s/data/acquisitions", withDestinationPath: dir + "/elsewhere")
+      let listing = storeError { _ = try fixture.store.list(kind: "acquisition", query: Store.Query()) }
+      #expect(listing?.description.contains("acquisitions is a symbolic link, not a directory") == true)
+      let validator = StoreValidator(layout: fixture.store.layout, registry: fixture.store.registry, display: { $0 })
+      #expect(try validator.allFiles() == [dir + "/s/data/acquisitions"])
+    }
+  }
+
+  @Test func aMissingSchemasDirectoryNamesItAndTheWayBack() throws {
+    try withTemporaryDirectory { dir in
+      _ = try Store.initialize(at: dir + "/s")
+      try FileManager.default.removeItem(atPath: dir + "/s/schemas")
+      let error = storeError { _ = try StoreLayout(root: dir + "/s") }
+      #expect(error == .missingDirectory(dir + "/s/schemas", key: "schemas"))
+      #expect(error?.kind == .noInput)
+    }
+  }
+
+  @Test func aLinkedDescriptorIsADiagnosticNotAMissingVersion() throws {
+    try withTemporaryDirectory { dir in
+      _ = try Store.initialize(at: dir + "/s")
+      try FileManager.default.copyItem(
+        atPath: dir + "/s/schemas/form/1.0.0.yaml", toPath: dir + "/elsewhere.yaml")
+      try FileManager.default.createSymbolicLink(
+        atPath: dir + "/s/schemas/form/9.0.0.yaml", withDestinationPath: dir + "/elsewhere.yaml")
+      let registry = try SchemaRegistry.load(directory: dir + "/s/schemas", display: { $0 })
+      let messages = registry.diagnostics.map { "\($0.file): \($0.message)" }
+      #expect(
+        messages.contains { $0.hasPrefix(dir + "/s/schemas/form/9.0.0.yaml: a symbolic link, not a regular file") },
+        "\(messages)")
+    }
+  }
+
+  @Test func aFileNameThatIsNotUTF8IsAnErrorNamingItsBytes() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try StoreFixture(dir + "/s")
+      try fixture.acquisition()
+      let name = Array((dir + "/s/data/acquisitions/").utf8) + [0xFF, 0x61] + Array(".json".utf8) + [0]
+      let fd = name.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o644) }
+      #expect(fd >= 0)
+      close(fd)
+      let error = storeError {
+        try fixture.store.layout.withWriteLock("snapshot create", wait: 1) { () throws(StoreError) in
+          _ = try Snapshots(layout: fixture.store.layout).create(reason: "manual")
+        }
+      }
+      #expect(error == .badFileName(dir + "/s/data/acquisitions", escaped: "\\xFFa.json"))
+      #expect(error?.kind == .badInput)
+    }
+  }
+
+  @Test func editorSetupWritesNothingThroughALinkedDirectory() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try StoreFixture(dir + "/s")
+      try FileManager.default.createDirectory(atPath: dir + "/outside", withIntermediateDirectories: true)
+      try FileManager.default.createSymbolicLink(atPath: dir + "/s/.vscode", withDestinationPath: dir + "/outside")
+      let setup = EditorSetup(layout: fixture.store.layout, registry: fixture.store.registry)
+      for target in [setup.defaultDirectory, dir + "/s/.vscode/schemas"] {
+        let error = storeError { _ = try setup.exportSchemas(to: target) }
+        #expect(error?.description.contains(".vscode is a symbolic link") == true, "\(String(describing: error))")
+      }
+      #expect(try directoryListing(dir + "/outside").isEmpty)
+    }
+  }
+}
