@@ -34,6 +34,8 @@ public enum StoreError: FormsError, Equatable {
   case invalidDocument(String, [Diagnostic])
   case migrationFailed(documents: Int, [Diagnostic])
   case importFailed(records: Int, [Diagnostic])
+  /// `import --prune` would remove `removing` of the kind's `of` documents, beyond its bound.
+  case pruneRefused(kind: String, removing: Int, of: Int, reason: String)
   case badRequest(String)
   /// Bad arguments, found only once the store is read (exit 64).
   case usage(String)
@@ -57,7 +59,7 @@ public enum StoreError: FormsError, Equatable {
     case .insufficientSpace: return .ioError
     case .locked, .recoveryNeeded, .unfinished, .rollBackFailed: return .tryAgain
     case .unverifiable: return .badInput
-    case .invalidDocument, .badRequest, .migrationFailed, .importFailed: return .badInput
+    case .invalidDocument, .badRequest, .migrationFailed, .importFailed, .pruneRefused: return .badInput
     case .notFound: return .noInput
     case .ambiguousID, .usage: return .usage
     case .editKept(let error, _): return error.kind
@@ -119,6 +121,10 @@ public enum StoreError: FormsError, Equatable {
     case .importFailed(let records, let diagnostics):
       return
         "\(plural(records, "feed record")) cannot be imported (\(plural(diagnostics.count, "problem")) above); nothing written"
+    case .pruneRefused(let kind, let removing, let stored, let reason):
+      let percent = stored == 0 ? 100 : (removing * 100 + stored - 1) / stored
+      return "--prune would remove \(removing) of \(plural(stored, "\(kind) document")) (\(percent)%): \(reason); "
+        + "nothing written. Check the feed, or allow it with --max-prune \(removing) (or --max-prune \(percent)%)"
     case .badRequest(let message), .usage(let message), .insufficientSpace(let message):
       return message
     case .notFound(let kind, let id, let path):

@@ -142,6 +142,7 @@ struct ImporterTests {
         #"{"id": "ACQ-2026-001", "title": "Chairs", "agency": "GSA", "last_modified_date": "2020-01-01T00:00:00Z"}"#,
         to: dir + "/feed.json")
       var request = Importer.Request(kind: "acquisition", feed: dir + "/feed.json", prune: true, snapshot: false)
+      request.maxPrune = .count(2)  // 2 of 3: beyond the default bound of half the kind
       request.dryRun = true
       let dry = try Importer(store: fixture.store).run(request)
       #expect(dry.pruned.deletes.map(\.kind) == ["acquisition", "acquisition", "form", "form", "form", "form"])
@@ -157,6 +158,51 @@ struct ImporterTests {
       #expect(fixture.history.last?["documents"]?.arrayValue?.count == 7)
     }
   }
+
+  /// An empty or truncated feed never empties a kind: --prune refuses beyond its bound, in the
+  /// dry run too, says how many it would remove, and writes nothing.
+  @Test func pruneRefusesAnEmptyFeedAndMoreThanItsBound() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try StoreFixture(dir)
+      for id in ["ACQ-2026-001", "ACQ-2026-002", "ACQ-2026-003", "ACQ-2026-004"] { try fixture.acquisition(id) }
+      let one = #"{"id": "ACQ-2026-001", "title": "Chairs", "agency": "GSA", "last_modified_date": "2020-01-01T00:00:00Z"}"#
+      func prune(_ feed: String, _ bound: PruneBound? = nil, dryRun: Bool = false) throws -> Importer.Report {
+        try writeFile(feed, to: dir + "/feed.json")
+        return try Importer(store: fixture.store).run(
+          Importer.Request(
+            kind: "acquisition", feed: dir + "/feed.json", dryRun: dryRun, prune: true, snapshot: false,
+            maxPrune: bound))
+      }
+      for dryRun in [true, false] {
+        #expect(
+          storeError { _ = try prune("[]", dryRun: dryRun) }
+            == .pruneRefused(
+              kind: "acquisition", removing: 4, of: 4, reason: "the feed is empty (a failed or truncated download?)"))
+        #expect(
+          storeError { _ = try prune(one, dryRun: dryRun) }
+            == .pruneRefused(kind: "acquisition", removing: 3, of: 4, reason: "more than the bound of 50% of the kind"))
+      }
+      #expect(
+        storeError { _ = try prune(one, .count(2)) }?.description
+          == "--prune would remove 3 of 4 acquisition documents (75%): more than the bound of 2; nothing written. "
+          + "Check the feed, or allow it with --max-prune 3 (or --max-prune 75%)")
+      #expect(storeError { _ = try prune(one, .count(2)) }?.kind == .badInput)
+      #expect(try fixture.store.layout.ids(in: "acquisitions").count == 4, "nothing removed")
+      #expect(fixture.history.count == 4, "no record")
+      #expect(try prune(one, .percent(75)).pruned.deletes.count == 3)
+      #expect(try fixture.store.layout.ids(in: "acquisitions") == ["ACQ-2026-001"])
+      #expect(try prune("[]", .percent(100)).pruned.deletes.count == 1, "an explicit bound allows an empty feed")
+    }
+  }
+
+  @Test(arguments: [("7", PruneBound.count(7)), ("0", .count(0)), ("40%", .percent(40)), ("100%", .percent(100))])
+  func pruneBoundsParse(_ text: String, _ bound: PruneBound) {
+    #expect(PruneBound(text) == bound)
+    #expect(bound.description == text)
+  }
+
+  @Test(arguments: ["-1", "101%", "x", "5.5", "%", ""])
+  func malformedPruneBoundsAreRefused(_ text: String) { #expect(PruneBound(text) == nil) }
 
   /// The safety copy before an import holds the documents it changes, not the store: restoring it
   /// undoes the import (updated documents back, created ones gone) and leaves every other file alone.

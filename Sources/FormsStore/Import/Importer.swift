@@ -17,13 +17,17 @@ public struct Importer: Sendable {
     public var map: String?
     public var dryRun = false
     public var prune = false
+    /// How much `prune` may remove; nil for the default bound (`PruneBound.standard`, and never
+    /// on an empty feed).
+    public var maxPrune: PruneBound?
     public var snapshot = true
     /// Refuse records that move the workflow field along no declared transition.
     public var strictWorkflow = false
     public init(
       kind: String, feed: String, map: String? = nil, dryRun: Bool = false, prune: Bool = false, snapshot: Bool = true,
-      strictWorkflow: Bool = false
+      strictWorkflow: Bool = false, maxPrune: PruneBound? = nil
     ) {
+      self.maxPrune = maxPrune
       self.kind = kind
       self.feed = feed
       self.map = map
@@ -209,7 +213,14 @@ public struct Importer: Sendable {
     }
     if request.prune {
       let seen = Set(accepted.map(\.id))
-      let roots = try store.layout.ids(in: schema.directory).filter { !seen.contains($0) }
+      let stored = try store.layout.ids(in: schema.directory)
+      let roots = stored.filter { !seen.contains($0) }
+      let bound = request.maxPrune ?? .standard
+      if let reason = bound.refusal(
+        removing: roots.count, of: stored.count, feedRecords: feed.count, explicit: request.maxPrune != nil)
+      {
+        throw StoreError.pruneRefused(kind: kind, removing: roots.count, of: stored.count, reason: reason)
+      }
       let plan = try store.planDelete(roots.map { (kind, $0) }, reason: Self.pruneReason)
       for blocker in plan.blockers {
         fail(1, "--prune cannot delete what \(blocker.kind) \(blocker.id) refers to: \(blocker.reason)")

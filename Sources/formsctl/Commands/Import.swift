@@ -2,6 +2,10 @@ import ArgumentParser
 import FormsCore
 import FormsStore
 
+extension PruneBound: ExpressibleByArgument {
+  public init?(argument: String) { self.init(argument) }
+}
+
 extension Formsctl {
   struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -11,7 +15,7 @@ extension Formsctl {
 
         Whatever replaces keeps local work: members the feed record does not carry at all (say acquisition_id, or an item's unit_price) are kept from the stored document, and defaults are filled as `new` fills them. The dry run names them per record: `replace (kept: acquisition_id, unit_price ×3)`.
 
-        The feed is the source of truth for the states it sends: a workflow transition the descriptor does not list is applied, listed as a warning and recorded in the audit log; --strict-workflow refuses such records instead. --map applies migration steps to each record first; fields the schema does not know are dropped and counted. --prune deletes the stored documents the feed lacks and lists every document that changes with them (cascades, references cleared). Every result is validated before anything is written; then a pre-import snapshot, one journaled write, and one record in .formsctl/history.jsonl.
+        The feed is the source of truth for the states it sends: a workflow transition the descriptor does not list is applied, listed as a warning and recorded in the audit log; --strict-workflow refuses such records instead. --map applies migration steps to each record first; fields the schema does not know are dropped and counted. --prune deletes the stored documents the feed lacks and lists every document that changes with them (cascades, references cleared). It refuses (exit 65, nothing written, the dry run too) to remove more than half of the kind, or anything on an empty feed, and says how many it would remove; --max-prune N or --max-prune P% sets another bound (as rsync's --max-delete), --max-prune 100% none. Every result is validated before anything is written; then a pre-import snapshot, one journaled write, and one record in .formsctl/history.jsonl.
 
         Examples:
           formsctl import purchase-order ../feeds/purchase-orders.json \\
@@ -27,18 +31,27 @@ extension Formsctl {
       String?
     @Flag(help: "Print what would happen to each record; write nothing.") var dryRun = false
     @Flag(help: "Delete stored documents the feed does not have (following on_delete).") var prune = false
+    @Option(
+      help: ArgumentHelp(
+        "The most --prune may remove: a count, or a percentage of the kind (default: 50%, and nothing on an empty feed).",
+        valueName: "N|P%"))
+    var maxPrune: PruneBound?
     @Flag(help: "Refuse records whose state change the workflow does not allow (default: apply them with a warning).")
     var strictWorkflow = false
     @Flag(help: "Do not take the pre-import snapshot.") var noSnapshot = false
     @Option(help: "Output: text, or json (one object: every record's action, counts, dropped fields).") var format:
       TextOrJSON = .text
 
+    func validate() throws {
+      if maxPrune != nil && !prune { throw ValidationError("--max-prune bounds --prune; pass --prune too") }
+    }
+
     func run() throws {
       let store = try options.open()
       let report = try Importer(store: store).run(
         Importer.Request(
           kind: kind, feed: feed, map: map, dryRun: dryRun, prune: prune, snapshot: !noSnapshot,
-          strictWorkflow: strictWorkflow))
+          strictWorkflow: strictWorkflow, maxPrune: maxPrune))
       if format == .json {
         FileHandleOutput.standardOutput.write(
           JSONWriter.canonicalString(
