@@ -133,4 +133,33 @@ struct GuardTests {
       #expect(try directoryListing(dir + "/outside").isEmpty)
     }
   }
+
+  // MARK: migrate judges the store it would leave
+
+  @Test func aMigrationThatBreaksARelationRollsBackNamingIt() throws {
+    try withTemporaryDirectory { dir in
+      try itemStore(dir, count: 3)
+      let path = dir + "/schemas/item/2.0.0.yaml"
+      try writeFile(
+        try readFile(path).replacingOccurrences(of: "  unit: string\n", with: "  unit: string\n  parent: string?\n")
+          + "  - add: {field: parent, value: i999}\nrelations:\n  - {field: parent, kind: item, on_delete: nullify}\n",
+        to: path)
+      let store = try Store.open(at: dir)
+      let before = try MigratorTests.contents(store)
+      let error = storeError { _ = try Migrator(store: store).run(.init(snapshot: false)) }
+      guard case .migrationFailed(let documents, let diagnostics)? = error else {
+        Issue.record("\(String(describing: error))")
+        return
+      }
+      #expect(documents == 3)
+      #expect(diagnostics.map(\.rule) == ["relation", "relation", "relation"])
+      #expect(diagnostics.first?.message.contains("\"i999\" names no item") == true, "\(diagnostics)")
+      #expect(try MigratorTests.contents(store) == before)
+      #expect(try AuditLog.read(store.layout).records.isEmpty)
+      // Pointing at a document that exists migrates.
+      try writeFile(try readFile(path).replacingOccurrences(of: "value: i999", with: "value: i0"), to: path)
+      let fixed = try Store.open(at: dir)
+      #expect(try Migrator(store: fixed).run(.init(snapshot: false)).migrated == 3)
+    }
+  }
 }

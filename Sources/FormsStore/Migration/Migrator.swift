@@ -165,8 +165,17 @@ public struct Migrator: Sendable {
       document["_schema"] = .string("\(group.kind)@\(step.to)")
       if document != input { changedSteps.append(index) }
     }
+    // The migrated document against its schema and against the store it lands in (relations,
+    // id and file name, directory): a migration never commits what `validate` would then refuse.
+    // The set of documents does not change, so each relation is judged by the file it names.
     let after =
-      validate ? Validator(schema: target).validate(document).aboutSensitive(in: document, schema: target) : []
+      validate
+      ? Validator(schema: target).validate(document).aboutSensitive(in: document, schema: target)
+        + DocumentChecks.crossDocumentFindings(
+          document, schema: target, path: path, layout: store.layout, registry: store.registry,
+          display: store.display
+        ) { _, _, path in FileIO.exists(path) }
+      : []
     if !after.isEmpty { return .invalidAfter(after) }
     let sealed: JSONValue
     do throws(StoreError) {
