@@ -162,4 +162,48 @@ struct GuardTests {
       #expect(try Migrator(store: fixed).run(.init(snapshot: false)).migrated == 3)
     }
   }
+
+  // MARK: a restore never removes the manifest
+
+  @Test func aPartialSnapshotThatCoversTheManifestIsRefused() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try StoreFixture(dir + "/s")
+      try fixture.acquisition()
+      let snapshots = Snapshots(layout: fixture.store.layout)
+      let name = try fixture.store.layout.withWriteLock("snapshot create", wait: 1) { () throws(StoreError) in
+        try snapshots.create(reason: "pre-import", only: [dir + "/s/data/acquisitions/ACQ-2026-001.json"]).name
+      }
+      let manifest = dir + "/s/.formsctl/snapshots/\(name)/manifest.json"
+      let forged = try readFile(manifest).replacingOccurrences(
+        of: #""covers": ["#, with: #""covers": ["formsctl.yaml", "#)
+      #expect(forged.contains("formsctl.yaml"))
+      chmod(manifest, 0o644)
+      try writeFile(forged, to: manifest)
+      let error = storeError { _ = try snapshots.restore(name, snapshotFirst: false, wait: 1) }
+      #expect(error?.kind == .badInput)
+      #expect(error?.description.contains("says it covers formsctl.yaml") == true, "\(String(describing: error))")
+      #expect(FileIO.exists(dir + "/s/formsctl.yaml"))
+    }
+  }
+
+  @Test func aSnapshotWithoutTheManifestIsNotRestoredWhole() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try StoreFixture(dir + "/s")
+      try fixture.acquisition()
+      let snapshots = Snapshots(layout: fixture.store.layout)
+      let name = try fixture.store.layout.withWriteLock("snapshot create", wait: 1) { () throws(StoreError) in
+        try snapshots.create(reason: "manual").name
+      }
+      let manifest = dir + "/s/.formsctl/snapshots/\(name)/manifest.json"
+      var json = try JSONParser().parse(Array(try readFile(manifest).utf8))
+      json["files"] = .array((json["files"]?.arrayValue ?? []).filter { $0["path"] != .string("formsctl.yaml") })
+      chmod(manifest, 0o644)
+      try writeBytes(JSONWriter.canonical(json), to: manifest)
+      try FileManager.default.removeItem(atPath: dir + "/s/.formsctl/snapshots/\(name)/formsctl.yaml")
+      let error = storeError { _ = try snapshots.restore(name, snapshotFirst: false, wait: 1) }
+      #expect(error?.description.contains("would remove the store's manifest") == true, "\(String(describing: error))")
+      #expect(FileIO.exists(dir + "/s/formsctl.yaml"))
+      _ = try snapshots.restore(name, paths: ["data"], snapshotFirst: false, wait: 1)
+    }
+  }
 }

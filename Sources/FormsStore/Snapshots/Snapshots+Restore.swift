@@ -20,6 +20,11 @@ extension Snapshots {
       throw StoreError.badRequest("snapshot \(info.name) has no readable manifest")
     }
     // A partial snapshot speaks only for the documents it covers; the rest of the store is left alone.
+    if let stray = manifest.covers?.first(where: { !$0.hasPrefix("data/") || !SnapshotManifest.Entry.isSafe($0) }) {
+      throw StoreError.badRequest(
+        "snapshot \(info.name) says it covers \(stray), but a partial snapshot covers documents (data/...) only; "
+          + "its manifest is damaged or forged; not restoring from it")
+    }
     let covered = manifest.covers.map(Set.init)
     func inScope(_ path: String) -> Bool {
       (paths?.contains { path == $0 || path.hasPrefix($0 + "/") } ?? true) && (covered?.contains(path) ?? true)
@@ -60,6 +65,12 @@ extension Snapshots {
     for path in live.keys.sorted() where inScope(path) && !inSnapshot.contains(path) {
       // A file the snapshot does not have is removed, within what the snapshot covers.
       if path.hasPrefix("schemas/") && !manifest.files.contains(where: { $0.path.hasPrefix("schemas/") }) { continue }
+      // Whatever a snapshot holds, a restore never removes the manifest that makes the store one.
+      if path == StoreLayout.manifestName {
+        throw StoreError.badRequest(
+          "snapshot \(info.name) holds no \(path); restoring it whole would remove the store's manifest; "
+            + "not restoring (restore its documents alone: formsctl snapshot restore \(info.name) data)")
+      }
       plan.removed.append(path)
       plan.steps.append(.delete(path: layout.livePath(path)))
     }
