@@ -12,18 +12,28 @@ extension Store {
   /// Edits a document in an editor: a copy under `.formsctl/edit/` (mode 0600, removed after) is opened with `runEditor`; an
   /// invalid result is reopened with the problems in a `#` comment block at the top (stripped
   /// before parsing), until it is valid, left unchanged, or emptied. The stored file is replaced
-  /// only if nobody changed it meanwhile. Whenever the edit ends in an error after the person
-  /// changed the text, the copy is kept and the error names it, so no work is lost.
-  public func edit(kind: String, id: String, runEditor: (String) -> Int32) throws(StoreError) -> EditOutcome {
+  /// only if nobody changed it meanwhile.
+  ///
+  /// Whenever the edit ends in an error after the person changed the text (a reopened invalid
+  /// text saved unchanged included), the copy is kept under a name no earlier kept copy has, and
+  /// the error names it, so no work is lost; `resuming` such a copy presents it again instead of
+  /// the stored document (and removes it once the edit ends without keeping a newer one). A kept
+  /// copy never holds a sensitive value in plain text: a text that parses is kept with those
+  /// values sealed again, one that does not is kept sealed whole (`<name>.json.sealed`).
+  public func edit(kind: String, id: String, resuming kept: String? = nil, runEditor: (String) -> Int32)
+    throws(StoreError) -> EditOutcome
+  {
     try Journal(layout: layout).requireNone()
     let stored = try read(kind: kind, id: id)
     let directory = layout.stateDirectory + "/edit"
     try FileIO.makeDirectories(directory)
-    let temp = directory + "/\(kind)-\(id).json"
+    let temp = try Self.freeName(in: directory, for: "\(kind)-\(id)")
     let original = JSONWriter.canonicalString(stored.value)
+    let presented = try kept.map { path throws(StoreError) in try keptText(path, stored: stored) } ?? original
     let outcome: EditOutcome
     do throws(StoreError) {
-      outcome = try edit(stored, kind: kind, id: id, presenting: original, in: temp, runEditor: runEditor)
+      outcome = try edit(
+        stored, kind: kind, id: id, presenting: presented, original: original, in: temp, runEditor: runEditor)
     } catch {
       let text =
         FileIO.entry(temp) == .missing
@@ -32,21 +42,86 @@ extension Store {
         try FileIO.remove(temp)
         throw error
       }
-      throw StoreError.editKept(error, at: display(temp))
+      let keptAt = try keep(text, at: temp, stored: stored)
+      if let kept, kept != keptAt { try FileIO.remove(kept) }
+      throw StoreError.editKept(
+        error, at: display(keptAt), resume: "formsctl edit \(kind) \(id) --resume \(display(keptAt))")
     }
     // The copy may hold a sensitive value's plain text: failing to remove it is an error.
     try FileIO.remove(temp)
+    if let kept { try FileIO.remove(kept) }
     return outcome
   }
 
+  /// `directory/<base>.json`, or `<base>-2.json`, `<base>-3.json`...: the first name that neither
+  /// a copy nor a sealed copy has, so an edit never overwrites the text an earlier one kept.
+  static func freeName(in directory: String, for base: String) throws(StoreError) -> String {
+    for n in 1...1000 {
+      let path = directory + "/" + base + (n == 1 ? "" : "-\(n)") + ".json"
+      if FileIO.entry(path) == .missing && FileIO.entry(path + ".sealed") == .missing { return path }
+    }
+    throw StoreError.badRequest("\(directory) holds 1000 kept copies of \(base); merge or remove them")
+  }
+
+  /// Keeps the person's `text` at `temp`, or beside it sealed: returns where it is.
+  func keep(_ text: String, at temp: String, stored: Document) throws(StoreError) -> String {
+    var writer = AtomicWriter(boundary: layout.root)
+    writer.newFileMode = 0o600
+    guard let schema = try? schema(of: stored.value, path: stored.path), schema.hasSensitiveFields,
+      !keyring.recipients.isEmpty
+    else {
+      try writer.write(Array(text.utf8), to: temp)
+      return temp
+    }
+    let previous = try? JSONParser().parse(stored.bytes)
+    if let value = try? JSONParser().parse(Array(text.utf8)), case .object = value,
+      let sealed = try? keyring.seal(value, schema: schema, previous: previous, what: fileName(temp))
+    {
+      try writer.write(JSONWriter.canonical(sealed), to: temp)
+      return temp
+    }
+    // Not JSON (or not sealable where it should be): no sensitive value can be found in it, so
+    // the whole text is sealed for the store's recipients.
+    let envelope: String
+    do {
+      envelope = try Envelope.seal(Data(text.utf8), to: keyring.recipients)
+    } catch {
+      throw StoreError.internalError("sealing the kept copy failed: \(error)")
+    }
+    try writer.write(Array((envelope + "\n").utf8), to: temp + ".sealed")
+    try FileIO.remove(temp)
+    return temp + ".sealed"
+  }
+
+  /// The text of a kept copy, as the editor is to show it: a sealed copy opened, the sealed values
+  /// of a copy that parses opened.
+  func keptText(_ path: String, stored: Document) throws(StoreError) -> String {
+    let bytes = try FileIO.read(path, followLinks: false)
+    guard path.hasSuffix(".sealed") else {
+      guard let value = try? JSONParser().parse(bytes), let schema = try? schema(of: value, path: stored.path) else {
+        return String(decoding: bytes, as: UTF8.self)
+      }
+      return JSONWriter.canonicalString(keyring.open(value, schema: schema).value)
+    }
+    guard let identity = keyring.identity else {
+      throw StoreError.badRequest("\(display(path)) is sealed; opening it needs an identity (FORMSCTL_IDENTITY)")
+    }
+    let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    do throws(Envelope.Failure) {
+      return String(decoding: try Envelope.open(text, with: identity), as: UTF8.self)
+    } catch {
+      throw StoreError.badRequest("\(display(path)) cannot be opened with this identity (\(error))")
+    }
+  }
+
   private func edit(
-    _ stored: Document, kind: String, id: String, presenting original: String, in temp: String,
+    _ stored: Document, kind: String, id: String, presenting text: String, original: String, in temp: String,
     runEditor: (String) -> Int32
   ) throws(StoreError) -> EditOutcome {
     // The copy holds the plain text of sensitive values the identity opens: only its owner reads it.
     var writer = AtomicWriter(boundary: layout.root)
     writer.newFileMode = 0o600
-    var presented = original
+    var presented = text
     var header = ""
     while true {
       try writer.write(Array((header + presented).utf8), to: temp)
@@ -56,7 +131,15 @@ extension Store {
       }
       let body = Self.stripHeader(String(decoding: try FileIO.read(temp), as: UTF8.self))
       if body.allSatisfy(\.isWhitespace) { return .emptied }
-      if body == presented { return .unchanged }
+      if body == presented {
+        // The stored text, untouched: nothing to do. The person's own text, saved unchanged after
+        // it was refused: it is not written, and it is kept (the caller keeps it and says where).
+        guard presented != original else { return .unchanged }
+        throw StoreError.badRequest(
+          header.isEmpty
+            ? "your text was left unchanged; nothing written"
+            : "your text is still not valid (its problems are listed at its top); nothing written")
+      }
       presented = body
       let value: JSONValue
       do {

@@ -40,8 +40,9 @@ public enum StoreError: FormsError, Equatable {
   /// Bad arguments, found only once the store is read (exit 64).
   case usage(String)
   case notFound(kind: String, id: String, path: String)
-  /// An `edit` that failed after the person changed the text; the text is kept at `at`.
-  indirect case editKept(StoreError, at: String)
+  /// An `edit` that failed after the person changed the text; the text is kept at `at`, and
+  /// `resume` is the command that continues from it.
+  indirect case editKept(StoreError, at: String, resume: String)
   /// A short id that starts more than one document's id.
   case ambiguousID(kind: String, prefix: String, candidates: [String])
   /// A bug: the message says what went wrong.
@@ -62,7 +63,7 @@ public enum StoreError: FormsError, Equatable {
     case .invalidDocument, .badRequest, .migrationFailed, .importFailed, .pruneRefused: return .badInput
     case .notFound: return .noInput
     case .ambiguousID, .usage: return .usage
-    case .editKept(let error, _): return error.kind
+    case .editKept(let error, _, _): return error.kind
     case .internalError: return .internalError
     }
   }
@@ -93,7 +94,8 @@ public enum StoreError: FormsError, Equatable {
       return "\(directory)/\(escaped): the file name is not valid UTF-8, so formsctl cannot name it to read, copy "
         + "or remove it; rename it (ls -b shows the bytes) or move it out of the store"
     case .missingDirectory(let path, let key):
-      return "\(path): no such directory (formsctl.yaml names it as `\(key):`); restore it (git checkout -- \(fileName(path))) "
+      return
+        "\(path): no such directory (formsctl.yaml names it as `\(key):`); restore it (git checkout -- \(fileName(path))) "
         + "or correct `\(key):` in formsctl.yaml"
     case .pathOutsideStore(let path):
       return "\(path): not inside the store"
@@ -129,8 +131,9 @@ public enum StoreError: FormsError, Equatable {
       return message
     case .notFound(let kind, let id, let path):
       return "no \(kind) with id \"\(id)\" (\(path) does not exist)"
-    case .editKept(let error, let path):
-      return "\(error.description). Your edited text is kept at \(path); merge it and run formsctl edit again"
+    case .editKept(let error, let path, let resume):
+      let sealed = path.hasSuffix(".sealed") ? " (sealed: it holds sensitive values)" : ""
+      return "\(error.description). Your edited text is kept at \(path)\(sealed); continue with \(resume)"
     case .ambiguousID(let kind, let prefix, let candidates):
       let shown =
         candidates.prefix(10).joined(separator: ", ")

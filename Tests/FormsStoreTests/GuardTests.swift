@@ -30,7 +30,8 @@ struct GuardTests {
   @Test func initRefusesALinkWhereItWouldWriteBeforeItsFirstFile() throws {
     try withTemporaryDirectory { dir in
       try FileManager.default.createDirectory(atPath: dir + "/s/schemas", withIntermediateDirectories: true)
-      try FileManager.default.createSymbolicLink(atPath: dir + "/s/schemas/_shared", withDestinationPath: "/nonexistent")
+      try FileManager.default.createSymbolicLink(
+        atPath: dir + "/s/schemas/_shared", withDestinationPath: "/nonexistent")
       let error = storeError { _ = try Store.initialize(at: dir + "/s") }
       #expect(error?.kind == .badInput)
       #expect(error?.description.contains("schemas/_shared is a symbolic link") == true, "\(String(describing: error))")
@@ -107,7 +108,9 @@ struct GuardTests {
       let fixture = try StoreFixture(dir + "/s")
       try fixture.acquisition()
       let name = Array((dir + "/s/data/acquisitions/").utf8) + [0xFF, 0x61] + Array(".json".utf8) + [0]
-      let fd = name.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o644) }
+      let fd = name.withUnsafeBufferPointer {
+        open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o644)
+      }
       #expect(fd >= 0)
       close(fd)
       let error = storeError {
@@ -204,6 +207,105 @@ struct GuardTests {
       #expect(error?.description.contains("would remove the store's manifest") == true, "\(String(describing: error))")
       #expect(FileIO.exists(dir + "/s/formsctl.yaml"))
       _ = try snapshots.restore(name, paths: ["data"], snapshotFirst: false, wait: 1)
+    }
+  }
+
+  // MARK: edit keeps the person's text, never a secret
+
+  /// An editor that applies `edits` in turn, one per run (the last repeats): each gets the text.
+  static func editor(_ edits: [(String) -> String]) -> (String) -> Int32 {
+    nonisolated(unsafe) var round = 0
+    return { path in
+      let text = (try? readFile(path)) ?? ""
+      let edit = edits[min(round, edits.count - 1)]
+      round += 1
+      try? writeFile(edit(text), to: path)
+      return 0
+    }
+  }
+
+  @Test func aRefusedTextSavedUnchangedIsKeptAndResumed() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try StoreFixture(dir + "/s")
+      try fixture.acquisition()
+      let bogus = { (text: String) in text.replacingOccurrences(of: "\"planning\"", with: "\"bogus\"") }
+      let error = storeError {
+        _ = try fixture.store.edit(kind: "acquisition", id: "ACQ-2026-001", runEditor: Self.editor([bogus, { $0 }]))
+      }
+      let kept = ".formsctl/edit/acquisition-ACQ-2026-001.json"
+      #expect(error?.kind == .badInput)
+      #expect(
+        error?.description
+          == "your text is still not valid (its problems are listed at its top); nothing written. Your edited text "
+          + "is kept at \(dir)/s/\(kept); continue with formsctl edit acquisition ACQ-2026-001 --resume \(dir)/s/\(kept)"
+      )
+      #expect(try readFile(dir + "/s/" + kept).contains("\"bogus\""))
+      // A second edit that fails keeps its own copy beside the first.
+      _ = storeError {
+        _ = try fixture.store.edit(kind: "acquisition", id: "ACQ-2026-001", runEditor: Self.editor([bogus, { $0 }]))
+      }
+      #expect(
+        try directoryListing(dir + "/s/.formsctl/edit") == [
+          "acquisition-ACQ-2026-001-2.json", "acquisition-ACQ-2026-001.json",
+        ])
+      // Resuming shows the kept text; fixing it saves and removes the copy.
+      nonisolated(unsafe) var shown = ""
+      let outcome = try fixture.store.edit(
+        kind: "acquisition", id: "ACQ-2026-001", resuming: dir + "/s/" + kept,
+        runEditor: Self.editor([
+          { text in
+            shown = text
+            return text.replacingOccurrences(of: "\"bogus\"", with: "\"solicitation\"")
+          }
+        ]))
+      guard case .saved = outcome else { throw Issue.record("\(outcome)") as? any Error ?? CancellationError() }
+      #expect(shown.contains("\"bogus\""))
+      #expect(try fixture.read("acquisition", "ACQ-2026-001")["status"] == .string("solicitation"))
+      #expect(try directoryListing(dir + "/s/.formsctl/edit") == ["acquisition-ACQ-2026-001-2.json"])
+    }
+  }
+
+  @Test func aKeptCopyHoldsNoSensitiveValueInPlainText() throws {
+    try withTemporaryDirectory { dir in
+      let alice = Identity.generate()
+      let fixture = try StoreFixture(dir + "/s")
+      fixture.reopen(keyring: Keyring(recipients: [alice.recipient], identity: alice))
+      try fixture.store.create(
+        kind: "acquisition",
+        base: fixture.json(
+          #"{"id": "ACQ-2026-001", "title": "Chairs", "agency": "GSA", "contracting_officer": "J. Alvarez"}"#))
+      let failing: (String) -> Int32 = { path in
+        try? writeFile((try? readFile(path))?.replacingOccurrences(of: "Chairs", with: "Desks") ?? "", to: path)
+        return 3
+      }
+      let parsed = storeError {
+        _ = try fixture.store.edit(kind: "acquisition", id: "ACQ-2026-001", runEditor: failing)
+      }
+      #expect(parsed?.description.contains("kept at \(dir)/s/.formsctl/edit/acquisition-ACQ-2026-001.json;") == true)
+      let copy = try readFile(dir + "/s/.formsctl/edit/acquisition-ACQ-2026-001.json")
+      #expect(copy.contains("Desks") && !copy.contains("Alvarez") && copy.contains("enc:v1:"), "sealed again")
+      // Not JSON: sealed whole, and --resume opens it.
+      let broken: (String) -> Int32 = { path in
+        try? writeFile(((try? readFile(path)) ?? "") + "}}", to: path)
+        return 3
+      }
+      let whole = storeError { _ = try fixture.store.edit(kind: "acquisition", id: "ACQ-2026-001", runEditor: broken) }
+      #expect(
+        whole?.description.contains("acquisition-ACQ-2026-001-2.json.sealed (sealed: it holds sensitive values)")
+          == true)
+      let sealed = dir + "/s/.formsctl/edit/acquisition-ACQ-2026-001-2.json.sealed"
+      #expect(try !readFile(sealed).contains("Alvarez"))
+      nonisolated(unsafe) var shown = ""
+      _ = try fixture.store.edit(
+        kind: "acquisition", id: "ACQ-2026-001", resuming: sealed,
+        runEditor: Self.editor([
+          { text in
+            shown = text
+            return String(text.dropLast(2))
+          }
+        ]))
+      #expect(shown.contains("J. Alvarez") && shown.hasSuffix("}}"))
+      #expect(!FileIO.exists(sealed))
     }
   }
 }

@@ -165,7 +165,8 @@ struct ImporterTests {
     try withTemporaryDirectory { dir in
       let fixture = try StoreFixture(dir)
       for id in ["ACQ-2026-001", "ACQ-2026-002", "ACQ-2026-003", "ACQ-2026-004"] { try fixture.acquisition(id) }
-      let one = #"{"id": "ACQ-2026-001", "title": "Chairs", "agency": "GSA", "last_modified_date": "2020-01-01T00:00:00Z"}"#
+      let one =
+        #"{"id": "ACQ-2026-001", "title": "Chairs", "agency": "GSA", "last_modified_date": "2020-01-01T00:00:00Z"}"#
       func prune(_ feed: String, _ bound: PruneBound? = nil, dryRun: Bool = false) throws -> Importer.Report {
         try writeFile(feed, to: dir + "/feed.json")
         return try Importer(store: fixture.store).run(

@@ -130,7 +130,8 @@ struct EditCommandTests {
       #expect(result.status == 65)
       #expect(result.stderr.contains("changed while it was being edited; not overwriting it"))
       #expect(
-        result.stderr.contains("Your edited text is kept at .formsctl/edit/acquisition-ACQ-2026-001.json; merge it"),
+        result.stderr.contains(
+          "Your edited text is kept at .formsctl/edit/acquisition-ACQ-2026-001.json; continue with"),
         "\(result.stderr)")
       let text = try readFile(store + "/data/acquisitions/ACQ-2026-001.json")
       #expect(text.contains("NASA") && text.contains("Chairs"))
@@ -149,7 +150,8 @@ struct EditCommandTests {
           == RunResult(
             status: 65, stdout: "",
             stderr: "formsctl: error: the editor exited with status 3; nothing written. "
-              + "Your edited text is kept at .formsctl/edit/acquisition-ACQ-2026-001.json; merge it and run formsctl edit again\n"
+              + "Your edited text is kept at .formsctl/edit/acquisition-ACQ-2026-001.json; continue with "
+              + "formsctl edit acquisition ACQ-2026-001 --resume .formsctl/edit/acquisition-ACQ-2026-001.json\n"
           ))
       #expect(try readFile(store + "/data/acquisitions/ACQ-2026-001.json").contains("Chairs"))
     }
