@@ -9,9 +9,9 @@ struct GitFixture {
   let store: String
   let env: [String: String]
 
-  init(_ dir: String) throws {
+  init(_ dir: String, store path: String = "ops/store") throws {
     root = dir + "/repo"
-    store = root + "/ops/store"
+    store = root + "/" + path
     let binDirectory = Formsctl.binary.deletingLastPathComponent().path
     env = [
       "PATH": binDirectory + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
@@ -299,7 +299,9 @@ struct GitCommandTests {
       let removed = try repo.formsctl(["git", "install", "--uninstall"])
       #expect(
         removed.stdout
-          == "removed \"ops/store/data/**/*.json merge=formsctl\" from .gitattributes\nremoved \"ops/store/.formsctl/history.jsonl merge=union\" from .gitattributes\nremoved the merge.formsctl driver from .git/config\n"
+          == "removed the line `ops/store/data/**/*.json merge=formsctl` from .gitattributes\n"
+          + "removed the line `ops/store/.formsctl/history.jsonl merge=union` from .gitattributes\n"
+          + "removed the merge.formsctl driver from .git/config\n"
       )
       #expect(
         !FileManager.default.fileExists(atPath: repo.root + "/.gitattributes"), "a .gitattributes left empty is deleted"
@@ -310,6 +312,30 @@ struct GitCommandTests {
         ["git", "install"], in: dir + "/plain", environment: ["GIT_CEILING_DIRECTORIES": dir])
       #expect(outside.status == 65)
       #expect(outside.stderr.hasSuffix("is not inside a git repository\n"))
+    }
+  }
+
+  /// git splits an attributes line at whitespace: a store in a directory with a space gets a
+  /// quoted pattern, and the driver runs there.
+  @Test(.enabled(if: git != nil, "git is not installed"))
+  func installQuotesAStorePathWithASpace() throws {
+    try withTemporaryDirectory { dir in
+      let repo = try GitFixture(dir, store: "ops/my forms")
+      #expect(
+        try readFile(repo.root + "/.gitattributes")
+          == "\"ops/my forms/data/**/*.json\" merge=formsctl\n\"ops/my forms/.formsctl/history.jsonl\" merge=union\n")
+      let attribute = try repo.git("check-attr", "merge", "--", "ops/my forms/data/purchase-orders/PO-000203.json")
+      #expect(attribute.stdout.hasSuffix(": merge: formsctl\n"), "\(attribute)")
+      try repo.git("checkout", "-q", "-b", "theirs")
+      #expect(try repo.formsctl(["set", "acquisition", "ACQ-2026-001", "title=Theirs"]).status == 0)
+      try repo.git("commit", "-q", "-am", "theirs")
+      try repo.git("checkout", "-q", "main")
+      #expect(try repo.formsctl(["set", "acquisition", "ACQ-2026-001", "agency=NASA"]).status == 0)
+      try repo.git("commit", "-q", "-am", "ours")
+      let merge = try repo.git("merge", "-q", "--no-edit", "theirs")
+      #expect(merge.status == 0, "\(merge)")
+      let merged = try readFile(repo.store + "/data/acquisitions/ACQ-2026-001.json")
+      #expect(merged.contains("Theirs") && merged.contains("NASA"))
     }
   }
 

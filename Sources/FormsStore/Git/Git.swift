@@ -67,6 +67,26 @@ public struct GitRepository: Sendable {
     return result.stdout
   }
 
+  /// A path as a `.gitattributes` pattern: as it is, or C-quoted when it holds a space, a quote,
+  /// a backslash or a control character (git splits an unquoted line at whitespace, so a store
+  /// in `my forms/` would get no attribute at all).
+  static func attributesPattern(_ path: String) -> String {
+    guard path.unicodeScalars.contains(where: { $0 == " " || $0 == "\t" || $0 == "\"" || $0 == "\\" || $0.value < 0x20 })
+    else { return path }
+    var out = "\""
+    for scalar in path.unicodeScalars {
+      switch scalar {
+      case "\"": out += "\\\""
+      case "\\": out += "\\\\"
+      case "\t": out += "\\t"
+      case "\n": out += "\\n"
+      default:
+        out += scalar.value < 0x20 ? String(format: "\\%03o", scalar.value) : String(scalar)
+      }
+    }
+    return out + "\""
+  }
+
   /// Sets git up to merge documents with `formsctl merge-file` and the audit log line by line
   /// (`merge=union`: both branches' records are kept) (idempotent), or undoes it.
   public func installMergeDriver(layout: StoreLayout, uninstall: Bool) throws(StoreError) -> [String] {
@@ -74,7 +94,10 @@ public struct GitRepository: Sendable {
       path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
     }
     let dataPrefix = layout.dataDirectory.hasPrefix(root + "/") ? relative(layout.dataDirectory) + "/" : ""
-    let wanted = ["\(dataPrefix)**/*.json merge=formsctl", "\(relative(AuditLog.path(layout))) merge=union"]
+    let wanted = [
+      Self.attributesPattern("\(dataPrefix)**/*.json") + " merge=formsctl",
+      Self.attributesPattern(relative(AuditLog.path(layout))) + " merge=union",
+    ]
     let attributes = root + "/.gitattributes"
     // An attributes file that cannot be read is an error: rewriting it from nothing would lose its lines.
     let existing = FileIO.entry(attributes) == .missing ? [] : try FileIO.read(attributes)
@@ -91,7 +114,7 @@ public struct GitRepository: Sendable {
         } else {
           try writer.write(Array((kept.joined(separator: "\n") + "\n").utf8), to: attributes)
         }
-        done += wanted.filter(lines.contains).map { "removed \"\($0)\" from .gitattributes" }
+        done += wanted.filter(lines.contains).map { "removed the line `\($0)` from .gitattributes" }
       }
       if (try? git(["config", "--local", "--get", "merge.formsctl.driver"])) != nil {
         _ = try git(["config", "--local", "--remove-section", "merge.formsctl"])
@@ -102,7 +125,7 @@ public struct GitRepository: Sendable {
     let missing = wanted.filter { !lines.contains($0) }
     if !missing.isEmpty {
       try writer.write(Array(((lines + missing).joined(separator: "\n") + "\n").utf8), to: attributes)
-      done += missing.map { "added \"\($0)\" to .gitattributes" }
+      done += missing.map { "added the line `\($0)` to .gitattributes" }
     }
     let driver = "formsctl merge-file %O %A %B %P"
     if (try? git(["config", "--local", "--get", "merge.formsctl.driver"])).map({
