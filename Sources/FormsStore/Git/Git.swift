@@ -71,7 +71,8 @@ public struct GitRepository: Sendable {
   /// a backslash or a control character (git splits an unquoted line at whitespace, so a store
   /// in `my forms/` would get no attribute at all).
   static func attributesPattern(_ path: String) -> String {
-    guard path.unicodeScalars.contains(where: { $0 == " " || $0 == "\t" || $0 == "\"" || $0 == "\\" || $0.value < 0x20 })
+    guard
+      path.unicodeScalars.contains(where: { $0 == " " || $0 == "\t" || $0 == "\"" || $0 == "\\" || $0.value < 0x20 })
     else { return path }
     var out = "\""
     for scalar in path.unicodeScalars {

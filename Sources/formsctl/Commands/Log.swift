@@ -80,7 +80,9 @@ extension Formsctl {
         for name in ["time", "user", "operation", "command"] { rest[name] = nil }
         if !rest.isEmpty { lines.append("  " + JSONWriter.compact(.object(rest))) }
       }
-      return lines.joined(separator: "\n")
+      // Values from the log (a user name, a command line, an id) can hold anything: each line's
+      // control characters are escaped, so no value forges a line or recolours the terminal.
+      return lines.map(\.escapingControlCharacters).joined(separator: "\n")
     }
   }
 }

@@ -1,7 +1,11 @@
+import FormsCore
+
 /// A plain text table with columns padded to their widest cell; with `width`, the widest columns
-/// are cut (ending in …) until a row fits.
+/// are cut (ending in …) until a row fits. A cell's control characters are escaped (`\n`,
+/// `\u001b`), as diagnostics escape them: a value can neither forge a row nor drive the terminal.
 enum TextTable {
   static func render(_ rows: [[String]], width: Int? = nil) -> String {
+    let rows: [[String]] = rows.map { $0.map(\.escapingControlCharacters) }
     guard let first = rows.first else { return "" }
     var widths = Array(repeating: 0, count: first.count)
     for row in rows {
@@ -15,10 +19,10 @@ enum TextTable {
         widths[widest] -= 1
       }
     }
-    let rows = rows.map { row in
+    let cut: [[String]] = rows.map { row in
       row.enumerated().map { k, cell in cell.count > widths[k] ? String(cell.prefix(widths[k] - 1)) + "…" : cell }
     }
-    return rows.map { row in
+    return cut.map { row in
       row.enumerated().map { k, cell in
         k == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[k] - cell.count)
       }.joined(separator: "  ") + "\n"
