@@ -3,6 +3,7 @@ import FormsCore
 extension DescriptorCompiler {
   static let fieldKeys = [
     "type", "optional", "nullable", "default", "description", "immutable", "immutable_when", "sensitive",
+    "declassified",
   ]
   static let constraintKeys: [SchemaType.Kind: [String]] = [
     .string: ["min_length", "max_length", "pattern"],
@@ -79,6 +80,12 @@ extension DescriptorCompiler {
     if let nullable = node["nullable"] { field.nullable = boolean(nullable, "nullable") }
     if let immutable = node["immutable"] { field.immutable = boolean(immutable, "immutable") }
     if let sensitive = node["sensitive"] { field.sensitive = boolean(sensitive, "sensitive") }
+    if let declassified = node["declassified"] {
+      field.declassified = boolean(declassified, "declassified")
+      if field.declassified && field.sensitive {
+        error("field \"\(name)\" cannot be both sensitive and declassified", at: declassified.position)
+      }
+    }
     field.description = node["description"]?.string
     if let when = node["immutable_when"] { field.immutableWhen = expression(when, "immutable_when") }
     if let defaultNode = node["default"] {

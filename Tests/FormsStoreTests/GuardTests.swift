@@ -308,4 +308,83 @@ struct GuardTests {
       #expect(!FileIO.exists(sealed))
     }
   }
+
+  // MARK: secrets
+
+  @Test func anAssignmentToASensitiveFieldNeverQuotesTheValue() throws {
+    let schema = try compile(
+      """
+      kind: card
+      version: 1.0.0
+      directory: cards
+      fields:
+        id: string
+        pin: {type: integer, sensitive: true}
+        holder: {type: object, optional: true, sensitive: true, fields: {active: boolean}}
+        count: integer?
+      """)
+    var document = JSONValue.object(JSONObject(["id": .string("c1")]))
+    for (text, message) in [
+      ("pin=SECRET12X", "pin=«sensitive value not shown»: expected a number"),
+      ("holder.active=SECRET12X", "holder.active=«sensitive value not shown»: expected true or false"),
+      ("count=SECRET12X", "count=SECRET12X: expected a number"),
+    ] {
+      let problem = #expect(throws: Assignment.Problem.self) {
+        try Assignment(text).apply(to: &document, schema: schema)
+      }
+      #expect(problem?.description == message)
+    }
+  }
+
+  // MARK: migrations judged without a document
+
+  static func versions(_ second: String) throws -> [SemanticVersion: Schema] {
+    let first = try compile(
+      """
+      kind: card
+      version: 1.0.0
+      directory: cards
+      fields:
+        id: string
+        pin: {type: string, sensitive: true}
+        note: string?
+      """)
+    let next = try compile(
+      """
+      kind: card
+      version: 2.0.0
+      from: 1.0.0
+      directory: cards
+      \(second)
+      """)
+    return [first.version: first, next.version: next]
+  }
+
+  @Test(arguments: [
+    (
+      "fields:\n  id: string\n  code: string\n  note: string?\nchanges:\n  - rename: {from: pin, to: code}",
+      "card 1.0.0 → 2.0.0, change 1 (rename pin → code): pin is sensitive, and code is not: its value would be stored "
+        + "in plain text; make code sensitive, or mark it `declassified: true` if that is intended"
+    ),
+    (
+      "fields:\n  id: string\n  pin: {type: string, sensitive: true}\n  text: string?\nchanges:\n  - rename: {from: notes, to: text}",
+      "card 1.0.0 → 2.0.0, change 1 (rename notes → text): the version before has no field notes"
+    ),
+  ])
+  func aMigrationStepThatLeaksOrReadsNothingIsRefused(_ second: String, _ message: String) throws {
+    let versions = try Self.versions(second)
+    let error = #expect(throws: MigrationError.self) {
+      try MigrationPlanner.stepInto(SemanticVersion("2.0.0")!, from: SemanticVersion("1.0.0")!, versions: versions)
+    }
+    #expect(error?.message == message)
+  }
+
+  @Test func aDeclassifiedFieldMayReceiveASensitiveValue() throws {
+    let versions = try Self.versions(
+      "fields:\n  id: string\n  code: {type: string, declassified: true}\n  note: string?\n"
+        + "changes:\n  - rename: {from: pin, to: code}")
+    let step = try MigrationPlanner.stepInto(
+      SemanticVersion("2.0.0")!, from: SemanticVersion("1.0.0")!, versions: versions)
+    #expect(step.changes.count == 1)
+  }
 }

@@ -52,6 +52,8 @@ public struct Assignment: Sendable, Equatable {
     var type: SchemaType? = schema.root
     var parent: JSONValue? = nil
     var current: JSONValue? = document
+    // Inside a sensitive field, a message never quotes the value (DESIGN §12).
+    var sensitive = false
     for step in path.steps {
       var next: SchemaType? = nil
       if let resolved = type?.resolved(parent: parent, value: current) {
@@ -63,6 +65,7 @@ public struct Assignment: Sendable, Equatable {
             throw Problem("\(source): unknown field \"\(name)\"\(hint)")
           }
           next = field.type
+          sensitive = sensitive || field.sensitive
         case (.member, .map), (.index, .list):
           next = resolved.element
         case (.member(let name), _):
@@ -83,11 +86,13 @@ public struct Assignment: Sendable, Equatable {
       }
       type = next
     }
-    let newValue = try convert(to: type?.resolved(parent: parent, value: current))
+    let newValue = try convert(to: type?.resolved(parent: parent, value: current), sensitive: sensitive)
     try Self.set(newValue, at: path.steps[...], in: &document, source: source)
   }
 
-  func convert(to type: SchemaType?) throws(Assignment.Problem) -> JSONValue {
+  func convert(to type: SchemaType?, sensitive: Bool = false) throws(Assignment.Problem) -> JSONValue {
+    // What a message shows of the value: the text, or for a sensitive field that it is withheld.
+    func quoted(_ text: String) -> String { sensitive ? "\(source)=«sensitive value not shown»" : "\(source)=\(text)" }
     switch value {
     case .json(let json): return json
     case .text(let text):
@@ -97,14 +102,14 @@ public struct Assignment: Sendable, Equatable {
         return .string(text)
       case .integer, .decimal, .number:
         guard let number = JSONNumber(text) else {
-          throw Problem("\(source)=\(text): expected a number")
+          throw Problem("\(quoted(text)): expected a number")
         }
         return .number(number)
       case .boolean:
         switch text {
         case "true": return .bool(true)
         case "false": return .bool(false)
-        default: throw Problem("\(source)=\(text): expected true or false")
+        default: throw Problem("\(quoted(text)): expected true or false")
         }
       case .list, .object, .map, .oneOf:
         throw Problem(

@@ -48,6 +48,9 @@ public enum MigrationPlanner {
           throw MigrationError("\(schema.kind) \(version), change \(index + 1): \(error.message)")
         }
       }
+      if let problem = changeProblems(changes, old: old.root, new: schema.root).first {
+        throw MigrationError("\(schema.kind) \(parent) → \(version), \(problem)")
+      }
       return Step(kind: schema.kind, from: parent, to: version, changes: changes, inferred: false)
     }
     let problems = inferredProblems(old: old, new: schema)
@@ -62,6 +65,58 @@ public enum MigrationPlanner {
       return .add(field: path, value: value, copy: nil)
     }
     return Step(kind: schema.kind, from: parent, to: version, changes: adds, inferred: true)
+  }
+
+  /// What is wrong with `changes` between two versions, found without a document: a step that
+  /// reads a field the old version does not have (a misspelt rename would silently do nothing),
+  /// and a step that carries a sensitive value into a field that is not sensitive and not
+  /// `declassified: true` (it would be written in plain text). Paths through a map, `any` or an
+  /// object with `additional: true` are not judged; `jq` steps cannot be (the migration refuses,
+  /// per document, a sealed value it finds outside the sensitive fields).
+  public static func changeProblems(_ changes: [ChangeOp], old: SchemaType, new: SchemaType) -> [String] {
+    // (exists, sensitive, declassified) of a path: nil when the schema does not fix it.
+    func look(_ path: FieldPath, in root: SchemaType) -> (exists: Bool, sensitive: Bool, declassified: Bool)? {
+      var current = root
+      var sensitive = false
+      for name in path.names {
+        let objects = current.alternatives.filter { $0.kind == .object }
+        guard !objects.isEmpty, !objects.contains(where: \.additional) else { return nil }
+        guard let field = objects.lazy.compactMap({ $0.fields[name] }).first else { return (false, sensitive, false) }
+        sensitive = sensitive || field.sensitive
+        if field.declassified { return (true, sensitive, true) }
+        current = field.type
+      }
+      return (true, sensitive, false)
+    }
+    var problems: [String] = []
+    for (index, change) in changes.enumerated() {
+      let at = "change \(index + 1) (\(change.description))"
+      var source: FieldPath?
+      var target: FieldPath?
+      switch change {
+      case .rename(let from, let to, _), .move(let from, let to, _): (source, target) = (from, to)
+      case .add(let field, _, let copy?): (source, target) = (copy, field)
+      case .remove(let field, _), .convert(let field, _, _), .map(let field, _, _): source = field
+      case .each(let list, let inner):
+        guard case .list? = old.type(at: list.names)?.kind, case .list? = new.type(at: list.names)?.kind,
+          let from = old.type(at: list.names)?.element, let to = new.type(at: list.names)?.element
+        else { continue }
+        problems += changeProblems(inner, old: from, new: to).map { "\(at): \($0)" }
+        continue
+      case .add, .jq: continue
+      }
+      guard let source, let read = look(source, in: old) else { continue }
+      if !read.exists {
+        problems.append("\(at): the version before has no field \(source)")
+        continue
+      }
+      if read.sensitive, let target, let written = look(target, in: new), !written.sensitive, !written.declassified {
+        problems.append(
+          "\(at): \(source) is sensitive, and \(target) is not: its value would be stored in plain text; "
+            + "make \(target) sensitive, or mark it `declassified: true` if that is intended")
+      }
+    }
+    return problems
   }
 
   /// The steps that take a document at `from` to `to`, or an error naming the gap or the step

@@ -245,6 +245,9 @@ public struct Field: Sendable {
   public var description: String?
   /// Stored encrypted (`sensitive: true`): the value on disk is an `enc:v1:` envelope.
   public var sensitive = false
+  /// `declassified: true`: a migration may move a sensitive value of the version before into
+  /// this field, which is not sensitive, on purpose (it is then stored in plain text).
+  public var declassified = false
 
   public init(
     name: String, type: SchemaType, optional: Bool = false, nullable: Bool = false, defaultValue: JSONValue? = nil,
