@@ -199,6 +199,17 @@ extension DescriptorCompiler {
     if let uniqueNode = node["unique"] {
       let keys = (uniqueNode.sequence ?? [uniqueNode]).compactMap { string($0, "unique") }
       unique = keys
+      if keys.isEmpty {
+        error("unique needs at least one key field of the elements (unique: [id])", at: uniqueNode.position)
+      }
+      let scalars: [SchemaType.Kind] = [
+        .string, .integer, .decimal, .number, .boolean, .date, .datetime, .uuid, .enumeration,
+      ]
+      if let element, scalars.contains(element.kind) {
+        error(
+          "unique names key fields of object elements; the elements of \(context) are \(element.kind.rawValue) values, which have none",
+          at: uniqueNode.position)
+      }
       if let element, element.kind == .object, !element.fieldOrder.isEmpty {
         for key in keys where element.fields[key] == nil {
           error("unique key \"\(key)\" is not a field of \(element.name ?? "the elements")", at: uniqueNode.position)

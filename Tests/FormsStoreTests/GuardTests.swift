@@ -387,4 +387,63 @@ struct GuardTests {
       SemanticVersion("2.0.0")!, from: SemanticVersion("1.0.0")!, versions: versions)
     #expect(step.changes.count == 1)
   }
+
+  // MARK: descriptors that crashed or misled, values that flooded messages
+
+  @Test(arguments: [
+    ("  tags: {type: list, of: tag, unique: []}", "test.yaml:8:39: error: unique needs at least one key field"),
+    (
+      "  tags: {type: list, of: string, unique: [x]}",
+      "test.yaml:8:42: error: unique names key fields of object elements; the elements of field"
+    ),
+  ])
+  func uniqueKeysThatCannotWorkAreDescriptorErrors(_ line: String, _ message: String) throws {
+    let text = """
+      kind: box
+      version: 1.0.0
+      directory: boxes
+      types:
+        tag: {fields: {name: string}}
+      fields:
+        id: string
+      \(line)
+      """
+    let error = #expect(throws: FixtureError.self) { _ = try compile(text) }
+    #expect(error?.description.contains(message) == true, "\(String(describing: error))")
+  }
+
+  @Test func aHugeValueIsQuotedShortAndCostsNoSuggestionWork() throws {
+    let schema = try compile(
+      "kind: box\nversion: 1.0.0\ndirectory: boxes\nfields:\n  id: string\n  state: {type: enum, values: [open, shut]}\n"
+    )
+    let huge = String(repeating: "x", count: 4 << 20)
+    let clock = ContinuousClock()
+    var findings: [Finding] = []
+    let spent = clock.measure {
+      findings = Validator(schema: schema).validate(
+        .object(JSONObject(["id": .string("b1"), "state": .string(huge)])))
+    }
+    #expect(findings.count == 1)
+    #expect(findings.first?.message.count ?? .max < 200, "\(findings.first?.message.prefix(300) ?? "")")
+    #expect(
+      findings.first?.message.contains("…\" (4194304 characters) is not one of") == true,
+      "\(findings.first?.message.prefix(200) ?? "")")
+    #expect(spent < .seconds(5), "no edit distance over megabytes")
+  }
+
+  @Test func aFeedRecordBeyondTheLimitIsRefusedByLine() throws {
+    try withTemporaryDirectory { dir in
+      let big = String(repeating: "x", count: Importer.recordLimit)
+      try writeFile("{\"id\": \"a\"}\n{\"id\": \"\(big)\"}\n", to: dir + "/feed.ndjson")
+      let error = storeError { _ = try Importer.records(dir + "/feed.ndjson", display: "feed.ndjson") }
+      #expect(
+        error?.description.hasPrefix("feed.ndjson:2:1: the record is 16777226 bytes, more than the limit") == true,
+        "\(String(describing: error).prefix(200))")
+      try writeFile("[{\"id\": \"a\"},\n {\"id\": \"\(big)\"}]", to: dir + "/feed.json")
+      let array = storeError { _ = try Importer.records(dir + "/feed.json", display: "feed.json") }
+      #expect(
+        array?.description.hasPrefix("feed.json:2:1: the record is") == true, "\(String(describing: array).prefix(200))"
+      )
+    }
+  }
 }

@@ -176,17 +176,17 @@ struct Walk {
   mutating func checkString(_ s: String, _ type: SchemaType) {
     switch type.kind {
     case .date:
-      if CalendarDate(s) == nil { fail("date", "\"\(s)\" is not a date (YYYY-MM-DD, a day that exists)") }
+      if CalendarDate(s) == nil { fail("date", "\(quoted(s)) is not a date (YYYY-MM-DD, a day that exists)") }
     case .datetime:
       if Instant.parseDateTime(s) == nil {
-        fail("datetime", "\"\(s)\" is not an RFC 3339 datetime with an offset (2026-11-22T03:48:14Z)")
+        fail("datetime", "\(quoted(s)) is not an RFC 3339 datetime with an offset (2026-11-22T03:48:14Z)")
       }
     case .uuid:
-      if !isUUID(s) { fail("uuid", "\"\(s)\" is not a UUID (8-4-4-4-12 hex digits)") }
+      if !isUUID(s) { fail("uuid", "\(quoted(s)) is not a UUID (8-4-4-4-12 hex digits)") }
     case .enumeration:
       if !type.values.contains(s) {
         let hint = didYouMean(s, among: type.values)
-        fail("enum", "\"\(s)\" is not one of \(list(type.values))\(hint)")
+        fail("enum", "\(quoted(s)) is not one of \(list(type.values))\(hint)")
       }
     default:
       break
@@ -201,7 +201,7 @@ struct Walk {
       }
     }
     if let pattern = type.pattern, !pattern.matches(s) {
-      fail("pattern", "\"\(s)\" does not match the pattern \(pattern.source)")
+      fail("pattern", "\(quoted(s)) does not match the pattern \(pattern.source)")
     }
   }
 
@@ -328,6 +328,9 @@ func isUUID(_ s: String) -> Bool {
 
 /// The closest candidate within a small edit distance, for "did you mean" hints.
 public func suggestion(for word: String, among candidates: [String]) -> String? {
+  // An edit distance of at most 3 to a name: nothing much longer than the longest name is close,
+  // and a megabyte of text would cost seconds of work.
+  guard word.utf8.count <= (candidates.map(\.utf8.count).max() ?? 0) + 3 else { return nil }
   let limit = max(1, min(3, word.count / 3))
   var best: (String, Int)?
   for candidate in candidates {

@@ -83,23 +83,41 @@ public struct Importer: Sendable {
   /// Why `--prune` deletes a document.
   public static let pruneReason = "not in the feed; --prune"
 
+  /// The largest feed record, as compact JSON: a document is far smaller; a record beyond it is
+  /// refused before any work (a 4 MiB value would otherwise cost seconds and a 4 MiB message).
+  public static let recordLimit = 16 << 20
+
   /// Reads a feed: a JSON array of records, or NDJSON (one record per line); errors name line:column.
   public static func records(_ path: String, display: String) throws(StoreError) -> [(line: Int, value: JSONValue)] {
     let bytes = try FileIO.read(path, limit: 1 << 30)
+    func tooLarge(_ line: Int, _ size: Int) -> StoreError {
+      StoreError.badRequest(
+        "\(display):\(line):1: the record is \(size) bytes, more than the limit of \(recordLimit) bytes (16 MiB) "
+          + "for one record")
+    }
     let first = bytes.first { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }
     if first == UInt8(ascii: "[") {
+      let records: [(line: Int, value: JSONValue)]
       do {
         let (value, map) = try JSONParser().parseWithSourceMap(bytes)
-        return (value.arrayValue ?? []).enumerated().map {
+        records = (value.arrayValue ?? []).enumerated().map {
           (map.valuePosition(JSONPointer.root.appending(index: $0.offset)).line, $0.element)
         }
       } catch {
         throw StoreError.badRequest("\(display):\(error.location.line):\(error.location.column): \(error.message)")
       }
+      if bytes.count > recordLimit {
+        for record in records {
+          let size = JSONWriter.compact(record.value).utf8.count
+          if size > recordLimit { throw tooLarge(record.line, size) }
+        }
+      }
+      return records
     }
     var out: [(Int, JSONValue)] = []
     for (index, line) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
       guard line.contains(where: { ![0x20, 0x0D, 0x09].contains($0) }) else { continue }
+      if line.count > recordLimit { throw tooLarge(index + 1, line.count) }
       do {
         out.append((index + 1, try JSONParser().parse(Array(line))))
       } catch {
