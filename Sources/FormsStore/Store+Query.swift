@@ -20,6 +20,20 @@ extension Store {
     }
   }
 
+  /// Refuses a filter or sort key that reads a sensitive field when no identity opens sealed
+  /// values: every document would compare its envelope, so `--where` would silently match nothing.
+  func refuseSealedReads(kind: String, _ paths: [Expression.Path]) throws(StoreError) {
+    guard keyring.identity == nil else { return }
+    let sensitive = Set((registry.schemas[kind]?.values).map { $0.flatMap(\.sensitiveFieldNames) } ?? [])
+    for path in paths {
+      for case .member(let name) in path.steps where sensitive.contains(name) {
+        throw StoreError.badRequest(
+          "\(path) reads \(name), a sensitive field whose values are sealed, and no identity here opens them; "
+            + "the query would compare envelopes and match nothing (FORMSCTL_IDENTITY names a recipient's identity)")
+      }
+    }
+  }
+
   /// The documents of `kind` that match `query`, sorted (by the kind's `order:` when the query
   /// names no sort) and windowed, read in parallel. Only the sort keys of the matches are kept
   /// while sorting; the page returned is read again at the end.
@@ -31,6 +45,7 @@ extension Store {
     let schema = try schema(kind)
     let directory = layout.documents(in: schema.directory)
     let filters = query.filters
+    try refuseSealedReads(kind: kind, filters.flatMap(\.paths) + query.sort.map(\.path))
     let sort = query.sort.isEmpty ? schema.order : query.sort
     // Unsorted: matches are ordered by their keys, then by path, below.
     let (files, irregular) = try FileIO.walk(directory, suffix: ".json", sorted: false)

@@ -446,4 +446,25 @@ struct GuardTests {
       )
     }
   }
+
+  @Test func aQueryOverSealedValuesWithoutAnIdentityIsRefused() throws {
+    try withTemporaryDirectory { dir in
+      let alice = Identity.generate()
+      let fixture = try StoreFixture(dir + "/s")
+      fixture.reopen(keyring: Keyring(recipients: [alice.recipient], identity: alice))
+      try fixture.store.create(
+        kind: "acquisition",
+        base: fixture.json(
+          #"{"id": "ACQ-2026-001", "title": "Chairs", "agency": "GSA", "contracting_officer": "J. Alvarez"}"#))
+      let query = Store.Query(filters: [try ExpressionParser.parse(#"contracting_officer == "J. Alvarez""#)])
+      #expect(try fixture.store.list(kind: "acquisition", query: query).documents.count == 1)
+      fixture.reopen(keyring: Keyring(recipients: [alice.recipient], identity: nil))
+      let error = storeError { _ = try fixture.store.list(kind: "acquisition", query: query) }
+      #expect(error?.kind == .badInput)
+      #expect(
+        error?.description.contains("reads contracting_officer, a sensitive field") == true,
+        "\(String(describing: error))")
+      #expect(try fixture.store.list(kind: "acquisition", query: Store.Query()).documents.count == 1)
+    }
+  }
 }

@@ -12,7 +12,6 @@ extension Formsctl {
         Examples:
           formsctl edit form 22e8dfd4
           VISUAL=true formsctl edit purchase-order PO-000201   # any editor command
-          formsctl edit acquisition ACQ-2026-001 --resume .formsctl/edit/acquisition-ACQ-2026-001.json
         """
     )
     @OptionGroup var options: StoreOptions

@@ -23,13 +23,20 @@ extension Formsctl {
 
     func run() throws {
       let store = try options.open()
-      let document = store.shown(try store.read(kind: kind, id: try store.expand(kind: kind, id: id)))
+      let read = try store.read(kind: kind, id: try store.expand(kind: kind, id: id))
+      let document = store.shown(read)
       guard let field else {
         return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(document))
       }
       guard let path = Expression.Path(field) else { throw CommandError.usage("\(field): not a field path") }
       let values = path.values(in: document)
       guard !values.isEmpty else { throw CommandError.badInput("\(kind) \(id) has no \(field)") }
+      // A placeholder is not the value: a script must not take «encrypted» for data.
+      if path.values(in: read.value).contains(where: SealedText.isSealed) {
+        throw CommandError.badInput(
+          "\(kind) \(id): \(field) is sealed (a sensitive field), and no identity here opens it; nothing printed "
+            + "(FORMSCTL_IDENTITY names a recipient's identity)")
+      }
       for value in values {
         switch value {
         case .string(let s): printOut(s)
