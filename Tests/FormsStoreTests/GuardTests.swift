@@ -265,15 +265,21 @@ struct GuardTests {
     }
   }
 
+  /// A store sealed for Alice (who opens it) holding ACQ-2026-001, whose contracting officer is sensitive.
+  static func sealedAcquisition(_ dir: String) throws -> (StoreFixture, Identity) {
+    let alice = Identity.generate()
+    let fixture = try StoreFixture(dir + "/s")
+    fixture.reopen(keyring: Keyring(recipients: [alice.recipient], identity: alice))
+    try fixture.store.create(
+      kind: "acquisition",
+      base: fixture.json(
+        #"{"id": "ACQ-2026-001", "title": "Chairs", "agency": "GSA", "contracting_officer": "J. Alvarez"}"#))
+    return (fixture, alice)
+  }
+
   @Test func aKeptCopyHoldsNoSensitiveValueInPlainText() throws {
     try withTemporaryDirectory { dir in
-      let alice = Identity.generate()
-      let fixture = try StoreFixture(dir + "/s")
-      fixture.reopen(keyring: Keyring(recipients: [alice.recipient], identity: alice))
-      try fixture.store.create(
-        kind: "acquisition",
-        base: fixture.json(
-          #"{"id": "ACQ-2026-001", "title": "Chairs", "agency": "GSA", "contracting_officer": "J. Alvarez"}"#))
+      let (fixture, _) = try Self.sealedAcquisition(dir)
       let failing: (String) -> Int32 = { path in
         try? writeFile((try? readFile(path))?.replacingOccurrences(of: "Chairs", with: "Desks") ?? "", to: path)
         return 3
@@ -449,13 +455,7 @@ struct GuardTests {
 
   @Test func aQueryOverSealedValuesWithoutAnIdentityIsRefused() throws {
     try withTemporaryDirectory { dir in
-      let alice = Identity.generate()
-      let fixture = try StoreFixture(dir + "/s")
-      fixture.reopen(keyring: Keyring(recipients: [alice.recipient], identity: alice))
-      try fixture.store.create(
-        kind: "acquisition",
-        base: fixture.json(
-          #"{"id": "ACQ-2026-001", "title": "Chairs", "agency": "GSA", "contracting_officer": "J. Alvarez"}"#))
+      let (fixture, alice) = try Self.sealedAcquisition(dir)
       let query = Store.Query(filters: [try ExpressionParser.parse(#"contracting_officer == "J. Alvarez""#)])
       #expect(try fixture.store.list(kind: "acquisition", query: query).documents.count == 1)
       fixture.reopen(keyring: Keyring(recipients: [alice.recipient], identity: nil))
