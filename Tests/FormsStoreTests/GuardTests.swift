@@ -168,15 +168,24 @@ struct GuardTests {
 
   // MARK: a restore never removes the manifest
 
+  /// A store holding ACQ-2026-001 and a snapshot of it (`partial`: one covering just that
+  /// document): the snapshots, its name and its manifest's path.
+  static func snapshotOfOneAcquisition(_ dir: String, partial: Bool) throws -> (Snapshots, String, String) {
+    let fixture = try StoreFixture(dir + "/s")
+    try fixture.acquisition()
+    let snapshots = Snapshots(layout: fixture.store.layout)
+    let name = try fixture.store.layout.withWriteLock("snapshot create", wait: 1) { () throws(StoreError) in
+      try snapshots.create(
+        reason: partial ? "pre-import" : "manual",
+        only: partial ? [dir + "/s/data/acquisitions/ACQ-2026-001.json"] : nil
+      ).name
+    }
+    return (snapshots, name, dir + "/s/.formsctl/snapshots/\(name)/manifest.json")
+  }
+
   @Test func aPartialSnapshotThatCoversTheManifestIsRefused() throws {
     try withTemporaryDirectory { dir in
-      let fixture = try StoreFixture(dir + "/s")
-      try fixture.acquisition()
-      let snapshots = Snapshots(layout: fixture.store.layout)
-      let name = try fixture.store.layout.withWriteLock("snapshot create", wait: 1) { () throws(StoreError) in
-        try snapshots.create(reason: "pre-import", only: [dir + "/s/data/acquisitions/ACQ-2026-001.json"]).name
-      }
-      let manifest = dir + "/s/.formsctl/snapshots/\(name)/manifest.json"
+      let (snapshots, name, manifest) = try Self.snapshotOfOneAcquisition(dir, partial: true)
       let forged = try readFile(manifest).replacingOccurrences(
         of: #""covers": ["#, with: #""covers": ["formsctl.yaml", "#)
       #expect(forged.contains("formsctl.yaml"))
@@ -191,13 +200,7 @@ struct GuardTests {
 
   @Test func aSnapshotWithoutTheManifestIsNotRestoredWhole() throws {
     try withTemporaryDirectory { dir in
-      let fixture = try StoreFixture(dir + "/s")
-      try fixture.acquisition()
-      let snapshots = Snapshots(layout: fixture.store.layout)
-      let name = try fixture.store.layout.withWriteLock("snapshot create", wait: 1) { () throws(StoreError) in
-        try snapshots.create(reason: "manual").name
-      }
-      let manifest = dir + "/s/.formsctl/snapshots/\(name)/manifest.json"
+      let (snapshots, name, manifest) = try Self.snapshotOfOneAcquisition(dir, partial: false)
       var json = try JSONParser().parse(Array(try readFile(manifest).utf8))
       json["files"] = .array((json["files"]?.arrayValue ?? []).filter { $0["path"] != .string("formsctl.yaml") })
       chmod(manifest, 0o644)

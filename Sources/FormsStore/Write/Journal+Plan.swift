@@ -100,6 +100,8 @@ extension Journal {
   func readPlan() throws(StoreError) -> Plan {
     let bytes = try FileIO.read(planPath, limit: Int.max, followLinks: false)
     let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+    // The read above throws; below, `try?` is only a parse of bytes in hand: a line that does not
+    // parse is torn or untrusted, and reported as such, never dropped silently.
     let header = lines.first.flatMap { try? JSONParser().parse(Array($0)) }
     let hashed = (header?["format"]?.numberValue?.intValue ?? 1) >= 2
     var steps: [PlannedStep] = []
