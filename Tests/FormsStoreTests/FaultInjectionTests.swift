@@ -123,6 +123,26 @@ struct FaultInjectionTests {
         _ = try fixture.store.reseal("keys remove") { _ in [alice.recipient] }
       }),
     Scenario(
+      name: "snapshot prune --sensitive",
+      prepare: { fixture in
+        // A snapshot holding a value in plain text, then the reseal that sealed it, then a snapshot without.
+        fixture.reopen(keyring: Keyring(recipients: [alice.recipient], identity: alice))
+        try fixture.store.create(
+          kind: "acquisition",
+          base: fixture.json(#"{"id": "ACQ-2026-002", "title": "T", "agency": "GSA", "contracting_officer": "J. A."}"#))
+        let path = fixture.root + "/data/acquisitions/ACQ-2026-002.json"
+        try writeFile(
+          try readFile(path).replacingOccurrences(
+            of: #""enc:v1:[^"]*""#, with: #""J. A.""#, options: .regularExpression),
+          to: path)
+        _ = try fixture.snapshots().create(reason: "manual", label: "plain")
+        _ = try fixture.store.reseal("keys reseal") { _ in [alice.recipient] }
+        fixture.advance(60)
+        _ = try fixture.snapshots().create(reason: "manual", label: "sealed")
+      },
+      run: { fixture in _ = try fixture.snapshots().deleteExposed(registry: fixture.store.registry, dryRun: false) },
+      snapshotsAreTheChange: true),
+    Scenario(
       name: "recover", prepare: { try interruptedCascade($0) },
       run: { fixture in _ = try Store.recover(fixture.store.layout, wait: 1) },
       mustApply: true),
@@ -199,6 +219,7 @@ struct FaultInjectionTests {
       let name = fileName(relative)
       if relative.hasPrefix(".formsctl/journal/") || name.hasSuffix(".formsctl-journal")
         || AtomicWriter.isTemporaryName(name) || name.hasPrefix(Journal.probePrefix) || name.hasPrefix(".creating-")
+        || name.hasPrefix(".deleting-")
       {
         found.append(relative)
       }
@@ -260,7 +281,7 @@ struct FaultInjectionTests {
             .validate(
               try StoreValidator(layout: fixture.store.layout, registry: fixture.store.registry) { $0 }.allFiles())
           #expect(report.invalid == 0 && report.unreadable == 0, "\(run): \(report.diagnostics.map(\.compilerStyle))")
-          let snapshots = try fixture.snapshots()
+          let snapshots = fixture.snapshots()
           #expect(try snapshots.verify(snapshots.list()).isEmpty, "\(run): a snapshot does not verify")
           let outcome = failure == nil ? "succeeded" : applied ? "failed, finished by recover" : "rolled back"
           outcomes[outcome, default: 0] += 1

@@ -280,6 +280,43 @@ struct GuardTests {
     return (fixture, alice)
   }
 
+  /// Values sealed by a reseal stay in plain text in the snapshots taken before: those are found
+  /// (each hard-linked file read once) and deleted, and the snapshots taken after are kept.
+  @Test func snapshotsHoldingPlaintextOfSealedValuesAreFoundAndDeleted() throws {
+    try withTemporaryDirectory { dir in
+      let (fixture, alice) = try Self.sealedAcquisition(dir)
+      let path = dir + "/s/data/acquisitions/ACQ-2026-001.json"
+      let sealed = try readFile(path)
+      try writeFile(
+        sealed.replacingOccurrences(of: #""enc:v1:[^"]*""#, with: #""J. Alvarez""#, options: .regularExpression),
+        to: path)
+      var snapshots = fixture.snapshots()
+      snapshots.now = { Date(timeIntervalSince1970: 1_700_000_000) }
+      _ = try snapshots.create(reason: "manual", label: "plain")
+      snapshots.now = { Date(timeIntervalSince1970: 1_700_000_100) }
+      _ = try snapshots.create(reason: "manual", label: "plain-again")
+      #expect(try snapshots.exposures(registry: fixture.store.registry).map(\.values) == [1, 1])
+      _ = try fixture.store.reseal("keys reseal") { _ in [alice.recipient] }
+      #expect(try !readFile(path).contains("Alvarez"))
+      snapshots.now = { Date(timeIntervalSince1970: 1_700_000_200) }
+      _ = try snapshots.create(reason: "manual", label: "sealed")
+      let found = try snapshots.exposures(registry: fixture.store.registry)
+      #expect(found.map { $0.snapshot.manifest?.label } == ["plain", "plain-again"])
+      #expect(found[0].documents == ["data/acquisitions/ACQ-2026-001.json"])
+      #expect(try snapshots.deleteExposed(registry: fixture.store.registry, dryRun: true).count == 2)
+      #expect(try snapshots.list().count == 3, "a dry run deletes nothing")
+      #expect(try snapshots.deleteExposed(registry: fixture.store.registry, dryRun: false).count == 2)
+      #expect(try snapshots.list().map { $0.manifest?.label } == ["sealed"])
+      #expect(try snapshots.exposures(registry: fixture.store.registry).isEmpty)
+      // A delete cut short leaves a `.deleting-` directory: no snapshot, and the next lock holder removes it.
+      try FileManager.default.createDirectory(
+        atPath: dir + "/s/.formsctl/snapshots/.deleting-x/data", withIntermediateDirectories: true)
+      #expect(try snapshots.list().count == 1)
+      #expect(try snapshots.removeStaleTemporaries() == 1)
+      #expect(FileIO.entry(dir + "/s/.formsctl/snapshots/.deleting-x") == .missing)
+    }
+  }
+
   @Test func aKeptCopyHoldsNoSensitiveValueInPlainText() throws {
     try withTemporaryDirectory { dir in
       let (fixture, _) = try Self.sealedAcquisition(dir)

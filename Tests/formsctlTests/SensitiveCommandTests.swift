@@ -146,9 +146,29 @@ struct SensitiveCommandTests {
       #expect(
         plain.status == 1 && plain.stdout.contains("stored in plain text") && !plain.stdout.contains("Alvarez"),
         "\(plain.stdout)")
-      #expect(try Formsctl.run(["keys", "reseal"], in: store, environment: holder).status == 0)
+      // A snapshot taken now keeps the plain text after the reseal: the reseal says so, prune deletes it.
+      #expect(try Formsctl.run(["snapshot", "create", "--label", "plain"], in: store).status == 0)
+      let reseal = try Formsctl.run(["keys", "reseal"], in: store, environment: holder)
+      #expect(reseal.status == 0)
+      #expect(
+        reseal.stderr.contains("warning: 1 snapshot still holds sensitive values in plain text (")
+          && reseal.stderr.contains("`formsctl snapshot prune --sensitive` deletes them"), "\(reseal.stderr)")
       #expect(try Formsctl.run(["validate"], in: store).status == 0)
       #expect(!(try readFile(path)).contains("Alvarez"))
+      let mixed = try Formsctl.run(["snapshot", "prune", "--sensitive", "--keep-last", "2"], in: store)
+      #expect(mixed.status == 64 && mixed.stderr.contains("takes no --keep-* option"), "\(mixed.stderr)")
+      let dry = try Formsctl.run(["snapshot", "prune", "--sensitive", "--dry-run"], in: store)
+      #expect(
+        dry.status == 0
+          && dry.stdout.contains(
+            "(1 sensitive value in plain text in 1 document, first data/acquisitions/ACQ-2026-001.json)"),
+        "\(dry)")
+      #expect(try Formsctl.run(["snapshot", "show", "plain"], in: store).status == 0, "the dry run kept it")
+      let pruned = try Formsctl.run(["snapshot", "prune", "--sensitive"], in: store)
+      #expect(pruned.status == 0 && pruned.stdout.hasPrefix("deleted "), "\(pruned)")
+      #expect(try Formsctl.run(["snapshot", "show", "plain"], in: store).status != 0)
+      let again = try Formsctl.run(["snapshot", "prune", "--sensitive"], in: store)
+      #expect(again.stdout.contains("no snapshot holds sensitive values in plain text"), "\(again)")
       let schema = try Formsctl.run(["schema", "export", "--json-schema"], in: store)
       #expect(schema.stdout.contains("^enc:v1:"), "\(schema.stderr)")
     }

@@ -148,6 +148,11 @@ public final class SchemaType: Sendable {
   /// The fields in code-point order (the order of a parsed object's members), each with its index
   /// in `requiredFields` when it is required: the validator walks both lists side by side.
   let sortedFields: [SortedField]
+  /// The constraints this type carries: those of its properties that are set.
+  public let constraints: Set<Constraint>
+  /// What the validator's byte path may do with a value of this type, decided here from `kind`
+  /// and `constraints`.
+  public let quickPath: QuickPath
 
   /// A type with the constraints its kind takes; `fields` and `cases` in descriptor order.
   public init(
@@ -185,6 +190,15 @@ public final class SchemaType: Sendable {
         name: name, type: byName[name]!.type, nullable: byName[name]!.nullable,
         required: required.firstIndex(of: name) ?? -1)
     }
+    let set: [(Constraint, Bool)] = [
+      (.minimum, minimum != nil), (.maximum, maximum != nil), (.minLength, minLength != nil),
+      (.maxLength, maxLength != nil), (.pattern, pattern != nil), (.scale, scale != nil), (.values, !values.isEmpty),
+      (.element, element != nil), (.minItems, minItems != nil), (.maxItems, maxItems != nil), (.unique, unique != nil),
+      (.fields, !fields.isEmpty), (.additional, additional), (.discriminator, discriminator != nil),
+      (.cases, !cases.isEmpty),
+    ]
+    constraints = Set(set.filter(\.1).map(\.0))
+    quickPath = .of(kind, constraints: constraints, frozen: required.count <= 64)
   }
 
   /// This type under another name: a named type defined as another (`money: amount`).

@@ -60,6 +60,18 @@ extension SchemaType {
   }
 }
 
+extension Schema {
+  /// The values `document` holds in plain text where this schema keeps them sealed: read with
+  /// every version of a kind, it finds what a snapshot taken before a field became sensitive (or
+  /// before `keys reseal`) still exposes.
+  public func plaintextSensitive(in document: JSONValue) -> [JSONPointer] {
+    guard hasSensitiveFields else { return [] }
+    return root.sensitiveLocations(in: document).filter { pointer in
+      document[pointer: pointer].map { !SealedText.isSealed($0) } ?? false
+    }
+  }
+}
+
 extension Finding {
   /// The finding with its message withheld when it is about a sensitive value (messages quote
   /// values: `"J. Alvarez" does not match...`), so no diagnostic carries a secret.

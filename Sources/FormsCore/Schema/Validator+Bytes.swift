@@ -1,9 +1,9 @@
 /// Validation straight from a file's bytes, building no tree: the way `validate` checks a large
 /// store, where nearly every document is valid. It only ever answers "valid": anything it finds,
-/// or cannot decide alone (a syntax error, keys out of canonical order, a `one_of`, a JSON string,
-/// a rule that reads more than a top-level scalar), sends the caller to the full path (`parse`,
-/// then `validate`), which finds and places every problem. Scalars are checked by the same code
-/// the full path runs, so the two cannot disagree on them.
+/// or cannot decide alone (a syntax error, keys out of canonical order, a type whose `quickPath`
+/// is `none`, a rule that reads more than a top-level scalar), sends the caller to the full path
+/// (`parse`, then `validate`), which finds and places every problem. What it judges alone is the
+/// data in `QuickPath.decided`; every other scalar is checked by the code the full path runs.
 extension Validator {
   /// The names of top-level members a quick check keeps: what the rules read plus `capture`; nil
   /// when a rule reads anything else (then there is no quick check for this schema).
@@ -24,7 +24,9 @@ extension Validator {
   /// when the document is certainly valid against the schema and its rules; nil otherwise.
   public func quickCheck(_ bytes: [UInt8], captures: [String]) -> JSONValue? {
     bytes.withUnsafeBufferPointer { buffer -> JSONValue? in
-      guard buffer.first == UInt8(ascii: "{"), schema.root.kind == .object else { return nil }
+      guard buffer.first == UInt8(ascii: "{"), schema.root.kind == .object, schema.root.quickPath == .bytes else {
+        return nil
+      }
       var check = ByteCheck(reader: ByteReader(bytes: buffer, maxDepth: JSONParser.defaultMaxDepth, recorder: nil))
       var captured: [JSONObject.Member] = []
       do throws(ByteError) {
@@ -47,12 +49,7 @@ extension Validator {
 
 extension SchemaType {
   /// A type whose values are single JSON scalars.
-  public var isScalar: Bool {
-    switch kind {
-    case .string, .integer, .decimal, .number, .boolean, .date, .datetime, .uuid, .enumeration: return true
-    case .list, .object, .map, .any, .oneOf, .jsonString: return false
-    }
-  }
+  public var isScalar: Bool { kind.isScalar }
 }
 
 /// One quick check over a document's bytes. Each function returns false as soon as the value is
@@ -66,6 +63,11 @@ struct ByteCheck {
 
   mutating func value(_ type: SchemaType) throws(ByteError) -> Bool {
     guard reader.i < reader.bytes.count else { return false }
+    switch type.quickPath {
+    case .none: return false
+    case .scalar: return try scalar(type) != nil
+    case .bytes: break
+    }
     let byte = reader.bytes[reader.i]
     switch type.kind {
     case .any:
@@ -91,24 +93,22 @@ struct ByteCheck {
         }
       } while try reader.another(UInt8(ascii: "}"))
       return true
-    case .oneOf, .jsonString:
-      return false
     case .string, .date, .datetime, .enumeration:
-      guard byte == UInt8(ascii: "\""), type.pattern == nil, type.minLength == nil, type.maxLength == nil else {
-        return try scalar(type) != nil
-      }
+      guard byte == UInt8(ascii: "\"") else { return false }
       // A string judged on its bytes when it holds no escape (then they are its UTF-8).
       let start = reader.i
       let (range, escaped) = try reader.skipString()
       guard escaped else { return plainString(range, type) }
       reader.i = start
       return try scalar(type) != nil
-    default:
-      return try scalar(type) != nil
+    case .integer, .decimal, .number, .boolean, .uuid, .oneOf, .jsonString:
+      // `QuickPath.of` never makes these `bytes`.
+      return false
     }
   }
 
-  /// What the full path's `checkString` says of an escape-free string without constraints beyond its kind.
+  /// What the full path's `checkString` says of an escape-free string of a type whose `quickPath`
+  /// is `bytes` (no constraint beyond its kind's, in `QuickPath.decided`).
   func plainString(_ range: Range<Int>, _ type: SchemaType) -> Bool {
     let text = UnsafeBufferPointer(rebasing: reader.bytes[range])
     switch type.kind {
@@ -137,7 +137,6 @@ struct ByteCheck {
   mutating func object(_ type: SchemaType, isRoot: Bool, capturing: [String], into captured: inout [JSONObject.Member])
     throws(ByteError) -> Bool
   {
-    guard type.sortedFields.count == type.fields.count, type.requiredFields.count <= 64 else { return false }
     let table = type.sortedFields
     try reader.enter()
     reader.i += 1
@@ -208,7 +207,9 @@ struct ByteCheck {
           continue
         }
         // The element's unique keys, read as the full path reads them (a missing one is null).
-        guard element.kind == .object, reader.i < reader.bytes.count, reader.bytes[reader.i] == UInt8(ascii: "{") else {
+        guard element.kind == .object, element.quickPath == .bytes, reader.i < reader.bytes.count,
+          reader.bytes[reader.i] == UInt8(ascii: "{")
+        else {
           return false
         }
         var captured: [JSONObject.Member] = []

@@ -155,10 +155,9 @@ extension Snapshots {
     if !dryRun && decisions.contains(where: { !$0.keep }) {
       let removing = ProgressCounter("pruning", total: decisions.filter { !$0.keep }.count, progress)
       for decision in decisions where !decision.keep {
-        try Self.removeTree(directory + "/" + decision.name)
+        try delete(decision.name)
         removing?.add(1)
       }
-      try AtomicWriter.syncDirectory(directory)
     }
     return decisions
   }

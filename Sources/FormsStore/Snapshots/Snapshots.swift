@@ -458,13 +458,13 @@ public struct Snapshots: Sendable {
     }
   }
 
-  /// Removes what an interrupted create left (the caller holds the lock, so none is in progress);
+  /// Removes what an interrupted create or delete left (the caller holds the lock, so none is in progress);
   /// returns how many.
   @discardableResult
   func removeStaleTemporaries() throws(StoreError) -> Int {
     var removed = 0
     for entry in try FileIO.entries(of: directory) {
-      if entry.name.hasPrefix(".creating-") {
+      if entry.name.hasPrefix(".creating-") || entry.name.hasPrefix(".deleting-") {
         try Self.removeTree(directory + "/" + entry.name)
         removed += 1
       } else if AtomicWriter.isTemporaryName(entry.name) {

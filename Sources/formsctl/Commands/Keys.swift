@@ -173,13 +173,22 @@ extension Formsctl {
       recipients change: ([Recipient]) throws(StoreError) -> [Recipient]
     ) throws {
       let report = try store.reseal(operation, dryRun: dryRun, recipients: change)
-      guard !quiet else { return }
-      let documents = "\(plural(report.documents, "document"))"
-      let count = "\(plural(report.recipients.count, "recipient"))"
-      printOut(
-        dryRun
-          ? "would seal \(plural(report.values, "value")) in \(documents) for \(count); nothing written"
-          : "sealed \(plural(report.values, "value")) in \(documents) for \(count)")
+      if !quiet {
+        let documents = "\(plural(report.documents, "document"))"
+        let count = "\(plural(report.recipients.count, "recipient"))"
+        printOut(
+          dryRun
+            ? "would seal \(plural(report.values, "value")) in \(documents) for \(count); nothing written"
+            : "sealed \(plural(report.values, "value")) in \(documents) for \(count)")
+      }
+      // Snapshots are copies: what was plain text before this reseal stays so in them.
+      let exposures = try FormsStore.Snapshots(layout: store.layout).exposures(registry: store.registry)
+      guard !exposures.isEmpty else { return }
+      let names = exposures.map(\.snapshot.name)
+      printWarning(
+        "\(plural(exposures.count, "snapshot")) still \(exposures.count == 1 ? "holds" : "hold") sensitive values in "
+          + "plain text (\(names.prefix(3).joined(separator: ", "))\(names.count > 3 ? ", …" : "")); "
+          + "`formsctl snapshot prune --sensitive` deletes them")
     }
   }
 }

@@ -273,9 +273,12 @@ extension Formsctl {
         discussion: """
           Keeps every snapshot younger than --keep-within, then the newest of each ISO week younger than --keep-weekly-within, the newest --keep-last, and always the newest one. Durations: 30s, 90m, 12h, 7d, 2w.
 
+          With --sensitive, the policy is set aside: every snapshot that holds in plain text a value the store's descriptors now mark sensitive is deleted, whatever its age. Snapshots are copies, so the values `keys reseal` sealed (or a field made sensitive) stay readable in the snapshots taken before; `keys reseal` names them. Git history may hold them too (README, "What formsctl protects against").
+
           Examples:
             formsctl snapshot prune --dry-run
             formsctl snapshot prune --keep-within 30d --keep-last 5
+            formsctl snapshot prune --sensitive --dry-run
           """
       )
       @OptionGroup var options: StoreOptions
@@ -284,9 +287,11 @@ extension Formsctl {
       @Option(help: ArgumentHelp("Then the newest of each ISO week younger than this.", valueName: "DURATION"))
       var keepWeeklyWithin: String?
       @Option(help: "Also keep the newest N.") var keepLast: Int = 0
+      @Flag(help: "Delete instead every snapshot holding sensitive values in plain text.") var sensitive = false
 
       func run() throws {
         guard keepLast >= 0 else { throw CommandError.usage("--keep-last must be 0 or more") }
+        if sensitive { return try pruneSensitive() }
         let (layout, snapshots) = try Snapshot.open(options)
         func seconds(_ text: String?, _ fallback: Int) throws -> Int {
           guard let text else { return fallback }
@@ -308,6 +313,29 @@ extension Formsctl {
           printOut("\(decision.keep ? "keep  " : "delete") \(decision.name)  (\(decision.reason))")
         }
       }
+
+      func pruneSensitive() throws {
+        if keepWithin != nil || keepWeeklyWithin != nil || keepLast != 0 {
+          throw CommandError.usage("--sensitive deletes by content, not by age: it takes no --keep-* option")
+        }
+        let store = try options.open()
+        let (layout, snapshots) = try Snapshot.open(options)
+        let found = try layout.withWriteLock("snapshot prune", wait: options.wait) { () throws(StoreError) in
+          try snapshots.deleteExposed(registry: store.registry, dryRun: dryRun)
+        }
+        guard !found.isEmpty else {
+          return printOut("no snapshot holds sensitive values in plain text; nothing to delete")
+        }
+        for exposure in found {
+          printOut("\(dryRun ? "would delete" : "deleted") \(exposure.snapshot.name)  (\(Snapshot.exposed(exposure)))")
+        }
+      }
+    }
+
+    /// `3 sensitive values in plain text in 2 documents, first data/forms/F-1.json`.
+    static func exposed(_ exposure: FormsStore.Snapshots.Exposure) -> String {
+      "\(plural(exposure.values, "sensitive value")) in plain text in \(plural(exposure.documents.count, "document")), "
+        + "first \(exposure.documents[0])"
     }
   }
 }
