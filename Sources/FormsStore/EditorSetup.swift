@@ -81,13 +81,15 @@ public struct EditorSetup: Sendable {
       let bytes = try FileIO.read(settingsPath)
       do {
         guard case .object(let existing) = try JSONParser().parse(bytes) else {
-          throw StoreError.badRequest("\(layout.relative(settingsPath)) is not a JSON object; nothing written")
+          throw StoreError.refused(
+            .editorSettings(path: layout.relative(settingsPath), position: nil, message: "not a JSON object"))
         }
         settings = existing
       } catch let error as JSONParseError {
-        throw StoreError.badRequest(
-          "\(layout.relative(settingsPath)):\(error.location.line):\(error.location.column): \(error.message) "
-            + "(formsctl reads strict JSON: no comments or trailing commas); fix or remove it; nothing written")
+        throw StoreError.refused(
+          .editorSettings(
+            path: layout.relative(settingsPath), position: error.location,
+            message: "\(error.message) (formsctl reads strict JSON: no comments or trailing commas); fix or remove it"))
       } catch let error as StoreError {
         throw error
       } catch {

@@ -7,9 +7,7 @@ extension Store {
     let idPath = Expression.Path(steps: [.member(schema.idField)])
     let (documents, skipped) = try list(kind: kind, query: Query(filters: filters, sort: [(idPath, false)]))
     if let unreadable = skipped.first {
-      throw StoreError.badRequest(
-        "\(display(unreadable.path)): \(unreadable.reason); fix it (formsctl validate) before changing documents by query"
-      )
+      throw StoreError.refused(.unreadableMatch(path: display(unreadable.path), reason: unreadable.reason))
     }
     return documents.compactMap { $0.value[schema.idField].flatMap(DocumentID.text) }
   }
@@ -45,9 +43,8 @@ extension Store {
       let plan = try planDelete(try ids(of: kind, matching: filters).map { (kind, $0) }, reason: "matches --where")
       if !plan.blockers.isEmpty {
         if dryRun { return plan }
-        let names = plan.blockers.map { "\($0.kind) \($0.id)" }.joined(separator: ", ")
-        throw StoreError.badRequest(
-          "cannot delete the matching \(kind) documents: \(names) refer to them with on_delete: restrict")
+        throw StoreError.refused(
+          .restricted(kind: kind, id: nil, referrers: plan.blockers.map { "\($0.kind) \($0.id)" }))
       }
       try stage(plan, in: session)
       return plan

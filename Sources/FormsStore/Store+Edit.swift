@@ -60,7 +60,7 @@ extension Store {
       let path = directory + "/" + base + (n == 1 ? "" : "-\(n)") + ".json"
       if FileIO.entry(path) == .missing && FileIO.entry(path + ".sealed") == .missing { return path }
     }
-    throw StoreError.badRequest("\(directory) holds 1000 kept copies of \(base); merge or remove them")
+    throw StoreError.refused(.tooManyKeptCopies(directory: directory, name: base))
   }
 
   /// Keeps the person's `text` at `temp`, or beside it sealed: returns where it is.
@@ -104,13 +104,13 @@ extension Store {
       return JSONWriter.canonicalString(keyring.open(value, schema: schema).value)
     }
     guard let identity = keyring.identity else {
-      throw StoreError.badRequest("\(display(path)) is sealed; opening it needs an identity (FORMSCTL_IDENTITY)")
+      throw StoreError.refused(.keptCopyNeedsIdentity(path: display(path)))
     }
     let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     do throws(Envelope.Failure) {
       return String(decoding: try Envelope.open(text, with: identity), as: UTF8.self)
     } catch {
-      throw StoreError.badRequest("\(display(path)) cannot be opened with this identity (\(error))")
+      throw StoreError.refused(.keptCopyUnopenable(path: display(path), reason: "\(error)"))
     }
   }
 
@@ -127,7 +127,7 @@ extension Store {
       try writer.write(Array((header + presented).utf8), to: temp)
       let status = runEditor(temp)
       guard status == 0 else {
-        throw StoreError.badRequest("the editor exited with status \(status); nothing written")
+        throw StoreError.refused(.editorFailed(status: status))
       }
       let body = Self.stripHeader(String(decoding: try FileIO.read(temp), as: UTF8.self))
       if body.allSatisfy(\.isWhitespace) { return .emptied }
@@ -135,10 +135,7 @@ extension Store {
         // The stored text, untouched: nothing to do. The person's own text, saved unchanged after
         // it was refused: it is not written, and it is kept (the caller keeps it and says where).
         guard presented != original else { return .unchanged }
-        throw StoreError.badRequest(
-          header.isEmpty
-            ? "your text was left unchanged; nothing written"
-            : "your text is still not valid (its problems are listed at its top); nothing written")
+        throw StoreError.refused(.editUnchanged(stillInvalid: !header.isEmpty))
       }
       presented = body
       let value: JSONValue

@@ -33,8 +33,7 @@ extension Store {
     if absolute != "/",
       let outer = StoreLayout.nearest(holding: StoreLayout.manifestName, from: parentDirectory(absolute))
     {
-      throw StoreError.badRequest(
-        "\(directory) is inside the store at \(outer); a store cannot hold another (run init outside it)")
+      throw StoreError.refused(.storeInsideStore(directory: directory, outer: outer))
     }
     try FileIO.makeDirectories(directory)
     let root = FileIO.realPath(directory) ?? directory

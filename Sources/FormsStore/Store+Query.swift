@@ -27,9 +27,7 @@ extension Store {
     let sensitive = Set((registry.schemas[kind]?.values).map { $0.flatMap(\.sensitiveFieldNames) } ?? [])
     for path in paths {
       for case .member(let name) in path.steps where sensitive.contains(name) {
-        throw StoreError.badRequest(
-          "\(path) reads \(name), a sensitive field whose values are sealed, and no identity here opens them; "
-            + "the query would compare envelopes and match nothing (FORMSCTL_IDENTITY names a recipient's identity)")
+        throw StoreError.refused(.sealedQuery(expression: path.description, field: name))
       }
     }
   }

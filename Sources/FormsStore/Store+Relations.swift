@@ -39,9 +39,9 @@ extension Store {
           do {
             documents.append(Document(path: path, value: try JSONParser().parse(bytes), bytes: bytes))
           } catch {
-            throw StoreError.badRequest(
-              "\(display(path)):\(error.location.line):\(error.location.column): \(error.message); "
-                + "it may refer to \(kind) \(id), so nothing is changed until it parses")
+            throw StoreError.refused(
+              .unparsedReferrer(
+                path: display(path), position: error.location, message: error.message, kind: kind, id: id))
           }
         }
         cache[other] = documents
@@ -133,10 +133,8 @@ extension Store {
       let plan = try planDelete([(kind, id)])
       if !plan.blockers.isEmpty {
         if dryRun { return plan }
-        let names = plan.blockers.map { "\($0.kind) \($0.id)" }.joined(separator: ", ")
-        throw StoreError.badRequest(
-          "cannot delete \(kind) \(id): \(names) refer\(plan.blockers.count == 1 ? "s" : "") to it with on_delete: restrict"
-        )
+        throw StoreError.refused(
+          .restricted(kind: kind, id: id, referrers: plan.blockers.map { "\($0.kind) \($0.id)" }))
       }
       try stage(plan, in: session)
       return plan

@@ -10,17 +10,17 @@ extension Store {
   {
     let schema = try schema(kind)
     guard case .object(var object) = base else {
-      throw StoreError.badRequest("the input must be a JSON object, not \(base.typeName)")
+      throw StoreError.refused(.notAnObject(kind: kind, found: base.typeName))
     }
     if let given = object["_schema"]?.stringValue, given != schema.reference {
-      throw StoreError.badRequest("the input says _schema \(given); new documents are created at \(schema.reference)")
+      throw StoreError.refused(.schemaMismatch(given: given, current: schema.reference))
     }
     object["_schema"] = .string(schema.reference)
     var document = JSONValue.object(object)
     try assignments.apply(to: &document, schema: schema)
     if document[schema.idField] == nil {
       guard schema.root.fields[schema.idField]?.type.kind == .uuid else {
-        throw StoreError.badRequest("a \(kind) needs its id: pass --set \(schema.idField)=...")
+        throw StoreError.refused(.missingID(kind: kind, field: schema.idField))
       }
       document[schema.idField] = .string(configuration.makeUUID())
     }
@@ -42,7 +42,7 @@ extension Store {
   @discardableResult
   public func transition(kind: String, id: String, to state: String) throws(StoreError) -> Document {
     try modify(kind: kind, id: id, operation: "status") { (document, schema) throws(StoreError) in
-      guard let workflow = schema.workflow else { throw StoreError.badRequest("\(kind) has no workflow") }
+      guard let workflow = schema.workflow else { throw StoreError.refused(.noWorkflow(kind: kind)) }
       document[workflow.field] = .string(state)
     }
   }
@@ -65,7 +65,7 @@ extension Store {
     try write(operation, summary: "\(operation) \(kind) \(id)") { session throws(StoreError) in
       let stored = try read(kind: kind, id: id)
       if let original, original != stored.bytes {
-        throw StoreError.badRequest("\(display(stored.path)) changed while it was being edited; not overwriting it")
+        throw StoreError.refused(.changedMeanwhile(path: display(stored.path), during: "while it was being edited"))
       }
       var document = stored.value
       try change(&document, try schema(of: stored.value, path: stored.path))
@@ -80,7 +80,7 @@ extension [Assignment] {
     do {
       for assignment in self { try assignment.apply(to: &document, schema: schema) }
     } catch {
-      throw error.kind == .usage ? .usage(error.description) : .badRequest(error.description)
+      throw .assignment(error)
     }
   }
 }

@@ -90,15 +90,14 @@ public final class Store: Sendable {
   /// The newest schema of `kind`, or an error naming the kinds there are.
   public func schema(_ kind: String) throws(StoreError) -> Schema {
     guard let schema = registry.latest(kind) else {
-      let hint = didYouMean(kind, among: registry.kinds)
-      throw StoreError.badRequest("unknown kind \"\(kind)\"\(hint) (kinds: \(registry.kinds.joined(separator: ", ")))")
+      throw StoreError.refused(.unknownKind(kind, kinds: registry.kinds))
     }
     return schema
   }
 
   /// Where the document `id` of `kind` lives (the id is checked first, which keeps paths in the store).
   public func path(kind: String, id: String) throws(StoreError) -> String {
-    guard DocumentID.isValid(id) else { throw StoreError.badRequest(DocumentID.problem(id)) }
+    guard DocumentID.isValid(id) else { throw StoreError.refused(.badID(id)) }
     return layout.path(directory: try schema(kind).directory, id: id)
   }
 
@@ -167,7 +166,7 @@ public final class Store: Sendable {
   /// The schema a stored document names.
   func schema(of document: JSONValue, path: String) throws(StoreError) -> Schema {
     guard let schema = registry.schema(of: document) else {
-      throw StoreError.badRequest("\(display(path)): unknown or missing _schema; run `formsctl validate` on it")
+      throw StoreError.refused(.unknownSchema(path: display(path)))
     }
     return schema
   }

@@ -5,13 +5,13 @@ import Foundation
 public enum StoreError: FormsError, Equatable {
   case fileNotFound(String)
   case notAStore(searchedFrom: String)
-  /// `--store DIR` or FORMSCTL_STORE names a directory without formsctl.yaml.
-  case storeNotFound(String)
+  /// `--store DIR` or FORMSCTL_STORE names a directory without formsctl.yaml (`isDirectory`), or nothing.
+  case storeNotFound(String, isDirectory: Bool)
   case manifest(file: String, position: SourcePosition?, message: String)
   case fileTooLarge(String, size: Int, limit: Int)
   /// A FIFO, device, directory or (where formsctl keeps its own files) symbolic link.
   case wrongFileType(String, found: String, expected: String)
-  case io(String, operation: String, errno: Int32)
+  case io(String, operation: String, errno: Errno)
   /// The free-space check found that the work would fill the disk (exit 74, before anything is written).
   case insufficientSpace(String)
   case symlinkOutsideStore(String)
@@ -36,7 +36,10 @@ public enum StoreError: FormsError, Equatable {
   case importFailed(records: Int, [Diagnostic])
   /// `import --prune` would remove `removing` of the kind's `of` documents, beyond its bound.
   case pruneRefused(kind: String, removing: Int, of: Int, reason: String)
-  case badRequest(String)
+  /// A request the store understood and will not carry out (the cases an app may handle).
+  case refused(Refusal)
+  /// An assignment (`field=value`) that does not fit the document or its schema.
+  case assignment(Assignment.Problem)
   /// Bad arguments, found only once the store is read (exit 64).
   case usage(String)
   case notFound(kind: String, id: String, path: String)
@@ -56,11 +59,12 @@ public enum StoreError: FormsError, Equatable {
     case .io(_, _, let code):
       // A path that is not what the store's layout needs is bad input; anything else the system
       // returned (a full disk, EIO, a permission denied) is an I/O error, never a bug.
-      return [ENOTDIR, EISDIR, ELOOP, ENAMETOOLONG].contains(code) ? .badInput : .ioError
+      return [ENOTDIR, EISDIR, ELOOP, ENAMETOOLONG].contains(code.rawValue) ? .badInput : .ioError
     case .insufficientSpace: return .ioError
     case .locked, .recoveryNeeded, .unfinished, .rollBackFailed: return .tryAgain
     case .unverifiable: return .badInput
-    case .invalidDocument, .badRequest, .migrationFailed, .importFailed, .pruneRefused: return .badInput
+    case .assignment(let problem): return problem.kind
+    case .invalidDocument, .refused, .migrationFailed, .importFailed, .pruneRefused: return .badInput
     case .notFound: return .noInput
     case .ambiguousID, .usage: return .usage
     case .editKept(let error, _, _): return error.kind
@@ -72,13 +76,10 @@ public enum StoreError: FormsError, Equatable {
     switch self {
     case .fileNotFound(let path):
       return "\(path): no such file or directory"
-    case .storeNotFound(let root):
-      return FileIO.isDirectory(root)
-        ? "\(root) is not a formsctl store (it has no formsctl.yaml); run `formsctl init \(root)` to make it one"
-        : "\(root): no such directory (named by --store or FORMSCTL_STORE)"
+    case .storeNotFound(let root, let isDirectory):
+      return isDirectory ? "\(root) is not a formsctl store (it has no formsctl.yaml)" : "\(root): no such directory"
     case .notAStore(let start):
-      return "no formsctl store found in \(start) or any parent directory (looked for formsctl.yaml); "
-        + "run `formsctl init`, pass --store DIR, or set FORMSCTL_STORE"
+      return "no formsctl store found in \(start) or any parent directory (looked for formsctl.yaml)"
     case .manifest(let file, let position, let message):
       return "\(file)\(position.map { ":\($0.line):\($0.column)" } ?? ""): \(message)"
     case .fileTooLarge(let path, let size, let limit):
@@ -87,7 +88,7 @@ public enum StoreError: FormsError, Equatable {
       return
         "\(path) is \(found), not \(expected); formsctl does not open or follow it (move it away, or replace it with \(expected))"
     case .io(let path, let operation, let code):
-      return "\(path): \(operation) failed: \(String(cString: strerror(code)))"
+      return "\(path): \(operation) failed: \(code)"
     case .symlinkOutsideStore(let path):
       return "\(path): a symbolic link that leads out of the store; refusing to write through it"
     case .badFileName(let directory, let escaped):
@@ -101,19 +102,17 @@ public enum StoreError: FormsError, Equatable {
       return "\(path): not inside the store"
     case .locked(let pid, let command, let waited):
       let holder = pid.map { "pid \($0) (\(command))" } ?? "another process"
-      return "the store is locked by \(holder); waited \(Int(waited)) s. Retry, or pass --wait 60"
+      return "the store is locked by \(holder); waited \(Int(waited)) s"
     case .recoveryNeeded(let operation):
-      return "an interrupted \(operation) awaits recovery; run `formsctl recover` first"
+      return "an interrupted \(operation) awaits recovery"
     case .unfinished(let operation, let cause):
-      return "the \(operation) is committed but not finished: \(cause). Nothing is lost: fix that, then run "
-        + "`formsctl recover`, which finishes it (the store refuses other writes until then)"
+      return "the \(operation) is committed but not finished: \(cause)"
     case .unverifiable(let operation, let path, let reason):
       return "cannot finish the interrupted \(operation): \(path): \(reason). Nothing was changed by this attempt; "
-        + "the journal is kept. Either restore the operation's safety snapshot (`formsctl snapshot list`), or run "
-        + "`formsctl recover --abandon` to drop the journal and keep the files as they are"
+        + "the journal is kept"
     case .rollBackFailed(let operation, let cause, let failure):
       return "the \(operation) failed (\(cause)), and rolling it back failed too (\(failure)). No document was "
-        + "changed; fix that, then run `formsctl recover`, which removes what it staged"
+        + "changed"
     case .invalidDocument(let what, let diagnostics):
       return
         "\(what) \(what.hasSuffix("descriptors") ? "are" : "is") not valid; nothing written (\(plural(diagnostics.count, "problem")) above)"
@@ -124,10 +123,13 @@ public enum StoreError: FormsError, Equatable {
       return
         "\(plural(records, "feed record")) cannot be imported (\(plural(diagnostics.count, "problem")) above); nothing written"
     case .pruneRefused(let kind, let removing, let stored, let reason):
-      let percent = stored == 0 ? 100 : (removing * 100 + stored - 1) / stored
-      return "--prune would remove \(removing) of \(plural(stored, "\(kind) document")) (\(percent)%): \(reason); "
-        + "nothing written. Check the feed, or allow it with --max-prune \(removing) (or --max-prune \(percent)%)"
-    case .badRequest(let message), .usage(let message), .insufficientSpace(let message):
+      return "pruning would remove \(removing) of \(plural(stored, "\(kind) document")) "
+        + "(\(Self.percent(removing, of: stored))%): \(reason); nothing written"
+    case .refused(let refusal):
+      return refusal.description
+    case .assignment(let problem):
+      return problem.description
+    case .usage(let message), .insufficientSpace(let message):
       return message
     case .notFound(let kind, let id, let path):
       return "no \(kind) with id \"\(id)\" (\(path) does not exist)"
@@ -144,5 +146,10 @@ public enum StoreError: FormsError, Equatable {
     case .storeExists(let path):
       return "\(path) already holds a formsctl store (formsctl.yaml); refusing to overwrite it"
     }
+  }
+
+  /// `removing` as a share of `total`, rounded up (100 for an empty total).
+  public static func percent(_ removing: Int, of total: Int) -> Int {
+    total == 0 ? 100 : (removing * 100 + total - 1) / total
   }
 }

@@ -135,7 +135,9 @@ public struct StoreLayout: Sendable, Equatable {
   {
     if let given = named(explicit: explicit, environment: environment) {
       let root = absolutePath(given, from: workingDirectory)
-      guard FileIO.exists(root + "/" + manifestName) else { throw StoreError.storeNotFound(root) }
+      guard FileIO.exists(root + "/" + manifestName) else {
+        throw StoreError.storeNotFound(root, isDirectory: FileIO.isDirectory(root))
+      }
       return try StoreLayout(root: root)
     }
     guard let root = nearest(holding: manifestName, from: workingDirectory) else {

@@ -41,7 +41,7 @@ struct Formsctl: ParsableCommand {
       default:
         break
       }
-      printError(error.description)
+      printError(ErrorText.message(for: error))
       if case .usage(_, let excerpt?)? = error as? CommandError {
         FileHandleOutput.standardError.write(
           excerpt.split(separator: "\n").map { "  " + String($0).escapingControlCharacters + "\n" }.joined())

@@ -20,7 +20,7 @@ struct AtomicWriterTests {
       try writeFile("old\n", to: dir + "/a.json")
       var writer = AtomicWriter(boundary: dir)
       writer.beforeRename = { temp throws(StoreError) in
-        throw StoreError.io(temp, operation: "simulated crash", errno: EIO)
+        throw StoreError.io(temp, operation: "simulated crash", errno: Errno(EIO))
       }
       #expect(throws: StoreError.self) { try writer.write(Array("new\n".utf8), to: dir + "/a.json") }
       #expect(try readFile(dir + "/a.json") == "old\n")

@@ -300,7 +300,7 @@ struct FaultInjectionTests {
       let armed = FaultInjection.arm(dir + "/inside", fault: .init(call: .read, nth: 2, persistent: false, errno: EIO))
       defer { armed.disarm() }
       _ = try FileIO.read(dir + "/inside/a")
-      #expect(throws: StoreError.io(dir + "/inside/a", operation: "read", errno: EIO)) {
+      #expect(throws: StoreError.io(dir + "/inside/a", operation: "read", errno: Errno(EIO))) {
         try FileIO.read(dir + "/inside/a")
       }
       _ = try FileIO.read(dir + "/inside/a")

@@ -134,7 +134,6 @@ struct HardeningTests {
       }
       #expect(error?.kind == .tryAgain)
       #expect(error?.description.contains("is committed but not finished") == true, "\(String(describing: error))")
-      #expect(error?.description.contains("run `formsctl recover`, which finishes it") == true)
       #expect(
         try Store.recover(fixture.store.layout, wait: 1) == "finished the interrupted rm acquisition ACQ-2026-001")
       #expect(!FileManager.default.fileExists(atPath: dir + "/store/data/acquisitions/ACQ-2026-001.json"))

@@ -105,7 +105,7 @@ struct ImporterTests {
       }
       #expect(
         diagnostics.map(\.message) == [
-          "record 1: purchase-order PO-1: status received → partially_received is not a transition the workflow allows (--strict-workflow)"
+          "record 1: purchase-order PO-1: status received → partially_received is not a transition the workflow allows (this import holds the feed to the workflow)"
         ])
       #expect(try fixture.bytes("purchase-order", "PO-1") == before)
       #expect(fixture.history.count == 1, "only the acquisition's creation")
@@ -185,8 +185,7 @@ struct ImporterTests {
       }
       #expect(
         storeError { _ = try prune(one, .count(2)) }?.description
-          == "--prune would remove 3 of 4 acquisition documents (75%): more than the bound of 2; nothing written. "
-          + "Check the feed, or allow it with --max-prune 3 (or --max-prune 75%)")
+          == "pruning would remove 3 of 4 acquisition documents (75%): more than the bound of 2; nothing written")
       #expect(storeError { _ = try prune(one, .count(2)) }?.kind == .badInput)
       #expect(try fixture.store.layout.ids(in: "acquisitions").count == 4, "nothing removed")
       #expect(fixture.history.count == 4, "no record")

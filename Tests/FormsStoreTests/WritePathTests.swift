@@ -17,7 +17,13 @@ struct WritePathTests {
         try fixture.store.update(kind: "form", id: id, assignments: [try Assignment("status=draft")])
       }
       #expect(
-        refusal == .badRequest("form \(id) is in_review; it cannot move to draft. Allowed next: approved, rejected"))
+        refusal
+          == .refused(
+            .transition(
+              kind: "form", id: id, field: "status", from: "in_review", to: "draft", allowed: ["approved", "rejected"],
+              strict: false)))
+      #expect(
+        refusal?.description == "form \(id) is in_review; it cannot move to draft. Allowed next: approved, rejected")
       #expect(refusal?.kind == .badInput)
       #expect(try fixture.bytes("form", id) == before, "nothing written")
       // edit's path: the whole document replaced
@@ -28,8 +34,8 @@ struct WritePathTests {
       try fixture.store.update(kind: "form", id: id, assignments: [try Assignment("status=approved")])
       #expect(try fixture.read("form", id)["status"] == .string("approved"))
       #expect(
-        storeError { try fixture.store.transition(kind: "form", id: id, to: "rejected") }
-          == .badRequest("form \(id) is approved; it cannot move to rejected. Allowed next: none (approved is final)"))
+        storeError { try fixture.store.transition(kind: "form", id: id, to: "rejected") }?
+          .description == "form \(id) is approved; it cannot move to rejected. Allowed next: none (approved is final)")
     }
   }
 
@@ -82,7 +88,7 @@ struct WritePathTests {
       }
       #expect(
         approved
-          == .badRequest("a new form starts as draft, not approved; create it, then move it with `formsctl status`"))
+          == .refused(.creationState(kind: "form", state: "approved", allowed: ["draft"])))
       #expect(try FileIO.files(under: dir + "/data", suffix: ".json").isEmpty)
       // purchase orders: open is the default and no transition leads into it
       try fixture.order()
@@ -94,8 +100,7 @@ struct WritePathTests {
       }
       #expect(
         received
-          == .badRequest(
-            "a new purchase-order starts as open, not received; create it, then move it with `formsctl status`"))
+          == .refused(.creationState(kind: "purchase-order", state: "received", allowed: ["open"])))
     }
   }
 
@@ -110,9 +115,7 @@ struct WritePathTests {
         storeError {
           try fixture.store.replace(kind: "purchase-order", id: "PO-1", original: stored.bytes, with: renamed)
         }
-          == .badRequest(
-            "purchase-order PO-1: the id cannot be changed (to PO-9); rename it with `formsctl mv purchase-order PO-1 PO-9`"
-          ))
+          == .refused(.idChanged(kind: "purchase-order", from: "PO-1", to: "PO-9")))
       #expect(
         storeError {
           try fixture.store.update(

@@ -128,7 +128,7 @@ struct EditCommandTests {
         """)
       let result = try Formsctl.run(["edit", "acquisition", "ACQ-2026-001"], in: store, environment: env)
       #expect(result.status == 65)
-      #expect(result.stderr.contains("changed while it was being edited; not overwriting it"))
+      #expect(result.stderr.contains("changed while it was being edited; nothing written"))
       #expect(
         result.stderr.contains(
           "Your edited text is kept at .formsctl/edit/acquisition-ACQ-2026-001.json; continue with"),

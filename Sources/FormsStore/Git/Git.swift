@@ -10,17 +10,19 @@ public struct GitRepository: Sendable {
   /// The repository around `directory`; an error when there is none (or git is missing).
   public init(around directory: String) throws(StoreError) {
     guard let result = Subprocess.run(["git", "-C", directory, "rev-parse", "--show-toplevel"]) else {
-      throw StoreError.badRequest("git is not installed")
+      throw StoreError.refused(.gitMissing)
     }
-    guard result.status == 0 else { throw StoreError.badRequest("\(directory) is not inside a git repository") }
+    guard result.status == 0 else { throw StoreError.refused(.notARepository(directory: directory)) }
     root = String(decoding: result.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
   }
 
   func git(_ arguments: [String]) throws(StoreError) -> [UInt8] {
     guard let result = Subprocess.run(["git", "-C", root] + arguments) else {
-      throw StoreError.badRequest("git is not installed")
+      throw StoreError.refused(.gitMissing)
     }
-    guard result.status == 0 else { throw StoreError.badRequest("git \(arguments.first ?? ""): \(result.stderr)") }
+    guard result.status == 0 else {
+      throw StoreError.refused(.gitFailed(subcommand: arguments.first ?? "", stderr: result.stderr))
+    }
     return result.stdout
   }
 
@@ -29,7 +31,7 @@ public struct GitRepository: Sendable {
     guard let result = Subprocess.run(["git", "-C", root, "rev-parse", "--verify", "--quiet", revision + "^{commit}"]),
       result.status == 0
     else {
-      throw StoreError.badRequest("unknown revision \"\(revision)\" (git knows no such commit, branch or tag)")
+      throw StoreError.refused(.unknownRevision(revision))
     }
   }
 

@@ -22,8 +22,7 @@ public enum MergeDriver {
     }
     let parts = path.split(separator: "/", omittingEmptySubsequences: true)
     guard !path.hasPrefix("/"), !parts.contains(".."), !parts.isEmpty else {
-      throw StoreError.badRequest(
-        "\(path): the document's path must be relative to the top of the work tree, without `..` (git's %P)")
+      throw StoreError.refused(.badMergePath(path))
     }
     let directory = workTree + "/" + parts.dropLast().joined(separator: "/")
     return try StoreLayout.nearest(holding: StoreLayout.manifestName, from: directory, ceiling: workTree).map(

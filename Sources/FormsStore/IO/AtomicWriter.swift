@@ -30,14 +30,14 @@ public struct AtomicWriter: Sendable {
     }
     do throws(StoreError) {
       try writeAll(fd, bytes, path: temp)
-      if POSIX.fsync(fd, path: temp) != 0 { throw StoreError.io(temp, operation: "fsync", errno: errno) }
+      if POSIX.fsync(fd, path: temp) != 0 { throw StoreError.io(temp, operation: "fsync", errno: Errno(errno)) }
       close(fd)
     } catch {
       close(fd)
       throw error
     }
     try beforeRename?(temp)
-    if POSIX.rename(temp, target) != 0 { throw StoreError.io(target, operation: "rename", errno: errno) }
+    if POSIX.rename(temp, target) != 0 { throw StoreError.io(target, operation: "rename", errno: Errno(errno)) }
     renamed = true
     try Self.syncDirectory(directory)
   }
@@ -99,9 +99,9 @@ public struct AtomicWriter: Sendable {
         fchmod(fd, mode)
         return (fd, temp)
       }
-      if errno != EEXIST { throw StoreError.io(temp, operation: "create", errno: errno) }
+      if errno != EEXIST { throw StoreError.io(temp, operation: "create", errno: Errno(errno)) }
     }
-    throw StoreError.io(directory, operation: "create a temporary file", errno: EEXIST)
+    throw StoreError.io(directory, operation: "create a temporary file", errno: Errno(EEXIST))
   }
 }
 
@@ -112,7 +112,7 @@ func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(StoreError) {
     let n = bytes.withUnsafeBytes { POSIX.write(fd, $0.baseAddress! + written, bytes.count - written, path: path) }
     if n < 0 {
       if errno == EINTR { continue }
-      throw StoreError.io(path, operation: "write", errno: errno)
+      throw StoreError.io(path, operation: "write", errno: Errno(errno))
     }
     written += n
   }

@@ -18,7 +18,7 @@ public enum FileIO {
     let fd = try openForReading(path, followLinks: followLinks, in: directory)
     defer { close(fd) }
     var info = stat()
-    guard fstat(fd, &info) == 0 else { throw StoreError.io(path, operation: "stat", errno: errno) }
+    guard fstat(fd, &info) == 0 else { throw StoreError.io(path, operation: "stat", errno: Errno(errno)) }
     guard info.st_mode & S_IFMT == S_IFREG else {
       throw StoreError.wrongFileType(path, found: describe(mode: info.st_mode), expected: "a regular file")
     }
@@ -30,7 +30,7 @@ public enum FileIO {
       let n = bytes.withUnsafeMutableBytes { POSIX.read(fd, $0.baseAddress! + total, size - total, path: path) }
       if n < 0 {
         if errno == EINTR { continue }
-        throw StoreError.io(path, operation: "read", errno: errno)
+        throw StoreError.io(path, operation: "read", errno: Errno(errno))
       }
       if n == 0 { break }
       total += n
@@ -56,7 +56,7 @@ public enum FileIO {
       }
       if got < 0 {
         if failure == EINTR { continue }
-        throw StoreError.io(path, operation: "read", errno: failure)
+        throw StoreError.io(path, operation: "read", errno: Errno(failure))
       }
       guard bytes.count <= maxFileSize else {
         throw StoreError.fileTooLarge(path, size: bytes.count, limit: maxFileSize)
@@ -83,7 +83,7 @@ public enum FileIO {
       if errno == ELOOP && !followLinks {
         throw StoreError.wrongFileType(path, found: "a symbolic link", expected: "a regular file")
       }
-      throw StoreError.io(path, operation: "open", errno: errno)
+      throw StoreError.io(path, operation: "open", errno: Errno(errno))
     }
     return fd
   }
@@ -228,14 +228,14 @@ public enum FileIO {
       if failure == ELOOP || failure == ENOTDIR, entry(directory) != .directory {
         throw StoreError.wrongFileType(directory, found: describe(directory), expected: "a directory")
       }
-      throw StoreError.io(directory, operation: "list", errno: failure)
+      throw StoreError.io(directory, operation: "list", errno: Errno(failure))
     }
     defer { closedir(dir) }
     var out: [(String, Entry)] = []
     while true {
       errno = 0
       guard let entry = readdir(dir) else {
-        if errno != 0 { throw StoreError.io(directory, operation: "list", errno: errno) }
+        if errno != 0 { throw StoreError.io(directory, operation: "list", errno: Errno(errno)) }
         break
       }
       let name = try withUnsafeBytes(of: entry.pointee.d_name) { (raw) throws(StoreError) -> String in
@@ -319,7 +319,9 @@ public enum FileIO {
     if isDirectory(path) { return }
     let parent = parentDirectory(path)
     if parent != path && !parent.isEmpty { try makeDirectories(parent, mode: mode) }
-    if POSIX.mkdir(path, mode) != 0 && errno != EEXIST { throw StoreError.io(path, operation: "mkdir", errno: errno) }
+    if POSIX.mkdir(path, mode) != 0 && errno != EEXIST {
+      throw StoreError.io(path, operation: "mkdir", errno: Errno(errno))
+    }
   }
 
   /// Makes `paths` (files and directories) durable. With `root`, where Linux offers `syncfs`, one
@@ -328,20 +330,24 @@ public enum FileIO {
   static func sync(_ paths: @autoclosure () -> [String], orFileSystemOf root: String? = nil) throws(StoreError) {
     if let root, let syncfs = Platform.syncfs {
       let fd = POSIX.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-      guard fd >= 0 else { throw StoreError.io(root, operation: "open", errno: errno) }
+      guard fd >= 0 else { throw StoreError.io(root, operation: "open", errno: Errno(errno)) }
       defer { close(fd) }
-      if POSIX.syncfs(syncfs, fd, path: root) != 0 { throw StoreError.io(root, operation: "syncfs", errno: errno) }
+      if POSIX.syncfs(syncfs, fd, path: root) != 0 {
+        throw StoreError.io(root, operation: "syncfs", errno: Errno(errno))
+      }
       return
     }
     for path in paths() {
       let fd = POSIX.open(path, O_RDONLY | O_CLOEXEC)
-      guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: errno) }
+      guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
       defer { close(fd) }
       // Some file systems refuse to fsync a directory (EINVAL); their entries are durable already.
       // A file they refuse is an error.
       guard POSIX.fsync(fd, path: path) != 0 else { continue }
       let failure = errno
-      if !(failure == EINVAL && isDirectory(path)) { throw StoreError.io(path, operation: "fsync", errno: failure) }
+      if !(failure == EINVAL && isDirectory(path)) {
+        throw StoreError.io(path, operation: "fsync", errno: Errno(failure))
+      }
     }
   }
 
@@ -361,7 +367,9 @@ public enum FileIO {
 
   /// Removes a file; a missing file is not an error.
   public static func remove(_ path: String) throws(StoreError) {
-    if POSIX.unlink(path) != 0 && errno != ENOENT { throw StoreError.io(path, operation: "unlink", errno: errno) }
+    if POSIX.unlink(path) != 0 && errno != ENOENT {
+      throw StoreError.io(path, operation: "unlink", errno: Errno(errno))
+    }
   }
 }
 

@@ -31,12 +31,12 @@ public final class StoreLock {
     let path = store.stateDirectory + "/lock"
     // Never through a symbolic link: a checkout could carry one pointing at any file.
     fd = POSIX.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: errno) }
+    guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
     let deadline = Date().addingTimeInterval(wait)
     while flock(fd, LOCK_EX | LOCK_NB) != 0 {
       guard errno == EWOULDBLOCK || errno == EINTR else {
         close(fd)
-        throw StoreError.io(path, operation: "flock", errno: errno)
+        throw StoreError.io(path, operation: "flock", errno: Errno(errno))
       }
       if Date() >= deadline {
         // The holder's note only makes the message precise; unreadable, it names "formsctl".

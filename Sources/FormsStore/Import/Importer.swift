@@ -91,9 +91,7 @@ public struct Importer: Sendable {
   public static func records(_ path: String, display: String) throws(StoreError) -> [(line: Int, value: JSONValue)] {
     let bytes = try FileIO.read(path, limit: 1 << 30)
     func tooLarge(_ line: Int, _ size: Int) -> StoreError {
-      StoreError.badRequest(
-        "\(display):\(line):1: the record is \(size) bytes, more than the limit of \(recordLimit) bytes (16 MiB) "
-          + "for one record")
+      StoreError.refused(.recordTooLarge(path: display, line: line, size: size, limit: recordLimit))
     }
     let first = bytes.first { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }
     if first == UInt8(ascii: "[") {
@@ -104,7 +102,7 @@ public struct Importer: Sendable {
           (map.valuePosition(JSONPointer.root.appending(index: $0.offset)).line, $0.element)
         }
       } catch {
-        throw StoreError.badRequest("\(display):\(error.location.line):\(error.location.column): \(error.message)")
+        throw StoreError.refused(.badInputFile(path: display, position: error.location, message: error.message))
       }
       if bytes.count > recordLimit {
         for record in records {
@@ -121,7 +119,10 @@ public struct Importer: Sendable {
       do {
         out.append((index + 1, try JSONParser().parse(Array(line))))
       } catch {
-        throw StoreError.badRequest("\(display):\(index + 1):\(error.location.column): \(error.message)")
+        throw StoreError.refused(
+          .badInputFile(
+            path: display, position: SourcePosition(line: index + 1, column: error.location.column),
+            message: error.message))
       }
     }
     return out
@@ -134,19 +135,22 @@ public struct Importer: Sendable {
     do throws(YAMLError) {
       node = try YAMLReader().read(bytes)
     } catch {
-      throw StoreError.badRequest("\(display):\(error.position.line):\(error.position.column): \(error.message)")
+      throw StoreError.refused(.badInputFile(path: display, position: error.position, message: error.message))
     }
     guard let steps = node?.sequence else {
-      throw StoreError.badRequest("\(display):1:1: a mapping file is a YAML list of change steps")
+      throw StoreError.refused(
+        .badInputFile(
+          path: display, position: SourcePosition(line: 1, column: 1),
+          message: "a mapping file is a YAML list of change steps"))
     }
     var ops: [ChangeOp] = []
     for step in steps {
       do {
         ops.append(try ChangeOp.parse(try step.jsonValue()))
       } catch let error as MigrationError {
-        throw StoreError.badRequest("\(display):\(step.position.line):\(step.position.column): \(error.message)")
+        throw StoreError.refused(.badInputFile(path: display, position: step.position, message: error.message))
       } catch {
-        throw StoreError.badRequest("\(display):\(step.position.line):\(step.position.column): \(error)")
+        throw StoreError.refused(.badInputFile(path: display, position: step.position, message: "\(error)"))
       }
     }
     return ops

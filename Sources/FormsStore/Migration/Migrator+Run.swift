@@ -134,7 +134,7 @@ extension Migrator {
         }
         for (path, outcome) in zip(batch, staged) {
           guard let outcome else {
-            throw StoreError.badRequest("\(store.display(path)) changed during the migration; nothing written")
+            throw StoreError.refused(.changedMeanwhile(path: store.display(path), during: "during the migration"))
           }
           try session.stage(outcome.bytes, to: path, entry: outcome.entry)
         }
@@ -204,10 +204,7 @@ extension Migrator {
       let path = joinPath(store.layout.root, relative)
       guard FileIO.exists(path) else { continue }
       if try descriptorChecksum(path) != record.checksum {
-        throw StoreError.badRequest(
-          "\(relative) changed since the migration of \(record.time) used it; "
-            + "documents migrated with the old text may not match. If the change was intended, run `formsctl migrate repair`"
-        )
+        throw StoreError.refused(.descriptorChanged(path: relative, migratedAt: record.time))
       }
     }
   }

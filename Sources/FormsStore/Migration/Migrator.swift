@@ -90,7 +90,7 @@ public struct Migrator: Sendable {
   /// The groups to migrate: for each kind, each version present that is not the target.
   public func plan(_ request: Request) throws(StoreError) -> [Group] {
     if request.to != nil && request.kind == nil {
-      throw StoreError.badRequest("--to needs --kind: versions belong to one kind")
+      throw StoreError.refused(.targetVersionWithoutKind)
     }
     var groups: [Group] = []
     for kind in request.kind.map({ [$0] }) ?? store.registry.kinds {
@@ -98,9 +98,9 @@ public struct Migrator: Sendable {
       let latest = try store.schema(kind).version
       let target = request.to ?? latest
       guard versions[target] != nil else {
-        throw StoreError.badRequest(
-          "\(kind) has no version \(target) (versions: \(store.registry.versions(kind).map(\.description).joined(separator: ", ")))"
-        )
+        throw StoreError.refused(
+          .unknownVersion(
+            kind: kind, version: target.description, versions: store.registry.versions(kind).map(\.description)))
       }
       var byVersion: [SemanticVersion: [String]] = [:]
       for document in try scan(kind) where document.version != target {
@@ -111,8 +111,8 @@ public struct Migrator: Sendable {
           let steps = try MigrationPlanner.plan(versions, from: version, to: target)
           groups.append(Group(kind: kind, from: version, to: target, steps: steps, paths: paths.sorted()))
         } catch {
-          throw StoreError.badRequest(
-            "\(error.message) (\(plural(paths.count, "document")) at \(version))")
+          throw StoreError.refused(
+            .noMigrationPath(message: error.message, documents: paths.count, version: version.description))
         }
       }
     }

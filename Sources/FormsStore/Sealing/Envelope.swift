@@ -62,8 +62,7 @@ public struct Identity: Sendable {
       let raw = Data(base64Encoded: String(lines[0].dropFirst(Self.keyPrefix.count))),
       let key = try? Curve25519.KeyAgreement.PrivateKey(rawRepresentation: raw)
     else {
-      throw StoreError.badRequest(
-        "\(path) is not a formsctl identity (one line \(Self.keyPrefix)BASE64, as `formsctl keygen` writes)")
+      throw StoreError.refused(.notAnIdentity(path: path))
     }
     self.key = key
   }
@@ -173,14 +172,11 @@ extension Identity {
   /// and never writes into a store, where git would commit it.
   public func write(to path: String, created: String) throws(StoreError) {
     if FileIO.entry(path) != .missing {
-      throw StoreError.badRequest(
-        "\(path) already exists; formsctl never overwrites an identity (the values sealed for it would be lost)")
+      throw StoreError.refused(.identityExists(path: path))
     }
     let directory = parentDirectory(path)
     if let store = StoreLayout.nearest(holding: StoreLayout.manifestName, from: directory) {
-      throw StoreError.badRequest(
-        "\(path) is inside the store at \(store), where git would commit it; write it elsewhere (default ~/.config/formsctl/identity)"
-      )
+      throw StoreError.refused(.identityInStore(path: path, store: store))
     }
     try FileIO.makeDirectories(directory, mode: 0o700)
     var writer = AtomicWriter(boundary: directory)

@@ -50,18 +50,13 @@ public final class Keyring: @unchecked Sendable {
   public static func readIdentity(_ path: String, store root: String?) throws(StoreError) -> Identity {
     var info = stat()
     guard stat(path, &info) == 0 else {
-      throw StoreError.badRequest(
-        "the identity \(path) (FORMSCTL_IDENTITY) does not exist; `formsctl keygen --out \(path)` makes one")
+      throw StoreError.refused(.identityMissing(path: path))
     }
     if info.st_mode & 0o077 != 0 {
-      throw StoreError.badRequest(
-        "the identity \(path) may be read by others (mode \(String(info.st_mode & 0o777, radix: 8))); "
-          + "run `chmod 600 \(path)` (formsctl refuses it, as ssh refuses such a key)")
+      throw StoreError.refused(.identityReadableByOthers(path: path, mode: UInt16(info.st_mode & 0o777)))
     }
     if let root, let real = FileIO.realPath(path), let store = FileIO.realPath(root), real.hasPrefix(store + "/") {
-      throw StoreError.badRequest(
-        "the identity \(path) is inside the store, where git would commit it; move it out (e.g. to ~/.config/formsctl/identity)"
-      )
+      throw StoreError.refused(.identityInStore(path: path, store: nil))
     }
     let bytes = try FileIO.read(path)
     return try Identity(fileText: String(decoding: bytes, as: UTF8.self), path: path)
@@ -146,14 +141,12 @@ public final class Keyring: @unchecked Sendable {
       guard let value = document[pointer: pointer] else { continue }
       if case .string(let text) = value, text.hasPrefix(SealedText.prefix) {
         guard Envelope.parse(text) != nil else {
-          throw StoreError.badRequest("\(what): \(pointer.path) holds enc:v1: text that is not a well-formed envelope")
+          throw StoreError.refused(.malformedEnvelope(what: what, pointer: pointer.path))
         }
         continue
       }
       guard !recipients.isEmpty else {
-        throw StoreError.badRequest(
-          "\(what): \(pointer.path) is sensitive, and formsctl.yaml names no recipients to seal it for; "
-            + "run `formsctl keygen`, then `formsctl keys add RECIPIENT`")
+        throw StoreError.refused(.noRecipients(what: what, pointer: pointer.path))
       }
       if let identity, case .string(let old)? = previous?[pointer: pointer], Envelope.keyIDs(old) == ids,
         let plaintext = try? Envelope.open(old, with: identity), (try? JSONParser().parse(Array(plaintext))) == value

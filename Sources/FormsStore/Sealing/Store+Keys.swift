@@ -20,25 +20,19 @@ extension Store {
     throws(StoreError) -> ResealReport
   {
     guard let identity = keyring.identity else {
-      throw StoreError.badRequest(
-        "\(operation) opens every sensitive value to seal it again, so it needs a key holder's identity; "
-          + "none at \(keyring.identityPath) (set FORMSCTL_IDENTITY)")
+      throw StoreError.refused(.resealNeedsIdentity(operation: operation, identityPath: keyring.identityPath))
     }
     return try write(operation, summary: operation, dryRun: dryRun) { session throws(StoreError) -> ResealReport in
       let current = try StoreLayout(root: layout.root).recipients
       let recipients = try change(current)
       guard !recipients.isEmpty else {
-        throw StoreError.badRequest(
-          "a store with sensitive fields keeps at least one recipient (nobody could open its values); add another first"
-        )
+        throw StoreError.refused(.lastRecipient)
       }
       guard recipients.count <= Keyring.maxRecipients else {
-        throw StoreError.badRequest("at most \(Keyring.maxRecipients) recipients")
+        throw StoreError.refused(.tooManyRecipients(limit: Keyring.maxRecipients))
       }
       guard recipients.contains(identity.recipient) else {
-        throw StoreError.badRequest(
-          "your identity's recipient \(identity.recipient) would no longer be one, so you could not open "
-            + "what you seal; another key holder removes it")
+        throw StoreError.refused(.ownRecipientRemoved(identity.recipient.description))
       }
       let ring = Keyring(recipients: recipients, identity: identity, identityPath: keyring.identityPath)
       let directories = Set(
@@ -64,8 +58,8 @@ extension Store {
                 pointer: opened.sealed[0], rule: "sensitive",
                 message: "your identity is not among the recipients this value is sealed for"))
           {
-            throw StoreError.badRequest(
-              "\(display(path)): \(problem.pointer.path): \(problem.message); nothing written")
+            throw StoreError.refused(
+              .unopenableValue(path: display(path), pointer: problem.pointer.path, message: problem.message))
           }
           let sealed = try ring.seal(
             opened.value, schema: schema, previous: stored, what: "\(schema.kind) \(fileName(path))")

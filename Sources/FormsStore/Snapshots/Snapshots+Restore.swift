@@ -17,13 +17,11 @@ extension Snapshots {
   /// naming them, when the snapshot's files fail verification, or a path names nothing in either.
   public func planRestore(_ info: Info, paths: [String]? = nil) throws(StoreError) -> RestorePlan {
     guard let manifest = try info.loadManifest() else {
-      throw StoreError.badRequest("snapshot \(info.name) has no readable manifest")
+      throw StoreError.refused(.snapshotWithoutManifest(name: info.name))
     }
     // A partial snapshot speaks only for the documents it covers; the rest of the store is left alone.
     if let stray = manifest.covers?.first(where: { !$0.hasPrefix("data/") || !SnapshotManifest.Entry.isSafe($0) }) {
-      throw StoreError.badRequest(
-        "snapshot \(info.name) says it covers \(stray), but a partial snapshot covers documents (data/...) only; "
-          + "its manifest is damaged or forged; not restoring from it")
+      throw StoreError.refused(.snapshotUnsafePath(name: info.name, path: stray, partial: true))
     }
     let covered = manifest.covers.map(Set.init)
     func inScope(_ path: String) -> Bool {
@@ -32,9 +30,8 @@ extension Snapshots {
     let entries = manifest.files.filter { inScope($0.path) }
     let problems = try verify(info, paths: Set(entries.map(\.path)))
     guard problems.isEmpty else {
-      throw StoreError.badRequest(
-        "snapshot \(info.name) fails verification; not restoring from it: "
-          + problems.map { "\($0.path) \($0.problem)" }.joined(separator: "; "))
+      throw StoreError.refused(
+        .snapshotFailsVerification(name: info.name, problems: problems.map { "\($0.path) \($0.problem)" }))
     }
     let live: [String: (sha256: String, path: String)]
     if let covers = manifest.covers {
@@ -46,12 +43,11 @@ extension Snapshots {
       func within(_ path: String) -> Bool { path == scope || path.hasPrefix(scope + "/") }
       if let covers = manifest.covers {
         guard !covers.contains(where: within) else { continue }
-        throw StoreError.badRequest(
-          "\(scope): snapshot \(info.name) covers only the \(plural(covers.count, "document")) "
-            + "its \(manifest.reason) changed, and this is not among them (snapshot show \(info.name) says its scope)")
+        throw StoreError.refused(
+          .notCovered(path: scope, snapshot: info.name, covers: covers.count, reason: manifest.reason))
       }
       if !manifest.files.contains(where: { within($0.path) }) && !live.keys.contains(where: within) {
-        throw StoreError.badRequest("\(scope): neither snapshot \(info.name) nor the live store has it")
+        throw StoreError.refused(.restoreNowhere(path: scope, snapshot: info.name))
       }
     }
     var plan = RestorePlan()
@@ -67,9 +63,7 @@ extension Snapshots {
       if path.hasPrefix("schemas/") && !manifest.files.contains(where: { $0.path.hasPrefix("schemas/") }) { continue }
       // Whatever a snapshot holds, a restore never removes the manifest that makes the store one.
       if path == StoreLayout.manifestName {
-        throw StoreError.badRequest(
-          "snapshot \(info.name) holds no \(path); restoring it whole would remove the store's manifest; "
-            + "not restoring (restore its documents alone: formsctl snapshot restore \(info.name) data)")
+        throw StoreError.refused(.restoreWithoutManifest(snapshot: info.name, path: path))
       }
       plan.removed.append(path)
       plan.steps.append(.delete(path: layout.livePath(path)))

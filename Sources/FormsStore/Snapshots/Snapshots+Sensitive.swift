@@ -77,7 +77,7 @@ extension Snapshots {
   func delete(_ name: String) throws(StoreError) {
     let doomed = directory + "/.deleting-" + name
     if POSIX.rename(directory + "/" + name, doomed) != 0 {
-      throw StoreError.io(directory + "/" + name, operation: "rename", errno: errno)
+      throw StoreError.io(directory + "/" + name, operation: "rename", errno: Errno(errno))
     }
     try AtomicWriter.syncDirectory(directory)
     try Self.removeTree(doomed)

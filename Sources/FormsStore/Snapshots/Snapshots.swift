@@ -79,35 +79,27 @@ public struct Snapshots: Sendable {
     let all = try list()
     let (found, note) = try pick(reference, among: all)
     guard let manifest = try found.loadManifest() else {
-      throw StoreError.badRequest("snapshot \(found.name) has no readable manifest.json; it cannot be used")
+      throw StoreError.refused(.snapshotWithoutManifest(name: found.name))
     }
     if let unsafe = (manifest.files.map(\.path) + (manifest.covers ?? [])).first(where: {
       !SnapshotManifest.Entry.isSafe($0)
     }) {
-      throw StoreError.badRequest(
-        "snapshot \(found.name): manifest.json names \"\(unsafe)\", which is not a file a snapshot holds "
-          + "(data/, schemas/, formsctl.yaml); refusing to use it")
+      throw StoreError.refused(.snapshotUnsafePath(name: found.name, path: unsafe, partial: false))
     }
     return (found, note)
   }
 
   private func pick(_ reference: String, among all: [Info]) throws(StoreError) -> (Info, String?) {
     let newestFirst = Array(all.reversed())
-    func unknown(_ why: String) -> StoreError {
-      let known = newestFirst.prefix(5).map { info in info.manifest?.label.map { "\(info.name) (\($0))" } ?? info.name }
-      return StoreError.badRequest(
-        "\(why)\(all.isEmpty ? " (there are none)" : "; the newest: \(known.joined(separator: ", "))")")
-    }
+    let newest = newestFirst.prefix(5).map { info in info.manifest?.label.map { "\(info.name) (\($0))" } ?? info.name }
     if reference == "latest" || reference.hasPrefix("latest~") {
       guard let back = reference == "latest" ? 0 : Int(reference.dropFirst("latest~".count)), back >= 0 else {
-        throw StoreError.badRequest(
-          "\(reference): write latest~N with N a whole number (latest~1 is the one before latest)")
+        throw StoreError.refused(.badSnapshotReference(reference))
       }
       let candidates = newestFirst.filter { $0.manifest?.reason != "pre-restore" }
       guard back < candidates.count else {
-        throw unknown(
-          "\(reference) goes back further than the \(plural(candidates.count, "snapshot")) not taken by a restore"
-        )
+        throw StoreError.refused(
+          .notThatManySnapshots(reference: reference, available: candidates.count, newest: newest))
       }
       return (candidates[back], nil)
     }
@@ -124,7 +116,7 @@ public struct Snapshots: Sendable {
     if prefixed.count > 1 {
       throw StoreError.ambiguousID(kind: "snapshot", prefix: reference, candidates: prefixed.map(\.name))
     }
-    throw unknown("no snapshot \"\(reference)\"")
+    throw StoreError.refused(.noSuchSnapshot(reference: reference, newest: newest))
   }
 
   /// `2026-11-22T03-48-14Z` → `2026-11-22T03:48:14Z`.
@@ -164,7 +156,7 @@ public struct Snapshots: Sendable {
     throws(StoreError) -> SnapshotManifest
   {
     if let label, !DocumentID.isValid(label) {
-      throw StoreError.badRequest("label \"\(label)\": use A–Z a–z 0–9 . _ -")
+      throw StoreError.refused(.badLabel(label))
     }
     try FileIO.makeDirectories(directory)
     try removeStaleTemporaries()
@@ -203,7 +195,7 @@ public struct Snapshots: Sendable {
       try FileIO.sync(tree, orFileSystemOf: temporary)
       DebugPause.at("snapshot-before-rename")
       if POSIX.rename(temporary, directory + "/" + name) != 0 {
-        throw StoreError.io(temporary, operation: "rename", errno: errno)
+        throw StoreError.io(temporary, operation: "rename", errno: Errno(errno))
       }
     } catch {
       // Nothing is a snapshot yet; what cannot be removed now is an unfinished snapshot, which
@@ -227,7 +219,7 @@ public struct Snapshots: Sendable {
   /// Creates `path` (it must not exist) holding `bytes`, without a sync of its own.
   static func writePlainly(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(StoreError) {
     let fd = POSIX.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-    guard fd >= 0 else { throw StoreError.io(path, operation: "create", errno: errno) }
+    guard fd >= 0 else { throw StoreError.io(path, operation: "create", errno: Errno(errno)) }
     defer { close(fd) }
     try writeAll(fd, bytes, path: path)
   }
@@ -235,7 +227,7 @@ public struct Snapshots: Sendable {
   /// `data/...` for a live document path; anything else is not a document a partial snapshot takes.
   func relativeDocumentPath(_ live: String) throws(StoreError) -> String {
     guard let path = layout.snapshotPath(live), path != "data" else {
-      throw StoreError.badRequest("\(live) is not a document of the store; a partial snapshot holds documents")
+      throw StoreError.refused(.notADocument(path: live))
     }
     return path
   }
@@ -482,6 +474,6 @@ public struct Snapshots: Sendable {
       return
     }
     for entry in try FileIO.entries(of: path) { try removeTree(path + "/" + entry.name) }
-    if POSIX.rmdir(path) != 0 && errno != ENOENT { throw StoreError.io(path, operation: "rmdir", errno: errno) }
+    if POSIX.rmdir(path) != 0 && errno != ENOENT { throw StoreError.io(path, operation: "rmdir", errno: Errno(errno)) }
   }
 }

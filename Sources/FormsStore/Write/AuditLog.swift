@@ -97,7 +97,7 @@ public enum AuditLog {
   static func appendOnce(_ line: [UInt8], layout: StoreLayout, at offset: Int) throws(StoreError) {
     let path = path(layout)
     let fd = POSIX.open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
-    guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: errno) }
+    guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
     defer { close(fd) }
     var end = Int(lseek(fd, 0, SEEK_END))
     if end > offset {
@@ -106,14 +106,14 @@ public enum AuditLog {
         if tail.count == line.count { return }
         // Torn by a crash: cut it off and write the record whole.
         guard POSIX.ftruncate(fd, off_t(offset), path: path) == 0 else {
-          throw StoreError.io(path, operation: "truncate", errno: errno)
+          throw StoreError.io(path, operation: "truncate", errno: Errno(errno))
         }
         end = offset
       }
     }
     let last = end > 0 ? try read(fd, path: path, at: end - 1, count: 1) : [0x0A]
     try writeAll(fd, last == [0x0A] ? line : [0x0A] + line, path: path)
-    if POSIX.fsync(fd, path: path) != 0 { throw StoreError.io(path, operation: "fsync", errno: errno) }
+    if POSIX.fsync(fd, path: path) != 0 { throw StoreError.io(path, operation: "fsync", errno: Errno(errno)) }
   }
 
   /// SHA-256 of the `length` bytes of the log at `offset`; nil when the log is shorter.
@@ -121,7 +121,7 @@ public enum AuditLog {
     let path = path(layout)
     guard FileIO.entry(path) != .missing else { return nil }
     let fd = POSIX.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-    guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: errno) }
+    guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
     defer { close(fd) }
     let bytes = try read(fd, path: path, at: offset, count: length)
     return bytes.count == length ? sha256Hex(bytes) : nil
@@ -136,7 +136,7 @@ public enum AuditLog {
         POSIX.pread(fd, $0.baseAddress! + total, count - total, off_t(offset + total), path: path)
       }
       if n < 0 && errno == EINTR { continue }
-      if n < 0 { throw StoreError.io(path, operation: "read", errno: errno) }
+      if n < 0 { throw StoreError.io(path, operation: "read", errno: Errno(errno)) }
       if n == 0 { break }
       total += n
     }

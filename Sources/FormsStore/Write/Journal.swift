@@ -75,7 +75,7 @@ public struct Journal: Sendable {
       try Journal.writeDurably(Array((JSONWriter.compact(.object(header)) + "\n").utf8), to: planPath)
       try AtomicWriter.syncDirectory(directory)
       fd = POSIX.open(planPath, O_WRONLY | O_APPEND | O_CLOEXEC)
-      guard fd >= 0 else { throw StoreError.io(planPath, operation: "open", errno: errno) }
+      guard fd >= 0 else { throw StoreError.io(planPath, operation: "open", errno: Errno(errno)) }
     } catch {
       try rollBack([], after: error, operation: operation)
     }
@@ -145,7 +145,7 @@ public struct Journal: Sendable {
           try self.record(.append(record, to: history, at: AuditLog.size(history)))
         }
         if POSIX.fsync(planFD, path: journal.planPath) != 0 {
-          throw StoreError.io(journal.planPath, operation: "fsync", errno: errno)
+          throw StoreError.io(journal.planPath, operation: "fsync", errno: Errno(errno))
         }
         closePlan()
         let staged = steps.compactMap(\.staged)
@@ -181,7 +181,7 @@ public struct Journal: Sendable {
     do throws(StoreError) {
       try writeAll(fd, Array("committed\n".utf8), path: commitTemporaryPath)
       if POSIX.fsync(fd, path: commitTemporaryPath) != 0 {
-        throw StoreError.io(commitTemporaryPath, operation: "fsync", errno: errno)
+        throw StoreError.io(commitTemporaryPath, operation: "fsync", errno: Errno(errno))
       }
     } catch {
       close(fd)
@@ -189,7 +189,7 @@ public struct Journal: Sendable {
     }
     close(fd)
     if POSIX.rename(commitTemporaryPath, commitPath) != 0 {
-      throw StoreError.io(commitPath, operation: "rename", errno: errno)
+      throw StoreError.io(commitPath, operation: "rename", errno: Errno(errno))
     }
   }
 
@@ -199,10 +199,7 @@ public struct Journal: Sendable {
     guard FileIO.entry(planPath) != .missing else { return nil }
     let plan = try readPlan()
     if !plan.untrusted.isEmpty {
-      throw StoreError.badRequest(
-        "\(layout.relative(planPath)) names \(plan.untrusted.map { "\"\($0)\"" }.joined(separator: ", ")), "
-          + "which no formsctl journal writes (outside the store's files); not recovering. Inspect .formsctl/journal and remove it by hand"
-      )
+      throw StoreError.refused(.untrustedJournal(plan: layout.relative(planPath), names: plan.untrusted))
     }
     if abandon {
       for step in plan.steps { if let staged = step.staged { try FileIO.remove(staged) } }
@@ -246,7 +243,7 @@ public struct Journal: Sendable {
       switch step.action {
       case .write:
         if POSIX.rename(step.staged!, step.path) != 0 {
-          throw StoreError.io(step.path, operation: "rename", errno: errno)
+          throw StoreError.io(step.path, operation: "rename", errno: Errno(errno))
         }
       case .delete:
         try FileIO.remove(step.path)
@@ -396,7 +393,7 @@ public struct Journal: Sendable {
       ?? POSIX.open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else {
       if errno == ENOENT { return }
-      throw StoreError.io(path, operation: "write (needed to change \(fileName(target)))", errno: errno)
+      throw StoreError.io(path, operation: "write (needed to change \(fileName(target)))", errno: Errno(errno))
     }
     close(fd)
     if let probe { try FileIO.remove(probe) }
@@ -407,7 +404,7 @@ public struct Journal: Sendable {
   static func createNew(_ path: String) throws(StoreError) -> Int32 {
     try FileIO.remove(path)
     let fd = POSIX.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw StoreError.io(path, operation: "create", errno: errno) }
+    guard fd >= 0 else { throw StoreError.io(path, operation: "create", errno: Errno(errno)) }
     return fd
   }
 
@@ -416,6 +413,6 @@ public struct Journal: Sendable {
     let fd = try createNew(path)
     defer { close(fd) }
     try writeAll(fd, bytes, path: path)
-    if POSIX.fsync(fd, path: path) != 0 { throw StoreError.io(path, operation: "fsync", errno: errno) }
+    if POSIX.fsync(fd, path: path) != 0 { throw StoreError.io(path, operation: "fsync", errno: Errno(errno)) }
   }
 }

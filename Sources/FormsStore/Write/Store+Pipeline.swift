@@ -41,7 +41,7 @@ extension WriteSession {
   {
     guard let store else { throw StoreError.internalError("a document is written without its store's schemas") }
     guard case .object = proposed else {
-      throw StoreError.badRequest("a \(kind) must be a JSON object, not \(proposed.typeName)")
+      throw StoreError.refused(.notAnObject(kind: kind, found: proposed.typeName))
     }
     var document = proposed
     if document["_schema"] == nil {
@@ -50,10 +50,10 @@ extension WriteSession {
     }
     let schema = try store.schema(of: document, path: stored?.path ?? kind)
     guard schema.kind == kind else {
-      throw StoreError.badRequest("the document says _schema \(schema.reference); it is not a \(kind)")
+      throw StoreError.refused(.wrongSchema(kind: kind, reference: schema.reference))
     }
     guard let id = document[schema.idField].flatMap(DocumentID.text) else {
-      throw StoreError.badRequest("a \(kind) needs its id: set \(schema.idField)")
+      throw StoreError.refused(.missingID(kind: kind, field: schema.idField))
     }
     let path = try store.path(kind: kind, id: id)
     var warnings: [String] = []
@@ -61,21 +61,18 @@ extension WriteSession {
       let storedID = stored.value[schema.idField].flatMap(DocumentID.text) ?? id
       if source != .store {
         if storedID != id {
-          throw StoreError.badRequest(
-            "\(kind) \(storedID): the id cannot be changed (to \(id)); rename it with `formsctl mv \(kind) \(storedID) \(id)`"
-          )
+          throw StoreError.refused(.idChanged(kind: kind, from: storedID, to: id))
         }
         if source == .person, stored.value["_schema"] != document["_schema"] {
-          throw StoreError.badRequest(
-            "\(kind) \(id) is at \(stored.value["_schema"]?.stringValue ?? "?"); "
-              + "_schema cannot be changed by hand; `formsctl migrate` moves documents between versions")
+          throw StoreError.refused(
+            .schemaChanged(kind: kind, id: id, stored: stored.value["_schema"]?.stringValue ?? "?"))
         }
       }
       if path != stored.path, willExist(path) {
-        throw StoreError.badRequest("\(kind) \(id) already exists (\(store.display(path)))")
+        throw StoreError.refused(.alreadyExists(kind: kind, id: id, path: store.display(path)))
       }
     } else if willExist(path) {
-      throw StoreError.badRequest("\(kind) \(id) already exists (\(store.display(path)))")
+      throw StoreError.refused(.alreadyExists(kind: kind, id: id, path: store.display(path)))
     }
     let from = stored.flatMap { schema.workflowState(of: $0.value) }
     let to = schema.workflowState(of: document)
@@ -84,8 +81,11 @@ extension WriteSession {
       try enforce(document, stored: stored, schema: schema, id: id, from: from, to: to)
     case .feed(let strict):
       if let workflow = schema.workflow, let from, let to, schema.forbidsTransition(from: from, to: to) {
+        let refusal = Refusal.transition(
+          kind: kind, id: id, field: workflow.field, from: from, to: to, allowed: workflow.next(from: from),
+          strict: true)
+        if strict { throw StoreError.refused(refusal) }
         let what = "\(kind) \(id): \(workflow.field) \(from) → \(to) is not a transition the workflow allows"
-        if strict { throw StoreError.badRequest(what + " (--strict-workflow)") }
         warnings.append(what + "; applied, as the feed is the source of truth for its states")
       }
     case .store:
@@ -121,22 +121,19 @@ extension WriteSession {
   {
     let refused = ChangeRules.notEditable(old: stored?.value, new: document, schema: schema)
     if !refused.isEmpty, let editable = schema.editable {
-      let named =
-        refused.prefix(3).map(\.path).joined(separator: ", ")
-        + (refused.count > 3 ? " and \(refused.count - 3) more" : "")
-      throw StoreError.badRequest(
-        "\(schema.kind) \(id): \(named) \(refused.count == 1 ? "is" : "are") not for people to change; "
-          + "people may change \(editable.map(\.description).joined(separator: ", ")) (descriptor `editable:`), the rest comes from the feed"
-      )
+      throw StoreError.refused(
+        .notEditable(
+          kind: schema.kind, id: id, fields: refused.map(\.path), editable: editable.map(\.description)))
     }
     if let workflow = schema.workflow, let to, schema.workflowStates.contains(to) {
       if let from, schema.forbidsTransition(from: from, to: to) {
-        throw StoreError.badRequest("\(schema.kind) \(id) \(workflow.refusal(from: from, to: to))")
+        throw StoreError.refused(
+          .transition(
+            kind: schema.kind, id: id, field: workflow.field, from: from, to: to, allowed: workflow.next(from: from),
+            strict: false))
       }
       if stored == nil, !schema.creationStates.contains(to) {
-        throw StoreError.badRequest(
-          "a new \(schema.kind) starts as \(schema.creationStates.joined(separator: " or ")), "
-            + "not \(to); create it, then move it with `formsctl status`")
+        throw StoreError.refused(.creationState(kind: schema.kind, state: to, allowed: schema.creationStates))
       }
     }
     guard let stored, let store else { return }

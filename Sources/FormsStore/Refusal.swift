@@ -1,0 +1,250 @@
+import FormsCore
+
+/// What the store refuses to do, and why, as values an app can match (`catch
+/// StoreError.refused(.alreadyExists(let kind, let id, _))`). Each is a request the store
+/// understood and will not carry out as asked; nothing was written. `description` states the fact
+/// in a sentence; the command line adds what to type next (formsctl's `ErrorText`).
+public enum Refusal: Sendable, Equatable, CustomStringConvertible {
+  // MARK: Documents and the write path
+
+  case unknownKind(String, kinds: [String])
+  /// An id that cannot be a file name (`DocumentID.problem` says why).
+  case badID(String)
+  /// A document whose `_schema` is missing or names no descriptor.
+  case unknownSchema(path: String)
+  case notAnObject(kind: String, found: String)
+  /// New input that names another version than the one new documents are created at.
+  case schemaMismatch(given: String, current: String)
+  /// A document whose `_schema` is of another kind than the one it is written as.
+  case wrongSchema(kind: String, reference: String)
+  case missingID(kind: String, field: String)
+  case noWorkflow(kind: String)
+  case alreadyExists(kind: String, id: String, path: String)
+  case idChanged(kind: String, from: String, to: String)
+  /// A person's change of `_schema` (only a migration moves a document between versions).
+  case schemaChanged(kind: String, id: String, stored: String)
+  /// The file changed between reading it and writing it back (`during`: "the migration", "while it was being edited").
+  case changedMeanwhile(path: String, during: String)
+  /// A workflow move the descriptor does not allow; `strict` for a feed held to the workflow.
+  case transition(kind: String, id: String, field: String, from: String, to: String, allowed: [String], strict: Bool)
+  /// A person's change of fields the descriptor's `editable:` does not list.
+  case notEditable(kind: String, id: String, fields: [String], editable: [String])
+  /// A new document in a workflow state it cannot start in.
+  case creationState(kind: String, state: String, allowed: [String])
+  /// A delete that `on_delete: restrict` relations block (`id` nil: a delete by query).
+  case restricted(kind: String, id: String?, referrers: [String])
+  /// Another document, which may refer to this one, does not parse.
+  case unparsedReferrer(path: String, position: SourcePosition, message: String, kind: String, id: String)
+  /// A document a change by query would read does not parse or cannot be checked.
+  case unreadableMatch(path: String, reason: String)
+  /// A query that reads sensitive values no identity here opens (it would match nothing).
+  case sealedQuery(expression: String, field: String)
+
+  // MARK: Input files: feeds, mappings, editor settings, the journal
+
+  /// A feed or mapping file that does not parse, at a position in it.
+  case badInputFile(path: String, position: SourcePosition, message: String)
+  case recordTooLarge(path: String, line: Int, size: Int, limit: Int)
+  /// The editor's settings file is not strict JSON, or not an object (`position` nil).
+  case editorSettings(path: String, position: SourcePosition?, message: String)
+  /// A journal plan that names files no formsctl journal writes.
+  case untrustedJournal(plan: String, names: [String])
+
+  // MARK: Migrations
+
+  case targetVersionWithoutKind
+  case unknownVersion(kind: String, version: String, versions: [String])
+  case noMigrationPath(message: String, documents: Int, version: String)
+  /// A descriptor a recorded migration used has changed since.
+  case descriptorChanged(path: String, migratedAt: String)
+
+  // MARK: Editing
+
+  case editorFailed(status: Int32)
+  /// The person's text was left as it was (`stillInvalid`: it was refused before and still is).
+  case editUnchanged(stillInvalid: Bool)
+  case tooManyKeptCopies(directory: String, name: String)
+  case keptCopyNeedsIdentity(path: String)
+  case keptCopyUnopenable(path: String, reason: String)
+
+  // MARK: Stores and snapshots
+
+  case storeInsideStore(directory: String, outer: String)
+  case snapshotWithoutManifest(name: String)
+  /// A manifest naming a path no snapshot holds (`partial`: a `covers` entry outside `data/`).
+  case snapshotUnsafePath(name: String, path: String, partial: Bool)
+  case snapshotFailsVerification(name: String, problems: [String])
+  /// A path to restore that the partial snapshot does not cover.
+  case notCovered(path: String, snapshot: String, covers: Int, reason: String)
+  case restoreNowhere(path: String, snapshot: String)
+  /// A whole restore from a snapshot without the store's manifest would remove it.
+  case restoreWithoutManifest(snapshot: String, path: String)
+  /// A snapshot reference that names none (`newest`: the newest few, for the message).
+  case noSuchSnapshot(reference: String, newest: [String])
+  /// `latest~N` beyond the snapshots not taken by a restore.
+  case notThatManySnapshots(reference: String, available: Int, newest: [String])
+  case badSnapshotReference(String)
+  case badLabel(String)
+  case notADocument(path: String)
+
+  // MARK: Git
+
+  case gitMissing
+  case notARepository(directory: String)
+  case gitFailed(subcommand: String, stderr: String)
+  case unknownRevision(String)
+  case badMergePath(String)
+
+  // MARK: Identities and sealing
+
+  case identityMissing(path: String)
+  case identityReadableByOthers(path: String, mode: UInt16)
+  /// An identity inside a store, where git would commit it (`store`: the store's root).
+  case identityInStore(path: String, store: String?)
+  case notAnIdentity(path: String)
+  case identityExists(path: String)
+  case malformedEnvelope(what: String, pointer: String)
+  case noRecipients(what: String, pointer: String)
+  case resealNeedsIdentity(operation: String, identityPath: String)
+  case lastRecipient
+  case tooManyRecipients(limit: Int)
+  case ownRecipientRemoved(String)
+  case unopenableValue(path: String, pointer: String, message: String)
+
+  public var description: String {
+    switch self {
+    case .unknownKind(let kind, let kinds):
+      return "unknown kind \"\(kind)\"\(didYouMean(kind, among: kinds)) (kinds: \(kinds.joined(separator: ", ")))"
+    case .badID(let id): return DocumentID.problem(id)
+    case .unknownSchema(let path): return "\(path): unknown or missing _schema"
+    case .notAnObject(let kind, let found): return "a \(kind) must be a JSON object, not \(found)"
+    case .schemaMismatch(let given, let current):
+      return "the input says _schema \(given); new documents are created at \(current)"
+    case .wrongSchema(let kind, let reference): return "the document says _schema \(reference); it is not a \(kind)"
+    case .missingID(let kind, let field): return "a \(kind) needs its id: set \(field)"
+    case .noWorkflow(let kind): return "\(kind) has no workflow"
+    case .alreadyExists(let kind, let id, let path): return "\(kind) \(id) already exists (\(path))"
+    case .idChanged(let kind, let from, let to): return "\(kind) \(from): the id cannot be changed (to \(to))"
+    case .schemaChanged(let kind, let id, let stored):
+      return "\(kind) \(id) is at \(stored); _schema cannot be changed by hand"
+    case .changedMeanwhile(let path, let during): return "\(path) changed \(during); nothing written"
+    case .transition(let kind, let id, let field, let from, let to, let allowed, let strict):
+      guard !strict else {
+        return "\(kind) \(id): \(field) \(from) → \(to) is not a transition the workflow allows "
+          + "(this import holds the feed to the workflow)"
+      }
+      let list = allowed.isEmpty ? "none (\(from) is final)" : allowed.joined(separator: ", ")
+      return "\(kind) \(id) is \(from); it cannot move to \(to). Allowed next: \(list)"
+    case .notEditable(let kind, let id, let fields, let editable):
+      let named = fields.prefix(3).joined(separator: ", ") + (fields.count > 3 ? " and \(fields.count - 3) more" : "")
+      return "\(kind) \(id): \(named) \(fields.count == 1 ? "is" : "are") not for people to change; people may "
+        + "change \(editable.joined(separator: ", ")) (descriptor `editable:`), the rest comes from the feed"
+    case .creationState(let kind, let state, let allowed):
+      return "a new \(kind) starts as \(allowed.joined(separator: " or ")), not \(state)"
+    case .restricted(let kind, let id, let referrers):
+      let refer = "\(referrers.joined(separator: ", ")) refer\(referrers.count == 1 && id != nil ? "s" : "")"
+      guard let id else {
+        return "cannot delete the matching \(kind) documents: \(refer) to them with on_delete: restrict"
+      }
+      return "cannot delete \(kind) \(id): \(refer) to it with on_delete: restrict"
+    case .unparsedReferrer(let path, let position, let message, let kind, let id):
+      return "\(path):\(position.line):\(position.column): \(message); it may refer to \(kind) \(id), "
+        + "so nothing is changed until it parses"
+    case .unreadableMatch(let path, let reason): return "\(path): \(reason)"
+    case .sealedQuery(let expression, let field):
+      return "\(expression) reads \(field), a sensitive field whose values are sealed, and no identity here opens "
+        + "them; the query would compare envelopes and match nothing"
+    case .badInputFile(let path, let position, let message):
+      return "\(path):\(position.line):\(position.column): \(message)"
+    case .recordTooLarge(let path, let line, let size, let limit):
+      return "\(path):\(line):1: the record is \(size) bytes, more than the limit of \(limit) bytes (16 MiB) "
+        + "for one record"
+    case .editorSettings(let path, let position, let message):
+      return "\(path)\(position.map { ":\($0.line):\($0.column)" } ?? ""): \(message); nothing written"
+    case .untrustedJournal(let plan, let names):
+      return "\(plan) names \(names.map { "\"\($0)\"" }.joined(separator: ", ")), which no formsctl journal writes "
+        + "(outside the store's files); not recovering. Inspect .formsctl/journal and remove it by hand"
+    case .targetVersionWithoutKind: return "a target version needs a kind: versions belong to one kind"
+    case .unknownVersion(let kind, let version, let versions):
+      return "\(kind) has no version \(version) (versions: \(versions.joined(separator: ", ")))"
+    case .noMigrationPath(let message, let documents, let version):
+      return "\(message) (\(plural(documents, "document")) at \(version))"
+    case .descriptorChanged(let path, let time):
+      return
+        "\(path) changed since the migration of \(time) used it; documents migrated with the old text may not match"
+    case .editorFailed(let status): return "the editor exited with status \(status); nothing written"
+    case .editUnchanged(let stillInvalid):
+      return stillInvalid
+        ? "your text is still not valid (its problems are listed at its top); nothing written"
+        : "your text was left unchanged; nothing written"
+    case .tooManyKeptCopies(let directory, let name):
+      return "\(directory) holds 1000 kept copies of \(name); merge or remove them"
+    case .keptCopyNeedsIdentity(let path): return "\(path) is sealed; opening it needs an identity"
+    case .keptCopyUnopenable(let path, let reason): return "\(path) cannot be opened with this identity (\(reason))"
+    case .storeInsideStore(let directory, let outer):
+      return "\(directory) is inside the store at \(outer); a store cannot hold another"
+    case .snapshotWithoutManifest(let name): return "snapshot \(name) has no readable manifest.json; it cannot be used"
+    case .snapshotUnsafePath(let name, let path, let partial):
+      return partial
+        ? "snapshot \(name) says it covers \(path), but a partial snapshot covers documents (data/...) only; "
+          + "its manifest is damaged or forged; not restoring from it"
+        : "snapshot \(name): manifest.json names \"\(path)\", which is not a file a snapshot holds "
+          + "(data/, schemas/, formsctl.yaml); refusing to use it"
+    case .snapshotFailsVerification(let name, let problems):
+      return "snapshot \(name) fails verification; not restoring from it: \(problems.joined(separator: "; "))"
+    case .notCovered(let path, let snapshot, let covers, let reason):
+      return "\(path): snapshot \(snapshot) covers only the \(plural(covers, "document")) its \(reason) changed, "
+        + "and this is not among them"
+    case .restoreNowhere(let path, let snapshot):
+      return "\(path): neither snapshot \(snapshot) nor the live store has it"
+    case .restoreWithoutManifest(let snapshot, let path):
+      return
+        "snapshot \(snapshot) holds no \(path); restoring it whole would remove the store's manifest; not restoring"
+    case .noSuchSnapshot(let reference, let newest):
+      return "no snapshot \"\(reference)\"" + Self.newest(newest)
+    case .notThatManySnapshots(let reference, let available, let newest):
+      return "\(reference) goes back further than the \(plural(available, "snapshot")) not taken by a restore"
+        + Self.newest(newest)
+    case .badSnapshotReference(let reference):
+      return "\(reference): write latest~N with N a whole number (latest~1 is the one before latest)"
+    case .badLabel(let label): return "label \"\(label)\": use A–Z a–z 0–9 . _ -"
+    case .notADocument(let path): return "\(path) is not a document of the store; a partial snapshot holds documents"
+    case .gitMissing: return "git is not installed"
+    case .notARepository(let directory): return "\(directory) is not inside a git repository"
+    case .gitFailed(let subcommand, let stderr): return "git \(subcommand): \(stderr)"
+    case .unknownRevision(let revision):
+      return "unknown revision \"\(revision)\" (git knows no such commit, branch or tag)"
+    case .badMergePath(let path):
+      return "\(path): the document's path must be relative to the top of the work tree, without `..` (git's %P)"
+    case .identityMissing(let path): return "the identity \(path) does not exist"
+    case .identityReadableByOthers(let path, let mode):
+      return "the identity \(path) may be read by others (mode \(String(mode, radix: 8))); "
+        + "run `chmod 600 \(path)` (formsctl refuses it, as ssh refuses such a key)"
+    case .identityInStore(let path, let store):
+      return "\(path) is inside the store\(store.map { " at \($0)" } ?? ""), where git would commit it"
+    case .notAnIdentity(let path): return "\(path) is not a formsctl identity (one line \(Identity.keyPrefix)BASE64)"
+    case .identityExists(let path):
+      return "\(path) already exists; formsctl never overwrites an identity (the values sealed for it would be lost)"
+    case .malformedEnvelope(let what, let pointer):
+      return "\(what): \(pointer) holds enc:v1: text that is not a well-formed envelope"
+    case .noRecipients(let what, let pointer):
+      return "\(what): \(pointer) is sensitive, and formsctl.yaml names no recipients to seal it for"
+    case .resealNeedsIdentity(let operation, let identityPath):
+      return "\(operation) opens every sensitive value to seal it again, so it needs a key holder's identity; "
+        + "none at \(identityPath)"
+    case .lastRecipient:
+      return "a store with sensitive fields keeps at least one recipient (nobody could open its values); "
+        + "add another first"
+    case .tooManyRecipients(let limit): return "at most \(limit) recipients"
+    case .ownRecipientRemoved(let recipient):
+      return "your identity's recipient \(recipient) would no longer be one, so you could not open what you seal; "
+        + "another key holder removes it"
+    case .unopenableValue(let path, let pointer, let message): return "\(path): \(pointer): \(message); nothing written"
+    }
+  }
+
+  /// `; the newest: A, B (label)`, or ` (there are none)`.
+  static func newest(_ names: [String]) -> String {
+    names.isEmpty ? " (there are none)" : "; the newest: \(names.joined(separator: ", "))"
+  }
+}

@@ -1,0 +1,81 @@
+import FormsCore
+import FormsStore
+
+/// The sentence formsctl prints for an error: the library's statement of what failed, and, where
+/// the command line has one, what to type next (commands, flags, environment variables). The
+/// library never speaks command line; only this file does.
+enum ErrorText {
+  static func message(for error: any FormsError) -> String {
+    guard let error = error as? StoreError else { return error.description }
+    return message(for: error)
+  }
+
+  static func message(for error: StoreError) -> String {
+    switch error {
+    case .refused(let refusal):
+      return message(for: refusal)
+    case .editKept(let cause, let path, let resume):
+      let sealed = path.hasSuffix(".sealed") ? " (sealed: it holds sensitive values)" : ""
+      return "\(message(for: cause)). Your edited text is kept at \(path)\(sealed); continue with \(resume)"
+    case .pruneRefused(let kind, let removing, let stored, let reason):
+      let percent = StoreError.percent(removing, of: stored)
+      return "--prune would remove \(removing) of \(plural(stored, "\(kind) document")) (\(percent)%): \(reason); "
+        + "nothing written. Check the feed, or allow it with --max-prune \(removing) (or --max-prune \(percent)%)"
+    default:
+      return error.description + (advice(for: error) ?? "")
+    }
+  }
+
+  /// What to type next after the library's sentence, for the errors that have a next step here.
+  static func advice(for error: StoreError) -> String? {
+    switch error {
+    case .storeNotFound(let root, let isDirectory):
+      return isDirectory ? "; run `formsctl init \(root)` to make it one" : " (named by --store or FORMSCTL_STORE)"
+    case .notAStore: return "; run `formsctl init`, pass --store DIR, or set FORMSCTL_STORE"
+    case .locked: return ". Retry, or pass --wait 60"
+    case .recoveryNeeded: return "; run `formsctl recover` first"
+    case .unfinished:
+      return ". Nothing is lost: fix that, then run `formsctl recover`, which finishes it "
+        + "(the store refuses other writes until then)"
+    case .unverifiable:
+      return ". Either restore the operation's safety snapshot (`formsctl snapshot list`), or run "
+        + "`formsctl recover --abandon` to drop the journal and keep the files as they are"
+    case .rollBackFailed: return "; fix that, then run `formsctl recover`, which removes what it staged"
+    default: return nil
+    }
+  }
+
+  static func message(for refusal: Refusal) -> String {
+    switch refusal {
+    case .targetVersionWithoutKind: return "--to needs --kind: versions belong to one kind"
+    case .identityMissing(let path):
+      return "the identity \(path) (FORMSCTL_IDENTITY) does not exist; `formsctl keygen --out \(path)` makes one"
+    default: return refusal.description + (advice(for: refusal) ?? "")
+    }
+  }
+
+  static func advice(for refusal: Refusal) -> String? {
+    switch refusal {
+    case .unknownSchema: return "; run `formsctl validate` on it"
+    case .idChanged(let kind, let from, let to): return "; rename it with `formsctl mv \(kind) \(from) \(to)`"
+    case .schemaChanged: return "; `formsctl migrate` moves documents between versions"
+    case .creationState: return "; create it, then move it with `formsctl status`"
+    case .unreadableMatch: return "; fix it (formsctl validate) before changing documents by query"
+    case .sealedQuery: return " (FORMSCTL_IDENTITY names a recipient's identity)"
+    case .descriptorChanged: return ". If the change was intended, run `formsctl migrate repair`"
+    case .keptCopyNeedsIdentity: return " (FORMSCTL_IDENTITY)"
+    case .storeInsideStore: return " (run init outside it)"
+    case .notCovered(_, let snapshot, _, _): return " (snapshot show \(snapshot) says its scope)"
+    case .restoreWithoutManifest(let snapshot, _):
+      return " (restore its documents alone: formsctl snapshot restore \(snapshot) data)"
+    case .identityInStore(_, let store):
+      return store == nil
+        ? "; move it out (e.g. to ~/.config/formsctl/identity)"
+        : "; write it elsewhere (default ~/.config/formsctl/identity)"
+    case .notAnIdentity: return "; `formsctl keygen` writes one"
+    case .noRecipients: return "; run `formsctl keygen`, then `formsctl keys add RECIPIENT`"
+    case .resealNeedsIdentity: return " (set FORMSCTL_IDENTITY)"
+    default: return nil
+    }
+  }
+}
