@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
   name: "formsctl",
-  platforms: [.macOS(.v13)],
+  platforms: [.macOS(.v15)],
   products: [
     .executable(name: "formsctl", targets: ["formsctl"]),
     .library(name: "FormsCore", targets: ["FormsCore"]),

@@ -1,16 +1,15 @@
-import Foundation
+import Synchronization
 
 /// A value computed once, at its first use, by whichever thread asks first.
-final class Memo<Value: Sendable>: @unchecked Sendable {
-  private let lock = NSLock()
-  private var stored: Value?
+final class Memo<Value: Sendable>: Sendable {
+  private let stored = Mutex<Value?>(nil)
 
   func value(_ compute: () -> Value) -> Value {
-    lock.lock()
-    defer { lock.unlock() }
-    if let stored { return stored }
-    let value = compute()
-    stored = value
-    return value
+    stored.withLock { stored in
+      if let stored { return stored }
+      let value = compute()
+      stored = value
+      return value
+    }
   }
 }

@@ -1,26 +1,47 @@
 import Dispatch
+import Synchronization
 
 /// Maps `items` on every core, in chunks, keeping the input order in the result; `progress`
 /// hears of each finished chunk.
-public func parallelMap<Item: Sendable, Result: Sendable>(
+package func parallelMap<Item: Sendable, Result: Sendable>(
   _ items: [Item], chunkSize: Int = 64, progress: ProgressCounter? = nil, _ transform: @Sendable (Item) -> Result
 ) -> [Result] {
-  if items.count <= chunkSize {
-    defer { progress?.add(items.count) }
-    return items.map(transform)
+  parallelChunks(count: items.count, chunkSize: chunkSize) { range in
+    defer { progress?.add(range.count) }
+    return range.map { transform(items[$0]) }
   }
-  let chunks = (items.count + chunkSize - 1) / chunkSize
-  let results = UnsafeMutableBufferPointer<Result?>.allocate(capacity: items.count)
-  results.initialize(repeating: nil)
-  defer {
-    results.deinitialize()
-    results.deallocate()
-  }
-  nonisolated(unsafe) let shared = results
+}
+
+/// The indices `0..<count` cut into chunks of `chunkSize`, each mapped by `transform` (which
+/// returns one result per index, in order) on every core; the results in index order. A chunk
+/// is the unit of work, so `transform` may open something once for all of its indices.
+package func parallelChunks<Result: Sendable>(
+  count: Int, chunkSize: Int, _ transform: @Sendable (Range<Int>) -> [Result]
+) -> [Result] {
+  let chunks = (count + chunkSize - 1) / chunkSize
+  guard chunks > 1 else { return transform(0..<count) }
+  let done = Mutex<[[Result]]>(Array(repeating: [], count: chunks))
   DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-    let range = chunk * chunkSize..<min(items.count, (chunk + 1) * chunkSize)
-    for index in range { shared[index] = transform(items[index]) }
-    progress?.add(range.count)
+    let results = transform(chunk * chunkSize..<min(count, (chunk + 1) * chunkSize))
+    done.withLock { $0[chunk] = results }
   }
-  return results.map { $0! }
+  return done.withLock { $0.flatMap { $0 } }
+}
+
+/// Runs `first` and `second` at the same time and returns both results.
+package func concurrently<A: Sendable, B: Sendable>(
+  _ first: @Sendable () -> A, _ second: @Sendable () -> B
+) -> (A, B) {
+  let a = Mutex<A?>(nil)
+  let b = Mutex<B?>(nil)
+  DispatchQueue.concurrentPerform(iterations: 2) { which in
+    if which == 0 {
+      let value = first()
+      a.withLock { $0 = value }
+    } else {
+      let value = second()
+      b.withLock { $0 = value }
+    }
+  }
+  return (a.withLock { $0! }, b.withLock { $0! })
 }

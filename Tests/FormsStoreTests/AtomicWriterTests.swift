@@ -118,13 +118,13 @@ struct FormatterTests {
       try writeFile("{\"b\": 1, \"a\": 12.50}", to: dir + "/messy.json")
       try writeFile("{\n  \"a\": 1\n}\n", to: dir + "/clean.json")
       try writeFile("{\"a\": 1,}", to: dir + "/broken.json")
-      let files = try Formatter.expand([dir]).files
-      let check = Formatter(check: true, writer: AtomicWriter(boundary: dir)).run(files)
+      let files = try DocumentFormatter.expand([dir]).files
+      let check = DocumentFormatter(check: true, writer: AtomicWriter(boundary: dir)).run(files)
       #expect(check.changed == [dir + "/messy.json"])
       #expect(
         check.failures.map(\.compilerStyle) == [dir + "/broken.json:1:9: error: trailing comma before '}' [parse]"])
       #expect(try readFile(dir + "/messy.json") == "{\"b\": 1, \"a\": 12.50}")
-      let fix = Formatter(check: false, writer: AtomicWriter(boundary: dir)).run(files)
+      let fix = DocumentFormatter(check: false, writer: AtomicWriter(boundary: dir)).run(files)
       #expect(fix.changed == [dir + "/messy.json"])
       #expect(try readFile(dir + "/messy.json") == "{\n  \"a\": 12.50,\n  \"b\": 1\n}\n")
       #expect(try readFile(dir + "/broken.json") == "{\"a\": 1,}")
@@ -132,6 +132,8 @@ struct FormatterTests {
   }
 
   @Test func missingPathIsNoInput() {
-    #expect(throws: StoreError.fileNotFound("/nonexistent/x.json")) { try Formatter.expand(["/nonexistent/x.json"]) }
+    #expect(throws: StoreError.fileNotFound("/nonexistent/x.json")) {
+      try DocumentFormatter.expand(["/nonexistent/x.json"])
+    }
   }
 }

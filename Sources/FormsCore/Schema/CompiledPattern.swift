@@ -7,7 +7,7 @@ import Foundation
 /// characters and classes with counts) are also compiled to a small byte matcher, used for
 /// strings of printable ASCII; anything else goes to NSRegularExpression, which gives the same
 /// answers at a hundred times the cost.
-public final class CompiledPattern: @unchecked Sendable {
+public final class CompiledPattern: Sendable {
   public let source: String
   private let regex: NSRegularExpression
   private let simple: [Step]?

@@ -227,6 +227,7 @@ public final class SchemaType: Sendable {
   }
 
   /// What the validator needs of a field, in a class so that walking the table copies nothing.
+  /// `@unchecked`: `utf8` is written once, in `init`, and only read after (the compiler cannot see that of a buffer).
   final class SortedField: @unchecked Sendable {
     let name: String
     let type: SchemaType

@@ -1,10 +1,11 @@
 import Foundation
+import Synchronization
 
 /// The fault seam (as SQLite's I/O-error tests use theirs): a test arms it for a directory, and the
 /// system calls `POSIX` makes on paths below that directory are counted, and the Nth one (of one
 /// kind, or of any) fails with an errno, once or from then on. Unarmed, each call costs one
 /// uncontended lock. Several tests may arm different directories at once.
-public final class FaultInjection: @unchecked Sendable {
+public final class FaultInjection: Sendable {
   /// The kinds of system call the seam counts.
   public enum Call: String, Sendable, CaseIterable {
     case open, read, write, fsync, rename, unlink, mkdir, readdir, link, truncate
@@ -31,10 +32,8 @@ public final class FaultInjection: @unchecked Sendable {
   /// The directory whose paths are counted (as given, and its real path).
   public let scopes: [String]
   private let fault: Fault?
-  private let lock = NSLock()
-  private var counted = 0
-  private var calls: [(call: Call, path: String)] = []
-  private var failures = 0
+  /// The calls seen (every kind), how many of them the fault counted, and how many it failed.
+  private let state = Mutex<(calls: [(call: Call, path: String)], counted: Int, failures: Int)>(([], 0, 0))
 
   private init(scope: String, fault: Fault?) {
     let real = FileIO.realPath(scope) ?? scope
@@ -53,24 +52,24 @@ public final class FaultInjection: @unchecked Sendable {
   public func disarm() { Self.registry.withLock { $0.removeAll { $0 === self } } }
 
   /// Every call counted so far, in order.
-  public var trace: [(call: Call, path: String)] { lock.withLock { calls } }
+  public var trace: [(call: Call, path: String)] { state.withLock { $0.calls } }
 
   /// How many calls the fault failed.
-  public var failed: Int { lock.withLock { failures } }
+  public var failed: Int { state.withLock { $0.failures } }
 
   /// The errno `call` on `path` fails with, or nil when it goes ahead.
   static func check(_ call: Call, _ path: String) -> Int32? {
-    guard let armed = registry.armed(for: path) else { return nil }
+    guard let armed = armed(for: path) else { return nil }
     return armed.count(call, path)
   }
 
   private func count(_ call: Call, _ path: String) -> Int32? {
-    lock.withLock {
-      calls.append((call, path))
+    state.withLock { state in
+      state.calls.append((call, path))
       guard let fault, fault.call == nil || fault.call == call else { return nil }
-      counted += 1
-      guard counted == fault.nth || (fault.persistent && counted > fault.nth) else { return nil }
-      failures += 1
+      state.counted += 1
+      guard state.counted == fault.nth || (fault.persistent && state.counted > fault.nth) else { return nil }
+      state.failures += 1
       return fault.errno
     }
   }
@@ -81,16 +80,10 @@ public final class FaultInjection: @unchecked Sendable {
     }
   }
 
-  private static let registry = Registry()
+  /// Every armed seam.
+  private static let registry = Mutex<[FaultInjection]>([])
 
-  private final class Registry: @unchecked Sendable {
-    private let lock = NSLock()
-    private var armed: [FaultInjection] = []
-
-    func withLock(_ body: (inout [FaultInjection]) -> Void) { lock.withLock { body(&armed) } }
-
-    func armed(for path: String) -> FaultInjection? {
-      lock.withLock { armed.isEmpty ? nil : armed.first { $0.covers(path) } }
-    }
+  private static func armed(for path: String) -> FaultInjection? {
+    registry.withLock { armed in armed.isEmpty ? nil : armed.first { $0.covers(path) } }
   }
 }

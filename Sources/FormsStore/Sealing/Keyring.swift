@@ -1,5 +1,6 @@
 import FormsCore
 import Foundation
+import Synchronization
 
 /// What a store needs for its sensitive fields: the recipients values are sealed for (from
 /// `formsctl.yaml`) and, for a key holder, the identity that opens them.
@@ -9,17 +10,15 @@ import Foundation
 /// are. The write path seals what it writes (`seal`): a value still sealed is kept as it is (so
 /// a person without the identity can change the rest of a document), a value equal to what the
 /// stored envelope holds keeps that envelope (no change in git), anything else is sealed afresh.
-public final class Keyring: @unchecked Sendable {
+public final class Keyring: Sendable {
   /// An envelope counts its stanzas in one byte.
   public static let maxRecipients = 255
   public let recipients: [Recipient]
   public let identity: Identity?
   /// Where the identity was looked for (for messages).
   public let identityPath: String
-  private let lock = NSLock()
   /// The envelopes not opened (a set: `list` reads a page twice), and those not for this identity.
-  private var unopened = Set<String>()
-  private var notForMe = Set<String>()
+  private let noted = Mutex<(unopened: Set<String>, notForMe: Set<String>)>(([], []))
 
   public init(recipients: [Recipient], identity: Identity?, identityPath: String = "FORMSCTL_IDENTITY") {
     self.recipients = recipients
@@ -117,10 +116,10 @@ public final class Keyring: @unchecked Sendable {
       }
     }
     if !unopened.isEmpty {
-      lock.lock()
-      self.unopened.formUnion(unopened)
-      self.notForMe.formUnion(notForMe)
-      lock.unlock()
+      noted.withLock {
+        $0.unopened.formUnion(unopened)
+        $0.notForMe.formUnion(notForMe)
+      }
     }
     return opened
   }
@@ -200,8 +199,7 @@ public final class Keyring: @unchecked Sendable {
 
   /// Said once, at the end of a command, when some values could not be opened; nil otherwise.
   public func unreadableNote() -> String? {
-    lock.lock()
-    defer { lock.unlock() }
+    let (unopened, notForMe) = noted.withLock { $0 }
     guard !unopened.isEmpty else { return nil }
     let values = "\(unopened.count) sensitive value\(unopened.count == 1 ? " was" : "s were") not readable"
     if identity == nil {

@@ -88,7 +88,7 @@ extension Snapshots {
     _ reference: String, paths: [String]? = nil, dryRun: Bool = false, snapshotFirst: Bool = true,
     wait: Double, command: String? = nil
   ) throws(StoreError) -> RestoreOutcome {
-    let operation = Operation("snapshot restore", summary: "snapshot restore \(reference)", command: command)
+    let operation = WriteOperation("snapshot restore", summary: "snapshot restore \(reference)", command: command)
     let layout = self.layout
     let user = { AuditLog.currentUser(root: layout.root) }
     return try layout.write(operation, dryRun: dryRun, wait: wait, clock: now, user: user) {

@@ -242,27 +242,19 @@ public struct Snapshots: Sendable {
   /// The copies of a whole-store snapshot in `temporary`, its manifest (`describe` makes it from
   /// the entries) and the hash cache that describes it. A file whose stamp matches the cache
   /// costs one `linkat` to the previous snapshot's copy (no read, no hash, no sync of its own):
-  /// every core stats the files in chunks while two threads link each chunk as soon as it is
-  /// decided (more contend on the directory's lock), and the manifest and cache are written out
-  /// meanwhile. The rest are read, hashed and copied (or linked when their content turns out
-  /// unchanged).
+  /// every core stats the files in chunks of 1,024, then links them in chunks (`parallelChunks`:
+  /// no state is shared but through its lock). The rest are read, hashed and copied (or linked
+  /// when their content turns out unchanged).
   func copyStore(
     into temporary: String, cacheNamed name: String, at now: Int64,
     describe: ([SnapshotManifest.Entry]) -> SnapshotManifest
   )
     throws(StoreError) -> StoreCopy
   {
-    nonisolated(unsafe) var files: [(relative: String, live: String)] = []
-    nonisolated(unsafe) var cache = HashCache()
-    nonisolated(unsafe) var listed: Result<[(relative: String, live: String)], StoreError> = .success([])
-    DispatchQueue.concurrentPerform(iterations: 2) { which in
-      if which == 0 {
-        listed = Result { () throws(StoreError) in try liveFiles() }
-      } else {
-        cache = HashCache.load(cachePath)
-      }
-    }
-    files = try listed.get()
+    let (listed, loaded) = concurrently(
+      { Result { () throws(StoreError) in try liveFiles() } }, { HashCache.load(cachePath) })
+    let files = try listed.get()
+    var cache = loaded
     let basePath = directory + "/" + cache.snapshot
     if cache.snapshot.isEmpty || !FileIO.exists(basePath + "/manifest.json") {
       // No cache for a snapshot that is there: the newest whole snapshot's manifest says what
@@ -282,60 +274,34 @@ public struct Snapshots: Sendable {
       try FileIO.makeDirectories(temporary + "/" + parent)
     }
 
-    let chunkSize = 1024
-    let linkers = 2
-    let chunks = (files.count + chunkSize - 1) / chunkSize
-    let stamps = UnsafeMutableBufferPointer<FileStamp?>.allocate(capacity: files.count)
-    let kept = UnsafeMutableBufferPointer<SnapshotManifest.Entry?>.allocate(capacity: files.count)
-    // Set by the linkers (never `kept`, which the main thread reads meanwhile) when a link fails.
-    let unlinked = UnsafeMutableBufferPointer<Bool>.allocate(capacity: files.count)
-    stamps.initialize(repeating: nil)
-    kept.initialize(repeating: nil)
-    unlinked.initialize(repeating: false)
-    defer {
-      stamps.deinitialize()
-      stamps.deallocate()
-      kept.deinitialize()
-      kept.deallocate()
-      unlinked.deallocate()
-    }
-    nonisolated(unsafe) let sharedStamps = stamps
-    nonisolated(unsafe) let sharedKept = kept
-    nonisolated(unsafe) let sharedUnlinked = unlinked
-    let decided = (0..<chunks).map { _ in DispatchSemaphore(value: 0) }
-    let finished = DispatchSemaphore(value: 0)
-    let linking = ProgressCounter("linking", total: files.count, progress)
+    // Each file's stat, and its entry when the cache vouches that it is unchanged (then it is a
+    // link to the base's copy); a chunk stats its files relative to their open directory.
     let trusted = cache
-    let allFiles = files
-    for which in 0..<linkers {
-      Thread {
-        var linker = Linker()
-        for chunk in stride(from: which, to: chunks, by: linkers) {
-          decided[chunk].wait()
-          let range = chunk * chunkSize..<min(allFiles.count, (chunk + 1) * chunkSize)
-          for index in range {
-            guard let base, let entry = sharedKept[index] else { continue }
-            if !linker.link(entry.path, from: base, to: temporary) { sharedUnlinked[index] = true }
-          }
-          linking?.add(range.count)
-        }
-        linker.finish()
-        finished.signal()
-      }.start()
-    }
-    DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+    let decided = parallelChunks(count: files.count, chunkSize: 1024) {
+      range -> [(stamp: FileStamp?, kept: SnapshotManifest.Entry?)] in
       var directory: FileIO.Directory?
-      for index in chunk * chunkSize..<min(allFiles.count, (chunk + 1) * chunkSize) {
-        let live = allFiles[index].live
+      return range.map { index in
+        let live = files[index].live
         if !(directory?.contains(live) ?? false) { directory = FileIO.Directory(parentDirectory(live)) }
         let stamp = FileStamp(live, in: directory)
-        sharedStamps[index] = stamp
-        if let stamp { sharedKept[index] = trusted.unchanged(allFiles[index].relative, stamp: stamp) }
+        return (stamp, stamp.flatMap { trusted.unchanged(files[index].relative, stamp: $0) })
       }
-      decided[chunk].signal()
     }
-    // While the links are made: when every file is unchanged (the common case), the manifest and
-    // cache are already known.
+    let stamps = decided.map(\.stamp)
+    let kept = decided.map(\.kept)
+    // The links, a chunk of one directory's files at a time; a link that fails is a copy instead.
+    let linking = ProgressCounter("linking", total: files.count, progress)
+    let unlinked = parallelChunks(count: files.count, chunkSize: 1024) { range -> [Bool] in
+      var linker = Linker()
+      defer {
+        linker.finish()
+        linking?.add(range.count)
+      }
+      return range.map { index in
+        guard let base, let entry = kept[index] else { return false }
+        return !linker.link(entry.path, from: base, to: temporary)
+      }
+    }
     func finish(_ entries: [SnapshotManifest.Entry]) throws(StoreError) -> StoreCopy {
       let manifest = describe(entries)
       var rows: [(String, FileStamp, SnapshotManifest.Entry)] = []
@@ -348,10 +314,8 @@ public struct Snapshots: Sendable {
       return StoreCopy(
         manifest: manifest, bytes: manifest.serialized(), cache: HashCache.serialize(rows, snapshot: name, now: now))
     }
-    let allKept = kept.allSatisfy { $0 != nil }
-    let early = allKept ? Result { () throws(StoreError) in try finish(kept.map { $0! }) } : nil
-    for _ in 0..<linkers { finished.wait() }
-    if let early, !unlinked.contains(true) { return try early.get() }
+    // Every file unchanged and linked: the common case.
+    if !unlinked.contains(true), kept.allSatisfy({ $0 != nil }) { return try finish(kept.map { $0! }) }
 
     var entries = Array(repeating: SnapshotManifest.Entry(path: "", size: 0, sha256: ""), count: files.count)
     var toCopy: [Int] = []

@@ -83,7 +83,7 @@ public struct Journal: Sendable {
   }
 
   /// A journaled change in progress.
-  public final class Transaction: @unchecked Sendable {
+  public final class Transaction {
     let journal: Journal
     let operation: String
     private var planFD: Int32

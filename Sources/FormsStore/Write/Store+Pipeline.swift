@@ -187,7 +187,8 @@ extension Store {
     throws(StoreError) -> T
   {
     try layout.write(
-      Operation(name, summary: summary, command: commandLine), dryRun: dryRun, wait: configuration.lockWait, clock: now,
+      WriteOperation(name, summary: summary, command: commandLine), dryRun: dryRun, wait: configuration.lockWait,
+      clock: now,
       user: auditUser, store: self, body)
   }
 

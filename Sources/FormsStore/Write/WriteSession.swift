@@ -1,8 +1,9 @@
 import FormsCore
 import Foundation
+import Synchronization
 
 /// What a change is called in the lock file, the journal and the audit log.
-public struct Operation: Sendable {
+public struct WriteOperation: Sendable {
   /// The verb, the audit log's `operation`: `new`, `set`, `edit`, `status`, `rm`, `mv`, `import`,
   /// `migrate`, `snapshot restore`...
   public var name: String
@@ -31,10 +32,8 @@ public struct Operation: Sendable {
 ///
 /// Concurrency: `prepare` (see `Store+Pipeline`) only reads the session, so callers may run it in
 /// parallel; staging is serial.
-public final class WriteSession: @unchecked Sendable {
+public final class WriteSession: Sendable {
   public let layout: StoreLayout
-  /// The operation; its summary may be made more precise until the first file is staged.
-  public var operation: Operation
   public let dryRun: Bool
   /// The store, for document rules; nil for layout-level work (restoring a snapshot while a
   /// descriptor is broken).
@@ -42,22 +41,42 @@ public final class WriteSession: @unchecked Sendable {
   /// The write time: timestamps and the audit record.
   public let now: Date
   let user: String
-  private var transaction: Journal.Transaction?
-  /// Every document changed so far, in order.
-  public private(set) var entries: [AuditEntry] = []
-  /// Extra members of the audit record (`feed`, `snapshot`, `descriptors`...).
-  public var details = JSONObject()
-  /// Files staged for writing, and for deleting, by this session (what `willExist` answers from).
-  private var writtenPaths = Set<String>()
-  private var deletedPaths = Set<String>()
 
-  init(layout: StoreLayout, operation: Operation, dryRun: Bool, store: Store?, now: Date, user: String) {
+  /// What staging changes. Staging is serial, but `prepare` may read `willExist` from several
+  /// threads meanwhile, so it lives behind a lock the compiler checks.
+  private struct State {
+    var operation: WriteOperation
+    var transaction: Journal.Transaction?
+    var entries: [AuditEntry] = []
+    var details = JSONObject()
+    /// Files staged for writing, and for deleting, by this session (what `willExist` answers from).
+    var writtenPaths = Set<String>()
+    var deletedPaths = Set<String>()
+  }
+  private let state: Mutex<State>
+
+  init(layout: StoreLayout, operation: WriteOperation, dryRun: Bool, store: Store?, now: Date, user: String) {
     self.layout = layout
-    self.operation = operation
     self.dryRun = dryRun
     self.store = store
     self.now = now
     self.user = user
+    state = Mutex(State(operation: operation))
+  }
+
+  /// The operation; its summary may be made more precise until the first file is staged.
+  public var operation: WriteOperation {
+    get { state.withLock { $0.operation } }
+    set { state.withLock { $0.operation = newValue } }
+  }
+
+  /// Every document changed so far, in order.
+  public var entries: [AuditEntry] { state.withLock { $0.entries } }
+
+  /// Extra members of the audit record (`feed`, `snapshot`, `descriptors`...).
+  public var details: JSONObject {
+    get { state.withLock { $0.details } }
+    set { state.withLock { $0.details = newValue } }
   }
 
   /// Stages `bytes` as the new content of `path` (visible only when the session commits).
@@ -66,49 +85,62 @@ public final class WriteSession: @unchecked Sendable {
     if bytes.count > FileIO.maxFileSize {
       throw StoreError.fileTooLarge(layout.relative(path), size: bytes.count, limit: FileIO.maxFileSize)
     }
-    if !dryRun { try journal().stage(bytes, for: path) }
-    writtenPaths.insert(path)
-    deletedPaths.remove(path)
-    if let entry { entries.append(entry) }
+    try state.withLock { (state) throws(StoreError) in
+      if !dryRun { try journal(&state).stage(bytes, for: path) }
+      state.writtenPaths.insert(path)
+      state.deletedPaths.remove(path)
+      if let entry { state.entries.append(entry) }
+    }
   }
 
   /// Stages the deletion of `path`.
   public func delete(_ path: String, entry: AuditEntry?) throws(StoreError) {
-    if !dryRun { try journal().delete(path) }
-    deletedPaths.insert(path)
-    writtenPaths.remove(path)
-    if let entry { entries.append(entry) }
+    try state.withLock { (state) throws(StoreError) in
+      if !dryRun { try journal(&state).delete(path) }
+      state.deletedPaths.insert(path)
+      state.writtenPaths.remove(path)
+      if let entry { state.entries.append(entry) }
+    }
   }
 
   /// True when `path` holds a document once this session commits.
   public func willExist(_ path: String) -> Bool {
-    if writtenPaths.contains(path) { return true }
-    if deletedPaths.contains(path) { return false }
-    return FileIO.exists(path)
+    let staged: Bool? = state.withLock { state in
+      state.writtenPaths.contains(path) ? true : state.deletedPaths.contains(path) ? false : nil
+    }
+    return staged ?? FileIO.exists(path)
   }
 
-  private func journal() throws(StoreError) -> Journal.Transaction {
-    if let transaction { return transaction }
-    let started = try Journal(layout: layout).begin(operation: operation.summary)
-    transaction = started
+  /// The journal's transaction, begun on the first file staged.
+  private func journal(_ state: inout State) throws(StoreError) -> Journal.Transaction {
+    if let transaction = state.transaction { return transaction }
+    let started = try Journal(layout: layout).begin(operation: state.operation.summary)
+    state.transaction = started
     return started
   }
 
   /// Commits everything staged with the audit record (nothing when nothing changed).
   func commit() throws(StoreError) {
-    guard !dryRun, !entries.isEmpty || operation.recordsWithoutDocuments || transaction != nil else { return }
-    let record = AuditLog.record(
-      time: now, user: user, operation: operation.name, command: operation.command,
-      documents: entries, details: details)
-    try journal().commit(record: record)
-    transaction = nil
+    guard !dryRun else { return }
+    try state.withLock { (state) throws(StoreError) in
+      guard !state.entries.isEmpty || state.operation.recordsWithoutDocuments || state.transaction != nil else {
+        return
+      }
+      let record = AuditLog.record(
+        time: now, user: user, operation: state.operation.name, command: state.operation.command,
+        documents: state.entries, details: state.details)
+      try journal(&state).commit(record: record)
+      state.transaction = nil
+    }
   }
 
   /// Drops everything staged after `error` and throws it (see `Journal.Transaction.abort`).
   func abort(after error: StoreError) throws(StoreError) -> Never {
-    guard let transaction else { throw error }
-    self.transaction = nil
-    try transaction.abort(after: error)
+    try state.withLock { (state) throws(StoreError) -> Never in
+      guard let transaction = state.transaction else { throw error }
+      state.transaction = nil
+      try transaction.abort(after: error)
+    }
   }
 }
 
@@ -116,7 +148,7 @@ extension StoreLayout {
   /// Runs `body` with a write session for `operation` (see `WriteSession`), then commits what it
   /// staged with one audit record; a dry run takes no lock and writes nothing.
   public func write<T>(
-    _ operation: Operation, dryRun: Bool = false, wait: Double, clock: () -> Date, user: () -> String,
+    _ operation: WriteOperation, dryRun: Bool = false, wait: Double, clock: () -> Date, user: () -> String,
     store: Store? = nil, _ body: (WriteSession) throws(StoreError) -> T
   ) throws(StoreError) -> T {
     if dryRun {

@@ -1,19 +1,22 @@
 import FormsStore
 import Foundation
+import Synchronization
 
 /// The one progress line: `migrate: checking [#####     ] 12000/40032  9521/s` on stderr, redrawn
 /// at most ten times a second, only on a terminal and never with --quiet. A new phase replaces
 /// the line; any other output clears it first (`FileHandleOutput.write`).
-final class ProgressLine: @unchecked Sendable {
+final class ProgressLine: Sendable {
   /// The line of this process, if one is drawn.
-  nonisolated(unsafe) static var active: ProgressLine?
+  static let active = Mutex<ProgressLine?>(nil)
 
   private let command: String
-  private let lock = NSLock()
-  private var phase = ""
-  private var started = Date()
-  private var lastDrawn = Date.distantPast
-  private var drawn = false
+  private struct State {
+    var phase = ""
+    var started = Date()
+    var lastDrawn = Date.distantPast
+    var drawn = false
+  }
+  private let state = Mutex(State())
 
   init(command: String) { self.command = command }
 
@@ -21,35 +24,35 @@ final class ProgressLine: @unchecked Sendable {
   static func handler(quiet: Bool) -> ProgressHandler? {
     guard !quiet, FileHandleOutput.standardError.isTerminal else { return nil }
     let line = ProgressLine(command: CommandLine.arguments.dropFirst().first ?? "formsctl")
-    active = line
+    active.withLock { $0 = line }
     return { phase, done, total in line.update(phase, done, total) }
   }
 
   func update(_ phase: String, _ done: Int, _ total: Int) {
-    lock.lock()
-    defer { lock.unlock() }
-    let now = Date()
-    if phase != self.phase {
-      self.phase = phase
-      started = now
-      lastDrawn = .distantPast
+    state.withLock { state in
+      let now = Date()
+      if phase != state.phase {
+        state.phase = phase
+        state.started = now
+        state.lastDrawn = .distantPast
+      }
+      guard done == total || now.timeIntervalSince(state.lastDrawn) > 0.1, total > 0 else { return }
+      state.lastDrawn = now
+      let width = 24
+      let filled = width * min(done, total) / total
+      let rate = Double(done) / max(now.timeIntervalSince(state.started), 0.001)
+      FileHandleOutput.standardError.writeRaw(
+        "\r\u{1B}[K\(command): \(phase) [\(String(repeating: "#", count: filled))"
+          + "\(String(repeating: " ", count: width - filled))] \(done)/\(total)  \(Int(rate))/s")
+      state.drawn = true
     }
-    guard done == total || now.timeIntervalSince(lastDrawn) > 0.1, total > 0 else { return }
-    lastDrawn = now
-    let width = 24
-    let filled = width * min(done, total) / total
-    let rate = Double(done) / max(now.timeIntervalSince(started), 0.001)
-    FileHandleOutput.standardError.writeRaw(
-      "\r\u{1B}[K\(command): \(phase) [\(String(repeating: "#", count: filled))"
-        + "\(String(repeating: " ", count: width - filled))] \(done)/\(total)  \(Int(rate))/s")
-    drawn = true
   }
 
   /// Clears the line.
   func finish() {
-    lock.lock()
-    defer { lock.unlock() }
-    if drawn { FileHandleOutput.standardError.writeRaw("\r\u{1B}[K") }
-    drawn = false
+    state.withLock { state in
+      if state.drawn { FileHandleOutput.standardError.writeRaw("\r\u{1B}[K") }
+      state.drawn = false
+    }
   }
 }

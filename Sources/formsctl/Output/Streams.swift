@@ -13,7 +13,7 @@ struct FileHandleOutput {
 
   /// Writes `text`, clearing a progress line first, so output never lands on the line's end.
   func write(_ text: String) {
-    ProgressLine.active?.finish()
+    ProgressLine.active.withLock { $0 }?.finish()
     writeRaw(text)
   }
 

@@ -1,7 +1,7 @@
 import FormsCore
 
 /// `formsctl fmt`: makes JSON files canonical (DESIGN §4), or reports which are not.
-public struct Formatter: Sendable {
+public struct DocumentFormatter: Sendable {
   /// What happened to one file.
   public enum Outcome: Sendable, Equatable {
     case canonical
