@@ -1,6 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Every Swift target: a member is visible only where its module is imported (SE-0444).
+let settings: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
+
 let package = Package(
   name: "formsctl",
   platforms: [.macOS(.v15)],
@@ -20,26 +23,36 @@ let package = Package(
       pkgConfig: "yaml-0.1",
       providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]
     ),
-    .target(name: "FormsCore"),
-    .target(name: "FormsYAML", dependencies: ["FormsCore", "CLibYAML"]),
+    .target(name: "FormsCore", swiftSettings: settings),
+    .target(name: "FormsYAML", dependencies: ["FormsCore", "CLibYAML"], swiftSettings: settings),
     .target(
       name: "FormsStore",
-      dependencies: ["FormsCore", "FormsYAML", .product(name: "Crypto", package: "swift-crypto")]
+      dependencies: ["FormsCore", "FormsYAML", .product(name: "Crypto", package: "swift-crypto")],
+      swiftSettings: settings
     ),
     .executableTarget(
       name: "formsctl",
-      dependencies: ["FormsStore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+      dependencies: [
+        "FormsCore", "FormsStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      swiftSettings: settings
     ),
-    .executableTarget(name: "FormsBench", dependencies: ["FormsStore"], path: "Benchmarks/FormsBench"),
+    .executableTarget(
+      name: "FormsBench", dependencies: ["FormsCore", "FormsStore"], path: "Benchmarks/FormsBench",
+      swiftSettings: settings),
     // What every test layer shares: temporary directories, a seeded generator, descriptor
     // fixtures, position markers, golden files.
     .target(
-      name: "FormsTestSupport", dependencies: ["FormsCore", "FormsYAML", "FormsStore"], path: "Tests/FormsTestSupport"),
-    .testTarget(name: "FormsCoreTests", dependencies: ["FormsCore", "FormsTestSupport"]),
-    .testTarget(name: "FormsYAMLTests", dependencies: ["FormsYAML", "FormsTestSupport"]),
-    .testTarget(name: "FormsStoreTests", dependencies: ["FormsStore", "FormsTestSupport"]),
+      name: "FormsTestSupport", dependencies: ["FormsCore", "FormsYAML", "FormsStore"], path: "Tests/FormsTestSupport",
+      swiftSettings: settings),
+    .testTarget(name: "FormsCoreTests", dependencies: ["FormsCore", "FormsTestSupport"], swiftSettings: settings),
+    .testTarget(
+      name: "FormsYAMLTests", dependencies: ["FormsCore", "FormsYAML", "FormsTestSupport"], swiftSettings: settings),
+    .testTarget(
+      name: "FormsStoreTests", dependencies: ["FormsCore", "FormsYAML", "FormsStore", "FormsTestSupport"],
+      swiftSettings: settings),
     .testTarget(
       name: "formsctlTests", dependencies: ["formsctl", "FormsStore", "FormsCore", "FormsTestSupport"],
-      exclude: ["Snapshots"]),
+      exclude: ["Snapshots"], swiftSettings: settings),
   ]
 )

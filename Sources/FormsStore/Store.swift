@@ -176,9 +176,13 @@ public final class Store: Sendable {
   /// so a write never scans the store.
   /// Values still sealed are not checked (their type is the envelope's), and findings about a
   /// sensitive value do not quote it.
-  public func findings(for document: JSONValue, schema: Schema, path: String, exists: (String) -> Bool = FileIO.exists)
-    -> [Finding]
-  {
+  public func findings(for document: JSONValue, schema: Schema, path: String) -> [Finding] {
+    findings(for: document, schema: schema, path: path, exists: FileIO.exists)
+  }
+
+  /// `findings(for:schema:path:)`, with `exists` answering whether a related document exists
+  /// (what a write session will leave).
+  func findings(for document: JSONValue, schema: Schema, path: String, exists: (String) -> Bool) -> [Finding] {
     Validator(schema: schema).validate(document).aboutSensitive(in: document, schema: schema)
       + DocumentChecks.crossDocumentFindings(
         document, schema: schema, path: path, layout: layout, registry: registry,

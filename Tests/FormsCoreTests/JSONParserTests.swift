@@ -1,4 +1,5 @@
 import FormsTestSupport
+import Foundation
 import Testing
 
 @testable import FormsCore

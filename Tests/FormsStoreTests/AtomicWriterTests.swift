@@ -1,3 +1,4 @@
+import FormsCore
 import FormsTestSupport
 import Foundation
 import Testing

@@ -1,3 +1,5 @@
+import Foundation
+
 extension Expression {
   /// True when `document` satisfies the expression. A path reaching several values (`[]`) is
   /// satisfied when any of them is; a comparison with a missing side is false.

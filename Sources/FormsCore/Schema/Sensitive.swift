@@ -1,3 +1,5 @@
+import Foundation
+
 /// The text of a sensitive value on disk: `enc:v1:` and the base64 of the sealed value (the format
 /// is in docs/decisions.md; FormsStore seals and opens it).
 public enum SealedText {

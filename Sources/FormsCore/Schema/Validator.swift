@@ -1,3 +1,5 @@
+import Foundation
+
 /// One problem the validator found in a document, before it is placed in a file.
 public struct Finding: Sendable, Equatable {
   public var pointer: JSONPointer

@@ -42,7 +42,8 @@ enum Subprocess {
       return nil
     }
     for fd in parentEnds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
-    let deadline = timeout.map { Date().addingTimeInterval($0) }
+    // A monotonic clock, so a wall clock that jumps neither kills early nor waits forever.
+    let deadline = timeout.map { ContinuousClock.now.advanced(by: .milliseconds(Int64($0 * 1000))) }
     var (stdout, stderr) = ([UInt8](), [UInt8]())
     var written = 0
     var open: [Int32: Bool] = [stdinPair[0]: true, stdoutPipe[0]: true, stderrPipe[0]: true]
@@ -58,10 +59,11 @@ enum Subprocess {
         pollfd(fd: open[stdoutPipe[0]]! ? stdoutPipe[0] : -1, events: Int16(POLLIN), revents: 0),
         pollfd(fd: open[stderrPipe[0]]! ? stderrPipe[0] : -1, events: Int16(POLLIN), revents: 0),
       ]
-      let wait = deadline.map { Int32(max(0, min(1000, $0.timeIntervalSinceNow * 1000))) } ?? 1000
+      let wait =
+        deadline.map { Int32(max(0, min(1000, Self.milliseconds(ContinuousClock.now.duration(to: $0))))) } ?? 1000
       let ready = poll(&fds, 3, wait)
       if ready < 0 && errno != EINTR { break }
-      if let deadline, Date() >= deadline {
+      if let deadline, ContinuousClock.now >= deadline {
         timedOut = true
         kill(pid, SIGKILL)
         break
@@ -125,5 +127,10 @@ enum Subprocess {
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+  }
+
+  /// A duration in whole milliseconds (negative when past).
+  static func milliseconds(_ duration: Duration) -> Int64 {
+    duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
   }
 }

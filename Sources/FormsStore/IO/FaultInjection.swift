@@ -5,23 +5,23 @@ import Synchronization
 /// system calls `POSIX` makes on paths below that directory are counted, and the Nth one (of one
 /// kind, or of any) fails with an errno, once or from then on. Unarmed, each call costs one
 /// uncontended lock. Several tests may arm different directories at once.
-public final class FaultInjection: Sendable {
+package final class FaultInjection: Sendable {
   /// The kinds of system call the seam counts.
-  public enum Call: String, Sendable, CaseIterable {
+  package enum Call: String, Sendable, CaseIterable {
     case open, read, write, fsync, rename, unlink, mkdir, readdir, link, truncate
   }
 
   /// Which call fails, and how.
-  public struct Fault: Sendable, Equatable {
+  package struct Fault: Sendable, Equatable {
     /// The kind of call counted; nil counts every kind.
-    public var call: Call?
+    package var call: Call?
     /// The 1-based number of the counted call that fails first.
-    public var nth: Int
+    package var nth: Int
     /// Every counted call from the Nth on fails (a disk that stays full), not only the Nth.
-    public var persistent: Bool
-    public var errno: Int32
+    package var persistent: Bool
+    package var errno: Int32
 
-    public init(call: Call? = nil, nth: Int, persistent: Bool = false, errno: Int32 = EIO) {
+    package init(call: Call? = nil, nth: Int, persistent: Bool = false, errno: Int32 = EIO) {
       self.call = call
       self.nth = nth
       self.persistent = persistent
@@ -30,7 +30,7 @@ public final class FaultInjection: Sendable {
   }
 
   /// The directory whose paths are counted (as given, and its real path).
-  public let scopes: [String]
+  package let scopes: [String]
   private let fault: Fault?
   /// The calls seen (every kind), how many of them the fault counted, and how many it failed.
   private let state = Mutex<(calls: [(call: Call, path: String)], counted: Int, failures: Int)>(([], 0, 0))
@@ -42,20 +42,20 @@ public final class FaultInjection: Sendable {
   }
 
   /// Counts (and with `fault`, fails) the calls on paths below `scope` until `disarm`.
-  public static func arm(_ scope: String, fault: Fault? = nil) -> FaultInjection {
+  package static func arm(_ scope: String, fault: Fault? = nil) -> FaultInjection {
     let armed = FaultInjection(scope: scope, fault: fault)
     registry.withLock { $0.append(armed) }
     return armed
   }
 
   /// Stops counting and failing.
-  public func disarm() { Self.registry.withLock { $0.removeAll { $0 === self } } }
+  package func disarm() { Self.registry.withLock { $0.removeAll { $0 === self } } }
 
   /// Every call counted so far, in order.
-  public var trace: [(call: Call, path: String)] { state.withLock { $0.calls } }
+  package var trace: [(call: Call, path: String)] { state.withLock { $0.calls } }
 
   /// How many calls the fault failed.
-  public var failed: Int { state.withLock { $0.failures } }
+  package var failed: Int { state.withLock { $0.failures } }
 
   /// The errno `call` on `path` fails with, or nil when it goes ahead.
   static func check(_ call: Call, _ path: String) -> Int32? {

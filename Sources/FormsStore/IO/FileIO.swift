@@ -1,16 +1,16 @@
 import Foundation
 
 /// Plain POSIX file access: measured 10x faster than `FileManager` over 100,000 files (PERF-NOTES).
-public enum FileIO {
+package enum FileIO {
   /// The largest document formsctl reads.
-  public static let maxFileSize = 64 << 20
+  package static let maxFileSize = 64 << 20
 
   /// The whole file, refused beyond `limit` bytes. Only a regular file is read: the open never
   /// blocks (a FIFO or device in a checkout would hang it) and anything else is refused.
   /// `followLinks: false` refuses a symbolic link too (documents and formsctl's own files).
   /// With `directory`, a path inside it is opened relative to its open descriptor, so the kernel
   /// resolves one name per file rather than the whole path (reading a hundred thousand files).
-  public static func read(
+  package static func read(
     _ path: String, limit: Int = maxFileSize, followLinks: Bool = true, in directory: Directory? = nil
   )
     throws(StoreError) -> [UInt8]
@@ -43,7 +43,7 @@ public enum FileIO {
   /// without asking `fstat` first: in 16 KiB reads through a buffer on the stack, until a short
   /// read, which for a regular file is its end. Should something else have taken the name since,
   /// the open still never blocks and what it reads fails to parse. Refused beyond `maxFileSize`.
-  public static func readListed(_ path: String, in directory: Directory) throws(StoreError) -> [UInt8] {
+  package static func readListed(_ path: String, in directory: Directory) throws(StoreError) -> [UInt8] {
     let fd = try openForReading(path, followLinks: true, in: directory)
     defer { close(fd) }
     let chunk = 16 << 10
@@ -89,12 +89,12 @@ public enum FileIO {
   }
 
   /// An open directory that reads of the files below it resolve from (`read(_:in:)`).
-  public final class Directory: Sendable {
-    public let path: String
+  package final class Directory: Sendable {
+    package let path: String
     let fd: Int32
 
     /// Opens `path`; nil when it cannot be opened (reads then open each path whole).
-    public init?(_ path: String) {
+    package init?(_ path: String) {
       fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
       guard fd >= 0 else { return nil }
       self.path = path
@@ -121,10 +121,10 @@ public enum FileIO {
   }
 
   /// The kind of thing at `path`, without following a final symbolic link.
-  public enum Entry: Equatable { case file, directory, symlink, other, missing }
+  package enum Entry: Equatable { case file, directory, symlink, other, missing }
 
   /// What is at `path` (lstat).
-  public static func entry(_ path: String) -> Entry {
+  package static func entry(_ path: String) -> Entry {
     var info = stat()
     guard lstat(path, &info) == 0 else { return .missing }
     switch info.st_mode & S_IFMT {
@@ -148,27 +148,27 @@ public enum FileIO {
   }
 
   /// What is at `path`, for a message (lstat): `a symbolic link`, `a FIFO`...
-  public static func describe(_ path: String) -> String {
+  package static func describe(_ path: String) -> String {
     var info = stat()
     guard lstat(path, &info) == 0 else { return "missing" }
     return describe(mode: info.st_mode)
   }
 
   /// True when `path` exists and is a directory (following symbolic links).
-  public static func isDirectory(_ path: String) -> Bool {
+  package static func isDirectory(_ path: String) -> Bool {
     var info = stat()
     return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
   }
 
   /// True when something exists at `path` (following symbolic links).
-  public static func exists(_ path: String) -> Bool {
+  package static func exists(_ path: String) -> Bool {
     var info = stat()
     return stat(path, &info) == 0
   }
 
   /// Every regular file under `directory` whose name ends with `suffix`, sorted, recursing into
   /// subdirectories except hidden ones (`.git`, `.formsctl`, `.build`) and those in `skipping`.
-  public static func files(under directory: String, suffix: String, skipping: Set<String> = []) throws(StoreError)
+  package static func files(under directory: String, suffix: String, skipping: Set<String> = []) throws(StoreError)
     -> [String]
   {
     try walk(directory, suffix: suffix, skipping: skipping).files
@@ -179,7 +179,7 @@ public enum FileIO {
   /// `*.json`) and symbolic links to directories, whatever their names (a walk follows no link).
   /// Sorted by path, unless `sorted` is false (a caller that orders what it finds some other way).
   /// `directory` itself may be a link only with `followingTop` (a directory the manifest names).
-  public static func walk(
+  package static func walk(
     _ directory: String, suffix: String, skipping: Set<String> = [], sorted: Bool = true, followingTop: Bool = false
   )
     throws(StoreError) -> (files: [String], irregular: [String])
@@ -216,7 +216,7 @@ public enum FileIO {
   /// never "nothing there" (DESIGN §8). `directory` is not followed when it is a symbolic link
   /// (an error saying so), unless `followingLink`. A name that is not valid UTF-8 is an error
   /// naming it: formsctl could not name that file again to read, copy or remove it.
-  public static func entries(of directory: String, followingLink: Bool = false) throws(StoreError) -> [(
+  package static func entries(of directory: String, followingLink: Bool = false) throws(StoreError) -> [(
     name: String, kind: Entry
   )] {
     let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followingLink ? 0 : O_NOFOLLOW)
@@ -287,7 +287,7 @@ public enum FileIO {
   /// Refuses a directory to write into when it, or a directory between `base` and it, is a
   /// symbolic link (lstat; what does not exist yet is made by formsctl and is no link). Outside
   /// `base`, only `directory` itself is checked: the parents of a path a person names are theirs.
-  public static func refuseLinks(_ directory: String, below base: String) throws(StoreError) {
+  package static func refuseLinks(_ directory: String, below base: String) throws(StoreError) {
     var path = normalizedPath(directory)
     let top = normalizedPath(base)
     let inside = path.hasPrefix(top + "/")
@@ -301,21 +301,21 @@ public enum FileIO {
   }
 
   /// The absolute, symlink-free form of an existing path.
-  public static func realPath(_ path: String) -> String? {
+  package static func realPath(_ path: String) -> String? {
     guard let resolved = realpath(path, nil) else { return nil }
     defer { free(resolved) }
     return String(cString: resolved)
   }
 
   /// The current working directory.
-  public static var currentDirectory: String {
+  package static var currentDirectory: String {
     guard let cwd = getcwd(nil, 0) else { return "." }
     defer { free(cwd) }
     return String(cString: cwd)
   }
 
   /// Creates a directory and its missing parents.
-  public static func makeDirectories(_ path: String, mode: mode_t = 0o755) throws(StoreError) {
+  package static func makeDirectories(_ path: String, mode: mode_t = 0o755) throws(StoreError) {
     if isDirectory(path) { return }
     let parent = parentDirectory(path)
     if parent != path && !parent.isEmpty { try makeDirectories(parent, mode: mode) }
@@ -366,7 +366,7 @@ public enum FileIO {
   }
 
   /// Removes a file; a missing file is not an error.
-  public static func remove(_ path: String) throws(StoreError) {
+  package static func remove(_ path: String) throws(StoreError) {
     if POSIX.unlink(path) != 0 && errno != ENOENT {
       throw StoreError.io(path, operation: "unlink", errno: Errno(errno))
     }
@@ -374,7 +374,7 @@ public enum FileIO {
 }
 
 /// The directory part of a path (`a/b/c.json` → `a/b`, `c.json` → `.`, `/x` → `/`).
-public func parentDirectory(_ path: String) -> String {
+package func parentDirectory(_ path: String) -> String {
   // By UTF-8 code unit: `/` is never part of another character, and this runs once per file.
   guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
   if slash == path.utf8.startIndex { return "/" }
@@ -382,20 +382,20 @@ public func parentDirectory(_ path: String) -> String {
 }
 
 /// The last component of a path.
-public func fileName(_ path: String) -> String {
+package func fileName(_ path: String) -> String {
   guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
   return String(decoding: path.utf8[path.utf8.index(after: slash)...], as: UTF8.self)
 }
 
 /// `path` made absolute from `base` (when relative) and normalized: the one way a path a person
 /// typed becomes one formsctl compares.
-public func absolutePath(_ path: String, from base: String) -> String {
+package func absolutePath(_ path: String, from base: String) -> String {
   normalizedPath(joinPath(base, path))
 }
 
 /// `path` without `.` and `..` components or duplicate slashes, lexically (links are not followed),
 /// as an absolute path.
-public func normalizedPath(_ path: String) -> String {
+package func normalizedPath(_ path: String) -> String {
   var parts: [Substring] = []
   for part in path.split(separator: "/") {
     switch part {
@@ -408,7 +408,7 @@ public func normalizedPath(_ path: String) -> String {
 }
 
 /// `base/relative` unless `relative` is absolute.
-public func joinPath(_ base: String, _ relative: String) -> String {
+package func joinPath(_ base: String, _ relative: String) -> String {
   if relative.hasPrefix("/") || base.isEmpty || base == "." { return relative }
   return base.hasSuffix("/") ? base + relative : base + "/" + relative
 }

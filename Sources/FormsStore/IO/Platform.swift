@@ -8,9 +8,9 @@
 
 /// The POSIX calls that differ between Glibc, Musl and Darwin, in one place; everything else
 /// calls POSIX directly (through `import Foundation`) and never names a C module.
-public enum Platform {
+package enum Platform {
   /// `read(2)`, callable inside types that have a `read` of their own.
-  public static func read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+  package static func read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
     #if canImport(Glibc)
       Glibc.read(fd, buffer, count)
     #elseif canImport(Musl)
@@ -21,7 +21,7 @@ public enum Platform {
   }
 
   /// `write(2)`, callable inside types that have a `write` of their own.
-  public static func write(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
+  package static func write(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
     #if canImport(Glibc)
       Glibc.write(fd, buffer, count)
     #elseif canImport(Musl)
@@ -32,7 +32,7 @@ public enum Platform {
   }
 
   /// Ends the process with `code` (argument-parser's commands have an `exit` of their own).
-  public static func exit(_ code: Int32) -> Never {
+  package static func exit(_ code: Int32) -> Never {
     #if canImport(Glibc)
       Glibc.exit(code)
     #elseif canImport(Musl)
@@ -79,7 +79,7 @@ public enum Platform {
   }
 
   /// The process's environment, as `posix_spawn` takes it.
-  public static var environment: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> {
+  package static var environment: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> {
     #if canImport(Darwin)
       _NSGetEnviron().pointee!
     #else
@@ -89,11 +89,11 @@ public enum Platform {
 
   /// `posix_spawn`'s file actions (an opaque pointer on Darwin, a struct elsewhere).
   #if canImport(Darwin)
-    public typealias SpawnActions = posix_spawn_file_actions_t?
-    public static func spawnActions() -> SpawnActions { nil }
+    package typealias SpawnActions = posix_spawn_file_actions_t?
+    package static func spawnActions() -> SpawnActions { nil }
   #else
-    public typealias SpawnActions = posix_spawn_file_actions_t
-    public static func spawnActions() -> SpawnActions { posix_spawn_file_actions_t() }
+    package typealias SpawnActions = posix_spawn_file_actions_t
+    package static func spawnActions() -> SpawnActions { posix_spawn_file_actions_t() }
   #endif
 
   /// A connected pair of stream sockets whose writes fail with EPIPE rather than raise SIGPIPE

@@ -32,13 +32,14 @@ public final class StoreLock {
     // Never through a symbolic link: a checkout could carry one pointing at any file.
     fd = POSIX.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
-    let deadline = Date().addingTimeInterval(wait)
+    // A monotonic clock: a wall clock set back (NTP, a person) would stretch the wait.
+    let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(wait * 1000)))
     while flock(fd, LOCK_EX | LOCK_NB) != 0 {
       guard errno == EWOULDBLOCK || errno == EINTR else {
         close(fd)
         throw StoreError.io(path, operation: "flock", errno: Errno(errno))
       }
-      if Date() >= deadline {
+      if ContinuousClock.now >= deadline {
         // The holder's note only makes the message precise; unreadable, it names "formsctl".
         let note: [UInt8]
         do throws(StoreError) { note = try FileIO.read(path, limit: 4096) } catch { note = [] }

@@ -147,7 +147,7 @@ extension Formsctl {
 
     static func csvField(_ text: String) -> String {
       guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-      return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+      return "\"" + String(text.flatMap { $0 == "\"" ? ["\"", "\""] : [$0] }) + "\""
     }
   }
 }

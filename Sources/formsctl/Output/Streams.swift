@@ -1,5 +1,7 @@
+import FormsCore
 import FormsStore
 import Foundation
+import Synchronization
 
 /// Unbuffered writes to stdout or stderr, for data and messages respectively.
 struct FileHandleOutput {
