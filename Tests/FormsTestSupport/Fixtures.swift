@@ -27,7 +27,7 @@ public func compile(_ text: String, includes: [String: String] = [:]) throws -> 
 
 /// Text with positions marked in it by `‸` (each before the character it points at), so a test
 /// names a line and column by pointing rather than by counting: `"[1, ‸x]"` marks line 1, column 5.
-public struct Marked {
+public struct Marked: Sendable {
   /// The text without its markers.
   public let text: String
   /// Where each marker was, in order: the 1-based line and column (in characters) of what follows it.

@@ -1,7 +1,7 @@
-import FormsCore
+import FormsTestSupport
 import Testing
 
-@testable import FormsYAML
+@testable import FormsCore
 
 struct ThreeWayMergeTests {
   static let schema = orderSchema

@@ -1,8 +1,7 @@
-import FormsCore
 import FormsTestSupport
 import Testing
 
-@testable import FormsYAML
+@testable import FormsCore
 
 /// The validator's byte path (`Validator.quickCheck`) and the full validator must never disagree:
 /// whatever the byte path calls valid, the full validator finds nothing in, and what it captures

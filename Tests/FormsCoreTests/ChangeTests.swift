@@ -1,8 +1,7 @@
-import FormsCore
 import FormsTestSupport
 import Testing
 
-@testable import FormsYAML
+@testable import FormsCore
 
 /// The pure pieces of the write path: what changed, stamps, defaults.
 struct ChangeTests {

@@ -1,8 +1,7 @@
-import FormsCore
 import FormsTestSupport
 import Testing
 
-@testable import FormsYAML
+@testable import FormsCore
 
 struct FeedMergerTests {
   static let schema = orderSchema
