@@ -29,7 +29,10 @@ public struct DocumentFormatter: Sendable {
 
     /// Files that could not be read or parsed.
     public var failures: [Diagnostic] {
-      results.compactMap { if case .failed(let d) = $0.outcome { return d } else { return nil } }
+      results.compactMap { result in
+        guard case .failed(let diagnostic) = result.outcome else { return nil }
+        return diagnostic
+      }
     }
   }
 

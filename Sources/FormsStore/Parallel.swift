@@ -32,16 +32,19 @@ package func parallelChunks<Result: Sendable>(
 package func concurrently<A: Sendable, B: Sendable>(
   _ first: @Sendable () -> A, _ second: @Sendable () -> B
 ) -> (A, B) {
-  let a = Mutex<A?>(nil)
-  let b = Mutex<B?>(nil)
+  let results = Mutex<(A?, B?)>((nil, nil))
   DispatchQueue.concurrentPerform(iterations: 2) { which in
     if which == 0 {
       let value = first()
-      a.withLock { $0 = value }
+      results.withLock { $0.0 = value }
     } else {
       let value = second()
-      b.withLock { $0 = value }
+      results.withLock { $0.1 = value }
     }
   }
-  return (a.withLock { $0! }, b.withLock { $0! })
+  // `concurrentPerform` returns once both have run.
+  guard case (let a?, let b?) = results.withLock({ $0 }) else {
+    preconditionFailure("concurrently: a task did not run")
+  }
+  return (a, b)
 }

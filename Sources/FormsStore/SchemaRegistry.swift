@@ -42,6 +42,16 @@ public struct SchemaRegistry: Sendable {
     schemas[kind].flatMap { versions in versions.keys.max().flatMap { versions[$0] } }
   }
 
+  /// Each kind with its newest version, by kind.
+  public var latestByKind: [(kind: String, schema: Schema)] {
+    kinds.compactMap { kind in latest(kind).map { (kind, $0) } }
+  }
+
+  /// The versions of `kind` compiled, oldest first.
+  public func schemas(of kind: String) -> [Schema] {
+    (schemas[kind] ?? [:]).sorted { $0.key < $1.key }.map(\.value)
+  }
+
   /// The versions of `kind`, oldest first.
   public func versions(_ kind: String) -> [SemanticVersion] { (schemas[kind]?.keys).map { $0.sorted() } ?? [] }
 
@@ -136,8 +146,8 @@ public struct SchemaRegistry: Sendable {
   {
     var diagnostics: [Diagnostic] = []
     var directories: [String: String] = [:]
-    for kind in schemas.keys.sorted() {
-      for (version, schema) in schemas[kind]!.sorted(by: { $0.key < $1.key }) {
+    for (kind, versions) in schemas.sorted(by: { $0.key < $1.key }) {
+      for (version, schema) in versions.sorted(by: { $0.key < $1.key }) {
         let shown = display(files[schema.reference] ?? "")
         func report(_ message: String) {
           diagnostics.append(Diagnostic(file: shown, position: nil, rule: "schema", message: message))
@@ -149,9 +159,9 @@ public struct SchemaRegistry: Sendable {
         }
         if let from = schema.from, schemas[kind]?[from] == nil {
           report("from: \(from) names a version of \(kind) that does not exist")
-        } else if let parent = MigrationPlanner.parents(schemas[kind]!)[version] {
+        } else if let parent = MigrationPlanner.parents(versions)[version] {
           do throws(MigrationError) {
-            _ = try MigrationPlanner.stepInto(version, from: parent, versions: schemas[kind]!)
+            _ = try MigrationPlanner.stepInto(version, from: parent, versions: versions)
           } catch {
             report(error.message)
           }

@@ -47,8 +47,10 @@ extension Store {
         cache[other] = documents
       }
       for document in cache[other] ?? [] {
-        let schema =
-          document.value["_schema"]?.stringValue.flatMap { registry.schema(reference: $0) } ?? registry.latest(other)!
+        guard
+          let schema = document.value["_schema"]?.stringValue.flatMap({ registry.schema(reference: $0) })
+            ?? registry.latest(other)
+        else { continue }
         for relation in schema.relations where relation.kind == kind {
           if document.value[relation.field].flatMap(DocumentID.text) == id { found.append((other, relation, document)) }
         }

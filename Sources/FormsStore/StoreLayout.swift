@@ -308,7 +308,8 @@ public struct RetentionPolicy: Sendable, Equatable {
   /// Why `text` is not a duration, for a message.
   public static func durationProblem(_ text: String) -> String {
     let wellFormed =
-      text.count > 1 && "smhdw".contains(text.last!) && text.dropLast().allSatisfy { ("0"..."9").contains($0) }
+      text.count > 1 && text.last.map { "smhdw".contains($0) } == true
+      && text.dropLast().allSatisfy { ("0"..."9").contains($0) }
     return wellFormed
       ? "\(text) is longer than 100 years, the longest duration accepted" : "expected a duration such as 7d, 12h or 2w"
   }

@@ -52,7 +52,7 @@ extension DescriptorCompiler {
         continue
       }
       if root.fields[field] == nil {
-        error("relation field \"\(field)\" is not among the fields", at: entry["field"]!.position)
+        error("relation field \"\(field)\" is not among the fields", at: (entry["field"] ?? entry).position)
       }
       var onDelete = Schema.Relation.OnDelete.restrict
       if let node = entry["on_delete"] {
@@ -63,7 +63,9 @@ extension DescriptorCompiler {
         }
       }
       if onDelete == .nullify, let f = root.fields[field], !f.optional && !f.nullable {
-        error("on_delete: nullify needs \"\(field)\" to be optional or nullable", at: entry["on_delete"]!.position)
+        error(
+          "on_delete: nullify needs \"\(field)\" to be optional or nullable", at: (entry["on_delete"] ?? entry).position
+        )
       }
       out.append(Schema.Relation(field: field, kind: kind, onDelete: onDelete))
     }
@@ -79,8 +81,10 @@ extension DescriptorCompiler {
       error("workflow needs `field` and `transitions`", at: node.position)
       return nil
     }
-    let states = root.fields[field]?.type.kind == .enumeration ? root.fields[field]!.type.values : nil
-    if states == nil { error("workflow field \"\(field)\" must be an enum field", at: node["field"]!.position) }
+    let states = root.fields[field].flatMap { $0.type.kind == .enumeration ? $0.type.values : nil }
+    if states == nil {
+      error("workflow field \"\(field)\" must be an enum field", at: (node["field"] ?? node).position)
+    }
     var table: [String: [String]] = [:]
     for pair in transitions {
       guard let from = pair.key.scalar?.text else { continue }

@@ -15,7 +15,7 @@ extension DescriptorCompiler {
   /// A named object type: its fields, under `fields:` (which allows `additional:` and
   /// `timestamps:` beside it) or as the whole mapping.
   mutating func namedObject(_ name: String, _ node: YAMLNode) -> SchemaType {
-    guard node["fields"] != nil, let pairs = node.mapping else {
+    guard let fieldsNode = node["fields"], let pairs = node.mapping else {
       return SchemaType(kind: .object, name: name, fields: objectFields(node))
     }
     let keys = ["fields", "additional", "timestamps", "description"]
@@ -23,7 +23,7 @@ extension DescriptorCompiler {
       unknownKey(pair.key, allowed: keys, context: "an object type")
     }
     let additional = node["additional"].map { boolean($0, "additional") } ?? false
-    let fields = objectFields(node["fields"]!)
+    let fields = objectFields(fieldsNode)
     let timestamps = node["timestamps"].map { compileTimestamps($0, fields: fields) } ?? Schema.Timestamps()
     return SchemaType(kind: .object, name: name, fields: fields, additional: additional, timestamps: timestamps)
   }
@@ -107,9 +107,9 @@ extension DescriptorCompiler {
 
   /// A built-in type, or a named one (nil, already reported, when naming it closes a cycle).
   mutating func namedOrBuiltin(_ text: String, at position: SourcePosition) -> SchemaType? {
-    if let builtin = BuiltinType(rawValue: text) { return SchemaType(kind: builtin.kind) }
+    if let kind = SchemaType.Kind(rawValue: text) { return SchemaType(kind: kind) }
     if declarations[text] != nil { return namedType(text) }
-    let hint = didYouMean(text, among: BuiltinType.allCases.map(\.rawValue) + declarations.keys.sorted())
+    let hint = didYouMean(text, among: SchemaType.Kind.allCases.map(\.rawValue) + declarations.keys.sorted())
     error("unknown type \"\(text)\"\(hint)", at: position)
     return nil
   }

@@ -71,7 +71,7 @@ public struct DescriptorCompiler {
     if root["kind"] == nil { error("missing key \"kind\"", at: root.position) }
     if let kind, !kind.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" })
     {
-      error("kind \"\(kind)\" must be lowercase letters, digits and '-'", at: root["kind"]!.position)
+      error("kind \"\(kind)\" must be lowercase letters, digits and '-'", at: (root["kind"] ?? root).position)
     }
     let version = semanticVersion(root["version"], "version")
     if root["version"] == nil { error("missing key \"version\"", at: root.position) }
@@ -107,7 +107,7 @@ public struct DescriptorCompiler {
     }
     let directory = string(root["directory"], "directory") ?? kind ?? ""
     if directory.contains("/") || directory.hasPrefix(".") {
-      error("directory \"\(directory)\" must be one folder name", at: root["directory"]!.position)
+      error("directory \"\(directory)\" must be one folder name", at: (root["directory"] ?? root).position)
     }
     guard let kind, let version else { return nil }
     func schema(order: [(path: Expression.Path, descending: Bool)] = [], editable: [EditablePath]? = nil) -> Schema {
@@ -235,7 +235,7 @@ public struct DescriptorCompiler {
     }
     for pair in pairs {
       guard let name = pair.key.scalar?.text else { continue }
-      if BuiltinType(rawValue: name) != nil {
+      if SchemaType.Kind(rawValue: name) != nil {
         error("a named type cannot be called \"\(name)\", a built-in type", at: pair.key.position, in: file)
       } else if let first = declarations[name] {
         error(
@@ -280,15 +280,4 @@ public struct DescriptorCompiler {
     }
     return typeSpec(node, context: "type \"\(name)\"")?.renamed(name) ?? SchemaType(kind: .object, name: name)
   }
-}
-
-/// The built-in type names of DESIGN §5.
-enum BuiltinType: String, CaseIterable {
-  case string, integer, decimal, number, boolean, date, datetime, uuid
-  case enumeration = "enum"
-  case list, object, map, any
-  case oneOf = "one_of"
-  case jsonString = "json_string"
-
-  var kind: SchemaType.Kind { SchemaType.Kind(rawValue: rawValue)! }
 }

@@ -193,9 +193,9 @@ struct TreeBuilder {
     case "tag:yaml.org,2002:float":
       if let n = JSONNumber(text) { return .number(n) }
     default:
-      throw unsupportedTag(tag!, at: position)
+      throw unsupportedTag(tag ?? "", at: position)
     }
-    throw YAMLError(message: "\"\(text)\" does not match its tag \(tag!)", position: position)
+    throw YAMLError(message: "\"\(text)\" does not match its tag \(tag ?? "")", position: position)
   }
 
   static func resolvePlain(_ text: String) -> YAMLScalar.Value {

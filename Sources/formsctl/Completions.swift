@@ -34,7 +34,7 @@ enum Completions {
       let versions = store.registry.schemas[kind]
     else { return [] }
     var seen = Set<String>()
-    return versions.keys.sorted().reversed().flatMap { versions[$0]!.root.fieldPaths() }.filter {
+    return versions.sorted { $0.key > $1.key }.flatMap { $0.value.root.fieldPaths() }.filter {
       seen.insert($0).inserted
     }
   }

@@ -218,7 +218,7 @@ struct DescriptorReferenceTests {
     let keys =
       DescriptorCompiler.topLevelKeys + DescriptorCompiler.fieldKeys
       + DescriptorCompiler.constraintKeys.values.flatMap { $0 }
-      + BuiltinType.allCases.map(\.rawValue) + [
+      + SchemaType.Kind.allCases.map(\.rawValue) + [
         "created", "updated", "by", "cases", "on_delete", "transitions", "when", "require", "message",
       ]
     let missing = Set(keys).filter { !text.contains("`\($0)`") }.sorted()

@@ -169,7 +169,7 @@ struct ConflictRenderer {
     var out = [open]
     for (index, item) in entries.enumerated() {
       guard let number = conflict(item.value) else {
-        out += entry(item.key, item.value, leading: false, trailing: index < lastShared!)
+        out += entry(item.key, item.value, leading: false, trailing: index < (lastShared ?? -1))
         continue
       }
       func side(_ pick: ((ours: JSONValue?, theirs: JSONValue?)) -> JSONValue?) -> [String] {

@@ -27,14 +27,20 @@ public struct JSONProjection: Sendable, Equatable {
     let rest = names.dropFirst()
     if let index = members.firstIndex(where: { $0.key == first }) {
       // Already kept whole, or now kept whole: nothing narrower is needed.
-      guard members[index].child != nil else { return }
-      if rest.isEmpty { members[index].child = nil } else { members[index].child!.add(rest) }
+      guard var child = members[index].child else { return }
+      if rest.isEmpty {
+        members[index].child = nil
+      } else {
+        child.add(rest)
+        members[index].child = child
+      }
       return
     }
     var child: JSONProjection?
     if !rest.isEmpty {
-      child = JSONProjection()
-      child!.add(rest)
+      var narrower = JSONProjection()
+      narrower.add(rest)
+      child = narrower
     }
     members.append(Member(name: Array(first.utf8), key: first, child: child))
   }

@@ -135,7 +135,11 @@ extension ByteReader {
         }
         scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
       }
-      appendUTF8(Unicode.Scalar(scalar)!)
+      // Surrogates were paired above, so every value here is a scalar.
+      guard let unicode = Unicode.Scalar(scalar) else {
+        throw ByteError(message: "\\u\(String(scalar, radix: 16)) is not a Unicode scalar", offset: escapeStart)
+      }
+      appendUTF8(unicode)
     default:
       throw ByteError(message: "invalid escape '\\\(Character(Unicode.Scalar(byte)))'", offset: escapeStart)
     }
@@ -160,6 +164,6 @@ extension ByteReader {
   }
 
   mutating func appendUTF8(_ scalar: Unicode.Scalar) {
-    for unit in UTF8.encode(scalar)! { scratch.append(unit) }
+    scratch.append(contentsOf: String(scalar).utf8)
   }
 }

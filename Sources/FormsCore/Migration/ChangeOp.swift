@@ -82,9 +82,8 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
     if names.count == 1 {
       object[name] = newValue
     } else {
-      var child = object[name] ?? (newValue == nil ? nil : .object(JSONObject()))
-      if child != nil {
-        try set(newValue, names.dropFirst(), in: &child!, path: path)
+      if var child = object[name] ?? (newValue == nil ? nil : .object(JSONObject())) {
+        try set(newValue, names.dropFirst(), in: &child, path: path)
         object[name] = child
       }
     }

@@ -152,15 +152,16 @@ public enum MigrationPlanner {
     }
     guard chain.last == to else {
       // The upward walk stops at the version a `from:` names but no descriptor defines.
-      let missing =
-        upward.count >= 2 && versions[upward.last!] == nil
-        ? " (\(upward[upward.count - 2]) comes from \(upward.last!), which does not exist)" : ""
+      var missing = ""
+      if upward.count >= 2, let last = upward.last, versions[last] == nil {
+        missing = " (\(upward[upward.count - 2]) comes from \(last), which does not exist)"
+      }
       throw MigrationError("\(kind): no migration path from \(from) to \(to)\(missing)")
     }
     var steps: [Step] = []
     for (child, parent) in zip(chain.dropLast(), chain.dropFirst()) {
       let up = try stepInto(child, from: parent, versions: versions)
-      let addedFields = Set(versions[child]!.root.fieldOrder) != Set(versions[parent]!.root.fieldOrder)
+      let addedFields = Set(versions[child]?.root.fieldOrder ?? []) != Set(versions[parent]?.root.fieldOrder ?? [])
       if up.inferred && addedFields {
         throw MigrationError(
           "\(kind) \(child) → \(parent): the inferred step that added fields cannot be undone; restore a snapshot instead (formsctl snapshot restore)"

@@ -108,7 +108,8 @@ public struct Schema: Sendable {
 /// `item` points at the one `item` type. Immutable: the descriptor compiler builds each type whole,
 /// the types it names first (DESIGN §5), and validation only reads it.
 public final class SchemaType: Sendable {
-  public enum Kind: String, Sendable {
+  /// The built-in type names of DESIGN §5.
+  public enum Kind: String, Sendable, CaseIterable {
     case string, integer, decimal, number, boolean, date, datetime, uuid
     case enumeration = "enum"
     case list, object, map, any
@@ -185,10 +186,9 @@ public final class SchemaType: Sendable {
     self.timestamps = timestamps
     let required = fieldOrder.filter { name in byName[name].map { !$0.optional && $0.defaultValue == nil } ?? false }
     requiredFields = required
-    sortedFields = byName.keys.sorted { codePointLess($0, $1) }.map { name in
+    sortedFields = byName.sorted { codePointLess($0.key, $1.key) }.map { name, field in
       SortedField(
-        name: name, type: byName[name]!.type, nullable: byName[name]!.nullable,
-        required: required.firstIndex(of: name) ?? -1)
+        name: name, type: field.type, nullable: field.nullable, required: required.firstIndex(of: name) ?? -1)
     }
     let set: [(Constraint, Bool)] = [
       (.minimum, minimum != nil), (.maximum, maximum != nil), (.minLength, minLength != nil),

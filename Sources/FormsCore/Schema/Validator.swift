@@ -221,8 +221,9 @@ struct Walk {
         let order = codePointCompare(table[next].name, member.key)
         if order > 0 { break }
         if order == 0 {
-          field = table[next]
-          if field!.required >= 0 { seen |= 1 << UInt64(field!.required) }
+          let found = table[next]
+          if found.required >= 0 { seen |= 1 << UInt64(found.required) }
+          field = found
         }
         next += 1
         if order == 0 { break }
@@ -339,7 +340,7 @@ public func suggestion(for word: String, among candidates: [String]) -> String? 
     let distance = editDistance(Array(word.lowercased().unicodeScalars), Array(candidate.lowercased().unicodeScalars))
     let prefix = candidate.hasPrefix(word) || word.hasPrefix(candidate) || isAbbreviation(word, of: candidate)
     let score = prefix && min(word.count, candidate.count) >= 3 ? min(distance, limit) : distance
-    if score <= limit && (best == nil || score < best!.1) { best = (candidate, score) }
+    if score <= limit && score < (best?.1 ?? Int.max) { best = (candidate, score) }
   }
   return best?.0
 }

@@ -47,17 +47,18 @@ enum Subprocess {
     var (stdout, stderr) = ([UInt8](), [UInt8]())
     var written = 0
     var open: [Int32: Bool] = [stdinPair[0]: true, stdoutPipe[0]: true, stderrPipe[0]: true]
+    func isOpen(_ fd: Int32) -> Bool { open[fd] ?? false }
     if input.isEmpty {
       shutdown(stdinPair[0], Int32(SHUT_WR))
       open[stdinPair[0]] = false
     }
     var timedOut = false
     var buffer = [UInt8](repeating: 0, count: 65536)
-    while open[stdoutPipe[0]]! || open[stderrPipe[0]]! {
+    while isOpen(stdoutPipe[0]) || isOpen(stderrPipe[0]) {
       var fds = [
-        pollfd(fd: open[stdinPair[0]]! ? stdinPair[0] : -1, events: Int16(POLLOUT), revents: 0),
-        pollfd(fd: open[stdoutPipe[0]]! ? stdoutPipe[0] : -1, events: Int16(POLLIN), revents: 0),
-        pollfd(fd: open[stderrPipe[0]]! ? stderrPipe[0] : -1, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: isOpen(stdinPair[0]) ? stdinPair[0] : -1, events: Int16(POLLOUT), revents: 0),
+        pollfd(fd: isOpen(stdoutPipe[0]) ? stdoutPipe[0] : -1, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: isOpen(stderrPipe[0]) ? stderrPipe[0] : -1, events: Int16(POLLIN), revents: 0),
       ]
       let wait =
         deadline.map { Int32(max(0, min(1000, Self.milliseconds(ContinuousClock.now.duration(to: $0))))) } ?? 1000
@@ -70,7 +71,7 @@ enum Subprocess {
       }
       if fds[0].revents != 0 {
         let n = input.withUnsafeBytes {
-          send(stdinPair[0], $0.baseAddress! + written, input.count - written, Platform.sendFlags)
+          send(stdinPair[0], $0.baseAddress.map { $0 + written }, input.count - written, Platform.sendFlags)
         }
         if n > 0 { written += n }
         if n < 0 && errno != EAGAIN && errno != EINTR || written == input.count {
@@ -114,8 +115,8 @@ enum Subprocess {
     defer { for entry in cEnvironment ?? [] { free(entry) } }
     var pid: pid_t = 0
     let result: Int32
-    if cEnvironment != nil {
-      result = posix_spawnp(&pid, arguments[0], &actions, nil, &cArguments, &cEnvironment!)
+    if var given = cEnvironment {
+      result = posix_spawnp(&pid, arguments[0], &actions, nil, &cArguments, &given)
     } else {
       result = posix_spawnp(&pid, arguments[0], &actions, nil, &cArguments, Platform.environment)
     }

@@ -109,7 +109,9 @@ public struct AtomicWriter: Sendable {
 func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(StoreError) {
   var written = 0
   while written < bytes.count {
-    let n = bytes.withUnsafeBytes { POSIX.write(fd, $0.baseAddress! + written, bytes.count - written, path: path) }
+    let n = bytes.withUnsafeBytes {
+      POSIX.write(fd, $0.baseAddress.map { $0 + written }, bytes.count - written, path: path)
+    }
     if n < 0 {
       if errno == EINTR { continue }
       throw StoreError.io(path, operation: "write", errno: Errno(errno))

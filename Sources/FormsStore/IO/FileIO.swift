@@ -27,7 +27,9 @@ package enum FileIO {
     var bytes = [UInt8](repeating: 0, count: size)
     var total = 0
     while total < size {
-      let n = bytes.withUnsafeMutableBytes { POSIX.read(fd, $0.baseAddress! + total, size - total, path: path) }
+      let n = bytes.withUnsafeMutableBytes {
+        POSIX.read(fd, $0.baseAddress.map { $0 + total }, size - total, path: path)
+      }
       if n < 0 {
         if errno == EINTR { continue }
         throw StoreError.io(path, operation: "read", errno: Errno(errno))
@@ -50,7 +52,7 @@ package enum FileIO {
     var bytes: [UInt8] = []
     while true {
       let (got, failure) = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: chunk) { buffer -> (Int, Int32) in
-        let n = POSIX.read(fd, buffer.baseAddress!, chunk, path: path)
+        let n = POSIX.read(fd, buffer.baseAddress, chunk, path: path)
         if n > 0 { bytes.append(contentsOf: buffer[0..<n]) }
         return (n, n < 0 ? errno : 0)
       }
@@ -239,7 +241,10 @@ package enum FileIO {
         break
       }
       let name = try withUnsafeBytes(of: entry.pointee.d_name) { (raw) throws(StoreError) -> String in
-        let bytes = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
+        // `d_name` is a fixed array, never empty, so its bytes have an address.
+        guard let bytes = raw.baseAddress?.assumingMemoryBound(to: CChar.self) else {
+          throw StoreError.internalError("readdir gave an entry without a name in \(directory)")
+        }
         guard let name = String(validatingCString: bytes) else {
           throw StoreError.badFileName(directory, escaped: escapedFileName(bytes))
         }

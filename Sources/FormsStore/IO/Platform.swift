@@ -79,9 +79,9 @@ package enum Platform {
   }
 
   /// The process's environment, as `posix_spawn` takes it.
-  package static var environment: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> {
+  package static var environment: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? {
     #if canImport(Darwin)
-      _NSGetEnviron().pointee!
+      _NSGetEnviron().pointee
     #else
       environ
     #endif

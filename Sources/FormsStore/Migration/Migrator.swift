@@ -52,8 +52,8 @@ public struct Migrator: Sendable {
       out.append(
         KindStatus(
           kind: kind, target: target,
-          versions: counts.keys.sorted().map { version in
-            (version, counts[version]!, (try? MigrationPlanner.plan(versions, from: version, to: target))?.count)
+          versions: counts.sorted { $0.key < $1.key }.map { version, count in
+            (version, count, (try? MigrationPlanner.plan(versions, from: version, to: target))?.count)
           }, unreadable: unreadable))
     }
     return out

@@ -24,7 +24,7 @@ extension Snapshots {
       if !sensitive.isEmpty { kinds[kind] = sensitive }
     }
     guard !kinds.isEmpty else { return [] }
-    let directories = Set(kinds.keys.flatMap { registry.schemas[$0]!.values.map(\.directory) }).sorted()
+    let directories = Set(kinds.keys.flatMap { registry.schemas(of: $0).map(\.directory) }).sorted()
     var found: [Exposure] = []
     var valuesByInode: [UInt64: Int] = [:]
     let snapshots = try list()

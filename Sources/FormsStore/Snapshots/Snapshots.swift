@@ -315,7 +315,8 @@ public struct Snapshots: Sendable {
         manifest: manifest, bytes: manifest.serialized(), cache: HashCache.serialize(rows, snapshot: name, now: now))
     }
     // Every file unchanged and linked: the common case.
-    if !unlinked.contains(true), kept.allSatisfy({ $0 != nil }) { return try finish(kept.map { $0! }) }
+    let allKept = kept.compactMap { $0 }
+    if !unlinked.contains(true), allKept.count == files.count { return try finish(allKept) }
 
     var entries = Array(repeating: SnapshotManifest.Entry(path: "", size: 0, sha256: ""), count: files.count)
     var toCopy: [Int] = []

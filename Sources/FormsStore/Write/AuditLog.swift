@@ -133,7 +133,7 @@ public enum AuditLog {
     var total = 0
     while total < count {
       let n = bytes.withUnsafeMutableBytes {
-        POSIX.pread(fd, $0.baseAddress! + total, count - total, off_t(offset + total), path: path)
+        POSIX.pread(fd, $0.baseAddress.map { $0 + total }, count - total, off_t(offset + total), path: path)
       }
       if n < 0 && errno == EINTR { continue }
       if n < 0 { throw StoreError.io(path, operation: "read", errno: Errno(errno)) }

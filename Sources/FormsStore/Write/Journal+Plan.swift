@@ -22,6 +22,9 @@ extension Journal {
     let offset: Int?
     let length: Int?
 
+    /// Where a `write` stages its content (the plan's record of it, else where formsctl puts it).
+    var stagedPath: String { staged ?? Journal.stagedPath(for: path) }
+
     static func write(_ path: String, bytes: [UInt8], replaces: String?) -> PlannedStep {
       PlannedStep(
         action: .write, path: path, staged: Journal.stagedPath(for: path), sha256: sha256Hex(bytes),

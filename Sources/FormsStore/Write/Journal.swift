@@ -111,9 +111,9 @@ public struct Journal: Sendable {
       _ = try writer.resolveInsideBoundary(path)
       let step = PlannedStep.write(path, bytes: bytes, replaces: try Journal.hash(ofFileAt: path))
       try record(step)
-      let fd = try Journal.createNew(step.staged!)
+      let fd = try Journal.createNew(step.stagedPath)
       defer { close(fd) }
-      try writeAll(fd, bytes, path: step.staged!)
+      try writeAll(fd, bytes, path: step.stagedPath)
       directories.insert(parentDirectory(path))
     }
 
@@ -242,7 +242,7 @@ public struct Journal: Sendable {
     for step in remaining {
       switch step.action {
       case .write:
-        if POSIX.rename(step.staged!, step.path) != 0 {
+        if POSIX.rename(step.stagedPath, step.path) != 0 {
           throw StoreError.io(step.path, operation: "rename", errno: Errno(errno))
         }
       case .delete:
@@ -266,7 +266,7 @@ public struct Journal: Sendable {
     }
     switch step.action {
     case .write:
-      let staged = step.staged!
+      let staged = step.stagedPath
       guard FileIO.entry(staged) != .missing else {
         let found = try Journal.hash(ofFileAt: step.path)
         guard let expected = step.sha256, found == expected else {

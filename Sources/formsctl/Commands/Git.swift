@@ -31,7 +31,8 @@ extension Formsctl {
 
     func run() throws {
       let shown = path ?? ours
-      func load(_ file: String, _ role: String, emptyAllowed: Bool) throws -> JSONValue? {
+      /// The side's object; nil for an empty base (both sides added the file).
+      func load(_ file: String, _ role: String, emptyAllowed: Bool = false) throws -> JSONValue? {
         let bytes = try FileIO.read(file)
         if emptyAllowed && bytes.allSatisfy({ [0x20, 0x0A, 0x0D, 0x09].contains($0) }) { return nil }
         do {
@@ -44,8 +45,9 @@ extension Formsctl {
         }
       }
       let baseValue = try load(base, "the base", emptyAllowed: true)
-      let oursValue = try load(ours, "ours", emptyAllowed: false)!
-      let theirsValue = try load(theirs, "theirs", emptyAllowed: false)!
+      guard let oursValue = try load(ours, "ours"), let theirsValue = try load(theirs, "theirs") else {
+        throw CommandError.badInput("\(shown): ours and theirs must both be JSON objects")  // never: empty is refused
+      }
       let outcome = try MergeDriver.merge(
         base: baseValue, ours: oursValue, theirs: theirsValue, path: path,
         workTree: FileIO.currentDirectory, preferNewer: prefer == .newer)

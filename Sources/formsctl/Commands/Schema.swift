@@ -66,9 +66,8 @@ extension Formsctl {
         let (_, registry) = try Schema.load(options)
         switch format {
         case .json:
-          let kinds: [JSONValue] = registry.kinds.map { kind in
-            let latest = registry.latest(kind)!
-            return .object(
+          let kinds: [JSONValue] = registry.latestByKind.map { kind, latest in
+            .object(
               JSONObject([
                 "kind": .string(kind), "title": latest.title.map(JSONValue.string) ?? .null,
                 "directory": .string(latest.directory), "latest": .string(latest.version.description),
@@ -78,8 +77,7 @@ extension Formsctl {
           FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.array(kinds)))
         case .table:
           var rows = [["KIND", "LATEST", "VERSIONS", "DIRECTORY", "TITLE"]]
-          for kind in registry.kinds {
-            let latest = registry.latest(kind)!
+          for (kind, latest) in registry.latestByKind {
             rows.append([
               kind, latest.version.description, registry.versions(kind).map(\.description).joined(separator: ", "),
               "data/" + latest.directory, latest.title ?? "",

@@ -27,8 +27,8 @@ extension Formsctl.Schema {
       var all = JSONObject()
       var written: [String] = []
       for kind in registry.kinds {
-        for version in registry.versions(kind) {
-          let schema = registry.schemas[kind]![version]!
+        for schema in registry.schemas(of: kind) {
+          let version = schema.version
           let exported = JSONSchemaExporter.export(schema)
           if let out {
             let directory = joinPath(FileIO.currentDirectory, out)

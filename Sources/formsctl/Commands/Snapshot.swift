@@ -116,7 +116,9 @@ extension Formsctl {
         let (_, snapshots) = try Snapshot.open(options)
         let (info, note) = try snapshots.resolve(id)
         if let note { printWarning(note) }
-        let manifest = info.manifest!
+        guard let manifest = try info.loadManifest() else {
+          throw StoreError.refused(.snapshotWithoutManifest(name: info.name))
+        }
         var lines = ["snapshot \(manifest.name)", "time      \(manifest.time)", "reason    \(manifest.reason)"]
         if let label = manifest.label { lines.append("label     \(label)") }
         if let message = manifest.message { lines.append("message   \(message)") }

@@ -27,7 +27,7 @@ struct FileHandleOutput {
     let failure: Int32? = text.withUTF8 { bytes in
       var done = 0
       while done < bytes.count {
-        let n = Platform.write(fd, bytes.baseAddress! + done, bytes.count - done)
+        let n = Platform.write(fd, bytes.baseAddress.map { $0 + done }, bytes.count - done)
         if n < 0 && errno == EINTR { continue }
         if n <= 0 { return n < 0 ? errno : EIO }
         done += n
