@@ -111,11 +111,9 @@ enum Comparisons {
 
     /// Runs `commands` at once (one process each) and waits for all.
     func together(_ commands: [[String]]) -> [String] {
-      nonisolated(unsafe) var outputs = Array(repeating: "", count: commands.count)
-      DispatchQueue.concurrentPerform(iterations: commands.count) { k in
-        outputs[k] = (try? Shell.run(commands[k], output: "-\(k)").output) ?? ""
+      parallelChunks(count: commands.count, chunkSize: 1) { range in
+        range.map { k in (try? Shell.run(commands[k], output: "-\(k)").output) ?? "" }
       }
-      return outputs
     }
 
     func validate() throws -> Row {

@@ -112,6 +112,12 @@ case "write":
   try WriteBenchmark.run(
     count: count == 10_000 && arguments.count < 2 ? 100_000 : count,
     repository: FileManager.default.currentDirectoryPath)
+case "check":
+  // FormsBench check [COUNT]: CI's regression check against the bands in Benchmarks/bands.json.
+  exit(
+    try RegressionCheck.run(
+      count: arguments.count > 1 ? Int(arguments[1]) ?? 5_000 : 5_000,
+      repository: FileManager.default.currentDirectoryPath))
 case "generate":
   // FormsBench generate DIR COUNT: a store of COUNT purchase orders made from the example orders.
   _ = try ExampleStore.generate(
@@ -125,7 +131,7 @@ case _ where command == "table" || Comparisons.rows.contains(command):
     repository: FileManager.default.currentDirectoryPath)
 default:
   print(
-    "usage: FormsBench json [COUNT] | parse-loop [COUNT] | table|validate|list|snapshot|import|migrate [COUNT...] | write [COUNT] | generate DIR [COUNT]"
+    "usage: FormsBench json [COUNT] | parse-loop [COUNT] | table|validate|list|snapshot|import|migrate [COUNT...] | write [COUNT] | check [COUNT] | generate DIR [COUNT]"
   )
   exit(64)
 }

@@ -111,7 +111,7 @@ enum Subprocess {
   ) -> pid_t? {
     var cArguments = arguments.map { strdup($0) } + [nil]
     defer { for argument in cArguments { free(argument) } }
-    var cEnvironment = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
+    let cEnvironment = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
     defer { for entry in cEnvironment ?? [] { free(entry) } }
     var pid: pid_t = 0
     let result: Int32

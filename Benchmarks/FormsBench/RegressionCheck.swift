@@ -1,0 +1,76 @@
+import FormsCore
+import FormsStore
+import Foundation
+
+/// `FormsBench check [COUNT]`: CI's performance regression check, in under a minute. On a small
+/// generated store (default 5,000 orders), each row times formsctl and a peer in the same run
+/// (so the machine's speed cancels out) and fails when their ratio leaves the band recorded in
+/// `Benchmarks/bands.json`, printing the figures. Only coreutils and the release formsctl are
+/// needed; the peers are the floor of reading and parsing every file in-process, and `cp -al`.
+enum RegressionCheck {
+  /// A row's band: the largest ratio of formsctl's time to its peer's that passes.
+  struct Band: Decodable {
+    let max: Double
+    let why: String
+  }
+
+  static func run(count: Int, repository: String) throws -> Int32 {
+    let bands = try JSONDecoder().decode(
+      [String: Band].self, from: Data(contentsOf: URL(fileURLWithPath: repository + "/Benchmarks/bands.json")))
+    let formsctl = repository + "/.build/release/formsctl"
+    guard FileManager.default.isExecutableFile(atPath: formsctl) else {
+      print("build formsctl in release mode first: swift build -c release")
+      return 66
+    }
+    let directory = NSTemporaryDirectory() + "formsctl-check-\(count)-\(getpid())"
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let paths = try ExampleStore.generate(count: count, at: directory, repository: repository)
+    let identity = directory + ".identity"
+    defer { unlink(identity) }
+    try FileManager.default.copyItem(atPath: repository + "/examples/demo-identity", toPath: identity)
+    chmod(identity, 0o600)
+    setenv("FORMSCTL_IDENTITY", identity, 1)
+    let bench = Comparisons.Bench(formsctl: formsctl, store: directory, paths: paths, repository: repository)
+
+    let floor = bench.timed(runs: 5) {
+      _ = parallelMap(paths) { path -> Bool in (try? FileIO.read(path)).flatMap { try? JSONParser().parse($0) } != nil }
+    }
+    var measured: [(row: String, ours: Double, peer: String, theirs: Double)] = []
+    let validate = bench.timed(runs: 5) { bench.formsctl(["validate", "-q"]) }
+    measured.append(("validate", validate, "read + parse floor", floor))
+    let list = bench.timed(runs: 5) {
+      bench.formsctl([
+        "list", "purchase-order", "--where", #"status == "open""#, "--sort", "-last_updated", "--limit", "20",
+      ])
+    }
+    measured.append(("list", list, "read + parse floor", floor))
+    bench.formsctl(["snapshot", "create", "-q"])
+    sleep(2)  // past the stat cache's racy window, as a real second snapshot would be
+    let snapshot = bench.timed(runs: 5) { bench.formsctl(["snapshot", "create", "-q"]) }
+    var k = 0
+    let links = bench.timed(runs: 5) {
+      k += 1
+      _ = try? Shell.run(["cp", "-al", bench.data, directory + "/copy-al-\(k)"])
+    }
+    measured.append(("snapshot", snapshot, "cp -al of the data", links))
+
+    var failed = 0
+    print("performance check on \(count) purchase orders (ratio = formsctl's time / the peer's, in the same run)")
+    for row in measured {
+      let ratio = row.ours / row.theirs
+      guard let band = bands[row.row] else {
+        print("\(row.row): no band in Benchmarks/bands.json")
+        failed += 1
+        continue
+      }
+      let pass = ratio <= band.max
+      if !pass { failed += 1 }
+      print(
+        String(
+          format: "%@ %@ formsctl %.3f s, %@ %.3f s: ratio %.2f (band ≤ %.2f)", pass ? "ok  " : "FAIL",
+          row.row.padding(toLength: 9, withPad: " ", startingAt: 0) as NSString, row.ours, row.peer as NSString,
+          row.theirs, ratio, band.max))
+    }
+    return failed == 0 ? 0 : 1
+  }
+}
