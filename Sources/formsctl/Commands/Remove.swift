@@ -50,27 +50,4 @@ extension Formsctl {
     }
   }
 
-  struct Move: ParsableCommand {
-    static let configuration = CommandConfiguration(
-      commandName: "mv",
-      abstract: "Rename a document and rewrite every reference to it, in one journaled step.",
-      discussion: """
-        Examples:
-          formsctl mv acquisition ACQ-2026-001 ACQ-2026-101 --dry-run
-          formsctl mv purchase-order PO-000201 PO-000301
-        """
-    )
-    @OptionGroup var options: StoreOptions
-    @Argument(help: "The kind.", completion: Completions.kinds) var kind: String
-    @Argument(help: "The current id (or a unique prefix).", completion: Completions.ids) var oldID: String
-    @Argument(help: "The new id.") var newID: String
-    @Flag(help: "List what would change; change nothing.") var dryRun = false
-    @Option(help: "Output: text or json.") var format: TextOrJSON = .text
-
-    func run() throws {
-      let store = try options.open()
-      let plan = try store.move(kind: kind, from: try store.expand(kind: kind, id: oldID), to: newID, dryRun: dryRun)
-      printPlan(plan, store: store, dryRun: dryRun, format: format)
-    }
-  }
 }

@@ -1,0 +1,18 @@
+import ArgumentParser
+import FormsCore
+import FormsStore
+
+extension Formsctl {
+  struct Editor: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Make editors complete and check documents while they are typed.",
+      discussion: """
+        Examples:
+          formsctl editor setup
+          formsctl editor setup --print
+        """,
+      subcommands: [Setup.self]
+    )
+
+  }
+}

@@ -1,0 +1,20 @@
+import ArgumentParser
+import FormsCore
+import FormsStore
+import Foundation
+
+extension Formsctl {
+
+  struct Git: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Git integration.",
+      discussion: """
+        Examples:
+          formsctl git install
+          formsctl git install --uninstall
+        """,
+      subcommands: [Install.self]
+    )
+
+  }
+}

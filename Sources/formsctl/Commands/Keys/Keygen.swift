@@ -1,0 +1,36 @@
+import ArgumentParser
+import FormsCore
+import FormsStore
+import Foundation
+
+extension Formsctl {
+  struct Keygen: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Make an identity (a private key) for sensitive fields and print its recipient.",
+      discussion: """
+        Writes a new X25519 identity to --out, else FORMSCTL_IDENTITY, else ~/.config/formsctl/identity, with mode 0600, and prints its recipient (the public key) on stdout. An existing file is never replaced, and no identity is written inside a store. Give the recipient to a key holder of each store, who runs `formsctl keys add RECIPIENT`; from then on formsctl opens the store's sensitive values for you.
+
+        Examples:
+          formsctl keygen --out ../my-identity
+          formsctl keygen --out ../colleague-identity
+        """
+    )
+    @Option(
+      help: ArgumentHelp(
+        "Where to write the identity (default: FORMSCTL_IDENTITY, else ~/.config/formsctl/identity).", valueName: "FILE"
+      ))
+    var out: String?
+
+    func run() throws {
+      let path =
+        out.map { joinPath(FileIO.currentDirectory, $0) }
+        ?? Identity.defaultPath(environment: ProcessInfo.processInfo.environment)
+      let identity = Identity.generate()
+      try identity.write(to: path, created: Instant(StoreOptions.clock()).rfc3339)
+      printOut(identity.recipient.description)
+      FileHandleOutput.standardError.write(
+        "wrote the identity \(path) (mode 0600); a key holder adds its recipient with `formsctl keys add \(identity.recipient)`\n"
+      )
+    }
+  }
+}

@@ -1,0 +1,38 @@
+import ArgumentParser
+import FormsCore
+import FormsStore
+import Foundation
+
+extension Formsctl.Keys {
+  struct ListKeys: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "list",
+      abstract: "Print the store's recipients, marking yours.",
+      discussion: """
+        Examples:
+          formsctl keys list
+          formsctl keys list --format json
+        """
+    )
+    @OptionGroup var options: StoreOptions
+    @Option(help: "Output: text or json.") var format: TextOrJSON = .text
+
+    func run() throws {
+      let store = try options.open()
+      let mine = store.keyring.identity?.recipient
+      if format == .json {
+        let rows = store.layout.recipients.map {
+          JSONValue.object(JSONObject(["recipient": .string($0.description), "yours": .bool($0 == mine)]))
+        }
+        return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.array(rows)))
+      }
+      for recipient in store.layout.recipients {
+        printOut(recipient.description + (recipient == mine ? "  (yours)" : ""))
+      }
+      if store.layout.recipients.isEmpty, !options.quiet {
+        FileHandleOutput.standardError.write(
+          "no recipients; `formsctl keygen` makes an identity, `formsctl keys add RECIPIENT` adds it\n")
+      }
+    }
+  }
+}

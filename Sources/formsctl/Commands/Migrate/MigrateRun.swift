@@ -1,0 +1,65 @@
+import ArgumentParser
+import FormsCore
+import FormsStore
+import Foundation
+
+extension Formsctl.Migrate {
+  struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "run", abstract: "Migrate (the default subcommand).",
+      discussion: """
+        Examples:
+          formsctl migrate run --dry-run
+          formsctl migrate run --kind purchase-order
+        """)
+    @OptionGroup var options: StoreOptions
+    @Option(help: "Only this kind.") var kind: String?
+    @Option(help: "The target version (needs --kind; default: each kind's newest).") var to: String?
+    @Flag(help: "Print the plan, counts and a sample diff; write nothing.") var dryRun = false
+    @Flag(help: "Leave documents that are invalid before migrating where they are, and say so.")
+    var skipInvalid = false
+    @Flag(help: "Do not take the pre-migrate snapshot.") var noSnapshot = false
+
+    func run() throws {
+      let store = try options.open()
+      let migrator = Migrator(store: store)
+      var target: SemanticVersion?
+      if to != nil && kind == nil { throw CommandError.usage("--to needs --kind: versions belong to one kind") }
+      if let to {
+        guard let version = SemanticVersion(to) else {
+          throw CommandError.usage("--to \(to): expected a version such as 2.0.0")
+        }
+        target = version
+      }
+      let report = try migrator.run(
+        Migrator.Request(kind: kind, to: target, dryRun: dryRun, skipInvalid: skipInvalid, snapshot: !noSnapshot))
+      if report.groups.isEmpty { return printOut("every document is at its target version; nothing to do") }
+      for (group, changed) in report.groups {
+        printOut(
+          "\(group.kind) \(group.from) → \(group.to): \(plural(group.paths.count, "document"))"
+        )
+        for (step, count) in zip(group.steps, changed) {
+          printOut(
+            "  \(step.description): \(plural(step.changes.count, "operation")), "
+              + "\(plural(count, "document")) \(dryRun ? "would change" : "changed")")
+        }
+      }
+      for path in report.skipped { printOut("skipped (invalid before migrating): \(path)") }
+      if dryRun {
+        for sample in report.samples {
+          printOut("\nsample \(sample.kind): \(sample.path)\n" + lineDiff(sample.before, sample.after))
+        }
+        printOut(
+          "\n"
+            + Formsctl.Migrate.estimate(
+              documents: report.groups.reduce(0) { $0 + $1.group.paths.count } - report.skipped.count,
+              report: report, checking: report.seconds))
+        printOut("dry run: nothing written")
+      } else {
+        printOut(
+          String(format: "migrated %d documents in %.2f s", report.migrated, report.seconds)
+            + (report.snapshot.map { "; the state before is snapshot \($0)" } ?? ""))
+      }
+    }
+  }
+}

@@ -1,0 +1,45 @@
+import ArgumentParser
+import FormsCore
+import FormsStore
+import Foundation
+
+extension Formsctl {
+  struct Snapshot: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Timestamped, deduplicated, verifiable backups of the store, with restore and retention.",
+      discussion: """
+        Snapshots live in .formsctl/snapshots/<UTC time>[-label]/ as plain read-only files you can browse with ls and cat; a file unchanged since the previous snapshot is a hard link to its copy, so an unchanged store costs almost no disk. migrate, restore and import take one first.
+
+        Examples:
+          formsctl snapshot create -m "before the cleanup" --label q4
+          formsctl snapshot list
+          formsctl snapshot restore q4 data/forms --dry-run
+        """,
+      subcommands: [Create.self, List.self, Show.self, Diff.self, Restore.self, Verify.self, Prune.self]
+    )
+
+    /// The store's snapshots. Only the layout is needed (no schemas are compiled), so a broken
+    /// descriptor can still be restored from a snapshot.
+    static func open(_ options: StoreOptions) throws -> (StoreLayout, FormsStore.Snapshots) {
+      let layout = try options.locate()
+      var snapshots = FormsStore.Snapshots(layout: layout)
+      snapshots.now = StoreOptions.clock
+      snapshots.progress = options.progress
+      return (layout, snapshots)
+    }
+
+    /// `whole store`, or for a partial snapshot `1000 documents (400 did not exist yet)`.
+    static func scope(_ manifest: SnapshotManifest) -> String {
+      guard let covers = manifest.covers else { return "whole store" }
+      let absent = manifest.absent.count
+      return plural(covers.count, "document")
+        + (absent == 0 ? "" : " (\(absent) did not exist yet)")
+    }
+
+    /// `3 sensitive values in plain text in 2 documents, first data/forms/F-1.json`.
+    static func exposed(_ exposure: FormsStore.Snapshots.Exposure) -> String {
+      "\(plural(exposure.values, "sensitive value")) in plain text in \(plural(exposure.documents.count, "document")), "
+        + "first \(exposure.documents[0])"
+    }
+  }
+}

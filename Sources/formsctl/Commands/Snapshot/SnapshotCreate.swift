@@ -1,0 +1,27 @@
+import ArgumentParser
+import FormsCore
+import FormsStore
+import Foundation
+
+extension Formsctl.Snapshot {
+  struct Create: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Take a snapshot of data/, schemas/ and formsctl.yaml.",
+      discussion: """
+        Examples:
+          formsctl snapshot create
+          formsctl snapshot create -m "before the quarterly cleanup" --label q4
+        """)
+    @OptionGroup var options: StoreOptions
+    @Option(name: .shortAndLong, help: "Why, in words (kept in the manifest).") var message: String?
+    @Option(help: "A name appended to the time (letters, digits, . _ -).") var label: String?
+
+    func run() throws {
+      let (layout, snapshots) = try Formsctl.Snapshot.open(options)
+      let manifest = try layout.withWriteLock("snapshot create", wait: options.wait) { () throws(StoreError) in
+        try snapshots.create(reason: "manual", message: message, label: label)
+      }
+      printOut("created snapshot \(manifest.name) (\(manifest.files.count) files)")
+    }
+  }
+}

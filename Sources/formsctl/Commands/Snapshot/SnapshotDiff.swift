@@ -1,0 +1,46 @@
+import ArgumentParser
+import FormsCore
+import FormsStore
+import Foundation
+
+extension Formsctl.Snapshot {
+  struct Diff: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Documents added, removed and changed between two snapshots, or a snapshot and the live store.",
+      discussion: """
+        Examples:
+          formsctl snapshot create --label q4
+          formsctl set acquisition ACQ-2026-001 title="New title"
+          formsctl snapshot diff q4                    # q4 against the live store
+        """)
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The older snapshot.") var id: String
+    @Argument(help: "The newer snapshot (default: the live store).") var other: String?
+    @Option(help: "Output: text or json.") var format: TableOrJSON = .table
+
+    func run() throws {
+      let (_, snapshots) = try Formsctl.Snapshot.open(options)
+      let difference = try snapshots.diff(from: try snapshots.find(id), to: try other.map { try snapshots.find($0) })
+      if format == .json {
+        FileHandleOutput.standardOutput.write(
+          JSONWriter.canonicalString(
+            .object(
+              JSONObject([
+                "added": .array(difference.added.map(JSONValue.string)),
+                "removed": .array(difference.removed.map(JSONValue.string)),
+                "changed": .array(
+                  difference.changed.map {
+                    .object(
+                      JSONObject(["path": .string($0.path), "pointers": .array($0.pointers.map(JSONValue.string))]))
+                  }),
+              ]))))
+        return
+      }
+      for path in difference.added { printOut("+ \(path)") }
+      for path in difference.removed { printOut("- \(path)") }
+      for change in difference.changed { printOut("~ \(change.path)  \(change.pointers.joined(separator: " "))") }
+      printOut(
+        "\(difference.added.count) added, \(difference.removed.count) removed, \(difference.changed.count) changed")
+    }
+  }
+}

@@ -1,0 +1,72 @@
+import ArgumentParser
+import FormsCore
+import FormsStore
+import Foundation
+
+extension Formsctl.Snapshot {
+  struct Prune: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Delete snapshots the retention policy does not keep (the manifest's policy by default).",
+      discussion: """
+        Keeps every snapshot younger than --keep-within, then the newest of each ISO week younger than --keep-weekly-within, the newest --keep-last, and always the newest one. Durations: 30s, 90m, 12h, 7d, 2w.
+
+        With --sensitive, the policy is set aside: every snapshot that holds in plain text a value the store's descriptors now mark sensitive is deleted, whatever its age. Snapshots are copies, so the values `keys reseal` sealed (or a field made sensitive) stay readable in the snapshots taken before; `keys reseal` names them. Git history may hold them too (README, "What formsctl protects against").
+
+        Examples:
+          formsctl snapshot prune --dry-run
+          formsctl snapshot prune --keep-within 30d --keep-last 5
+          formsctl snapshot prune --sensitive --dry-run
+        """
+    )
+    @OptionGroup var options: StoreOptions
+    @Flag(help: "Print the decisions; delete nothing.") var dryRun = false
+    @Option(help: ArgumentHelp("Keep everything younger than this.", valueName: "DURATION")) var keepWithin: String?
+    @Option(help: ArgumentHelp("Then the newest of each ISO week younger than this.", valueName: "DURATION"))
+    var keepWeeklyWithin: String?
+    @Option(help: "Also keep the newest N.") var keepLast: Int = 0
+    @Flag(help: "Delete instead every snapshot holding sensitive values in plain text.") var sensitive = false
+
+    func run() throws {
+      guard keepLast >= 0 else { throw CommandError.usage("--keep-last must be 0 or more") }
+      if sensitive { return try pruneSensitive() }
+      let (layout, snapshots) = try Formsctl.Snapshot.open(options)
+      func seconds(_ text: String?, _ fallback: Int) throws -> Int {
+        guard let text else { return fallback }
+        guard let value = RetentionPolicy.seconds(text) else {
+          throw CommandError.usage("\(text): " + RetentionPolicy.durationProblem(text))
+        }
+        return value
+      }
+      let within = try seconds(keepWithin, layout.retention.keepWithin)
+      let weekly = try seconds(keepWeeklyWithin, layout.retention.keepWeeklyWithin)
+      if within == 0 && weekly == 0 && keepLast == 0 {
+        throw CommandError.usage(
+          "this policy keeps no snapshot by age; only the newest would survive. Pass --keep-last 1 to mean that")
+      }
+      let decisions = try layout.withWriteLock("snapshot prune", wait: options.wait) { () throws(StoreError) in
+        try snapshots.prune(keepWithin: within, keepWeeklyWithin: weekly, keepLast: keepLast, dryRun: dryRun)
+      }
+      for decision in decisions {
+        printOut("\(decision.keep ? "keep  " : "delete") \(decision.name)  (\(decision.reason))")
+      }
+    }
+
+    func pruneSensitive() throws {
+      if keepWithin != nil || keepWeeklyWithin != nil || keepLast != 0 {
+        throw CommandError.usage("--sensitive deletes by content, not by age: it takes no --keep-* option")
+      }
+      let store = try options.open()
+      let (layout, snapshots) = try Formsctl.Snapshot.open(options)
+      let found = try layout.withWriteLock("snapshot prune", wait: options.wait) { () throws(StoreError) in
+        try snapshots.deleteExposed(registry: store.registry, dryRun: dryRun)
+      }
+      guard !found.isEmpty else {
+        return printOut("no snapshot holds sensitive values in plain text; nothing to delete")
+      }
+      for exposure in found {
+        printOut(
+          "\(dryRun ? "would delete" : "deleted") \(exposure.snapshot.name)  (\(Formsctl.Snapshot.exposed(exposure)))")
+      }
+    }
+  }
+}

@@ -1,0 +1,30 @@
+import ArgumentParser
+import FormsCore
+import FormsStore
+
+extension Formsctl {
+  struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Move a document along its workflow (e.g. draft → in_review), if the descriptor allows it.",
+      discussion: """
+        A transition the workflow does not list is refused, naming the allowed next states; `set` and `edit` follow the same rule. The change is recorded in the audit log with the states from and to.
+
+        Examples:
+          formsctl status form 22e8dfd4 in_review
+          formsctl status form 1b772abc rejected
+        """
+    )
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The kind.", completion: Completions.kinds) var kind: String
+    @Argument(help: "The document's id (or a unique prefix of 4+ characters).", completion: Completions.ids) var id:
+      String
+    @Argument(help: "The new state.") var state: String
+
+    func run() throws {
+      let store = try options.open()
+      let document = try store.transition(kind: kind, id: try store.expand(kind: kind, id: id), to: state)
+      printOut(
+        "\(kind) \(StoreLayout.id(fromFile: document.path) ?? "") is now \(state)  (\(store.display(document.path)))")
+    }
+  }
+}
