@@ -1,0 +1,59 @@
+import FormsCore
+
+extension Store {
+  /// A column of `list`: its name (a header, a key of the records) and the path it reads.
+  public typealias Column = (name: String, path: Expression.Path)
+
+  /// What `list` shows: the documents `query` finds, with sealed values opened where the
+  /// identity can (else the placeholder), as records and as a table of `columns` (nil: the
+  /// kind's default columns, and records that are whole documents).
+  public struct Listing: Sendable {
+    public var documents: [Document]
+    /// Files that could not be read or parsed (a merge conflict), with why; not listed.
+    public var skipped: [(path: String, reason: String)]
+    /// An interrupted operation awaiting `recover`, when there is one: what is listed may be half-changed.
+    public var pending: String?
+    public var report: TableReport
+  }
+
+  public func listing(kind: String, query: Query, columns requested: [Column]? = nil) throws(StoreError) -> Listing {
+    let schema = try schema(kind)
+    let (found, skipped) = try list(kind: kind, query: query)
+    let documents = found.map { Document(path: $0.path, value: shown($0), bytes: $0.bytes) }
+    let columns = requested ?? Self.defaultColumns(schema)
+    let report = TableReport(
+      records: documents.map { requested == nil ? $0.value : Self.project($0.value, columns) },
+      columns: columns.map(\.name),
+      rows: documents.map { document in
+        columns.map { column in column.path.values(in: document.value).map(TableReport.cell).joined(separator: "; ") }
+      })
+    return Listing(
+      documents: documents, skipped: skipped, pending: try Journal(layout: layout).pending(), report: report)
+  }
+
+  /// The id, the workflow field, then scalar fields up to five, then the updated timestamp.
+  public static func defaultColumns(_ schema: Schema) -> [Column] {
+    var names = [schema.idField]
+    if let workflow = schema.workflow { names.append(workflow.field) }
+    for name in schema.root.fieldOrder
+    where names.count < 5 && !names.contains(name) && name != schema.timestamps.created {
+      let kind = schema.root.fields[name]?.type.kind
+      if kind != .list && kind != .object && kind != .map && kind != .oneOf && name != schema.timestamps.updated {
+        names.append(name)
+      }
+    }
+    if let updated = schema.timestamps.updated { names.append(updated) }
+    return names.map { ($0, Expression.Path(steps: [.member($0)])) }
+  }
+
+  /// The document narrowed to `columns`: each name holds its path's value (an array when the
+  /// path reads several, null when none).
+  static func project(_ document: JSONValue, _ columns: [Column]) -> JSONValue {
+    var object = JSONObject()
+    for column in columns {
+      let values = column.path.values(in: document)
+      object[column.name] = values.count == 1 ? values[0] : (values.isEmpty ? .null : .array(values))
+    }
+    return .object(object)
+  }
+}

@@ -1,0 +1,47 @@
+import FormsCore
+
+extension Migrator {
+  /// What `migrate status` shows: per kind, its documents at each version, the target, and how
+  /// far behind each version is; then, when anything is behind, what a migration would cost.
+  public func statusReport() throws(StoreError) -> TableReport {
+    let statuses = try status()
+    var rows: [[String]] = []
+    for status in statuses {
+      let target = status.target.description
+      if status.versions.isEmpty { rows.append([status.kind, "-", "0", target, "no documents"]) }
+      for entry in status.versions {
+        let state =
+          entry.behind.map { $0 == 0 ? "current" : plural($0, "step") + " behind" } ?? "no path to the target"
+        rows.append([status.kind, entry.version.description, String(entry.documents), target, state])
+      }
+      if !status.unreadable.isEmpty {
+        rows.append([status.kind, "?", String(status.unreadable.count), target, "unreadable; run formsctl validate"])
+      }
+    }
+    let estimate = try estimate()
+    let notes =
+      estimate.documents == 0
+      ? []
+      : [
+        "migrate would rewrite \(plural(estimate.documents, "document")) (\(Storage.format(estimate.bytes))): "
+          + "needs about \(Storage.format(estimate.needed)) free, "
+          + "\(estimate.free.map(Storage.format) ?? "unknown") free here; about \(estimate.seconds) s"
+      ]
+    return TableReport(
+      records: statuses.map { status in
+        .object(
+          JSONObject([
+            "kind": .string(status.kind), "target": .string(status.target.description),
+            "versions": .array(
+              status.versions.map {
+                .object(
+                  JSONObject([
+                    "version": .string($0.version.description), "documents": .number(JSONNumber($0.documents)),
+                    "behind": $0.behind.map { .number(JSONNumber($0)) } ?? .null,
+                  ]))
+              }),
+            "unreadable": .array(status.unreadable.map { .string(store.display($0)) }),
+          ]))
+      }, columns: ["kind", "version", "documents", "target", "state"], rows: rows, notes: notes)
+  }
+}
