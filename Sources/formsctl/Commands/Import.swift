@@ -52,30 +52,15 @@ extension Formsctl {
         Importer.Request(
           kind: kind, feed: feed, map: map, dryRun: dryRun, prune: prune, snapshot: !noSnapshot,
           strictWorkflow: strictWorkflow, maxPrune: maxPrune))
-      if format == .json {
-        FileHandleOutput.standardOutput.write(
-          JSONWriter.canonicalString(
-            .object(
-              JSONObject([
-                "dry_run": .bool(dryRun),
-                "records": .array(
-                  report.records.map { record in
-                    .object(
-                      JSONObject([
-                        "id": .string(record.id), "action": .string(record.action.description),
-                        "description": .string(record.description),
-                      ]))
-                  }),
-                "pruned": planJSON(report.pruned, store: store),
-                "dropped": .object(
-                  JSONObject(
-                    report.dropped.map { JSONObject.Member(key: $0.key, value: .number(JSONNumber($0.value))) })),
-                "warnings": .array((report.workflowWarnings + report.warnings).map(JSONValue.string)),
-                "snapshot": report.snapshot.map(JSONValue.string) ?? .null,
-                "summary": .string(report.summary),
-              ]))))
-        return
+      guard format == .text else {
+        return FileHandleOutput.standardOutput.write(
+          JSONWriter.canonicalString(report.json(dryRun: dryRun, display: store.display)))
       }
+      Self.print(report, dryRun: dryRun, store: store)
+    }
+
+    /// The report for people: per record in a dry run, what the prune removes, warnings, the summary.
+    static func print(_ report: Importer.Report, dryRun: Bool, store: Store) {
       if dryRun {
         // Per record only in a dry run: a real import of 10,000 records prints its summary.
         // The id first, padded, so the actions line up whatever they say.

@@ -28,14 +28,6 @@ extension Formsctl {
       return (layout, snapshots)
     }
 
-    /// `whole store`, or for a partial snapshot `1000 documents (400 did not exist yet)`.
-    static func scope(_ manifest: SnapshotManifest) -> String {
-      guard let covers = manifest.covers else { return "whole store" }
-      let absent = manifest.absent.count
-      return plural(covers.count, "document")
-        + (absent == 0 ? "" : " (\(absent) did not exist yet)")
-    }
-
     /// `3 sensitive values in plain text in 2 documents, first data/forms/F-1.json`.
     static func exposed(_ exposure: FormsStore.Snapshots.Exposure) -> String {
       "\(plural(exposure.values, "sensitive value")) in plain text in \(plural(exposure.documents.count, "document")), "

@@ -26,7 +26,7 @@ extension Formsctl.Snapshot {
       if let label = manifest.label { lines.append("label     \(label)") }
       if let message = manifest.message { lines.append("message   \(message)") }
       lines.append("formsctl  \(manifest.formsctlVersion)")
-      lines.append("scope     \(Formsctl.Snapshot.scope(manifest))")
+      lines.append("scope     \(manifest.scope)")
       lines.append("files     \(manifest.files.count), \(manifest.files.map(\.size).reduce(0, +)) bytes")
       for (kind, versions) in manifest.counts.sorted(by: { $0.key < $1.key }) {
         for (version, count) in versions.sorted(by: { $0.key < $1.key }) {

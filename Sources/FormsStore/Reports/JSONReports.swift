@@ -1,0 +1,105 @@
+import FormsCore
+
+/// The JSON that `--format json` prints for the library's own reports, built beside the values
+/// they describe (paths as `display` shows them), so every front end prints the same.
+extension Store.ChangePlan {
+  /// `{deleted, written, blocked_by}`, each a list of `{kind, id, path, reason}`.
+  public func json(display: (String) -> String) -> JSONValue {
+    func entries(_ list: [Entry]) -> JSONValue {
+      .array(
+        list.map {
+          .object(
+            JSONObject([
+              "kind": .string($0.kind), "id": .string($0.id), "path": .string(display($0.path)),
+              "reason": .string($0.reason),
+            ]))
+        })
+    }
+    return .object(
+      JSONObject(["deleted": entries(deletes), "written": entries(rewrites), "blocked_by": entries(blockers)]))
+  }
+}
+
+extension Importer.Report {
+  /// Every record's action, the prune's plan, dropped fields by name, warnings, the snapshot
+  /// taken and the summary.
+  public func json(dryRun: Bool, display: (String) -> String) -> JSONValue {
+    .object(
+      JSONObject([
+        "dry_run": .bool(dryRun),
+        "records": .array(
+          records.map { record in
+            .object(
+              JSONObject([
+                "id": .string(record.id), "action": .string(record.action.description),
+                "description": .string(record.description),
+              ]))
+          }),
+        "pruned": pruned.json(display: display),
+        "dropped": .object(
+          JSONObject(dropped.map { JSONObject.Member(key: $0.key, value: .number(JSONNumber($0.value))) })),
+        "warnings": .array((workflowWarnings + warnings).map(JSONValue.string)),
+        "snapshot": snapshot.map(JSONValue.string) ?? .null,
+        "summary": .string(summary),
+      ]))
+  }
+}
+
+extension SnapshotManifest {
+  /// `whole store`, or for a partial snapshot `1000 documents (400 did not exist yet)`.
+  public var scope: String {
+    guard let covers else { return "whole store" }
+    return plural(covers.count, "document") + (absent.isEmpty ? "" : " (\(absent.count) did not exist yet)")
+  }
+}
+
+extension Snapshots {
+  /// What `snapshot list` shows: every snapshot, oldest first (one without a readable manifest
+  /// shows as such).
+  public func listReport() throws(StoreError) -> TableReport {
+    let all = try list()
+    return TableReport(
+      records: all.map { info in
+        let manifest = info.manifest
+        return .object(
+          JSONObject([
+            "name": .string(info.name), "reason": manifest.map { .string($0.reason) } ?? .null,
+            "time": manifest.map { .string($0.time) } ?? .null,
+            "message": manifest?.message.map(JSONValue.string) ?? .null,
+            "files": manifest.map { .number(JSONNumber($0.files.count)) } ?? .null,
+            "label": manifest?.label.map(JSONValue.string) ?? .null,
+            "scope": manifest.map { .string($0.covers == nil ? "store" : "documents") } ?? .null,
+          ]))
+      },
+      columns: ["id", "label", "reason", "scope", "files", "message"],
+      rows: all.map { info in
+        let manifest = info.manifest
+        return [
+          info.name, manifest?.label ?? "", manifest?.reason ?? "(no manifest)", manifest?.scope ?? "",
+          manifest.map { String($0.files.count) } ?? "", manifest?.message ?? "",
+        ]
+      })
+  }
+}
+
+extension SchemaRegistry {
+  /// What `schema list` shows: each kind, its newest version, every version, its directory and title.
+  public var kindsReport: TableReport {
+    TableReport(
+      records: latestByKind.map { kind, latest in
+        .object(
+          JSONObject([
+            "kind": .string(kind), "title": latest.title.map(JSONValue.string) ?? .null,
+            "directory": .string(latest.directory), "latest": .string(latest.version.description),
+            "versions": .array(versions(kind).map { .string($0.description) }),
+          ]))
+      },
+      columns: ["kind", "latest", "versions", "directory", "title"],
+      rows: latestByKind.map { kind, latest in
+        [
+          kind, latest.version.description, versions(kind).map(\.description).joined(separator: ", "),
+          "data/" + latest.directory, latest.title ?? "",
+        ]
+      })
+  }
+}
