@@ -46,6 +46,35 @@ public struct DocumentFormatter: Sendable {
     self.writer = writer
   }
 
+  /// `formsctl fmt PATHS`: every JSON file under `paths` (relative to `workingDirectory`),
+  /// each under the write lock of the store it lies in (none in `check` mode, nor for files in no
+  /// store); with `documentsOnly`, only documents of stores. A link, FIFO or device is never
+  /// opened: in a store it is a failure, elsewhere it comes back in `skipped`.
+  public static func format(
+    _ paths: [String], workingDirectory cwd: String, check: Bool, documentsOnly: Bool, wait: Double
+  ) throws(StoreError) -> (report: Report, skipped: [String]) {
+    let (files, irregular) = try expand(paths.isEmpty ? ["."] : paths)
+    let (stores, outside) = try StoreLayout.group(files, workingDirectory: cwd)
+    var results: [FileResult] = []
+    for store in stores {
+      let mine = documentsOnly ? store.paths.filter { store.layout.holdsDocument(joinPath(cwd, $0)) } : store.paths
+      guard !mine.isEmpty else { continue }
+      let formatter = DocumentFormatter(check: check, writer: AtomicWriter(boundary: store.layout.root))
+      if check {
+        results += formatter.run(mine).results
+      } else {
+        results += try store.layout.withWriteLock("fmt", wait: wait) { formatter.run(mine).results }
+      }
+    }
+    if !documentsOnly {
+      results += DocumentFormatter(check: check, writer: AtomicWriter(boundary: "/")).run(outside).results
+    }
+    // A linked data directory would otherwise check nothing.
+    let (linkedStores, linkedOutside) = try StoreLayout.group(irregular, workingDirectory: cwd)
+    results += linkedStores.flatMap(\.paths).map(refused)
+    return (Report(results: results.sorted { $0.path < $1.path }), documentsOnly ? [] : linkedOutside)
+  }
+
   /// The JSON files named by `paths` (files as given; directories walked for `*.json`, skipping
   /// hidden directories such as `.formsctl`, `.git` and `.build`), and apart what a walk found and
   /// never opens: symbolic links (to files or directories), FIFOs, devices. A missing path is an error.

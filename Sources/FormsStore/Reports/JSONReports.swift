@@ -103,3 +103,42 @@ extension SchemaRegistry {
       })
   }
 }
+
+extension Snapshots.Difference {
+  /// `{added, removed, changed: [{path, pointers}]}`.
+  public var json: JSONValue {
+    .object(
+      JSONObject([
+        "added": .array(added.map(JSONValue.string)), "removed": .array(removed.map(JSONValue.string)),
+        "changed": .array(
+          changed.map {
+            .object(JSONObject(["path": .string($0.path), "pointers": .array($0.pointers.map(JSONValue.string))]))
+          }),
+      ]))
+  }
+}
+
+extension Snapshots.RestoreOutcome {
+  /// `{snapshot, dry_run, pre_restore_snapshot, rewritten, recreated, removed}`.
+  public func json(dryRun: Bool) -> JSONValue {
+    .object(
+      JSONObject([
+        "snapshot": .string(snapshot.name), "dry_run": .bool(dryRun),
+        "pre_restore_snapshot": preRestoreSnapshot.map(JSONValue.string) ?? .null,
+        "rewritten": .array(plan.rewritten.map(JSONValue.string)),
+        "recreated": .array(plan.recreated.map(JSONValue.string)),
+        "removed": .array(plan.removed.map(JSONValue.string)),
+      ]))
+  }
+}
+
+extension Store {
+  /// What `keys list` shows: the store's recipients, and which one is this identity's.
+  public var recipientsReport: TableReport {
+    let mine = keyring.identity?.recipient
+    return TableReport(
+      records: layout.recipients.map {
+        .object(JSONObject(["recipient": .string($0.description), "yours": .bool($0 == mine)]))
+      }, columns: ["recipient", "yours"], rows: layout.recipients.map { [$0.description, $0 == mine ? "yes" : ""] })
+  }
+}

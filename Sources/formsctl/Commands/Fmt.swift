@@ -34,33 +34,11 @@ extension Formsctl {
     var documentsOnly = false
 
     func run() throws {
-      let cwd = FileIO.currentDirectory
-      let (files, irregular) = try DocumentFormatter.expand(paths.isEmpty ? ["."] : paths)
-      // Each file under the lock of the store it lies in, wherever fmt runs from; JSON files in
-      // no store need no lock.
-      let (stores, outside) = try StoreLayout.group(files, workingDirectory: cwd)
-      var results: [DocumentFormatter.FileResult] = []
-      for store in stores {
-        let mine = documentsOnly ? store.paths.filter { store.layout.holdsDocument(joinPath(cwd, $0)) } : store.paths
-        guard !mine.isEmpty else { continue }
-        let formatter = DocumentFormatter(check: check, writer: AtomicWriter(boundary: store.layout.root))
-        if check {
-          results += formatter.run(mine).results
-        } else {
-          results += try store.layout.withWriteLock("fmt", wait: wait) { formatter.run(mine).results }
-        }
-      }
-      if !documentsOnly {
-        results += DocumentFormatter(check: check, writer: AtomicWriter(boundary: "/")).run(outside).results
-      }
-      // A link, FIFO or device is never opened: in a store it is a failure (a linked data
-      // directory would otherwise check nothing), elsewhere a warning.
-      let (linkedStores, linkedOutside) = try StoreLayout.group(irregular, workingDirectory: cwd)
-      results += linkedStores.flatMap(\.paths).map(DocumentFormatter.refused)
-      for path in linkedOutside where !documentsOnly {
+      let (report, skipped) = try DocumentFormatter.format(
+        paths, workingDirectory: FileIO.currentDirectory, check: check, documentsOnly: documentsOnly, wait: wait)
+      for path in skipped {
         printWarning("skipped \(path): \(FileIO.describe(path)), not a regular file (fmt follows no link)")
       }
-      let report = DocumentFormatter.Report(results: results.sorted { $0.path < $1.path })
       for result in report.results {
         switch result.outcome {
         case .rewritten: printOut("formatted \(result.path)")

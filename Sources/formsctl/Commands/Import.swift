@@ -56,11 +56,11 @@ extension Formsctl {
         return FileHandleOutput.standardOutput.write(
           JSONWriter.canonicalString(report.json(dryRun: dryRun, display: store.display)))
       }
-      Self.print(report, dryRun: dryRun, store: store)
+      Self.show(report, dryRun: dryRun, store: store)
     }
 
     /// The report for people: per record in a dry run, what the prune removes, warnings, the summary.
-    static func print(_ report: Importer.Report, dryRun: Bool, store: Store) {
+    static func show(_ report: Importer.Report, dryRun: Bool, store: Store) {
       if dryRun {
         // Per record only in a dry run: a real import of 10,000 records prints its summary.
         // The id first, padded, so the actions line up whatever they say.

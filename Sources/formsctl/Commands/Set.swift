@@ -42,36 +42,44 @@ extension Formsctl {
 
     func run() throws {
       let store = try options.open()
-      // With --where or --all there is no id: the first word after the kind is already a change.
-      let batch = !filters.isEmpty || all
-      let selection = try Selection.from(id: batch ? nil : id, filters: filters, all: all)
-      let texts = (batch ? id.map { [$0] } ?? [] : []) + assignments
-      guard !texts.isEmpty || !jsonSets.isEmpty else { throw CommandError.usage("give at least one PATH=VALUE") }
-      let changes = try texts.map { try Assignment($0) } + jsonSets.map { try Assignment($0, json: true) }
+      let (selection, changes) = try parsed()
       switch selection {
       case .one(let id):
         if dryRun {
           throw CommandError.usage("--dry-run goes with --where; a single set is checked before it is written anyway")
         }
-        printWritten(
-          try store.update(kind: kind, id: try store.expand(kind: kind, id: id), assignments: changes), format: format,
-          store: store)
+        let written = try store.update(kind: kind, id: try store.expand(kind: kind, id: id), assignments: changes)
+        printWritten(written, format: format, store: store)
       case .matching(let filters):
         let written = try store.update(
           kind: kind, matching: try parseFilters(filters, kind: kind, store: store), assignments: changes,
           dryRun: dryRun)
-        if format == .json {
-          return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.array(written.map(\.value))))
-        }
-        for document in written { printOut((dryRun ? "would set " : "") + store.display(document.path)) }
-        if !options.quiet {
-          FileHandleOutput.standardError.write(
-            written.isEmpty
-              ? "no \(kind) matches; nothing changed\n"
-              : "\(dryRun ? "would change" : "changed") \(plural(written.count, "\(kind) document"))\(dryRun ? "; dry run: nothing written" : "")\n"
-          )
-        }
+        printBatch(written, store: store)
       }
+    }
+
+    /// The selection and the changes. With --where or --all there is no id: the first word after
+    /// the kind is already a change.
+    func parsed() throws -> (Selection, [Assignment]) {
+      let batch = !filters.isEmpty || all
+      let selection = try Selection.from(id: batch ? nil : id, filters: filters, all: all)
+      let texts = (batch ? id.map { [$0] } ?? [] : []) + assignments
+      guard !texts.isEmpty || !jsonSets.isEmpty else { throw CommandError.usage("give at least one PATH=VALUE") }
+      return (selection, try texts.map { try Assignment($0) } + jsonSets.map { try Assignment($0, json: true) })
+    }
+
+    /// What a set by query wrote (or would write): the paths or the documents, and a count on stderr.
+    func printBatch(_ written: [Store.Document], store: Store) {
+      if format == .json {
+        return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.array(written.map(\.value))))
+      }
+      for document in written { printOut((dryRun ? "would set " : "") + store.display(document.path)) }
+      guard !options.quiet else { return }
+      FileHandleOutput.standardError.write(
+        written.isEmpty
+          ? "no \(kind) matches; nothing changed\n"
+          : "\(dryRun ? "would change" : "changed") \(plural(written.count, "\(kind) document"))"
+            + "\(dryRun ? "; dry run: nothing written" : "")\n")
     }
   }
 

@@ -31,21 +31,10 @@ extension Formsctl {
 
     func run() throws {
       let shown = path ?? ours
-      /// The side's object; nil for an empty base (both sides added the file).
-      func load(_ file: String, _ role: String, emptyAllowed: Bool = false) throws -> JSONValue? {
-        let bytes = try FileIO.read(file)
-        if emptyAllowed && bytes.allSatisfy({ [0x20, 0x0A, 0x0D, 0x09].contains($0) }) { return nil }
-        do {
-          let value = try JSONParser().parse(bytes)
-          guard value.objectValue != nil else { throw CommandError.badInput("\(shown): \(role) is not a JSON object") }
-          return value
-        } catch let error as JSONParseError {
-          throw CommandError.badInput(
-            "\(shown) (\(role)):\(error.location.line):\(error.location.column): \(error.message)")
-        }
-      }
-      let baseValue = try load(base, "the base", emptyAllowed: true)
-      guard let oursValue = try load(ours, "ours"), let theirsValue = try load(theirs, "theirs") else {
+      let baseValue = try Self.load(base, "the base", shown: shown, emptyAllowed: true)
+      guard let oursValue = try Self.load(ours, "ours", shown: shown),
+        let theirsValue = try Self.load(theirs, "theirs", shown: shown)
+      else {
         throw CommandError.badInput("\(shown): ours and theirs must both be JSON objects")  // never: empty is refused
       }
       let outcome = try MergeDriver.merge(
@@ -55,13 +44,25 @@ extension Formsctl {
         try AtomicWriter(boundary: parentDirectory(FileIO.realPath(ours) ?? ours)).write(Array(text.utf8), to: ours)
       }
       if let refusal = outcome.refusal { printError(refusal) }
-      if outcome.conflicts > 0 {
-        if outcome.refusal == nil {
-          printError(
-            "\(shown): \(plural(outcome.conflicts, "conflict")) left as markers; resolve them, then run formsctl fmt"
-          )
-        }
-        throw ExitStatus.problems
+      guard outcome.conflicts > 0 else { return }
+      if outcome.refusal == nil {
+        printError(
+          "\(shown): \(plural(outcome.conflicts, "conflict")) left as markers; resolve them, then run formsctl fmt")
+      }
+      throw ExitStatus.problems
+    }
+
+    /// One side's object; nil for an empty base (both sides added the file).
+    static func load(_ file: String, _ role: String, shown: String, emptyAllowed: Bool = false) throws -> JSONValue? {
+      let bytes = try FileIO.read(file)
+      if emptyAllowed && bytes.allSatisfy({ [0x20, 0x0A, 0x0D, 0x09].contains($0) }) { return nil }
+      do {
+        let value = try JSONParser().parse(bytes)
+        guard value.objectValue != nil else { throw CommandError.badInput("\(shown): \(role) is not a JSON object") }
+        return value
+      } catch let error as JSONParseError {
+        throw CommandError.badInput(
+          "\(shown) (\(role)):\(error.location.line):\(error.location.column): \(error.message)")
       }
     }
   }

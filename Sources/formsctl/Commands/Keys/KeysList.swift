@@ -20,12 +20,7 @@ extension Formsctl.Keys {
     func run() throws {
       let store = try options.open()
       let mine = store.keyring.identity?.recipient
-      if format == .json {
-        let rows = store.layout.recipients.map {
-          JSONValue.object(JSONObject(["recipient": .string($0.description), "yours": .bool($0 == mine)]))
-        }
-        return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.array(rows)))
-      }
+      if format == .json { return render(store.recipientsReport, as: .json) }
       for recipient in store.layout.recipients {
         printOut(recipient.description + (recipient == mine ? "  (yours)" : ""))
       }

@@ -22,17 +22,21 @@ extension Formsctl.Migrate {
 
     func run() throws {
       let store = try options.open()
-      let migrator = Migrator(store: store)
-      var target: SemanticVersion?
       if to != nil && kind == nil { throw CommandError.usage("--to needs --kind: versions belong to one kind") }
-      if let to {
-        guard let version = SemanticVersion(to) else {
-          throw CommandError.usage("--to \(to): expected a version such as 2.0.0")
+      let target = try to.map { text in
+        guard let version = SemanticVersion(text) else {
+          throw CommandError.usage("--to \(text): expected a version such as 2.0.0")
         }
-        target = version
+        return version
       }
-      let report = try migrator.run(
+      let report = try Migrator(store: store).run(
         Migrator.Request(kind: kind, to: target, dryRun: dryRun, skipInvalid: skipInvalid, snapshot: !noSnapshot))
+      show(report)
+    }
+
+    /// Each kind's step from version to version, what it changed, then samples and an estimate
+    /// (dry run) or the time it took.
+    func show(_ report: Migrator.Report) {
       if report.groups.isEmpty { return printOut("every document is at its target version; nothing to do") }
       for (group, changed) in report.groups {
         printOut(

@@ -21,21 +21,7 @@ extension Formsctl.Snapshot {
     func run() throws {
       let (_, snapshots) = try Formsctl.Snapshot.open(options)
       let difference = try snapshots.diff(from: try snapshots.find(id), to: try other.map { try snapshots.find($0) })
-      if format == .json {
-        FileHandleOutput.standardOutput.write(
-          JSONWriter.canonicalString(
-            .object(
-              JSONObject([
-                "added": .array(difference.added.map(JSONValue.string)),
-                "removed": .array(difference.removed.map(JSONValue.string)),
-                "changed": .array(
-                  difference.changed.map {
-                    .object(
-                      JSONObject(["path": .string($0.path), "pointers": .array($0.pointers.map(JSONValue.string))]))
-                  }),
-              ]))))
-        return
-      }
+      if format == .json { return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(difference.json)) }
       for path in difference.added { printOut("+ \(path)") }
       for path in difference.removed { printOut("- \(path)") }
       for change in difference.changed { printOut("~ \(change.path)  \(change.pointers.joined(separator: " "))") }

@@ -32,24 +32,19 @@ extension Formsctl.Snapshot {
       let outcome = try snapshots.restore(
         target.name, paths: selected, dryRun: dryRun, snapshotFirst: !noSnapshot, wait: options.wait,
         command: auditCommandLine(Array(CommandLine.arguments.dropFirst())))
-      let plan = outcome.plan
-      if format == .json {
-        return FileHandleOutput.standardOutput.write(
-          JSONWriter.canonicalString(
-            .object(
-              JSONObject([
-                "snapshot": .string(outcome.snapshot.name), "dry_run": .bool(dryRun),
-                "pre_restore_snapshot": outcome.preRestoreSnapshot.map(JSONValue.string) ?? .null,
-                "rewritten": .array(plan.rewritten.map(JSONValue.string)),
-                "recreated": .array(plan.recreated.map(JSONValue.string)),
-                "removed": .array(plan.removed.map(JSONValue.string)),
-              ]))))
+      guard format == .text else {
+        return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(outcome.json(dryRun: dryRun)))
       }
+      Self.show(outcome, dryRun: dryRun, scope: paths.isEmpty ? "the live store" : paths.joined(separator: ", "))
+    }
+
+    /// What was (or would be) restored, for people.
+    static func show(_ outcome: FormsStore.Snapshots.RestoreOutcome, dryRun: Bool, scope: String) {
+      let plan = outcome.plan
       let prefix = dryRun ? "would " : ""
       for path in plan.rewritten { printOut("\(prefix)rewrite  \(path)") }
       for path in plan.recreated { printOut("\(prefix)recreate \(path)") }
       for path in plan.removed { printOut("\(prefix)remove   \(path)") }
-      let scope = paths.isEmpty ? "the live store" : paths.joined(separator: ", ")
       if plan.isEmpty {
         return printOut("\(scope) already equals snapshot \(outcome.snapshot.name); nothing to restore")
       }
