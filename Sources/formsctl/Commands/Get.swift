@@ -37,12 +37,15 @@ extension Formsctl {
           "\(kind) \(id): \(field) is sealed (a sensitive field), and no identity here opens it; nothing printed "
             + "(FORMSCTL_IDENTITY names a recipient's identity)")
       }
-      for value in values {
-        switch value {
-        case .string(let s): printOut(s)
-        case .number(let n): printOut(n.text)
-        default: FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(value))
-        }
+      for value in values { printValue(value) }
+    }
+
+    /// A scalar as its text (what `jq -r` prints), anything else as canonical JSON.
+    func printValue(_ value: JSONValue) {
+      switch value {
+      case .string(let s): printOut(s)
+      case .number(let n): printOut(n.text)
+      default: FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(value))
       }
     }
   }

@@ -34,16 +34,7 @@ extension Formsctl {
 
     func run() throws {
       let store = try options.open()
-      var base = JSONValue.object(JSONObject())
-      if let file {
-        let bytes = file == "-" ? try readStandardInput() : try FileIO.read(file)
-        do {
-          base = try JSONParser().parse(bytes)
-        } catch {
-          throw CommandError.badInput(
-            "\(file == "-" ? "<stdin>" : file):\(error.location.line):\(error.location.column): \(error.message)")
-        }
-      }
+      let base = try file.map(Self.read) ?? .object(JSONObject())
       let assignments = try sets.map { try Assignment($0) } + jsonSets.map { try Assignment($0, json: true) }
       let document = try store.create(kind: kind, base: base, assignments: assignments)
       switch format {
@@ -55,6 +46,17 @@ extension Formsctl {
         }
       case .path: printWritten(document, format: .path, store: store)
       case .json: printWritten(document, format: .json, store: store)
+      }
+    }
+
+    /// The input document: a file, or standard input for `-`.
+    static func read(_ file: String) throws -> JSONValue {
+      let bytes = file == "-" ? try readStandardInput() : try FileIO.read(file)
+      do {
+        return try JSONParser().parse(bytes)
+      } catch {
+        throw CommandError.badInput(
+          "\(file == "-" ? "<stdin>" : file):\(error.location.line):\(error.location.column): \(error.message)")
       }
     }
   }
