@@ -38,14 +38,8 @@ enum Comparisons {
     }
     for count in counts {
       let directory = NSTemporaryDirectory() + "formsctl-bench-\(count)-\(getpid())"
-      defer { try? FileManager.default.removeItem(atPath: directory) }
-      let paths = try ExampleStore.generate(count: count, at: directory, repository: repository)
-      // The example store's sensitive values open with the demo identity, as they would for a key holder.
-      let identity = directory + ".identity"
-      defer { unlink(identity) }
-      try FileManager.default.copyItem(atPath: repository + "/examples/demo-identity", toPath: identity)
-      chmod(identity, 0o600)
-      setenv("FORMSCTL_IDENTITY", identity, 1)
+      defer { ExampleStore.remove(directory) }
+      let paths = try ExampleStore.prepare(count: count, at: directory, repository: repository)
       let bytes = paths.map { (try? FileIO.read($0).count) ?? 0 }.reduce(0, +)
       print(
         "\n\(count) purchase orders made from examples/acquisitions (\(bytes / 1_048_576) MB of JSON, \(bytes / count) bytes each)"

@@ -10,6 +10,23 @@ import Foundation
 enum ExampleStore {
   static let statuses = ["open", "partially_received", "received", "closed", "cancelled"]
 
+  /// `generate`, and the demo identity beside the store named by FORMSCTL_IDENTITY, so the
+  /// example store's sensitive values open as they would for a key holder. `remove` undoes both.
+  static func prepare(count: Int, at directory: String, repository: String) throws -> [String] {
+    let paths = try generate(count: count, at: directory, repository: repository)
+    let identity = directory + ".identity"
+    try FileManager.default.copyItem(atPath: repository + "/examples/demo-identity", toPath: identity)
+    chmod(identity, 0o600)
+    setenv("FORMSCTL_IDENTITY", identity, 1)
+    return paths
+  }
+
+  /// Removes a prepared store and its identity.
+  static func remove(_ directory: String) {
+    try? FileManager.default.removeItem(atPath: directory)
+    unlink(directory + ".identity")
+  }
+
   /// Writes the store at `directory`; returns the purchase orders' paths.
   @discardableResult
   static func generate(count: Int, at directory: String, repository: String) throws -> [String] {

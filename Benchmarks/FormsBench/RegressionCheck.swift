@@ -23,13 +23,8 @@ enum RegressionCheck {
       return 66
     }
     let directory = NSTemporaryDirectory() + "formsctl-check-\(count)-\(getpid())"
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    let paths = try ExampleStore.generate(count: count, at: directory, repository: repository)
-    let identity = directory + ".identity"
-    defer { unlink(identity) }
-    try FileManager.default.copyItem(atPath: repository + "/examples/demo-identity", toPath: identity)
-    chmod(identity, 0o600)
-    setenv("FORMSCTL_IDENTITY", identity, 1)
+    defer { ExampleStore.remove(directory) }
+    let paths = try ExampleStore.prepare(count: count, at: directory, repository: repository)
     let bench = Comparisons.Bench(formsctl: formsctl, store: directory, paths: paths, repository: repository)
 
     let floor = bench.timed(runs: 5) {

@@ -241,7 +241,7 @@ struct DocumentGenerator {
 
   /// The document with one value somewhere replaced, removed or doubled.
   mutating func mutated(_ document: JSONValue) -> JSONValue {
-    let pointers = Self.pointers(document)
+    let pointers = allPointers(document)
     let pointer = pick(pointers)
     var changed = document
     switch int(0...2) {
@@ -262,16 +262,6 @@ struct DocumentGenerator {
       changed.replace(at: pointer, with: chance(0.5) ? .array([scalar()]) : .object(JSONObject()))
     }
     return changed
-  }
-
-  static func pointers(_ value: JSONValue, at pointer: JSONPointer = .root) -> [JSONPointer] {
-    switch value {
-    case .object(let object):
-      return [pointer] + object.members.flatMap { pointers($0.value, at: pointer.appending($0.key)) }
-    case .array(let elements):
-      return [pointer] + elements.indices.flatMap { pointers(elements[$0], at: pointer.appending(index: $0)) }
-    default: return [pointer]
-    }
   }
 
   /// The canonical bytes, the compact text, and one text written here with escapes, keys out of

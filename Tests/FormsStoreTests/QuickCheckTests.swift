@@ -1,4 +1,5 @@
 import FormsCore
+import FormsTestSupport
 import Foundation
 import Testing
 
@@ -15,17 +16,6 @@ struct QuickCheckTests {
   static func examples() throws -> [JSONValue] {
     try FileIO.files(under: root + "/examples/acquisitions/data", suffix: ".json").compactMap {
       try? JSONParser().parse(FileIO.read($0))
-    }
-  }
-
-  /// Every value's pointer in a document.
-  static func pointers(_ value: JSONValue, at pointer: JSONPointer = .root) -> [JSONPointer] {
-    switch value {
-    case .object(let object):
-      return [pointer] + object.members.flatMap { pointers($0.value, at: pointer.appending($0.key)) }
-    case .array(let elements):
-      return [pointer] + elements.indices.flatMap { pointers(elements[$0], at: pointer.appending(index: $0)) }
-    default: return [pointer]
     }
   }
 
@@ -85,7 +75,7 @@ struct QuickCheckTests {
       #expect(
         validator.quickCheck(JSONWriter.canonical(document), captures: captures) != nil,
         "a valid \(schema.reference) takes the quick path")
-      for pointer in Self.pointers(document) {
+      for pointer in allPointers(document) {
         for changed in Self.mutations(of: document, at: pointer) {
           for bytes in [JSONWriter.canonical(changed), Array(JSONWriter.compact(changed).utf8)] {
             checked += 1

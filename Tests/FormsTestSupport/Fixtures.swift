@@ -83,3 +83,14 @@ public func itemStore(_ dir: String, count: Int, extraChange: String = "") throw
       to: dir + "/data/items/i\(k).json")
   }
 }
+
+/// Every value's pointer in `value`, the value itself first, depth first.
+public func allPointers(_ value: JSONValue, at pointer: JSONPointer = .root) -> [JSONPointer] {
+  switch value {
+  case .object(let object):
+    return [pointer] + object.members.flatMap { allPointers($0.value, at: pointer.appending($0.key)) }
+  case .array(let elements):
+    return [pointer] + elements.indices.flatMap { allPointers(elements[$0], at: pointer.appending(index: $0)) }
+  default: return [pointer]
+  }
+}
