@@ -140,7 +140,9 @@ struct FaultInjectionTests {
         fixture.advance(60)
         _ = try fixture.snapshots().create(reason: "manual", label: "sealed")
       },
-      run: { fixture in _ = try fixture.snapshots().deleteExposed(registry: fixture.store.registry, dryRun: false) },
+      run: { fixture in
+        _ = try fixture.snapshots().deleteExposed(registry: fixture.store.registry, dryRun: false, wait: 1)
+      },
       snapshotsAreTheChange: true),
     Scenario(
       name: "recover", prepare: { try interruptedCascade($0) },

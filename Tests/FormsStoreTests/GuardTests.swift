@@ -303,9 +303,9 @@ struct GuardTests {
       let found = try snapshots.exposures(registry: fixture.store.registry)
       #expect(found.map { $0.snapshot.manifest?.label } == ["plain", "plain-again"])
       #expect(found[0].documents == ["data/acquisitions/ACQ-2026-001.json"])
-      #expect(try snapshots.deleteExposed(registry: fixture.store.registry, dryRun: true).count == 2)
+      #expect(try snapshots.deleteExposed(registry: fixture.store.registry, dryRun: true, wait: 1).count == 2)
       #expect(try snapshots.list().count == 3, "a dry run deletes nothing")
-      #expect(try snapshots.deleteExposed(registry: fixture.store.registry, dryRun: false).count == 2)
+      #expect(try snapshots.deleteExposed(registry: fixture.store.registry, dryRun: false, wait: 1).count == 2)
       #expect(try snapshots.list().map { $0.manifest?.label } == ["sealed"])
       #expect(try snapshots.exposures(registry: fixture.store.registry).isEmpty)
       // A delete cut short leaves a `.deleting-` directory: no snapshot, and the next lock holder removes it.

@@ -139,7 +139,16 @@ extension Snapshots {
   }
 
   /// Prune decisions for every snapshot under `policy` (and `keepLast`); deletes when not a dry run.
-  public func prune(keepWithin: Int, keepWeeklyWithin: Int, keepLast: Int, dryRun: Bool) throws(StoreError)
+  public func prune(keepWithin: Int, keepWeeklyWithin: Int, keepLast: Int, dryRun: Bool, wait: Double)
+    throws(StoreError) -> [RetentionPlanner.Decision]
+  {
+    try layout.withWriteLock("snapshot prune", wait: wait) { () throws(StoreError) in
+      try prune(keepWithin: keepWithin, keepWeeklyWithin: keepWeeklyWithin, keepLast: keepLast, dryRun: dryRun)
+    }
+  }
+
+  /// `prune`, the caller holding the lock.
+  func prune(keepWithin: Int, keepWeeklyWithin: Int, keepLast: Int, dryRun: Bool) throws(StoreError)
     -> [RetentionPlanner.Decision]
   {
     let all = try list()

@@ -63,13 +63,16 @@ extension Snapshots {
     return Set(versions.flatMap { $0.plaintextSensitive(in: document) }).count
   }
 
-  /// `exposures`, then (unless `dryRun`) each such snapshot deleted. The caller holds the lock.
-  public func deleteExposed(registry: SchemaRegistry, dryRun: Bool) throws(StoreError) -> [Exposure] {
-    let found = try exposures(registry: registry)
-    if !dryRun {
-      for exposure in found { try delete(exposure.snapshot.name) }
+  /// `exposures`, then (unless `dryRun`) each such snapshot deleted, under the store's write lock
+  /// (waiting up to `wait` seconds for another writer).
+  public func deleteExposed(registry: SchemaRegistry, dryRun: Bool, wait: Double) throws(StoreError) -> [Exposure] {
+    try layout.withWriteLock("snapshot prune", wait: wait) { () throws(StoreError) in
+      let found = try exposures(registry: registry)
+      if !dryRun {
+        for exposure in found { try delete(exposure.snapshot.name) }
+      }
+      return found
     }
-    return found
   }
 
   /// Deletes one snapshot: first renamed out of the list (`.deleting-NAME`, durably), so an

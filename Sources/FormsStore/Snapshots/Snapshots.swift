@@ -145,6 +145,14 @@ public struct Snapshots: Sendable {
     return files
   }
 
+  /// `snapshot create`: a whole-store snapshot taken by a person, under the store's write lock
+  /// (waiting up to `wait` seconds for another writer).
+  public func createManual(message: String?, label: String?, wait: Double) throws(StoreError) -> SnapshotManifest {
+    try layout.withWriteLock("snapshot create", wait: wait) { () throws(StoreError) in
+      try create(reason: "manual", message: message, label: label)
+    }
+  }
+
   /// Takes a snapshot. The caller holds the store lock, so no write lands half-way through it.
   ///
   /// With `only` (live document paths), a partial snapshot: it holds the present version of just

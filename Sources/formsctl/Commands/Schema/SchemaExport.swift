@@ -24,25 +24,12 @@ extension Formsctl.Schema {
     func run() throws {
       guard jsonSchema else { throw CommandError.usage("say which format: --json-schema") }
       let (_, registry) = try Formsctl.Schema.load(options)
-      var all = JSONObject()
-      var written: [String] = []
-      for kind in registry.kinds {
-        for schema in registry.schemas(of: kind) {
-          let version = schema.version
-          let exported = JSONSchemaExporter.export(schema)
-          if let out {
-            let directory = joinPath(FileIO.currentDirectory, out)
-            try FileIO.makeDirectories(directory)
-            let path = directory + "/\(kind)-\(version).schema.json"
-            try AtomicWriter(boundary: directory).write(JSONWriter.canonical(exported), to: path)
-            written.append(path)
-          } else {
-            all[schema.reference] = exported
-          }
-        }
+      guard let out else {
+        let all = JSONObject(registry.jsonSchemas.map { JSONObject.Member(key: $0.reference, value: $0.schema) })
+        return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.object(all)))
       }
-      if out == nil { FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.object(all))) }
-      for path in written { printOut(PathDisplay(workingDirectory: FileIO.currentDirectory).show(path)) }
+      let display = PathDisplay(workingDirectory: FileIO.currentDirectory).show
+      for path in try registry.writeJSONSchemas(to: joinPath(FileIO.currentDirectory, out)) { printOut(display(path)) }
     }
   }
 

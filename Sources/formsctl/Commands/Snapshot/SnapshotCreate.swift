@@ -17,10 +17,8 @@ extension Formsctl.Snapshot {
     @Option(help: "A name appended to the time (letters, digits, . _ -).") var label: String?
 
     func run() throws {
-      let (layout, snapshots) = try Formsctl.Snapshot.open(options)
-      let manifest = try layout.withWriteLock("snapshot create", wait: options.wait) { () throws(StoreError) in
-        try snapshots.create(reason: "manual", message: message, label: label)
-      }
+      let (_, snapshots) = try Formsctl.Snapshot.open(options)
+      let manifest = try snapshots.createManual(message: message, label: label, wait: options.wait)
       printOut("created snapshot \(manifest.name) (\(manifest.files.count) files)")
     }
   }

@@ -30,25 +30,26 @@ extension Formsctl.Snapshot {
       guard keepLast >= 0 else { throw CommandError.usage("--keep-last must be 0 or more") }
       if sensitive { return try pruneSensitive() }
       let (layout, snapshots) = try Formsctl.Snapshot.open(options)
-      func seconds(_ text: String?, _ fallback: Int) throws -> Int {
-        guard let text else { return fallback }
-        guard let value = RetentionPolicy.seconds(text) else {
-          throw CommandError.usage("\(text): " + RetentionPolicy.durationProblem(text))
-        }
-        return value
-      }
-      let within = try seconds(keepWithin, layout.retention.keepWithin)
-      let weekly = try seconds(keepWeeklyWithin, layout.retention.keepWeeklyWithin)
+      let within = try Self.seconds(keepWithin, default: layout.retention.keepWithin)
+      let weekly = try Self.seconds(keepWeeklyWithin, default: layout.retention.keepWeeklyWithin)
       if within == 0 && weekly == 0 && keepLast == 0 {
         throw CommandError.usage(
           "this policy keeps no snapshot by age; only the newest would survive. Pass --keep-last 1 to mean that")
       }
-      let decisions = try layout.withWriteLock("snapshot prune", wait: options.wait) { () throws(StoreError) in
-        try snapshots.prune(keepWithin: within, keepWeeklyWithin: weekly, keepLast: keepLast, dryRun: dryRun)
-      }
+      let decisions = try snapshots.prune(
+        keepWithin: within, keepWeeklyWithin: weekly, keepLast: keepLast, dryRun: dryRun, wait: options.wait)
       for decision in decisions {
         printOut("\(decision.keep ? "keep  " : "delete") \(decision.name)  (\(decision.reason))")
       }
+    }
+
+    /// A duration option in seconds, or the manifest's when not given.
+    static func seconds(_ text: String?, default fallback: Int) throws -> Int {
+      guard let text else { return fallback }
+      guard let value = RetentionPolicy.seconds(text) else {
+        throw CommandError.usage("\(text): " + RetentionPolicy.durationProblem(text))
+      }
+      return value
     }
 
     func pruneSensitive() throws {
@@ -56,10 +57,8 @@ extension Formsctl.Snapshot {
         throw CommandError.usage("--sensitive deletes by content, not by age: it takes no --keep-* option")
       }
       let store = try options.open()
-      let (layout, snapshots) = try Formsctl.Snapshot.open(options)
-      let found = try layout.withWriteLock("snapshot prune", wait: options.wait) { () throws(StoreError) in
-        try snapshots.deleteExposed(registry: store.registry, dryRun: dryRun)
-      }
+      let (_, snapshots) = try Formsctl.Snapshot.open(options)
+      let found = try snapshots.deleteExposed(registry: store.registry, dryRun: dryRun, wait: options.wait)
       guard !found.isEmpty else {
         return printOut("no snapshot holds sensitive values in plain text; nothing to delete")
       }

@@ -1,7 +1,10 @@
 import FormsCore
 
-/// The JSON that `--format json` prints for the library's own reports, built beside the values
-/// they describe (paths as `display` shows them), so every front end prints the same.
+// What the commands print about the library's values, built here beside those values (paths as
+// `display` shows them), so every front end prints the same: JSON for `--format json`, and the
+// `TableReport`s of the listing commands. The command line only renders them.
+
+/// A plan's JSON, as `rm`, `mv` and `import --prune` print it.
 extension Store.ChangePlan {
   /// `{deleted, written, blocked_by}`, each a list of `{kind, id, path, reason}`.
   public func json(display: (String) -> String) -> JSONValue {
@@ -46,6 +49,23 @@ extension Importer.Report {
 }
 
 extension SnapshotManifest {
+  /// What `snapshot show` prints: name, time, reason, label, message, version, scope, size, and
+  /// the documents of each kind at each version.
+  public var summary: [String] {
+    var lines = ["snapshot \(name)", "time      \(time)", "reason    \(reason)"]
+    if let label { lines.append("label     \(label)") }
+    if let message { lines.append("message   \(message)") }
+    lines.append("formsctl  \(formsctlVersion)")
+    lines.append("scope     \(scope)")
+    lines.append("files     \(files.count), \(files.map(\.size).reduce(0, +)) bytes")
+    for (kind, versions) in counts.sorted(by: { $0.key < $1.key }) {
+      for (version, count) in versions.sorted(by: { $0.key < $1.key }) {
+        lines.append("  \(kind)@\(version): \(count)")
+      }
+    }
+    return lines
+  }
+
   /// `whole store`, or for a partial snapshot `1000 documents (400 did not exist yet)`.
   public var scope: String {
     guard let covers else { return "whole store" }
@@ -140,5 +160,28 @@ extension Store {
       records: layout.recipients.map {
         .object(JSONObject(["recipient": .string($0.description), "yours": .bool($0 == mine)]))
       }, columns: ["recipient", "yours"], rows: layout.recipients.map { [$0.description, $0 == mine ? "yes" : ""] })
+  }
+}
+
+extension SchemaRegistry {
+  /// Every version of every kind as JSON Schema, by reference (`form@2.0.0`), with the file name
+  /// `schema export --out` gives it (`form-2.0.0.schema.json`).
+  public var jsonSchemas: [(reference: String, file: String, schema: JSONValue)] {
+    kinds.flatMap { kind in
+      schemas(of: kind).map { schema in
+        (schema.reference, "\(kind)-\(schema.version).schema.json", JSONSchemaExporter.export(schema))
+      }
+    }
+  }
+
+  /// Writes `jsonSchemas` into `directory` (made if missing), each file atomically; their paths.
+  public func writeJSONSchemas(to directory: String) throws(StoreError) -> [String] {
+    try FileIO.makeDirectories(directory)
+    let writer = AtomicWriter(boundary: directory)
+    return try jsonSchemas.map { (exported) throws(StoreError) -> String in
+      let path = directory + "/" + exported.file
+      try writer.write(JSONWriter.canonical(exported.schema), to: path)
+      return path
+    }
   }
 }
