@@ -197,17 +197,10 @@ public final class Keyring: Sendable {
     }
   }
 
-  /// Said once, at the end of a command, when some values could not be opened; nil otherwise.
-  public func unreadableNote() -> String? {
+  /// The sensitive values this keyring met and could not open, for a note said once at the end
+  /// of a command: how many, and how many were sealed for other recipients (the rest: no identity).
+  public var unopened: (values: Int, notForMe: Int)? {
     let (unopened, notForMe) = noted.withLock { $0 }
-    guard !unopened.isEmpty else { return nil }
-    let values = "\(unopened.count) sensitive value\(unopened.count == 1 ? " was" : "s were") not readable"
-    if identity == nil {
-      return
-        "\(values) (shown as \(SealedText.placeholder)): no identity at \(identityPath); set FORMSCTL_IDENTITY to a key holder's identity file"
-    }
-    return
-      "\(values) (shown as \(SealedText.placeholder)): the identity \(identityPath) is not among the recipients \(notForMe.count == unopened.count ? "they were" : "some were") sealed for; "
-      + "a key holder adds its recipient with `formsctl keys add`"
+    return unopened.isEmpty ? nil : (unopened.count, notForMe.count)
   }
 }

@@ -48,19 +48,25 @@ extension Formsctl {
       guard !paths.isEmpty, named == nil else {
         return try Self.finish(validate(options.locate(), paths: paths, display: display))
       }
-      // Files named from anywhere (a pre-commit hook at the top of the repository): each its own store.
-      let (stores, outside) = try StoreLayout.group(paths, workingDirectory: cwd)
-      for path in outside {
-        if !FileIO.exists(joinPath(cwd, path)) { throw StoreError.fileNotFound(path) }
-        printWarning("\(path) is inside no formsctl store (no formsctl.yaml above it); skipped")
-      }
-      if stores.isEmpty { throw StoreError.notAStore(searchedFrom: cwd) }
+      let stores = try Self.stores(holding: paths, cwd: cwd)
       var worst: Int32 = 0
       for store in stores {
         let label = stores.count > 1 ? display(store.layout.root) + ": " : ""
         worst = max(worst, try validate(store.layout, paths: store.paths, display: display, label: label))
       }
       try Self.finish(worst)
+    }
+
+    /// Files named from anywhere (a pre-commit hook at the top of the repository), grouped by the
+    /// store each lies in; one in no store is skipped with a warning, one that does not exist is an error.
+    static func stores(holding paths: [String], cwd: String) throws -> [(layout: StoreLayout, paths: [String])] {
+      let (stores, outside) = try StoreLayout.group(paths, workingDirectory: cwd)
+      for path in outside {
+        if !FileIO.exists(joinPath(cwd, path)) { throw StoreError.fileNotFound(path) }
+        printWarning("\(path) is inside no formsctl store (no formsctl.yaml above it); skipped")
+      }
+      if stores.isEmpty { throw StoreError.notAStore(searchedFrom: cwd) }
+      return stores
     }
 
     static func finish(_ code: Int32) throws {

@@ -1,3 +1,4 @@
+import FormsCore
 import FormsStore
 import Synchronization
 
@@ -15,6 +16,18 @@ final class SensitiveNote: Sendable {
       defer { keyrings = [] }
       return keyrings
     }
-    for note in all.compactMap({ $0.unreadableNote() }) { printWarning(note) }
+    for keyring in all { if let note = Self.note(keyring) { printWarning(note) } }
+  }
+
+  /// `3 sensitive values were not readable (shown as «encrypted»): ...`, and what to do.
+  static func note(_ keyring: Keyring) -> String? {
+    guard let (values, notForMe) = keyring.unopened else { return nil }
+    let said =
+      "\(values) sensitive value\(values == 1 ? " was" : "s were") not readable (shown as \(SealedText.placeholder))"
+    guard keyring.identity != nil else {
+      return "\(said): no identity at \(keyring.identityPath); set FORMSCTL_IDENTITY to a key holder's identity file"
+    }
+    return "\(said): the identity \(keyring.identityPath) is not among the recipients "
+      + "\(notForMe == values ? "they were" : "some were") sealed for; a key holder adds its recipient with `formsctl keys add`"
   }
 }
