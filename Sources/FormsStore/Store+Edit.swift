@@ -44,8 +44,7 @@ extension Store {
       }
       let keptAt = try keep(text, at: temp, stored: stored)
       if let kept, kept != keptAt { try FileIO.remove(kept) }
-      throw StoreError.editKept(
-        error, at: display(keptAt), resume: "formsctl edit \(kind) \(id) --resume \(display(keptAt))")
+      throw StoreError.editKept(error, at: display(keptAt), kind: kind, id: id)
     }
     // The copy may hold a sensitive value's plain text: failing to remove it is an error.
     try FileIO.remove(temp)

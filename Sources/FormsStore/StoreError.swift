@@ -43,9 +43,9 @@ public enum StoreError: FormsError, Equatable {
   /// Bad arguments, found only once the store is read (exit 64).
   case usage(String)
   case notFound(kind: String, id: String, path: String)
-  /// An `edit` that failed after the person changed the text; the text is kept at `at`, and
-  /// `resume` is the command that continues from it.
-  indirect case editKept(StoreError, at: String, resume: String)
+  /// An `edit` of `kind` `id` that failed after the person changed the text; the text is kept at
+  /// `at`, from where an edit resumes.
+  indirect case editKept(StoreError, at: String, kind: String, id: String)
   /// A short id that starts more than one document's id.
   case ambiguousID(kind: String, prefix: String, candidates: [String])
   /// A bug: the message says what went wrong.
@@ -67,7 +67,7 @@ public enum StoreError: FormsError, Equatable {
     case .invalidDocument, .refused, .migrationFailed, .importFailed, .pruneRefused: return .badInput
     case .notFound: return .noInput
     case .ambiguousID, .usage: return .usage
-    case .editKept(let error, _, _): return error.kind
+    case .editKept(let error, _, _, _): return error.kind
     case .internalError: return .internalError
     }
   }
@@ -133,9 +133,9 @@ public enum StoreError: FormsError, Equatable {
       return message
     case .notFound(let kind, let id, let path):
       return "no \(kind) with id \"\(id)\" (\(path) does not exist)"
-    case .editKept(let error, let path, let resume):
+    case .editKept(let error, let path, _, _):
       let sealed = path.hasSuffix(".sealed") ? " (sealed: it holds sensitive values)" : ""
-      return "\(error.description). Your edited text is kept at \(path)\(sealed); continue with \(resume)"
+      return "\(error.description). Your edited text is kept at \(path)\(sealed)"
     case .ambiguousID(let kind, let prefix, let candidates):
       let shown =
         candidates.prefix(10).joined(separator: ", ")

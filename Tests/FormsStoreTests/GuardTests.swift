@@ -238,10 +238,14 @@ struct GuardTests {
       let kept = ".formsctl/edit/acquisition-ACQ-2026-001.json"
       #expect(error?.kind == .badInput)
       #expect(
+        error
+          == .editKept(
+            .refused(.editUnchanged(stillInvalid: true)), at: "\(dir)/s/\(kept)", kind: "acquisition",
+            id: "ACQ-2026-001"))
+      #expect(
         error?.description
           == "your text is still not valid (its problems are listed at its top); nothing written. Your edited text "
-          + "is kept at \(dir)/s/\(kept); continue with formsctl edit acquisition ACQ-2026-001 --resume \(dir)/s/\(kept)"
-      )
+          + "is kept at \(dir)/s/\(kept)")
       #expect(try readFile(dir + "/s/" + kept).contains("\"bogus\""))
       // A second edit that fails keeps its own copy beside the first.
       _ = storeError {
@@ -327,7 +331,7 @@ struct GuardTests {
       let parsed = storeError {
         _ = try fixture.store.edit(kind: "acquisition", id: "ACQ-2026-001", runEditor: failing)
       }
-      #expect(parsed?.description.contains("kept at \(dir)/s/.formsctl/edit/acquisition-ACQ-2026-001.json;") == true)
+      #expect(parsed?.description.hasSuffix("kept at \(dir)/s/.formsctl/edit/acquisition-ACQ-2026-001.json") == true)
       let copy = try readFile(dir + "/s/.formsctl/edit/acquisition-ACQ-2026-001.json")
       #expect(copy.contains("Desks") && !copy.contains("Alvarez") && copy.contains("enc:v1:"), "sealed again")
       // Not JSON: sealed whole, and --resume opens it.

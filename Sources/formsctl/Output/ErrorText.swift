@@ -14,9 +14,10 @@ enum ErrorText {
     switch error {
     case .refused(let refusal):
       return message(for: refusal)
-    case .editKept(let cause, let path, let resume):
+    case .editKept(let cause, let path, let kind, let id):
       let sealed = path.hasSuffix(".sealed") ? " (sealed: it holds sensitive values)" : ""
-      return "\(message(for: cause)). Your edited text is kept at \(path)\(sealed); continue with \(resume)"
+      return "\(message(for: cause)). Your edited text is kept at \(path)\(sealed); "
+        + "continue with formsctl edit \(kind) \(id) --resume \(path)"
     case .pruneRefused(let kind, let removing, let stored, let reason):
       let percent = StoreError.percent(removing, of: stored)
       return "--prune would remove \(removing) of \(plural(stored, "\(kind) document")) (\(percent)%): \(reason); "
