@@ -54,17 +54,22 @@ extension Formsctl {
         offset: offset, limit: limit)
       let listing = try store.listing(
         kind: kind, query: query, columns: try fields.map { try Self.columns($0, kind, store) })
+      Self.warn(listing, store: store)
+      guard let format = ReportFormat(rawValue: format.rawValue) else {
+        for document in listing.documents { printOut(store.display(document.path)) }  // --format paths
+        return
+      }
+      render(listing.report, as: format)
+    }
+
+    /// What may make the listing incomplete or stale: an operation awaiting recovery, files skipped.
+    static func warn(_ listing: Store.Listing, store: Store) {
       if let operation = listing.pending {
         printWarning("an interrupted \(operation) awaits `formsctl recover`; what is listed may be half-changed")
       }
       for (path, reason) in listing.skipped {
         printWarning("\(store.display(path)): \(reason); skipped (run formsctl validate)")
       }
-      guard let format = ReportFormat(rawValue: format.rawValue) else {
-        for document in listing.documents { printOut(store.display(document.path)) }  // --format paths
-        return
-      }
-      render(listing.report, as: format)
     }
 
     /// `--sort` keys, each a path of the kind (any version), a leading `-` for descending.

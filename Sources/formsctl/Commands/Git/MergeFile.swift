@@ -31,14 +31,12 @@ extension Formsctl {
 
     func run() throws {
       let shown = path ?? ours
-      let baseValue = try Self.load(base, "the base", shown: shown, emptyAllowed: true)
-      guard let oursValue = try Self.load(ours, "ours", shown: shown),
-        let theirsValue = try Self.load(theirs, "theirs", shown: shown)
-      else {
-        throw CommandError.badInput("\(shown): ours and theirs must both be JSON objects")  // never: empty is refused
-      }
+      let baseBytes = try FileIO.read(base)
       let outcome = try MergeDriver.merge(
-        base: baseValue, ours: oursValue, theirs: theirsValue, path: path,
+        base: baseBytes.allSatisfy({ [0x20, 0x0A, 0x0D, 0x09].contains($0) })
+          ? nil : try Self.object(baseBytes, "the base", shown: shown),  // empty: both sides added the file
+        ours: try Self.object(FileIO.read(ours), "ours", shown: shown),
+        theirs: try Self.object(FileIO.read(theirs), "theirs", shown: shown), path: path,
         workTree: FileIO.currentDirectory, preferNewer: prefer == .newer)
       if let text = outcome.text {
         try AtomicWriter(boundary: parentDirectory(FileIO.realPath(ours) ?? ours)).write(Array(text.utf8), to: ours)
@@ -52,10 +50,8 @@ extension Formsctl {
       throw ExitStatus.problems
     }
 
-    /// One side's object; nil for an empty base (both sides added the file).
-    static func load(_ file: String, _ role: String, shown: String, emptyAllowed: Bool = false) throws -> JSONValue? {
-      let bytes = try FileIO.read(file)
-      if emptyAllowed && bytes.allSatisfy({ [0x20, 0x0A, 0x0D, 0x09].contains($0) }) { return nil }
+    /// One side's bytes as a JSON object, or an error naming the side and the position.
+    static func object(_ bytes: [UInt8], _ role: String, shown: String) throws -> JSONValue {
       do {
         let value = try JSONParser().parse(bytes)
         guard value.objectValue != nil else { throw CommandError.badInput("\(shown): \(role) is not a JSON object") }
