@@ -18,9 +18,7 @@ public enum Storage {
   public static func require(_ bytes: Int64, at path: String, for what: String) throws(StoreError) {
     let needed = withMargin(bytes)
     guard let free = freeBytes(at: path), free < needed else { return }
-    throw StoreError.insufficientSpace(
-      "\(what) needs \(format(needed)), \(format(free)) free on the file system of \(path); "
-        + "nothing written. Free some space (formsctl snapshot prune removes old snapshots)")
+    throw StoreError.insufficientSpace(what: what, needed: needed, free: free, at: path)
   }
 
   /// `412 MB`, `3.1 GB`, `96 kB` (powers of 1,000, as df -H prints them).

@@ -13,7 +13,7 @@ public enum StoreError: FormsError, Equatable {
   case wrongFileType(String, found: String, expected: String)
   case io(String, operation: String, errno: Errno)
   /// The free-space check found that the work would fill the disk (exit 74, before anything is written).
-  case insufficientSpace(String)
+  case insufficientSpace(what: String, needed: Int64, free: Int64, at: String)
   case symlinkOutsideStore(String)
   /// A name in `directory` that is not valid UTF-8, shown with `\xNN` escapes.
   case badFileName(String, escaped: String)
@@ -129,7 +129,10 @@ public enum StoreError: FormsError, Equatable {
       return refusal.description
     case .assignment(let problem):
       return problem.description
-    case .usage(let message), .insufficientSpace(let message):
+    case .insufficientSpace(let what, let needed, let free, let path):
+      return "\(what) needs \(Storage.format(needed)), \(Storage.format(free)) free on the file system of \(path); "
+        + "nothing written. Free some space"
+    case .usage(let message):
       return message
     case .notFound(let kind, let id, let path):
       return "no \(kind) with id \"\(id)\" (\(path) does not exist)"

@@ -42,6 +42,7 @@ enum ErrorText {
       return ". Either restore the operation's safety snapshot (`formsctl snapshot list`), or run "
         + "`formsctl recover --abandon` to drop the journal and keep the files as they are"
     case .rollBackFailed: return "; fix that, then run `formsctl recover`, which removes what it staged"
+    case .insufficientSpace: return " (formsctl snapshot prune removes old snapshots)"
     default: return nil
     }
   }
