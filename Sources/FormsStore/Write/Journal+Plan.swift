@@ -103,14 +103,12 @@ extension Journal {
   func readPlan() throws(StoreError) -> Plan {
     let bytes = try FileIO.read(planPath, limit: Int.max, followLinks: false)
     let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
-    // The read above throws; below, `try?` is only a parse of bytes in hand: a line that does not
-    // parse is torn or untrusted, and reported as such, never dropped silently.
-    let header = lines.first.flatMap { try? JSONParser().parse(Array($0)) }
+    let header = lines.first.flatMap(Self.parsedLine)
     let hashed = (header?["format"]?.numberValue?.intValue ?? 1) >= 2
     var steps: [PlannedStep] = []
     var untrusted: [String] = []
     for (index, line) in lines.enumerated().dropFirst() where !line.isEmpty {
-      let value = try? JSONParser().parse(Array(line))
+      let value = Self.parsedLine(line)
       if value == nil && index == lines.count - 1 { continue }  // torn: never followed by a commit record
       guard let value, let step = PlannedStep(value, layout: layout, hashed: hashed) else {
         untrusted.append(value?["path"]?.stringValue ?? String(decoding: line.prefix(80), as: UTF8.self))
@@ -119,6 +117,16 @@ extension Journal {
       steps.append(step)
     }
     return Plan(operation: header?["operation"]?.stringValue ?? "operation", steps: steps, untrusted: untrusted)
+  }
+
+  /// One line of a plan already read, as JSON; nil when it does not parse. That is no I/O error
+  /// swallowed: such a line is torn (the last) or untrusted, and `readPlan` reports it so.
+  static func parsedLine(_ line: ArraySlice<UInt8>) -> JSONValue? {
+    do {
+      return try JSONParser().parse(Array(line))
+    } catch {
+      return nil
+    }
   }
 
   /// SHA-256 of the file at `path`, or nil when there is none.
