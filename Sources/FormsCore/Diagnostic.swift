@@ -16,11 +16,14 @@ public struct Diagnostic: Sendable, Hashable {
   /// The message a person reads.
   public var message: String
   public var severity: Severity
+  /// The next step, when the finding has one; the executable words it after the message.
+  public var remedy: Remedy?
 
   public init(
     file: String, position: SourcePosition?, pointer: JSONPointer = .root, rule: String, message: String,
-    severity: Severity = .error
+    severity: Severity = .error, remedy: Remedy? = nil
   ) {
+    self.remedy = remedy
     self.file = file
     self.position = position
     self.pointer = pointer

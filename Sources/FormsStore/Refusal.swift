@@ -54,7 +54,7 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
 
   case targetVersionWithoutKind
   case unknownVersion(kind: String, version: String, versions: [String])
-  case noMigrationPath(message: String, documents: Int, version: String)
+  case noMigrationPath(message: String, documents: Int, version: String, remedy: Remedy?)
   /// A descriptor a recorded migration used has changed since.
   case descriptorChanged(path: String, migratedAt: String)
 
@@ -167,7 +167,7 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
     case .targetVersionWithoutKind: return "a target version needs a kind: versions belong to one kind"
     case .unknownVersion(let kind, let version, let versions):
       return "\(kind) has no version \(version) (versions: \(versions.joined(separator: ", ")))"
-    case .noMigrationPath(let message, let documents, let version):
+    case .noMigrationPath(let message, let documents, let version, _):
       return "\(message) (\(plural(documents, "document")) at \(version))"
     case .descriptorChanged(let path, let time):
       return

@@ -132,11 +132,13 @@ public struct StoreValidator: Sendable {
   func check(_ path: String) -> Outcome {
     let shown = display(path)
     var outcome = Outcome()
-    func fail(_ rule: String, _ message: String, at position: SourcePosition? = SourcePosition(line: 1, column: 1))
-      -> Outcome
-    {
+    func fail(
+      _ rule: String, _ message: String, at position: SourcePosition? = SourcePosition(line: 1, column: 1),
+      remedy: Remedy? = nil
+    ) -> Outcome {
       outcome.unreadable = true
-      outcome.diagnostics.append(Diagnostic(file: shown, position: position, rule: rule, message: message))
+      outcome.diagnostics.append(
+        Diagnostic(file: shown, position: position, rule: rule, message: message, remedy: remedy))
       return outcome
     }
     let bytes: [UInt8]
@@ -175,7 +177,7 @@ public struct StoreValidator: Sendable {
         return fail(
           "conflict",
           "unresolved merge conflict (markers at lines \(markers.map(String.init).joined(separator: ", "))); "
-            + "keep one side of each, then run formsctl fmt", at: SourcePosition(line: first, column: 1))
+            + "keep one side of each", at: SourcePosition(line: first, column: 1), remedy: .format)
       }
       return fail("parse", error.message, at: error.location)
     }

@@ -37,7 +37,7 @@ struct Formsctl: ParsableCommand {
       switch error as? StoreError {
       case .invalidDocument(_, let diagnostics)?, .migrationFailed(_, let diagnostics)?,
         .importFailed(_, let diagnostics)?:
-        FileHandleOutput.standardError.write(DiagnosticPrinter.render(diagnostics, as: .text))
+        render(diagnostics, as: .text, to: .standardError)
       default:
         break
       }

@@ -31,9 +31,11 @@ struct MigrationPlannerTests {
     let versions = try Self.versions([Self.v1, Self.v11, Self.v2])
     let down = try MigrationPlanner.plan(versions, from: SemanticVersion("2.0.0")!, to: SemanticVersion("1.1.0")!)
     #expect(down.map(\.changes.description) == ["[rename b → a]"])
-    #expect(throws: MigrationError.self) {
+    let error = #expect(throws: MigrationError.self) {
       try MigrationPlanner.plan(versions, from: SemanticVersion("1.1.0")!, to: SemanticVersion("1.0.0")!)
     }
+    #expect(error?.remedy == .restoreSnapshot, "a value the caller words, not a command")
+    #expect(error?.message.contains("formsctl") == false)
   }
 
   @Test func namesTheGap() throws {

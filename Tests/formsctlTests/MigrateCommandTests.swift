@@ -66,7 +66,9 @@ struct MigrateCommandTests {
       let forecast = try Formsctl.run(
         ["migrate", "--kind", "forecast", "--to", "1.0.0"], in: store, environment: Self.env)
       #expect(forecast.status == 65)
-      #expect(forecast.stderr.contains("change 11 (remove cagrPercent) cannot be undone; restore a snapshot instead"))
+      #expect(
+        forecast.stderr.contains(
+          "change 11 (remove cagrPercent) cannot be undone (5 documents at 2.0.0); restore a snapshot instead"))
     }
   }
 

@@ -68,7 +68,8 @@ extension Diagnostic {
     return findings.map { finding in
       Diagnostic(
         file: file, position: bytes.flatMap { bytes in map?.position(of: finding, in: bytes) },
-        pointer: finding.pointer, rule: finding.rule, message: finding.message)
+        pointer: finding.pointer, rule: finding.rule, message: finding.message,
+        remedy: finding.remedy)
     }
   }
 }

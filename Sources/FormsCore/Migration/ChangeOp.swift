@@ -94,7 +94,12 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
 /// Why a change could not be applied to a document, or could not be read from a descriptor.
 public struct MigrationError: Error, Sendable, Equatable, CustomStringConvertible {
   public let message: String
-  public init(_ message: String) { self.message = message }
+  /// The next step, when there is one (an irreversible step: restore a snapshot).
+  public let remedy: Remedy?
+  public init(_ message: String, remedy: Remedy? = nil) {
+    self.message = message
+    self.remedy = remedy
+  }
   public var description: String { message }
 }
 

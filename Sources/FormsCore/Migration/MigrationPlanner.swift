@@ -164,15 +164,15 @@ public enum MigrationPlanner {
       let addedFields = Set(versions[child]?.root.fieldOrder ?? []) != Set(versions[parent]?.root.fieldOrder ?? [])
       if up.inferred && addedFields {
         throw MigrationError(
-          "\(kind) \(child) → \(parent): the inferred step that added fields cannot be undone; restore a snapshot instead (formsctl snapshot restore)"
-        )
+          "\(kind) \(child) → \(parent): the inferred step that added fields cannot be undone",
+          remedy: .restoreSnapshot)
       }
       var inverse: [ChangeOp] = []
       for (index, change) in up.changes.enumerated().reversed() {
         guard let undo = change.inverse else {
           throw MigrationError(
-            "\(kind) \(child) → \(parent): change \(index + 1) (\(change)) cannot be undone; restore a snapshot instead (formsctl snapshot restore)"
-          )
+            "\(kind) \(child) → \(parent): change \(index + 1) (\(change)) cannot be undone",
+            remedy: .restoreSnapshot)
         }
         inverse.append(undo)
       }

@@ -10,8 +10,13 @@ public struct Finding: Sendable, Equatable {
   /// For a finding inside the text of a `json_string` value: the index (in Unicode scalars) in
   /// that text of what it is about, so the diagnostic points inside the string.
   public var inner: Int?
+  /// The next step, when the finding has one (see ``Diagnostic/remedy``).
+  public var remedy: Remedy?
 
-  public init(pointer: JSONPointer, rule: String, message: String, atKey: Bool = false, inner: Int? = nil) {
+  public init(
+    pointer: JSONPointer, rule: String, message: String, atKey: Bool = false, inner: Int? = nil, remedy: Remedy? = nil
+  ) {
+    self.remedy = remedy
     self.pointer = pointer
     self.rule = rule
     self.message = message

@@ -10,8 +10,13 @@ public struct TableReport: Sendable, Equatable {
   public var rows: [[String]]
   /// Sentences printed after the table (never in JSON, which carries the same in its records).
   public var notes: [String]
+  /// Next steps the report points at, printed after the notes in the words of whoever renders it.
+  public var remedies: [Remedy]
 
-  public init(records: [JSONValue], columns: [String], rows: [[String]], notes: [String] = []) {
+  public init(
+    records: [JSONValue], columns: [String], rows: [[String]], notes: [String] = [], remedies: [Remedy] = []
+  ) {
+    self.remedies = remedies
     self.records = records
     self.columns = columns
     self.rows = rows

@@ -11,6 +11,8 @@ public enum MergeDriver {
     public let text: String?
     public let conflicts: Int
     public let refusal: String?
+    /// The next step after a refusal, when there is one.
+    public var remedy: Remedy? = nil
   }
 
   /// The store holding the document at `path` (git's `%P`, relative to the work tree's top, which is
@@ -48,7 +50,7 @@ public enum MergeDriver {
       return Outcome(
         text: nil, conflicts: 1,
         refusal: "the descriptors of the store at \(layout.root) have \(registry.diagnostics.count) "
-          + "problem(s) (formsctl schema check); not merging \(shown) without its schema")
+          + "problem(s); not merging \(shown) without its schema", remedy: .checkSchemas)
     }
     let references = [ours, theirs].map { $0["_schema"]?.stringValue ?? "" }
     if references[0] != references[1] {

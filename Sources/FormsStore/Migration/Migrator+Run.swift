@@ -78,12 +78,12 @@ extension Migrator {
             failures += findings.map {
               Diagnostic(
                 file: shown, position: nil, pointer: $0.pointer, rule: "invalid-before-migrating",
-                message:
-                  "\($0.message) (at \(group.kind)@\(group.from), before migrating; fix it, or pass --skip-invalid)")
+                message: "\($0.message) (at \(group.kind)@\(group.from), before migrating)", remedy: .skipInvalid)
             }
           }
-        case .failed(let step, let message):
-          failures.append(Diagnostic(file: shown, position: nil, rule: "migrate", message: "\(step): \(message)"))
+        case .failed(let step, let message, let remedy):
+          failures.append(
+            Diagnostic(file: shown, position: nil, rule: "migrate", message: "\(step): \(message)", remedy: remedy))
         case .invalidAfter(let findings):
           failures += findings.map {
             Diagnostic(

@@ -112,7 +112,8 @@ public struct Migrator: Sendable {
           groups.append(Group(kind: kind, from: version, to: target, steps: steps, paths: paths.sorted()))
         } catch {
           throw StoreError.refused(
-            .noMigrationPath(message: error.message, documents: paths.count, version: version.description))
+            .noMigrationPath(
+              message: error.message, documents: paths.count, version: version.description, remedy: error.remedy))
         }
       }
     }
@@ -123,7 +124,7 @@ public struct Migrator: Sendable {
   enum Transformed {
     case migrated(before: JSONValue, after: JSONValue, bytes: [UInt8], changedSteps: [Int])
     case invalidBefore([Finding])
-    case failed(step: String, message: String)
+    case failed(step: String, message: String, remedy: Remedy? = nil)
     case invalidAfter([Finding])
   }
 
@@ -139,7 +140,7 @@ public struct Migrator: Sendable {
     guard let before = try? JSONParser().parse(bytes),
       let source = store.registry.schema(reference: "\(group.kind)@\(group.from)"),
       let target = store.registry.schema(reference: "\(group.kind)@\(group.to)")
-    else { return .failed(step: "read", message: "does not parse; run formsctl validate") }
+    else { return .failed(step: "read", message: "does not parse", remedy: .validate) }
     // Sensitive values: migrated as plain values when the identity opens them, carried as they
     // are when it does not (a step may move them, not rewrite them), sealed again at the end;
     // `before` and `after` stay in their sealed form, so no diff shows a secret.
@@ -184,8 +185,8 @@ public struct Migrator: Sendable {
       {
         return .failed(
           step: "seal",
-          message: "\(stray.path) holds a sealed value but is not sensitive in \(target.reference); "
-            + "run the migration with a key holder's identity (FORMSCTL_IDENTITY)")
+          message: "\(stray.path) holds a sealed value but is not sensitive in \(target.reference), "
+            + "and the identity in use cannot open it", remedy: .useIdentity)
       }
       sealed = try store.keyring.seal(
         document, schema: target, previous: before, what: "\(target.kind) \(fileName(path))")

@@ -15,7 +15,7 @@ extension Migrator {
         rows.append([status.kind, entry.version.description, String(entry.documents), target, state])
       }
       if !status.unreadable.isEmpty {
-        rows.append([status.kind, "?", String(status.unreadable.count), target, "unreadable; run formsctl validate"])
+        rows.append([status.kind, "?", String(status.unreadable.count), target, "unreadable"])
       }
     }
     let estimate = try estimate()
@@ -42,6 +42,7 @@ extension Migrator {
               }),
             "unreadable": .array(status.unreadable.map { .string(store.display($0)) }),
           ]))
-      }, columns: ["kind", "version", "documents", "target", "state"], rows: rows, notes: notes)
+      }, columns: ["kind", "version", "documents", "target", "state"], rows: rows, notes: notes,
+      remedies: statuses.contains { !$0.unreadable.isEmpty } ? [.validate] : [])
   }
 }

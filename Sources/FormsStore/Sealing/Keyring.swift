@@ -87,8 +87,8 @@ public final class Keyring: Sendable {
         opened.plaintext.append(
           Finding(
             pointer: pointer, rule: "sensitive",
-            message: "a sensitive value is stored in plain text, "
-              + "so it is readable in every clone; `formsctl keys reseal` seals it (and git history still holds it)"))
+            message: "a sensitive value is stored in plain text, so it is readable in every clone "
+              + "(and git history still holds it)", remedy: .reseal))
         continue
       }
       opened.sealed.append(pointer)

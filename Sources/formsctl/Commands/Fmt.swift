@@ -43,7 +43,7 @@ extension Formsctl {
         switch result.outcome {
         case .rewritten: printOut("formatted \(result.path)")
         case .needsFormatting: printOut(result.path)
-        case .failed(let diagnostic): FileHandleOutput.standardError.write(diagnostic.compilerStyle + "\n")
+        case .failed(let diagnostic): render([diagnostic], as: .text, to: .standardError)
         case .canonical: break
         }
       }

@@ -82,7 +82,7 @@ extension Formsctl {
       let cwd = FileIO.currentDirectory
       let registry = try SchemaRegistry.load(directory: layout.schemasDirectory, display: display)
       if !registry.diagnostics.isEmpty {
-        FileHandleOutput.standardOutput.write(DiagnosticPrinter.render(registry.diagnostics, as: format))
+        render(registry.diagnostics, as: format, to: .standardOutput)
         printError(
           "the schema descriptors have \(registry.diagnostics.count) problem(s); fix them first (formsctl schema check)"
         )
@@ -110,7 +110,7 @@ extension Formsctl {
           files: files, revision: revision, git: git, registry: registry, display: display)
         report.invalid = Set(report.diagnostics.map(\.file)).count
       }
-      FileHandleOutput.standardOutput.write(DiagnosticPrinter.render(report.diagnostics, as: format))
+      render(report.diagnostics, as: format, to: .standardOutput)
       if !options.quiet {
         let summary = label + report.summary + why
         if format == .json { FileHandleOutput.standardError.write(summary + "\n") } else { printOut(summary) }

@@ -5,6 +5,29 @@ import FormsStore
 /// the command line has one, what to type next (commands, flags, environment variables). The
 /// library never speaks command line; only this file does.
 enum ErrorText {
+  /// A ``Remedy`` in the command line's words.
+  static func advice(for remedy: Remedy) -> String {
+    switch remedy {
+    case .validate: return "run formsctl validate"
+    case .format: return "then run formsctl fmt"
+    case .skipInvalid: return "fix it, or pass --skip-invalid"
+    case .reseal: return "`formsctl keys reseal` seals it"
+    case .checkSchemas: return "formsctl schema check says what"
+    case .restoreSnapshot: return "restore a snapshot instead (formsctl snapshot restore)"
+    case .useIdentity: return "run it with a key holder's identity (FORMSCTL_IDENTITY)"
+    }
+  }
+
+  /// `diagnostics` with each one's remedy worded after its message.
+  static func worded(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
+    diagnostics.map { diagnostic in
+      guard let remedy = diagnostic.remedy else { return diagnostic }
+      var worded = diagnostic
+      worded.message += "; " + advice(for: remedy)
+      return worded
+    }
+  }
+
   static func message(for error: any FormsError) -> String {
     guard let error = error as? StoreError else { return error.description }
     return message(for: error)
@@ -58,6 +81,7 @@ enum ErrorText {
 
   static func advice(for refusal: Refusal) -> String? {
     switch refusal {
+    case .noMigrationPath(_, _, _, let remedy?): return "; " + advice(for: remedy)
     case .unknownSchema: return "; run `formsctl validate` on it"
     case .idChanged(let kind, let from, let to): return "; rename it with `formsctl mv \(kind) \(from) \(to)`"
     case .schemaChanged: return "; `formsctl migrate` moves documents between versions"

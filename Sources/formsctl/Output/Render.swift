@@ -22,7 +22,13 @@ func render(_ report: TableReport, as format: ReportFormat) {
       TextTable.render(
         [report.columns.map { $0.uppercased() }] + report.rows, width: out.isTerminal ? terminalWidth() : nil))
     for note in report.notes { printOut(note) }
+    for remedy in report.remedies { printOut("next: " + ErrorText.advice(for: remedy)) }
   }
+}
+
+/// Prints `diagnostics` on `output` as `format` asks, each remedy worded by ``ErrorText``.
+func render(_ diagnostics: [Diagnostic], as format: DiagnosticPrinter.Format, to output: FileHandleOutput) {
+  output.write(DiagnosticPrinter.render(ErrorText.worded(diagnostics), as: format))
 }
 
 /// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break.

@@ -41,7 +41,9 @@ extension Formsctl {
       if let text = outcome.text {
         try AtomicWriter(boundary: parentDirectory(FileIO.realPath(ours) ?? ours)).write(Array(text.utf8), to: ours)
       }
-      if let refusal = outcome.refusal { printError(refusal) }
+      if let refusal = outcome.refusal {
+        printError(refusal + (outcome.remedy.map { "; " + ErrorText.advice(for: $0) } ?? ""))
+      }
       guard outcome.conflicts > 0 else { return }
       if outcome.refusal == nil {
         printError(

@@ -18,7 +18,7 @@ extension Formsctl.Schema {
 
     func run() throws {
       let (_, registry) = try Formsctl.Schema.load(options)
-      FileHandleOutput.standardOutput.write(DiagnosticPrinter.render(registry.diagnostics, as: format))
+      render(registry.diagnostics, as: format, to: .standardOutput)
       let count = registry.schemas.values.map(\.count).reduce(0, +)
       if !options.quiet && format != .json {
         printOut(
