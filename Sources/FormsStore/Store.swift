@@ -112,6 +112,9 @@ public final class Store: Sendable {
       self.value = value
       self.bytes = bytes
     }
+
+    /// The id its file name gives.
+    public var id: String { StoreLayout.id(fromFile: path) ?? fileName(path) }
   }
 
   /// Reads one document, with its sensitive values opened when the identity can (an envelope

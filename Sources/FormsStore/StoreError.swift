@@ -48,6 +48,11 @@ public enum StoreError: FormsError, Equatable {
   indirect case editKept(StoreError, at: String, kind: String, id: String)
   /// A short id that starts more than one document's id.
   case ambiguousID(kind: String, prefix: String, candidates: [String])
+  /// The system's limit on inotify `what` (watches or instances) is reached; `limit` is its value
+  /// when it could be read.
+  case watchLimit(what: String, limit: Int?)
+  /// The store being watched was removed or moved away (`root`).
+  case storeGone(String)
   /// A bug: the message says what went wrong.
   case internalError(String)
 
@@ -60,7 +65,7 @@ public enum StoreError: FormsError, Equatable {
       // A path that is not what the store's layout needs is bad input; anything else the system
       // returned (a full disk, EIO, a permission denied) is an I/O error, never a bug.
       return [ENOTDIR, EISDIR, ELOOP, ENAMETOOLONG].contains(code.rawValue) ? .badInput : .ioError
-    case .insufficientSpace: return .ioError
+    case .insufficientSpace, .watchLimit, .storeGone: return .ioError
     case .locked, .recoveryNeeded, .unfinished, .rollBackFailed: return .tryAgain
     case .unverifiable: return .badInput
     case .assignment(let problem): return problem.kind
@@ -100,6 +105,11 @@ public enum StoreError: FormsError, Equatable {
         + "or correct `\(key):` in formsctl.yaml"
     case .pathOutsideStore(let path):
       return "\(path): not inside the store"
+    case .watchLimit(let what, let limit):
+      return "the system's limit on inotify \(what) is reached (fs.inotify.max_user_\(what) = "
+        + "\(limit.map(String.init) ?? "unknown"))"
+    case .storeGone(let root):
+      return "\(root): the store was removed or moved away while it was watched"
     case .locked(let pid, let command, let waited):
       let holder = pid.map { "pid \($0) (\(command))" } ?? "another process"
       return "the store is locked by \(holder); waited \(Int(waited)) s"

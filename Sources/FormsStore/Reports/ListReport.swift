@@ -17,9 +17,20 @@ extension Store {
   }
 
   public func listing(kind: String, query: Query, columns requested: [Column]? = nil) throws(StoreError) -> Listing {
-    let schema = try schema(kind)
     let (found, skipped) = try list(kind: kind, query: query)
-    let documents = found.map { Document(path: $0.path, value: shown($0), bytes: $0.bytes) }
+    let (documents, report) = try listingReport(kind: kind, found, columns: requested)
+    return Listing(
+      documents: documents, skipped: skipped, pending: try Journal(layout: layout).pending(), report: report)
+  }
+
+  /// `documents` of `kind` as `list` shows them (sealed values opened where the identity can):
+  /// the shown documents, and the report of `columns` (nil: the kind's default columns, and
+  /// records that are whole documents).
+  public func listingReport(kind: String, _ documents: [Document], columns requested: [Column]?) throws(StoreError)
+    -> (documents: [Document], report: TableReport)
+  {
+    let schema = try schema(kind)
+    let documents = documents.map { Document(path: $0.path, value: shown($0), bytes: $0.bytes) }
     let columns = requested ?? Self.defaultColumns(schema)
     let report = TableReport(
       records: documents.map { requested == nil ? $0.value : Self.project($0.value, columns) },
@@ -27,8 +38,7 @@ extension Store {
       rows: documents.map { document in
         columns.map { column in column.path.values(in: document.value).map(TableReport.cell).joined(separator: "; ") }
       })
-    return Listing(
-      documents: documents, skipped: skipped, pending: try Journal(layout: layout).pending(), report: report)
+    return (documents, report)
   }
 
   /// The id, the workflow field, then scalar fields up to five, then the updated timestamp.

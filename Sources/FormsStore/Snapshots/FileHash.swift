@@ -14,36 +14,6 @@ func sha256Hex(_ bytes: [UInt8]) -> String {
   return String(decoding: out, as: UTF8.self)
 }
 
-/// What `stat` says about a file, for deciding "unchanged" without reading it. The ctime is the
-/// part nobody can set: an edit that restores the mtime (`cp -p`, `touch -r`) still changes it.
-struct FileStamp: Equatable, Sendable {
-  let size: Int
-  let mtimeNanoseconds: Int64
-  let ctimeNanoseconds: Int64
-  let inode: UInt64
-
-  /// With `directory`, a path below it is looked up from its open descriptor (one name, not the whole path).
-  init?(_ path: String, in directory: FileIO.Directory? = nil) {
-    var info = stat()
-    let found =
-      directory.map { directory in
-        directory.relative(path) { name in name.map { fstatat(directory.fd, $0, &info, 0) } ?? stat(path, &info) }
-      }
-      ?? stat(path, &info)
-    guard found == 0 else { return nil }
-    size = Int(info.st_size)
-    (mtimeNanoseconds, ctimeNanoseconds) = Platform.times(info)
-    inode = UInt64(info.st_ino)
-  }
-
-  init(size: Int, mtimeNanoseconds: Int64, ctimeNanoseconds: Int64, inode: UInt64) {
-    self.size = size
-    self.mtimeNanoseconds = mtimeNanoseconds
-    self.ctimeNanoseconds = ctimeNanoseconds
-    self.inode = inode
-  }
-}
-
 /// What the newest whole snapshot holds, with what `stat` said of each live file when it was
 /// taken, keyed by the path inside the snapshot (`data/forms/x.json`): a live file whose stamp
 /// still matches is unchanged, so the next snapshot links it without reading it, and needs neither

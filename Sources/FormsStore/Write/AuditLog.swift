@@ -116,6 +116,19 @@ public enum AuditLog {
     if POSIX.fsync(fd, path: path) != 0 { throw StoreError.io(path, operation: "fsync", errno: Errno(errno)) }
   }
 
+  /// The log from `offset` to its end (empty when it is shorter).
+  static func bytes(_ layout: StoreLayout, from offset: Int) throws(StoreError) -> [UInt8] {
+    let path = path(layout)
+    let fd = POSIX.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    guard fd >= 0 else {
+      if errno == ENOENT { return [] }
+      throw StoreError.io(path, operation: "open", errno: Errno(errno))
+    }
+    defer { close(fd) }
+    let end = Int(lseek(fd, 0, SEEK_END))
+    return end > offset ? try read(fd, path: path, at: offset, count: end - offset) : []
+  }
+
   /// SHA-256 of the `length` bytes of the log at `offset`; nil when the log is shorter.
   static func hash(_ layout: StoreLayout, at offset: Int, length: Int) throws(StoreError) -> String? {
     let path = path(layout)

@@ -16,6 +16,9 @@ extension Formsctl {
           formsctl list purchase-order --sort -last_updated --limit 20
           formsctl list forecast --where 'created_at >= "2026-10-01"' --sort ticker
           formsctl list purchase-order --where 'items[].quantity >= 10' --format paths
+          formsctl list form --watch --sort -updated_at --limit 20
+
+        --watch keeps the table on screen and redraws it after every change that alters it (formsctl watch --query, as a table), until Ctrl-C.
         """
     )
     enum Format: String, ExpressibleByArgument { case table, json, ndjson, csv, paths }
@@ -38,10 +41,12 @@ extension Formsctl {
       completion: Completions.paths)
     var fields: String?
     @Option(help: "Output: table, json, ndjson, csv or paths.") var format: Format = .table
+    @Flag(help: "Show the table again after every change that alters it, until interrupted.") var watch = false
 
     func validate() throws {
       if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
       if offset < 0 { throw ValidationError("--offset must be 0 or more") }
+      if watch && (format != .table || offset != 0) { throw ValidationError("--watch shows a table; drop --format and --offset") }
     }
 
     func run() throws {
@@ -52,6 +57,12 @@ extension Formsctl {
       let query = Store.Query(
         filters: try parseFilters(filters, kind: kind, store: store), sort: try Self.sortKeys(sort, kind, store),
         offset: offset, limit: limit)
+      if watch {
+        let interrupt = Interrupt()
+        defer { withExtendedLifetime(interrupt) {} }
+        return try LiveResult(store: store, kind: kind, columns: try fields.map { try Self.columns($0, kind, store) }, format: .table)
+          .run(query, options: Store.ObserveOptions(), cancellation: interrupt.cancellation)
+      }
       let listing = try store.listing(
         kind: kind, query: query, columns: try fields.map { try Self.columns($0, kind, store) })
       Self.warn(listing, store: store)

@@ -66,6 +66,9 @@ enum ErrorText {
         + "`formsctl recover --abandon` to drop the journal and keep the files as they are"
     case .rollBackFailed: return "; fix that, then run `formsctl recover`, which removes what it staged"
     case .insufficientSpace: return " (formsctl snapshot prune removes old snapshots)"
+    case .watchLimit(let what, _):
+      return "; raise it, as root or with sudo: sysctl fs.inotify.max_user_\(what)=524288 "
+        + "(and in /etc/sysctl.d/ to keep it)"
     default: return nil
     }
   }

@@ -1,0 +1,31 @@
+import Foundation
+
+/// What `stat` says about a file, for deciding "unchanged" without reading it. The ctime is the
+/// part nobody can set: an edit that restores the mtime (`cp -p`, `touch -r`) still changes it.
+struct FileStamp: Equatable, Sendable {
+  let size: Int
+  let mtimeNanoseconds: Int64
+  let ctimeNanoseconds: Int64
+  let inode: UInt64
+
+  /// With `directory`, a path below it is looked up from its open descriptor (one name, not the whole path).
+  init?(_ path: String, in directory: FileIO.Directory? = nil) {
+    var info = stat()
+    let found =
+      directory.map { directory in
+        directory.relative(path) { name in name.map { fstatat(directory.fd, $0, &info, 0) } ?? stat(path, &info) }
+      }
+      ?? stat(path, &info)
+    guard found == 0 else { return nil }
+    size = Int(info.st_size)
+    (mtimeNanoseconds, ctimeNanoseconds) = Platform.times(info)
+    inode = UInt64(info.st_ino)
+  }
+
+  init(size: Int, mtimeNanoseconds: Int64, ctimeNanoseconds: Int64, inode: UInt64) {
+    self.size = size
+    self.mtimeNanoseconds = mtimeNanoseconds
+    self.ctimeNanoseconds = ctimeNanoseconds
+    self.inode = inode
+  }
+}

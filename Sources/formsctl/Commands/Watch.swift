@@ -1,0 +1,136 @@
+import ArgumentParser
+import Dispatch
+import FormsCore
+import FormsStore
+import Foundation
+
+extension Formsctl {
+  struct Watch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Print each change to the store as it happens, until interrupted.",
+      discussion: """
+        One line per changed document: the time, what happened to it (create, update, delete, rename), the kind and id, the JSON Pointers that changed, and who changed it with which command. Changes made by formsctl or an app using its library are seen once each, after their commit, with the audit record's user and exact pointers; a multi-document operation (mv with dependants, an rm cascade, an import) is one batch, and one that was rolled back is never seen. Changes made behind formsctl's back (an editor saving a file, git checkout, cp) are seen too, as one batch once the store has been quiet for --debounce milliseconds, named by the top-level members that changed; a file that no longer parses is shown with "does not parse", never as a deletion.
+
+        With --query, the whole result of KIND and --where (and --sort, --limit) is printed again after each change that alters it, with what was inserted, updated, removed and moved: `formsctl list --watch` shows it as a live table. SIGINT (Ctrl-C) and SIGTERM end it with exit 0; it exits 74 when the store is removed. On Linux it uses inotify: when the system's limit on watches is reached it says which sysctl to raise. Every --rescan seconds it also looks at every document, whatever the kernel said.
+
+        Examples:
+          formsctl watch
+          formsctl watch form --where 'status == "in_review"'
+          formsctl watch purchase-order --format ndjson | jq -c .
+          formsctl watch form --query --format ndjson | jq '.documents | length'
+        """
+    )
+    enum Format: String, ExpressibleByArgument, CaseIterable { case table, json, ndjson }
+
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "Only changes to documents of this kind.", completion: Completions.kinds) var kind: String?
+    @Option(
+      name: .customLong("where"), help: ArgumentHelp("Only documents matching this filter (needs KIND).", valueName: "EXPR"),
+      completion: Completions.paths) var filters: [String] = []
+    @Flag(help: "Print the whole result of the query again on each change (needs KIND).") var query = false
+    @Option(
+      parsing: .unconditionalSingleValue,
+      help: ArgumentHelp("With --query: sort by a path; a leading - sorts descending.", valueName: "[-]PATH"),
+      completion: Completions.paths)
+    var sort: [String] = []
+    @Option(help: "With --query: at most this many documents.") var limit: Int?
+    @Option(help: "Output: table (one line per change), json (one object per batch) or ndjson (one per change).")
+    var format: Format = .table
+    @Option(help: "Milliseconds of quiet that end a batch of changes.") var debounce: Int = 40
+    @Option(help: "Seconds between full rescans.") var rescan: Int = 30
+
+    func validate() throws {
+      if kind == nil && (query || !filters.isEmpty) { throw ValidationError("--query and --where need a KIND") }
+      if !query && (!sort.isEmpty || limit != nil) { throw ValidationError("--sort and --limit need --query") }
+      if debounce < 1 || debounce > 60_000 { throw ValidationError("--debounce takes 1 to 60000 milliseconds") }
+      if rescan < 1 { throw ValidationError("--rescan must be at least 1 second") }
+      if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
+    }
+
+    func run() throws {
+      let store = try options.open()
+      let kinds = try kind.map { kind in _ = try store.schema(kind); return Set([kind]) }
+      let observe = Store.ObserveOptions(debounce: .milliseconds(debounce), rescanInterval: .seconds(rescan))
+      let interrupt = Interrupt()
+      let cancellation = interrupt.cancellation
+      defer { withExtendedLifetime(interrupt) {} }
+      guard query, let kind else {
+        let filters = try kind.map { try parseFilters(self.filters, kind: $0, store: store) } ?? []
+        try store.watchChanges(kinds: kinds, matching: filters, options: observe, cancellation: cancellation) {
+          print($0, as: format)
+        }
+        return
+      }
+      let request = Store.Query(
+        filters: try parseFilters(filters, kind: kind, store: store),
+        sort: try ListCommand.sortKeys(sort, kind, store), limit: limit)
+      try LiveResult(store: store, kind: kind, columns: nil, format: format)
+        .run(request, options: observe, cancellation: cancellation)
+    }
+
+    /// A batch as `format` asks: one line per change, or the batch as one JSON object.
+    func print(_ batch: Store.ChangeBatch, as format: Format) {
+      switch format {
+      case .json: FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(batch.json))
+      case .ndjson: for record in batch.records { printOut(JSONWriter.compact(record)) }
+      case .table: for change in batch.changes { printOut(Self.line(change, in: batch)) }
+      }
+    }
+
+    /// `TIME  OPERATION  KIND  ID  POINTERS  by USER (COMMAND)`, one line, control characters escaped.
+    static func line(_ change: Store.Change, in batch: Store.ChangeBatch) -> String {
+      let id = change.previousID.map { "\($0) → \(change.id)" } ?? change.id
+      let pointers = change.pointers.map { $0.description.isEmpty ? "/" : $0.description }.joined(separator: ",")
+      let who = batch.user.map { "by \($0) (\(batch.operation ?? "?"))" } ?? "outside formsctl"
+      let problem = change.problem.map { "  (\($0))" } ?? ""
+      return [Instant(batch.seen).rfc3339, change.operation.rawValue, change.kind, id, pointers, who]
+        .joined(separator: "  ").escapingControlCharacters + problem
+    }
+  }
+}
+
+/// A query's result printed again on each change: `watch --query` and `list --watch`.
+struct LiveResult {
+  let store: Store
+  let kind: String
+  let columns: [Store.Column]?
+  let format: Formsctl.Watch.Format
+
+  func run(_ query: Store.Query, options: Store.ObserveOptions, cancellation: WatchCancellation) throws {
+    try store.watchQuery(kind: kind, query: query, options: options, cancellation: cancellation) { (result) throws(StoreError) in
+      let (_, report) = try store.listingReport(kind: kind, result.documents, columns: columns)
+      let out = FileHandleOutput.standardOutput
+      switch format {
+      case .json: out.write(JSONWriter.canonicalString(result.json(report.records, display: store.display)))
+      case .ndjson: printOut(JSONWriter.compact(result.json(report.records, display: store.display)))
+      case .table:
+        // A terminal shows the table in place; a pipe gets each table after the last, with a rule.
+        out.write(out.isTerminal ? "\u{1B}[H\u{1B}[2J" : (result.cause == nil ? "" : "\n"))
+        render(report, as: .table)
+        let changed = result.cause.map { Instant($0.seen).rfc3339 + ": " } ?? ""
+        printOut(
+          "\(changed)\(plural(result.documents.count, "document")) (\(result.inserted.count) new, "
+            + "\(result.updated.count) updated, \(result.removed.count) removed, \(result.moved.count) moved)")
+        for (path, reason) in result.skipped { printWarning("\(store.display(path)): \(reason); skipped") }
+      }
+    }
+  }
+}
+
+/// A cancellation that SIGINT and SIGTERM trigger (a watch then ends with exit 0), with the
+/// signal sources that must live as long as the watch.
+struct Interrupt {
+  let cancellation = WatchCancellation()
+  private let sources: [any DispatchSourceSignal]
+
+  init() {
+    let cancellation = cancellation
+    sources = [SIGINT, SIGTERM].map { signal in
+      Foundation.signal(signal, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: signal, queue: .global())
+      source.setEventHandler { cancellation.cancel() }
+      source.resume()
+      return source
+    }
+  }
+}
