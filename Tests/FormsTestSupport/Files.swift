@@ -8,6 +8,14 @@ public func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T 
   return try body(URL(fileURLWithPath: path).resolvingSymlinksInPath().path)
 }
 
+/// ``withTemporaryDirectory(_:)`` for an async `body`.
+public func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
+  let path = FileManager.default.temporaryDirectory.appendingPathComponent("formsctl-test-\(UUID().uuidString)").path
+  try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+  defer { try? FileManager.default.removeItem(atPath: path) }
+  return try await body(URL(fileURLWithPath: path).resolvingSymlinksInPath().path)
+}
+
 /// Writes `text` to `path`, creating its directories.
 public func writeFile(_ text: String, to path: String) throws {
   try writeBytes(Array(text.utf8), to: path)

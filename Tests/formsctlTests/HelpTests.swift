@@ -63,8 +63,12 @@ struct HelpTests {
           in: work + "/acquisitions")
         // A key holder of the example store, whose home (where keygen writes) is the work directory.
         let identity = try demoIdentity(at: work + "/demo-identity")
+        // A watch runs until interrupted: interrupted after 2 s, it must exit 0 (SIGINT ends it cleanly).
+        let runnable = examples.map {
+          $0.hasPrefix("formsctl watch") || $0.contains(" --watch") ? "timeout --preserve-status -s INT 2 " + $0 : $0
+        }
         let failures = try runShellLines(
-          examples, in: work + "/acquisitions",
+          runnable, in: work + "/acquisitions",
           environment: ["FORMSCTL_NOW": "2026-11-20T10:00:00Z", "FORMSCTL_IDENTITY": identity, "HOME": work])
         #expect(failures.isEmpty, "\(name): \(failures.joined(separator: "; "))")
       }

@@ -113,7 +113,10 @@ final class DirectoryEvents {
 
   /// Waits up to `timeout` (nil: until something happens) for events or a cancellation.
   func wait(_ timeout: Duration?) throws(StoreError) -> Batch {
-    let milliseconds = timeout.map { Int32(clamping: max(0, $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)) } ?? -1
+    let milliseconds =
+      timeout.map {
+        Int32(clamping: max(0, $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000))
+      } ?? -1
     var polled: [pollfd] = [pollfd(fd: cancellation.descriptor, events: Int16(POLLIN), revents: 0)]
     #if os(Linux)
       polled.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))

@@ -110,7 +110,8 @@ extension Store {
   /// With `filters` (and one kind), only changes to documents that match them before or after
   /// the change are reported.
   public func watchChanges(
-    kinds: Set<String>? = nil, matching filters: [FormsCore.Expression] = [], options: ObserveOptions = ObserveOptions(),
+    kinds: Set<String>? = nil, matching filters: [FormsCore.Expression] = [],
+    options: ObserveOptions = ObserveOptions(),
     cancellation: WatchCancellation, _ body: (ChangeBatch) throws(StoreError) -> Void
   ) throws(StoreError) {
     var watcher = try StoreWatcher(store: self, kinds: kinds, options: options, cancellation: cancellation)
@@ -135,7 +136,8 @@ extension Store {
   }
 
   /// True when the document `kind` `id` exists, parses and satisfies every filter.
-  private func currentlyMatches(kind: String, id: String, _ filters: [FormsCore.Expression]) throws(StoreError) -> Bool {
+  private func currentlyMatches(kind: String, id: String, _ filters: [FormsCore.Expression]) throws(StoreError) -> Bool
+  {
     let document: Document
     do throws(StoreError) {
       document = try read(kind: kind, id: id)
@@ -202,7 +204,8 @@ extension Store {
       removed: beforeIDs.filter { nowIndex[$0] == nil }, moved: [], cause: cause)
     // Moved: the order among the ids in both changed (an insertion above shifts, not moves).
     let kept = Set(ids).intersection(beforeIDs)
-    let oldRank = Dictionary(beforeIDs.filter(kept.contains).enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+    let oldRank = Dictionary(
+      beforeIDs.filter(kept.contains).enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
     for (rank, id) in ids.filter(kept.contains).enumerated() {
       guard let old = beforeIndex[id], let index = nowIndex[id] else { continue }
       if before[old].bytes != documents[index].bytes { result.updated.append(id) }

@@ -60,7 +60,8 @@ struct StoreWatcher {
       if batch.cancelled { return }
       if batch.overflowed { everything = true }
       for event in batch.events {
-        if event.directoryGone && (event.directory == store.layout.root || event.directory == store.layout.dataDirectory)
+        if event.directoryGone
+          && (event.directory == store.layout.root || event.directory == store.layout.dataDirectory)
         {
           try requireStore()
         }

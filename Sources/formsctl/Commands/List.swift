@@ -16,7 +16,7 @@ extension Formsctl {
           formsctl list purchase-order --sort -last_updated --limit 20
           formsctl list forecast --where 'created_at >= "2026-10-01"' --sort ticker
           formsctl list purchase-order --where 'items[].quantity >= 10' --format paths
-          formsctl list form --watch --sort -updated_at --limit 20
+          formsctl list form --watch --sort -last_modified_date --limit 20
 
         --watch keeps the table on screen and redraws it after every change that alters it (formsctl watch --query, as a table), until Ctrl-C.
         """
@@ -46,7 +46,9 @@ extension Formsctl {
     func validate() throws {
       if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
       if offset < 0 { throw ValidationError("--offset must be 0 or more") }
-      if watch && (format != .table || offset != 0) { throw ValidationError("--watch shows a table; drop --format and --offset") }
+      if watch && (format != .table || offset != 0) {
+        throw ValidationError("--watch shows a table; drop --format and --offset")
+      }
     }
 
     func run() throws {
@@ -60,8 +62,10 @@ extension Formsctl {
       if watch {
         let interrupt = Interrupt()
         defer { withExtendedLifetime(interrupt) {} }
-        return try LiveResult(store: store, kind: kind, columns: try fields.map { try Self.columns($0, kind, store) }, format: .table)
-          .run(query, options: Store.ObserveOptions(), cancellation: interrupt.cancellation)
+        return try LiveResult(
+          store: store, kind: kind, columns: try fields.map { try Self.columns($0, kind, store) }, format: .table
+        )
+        .run(query, options: Store.ObserveOptions(), cancellation: interrupt.cancellation)
       }
       let listing = try store.listing(
         kind: kind, query: query, columns: try fields.map { try Self.columns($0, kind, store) })

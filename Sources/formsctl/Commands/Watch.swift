@@ -25,7 +25,8 @@ extension Formsctl {
     @OptionGroup var options: StoreOptions
     @Argument(help: "Only changes to documents of this kind.", completion: Completions.kinds) var kind: String?
     @Option(
-      name: .customLong("where"), help: ArgumentHelp("Only documents matching this filter (needs KIND).", valueName: "EXPR"),
+      name: .customLong("where"),
+      help: ArgumentHelp("Only documents matching this filter (needs KIND).", valueName: "EXPR"),
       completion: Completions.paths) var filters: [String] = []
     @Flag(help: "Print the whole result of the query again on each change (needs KIND).") var query = false
     @Option(
@@ -49,7 +50,10 @@ extension Formsctl {
 
     func run() throws {
       let store = try options.open()
-      let kinds = try kind.map { kind in _ = try store.schema(kind); return Set([kind]) }
+      let kinds = try kind.map { kind in
+        _ = try store.schema(kind)
+        return Set([kind])
+      }
       let observe = Store.ObserveOptions(debounce: .milliseconds(debounce), rescanInterval: .seconds(rescan))
       let interrupt = Interrupt()
       let cancellation = interrupt.cancellation
@@ -97,7 +101,8 @@ struct LiveResult {
   let format: Formsctl.Watch.Format
 
   func run(_ query: Store.Query, options: Store.ObserveOptions, cancellation: WatchCancellation) throws {
-    try store.watchQuery(kind: kind, query: query, options: options, cancellation: cancellation) { (result) throws(StoreError) in
+    try store.watchQuery(kind: kind, query: query, options: options, cancellation: cancellation) {
+      (result) throws(StoreError) in
       let (_, report) = try store.listingReport(kind: kind, result.documents, columns: columns)
       let out = FileHandleOutput.standardOutput
       switch format {

@@ -1,0 +1,300 @@
+import FormsCore
+import FormsTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+@testable import FormsStore
+
+/// `Store.changes` and `formsctl watch` against writers in other processes: each operation is
+/// seen once, whole, after its commit; what is rolled back is never seen; changes made behind
+/// formsctl's back (git checkout, an editor) are seen as one batch each.
+@Suite(.serialized) struct ObserveTests {
+  /// The batches a watch has reported so far, collected by a task.
+  final class Collected: Sendable {
+    let batches = Mutex<[Store.ChangeBatch]>([])
+    let failure = Mutex<String?>(nil)
+
+    var count: Int { batches.withLock { $0.count } }
+
+    /// Waits until at least `count` batches came (at most 20 s), then a little longer to catch
+    /// any batch too many, and returns the batches from `start`, each summarized.
+    func await(_ count: Int, from start: Int) -> [String] {
+      let deadline = ContinuousClock.now + .seconds(20)
+      while self.count < count && ContinuousClock.now < deadline { usleep(20_000) }
+      usleep(400_000)
+      return batches.withLock { Array($0.dropFirst(start)) }.map(ObserveTests.summary)
+    }
+  }
+
+  /// `OPERATION: ACTION KIND ID [POINTERS]; ...` with changes sorted, `outside` for no audit record.
+  static func summary(_ batch: Store.ChangeBatch) -> String {
+    let changes = batch.changes.map { change in
+      let id = change.previousID.map { "\($0)→\(change.id)" } ?? change.id
+      let pointers = change.pointers.map(\.description).sorted().joined(separator: ",")
+      return "\(change.operation.rawValue) \(change.kind) \(id) [\(pointers)]\(change.problem.map { " (\($0))" } ?? "")"
+    }
+    return "\(batch.operation ?? "outside"): " + changes.sorted().joined(separator: "; ")
+  }
+
+  static let options = Store.ObserveOptions(debounce: .milliseconds(60), rescanInterval: .seconds(600))
+
+  /// The example store in a git repository with a second branch that changes two forms.
+  static func repository(_ dir: String) throws -> (store: String, env: [String: String], forms: [String]) {
+    let (store, env) = try SnapshotCommandTests.exampleStore(dir)
+    let forms = try FileManager.default.contentsOfDirectory(atPath: store + "/data/forms").sorted().prefix(2)
+    let script = """
+      git init -q . && git config user.name Tester && git config user.email t@example.com
+      git add -A && git commit -qm base && git checkout -q -b other
+      sed -i 's/"form_number": "[^"]*"/"form_number": "OTHER-1"/' data/forms/\(forms.joined(separator: " data/forms/"))
+      git commit -qam other && git checkout -q -
+      """
+    let result = try runShell(script, in: store)
+    #expect(result.status == 0, "\(result.stderr)")
+    return (store, env, forms.map { String($0.dropLast(5)) })
+  }
+
+  /// Inotify watches this process holds (one `inotify wd:` line per watch in /proc/self/fdinfo).
+  static func inotifyWatches() -> Int {
+    let directory = "/proc/self/fdinfo"
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    return names.reduce(0) { total, name in
+      let text = (try? String(contentsOfFile: directory + "/" + name, encoding: .utf8)) ?? ""
+      return total + text.split(separator: "\n").filter { $0.hasPrefix("inotify wd:") }.count
+    }
+  }
+
+  @Test func writersInOtherProcessesAreSeenOneOperationAtATime() async throws {
+    #if os(Linux)
+      let watchesBefore = Self.inotifyWatches()
+    #endif
+    try await withTemporaryDirectory { dir in
+      let (store, env, branchForms) = try Self.repository(dir)
+      let opened = try Store.open(at: store)
+      let dependants = try opened.list(
+        kind: "form", query: .init(filters: [try ExpressionParser.parse("acquisition_id == \"ACQ-2026-001\"")])
+      ).documents.map(\.id)
+      let collected = Collected()
+      let stream = opened.changes(options: Self.options)
+      let task = Task {
+        do {
+          for try await batch in stream { collected.batches.withLock { $0.append(batch) } }
+        } catch {
+          collected.failure.withLock { $0 = "\(error)" }
+        }
+      }
+      usleep(300_000)  // the watch's first look
+      #if os(Linux)
+        #expect(Self.inotifyWatches() > watchesBefore, "the watch holds kernel watches")
+      #endif
+      func step(_ expected: [String], sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void)
+        rethrows
+      {
+        let start = collected.count
+        try body()
+        let seen = collected.await(start + expected.count, from: start)
+        #expect(seen == expected, sourceLocation: sourceLocation)
+      }
+      func formsctl(_ arguments: [String]) throws {
+        let result = try Formsctl.run(arguments, in: store, environment: env)
+        #expect(result.status == 0, "\(arguments): \(result.stderr)")
+      }
+
+      // A checkout of another branch: one batch, outside formsctl, naming what changed.
+      try step([
+        "outside: " + branchForms.map { "update form \($0) [/form_number]" }.sorted().joined(separator: "; ")
+      ]) {
+        let result = try runShell("git checkout -q other", in: store)
+        #expect(result.status == 0, "\(result.stderr)")
+      }
+      // set: one batch, with the audit record's pointers.
+      try step(["set: update acquisition ACQ-2026-001 [/last_modified_date,/title]"]) {
+        try formsctl(["set", "acquisition", "ACQ-2026-001", "title=Observed"])
+      }
+      // mv with dependants: the rename and every dependant, in one batch.
+      let moved =
+        ["rename acquisition ACQ-2026-001→ACQ-2026-009 [/id]"]
+        + dependants.map { "update form \($0) [/acquisition_id,/last_modified_date]" }
+        + ["update purchase-order PO-000201 [/acquisition_id,/last_updated]"]
+      try step(["mv: " + moved.sorted().joined(separator: "; ")]) {
+        try formsctl(["mv", "acquisition", "ACQ-2026-001", "ACQ-2026-009"])
+      }
+      // rm with its cascade: one batch.
+      let removedBefore = collected.count
+      try formsctl(["rm", "acquisition", "ACQ-2026-009"])
+      let removal = collected.await(removedBefore + 1, from: removedBefore)
+      #expect(
+        removal.count == 1 && removal.first?.hasPrefix("rm: delete acquisition ACQ-2026-009 [") == true, "\(removal)")
+      #expect(removal.first?.contains("PO-000201") == true, "\(removal)")
+      // An import of 500 records: one batch of 500.
+      let feed = dir + "/feed.json"
+      try writeFile(Self.feed(500), to: feed)
+      let importedBefore = collected.count
+      try formsctl(["import", "purchase-order", feed, "--map", ImportCommandTests.map])
+      _ = collected.await(importedBefore + 1, from: importedBefore)
+      let imported = collected.batches.withLock { Array($0.dropFirst(importedBefore)) }
+      #expect(imported.map(\.operation) == ["import"])
+      #expect(imported.first?.changes.count == 500)
+      #expect(imported.first?.changes.allSatisfy { $0.operation == .create && $0.kind == "purchase-order" } == true)
+      // A set killed after staging, rolled back by recover: nothing is seen.
+      try step([]) {
+        let process = try startPaused(
+          ["set", "acquisition", "ACQ-2026-002", "title=Killed"], at: "after-stage", in: store, environment: env)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        usleep(200_000)
+        try formsctl(["recover"])
+      }
+      // An editor that writes a temporary file and renames it over the document.
+      try step(["outside: update acquisition ACQ-2026-002 [/title]"]) {
+        let path = store + "/data/acquisitions/ACQ-2026-002.json"
+        let text = try readFile(path).replacingOccurrences(of: "\"title\": \"", with: "\"title\": \"Edited ")
+        try writeFile(text, to: store + "/data/acquisitions/.ACQ-2026-002.json.swp")
+        #expect(rename(store + "/data/acquisitions/.ACQ-2026-002.json.swp", path) == 0)
+      }
+      // A file that stops parsing is shown as such, never as a deletion; fixed, it is an update.
+      let path = store + "/data/acquisitions/ACQ-2026-002.json"
+      let good = try readFile(path)
+      try step(["outside: update acquisition ACQ-2026-002 [] (does not parse)"]) {
+        try writeFile("<<<<<<< ours\n" + good + "=======\n{}\n>>>>>>> theirs\n", to: path)
+      }
+      try step(["outside: update acquisition ACQ-2026-002 []"]) { try writeFile(good, to: path) }
+      #expect(collected.failure.withLock { $0 } == nil)
+
+      task.cancel()
+      _ = await task.result
+    }
+    #if os(Linux)
+      // Cancelling released every kernel watch (the watch's thread ends within its poll).
+      let deadline = ContinuousClock.now + .seconds(5)
+      while Self.inotifyWatches() > watchesBefore && ContinuousClock.now < deadline { usleep(20_000) }
+      #expect(Self.inotifyWatches() == watchesBefore)
+    #endif
+  }
+
+  /// `count` purchase-order feed records made from the example feed's first one.
+  static func feed(_ count: Int) throws -> String {
+    let records = try JSONParser().parse(Array(try readFile(ImportCommandTests.feed).utf8))
+    guard case .array(let all) = records, case .object(var record) = all[0] else { throw FixtureError("feed") }
+    var out: [JSONValue] = []
+    for index in 0..<count {
+      record["purchase_order_number"] = .string(String(format: "PO-9%05d", index))
+      record["id"] = .number(JSONNumber(100_000 + index))
+      out.append(.object(record))
+    }
+    return JSONWriter.canonicalString(.array(out))
+  }
+
+  @Test func aQueryIsReportedWithItsDifference() async throws {
+    try await withTemporaryDirectory { dir in
+      let (store, env) = try SnapshotCommandTests.exampleStore(dir)
+      let opened = try Store.open(at: store)
+      let query = Store.Query(
+        filters: [try ExpressionParser.parse("acquisition_id == \"ACQ-2026-001\"")],
+        sort: [(Expression.Path("form_number")!, false)])
+      var iterator = opened.observe(kind: "form", query: query, options: Self.options).makeAsyncIterator()
+      let first = try #require(try await iterator.next())
+      #expect(first.inserted.count == first.documents.count && first.cause == nil)
+      let id = try #require(first.documents.first?.id)
+      let result = try Formsctl.run(["set", "form", id, "acquisition_id=ACQ-2026-002"], in: store, environment: env)
+      #expect(result.status == 0, "\(result.stderr)")
+      let second = try #require(try await iterator.next())
+      #expect(second.removed == [id] && second.inserted.isEmpty && second.updated.isEmpty)
+      #expect(second.documents.count == first.documents.count - 1)
+      #expect(second.cause?.operation == "set")
+    }
+  }
+
+  @Test func watchPrintsChangesAndEndsCleanly() throws {
+    try withTemporaryDirectory { dir in
+      let (store, env) = try SnapshotCommandTests.exampleStore(dir)
+      let out = Pipe()
+      let process = Process()
+      process.executableURL = Formsctl.binary
+      process.arguments = ["watch", "acquisition", "--format", "ndjson", "--debounce", "50"]
+      process.currentDirectoryURL = URL(fileURLWithPath: store)
+      process.environment = testEnvironment().merging(env) { $1 }
+      process.standardOutput = out
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      usleep(700_000)
+      #expect(
+        try Formsctl.run(["set", "acquisition", "ACQ-2026-001", "title=W"], in: store, environment: env).status == 0)
+      #expect(
+        try Formsctl.run(["set", "form", Self.anyForm(store), "form_number=N-1"], in: store, environment: env).status
+          == 0)
+      usleep(700_000)
+      kill(process.processIdentifier, SIGTERM)
+      process.waitUntilExit()
+      #expect(process.terminationStatus == 0, "SIGTERM ends a watch with exit 0")
+      let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        .split(separator: "\n")
+      #expect(lines.count == 1, "only the acquisition: \(lines)")
+      let record = try JSONParser().parse(Array((lines.first ?? "").utf8))
+      #expect(record["id"] == .string("ACQ-2026-001") && record["command"] == .string("set"))
+      #expect(record["pointers"] == .array([.string("/last_modified_date"), .string("/title")]))
+    }
+  }
+
+  /// A valid form of the example store (one of ACQ-2026-001's).
+  static func anyForm(_ store: String) throws -> String {
+    let filter = try ExpressionParser.parse("acquisition_id == \"ACQ-2026-001\"")
+    return try #require(try Store.open(at: store).list(kind: "form", query: .init(filters: [filter])).documents.first)
+      .id
+  }
+
+  @Test func aStoreThatGoesAwayEndsTheWatchWith74() throws {
+    try withTemporaryDirectory { dir in
+      let (store, env) = try SnapshotCommandTests.exampleStore(dir)
+      let (process, err) = try startFormsctl(["watch"], in: store, environment: env)
+      usleep(700_000)
+      try FileManager.default.moveItem(atPath: store, toPath: dir + "/moved")
+      process.waitUntilExit()
+      #expect(process.terminationStatus == 74)
+      let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      #expect(said.contains("the store was removed or moved away while it was watched"), "\(said)")
+    }
+  }
+
+  @Test func badRequestsAreRefusedBeforeWatching() throws {
+    try withTemporaryDirectory { dir in
+      let (store, env) = try SnapshotCommandTests.exampleStore(dir)
+      for (arguments, status, message) in [
+        (["watch", "nope"], Int32(65), "unknown kind"),
+        (["watch", "--query"], 64, "--query and --where need a KIND"),
+        (["watch", "form", "--where", "stauts == 1"], 64, "unknown field"),
+        (["watch", "form", "--limit", "3"], 64, "--sort and --limit need --query"),
+        (["watch", "--debounce", "0"], 64, "--debounce takes 1 to 60000 milliseconds"),
+        (["list", "form", "--watch", "--format", "json"], 64, "--watch shows a table"),
+      ] {
+        let result = try Formsctl.run(arguments, in: store, environment: env)
+        #expect(result.status == status, "\(arguments): \(result.stderr)")
+        #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+      }
+    }
+  }
+
+  @Test func theWatchLimitIsAClearError() throws {
+    #if os(Linux)
+      try withTemporaryDirectory { dir in
+        let (store, _) = try SnapshotCommandTests.exampleStore(dir)
+        let opened = try Store.open(at: store)
+        let armed = FaultInjection.arm(store, fault: .init(call: .watch, nth: 2, errno: ENOSPC))
+        defer { armed.disarm() }
+        let before = Self.inotifyWatches()
+        var caught: StoreError?
+        do throws(StoreError) {
+          try opened.watchChanges(cancellation: WatchCancellation()) { _ in }
+        } catch {
+          caught = error
+        }
+        guard case .watchLimit(let what, _)? = caught else {
+          Issue.record("expected the watch limit, got \(String(describing: caught))")
+          return
+        }
+        #expect(what == "watches" && caught?.kind == .ioError)
+        #expect(Self.inotifyWatches() == before, "the watches made before the failure are released")
+      }
+    #endif
+  }
+}
