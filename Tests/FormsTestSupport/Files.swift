@@ -9,7 +9,7 @@ public func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T 
 }
 
 /// ``withTemporaryDirectory(_:)`` for an async `body`.
-public func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
+public func withTemporaryDirectoryAsync<T>(_ body: (String) async throws -> T) async throws -> T {
   let path = FileManager.default.temporaryDirectory.appendingPathComponent("formsctl-test-\(UUID().uuidString)").path
   try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
   defer { try? FileManager.default.removeItem(atPath: path) }

@@ -68,7 +68,7 @@ import Testing
     #if os(Linux)
       let watchesBefore = Self.inotifyWatches()
     #endif
-    try await withTemporaryDirectory { dir in
+    try await withTemporaryDirectoryAsync { dir in
       let (store, env, branchForms) = try Self.repository(dir)
       let opened = try Store.open(at: store)
       let dependants = try opened.list(
@@ -186,7 +186,7 @@ import Testing
   }
 
   @Test func aQueryIsReportedWithItsDifference() async throws {
-    try await withTemporaryDirectory { dir in
+    try await withTemporaryDirectoryAsync { dir in
       let (store, env) = try SnapshotCommandTests.exampleStore(dir)
       let opened = try Store.open(at: store)
       let query = Store.Query(
