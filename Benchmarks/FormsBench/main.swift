@@ -112,6 +112,11 @@ case "write":
   try WriteBenchmark.run(
     count: count == 10_000 && arguments.count < 2 ? 100_000 : count,
     repository: FileManager.default.currentDirectoryPath)
+case "watch":
+  // FormsBench watch [COUNT]: commit-to-report latency and memory of Store.changes (default 100,000).
+  try WatchBenchmark.run(
+    count: count == 10_000 && arguments.count < 2 ? 100_000 : count,
+    repository: FileManager.default.currentDirectoryPath)
 case "check":
   // FormsBench check [COUNT]: CI's regression check against the bands in Benchmarks/bands.json.
   exit(
@@ -131,7 +136,7 @@ case _ where command == "table" || Comparisons.rows.contains(command):
     repository: FileManager.default.currentDirectoryPath)
 default:
   print(
-    "usage: FormsBench json [COUNT] | parse-loop [COUNT] | table|validate|list|snapshot|import|migrate [COUNT...] | write [COUNT] | check [COUNT] | generate DIR [COUNT]"
+    "usage: FormsBench json [COUNT] | parse-loop [COUNT] | table|validate|list|snapshot|import|migrate [COUNT...] | write [COUNT] | watch [COUNT] | check [COUNT] | generate DIR [COUNT]"
   )
   exit(64)
 }

@@ -59,6 +59,30 @@ struct LibraryGuideTests {
     }
   }
 
+  @Test func theObserveSectionRunsAsWritten() async throws {
+    try await withTemporaryDirectoryAsync { dir in
+      let root = dir + "/store"
+      _ = try Store.initialize(at: root)
+      let store = try Store.open(at: root)
+      let form = try store.create(kind: "form", base: try JSONParser().parse(#"{"form_type": "SF30"}"#))
+      let id = form.value["id"]!.stringValue!
+      var updated: [String] = []
+
+      // guide: observe
+      let sf30 = Store.Query(filters: [try ExpressionParser.parse(#"form_type == "SF30""#)])
+      for try await result in store.observe(kind: "form", query: sf30) {
+        updated += result.updated  // first the result as it is, then after each change that alters it
+        if let batch = result.cause {
+          print("\(batch.operation ?? "outside formsctl"): \(result.documents.count) SF30 forms")
+          break  // leaving the loop cancels the watch, which releases every kernel watch
+        }
+        try store.update(kind: "form", id: id, assignments: [try Assignment("form_number=SF30-0002")])
+      }
+      // guide: end
+      #expect(updated == [id])
+    }
+  }
+
   /// The article's Swift blocks, by the name in the line before each (`<!-- guide: NAME -->`),
   /// are the regions of the test above.
   @Test func theArticleShowsTheCodeThatRuns() throws {

@@ -5,12 +5,14 @@ import Foundation
 /// detection a watch is built on. A file is judged by its `stat` signature (size, mtime and ctime
 /// in nanoseconds, inode), and read only when that changed; what it held is kept as one hash per
 /// top-level member, so an update made behind formsctl's back is named by the members it changed.
+/// Memory: one packed 64-bit word per member (its name's number, 24 bits, and 40 bits of the hash
+/// of its canonical text), names kept once.
 struct ChangeDetector {
   /// One document as last seen.
   struct Known {
     var stamp: FileStamp
-    /// The hash of each top-level member's canonical text when it last parsed (nil: never).
-    var members: [String: Int]?
+    /// Each top-level member when it last parsed (nil: never), packed and sorted (see the type).
+    var members: [UInt64]?
     /// The file does not parse now.
     var broken = false
   }
@@ -18,6 +20,9 @@ struct ChangeDetector {
   /// The kinds watched, by the directory that holds their documents.
   let kinds: [String: String]
   private(set) var known: [String: Known] = [:]
+  /// Member names by number, and numbers by name.
+  private var names: [String] = []
+  private var numbers: [String: UInt64] = [:]
 
   init(kinds: [String: String]) { self.kinds = kinds }
 
@@ -37,10 +42,13 @@ struct ChangeDetector {
   /// editors write hidden swap files).
   static func isDocumentName(_ name: String) -> Bool { name.hasSuffix(".json") && !name.hasPrefix(".") }
 
+  /// What a look found: each path whose entry changes, with its new entry (nil: gone).
+  typealias Updates = [(path: String, known: Known?)]
+
   /// Looks at `paths` (nil: every file of every watched kind) and returns what changed since the
-  /// last look, with the state that results; `adopt` makes it the detector's.
-  func scan(_ paths: Set<String>?) throws(StoreError) -> (changes: [Store.Change], state: [String: Known]) {
-    var state = known
+  /// last look, with the updates to what the detector knows; `adopt` applies them.
+  mutating func scan(_ paths: Set<String>?) throws(StoreError) -> (changes: [Store.Change], updates: Updates) {
+    var state: Updates = []
     var candidates: [(path: String, kind: String)]
     if let paths {
       candidates = paths.compactMap { path in kinds[parentDirectory(path)].map { (path, $0) } }
@@ -51,41 +59,50 @@ struct ChangeDetector {
         candidates.append((path, kinds[parentDirectory(path)] ?? ""))
       }
     }
+    let known = known
     let looked = try parallelMap(candidates.sorted { $0.path < $1.path }, chunkSize: 32) {
-      candidate -> Result<(String, String, Known?), StoreError> in
+      candidate -> Result<(String, String, FileStamp?, [(String, Int)]?), StoreError> in
       Result { () throws(StoreError) in
-        guard let stamp = FileStamp(candidate.path) else { return (candidate.path, candidate.kind, nil) }
-        if let before = self.known[candidate.path], before.stamp == stamp {
-          return (candidate.path, candidate.kind, before)
+        guard let stamp = FileStamp(candidate.path) else { return (candidate.path, candidate.kind, nil, nil) }
+        if let before = known[candidate.path], before.stamp == stamp {
+          return (candidate.path, candidate.kind, stamp, nil)
         }
-        let members = try Self.members(candidate.path)
-        return (candidate.path, candidate.kind, Known(stamp: stamp, members: members, broken: members == nil))
+        return (candidate.path, candidate.kind, stamp, try Self.members(candidate.path))
       }
     }
     var changes: [Store.Change] = []
     for result in looked {
-      let (path, kind, now) = try result.get()
+      let (path, kind, stamp, read) = try result.get()
+      var now: Known?
+      if let stamp {
+        if let before = known[path], before.stamp == stamp {
+          now = before
+        } else {
+          let members = read.map { pack($0) }
+          now = Known(stamp: stamp, members: members, broken: members == nil)
+        }
+      }
       let before = known[path]
       let id = StoreLayout.id(fromFile: path) ?? fileName(path)
       switch (before, now) {
       case (nil, nil): continue
       case (_?, nil):
-        state[path] = nil
+        state.append((path, nil))
         changes.append(Store.Change(kind: kind, id: id, operation: .delete, pointers: [.root]))
       case (nil, let now?):
-        state[path] = now
+        state.append((path, now))
         changes.append(
           Store.Change(
             kind: kind, id: id, operation: .create, pointers: [.root],
             problem: now.members == nil ? "does not parse" : nil))
       case (let before?, let now?):
         guard before.stamp != now.stamp else { continue }
-        state[path] = Known(stamp: now.stamp, members: now.members ?? before.members, broken: now.broken)
+        state.append((path, Known(stamp: now.stamp, members: now.members ?? before.members, broken: now.broken)))
         guard let members = now.members else {
           changes.append(Store.Change(kind: kind, id: id, operation: .update, pointers: [], problem: "does not parse"))
           continue
         }
-        let pointers = Self.changedMembers(before.members, members)
+        let pointers = changedMembers(before.members, members)
         // Touched but not changed (`touch`, a checkout that rewrote the same bytes): nothing to say.
         if pointers.isEmpty && before.members != nil && !before.broken { continue }
         changes.append(Store.Change(kind: kind, id: id, operation: .update, pointers: pointers))
@@ -94,12 +111,14 @@ struct ChangeDetector {
     return (changes, state)
   }
 
-  /// Makes `state` (from `scan`) what the detector knows.
-  mutating func adopt(_ state: [String: Known]) { known = state }
+  /// Applies `updates` (from `scan`) to what the detector knows.
+  mutating func adopt(_ updates: Updates) {
+    for (path, entry) in updates { known[path] = entry }
+  }
 
-  /// The top-level members of the document at `path`, each as a hash of its canonical text; nil
-  /// when it does not parse (a merge conflict, a half-saved file) or is gone.
-  static func members(_ path: String) throws(StoreError) -> [String: Int]? {
+  /// The top-level members of the document at `path`, each with the hash of its canonical text;
+  /// nil when it does not parse (a merge conflict, a half-saved file) or is gone.
+  static func members(_ path: String) throws(StoreError) -> [(String, Int)]? {
     let bytes: [UInt8]
     do throws(StoreError) {
       bytes = try FileIO.read(path)
@@ -109,15 +128,31 @@ struct ChangeDetector {
       throw error
     }
     guard case .object(let object)? = try? JSONParser().parse(bytes) else { return nil }
-    var out: [String: Int] = [:]
-    for member in object.members { out[member.key] = JSONWriter.compact(member.value).hashValue }
-    return out
+    return object.members.map { ($0.key, JSONWriter.compact($0.value).hashValue) }
   }
 
-  /// The members added, removed or changed between two versions, as pointers, sorted.
-  static func changedMembers(_ before: [String: Int]?, _ after: [String: Int]) -> [JSONPointer] {
+  private static let hashBits: UInt64 = 40
+
+  /// `members` packed: per member, its name's number above 40 bits of its hash; sorted.
+  private mutating func pack(_ members: [(String, Int)]) -> [UInt64] {
+    members.map { name, hash in
+      let number =
+        numbers[name]
+        ?? {
+          names.append(name)
+          numbers[name] = UInt64(names.count - 1)
+          return UInt64(names.count - 1)
+        }()
+      return number << Self.hashBits | UInt64(bitPattern: Int64(hash)) & (1 << Self.hashBits - 1)
+    }.sorted()
+  }
+
+  /// The members added, removed or changed between two versions, as pointers, sorted by name.
+  func changedMembers(_ before: [UInt64]?, _ after: [UInt64]) -> [JSONPointer] {
     guard let before else { return [.root] }
-    let names = Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }
-    return names.sorted().map { JSONPointer(tokens: [$0]) }
+    let old = Dictionary(before.map { ($0 >> Self.hashBits, $0) }, uniquingKeysWith: { a, _ in a })
+    let new = Dictionary(after.map { ($0 >> Self.hashBits, $0) }, uniquingKeysWith: { a, _ in a })
+    let differing = Set(old.keys).union(new.keys).filter { old[$0] != new[$0] }
+    return differing.map { names[Int($0)] }.sorted().map { JSONPointer(tokens: [$0]) }
   }
 }

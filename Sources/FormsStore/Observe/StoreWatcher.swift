@@ -44,7 +44,7 @@ struct StoreWatcher {
     try events.watch(store.layout.dataDirectory)
     for directory in directories.keys.sorted() { try events.watch(directory) }
     auditOffset = AuditLog.size(AuditLog.path(store.layout))
-    detector.adopt(try detector.scan(nil).state)
+    detector.adopt(try detector.scan(nil).updates)
   }
 
   /// Reports batches to `body` until cancelled.
@@ -114,9 +114,9 @@ struct StoreWatcher {
     guard !busy() else { return nil }
     let logSize = AuditLog.size(AuditLog.path(store.layout))
     let (records, end) = try auditRecords()
-    let (changes, state) = try detector.scan(paths)
+    let (changes, updates) = try detector.scan(paths)
     guard !busy(), AuditLog.size(AuditLog.path(store.layout)) == logSize else { return nil }
-    detector.adopt(state)
+    detector.adopt(updates)
     auditOffset = end
     return batches(records, changes)
   }
