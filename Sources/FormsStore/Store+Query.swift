@@ -5,12 +5,12 @@ extension Store {
   public struct Query: Sendable {
     public var filters: [Expression] = []
     /// Paths to sort by, each ascending or descending; missing values sort last.
-    public var sort: [(path: Expression.Path, descending: Bool)] = []
+    public var sort: [(path: FormsCore.Expression.Path, descending: Bool)] = []
     public var offset = 0
     public var limit: Int?
 
     public init(
-      filters: [Expression] = [], sort: [(path: Expression.Path, descending: Bool)] = [], offset: Int = 0,
+      filters: [Expression] = [], sort: [(path: FormsCore.Expression.Path, descending: Bool)] = [], offset: Int = 0,
       limit: Int? = nil
     ) {
       self.filters = filters
@@ -22,7 +22,7 @@ extension Store {
 
   /// Refuses a filter or sort key that reads a sensitive field when no identity opens sealed
   /// values: every document would compare its envelope, so `--where` would silently match nothing.
-  func refuseSealedReads(kind: String, _ paths: [Expression.Path]) throws(StoreError) {
+  func refuseSealedReads(kind: String, _ paths: [FormsCore.Expression.Path]) throws(StoreError) {
     guard keyring.identity == nil else { return }
     let sensitive = Set((registry.schemas[kind]?.values).map { $0.flatMap(\.sensitiveFieldNames) } ?? [])
     for path in paths {
@@ -45,26 +45,13 @@ extension Store {
     let filters = query.filters
     try refuseSealedReads(kind: kind, filters.flatMap(\.paths) + query.sort.map(\.path))
     let sort = query.sort.isEmpty ? schema.order : query.sort
-    // Unsorted: matches are ordered by their keys, then by path, below.
-    let (files, irregular) = try FileIO.walk(directory, suffix: ".json", sorted: false)
-    // Only what the filters and sort keys read is built (the rest of each file is checked, not
-    // kept), unless a version of the kind seals fields: opening needs the whole document.
-    let sealed = registry.schemas[kind]?.values.contains { $0.hasSensitiveFields } ?? false
-    let projection = sealed ? nil : JSONProjection(paths: filters.flatMap(\.paths) + sort.map(\.path))
-    let opened = FileIO.Directory(directory)
-    // A file that cannot be read is an error (never "not there"); one that does not parse is skipped, named.
-    let results = try parallelMap(files, chunkSize: 32) { path -> Result<(Match?, String?), StoreError> in
-      Result { () throws(StoreError) in
-        let bytes: [UInt8]
-        if let opened { bytes = try FileIO.readListed(path, in: opened) } else { bytes = try FileIO.read(path) }
-        guard
-          let value = projection.flatMap({ JSONParser().parse(bytes, keeping: $0) })
-            ?? (try? self.opened(JSONParser().parse(bytes), path: path, bytes: bytes))
-        else { return (nil, path) }
-        guard filters.allSatisfy({ $0.evaluate(value) }) else { return (nil, nil) }
-        return (Match(path: path, keys: sort.map { $0.path.values(in: value).first }), nil)
-      }
-    }.map { result throws(StoreError) in try result.get() }
+    let found: (results: [(Match?, String?)], irregular: [String])
+    if let indexed = try indexedMatches(kind: kind, directory: directory, filters: filters, sort: sort) {
+      found = indexed
+    } else {
+      found = try scannedMatches(kind: kind, directory: directory, filters: filters, sort: sort)
+    }
+    let (results, irregular) = found
     let ordered: (Match, Match) -> Bool = { a, b in
       for (index, key) in sort.enumerated() {
         switch (a.keys[index], b.keys[index]) {
@@ -115,6 +102,33 @@ extension Store {
   }
 
   /// A matching document while sorting: its path and sort-key values.
+  /// The documents of `kind` matching `filters`, with their `sort` keys, each file read.
+  func scannedMatches(
+    kind: String, directory: String, filters: [FormsCore.Expression], sort: [(path: FormsCore.Expression.Path, descending: Bool)]
+  ) throws(StoreError) -> (results: [(Match?, String?)], irregular: [String]) {
+    // Unsorted: matches are ordered by their keys, then by path, by the caller.
+    let (files, irregular) = try FileIO.walk(directory, suffix: ".json", sorted: false)
+    // Only what the filters and sort keys read is built (the rest of each file is checked, not
+    // kept), unless a version of the kind seals fields: opening needs the whole document.
+    let sealed = registry.schemas[kind]?.values.contains { $0.hasSensitiveFields } ?? false
+    let projection = sealed ? nil : JSONProjection(paths: filters.flatMap(\.paths) + sort.map(\.path))
+    let opened = FileIO.Directory(directory)
+    // A file that cannot be read is an error (never "not there"); one that does not parse is skipped, named.
+    let results = try parallelMap(files, chunkSize: 32) { path -> Result<(Match?, String?), StoreError> in
+      Result { () throws(StoreError) in
+        let bytes: [UInt8]
+        if let opened { bytes = try FileIO.readListed(path, in: opened) } else { bytes = try FileIO.read(path) }
+        guard
+          let value = projection.flatMap({ JSONParser().parse(bytes, keeping: $0) })
+            ?? (try? self.opened(JSONParser().parse(bytes), path: path, bytes: bytes))
+        else { return (nil, path) }
+        guard filters.allSatisfy({ $0.evaluate(value) }) else { return (nil, nil) }
+        return (Match(path: path, keys: sort.map { $0.path.values(in: value).first }), nil)
+      }
+    }.map { result throws(StoreError) in try result.get() }
+    return (results, irregular)
+  }
+
   struct Match: Sendable {
     let path: String
     let keys: [JSONValue?]

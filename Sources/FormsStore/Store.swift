@@ -24,6 +24,12 @@ public final class Store: Sendable {
     public var makeUUID: @Sendable () -> String = { UUID().uuidString.lowercased() }
     /// Seconds a writer waits for the lock.
     public var lockWait: Double = 10
+    /// Queries read the index (`.formsctl/index/`) and only the files it cannot vouch for; false
+    /// reads every file (`--no-index`).
+    public var useIndex = true
+    /// A file changed this close to when the index's stats were taken is read again, whatever
+    /// its stat says (git's racily-clean rule): covers timestamps coarser than the clock.
+    public var indexRacyWindow: Duration = .seconds(2)
     /// Hears how far long work is (validation, migration, import, large cascades); nil: silent.
     public var progress: ProgressHandler?
     /// How paths appear in messages.

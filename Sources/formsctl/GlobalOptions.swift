@@ -30,8 +30,9 @@ struct StoreOptions: ParsableArguments {
   }
 
   /// The store, opened: descriptors compiled, the lock wait, the clock and the command line set.
-  func open() throws -> Store {
+  func open(useIndex: Bool = true) throws -> Store {
     var configuration = Store.Configuration()
+    configuration.useIndex = useIndex
     configuration.display = PathDisplay(workingDirectory: FileIO.currentDirectory).show
     configuration.lockWait = wait
     configuration.now = Self.clock

@@ -42,6 +42,8 @@ extension Formsctl {
     var fields: String?
     @Option(help: "Output: table, json, ndjson, csv or paths.") var format: Format = .table
     @Flag(help: "Show the table again after every change that alters it, until interrupted.") var watch = false
+    @Flag(help: "Read every file instead of the index (.formsctl/index), which vouches for unchanged files.")
+    var noIndex = false
 
     func validate() throws {
       if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
@@ -52,7 +54,7 @@ extension Formsctl {
     }
 
     func run() throws {
-      let store = try options.open()
+      let store = try options.open(useIndex: !noIndex)
       guard let kind else {
         throw CommandError.usage("name a kind to list: \(store.registry.kinds.joined(separator: ", "))")
       }

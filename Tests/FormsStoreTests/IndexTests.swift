@@ -1,0 +1,216 @@
+import FormsCore
+import FormsTestSupport
+import Foundation
+import Testing
+
+@testable import FormsStore
+
+/// The index answers every query as a full scan would, whatever changed the files: formsctl,
+/// a hand edit that keeps the size and the modification time, `cp -p`, `git checkout`, a file that
+/// stops parsing. Random stores, random changes, random queries; each answer compared.
+@Suite struct IndexTests {
+  static let agencies = ["GSA", "DOD", "NASA", "DOE", "VA"]
+  static let titles = ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf", "Hotel"]
+
+  /// A store of acquisitions in a git repository; `racy` is the index's racily-clean window (0:
+  /// every unchanged stat is trusted, so the comparison exercises the stat check itself).
+  static func store(_ dir: String, racy: Duration) throws -> (StoreFixture, Store, Store) {
+    let fixture = try StoreFixture(dir + "/store")
+    let result = try runGit(["init", "-q", "."], in: fixture.root)
+    #expect(result == 0)
+    var indexed = fixture.store.configuration
+    indexed.indexRacyWindow = racy
+    var scanning = fixture.store.configuration
+    scanning.useIndex = false
+    return (
+      fixture, try Store.open(at: fixture.root, configuration: indexed),
+      try Store.open(at: fixture.root, configuration: scanning)
+    )
+  }
+
+  static func runGit(_ arguments: [String], in directory: String) throws -> Int32 {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["git", "-c", "user.name=T", "-c", "user.email=t@example.com"] + arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    return process.terminationStatus
+  }
+
+  /// A random query over the top-level members the index holds (sometimes a nested or unknown
+  /// path, which the index leaves to a scan).
+  static func query(_ rng: inout SeededGenerator) throws -> Store.Query {
+    var filters: [FormsCore.Expression] = []
+    let agency = agencies.randomElement(using: &rng)!
+    let title = titles.randomElement(using: &rng)!
+    let texts = [
+      "agency == \"\(agency)\"", "agency != \"\(agency)\"", "title < \"\(title)\"", "title >= \"\(title)\"",
+      "status == \"planning\"", "estimated_value > 500", "estimated_value exists", "not (agency in [\"GSA\", \"VA\"])",
+      "title ~ \"^[A-D]\"",
+    ]
+    for _ in 0..<Int.random(in: 0...2, using: &rng) {
+      filters.append(try ExpressionParser.parse(texts.randomElement(using: &rng)!))
+    }
+    let keys = ["title", "agency", "estimated_value", "created_date", "id"]
+    let sort = (0..<Int.random(in: 0...2, using: &rng)).map { _ in
+      (path: FormsCore.Expression.Path(keys.randomElement(using: &rng)!)!, descending: Bool.random(using: &rng))
+    }
+    let limit = Bool.random(using: &rng) ? Int.random(in: 1...8, using: &rng) : nil
+    return Store.Query(filters: filters, sort: sort, offset: Int.random(in: 0...2, using: &rng), limit: limit)
+  }
+
+  /// What a list answered: each document's path and bytes, then the skipped files.
+  static func answer(_ store: Store, _ query: Store.Query) throws -> [String] {
+    let (documents, skipped) = try store.list(kind: "acquisition", query: query)
+    return documents.map { $0.path + " " + String(decoding: $0.bytes, as: UTF8.self) }
+      + skipped.map { "skipped \($0.path): \($0.reason)" }
+  }
+
+  /// Sets `path`'s modification time to `seconds` and `nanoseconds` (what `cp -p`, `touch -r` do).
+  static func setModified(_ path: String, to time: timespec) {
+    var times = [time, time]
+    #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+  }
+
+  static func modified(_ path: String) -> timespec {
+    var info = stat()
+    stat(path, &info)
+    return info.st_mtim
+  }
+
+  @Test(arguments: [UInt64(1), 2, 3])
+  func everyQueryWithTheIndexEqualsAFullScan(_ seed: UInt64) throws {
+    try withTemporaryDirectory { dir in
+      let (fixture, indexed, scanning) = try Self.store(dir, racy: .zero)
+      var rng = SeededGenerator(state: seed)
+      var ids: [String] = []
+      func create() throws {
+        let id = String(format: "ACQ-2026-%03d", ids.count + 1)
+        var assignments = [
+          try Assignment("id=\(id)"), try Assignment("title=\(Self.titles.randomElement(using: &rng)!) \(ids.count)"),
+          try Assignment("agency=\(Self.agencies.randomElement(using: &rng)!)"),
+        ]
+        if Bool.random(using: &rng) {
+          assignments.append(try Assignment("estimated_value=\(Int.random(in: 1...999, using: &rng)).50"))
+        }
+        _ = try fixture.store.create(kind: "acquisition", assignments: assignments)
+        ids.append(id)
+      }
+      for _ in 0..<25 { try create() }
+      #expect(try Self.runGit(["add", "-A"], in: fixture.root) == 0)
+      #expect(try Self.runGit(["commit", "-qm", "base"], in: fixture.root) == 0)
+      let directory = fixture.root + "/data/acquisitions/"
+      var broken: String?
+      for step in 0..<40 {
+        let id = ids.randomElement(using: &rng)!
+        let path = directory + id + ".json"
+        let change = Int.random(in: 0..<8, using: &rng)
+        switch change {
+        case 0:
+          _ = try? fixture.store.update(
+            kind: "acquisition", id: id, assignments: [try Assignment("agency=\(Self.agencies.randomElement(using: &rng)!)")])
+        case 1: try create()
+        case 2: _ = try? fixture.store.delete(kind: "acquisition", id: id)
+        case 3 where FileManager.default.fileExists(atPath: path):
+          // By hand, same size, same modification time: one letter of the title changed.
+          let before = Self.modified(path)
+          var text = try readFile(path)
+          if let range = text.range(of: #""title": ""#) {
+            let at = range.upperBound
+            text.replaceSubrange(at...at, with: text[at] == "Z" ? "Y" : "Z")
+          }
+          try writeFile(text, to: path)
+          Self.setModified(path, to: before)
+        case 4:
+          // cp -p of another document over this one: another content, the source's mtime.
+          let source = directory + ids.randomElement(using: &rng)! + ".json"
+          if FileManager.default.fileExists(atPath: source) {
+            let time = Self.modified(source)
+            try writeFile(try readFile(source), to: path)
+            Self.setModified(path, to: time)
+          }
+        case 5:
+          #expect(try Self.runGit(["checkout", "-q", "--", "data"], in: fixture.root) == 0)
+          #expect(try Self.runGit(["clean", "-qfd", "data"], in: fixture.root) == 0)
+          broken = nil
+        case 6 where broken == nil && FileManager.default.fileExists(atPath: path):
+          try writeFile("<<<<<<< ours\n" + (try readFile(path)) + "=======\n{}\n>>>>>>> theirs\n", to: path)
+          broken = path
+        default:
+          if let fixed = broken {
+            #expect(try Self.runGit(["checkout", "-q", "--", fixed], in: fixture.root) == 0)
+            broken = nil
+          }
+        }
+        for _ in 0..<6 {
+          let query = try Self.query(&rng)
+          #expect(
+            try Self.answer(indexed, query) == Self.answer(scanning, query),
+            "seed \(seed), step \(step) (change \(change)), \(query.filters.map(\.description)) sort \(query.sort.map(\.path.description))"
+          )
+        }
+      }
+    }
+  }
+
+  @Test func aCorruptOrForeignIndexIsRebuiltNeverTrusted() throws {
+    try withTemporaryDirectory { dir in
+      let (fixture, indexed, scanning) = try Self.store(dir, racy: .zero)
+      try fixture.acquisition()
+      try fixture.acquisition("ACQ-2026-002")
+      let query = Store.Query(sort: [(FormsCore.Expression.Path("title")!, false)])
+      let expected = try Self.answer(scanning, query)
+      #expect(try Self.answer(indexed, query) == expected)
+      let path = indexed.indexPath("acquisition")
+      var bytes = try Self.bytes(path)
+      #expect(bytes.starts(with: Array("FORMSIDX".utf8)))
+      for damage in ["flip", "truncate", "garbage", "empty"] {
+        switch damage {
+        case "flip": bytes[bytes.count / 2] ^= 0xFF
+        case "truncate": bytes = Array(bytes.prefix(bytes.count / 3))
+        case "garbage": bytes = Array("not an index".utf8)
+        default: bytes = []
+        }
+        try writeBytes(bytes, to: path)
+        #expect(try Self.answer(indexed, query) == expected, "\(damage)")
+        #expect(try KindIndex.load(path, fingerprint: indexed.indexFingerprint("acquisition")) != nil, "rebuilt")
+        bytes = try Self.bytes(path)
+      }
+    }
+  }
+
+  @Test func sensitiveValuesAreNotIndexed() throws {
+    try withTemporaryDirectory { dir in
+      let (fixture, indexed, _) = try Self.store(dir, racy: .zero)
+      try fixture.acquisition()
+      let path = fixture.root + "/data/acquisitions/ACQ-2026-001.json"
+      let text = try readFile(path).replacingOccurrences(
+        of: "\"agency\":", with: "\"contracting_officer\": \"Jane Secret\",\n  \"agency\":")
+      try writeFile(text, to: path)
+      _ = try indexed.list(kind: "acquisition", query: .init(sort: [(FormsCore.Expression.Path("agency")!, false)]))
+      let index = try Self.bytes(indexed.indexPath("acquisition"))
+      #expect(Self.contains(index, "ACQ-2026-001") && !Self.contains(index, "Jane Secret"))
+    }
+  }
+
+  static func bytes(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
+
+  static func contains(_ bytes: [UInt8], _ text: String) -> Bool {
+    let needle = Array(text.utf8)
+    return bytes.indices.contains { bytes[$0...].starts(with: needle) }
+  }
+
+  @Test func aFileChangedAsTheIndexWasWrittenIsReadAgain() {
+    let stamp = FileStamp(size: 10, mtimeNanoseconds: 5_000_000_000, ctimeNanoseconds: 5_000_000_000, inode: 7)
+    var index = KindIndex()
+    index.writtenAt = 6_000_000_000
+    let entry = KindIndex.Entry(stamp: stamp, parses: true, nonScalar: [], projection: [])
+    #expect(!index.trusts(entry, for: stamp, racyWindow: 2_000_000_000), "within the window: read again")
+    #expect(index.trusts(entry, for: stamp, racyWindow: 500_000_000))
+    let other = FileStamp(size: 10, mtimeNanoseconds: 5_000_000_000, ctimeNanoseconds: 5_000_000_001, inode: 7)
+    #expect(!index.trusts(entry, for: other, racyWindow: 0), "another ctime: read again")
+  }
+}
