@@ -101,10 +101,10 @@ extension Store {
     return matches.first ?? id
   }
 
-  /// A matching document while sorting: its path and sort-key values.
   /// The documents of `kind` matching `filters`, with their `sort` keys, each file read.
   func scannedMatches(
-    kind: String, directory: String, filters: [FormsCore.Expression], sort: [(path: FormsCore.Expression.Path, descending: Bool)]
+    kind: String, directory: String, filters: [FormsCore.Expression],
+    sort: [(path: FormsCore.Expression.Path, descending: Bool)]
   ) throws(StoreError) -> (results: [(Match?, String?)], irregular: [String]) {
     // Unsorted: matches are ordered by their keys, then by path, by the caller.
     let (files, irregular) = try FileIO.walk(directory, suffix: ".json", sorted: false)
@@ -129,6 +129,7 @@ extension Store {
     return (results, irregular)
   }
 
+  /// A matching document while sorting: its path and sort-key values.
   struct Match: Sendable {
     let path: String
     let keys: [JSONValue?]

@@ -111,7 +111,8 @@ import Testing
         switch change {
         case 0:
           _ = try? fixture.store.update(
-            kind: "acquisition", id: id, assignments: [try Assignment("agency=\(Self.agencies.randomElement(using: &rng)!)")])
+            kind: "acquisition", id: id,
+            assignments: [try Assignment("agency=\(Self.agencies.randomElement(using: &rng)!)")])
         case 1: try create()
         case 2: _ = try? fixture.store.delete(kind: "acquisition", id: id)
         case 3 where FileManager.default.fileExists(atPath: path):
@@ -203,14 +204,16 @@ import Testing
     return bytes.indices.contains { bytes[$0...].starts(with: needle) }
   }
 
-  @Test func aFileChangedAsTheIndexWasWrittenIsReadAgain() {
+  @Test func aFileChangedAsTheIndexWasWrittenIsReadAgain() throws {
     let stamp = FileStamp(size: 10, mtimeNanoseconds: 5_000_000_000, ctimeNanoseconds: 5_000_000_000, inode: 7)
-    var index = KindIndex()
-    index.writtenAt = 6_000_000_000
-    let entry = KindIndex.Entry(stamp: stamp, parses: true, nonScalar: [], projection: [])
-    #expect(!index.trusts(entry, for: stamp, racyWindow: 2_000_000_000), "within the window: read again")
-    #expect(index.trusts(entry, for: stamp, racyWindow: 500_000_000))
+    let entry = KindIndex.Entry(stamp: stamp, parses: true, nonScalar: [], projection: Array("{}".utf8))
+    let bytes = KindIndex.encode([("A.json", entry)], writtenAt: 6_000_000_000, fingerprint: "f")
+    let index = try #require(KindIndex(bytes, fingerprint: "f"))
+    #expect(KindIndex(bytes, fingerprint: "g") == nil, "another fingerprint: not trusted")
+    #expect(index.count == 1 && index.name(0) == "A.json" && index.entry(0) == entry)
+    #expect(!index.trusts(0, for: stamp, racyWindow: 2_000_000_000), "within the window: read again")
+    #expect(index.trusts(0, for: stamp, racyWindow: 500_000_000))
     let other = FileStamp(size: 10, mtimeNanoseconds: 5_000_000_000, ctimeNanoseconds: 5_000_000_001, inode: 7)
-    #expect(!index.trusts(entry, for: other, racyWindow: 0), "another ctime: read again")
+    #expect(!index.trusts(0, for: other, racyWindow: 0), "another ctime: read again")
   }
 }

@@ -52,16 +52,19 @@ extension JSONParser {
   /// whenever the two could differ: any error, an object whose keys are not in canonical order or
   /// hold escapes (`parse` sorts them, or names a duplicate).
   public func parse(_ bytes: [UInt8], keeping projection: JSONProjection) -> JSONValue? {
-    bytes.withUnsafeBufferPointer { buffer -> JSONValue? in
-      var reader = ByteReader(bytes: buffer, maxDepth: maxDepth, recorder: nil)
-      do throws(ByteError) {
-        guard reader.i < buffer.count, buffer[0] == UInt8(ascii: "{") else { return nil }
-        let value = try reader.projectObject(projection)
-        reader.skipWhitespace()
-        return reader.i == buffer.count ? value : nil
-      } catch {
-        return nil
-      }
+    bytes.withUnsafeBufferPointer { parse($0, keeping: projection) }
+  }
+
+  /// ``parse(_:keeping:)`` of bytes in place (a slice of a larger buffer).
+  public func parse(_ buffer: UnsafeBufferPointer<UInt8>, keeping projection: JSONProjection) -> JSONValue? {
+    var reader = ByteReader(bytes: buffer, maxDepth: maxDepth, recorder: nil)
+    do throws(ByteError) {
+      guard reader.i < buffer.count, buffer[0] == UInt8(ascii: "{") else { return nil }
+      let value = try reader.projectObject(projection)
+      reader.skipWhitespace()
+      return reader.i == buffer.count ? value : nil
+    } catch {
+      return nil
     }
   }
 }

@@ -4,40 +4,149 @@ import Foundation
 /// `.formsctl/index/KIND.idx`: per document of a kind, what `stat` said of its file when it was
 /// read, whether it parsed, and its top-level scalar members (the projection queries read). A
 /// cache, never the truth: every entry is checked against a fresh `stat` before it is trusted, and
-/// one whose file was modified within `racyWindow` of the index's writing is read again (git's
+/// one whose file was modified within the racy window of the index's writing is read again (git's
 /// racily-clean rule), so an edit behind formsctl's back that keeps the size and the second is
 /// still seen. A file that is missing, of another format or fingerprint, or fails its checksum is
 /// discarded and rebuilt, never trusted.
 ///
-/// Layout (little-endian): `FORMSIDX`, format (u32), written at (i64 ns since 1970), fingerprint
-/// (length-prefixed UTF-8), count (u32), entries, then the FNV-1a 64 of everything before it. An
-/// entry: name (u16 length + UTF-8), size, mtime ns, ctime ns, inode (i64/u64), flags (u8: 1 =
-/// parses), the top-level members that are not scalars (u16 count, each u16 + UTF-8), and the
-/// projection as compact JSON (u32 length + bytes).
+/// Layout (little-endian), read in place without decoding every entry: `FORMSIDX`, format (u32),
+/// written at (i64 ns since 1970), fingerprint (u16 length + UTF-8), count (u32), `count` records
+/// of 56 bytes (size, mtime ns, ctime ns, inode; then u32 offset and u16 length of the name in
+/// the heap, u8 flags (1 = parses), a pad byte, u32 offset and u32 length of the projection,
+/// u32 offset and u16 length of the names of the members that are not scalars, comma-separated,
+/// and 2 pad bytes), the heap, then a 64-bit checksum of everything before it.
 struct KindIndex: Sendable {
+  /// One document read now, as an entry to write.
   struct Entry: Sendable, Equatable {
     var stamp: FileStamp
     var parses: Bool
-    /// Top-level members holding an object or array (not in the projection).
-    var nonScalar: [String]
+    /// Top-level members holding an object or array (not in the projection), comma-separated.
+    var nonScalar: [UInt8]
     /// The document's top-level scalar members but sensitive ones, as compact JSON.
     var projection: [UInt8]
   }
 
   static let magic = Array("FORMSIDX".utf8)
-  static let format: UInt32 = 1
+  static let format: UInt32 = 2
+  static let recordSize = 56
 
-  /// Entries by the file's path relative to the kind's directory.
-  var entries: [String: Entry] = [:]
+  /// The file's bytes (empty: no index).
+  let bytes: [UInt8]
   /// When the stats the entries hold were taken (ns since 1970).
-  var writtenAt: Int64 = 0
+  let writtenAt: Int64
+  let count: Int
+  private let records: Int
+  private let heap: Int
 
-  /// True when `entry` may be trusted for a file whose stat is `stamp`: the same stamp, and
-  /// modified more than `racyWindow` nanoseconds before the index's stats were taken.
-  func trusts(_ entry: Entry, for stamp: FileStamp, racyWindow: Int64) -> Bool {
-    entry.stamp == stamp && stamp.mtimeNanoseconds < writtenAt - racyWindow
+  /// An empty index.
+  init() {
+    bytes = []
+    writtenAt = 0
+    count = 0
+    records = 0
+    heap = 0
+  }
+
+  /// The index in `bytes`, or nil when it cannot be trusted (another format or fingerprint, a
+  /// bad checksum, a short file).
+  init?(_ bytes: [UInt8], fingerprint: String) {
+    guard bytes.count > Self.magic.count + 8, bytes.starts(with: Self.magic),
+      Self.checksum(bytes, count: bytes.count - 8) == Self.load(UInt64.self, bytes, at: bytes.count - 8)
+    else { return nil }
+    var offset = Self.magic.count
+    guard Self.load(UInt32.self, bytes, at: offset) == Self.format else { return nil }
+    writtenAt = Self.load(Int64.self, bytes, at: offset + 4)
+    offset += 12
+    let length = Int(Self.load(UInt16.self, bytes, at: offset))
+    guard offset + 2 + length + 4 <= bytes.count,
+      bytes[(offset + 2)..<(offset + 2 + length)].elementsEqual(fingerprint.utf8)
+    else { return nil }
+    offset += 2 + length
+    count = Int(Self.load(UInt32.self, bytes, at: offset))
+    records = offset + 4
+    heap = records + count * Self.recordSize
+    guard heap <= bytes.count - 8 else { return nil }
+    self.bytes = bytes
+    // Every reference into the heap must lie inside it: a damaged length is refused here, once.
+    for index in 0..<count {
+      guard range(nameAt: index) != nil, range(projectionAt: index) != nil, range(nonScalarAt: index) != nil
+      else { return nil }
+    }
+  }
+
+  /// The index at `path`, or nil when there is none or it cannot be trusted.
+  static func load(_ path: String, fingerprint: String) throws(StoreError) -> KindIndex? {
+    guard FileIO.entry(path) == .file else { return nil }
+    return KindIndex(try FileIO.read(path, limit: Int.max), fingerprint: fingerprint)
+  }
+
+  // MARK: - Reading an entry in place
+
+  private static func load<T: FixedWidthInteger>(_: T.Type, _ bytes: [UInt8], at offset: Int) -> T {
+    T(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: T.self) })
+  }
+
+  private func field<T: FixedWidthInteger>(_: T.Type, _ index: Int, _ offset: Int) -> T {
+    Self.load(T.self, bytes, at: records + index * Self.recordSize + offset)
+  }
+
+  private func range(_ offset: Int, _ length: Int) -> Range<Int>? {
+    let start = heap + offset
+    return start >= heap && start + length <= bytes.count - 8 ? start..<(start + length) : nil
+  }
+
+  private func range(nameAt index: Int) -> Range<Int>? {
+    range(Int(field(UInt32.self, index, 32)), Int(field(UInt16.self, index, 36)))
+  }
+
+  private func range(projectionAt index: Int) -> Range<Int>? {
+    range(Int(field(UInt32.self, index, 40)), Int(field(UInt32.self, index, 44)))
+  }
+
+  private func range(nonScalarAt index: Int) -> Range<Int>? {
+    range(Int(field(UInt32.self, index, 48)), Int(field(UInt16.self, index, 52)))
+  }
+
+  /// Entry `index`'s file name, relative to the kind's directory.
+  func name(_ index: Int) -> String {
+    String(decoding: range(nameAt: index).map { bytes[$0] } ?? [], as: UTF8.self)
+  }
+
+  /// True when entry `index`'s name is `name` (compared in place).
+  func isNamed(_ index: Int, _ name: Substring.UTF8View) -> Bool {
+    guard let range = range(nameAt: index) else { return false }
+    return bytes[range].elementsEqual(name)
+  }
+
+  func stamp(_ index: Int) -> FileStamp {
+    FileStamp(
+      size: Int(field(Int64.self, index, 0)), mtimeNanoseconds: field(Int64.self, index, 8),
+      ctimeNanoseconds: field(Int64.self, index, 16), inode: field(UInt64.self, index, 24))
+  }
+
+  func parses(_ index: Int) -> Bool { bytes[records + index * Self.recordSize + 38] & 1 != 0 }
+
+  /// Entry `index`'s projection, in place.
+  func projection(_ index: Int) -> ArraySlice<UInt8> { range(projectionAt: index).map { bytes[$0] } ?? [] }
+
+  /// Entry `index`'s members that are not scalars, comma-separated, in place.
+  func nonScalar(_ index: Int) -> ArraySlice<UInt8> { range(nonScalarAt: index).map { bytes[$0] } ?? [] }
+
+  /// Entry `index` as an entry to write again.
+  func entry(_ index: Int) -> Entry {
+    Entry(
+      stamp: stamp(index), parses: parses(index), nonScalar: Array(nonScalar(index)),
+      projection: Array(projection(index)))
+  }
+
+  /// True when entry `index` may be trusted for a file whose stat is `stamp`: the same stamp,
+  /// and modified more than `racyWindow` nanoseconds before the index's stats were taken.
+  func trusts(_ index: Int, for stamp: FileStamp, racyWindow: Int64) -> Bool {
+    self.stamp(index) == stamp && stamp.mtimeNanoseconds < writtenAt - racyWindow
       && stamp.ctimeNanoseconds < writtenAt - racyWindow
   }
+
+  // MARK: - Writing
 
   /// The entry for a document read now: its projection without `sensitive` members.
   static func entry(_ bytes: [UInt8], stamp: FileStamp, sensitive: Set<String>) -> Entry {
@@ -53,105 +162,59 @@ struct KindIndex: Sendable {
       }
     }
     return Entry(
-      stamp: stamp, parses: true, nonScalar: nonScalar, projection: Array(JSONWriter.compact(.object(projection)).utf8))
+      stamp: stamp, parses: true, nonScalar: Array(nonScalar.joined(separator: ",").utf8),
+      projection: Array(JSONWriter.compact(.object(projection)).utf8))
   }
 
-  // MARK: - On disk
-
-  /// The index at `path`, or nil when there is none or it cannot be trusted (another format or
-  /// fingerprint, a bad checksum, a short file): the caller rebuilds it.
-  static func load(_ path: String, fingerprint: String) throws(StoreError) -> KindIndex? {
-    guard FileIO.entry(path) == .file else { return nil }
-    let bytes = try FileIO.read(path, limit: Int.max)
-    guard bytes.count > 8 else { return nil }
-    let body = bytes[..<(bytes.count - 8)]
-    var reader = Reader(bytes: Array(bytes[(bytes.count - 8)...]))
-    guard reader.u64() == fnv1a(body) else { return nil }
-    reader = Reader(bytes: Array(body))
-    guard reader.take(magic.count) == magic, reader.u32() == format else { return nil }
-    var index = KindIndex()
-    guard let written = reader.i64(), reader.string() == fingerprint, let count = reader.u32() else { return nil }
-    index.writtenAt = written
-    index.entries.reserveCapacity(Int(count))
-    for _ in 0..<count {
-      guard let name = reader.string(), let size = reader.i64(), let mtime = reader.i64(), let ctime = reader.i64(),
-        let inode = reader.u64(), let flags = reader.take(1), let nonScalarCount = reader.u16()
-      else { return nil }
-      var nonScalar: [String] = []
-      for _ in 0..<nonScalarCount {
-        guard let member = reader.string() else { return nil }
-        nonScalar.append(member)
-      }
-      guard let length = reader.u32(), let projection = reader.take(Int(length)) else { return nil }
-      index.entries[name] = Entry(
-        stamp: FileStamp(size: Int(size), mtimeNanoseconds: mtime, ctimeNanoseconds: ctime, inode: inode),
-        parses: flags[0] & 1 != 0, nonScalar: nonScalar, projection: projection)
-    }
-    return reader.atEnd ? index : nil
-  }
-
-  /// The index's bytes (see the type for the layout).
-  func encoded(fingerprint: String) -> [UInt8] {
-    var out = Self.magic
+  /// The bytes of an index of `entries` (by name) whose stats were taken at `writtenAt`.
+  static func encode(_ entries: [(name: String, entry: Entry)], writtenAt: Int64, fingerprint: String) -> [UInt8] {
+    var out = magic
     func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { out += $0 } }
-    func append(_ text: String) {
-      let utf8 = Array(text.utf8)
-      append(UInt16(clamping: utf8.count))
-      out += utf8.prefix(Int(UInt16.max))
-    }
-    append(Self.format)
+    append(format)
     append(writtenAt)
-    append(fingerprint)
+    append(UInt16(clamping: fingerprint.utf8.count))
+    out += fingerprint.utf8.prefix(Int(UInt16.max))
     append(UInt32(entries.count))
-    for (name, entry) in entries.sorted(by: { $0.key < $1.key }) {
-      append(name)
+    var heap: [UInt8] = []
+    for (name, entry) in entries {
       append(Int64(entry.stamp.size))
       append(entry.stamp.mtimeNanoseconds)
       append(entry.stamp.ctimeNanoseconds)
       append(entry.stamp.inode)
-      out.append(entry.parses ? 1 : 0)
-      append(UInt16(clamping: entry.nonScalar.count))
-      for member in entry.nonScalar.prefix(Int(UInt16.max)) { append(member) }
+      let nameBytes = Array(name.utf8.prefix(Int(UInt16.max)))
+      append(UInt32(heap.count))
+      append(UInt16(nameBytes.count))
+      heap += nameBytes
+      out += [entry.parses ? 1 : 0, 0]
+      append(UInt32(heap.count))
       append(UInt32(entry.projection.count))
-      out += entry.projection
+      heap += entry.projection
+      let nonScalar = entry.nonScalar.prefix(Int(UInt16.max))
+      append(UInt32(heap.count))
+      append(UInt16(nonScalar.count))
+      heap += nonScalar
+      out += [0, 0]
     }
-    append(Self.fnv1a(out[...]))
+    out += heap
+    append(checksum(out, count: out.count))
     return out
   }
 
-  /// FNV-1a, 64 bits: finds a torn or damaged file (not an adversary: the index is a cache).
-  static func fnv1a(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+  /// FNV-1a over 64-bit words (then the tail's bytes): finds a torn or damaged file, not an
+  /// adversary (the index is a cache).
+  static func checksum(_ bytes: [UInt8], count: Int) -> UInt64 {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    bytes.withUnsafeBytes { raw in
+      var offset = 0
+      while offset + 8 <= count {
+        hash = (hash ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x100_0000_01b3
+        offset += 8
+      }
+      while offset < count {
+        hash = (hash ^ UInt64(raw[offset])) &* 0x100_0000_01b3
+        offset += 1
+      }
+    }
     return hash
-  }
-
-  /// Reads the layout's fields in order; nil past the end.
-  private struct Reader {
-    let bytes: [UInt8]
-    var offset = 0
-
-    var atEnd: Bool { offset == bytes.count }
-
-    mutating func take(_ count: Int) -> [UInt8]? {
-      guard count >= 0, offset + count <= bytes.count else { return nil }
-      defer { offset += count }
-      return Array(bytes[offset..<(offset + count)])
-    }
-
-    mutating func integer<T: FixedWidthInteger>(_: T.Type) -> T? {
-      guard let raw = take(MemoryLayout<T>.size) else { return nil }
-      return T(littleEndian: raw.withUnsafeBytes { $0.loadUnaligned(as: T.self) })
-    }
-
-    mutating func u16() -> UInt16? { integer(UInt16.self) }
-    mutating func u32() -> UInt32? { integer(UInt32.self) }
-    mutating func u64() -> UInt64? { integer(UInt64.self) }
-    mutating func i64() -> Int64? { integer(Int64.self) }
-
-    mutating func string() -> String? {
-      guard let length = u16(), let raw = take(Int(length)) else { return nil }
-      return String(validating: raw, as: UTF8.self)
-    }
   }
 }

@@ -6,8 +6,8 @@ extension Store {
   /// `.formsctl/` but the audit log).
   func indexPath(_ kind: String) -> String { layout.stateDirectory + "/index/" + kind + ".idx" }
 
-  /// What an index of `kind` must have been built with to be trusted: the format, and the members
-  /// kept out of it (every version's sensitive fields).
+  /// What an index of `kind` must have been built with to be trusted: the members kept out of it
+  /// (every version's sensitive fields).
   func indexFingerprint(_ kind: String) -> String {
     "\(kind) sensitive:" + sensitiveMembers(kind).sorted().joined(separator: ",")
   }
@@ -29,52 +29,72 @@ extension Store {
     return names
   }
 
+  /// Where a document's entry comes from: the index as it was (trusted), or its file read now.
+  enum IndexedEntry: Sendable {
+    case stored(Int)
+    case read(KindIndex.Entry)
+  }
+
   /// The index of `kind`, brought up to date with the files in `directory`: each file is
   /// `stat`ed; one whose entry is missing, differs or is racily clean is read again. The index is
-  /// saved when anything was read or removed. Returns the entries by path, and the names that
-  /// are not regular files.
+  /// saved when anything was read or removed. Returns the index as loaded, each document's
+  /// entry, and the names that are not regular files.
   func refreshedIndex(kind: String, directory: String) throws(StoreError) -> (
-    entries: [(path: String, entry: KindIndex.Entry)], irregular: [String]
+    index: KindIndex, documents: [(path: String, entry: IndexedEntry)], irregular: [String]
   ) {
     let started = Int64(Date().timeIntervalSince1970 * 1e9)
     let fingerprint = indexFingerprint(kind)
     let path = indexPath(kind)
     let index = try KindIndex.load(path, fingerprint: fingerprint) ?? KindIndex()
     let (files, irregular) = try FileIO.walk(directory, suffix: StoreLayout.documentSuffix, sorted: false)
+    let prefix = directory.utf8.count + 1
+    // The index is written in the order the directory lists its files, which stays the same
+    // while the directory does: then entry k is file k, and no table of names is needed.
+    let inOrder =
+      files.count == index.count && files.indices.allSatisfy { index.isNamed($0, files[$0].utf8.dropFirst(prefix)) }
+    let positions =
+      inOrder ? [:] : Dictionary((0..<index.count).map { (index.name($0), $0) }, uniquingKeysWith: { a, _ in a })
     let sensitive = sensitiveMembers(kind)
-    let prefix = directory.count + 1
-    let racy = Int64(configuration.indexRacyWindow.components.seconds) * 1_000_000_000
+    let racy =
+      Int64(configuration.indexRacyWindow.components.seconds) * 1_000_000_000
       + configuration.indexRacyWindow.components.attoseconds / 1_000_000_000
     let opened = FileIO.Directory(directory)
-    let looked = try parallelMap(files, chunkSize: 64) {
-      file -> Result<(String, KindIndex.Entry, Bool)?, StoreError> in
+    let documents = try parallelMap(Array(files.indices), chunkSize: 128) {
+      k -> Result<(path: String, entry: IndexedEntry)?, StoreError> in
       Result { () throws(StoreError) in
+        let file = files[k]
         // Gone since the listing (a concurrent rm): not a document any more.
         guard let stamp = FileStamp(file, in: opened) else { return nil }
-        let name = String(file.dropFirst(prefix))
-        if let entry = index.entries[name], index.trusts(entry, for: stamp, racyWindow: racy) {
-          return (file, entry, false)
+        if let position = inOrder ? k : positions[String(decoding: file.utf8.dropFirst(prefix), as: UTF8.self)],
+          index.trusts(position, for: stamp, racyWindow: racy)
+        {
+          return (file, .stored(position))
         }
         let bytes: [UInt8]
         if let opened { bytes = try FileIO.readListed(file, in: opened) } else { bytes = try FileIO.read(file) }
-        return (file, KindIndex.entry(bytes, stamp: stamp, sensitive: sensitive), true)
+        return (file, .read(KindIndex.entry(bytes, stamp: stamp, sensitive: sensitive)))
       }
     }.map { result throws(StoreError) in try result.get() }.compactMap { $0 }
-    if looked.contains(where: \.2) || looked.count != index.entries.count {
-      var updated = KindIndex()
-      updated.writtenAt = started
-      for (file, entry, _) in looked { updated.entries[String(file.dropFirst(prefix))] = entry }
-      saveIndex(updated, to: path, fingerprint: fingerprint)
+    let read = documents.contains { if case .read = $0.entry { true } else { false } }
+    if read || documents.count != index.count {
+      let entries = documents.map { document -> (name: String, entry: KindIndex.Entry) in
+        let name = String(decoding: document.path.utf8.dropFirst(prefix), as: UTF8.self)
+        switch document.entry {
+        case .stored(let position): return (name, index.entry(position))
+        case .read(let entry): return (name, entry)
+        }
+      }
+      saveIndex(KindIndex.encode(entries, writtenAt: started, fingerprint: fingerprint), to: path)
     }
-    return (looked.map { ($0.0, $0.1) }, irregular)
+    return (index, documents, irregular)
   }
 
   /// Writes the index atomically. A cache: a read never fails because its cache could not be
   /// saved (a read-only checkout, a full disk); the next read builds it again.
-  private func saveIndex(_ index: KindIndex, to path: String, fingerprint: String) {
+  private func saveIndex(_ bytes: [UInt8], to path: String) {
     do throws(StoreError) {
       try FileIO.makeDirectories(parentDirectory(path))
-      try AtomicWriter(boundary: layout.stateDirectory).write(index.encoded(fingerprint: fingerprint), to: path)
+      try AtomicWriter(boundary: layout.stateDirectory).write(bytes, to: path)
     } catch {
       // Deliberately not an error: see above.
       return
@@ -84,27 +104,43 @@ extension Store {
   /// The documents of `kind` matching `filters`, with their `sort` keys, from the index; nil
   /// when the query reads something the index does not hold (a nested path, a sensitive field).
   func indexedMatches(
-    kind: String, directory: String, filters: [FormsCore.Expression], sort: [(path: FormsCore.Expression.Path, descending: Bool)]
+    kind: String, directory: String, filters: [FormsCore.Expression],
+    sort: [(path: FormsCore.Expression.Path, descending: Bool)]
   ) throws(StoreError) -> (results: [(Match?, String?)], irregular: [String])? {
-    guard configuration.useIndex,
-      let members = indexedMembers(kind, paths: filters.flatMap(\.paths) + sort.map(\.path))
-    else { return nil }
-    let (entries, irregular) = try refreshedIndex(kind: kind, directory: directory)
-    let results = try parallelMap(entries, chunkSize: 256) { item -> Result<(Match?, String?), StoreError> in
+    let paths = filters.flatMap(\.paths) + sort.map(\.path)
+    guard configuration.useIndex, let members = indexedMembers(kind, paths: paths) else { return nil }
+    let (index, documents, irregular) = try refreshedIndex(kind: kind, directory: directory)
+    let projection = JSONProjection(paths: paths)
+    let wanted = members.map { Array($0.utf8) }
+    let results = try parallelMap(documents, chunkSize: 256) { document -> Result<(Match?, String?), StoreError> in
       Result { () throws(StoreError) in
-        guard item.entry.parses else { return (nil, item.path) }
-        // A member the query reads holds an object or array here: judged from the file itself.
+        let parses: Bool
+        let nonScalar: ArraySlice<UInt8>
+        let stored: ArraySlice<UInt8>
+        switch document.entry {
+        case .stored(let position):
+          (parses, nonScalar, stored) = (index.parses(position), index.nonScalar(position), index.projection(position))
+        case .read(let entry):
+          (parses, nonScalar, stored) = (entry.parses, entry.nonScalar[...], entry.projection[...])
+        }
+        guard parses else { return (nil, document.path) }
         let value: JSONValue
-        if item.entry.nonScalar.contains(where: members.contains) {
-          let bytes = try FileIO.read(item.path)
-          guard let whole = try? JSONParser().parse(bytes) else { return (nil, item.path) }
+        if nonScalar.split(separator: UInt8(ascii: ",")).contains(where: { name in
+          wanted.contains { name.elementsEqual($0) }
+        }) {
+          // A member the query reads holds an object or array here: judged from the file itself.
+          let bytes = try FileIO.read(document.path)
+          guard let whole = try? JSONParser().parse(bytes) else { return (nil, document.path) }
           value = whole
         } else {
-          guard let projection = try? JSONParser().parse(item.entry.projection) else { return (nil, item.path) }
-          value = projection
+          let parsed = stored.withUnsafeBufferPointer { buffer in
+            projection.flatMap { JSONParser().parse(buffer, keeping: $0) } ?? (try? JSONParser().parse(buffer))
+          }
+          guard let parsed else { return (nil, document.path) }
+          value = parsed
         }
         guard filters.allSatisfy({ $0.evaluate(value) }) else { return (nil, nil) }
-        return (Match(path: item.path, keys: sort.map { $0.path.values(in: value).first }), nil)
+        return (Match(path: document.path, keys: sort.map { $0.path.values(in: value).first }), nil)
       }
     }.map { result throws(StoreError) in try result.get() }
     return (results, irregular)
