@@ -183,6 +183,17 @@ import Testing
     }
   }
 
+  @Test func anIndexThatCannotBeSavedNeverFailsARead() throws {
+    try withTemporaryDirectory { dir in
+      let (fixture, indexed, scanning) = try Self.store(dir, racy: .zero)
+      try fixture.acquisition()
+      try writeFile("in the way", to: fixture.root + "/.formsctl/index")  // a file where the directory goes
+      let query = Store.Query(sort: [(FormsCore.Expression.Path("title")!, false)])
+      #expect(try Self.answer(indexed, query) == Self.answer(scanning, query))
+      #expect(try readFile(fixture.root + "/.formsctl/index") == "in the way")
+    }
+  }
+
   @Test func sensitiveValuesAreNotIndexed() throws {
     try withTemporaryDirectory { dir in
       let (fixture, indexed, _) = try Self.store(dir, racy: .zero)

@@ -366,6 +366,8 @@ public struct Journal: Sendable {
     }
     try sweep(layout.root, recursive: false)
     try sweep(layout.stateDirectory, recursive: false)
+    // An index a reader could not finish saving (its temporary); the index itself is checked by its readers.
+    try sweep(layout.stateDirectory + "/index", recursive: false)
     try sweep(layout.dataDirectory, recursive: true)
     if layout.schemasDirectory.hasPrefix(layout.root + "/") { try sweep(layout.schemasDirectory, recursive: true) }
     if FileIO.entry(planPath) == .missing {
