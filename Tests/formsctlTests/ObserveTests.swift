@@ -213,30 +213,76 @@ import Testing
     }
   }
 
+  /// Runs `formsctl watch ARGUMENTS` while `body` changes the store, then ends it with SIGTERM;
+  /// returns its stdout (and expects exit 0).
+  static func watching(_ arguments: [String], in store: String, env: [String: String], _ body: () throws -> Void)
+    throws -> String
+  {
+    let out = Pipe()
+    let process = Process()
+    process.executableURL = Formsctl.binary
+    process.arguments = ["watch"] + arguments + ["--debounce", "50"]
+    process.currentDirectoryURL = URL(fileURLWithPath: store)
+    process.environment = testEnvironment().merging(env) { $1 }
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    usleep(700_000)
+    try body()
+    usleep(700_000)
+    kill(process.processIdentifier, SIGTERM)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "SIGTERM ends a watch with exit 0")
+    return String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+  }
+
+  @Test func watchFiltersByWhereAndPrintsEachFormat() throws {
+    try withTemporaryDirectory { dir in
+      let (store, env) = try SnapshotCommandTests.exampleStore(dir)
+      func set(_ arguments: String...) throws {
+        let result = try Formsctl.run(["set"] + arguments, in: store, environment: env)
+        #expect(result.status == 0, "\(result.stderr)")
+      }
+      // Only documents matching --where before or after the change: GSA's, and the one that leaves GSA.
+      let filtered = try Self.watching(["acquisition", "--where", "agency == \"GSA\""], in: store, env: env) {
+        try set("acquisition", "ACQ-2026-001", "agency=GSA")
+        try set("acquisition", "ACQ-2026-002", "title=Not GSA")
+        try set("acquisition", "ACQ-2026-001", "agency=DOD")
+      }
+      let lines = filtered.split(separator: "\n")
+      #expect(lines.count == 2, "\(filtered)")
+      #expect(lines.allSatisfy { $0.contains("  update  acquisition  ACQ-2026-001  /agency") }, "\(filtered)")
+      #expect(lines.first?.contains("(set)") == true && lines.first?.contains("by ") == true)
+      // json: one object per batch, with its changes.
+      let json = try Self.watching(["acquisition", "--format", "json"], in: store, env: env) {
+        try set("acquisition", "ACQ-2026-002", "title=Batch")
+      }
+      let batch = try JSONParser().parse(Array(json.utf8))
+      #expect(batch["operation"] == .string("set"))
+      #expect(batch["changes"]?.arrayValue?.first?["id"] == .string("ACQ-2026-002"))
+      // --query: the whole result again, with what differs.
+      let query = try Self.watching(
+        ["acquisition", "--query", "--where", "agency == \"DOD\"", "--format", "ndjson"], in: store, env: env
+      ) { try set("acquisition", "ACQ-2026-002", "agency=DOD") }
+      let results = try query.split(separator: "\n").map { try JSONParser().parse(Array($0.utf8)) }
+      #expect(results.count == 2, "\(query)")
+      #expect(results.last?["inserted"] == .array([.string("ACQ-2026-002")]))
+      #expect(
+        (results.last?["documents"]?.arrayValue?.count ?? 0) == (results.first?["documents"]?.arrayValue?.count ?? 0)
+          + 1)
+    }
+  }
+
   @Test func watchPrintsChangesAndEndsCleanly() throws {
     try withTemporaryDirectory { dir in
       let (store, env) = try SnapshotCommandTests.exampleStore(dir)
-      let out = Pipe()
-      let process = Process()
-      process.executableURL = Formsctl.binary
-      process.arguments = ["watch", "acquisition", "--format", "ndjson", "--debounce", "50"]
-      process.currentDirectoryURL = URL(fileURLWithPath: store)
-      process.environment = testEnvironment().merging(env) { $1 }
-      process.standardOutput = out
-      process.standardError = FileHandle.nullDevice
-      try process.run()
-      usleep(700_000)
-      #expect(
-        try Formsctl.run(["set", "acquisition", "ACQ-2026-001", "title=W"], in: store, environment: env).status == 0)
-      #expect(
-        try Formsctl.run(["set", "form", Self.anyForm(store), "form_number=N-1"], in: store, environment: env).status
-          == 0)
-      usleep(700_000)
-      kill(process.processIdentifier, SIGTERM)
-      process.waitUntilExit()
-      #expect(process.terminationStatus == 0, "SIGTERM ends a watch with exit 0")
-      let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        .split(separator: "\n")
+      let output = try Self.watching(["acquisition", "--format", "ndjson"], in: store, env: env) {
+        let title = try Formsctl.run(["set", "acquisition", "ACQ-2026-001", "title=W"], in: store, environment: env)
+        let form = try Formsctl.run(
+          ["set", "form", Self.anyForm(store), "form_number=N-1"], in: store, environment: env)
+        #expect(title.status == 0 && form.status == 0)
+      }
+      let lines = output.split(separator: "\n")
       #expect(lines.count == 1, "only the acquisition: \(lines)")
       let record = try JSONParser().parse(Array((lines.first ?? "").utf8))
       #expect(record["id"] == .string("ACQ-2026-001") && record["command"] == .string("set"))
