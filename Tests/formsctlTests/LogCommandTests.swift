@@ -3,6 +3,22 @@ import Foundation
 import Testing
 
 struct LogCommandTests {
+  @Test func anIdPrefixNamesTheDocumentAsEverywhereElse() throws {
+    try withTemporaryDirectory { dir in
+      let env = try makeStore(dir)
+      func run(_ args: [String]) throws -> RunResult { try Formsctl.run(args, in: dir + "/store", environment: env) }
+      for id in ["ACQ-2026-001", "ACQ-2026-101"] {
+        #expect(try run(["new", "acquisition", "--set", "id=\(id)", "--set", "title=T", "--set", "agency=GSA"]).status == 0)
+      }
+      let exact = try run(["log", "acquisition", "ACQ-2026-001"])
+      #expect(exact.stdout.contains("create acquisition ACQ-2026-001"))
+      #expect(try run(["log", "acquisition", "ACQ-2026-0"]).stdout == exact.stdout)
+      let ambiguous = try run(["log", "acquisition", "ACQ-2026"])
+      #expect(ambiguous.status == 64, "\(ambiguous.stderr)")
+      #expect(ambiguous.stderr.contains("ACQ-2026-001") && ambiguous.stderr.contains("ACQ-2026-101"))
+    }
+  }
+
   @Test func whoChangedWhat() throws {
     try withTemporaryDirectory { dir in
       var env = try makeStore(dir)

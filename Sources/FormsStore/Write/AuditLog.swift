@@ -210,11 +210,16 @@ extension AuditLog {
   }
 
   /// The records matching `query`, newest first; with a kind (and id), each record's `documents`
-  /// narrowed to the matching ones. Lines that do not parse come back as problems.
+  /// narrowed to the matching ones. An id that no record names exactly may be the start (4
+  /// characters or more) of one id the log names for the kind, as everywhere else ids are taken;
+  /// the start of several is ``StoreError/ambiguousID(kind:prefix:candidates:)``. Lines that do
+  /// not parse come back as problems.
   public static func query(_ layout: StoreLayout, _ query: Query) throws(StoreError) -> (
     records: [JSONValue], problems: [Problem]
   ) {
     let (all, problems) = try read(layout)
+    var query = query
+    if let kind = query.kind, let id = query.id { query.id = try expand(id, kind: kind, in: all.map(\.value)) }
     var out: [JSONValue] = []
     // Newest first by time (each parsed once); records of one time, or without one, by line, last first.
     let ordered = all.map { (time: $0.value["time"]?.stringValue.flatMap(Instant.init), record: $0) }.sorted { a, b in
@@ -245,5 +250,19 @@ extension AuditLog {
       if let limit = query.limit, out.count >= limit { break }
     }
     return (out, problems)
+  }
+
+  /// `id`, or the one id of `kind` that `records` name and that starts with it.
+  private static func expand(_ id: String, kind: String, in records: [JSONValue]) throws(StoreError) -> String {
+    var ids = Set<String>()
+    for record in records {
+      for document in record["documents"]?.arrayValue ?? [] where document["kind"]?.stringValue == kind {
+        for name in ["id", "previous_id"] { if let named = document[name]?.stringValue { ids.insert(named) } }
+      }
+    }
+    guard !ids.contains(id), id.count >= 4 else { return id }
+    let candidates = ids.filter { $0.hasPrefix(id) }.sorted()
+    if candidates.count > 1 { throw StoreError.ambiguousID(kind: kind, prefix: id, candidates: candidates) }
+    return candidates.first ?? id
   }
 }
