@@ -29,6 +29,22 @@ struct ImportCommandTests {
     }
   }
 
+  @Test func aFeedOnStandardInputIsReadLikeAFile() throws {
+    try withTemporaryDirectory { dir in
+      let (store, env) = try SnapshotCommandTests.exampleStore(dir)
+      let fromFile = try Formsctl.run(
+        ["import", "purchase-order", Self.feed, "--map", Self.map, "--dry-run"], in: store, environment: env)
+      let fromInput = try Formsctl.run(
+        ["import", "purchase-order", "-", "--map", Self.map, "--dry-run"], in: store, environment: env,
+        input: try readFile(Self.feed))
+      #expect(fromInput.status == 0 && fromInput.stdout == fromFile.stdout, "\(fromInput.stderr)")
+      let broken = try Formsctl.run(
+        ["import", "purchase-order", "-", "--dry-run"], in: store, environment: env, input: "[{\"a\": 1,]")
+      #expect(broken.status == 65)
+      #expect(broken.stderr.contains("<stdin>:1:"), "\(broken.stderr)")
+    }
+  }
+
   @Test func badFeedsAndMapsWriteNothing() throws {
     try withTemporaryDirectory { dir in
       let (store, env) = try SnapshotCommandTests.exampleStore(dir)

@@ -8,7 +8,8 @@ struct LogCommandTests {
       let env = try makeStore(dir)
       func run(_ args: [String]) throws -> RunResult { try Formsctl.run(args, in: dir + "/store", environment: env) }
       for id in ["ACQ-2026-001", "ACQ-2026-101"] {
-        #expect(try run(["new", "acquisition", "--set", "id=\(id)", "--set", "title=T", "--set", "agency=GSA"]).status == 0)
+        #expect(
+          try run(["new", "acquisition", "--set", "id=\(id)", "--set", "title=T", "--set", "agency=GSA"]).status == 0)
       }
       let exact = try run(["log", "acquisition", "ACQ-2026-001"])
       #expect(exact.stdout.contains("create acquisition ACQ-2026-001"))

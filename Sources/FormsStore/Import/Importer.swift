@@ -13,7 +13,10 @@ public struct Importer: Sendable {
 
   public struct Request: Sendable {
     public var kind: String
+    /// The feed's path, or with `feedBytes`, the name it is shown by (`<stdin>`).
     public var feed: String
+    /// The feed itself, when it is not a file (standard input).
+    public var feedBytes: [UInt8]?
     public var map: String?
     public var dryRun = false
     public var prune = false
@@ -81,6 +84,8 @@ public struct Importer: Sendable {
   }
 
   /// Why `--prune` deletes a document.
+  /// The largest feed read (1 GiB): a feed is many records, each at most `recordLimit`.
+  public static let feedLimit = 1 << 30
   public static let pruneReason = "not in the feed; --prune"
 
   /// The largest feed record, as compact JSON: a document is far smaller; a record beyond it is
@@ -88,8 +93,11 @@ public struct Importer: Sendable {
   public static let recordLimit = 16 << 20
 
   /// Reads a feed: a JSON array of records, or NDJSON (one record per line); errors name line:column.
-  public static func records(_ path: String, display: String) throws(StoreError) -> [(line: Int, value: JSONValue)] {
-    let bytes = try FileIO.read(path, limit: 1 << 30)
+  public static func records(_ path: String, display: String, bytes given: [UInt8]? = nil) throws(StoreError) -> [(
+    line: Int, value: JSONValue
+  )] {
+    let bytes: [UInt8]
+    if let given { bytes = given } else { bytes = try FileIO.read(path, limit: feedLimit) }
     func tooLarge(_ line: Int, _ size: Int) -> StoreError {
       StoreError.refused(.recordTooLarge(path: display, line: line, size: size, limit: recordLimit))
     }
@@ -159,7 +167,7 @@ public struct Importer: Sendable {
   /// Imports per `request` through the store's write path; with `dryRun`, reports and writes nothing.
   public func run(_ request: Request) throws(StoreError) -> Report {
     let schema = try store.schema(request.kind)
-    let feed = try Self.records(request.feed, display: store.display(request.feed))
+    let feed = try Self.records(request.feed, display: store.display(request.feed), bytes: request.feedBytes)
     var ops: [ChangeOp] = []
     if let map = request.map { ops = try Self.mapping(map, display: store.display(map)) }
     return try store.write("import", summary: "import \(request.kind)", dryRun: request.dryRun) {

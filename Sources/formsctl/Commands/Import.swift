@@ -22,11 +22,14 @@ extension Formsctl {
             --map ../feeds/purchase-orders.map.yaml --dry-run
           formsctl import purchase-order ../feeds/purchase-orders.json \\
             --map ../feeds/purchase-orders.map.yaml && formsctl log --limit 1
+          jq -c '.[]' ../feeds/purchase-orders.json | formsctl import purchase-order - \\
+            --map ../feeds/purchase-orders.map.yaml --dry-run
         """
     )
     @OptionGroup var options: StoreOptions
     @Argument(help: "The kind.", completion: Completions.kinds) var kind: String
-    @Argument(help: "The feed file: a JSON array of records, or one record per line.") var feed: String
+    @Argument(help: "The feed file (- for standard input): a JSON array of records, or one record per line.")
+    var feed: String
     @Option(help: ArgumentHelp("A YAML list of change steps applied to each record first.", valueName: "FILE")) var map:
       String?
     @Flag(help: "Print what would happen to each record; write nothing.") var dryRun = false
@@ -48,10 +51,11 @@ extension Formsctl {
 
     func run() throws {
       let store = try options.open()
-      let report = try Importer(store: store).run(
-        Importer.Request(
-          kind: kind, feed: feed, map: map, dryRun: dryRun, prune: prune, snapshot: !noSnapshot,
-          strictWorkflow: strictWorkflow, maxPrune: maxPrune))
+      var request = Importer.Request(
+        kind: kind, feed: feed == "-" ? "<stdin>" : feed, map: map, dryRun: dryRun, prune: prune,
+        snapshot: !noSnapshot, strictWorkflow: strictWorkflow, maxPrune: maxPrune)
+      if feed == "-" { request.feedBytes = try readStandardInput(limit: Importer.feedLimit) }
+      let report = try Importer(store: store).run(request)
       guard format == .text else {
         return FileHandleOutput.standardOutput.write(
           JSONWriter.canonicalString(report.json(dryRun: dryRun, display: store.display)))

@@ -56,18 +56,20 @@ func terminalWidth() -> Int {
   return getenv("COLUMNS").flatMap { Int(String(cString: $0)) } ?? 100
 }
 
-/// Standard input, up to the document size limit (read no further: it may be endless).
-func readStandardInput() throws -> [UInt8] {
+/// Standard input, up to `limit` bytes (the document size limit unless told; read no further: it may be endless).
+func readStandardInput(limit: Int = FileIO.maxFileSize) throws -> [UInt8] {
   var bytes: [UInt8] = []
   var buffer = [UInt8](repeating: 0, count: 65536)
   while true {
     let n = buffer.withUnsafeMutableBytes { Platform.read(0, $0.baseAddress, $0.count) }
     if n < 0 && errno == EINTR { continue }
-    if n <= 0 { break }
+    if n < 0 { throw StoreError.io("standard input", operation: "read", errno: Errno(errno)) }
+    if n == 0 { break }
     bytes += buffer[0..<n]
-    if bytes.count > FileIO.maxFileSize {
+    if bytes.count > limit {
       throw CommandError.badInput(
-        "standard input holds more than \(FileIO.maxFileSize) bytes (64 MiB), the largest document formsctl keeps")
+        "standard input holds more than \(limit) bytes (\(Storage.format(Int64(limit)))), the most formsctl reads there"
+      )
     }
   }
   return bytes
