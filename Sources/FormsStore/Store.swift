@@ -141,11 +141,11 @@ public final class Store: Sendable {
     do {
       value = try JSONParser().parse(bytes)
     } catch {
-      throw StoreError.invalidDocument(
+      throw StoreError.unreadableDocument(
         display(path),
         [
           Diagnostic(
-            file: display(path), position: error.location, rule: "parse", message: error.message)
+            file: display(path), position: error.location, rule: "parse", message: error.message, remedy: .validate)
         ])
     }
     return Document(path: path, value: try opened(value, path: path, bytes: bytes), bytes: bytes)

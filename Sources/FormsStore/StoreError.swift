@@ -32,6 +32,8 @@ public enum StoreError: FormsError, Equatable {
   /// (`failure`): the store is unchanged, and the journal waits for `recover` to finish rolling back.
   case rollBackFailed(operation: String, cause: String, failure: String)
   case invalidDocument(String, [Diagnostic])
+  /// A stored document that does not parse (a merge conflict left in it), found by a read.
+  case unreadableDocument(String, [Diagnostic])
   case migrationFailed(documents: Int, [Diagnostic])
   case importFailed(records: Int, [Diagnostic])
   /// `import --prune` would remove `removing` of the kind's `of` documents, beyond its bound.
@@ -69,7 +71,7 @@ public enum StoreError: FormsError, Equatable {
     case .locked, .recoveryNeeded, .unfinished, .rollBackFailed: return .tryAgain
     case .unverifiable: return .badInput
     case .assignment(let problem): return problem.kind
-    case .invalidDocument, .refused, .migrationFailed, .importFailed, .pruneRefused: return .badInput
+    case .invalidDocument, .unreadableDocument, .refused, .migrationFailed, .importFailed, .pruneRefused: return .badInput
     case .notFound: return .noInput
     case .ambiguousID, .usage: return .usage
     case .editKept(let error, _, _, _): return error.kind
@@ -123,6 +125,8 @@ public enum StoreError: FormsError, Equatable {
     case .rollBackFailed(let operation, let cause, let failure):
       return "the \(operation) failed (\(cause)), and rolling it back failed too (\(failure)). No document was "
         + "changed"
+    case .unreadableDocument(let what, let diagnostics):
+      return "\(what) does not parse, so it cannot be read (\(plural(diagnostics.count, "problem")) above)"
     case .invalidDocument(let what, let diagnostics):
       return
         "\(what) \(what.hasSuffix("descriptors") ? "are" : "is") not valid; nothing written (\(plural(diagnostics.count, "problem")) above)"

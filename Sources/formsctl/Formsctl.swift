@@ -36,7 +36,8 @@ struct Formsctl: ParsableCommand {
     } catch let error as any FormsError {
       SensitiveNote.shared.flush()
       switch error as? StoreError {
-      case .invalidDocument(_, let diagnostics)?, .migrationFailed(_, let diagnostics)?,
+      case .invalidDocument(_, let diagnostics)?, .unreadableDocument(_, let diagnostics)?,
+        .migrationFailed(_, let diagnostics)?,
         .importFailed(_, let diagnostics)?:
         render(diagnostics, as: .text, to: .standardError)
       default:

@@ -22,8 +22,9 @@ extension Formsctl {
             --map ../feeds/purchase-orders.map.yaml --dry-run
           formsctl import purchase-order ../feeds/purchase-orders.json \\
             --map ../feeds/purchase-orders.map.yaml && formsctl log --limit 1
-          jq -c '.[]' ../feeds/purchase-orders.json | formsctl import purchase-order - \\
-            --map ../feeds/purchase-orders.map.yaml --dry-run
+          jq -c '.[]' ../feeds/purchase-orders.json | \\
+            formsctl import purchase-order - --dry-run \\
+            --map ../feeds/purchase-orders.map.yaml
         """
     )
     @OptionGroup var options: StoreOptions

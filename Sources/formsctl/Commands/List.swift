@@ -74,9 +74,12 @@ extension Formsctl {
       Self.warn(listing, store: store)
       guard let format = ReportFormat(rawValue: format.rawValue) else {
         for document in listing.documents { printOut(store.display(document.path)) }  // --format paths
+        if !listing.skipped.isEmpty { throw ExitStatus.problems }
         return
       }
       render(listing.report, as: format)
+      // Like validate: a listing that had to leave files out says so in its status.
+      if !listing.skipped.isEmpty { throw ExitStatus.problems }
     }
 
     /// What may make the listing incomplete or stale: an operation awaiting recovery, files skipped.
@@ -85,7 +88,7 @@ extension Formsctl {
         printWarning("an interrupted \(operation) awaits `formsctl recover`; what is listed may be half-changed")
       }
       for (path, reason) in listing.skipped {
-        printWarning("\(store.display(path)): \(reason); skipped (run formsctl validate)")
+        printWarning("\(store.display(path)): \(reason); not listed (formsctl validate says why; exit 1)")
       }
     }
 
