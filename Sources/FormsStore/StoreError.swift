@@ -71,7 +71,8 @@ public enum StoreError: FormsError, Equatable {
     case .locked, .recoveryNeeded, .unfinished, .rollBackFailed: return .tryAgain
     case .unverifiable: return .badInput
     case .assignment(let problem): return problem.kind
-    case .invalidDocument, .unreadableDocument, .refused, .migrationFailed, .importFailed, .pruneRefused: return .badInput
+    case .invalidDocument, .unreadableDocument, .refused, .migrationFailed, .importFailed, .pruneRefused:
+      return .badInput
     case .notFound: return .noInput
     case .ambiguousID, .usage: return .usage
     case .editKept(let error, _, _, _): return error.kind
