@@ -1,7 +1,8 @@
 import FormsCore
 
 /// A plain text table with columns padded to their widest cell; with `width`, the widest columns
-/// are cut (ending in …) until a row fits. A cell's control characters are escaped (`\n`,
+/// but the first are cut (ending in …) until a row fits: the first column names the row (an id, a
+/// snapshot, a kind), and a name cut short names nothing (`PO-0002…` six times). A cell's control characters are escaped (`\n`,
 /// `\u001b`), as diagnostics escape them: a value can neither forge a row nor drive the terminal.
 enum TextTable {
   static func render(_ rows: [[String]], width: Int? = nil) -> String {
@@ -13,7 +14,7 @@ enum TextTable {
     }
     if let width {
       while widths.reduce(0, +) + 2 * (widths.count - 1) > width,
-        let widest = widths.indices.max(by: { widths[$0] < widths[$1] }),
+        let widest = widths.indices.dropFirst().max(by: { widths[$0] < widths[$1] }),
         widths[widest] > 8
       {
         widths[widest] -= 1
