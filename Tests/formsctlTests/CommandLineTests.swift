@@ -54,6 +54,22 @@ struct CommandLineTests {
     }
   }
 
+  /// Every --format is answered, when wrong, with the values it takes.
+  @Test(arguments: [
+    (["list", "form"], "'table', 'json', 'ndjson', 'csv' or 'paths'"), (["log"], "'text', 'json' or 'ndjson'"),
+    (["validate"], "'text', 'json' or 'github'"), (["snapshot", "diff", "x"], "'table', 'json' or 'text'"),
+    (["new", "form"], "'id', 'path' or 'json'"), (["watch"], "'table', 'json' or 'ndjson'"),
+    (["rm", "form", "x"], "'text' and 'json'"), (["schema", "list"], "'table', 'json', 'ndjson' or 'csv'"),
+  ])
+  func aWrongFormatNamesTheRightOnes(_ arguments: [String], _ values: String) throws {
+    try withTemporaryDirectory { dir in
+      let env = try makeStore(dir)
+      let result = try Formsctl.run(arguments + ["--format", "xml"], in: dir + "/store", environment: env)
+      #expect(result.status == 64)
+      #expect(result.stderr.contains("Please provide one of \(values)"), "\(arguments): \(result.stderr)")
+    }
+  }
+
   @Test func validPathsOfAnyVersionAndMetadataAreAccepted() throws {
     try withTemporaryDirectory { dir in
       let store = try Example(dir)

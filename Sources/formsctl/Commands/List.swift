@@ -21,7 +21,7 @@ extension Formsctl {
         --watch keeps the table on screen and redraws it after every change that alters it (formsctl watch --query, as a table), until Ctrl-C.
         """
     )
-    enum Format: String, ExpressibleByArgument { case table, json, ndjson, csv, paths }
+    enum Format: String, ExpressibleByArgument, CaseIterable { case table, json, ndjson, csv, paths }
 
     @OptionGroup var options: StoreOptions
     @Argument(help: "The kind (formsctl schema list names them).", completion: Completions.kinds) var kind: String?

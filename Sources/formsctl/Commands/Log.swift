@@ -18,7 +18,7 @@ extension Formsctl {
           formsctl log --format ndjson | jq -r 'select(.operation == "import") | .time'
         """
     )
-    enum Format: String, ExpressibleByArgument { case text, json, ndjson }
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, ndjson }
 
     @OptionGroup var options: StoreOptions
     @Argument(help: "Only changes to documents of this kind.", completion: Completions.kinds) var kind: String?

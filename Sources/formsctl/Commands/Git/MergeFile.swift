@@ -27,7 +27,7 @@ extension Formsctl {
     @Option(help: "newer: on a conflict inside a record with an `updated` timestamp, take the newer side.") var prefer:
       Prefer?
 
-    enum Prefer: String, ExpressibleByArgument { case newer }
+    enum Prefer: String, ExpressibleByArgument, CaseIterable { case newer }
 
     func run() throws {
       let shown = path ?? ours

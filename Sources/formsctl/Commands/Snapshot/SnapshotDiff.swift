@@ -16,7 +16,7 @@ extension Formsctl.Snapshot {
     @OptionGroup var options: StoreOptions
     @Argument(help: "The older snapshot.") var id: String
     @Argument(help: "The newer snapshot (default: the live store).") var other: String?
-    @Option(help: "Output: text or json.") var format: TableOrJSON = .table
+    @Option(help: "Output: table (text is the same), or json.") var format: TableOrJSON = .table
 
     func run() throws {
       let (_, snapshots) = try Formsctl.Snapshot.open(options)
