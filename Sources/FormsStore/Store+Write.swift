@@ -75,10 +75,13 @@ extension Store {
 }
 
 extension [Assignment] {
-  /// Applies each assignment in turn, as `set a=1 b=2` does.
+  /// Applies each assignment in turn, as `set a=1 b=2` does (each `[+]` of a list the same new element).
   func apply(to document: inout JSONValue, schema: Schema) throws(StoreError) {
     do {
-      for assignment in self { try assignment.apply(to: &document, schema: schema) }
+      var appended: [String: Int] = [:]
+      for assignment in self {
+        try assignment.resolvingAppends(in: document, appended: &appended).apply(to: &document, schema: schema)
+      }
     } catch {
       throw .assignment(error)
     }

@@ -1,3 +1,4 @@
+import FormsCore
 import FormsTestSupport
 import Foundation
 import Testing
@@ -145,5 +146,44 @@ struct DocumentCommandTests {
     #expect(process.terminationStatus == 74, "exit 74: a permission denied on a store file: \(message)")
     #expect(message.contains("Permission denied"), "\(message)")
     #expect(try readFile(store + "/data/acquisitions/ACQ-2026-001.json") == before)
+  }
+}
+
+/// `set PATH-` removes, `set 'items[+].F=V'` appends, both through the write path.
+struct SetRemoveAndAppendTests {
+  @Test func removeAnOptionalFieldAndAppendOneElement() throws {
+    try withTemporaryDirectory { dir in
+      let (store, env) = try SnapshotCommandTests.exampleStore(dir)
+      func run(_ arguments: [String]) throws -> RunResult { try Formsctl.run(arguments, in: store, environment: env) }
+      func order() throws -> JSONValue {
+        try JSONParser().parse(Array(try readFile(store + "/data/purchase-orders/PO-000201.json").utf8))
+      }
+      let items = try order()["items"]?.arrayValue?.count ?? 0
+      let appended = try run([
+        "set", "purchase-order", "PO-000201", "items[+].product_item_id=200", "items[+].quantity=1",
+        "items[+].unit_price=2.00",
+      ])
+      #expect(appended.status == 0, "\(appended.stderr)")
+      let after = try order()
+      #expect(after["items"]?.arrayValue?.count == items + 1, "every [+] of one list is one new element")
+      #expect(after["items"]?.arrayValue?.last?["product_item_id"] == .number(JSONNumber(200)))
+      #expect(try run(["set", "purchase-order", "PO-000201", "delivery_note-"]).status == 0)
+      #expect(try order()["delivery_note"] == nil)
+      #expect(try readFile(store + "/.formsctl/history.jsonl").contains("\"pointers\":[\"/delivery_note\""))
+      let before = try treeContents(store)
+      for (arguments, status, message) in [
+        (["delivery_note-"], Int32(65), "delivery_note: not there; nothing to remove"),
+        (["nope-"], 65, "unknown field \"nope\""),
+        (["-"], 65, "expected PATH=VALUE"),
+        (["items[+]]-"], 65, "not a field path"),
+      ] {
+        let result = try run(["set", "purchase-order", "PO-000201"] + arguments)
+        #expect(result.status == status, "\(arguments): \(result.stderr)")
+        #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+      }
+      let required = try run(["set", "acquisition", "ACQ-2026-001", "title-"])
+      #expect(required.status == 65 && required.stderr.contains("title"), "\(required.stderr)")
+      #expect(try treeContents(store) == before, "nothing written by a refused change")
+    }
   }
 }

@@ -1,11 +1,15 @@
 /// `PATH=VALUE` from the command line, typed by the schema: `quantity=5` is an integer, `note=5`
 /// a string, `items[2].quantity=7` reaches into a list; `--json PATH=<json>` sets any JSON value.
+/// `items[+].quantity=7` appends an element (every `[+]` of one list in one change is the same new
+/// element), and `PATH-` removes the field or element.
 public struct Assignment: Sendable, Equatable {
   public enum Value: Sendable, Equatable {
     /// Text to convert by the field's type.
     case text(String)
     /// A JSON value, set as it is.
     case json(JSONValue)
+    /// `PATH-`: the field or element is removed.
+    case remove
   }
 
   /// Why an assignment cannot be made: bad input (exit 65), or an index past a list's end (64).
@@ -19,22 +23,42 @@ public struct Assignment: Sendable, Equatable {
     }
   }
 
-  public let path: Expression.Path
+  public private(set) var path: Expression.Path
   public let source: String
   public let value: Value
+  /// The positions in `path` of the steps written `[+]` (append to the list).
+  public private(set) var appending: Set<Int>
 
-  /// Parses `PATH=VALUE`; with `json`, the value is JSON text.
+  /// Parses `PATH=VALUE` or `PATH-`; with `json`, the value is JSON text.
   public init(_ argument: String, json: Bool = false) throws(Assignment.Problem) {
-    guard let equals = argument.firstIndex(of: "=") else {
-      throw Problem("\(argument): expected PATH=VALUE, e.g. status=open or items[0].quantity=5")
+    let pathText: String
+    let valueText: String?
+    if let equals = argument.firstIndex(of: "=") {
+      pathText = String(argument[..<equals])
+      valueText = String(argument[argument.index(after: equals)...])
+    } else if argument.hasSuffix("-"), argument.count > 1, !json {
+      pathText = String(argument.dropLast())
+      valueText = nil
+    } else {
+      throw Problem(
+        "\(argument): expected PATH=VALUE, e.g. status=open or items[0].quantity=5 (or PATH- to remove it)")
     }
-    let pathText = String(argument[..<equals])
-    let valueText = String(argument[argument.index(after: equals)...])
-    guard let path = Expression.Path(pathText), !path.steps.contains(.each) else {
-      throw Problem("\(pathText): not a field path (use name, a.b or items[2].quantity)")
+    // `[+]` parses as an index; which index steps were written so is read from the text.
+    guard let path = Expression.Path(pathText.replacingOccurrences("[+]", "[0]")), !path.steps.contains(.each)
+    else {
+      throw Problem("\(pathText): not a field path (use name, a.b, items[2].quantity or items[+].quantity)")
     }
+    let brackets = pathText.split(separator: "[", omittingEmptySubsequences: false).dropFirst().map {
+      $0.hasPrefix("+]")
+    }
+    let indexSteps = path.steps.indices.filter { if case .index = path.steps[$0] { true } else { false } }
+    appending = Set(zip(indexSteps, brackets).filter(\.1).map(\.0))
     self.path = path
     source = pathText
+    guard let valueText else {
+      value = .remove
+      return
+    }
     if json {
       do {
         value = .json(try JSONParser().parse(valueText))
@@ -86,14 +110,59 @@ public struct Assignment: Sendable, Equatable {
       }
       type = next
     }
+    if case .remove = value {
+      guard current != nil else { throw Problem("\(source): not there; nothing to remove") }
+      return Self.remove(at: path.steps[...], in: &document)
+    }
     let newValue = try convert(to: type?.resolved(parent: parent, value: current), sensitive: sensitive)
     try Self.set(newValue, at: path.steps[...], in: &document, source: source)
+  }
+
+  /// This assignment with each `[+]` made the index of the element it appends: the list's length
+  /// in `document` when a change first appends to it (`appended` remembers it by the list's path,
+  /// so `items[+].a=1 items[+].b=2` make one element).
+  public func resolvingAppends(in document: JSONValue, appended: inout [String: Int]) -> Assignment {
+    var resolved = self
+    for position in appending.sorted() {
+      let list = Expression.Path(steps: Array(resolved.path.steps[..<position]))
+      let index = appended[list.description] ?? list.values(in: document).first?.arrayValue?.count ?? 0
+      appended[list.description] = index
+      resolved.path.steps[position] = .index(index)
+    }
+    resolved.appending = []
+    return resolved
+  }
+
+  /// Removes what `steps` reach in `target` (it is there: `apply` checked).
+  static func remove(at steps: ArraySlice<Expression.Path.Step>, in target: inout JSONValue) {
+    guard let step = steps.first else { return }
+    let last = steps.count == 1
+    switch (step, target) {
+    case (.member(let name), .object(var object)):
+      if last {
+        object[name] = nil
+      } else if var child = object[name] {
+        remove(at: steps.dropFirst(), in: &child)
+        object[name] = child
+      }
+      target = .object(object)
+    case (.index(let index), .array(var elements)) where index < elements.count:
+      if last {
+        elements.remove(at: index)
+      } else {
+        remove(at: steps.dropFirst(), in: &elements[index])
+      }
+      target = .array(elements)
+    default:
+      return
+    }
   }
 
   func convert(to type: SchemaType?, sensitive: Bool = false) throws(Assignment.Problem) -> JSONValue {
     // What a message shows of the value: the text, or for a sensitive field that it is withheld.
     func quoted(_ text: String) -> String { sensitive ? "\(source)=«sensitive value not shown»" : "\(source)=\(text)" }
     switch value {
+    case .remove: return .null  // never converted: `apply` removes before it converts
     case .json(let json): return json
     case .text(let text):
       guard let type else { return Self.guess(text) }

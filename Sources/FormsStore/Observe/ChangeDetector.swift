@@ -60,7 +60,7 @@ struct ChangeDetector {
       }
     }
     let known = known
-    let looked = try parallelMap(candidates.sorted { $0.path < $1.path }, chunkSize: 32) {
+    let looked = parallelMap(candidates.sorted { $0.path < $1.path }, chunkSize: 32) {
       candidate -> Result<(String, String, FileStamp?, [(String, Int)]?), StoreError> in
       Result { () throws(StoreError) in
         guard let stamp = FileStamp(candidate.path) else { return (candidate.path, candidate.kind, nil, nil) }

@@ -173,7 +173,7 @@ extension Store {
     public var isUnchanged: Bool { inserted.isEmpty && updated.isEmpty && removed.isEmpty && moved.isEmpty }
   }
 
-  /// ``observe(kind:query:options:)`` on the calling thread (see ``watchChanges(kinds:options:cancellation:_:)``).
+  /// ``observe(kind:query:options:)`` on the calling thread (see ``watchChanges(kinds:matching:options:cancellation:_:)``).
   public func watchQuery(
     kind: String, query: Query, options: ObserveOptions = ObserveOptions(), cancellation: WatchCancellation,
     _ body: (QueryResult) throws(StoreError) -> Void

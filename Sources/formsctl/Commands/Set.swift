@@ -10,14 +10,17 @@ extension Formsctl {
       discussion: """
         A change of the workflow field must be a transition the descriptor allows from the stored state, exactly as with `formsctl status`. The document's `updated` timestamp is set to the time of the write, and so is that of every list element that changed (the types that declare `timestamps:`, such as purchase-order items). The result is validated against the store under the lock, written only if valid, and recorded in the audit log (`formsctl log`).
 
+        PATH- removes an optional field or a list element (a required field stays: the result would not be valid). items[+].FIELD=VALUE appends an element to a list; every [+] of one list in one command is the same new element.
+
         With --where instead of an id, every matching document is changed in one journaled operation, all or nothing (one audit record lists them all); each change follows the same rules as for one document. --dry-run lists them and writes nothing. --all selects every document of the kind.
 
         Examples:
           formsctl set purchase-order PO-000201 delivery_note="Dock B"
           formsctl set purchase-order PO-000201 preferred_delivery_date=2026-04-01
           formsctl set acquisition ACQ-2026-001 estimated_value=125000.00
-          formsctl set purchase-order PO-000201 items[3].product_item_id=200 \\
-            items[3].quantity=1                 # index 3 appends to the list
+          formsctl set purchase-order PO-000201 'items[+].product_item_id=200' \\
+            'items[+].quantity=1'               # one new item
+          formsctl set purchase-order PO-000201 delivery_note-
           formsctl set purchase-order --where 'status == "open"' \\
             delivery_note="Dock B" --dry-run
         """
@@ -27,7 +30,9 @@ extension Formsctl {
     @Argument(
       help: "The document's id (or a unique prefix of 4+ characters); not with --where.", completion: Completions.ids)
     var id: String?
-    @Argument(help: ArgumentHelp("Fields to set.", valueName: "PATH=VALUE"), completion: Completions.assignments)
+    @Argument(
+      help: ArgumentHelp("Fields to set (PATH- removes one).", valueName: "PATH=VALUE"),
+      completion: Completions.assignments)
     var assignments: [String] = []
     @Option(name: .customLong("json"), help: ArgumentHelp("A field set to a JSON value.", valueName: "PATH=JSON"))
     var jsonSets: [String] = []
