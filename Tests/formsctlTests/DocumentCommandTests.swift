@@ -176,6 +176,8 @@ struct SetRemoveAndAppendTests {
         (["nope-"], 65, "unknown field \"nope\""),
         (["-"], 65, "expected PATH=VALUE"),
         (["items[+]]-"], 65, "not a field path"),
+        (["last_updated=2020-01-01T00:00:00Z"], 65, "last_updated: set by formsctl at each write"),
+        (["items[0].last_updated=2020-01-01T00:00:00Z"], 65, "set by formsctl at each write"),
       ] {
         let result = try run(["set", "purchase-order", "PO-000201"] + arguments)
         #expect(result.status == status, "\(arguments): \(result.stderr)")
