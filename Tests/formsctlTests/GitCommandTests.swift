@@ -276,7 +276,7 @@ struct GitCommandTests {
       #expect(transition.status == 1)
       #expect(
         transition.stdout.contains(
-          ": error: status: changed from approved to draft, which the workflow does not allow; is approved; it cannot move to draft. Allowed next: none (approved is final) (compared with HEAD) [workflow]"
+          ": error: status: changed from approved to draft, which the workflow does not allow; approved is final (compared with HEAD) [workflow]"
         ), "\(transition.stdout)")
       let unknown = try repo.formsctl(["validate", "--changed-since", "no-such-branch"])
       #expect(

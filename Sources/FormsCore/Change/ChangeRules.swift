@@ -22,7 +22,8 @@ public enum ChangeRules {
     return Finding(
       pointer: JSONPointer.root.appending(workflow.field), rule: "workflow",
       message: "changed from \(from) to \(to), which the workflow does not allow; "
-        + workflow.refusal(from: from, to: to))
+        + (workflow.next(from: from).isEmpty
+          ? "\(from) is final" : "from \(from) it may move to \(workflow.next(from: from).joined(separator: ", "))"))
   }
 
   static func checkImmutable(
