@@ -11,6 +11,8 @@ extension Formsctl {
       discussion: """
         A field marked `sensitive: true` in a descriptor is stored as an enc:v1: envelope, sealed for every recipient listed under encryption: recipients: in formsctl.yaml. Adding or removing a recipient seals every sensitive value again for the new list, and rewrites formsctl.yaml, in one journaled operation with one audit record; it needs your identity (FORMSCTL_IDENTITY) to open the values, and your recipient must stay on the list. Someone removed cannot open values sealed from then on; what they could read before stays in git's history.
 
+        The identity file must be readable by you alone (chmod 600; formsctl refuses it otherwise, as ssh does). In the bundled example store: chmod 600 ../demo-identity && export FORMSCTL_IDENTITY=$PWD/../demo-identity.
+
         Examples:
           formsctl keys list
           formsctl keys add x25519:8mR0k6lq2Hq1y4nAl2bE0v3W7c0dZbq0m9U6h5yZ7Ck=
