@@ -257,6 +257,16 @@ struct HardeningTests {
     }
   }
 
+  @Test func numbersAJqStepLeavesAloneKeepTheirText() throws {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/jq") else {
+      print("skipped: jq is not installed")
+      return
+    }
+    let document = try JSONParser().parse(#"{"value": 245122.0, "rate": 1.50, "note": "x"}"#)
+    let after = try JQProgram.runner(timeout: 10)(".note = \"y\" | .rate = 2", document)
+    #expect(JSONWriter.compact(after) == #"{"note":"y","rate":2,"value":245122.0}"#)
+  }
+
   @Test func jqStepsSeeNoEnvironmentButPathAndAreStoppedInTime() throws {
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/jq") else {
       print("skipped: jq is not installed")

@@ -252,7 +252,8 @@ public enum JQProgram {
       guard results.count == 1 else {
         throw MigrationError("the jq filter produced \(results.count) values; it must produce exactly one object")
       }
-      return results[0]
+      // jq prints numbers its own way (245122.0 as 245122): what it left alone keeps its text.
+      return results[0].keepingNumberText(of: document)
     }
   }
 }
