@@ -138,6 +138,7 @@ title: DCF forecast
 directory: forecasts
 id: id
 include: [../_shared/assumptions.yaml, ../_shared/forecast-outputs.yaml]
+order: -updated_at      # list shows the most recently updated first, as the app did
 timestamps:
   created: created_at
   updated: updated_at
@@ -442,6 +443,7 @@ title: Valuation scenario
 directory: scenarios
 id: id
 include: ../_shared/assumptions.yaml
+order: -created_at      # list shows the newest first, as the app did
 timestamps:
   created: created_at
 fields:
