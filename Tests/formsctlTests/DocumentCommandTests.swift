@@ -189,3 +189,32 @@ struct SetRemoveAndAppendTests {
     }
   }
 }
+
+/// `formsctl diff KIND LEFT RIGHT`: documents now or in a snapshot, by JSON Pointer.
+struct DiffCommandTests {
+  @Test func twoDocumentsAndADocumentAgainstASnapshot() throws {
+    try withTemporaryDirectory { dir in
+      let (store, env) = try SnapshotCommandTests.exampleStore(dir)
+      func run(_ arguments: [String]) throws -> RunResult { try Formsctl.run(arguments, in: store, environment: env) }
+      #expect(try run(["snapshot", "create", "--label", "before"]).status == 0)
+      #expect(try run(["set", "purchase-order", "PO-000201", "delivery_note=Dock C"]).status == 0)
+      let changed = try run(["diff", "purchase-order", "PO-000201@before", "PO-000201", "--format", "json"])
+      #expect(changed.status == 1, "different: exit 1, as diff(1)")
+      let records = try JSONParser().parse(Array(changed.stdout.utf8)).arrayValue ?? []
+      let note = records.first { $0["pointer"] == .string("/delivery_note") }
+      #expect(note?["right"] == .string("Dock C"), "\(changed.stdout)")
+      let same = try run(["diff", "forecast", "bb863f13", "bb863f13-e5ea-5843-8fde-be5e3a7e2358"])
+      #expect(same.status == 0, "the same document by a prefix: \(same.stderr)")
+      for (arguments, status, message) in [
+        (["diff", "purchase-order", "PO-000201@nosuch", "PO-000201"], Int32(65), "no snapshot \"nosuch\""),
+        (["diff", "purchase-order", "PO-999999", "PO-000201"], 66, "no purchase-order with id \"PO-999999\""),
+        (["diff", "nope", "a", "b"], 65, "unknown kind"),
+        (["diff", "purchase-order", "../x", "PO-000201"], 65, "not a valid id"),
+      ] {
+        let result = try run(arguments)
+        #expect(result.status == status, "\(arguments): \(result.stderr)")
+        #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+      }
+    }
+  }
+}

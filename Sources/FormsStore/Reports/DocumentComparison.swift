@@ -1,0 +1,48 @@
+import FormsCore
+
+extension Store {
+  /// The document `reference` names: `ID` (or a unique prefix) as it is now, or `ID@SNAPSHOT` as
+  /// a snapshot holds it (the snapshot by id, prefix, label, `latest` or `latest~N`). Sealed
+  /// values are opened when the identity can.
+  public func document(kind: String, reference: String) throws(StoreError) -> Document {
+    let parts = reference.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+    let id = try expand(kind: kind, id: parts[0])
+    guard parts.count == 2 else { return try read(kind: kind, id: id) }
+    let snapshot = try Snapshots(layout: layout).find(parts[1])
+    let relative = layout.relative(try path(kind: kind, id: id))
+    let path = snapshot.path + "/" + relative
+    guard FileIO.entry(path) == .file else {
+      throw StoreError.notFound(kind: kind, id: id, path: "\(relative) in snapshot \(snapshot.name)")
+    }
+    let bytes = try FileIO.read(path, followLinks: false)
+    let value: JSONValue
+    do {
+      value = try JSONParser().parse(bytes)
+    } catch {
+      let shown = "\(relative) in snapshot \(snapshot.name)"
+      throw StoreError.unreadableDocument(
+        shown, [Diagnostic(file: shown, position: error.location, rule: "parse", message: error.message)])
+    }
+    return Document(path: path, value: try opened(value, path: path, bytes: bytes), bytes: bytes)
+  }
+
+  /// Where two documents differ, by JSON Pointer, as a report: records `{pointer, left, right}`
+  /// (a side where the value is absent has no member), and a table POINTER LEFT RIGHT. Values
+  /// are shown as `list` shows them: sealed ones opened for a key holder, else the placeholder.
+  public func comparison(_ left: Document, _ right: Document) -> TableReport {
+    let a = shown(left)
+    let b = shown(right)
+    let pointers = a.changedPointers(to: b)
+    var records: [JSONValue] = []
+    var rows: [[String]] = []
+    for pointer in pointers {
+      var record = JSONObject(["pointer": .string(pointer.description)])
+      record["left"] = a[pointer: pointer]
+      record["right"] = b[pointer: pointer]
+      records.append(.object(record))
+      let cell: (JSONValue?) -> String = { $0.map(JSONWriter.compact) ?? "(absent)" }
+      rows.append([pointer.description, cell(a[pointer: pointer]), cell(b[pointer: pointer])])
+    }
+    return TableReport(records: records, columns: ["pointer", "left", "right"], rows: rows)
+  }
+}
