@@ -8,7 +8,7 @@ extension Formsctl.Keys {
     static let configuration = CommandConfiguration(
       abstract: "Remove recipients and seal every sensitive value again without them.",
       discussion: """
-        It needs a key holder's identity to open the values: FORMSCTL_IDENTITY names its file, which must be readable by you alone (chmod 600; formsctl refuses it otherwise, as ssh does). In the bundled example store: chmod 600 ../demo-identity && export FORMSCTL_IDENTITY=$PWD/../demo-identity.
+        \(Formsctl.Keys.identityNote)
 
         Examples:
           formsctl keys add x25519:8mR0k6lq2Hq1y4nAl2bE0v3W7c0dZbq0m9U6h5yZ7Ck=
