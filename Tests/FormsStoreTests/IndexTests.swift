@@ -194,6 +194,40 @@ import Testing
     }
   }
 
+  /// The top-level scan the index builds entries with agrees with a full parse on every example
+  /// document, and on edits of them that it must refuse (it then falls back to the full parse).
+  @Test func theTopLevelScanAgreesWithTheFullParser() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("examples/acquisitions/data").path
+    let files = (FileManager.default.enumerator(atPath: root)?.allObjects as? [String] ?? []).filter {
+      $0.hasSuffix(".json")
+    }
+    #expect(files.count > 30)
+    for file in files {
+      let text = try readFile(root + "/" + file)
+      for variant in [
+        text, text.replacingOccurrences(of: "{\n  \"", with: "{\"zz\": 1, \""), text + " x", "[" + text + "]",
+      ] {
+        let bytes = Array(variant.utf8)
+        let fast = JSONParser().parseTopLevelScalars(bytes, excluding: ["agency"])
+        guard case .object(let object)? = try? JSONParser().parse(bytes) else {
+          #expect(fast == nil, "\(file): the scan accepted what the parser refuses")
+          continue
+        }
+        guard let fast else { continue }  // refused: the caller parses the whole document
+        var scalars = JSONObject()
+        var containers: [String] = []
+        for member in object.members where member.key != "agency" {
+          switch member.value {
+          case .object, .array: containers.append(member.key)
+          default: scalars[member.key] = member.value
+          }
+        }
+        #expect(fast.scalars == scalars && fast.containers == containers, "\(file)")
+      }
+    }
+  }
+
   @Test func sensitiveValuesAreNotIndexed() throws {
     try withTemporaryDirectory { dir in
       let (fixture, indexed, _) = try Self.store(dir, racy: .zero)

@@ -88,10 +88,11 @@ public struct Assignment: Sendable, Equatable {
             let hint = didYouMean(name, among: resolved.fieldOrder)
             throw Problem("\(source): unknown field \"\(name)\"\(hint)")
           }
-          // A timestamp formsctl maintains would be replaced by the write's time: refused, not ignored.
-          if name == resolved.timestamps.created || name == resolved.timestamps.updated {
+          // The `updated` timestamp would be replaced by the write's time: refused, not ignored. (A
+          // `created` one given is kept: an order's issue date may be set when it is entered.)
+          if name == resolved.timestamps.updated {
             throw Problem(
-              "\(source): set by formsctl at each write (the descriptor's timestamps); it cannot be given")
+              "\(source): set by formsctl at each write (the descriptor's timestamps: updated); it cannot be given")
           }
           next = field.type
           sensitive = sensitive || field.sensitive

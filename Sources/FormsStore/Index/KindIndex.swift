@@ -150,6 +150,12 @@ struct KindIndex: Sendable {
 
   /// The entry for a document read now: its projection without `sensitive` members.
   static func entry(_ bytes: [UInt8], stamp: FileStamp, sensitive: Set<String>) -> Entry {
+    // The top level only, containers skipped (checked, not built); anything unusual goes the long way.
+    if let (scalars, containers) = JSONParser().parseTopLevelScalars(bytes, excluding: sensitive) {
+      return Entry(
+        stamp: stamp, parses: true, nonScalar: Array(containers.joined(separator: ",").utf8),
+        projection: Array(JSONWriter.compact(.object(scalars)).utf8))
+    }
     guard case .object(let object)? = try? JSONParser().parse(bytes) else {
       return Entry(stamp: stamp, parses: false, nonScalar: [], projection: [])
     }
