@@ -18,6 +18,28 @@ enum Completions {
     return (try? store.layout.ids(in: schema.directory, prefix: prefix)) ?? []
   }
 
+  /// The states the document already typed may move to next (`status KIND ID STATE`).
+  static let nextStates = CompletionKind.custom { words, _, prefix in
+    guard let store = store(words), let kind = kind(in: words, store: store), let schema = store.registry.latest(kind),
+      let workflow = schema.workflow, let index = words.firstIndex(of: kind), index + 1 < words.count
+    else { return [] }
+    // Completion offers what it can read: a document it cannot read offers every state.
+    let id = (try? store.expand(kind: kind, id: words[index + 1])) ?? words[index + 1]
+    let current = (try? store.read(kind: kind, id: id)).flatMap { schema.workflowState(of: $0.value) }
+    let states = current.map { workflow.next(from: $0) } ?? Array(Set(workflow.transitions.values.joined())).sorted()
+    return states.filter { $0.hasPrefix(prefix) }
+  }
+
+  /// Snapshots by label (newest first), then by id, and `latest`.
+  static let snapshots = CompletionKind.custom { words, _, prefix in
+    guard let store = store(words), let all = try? Snapshots(layout: store.layout).list() else { return [] }
+    let labels = all.reversed().compactMap { $0.manifest?.label }
+    var seen = Set<String>()
+    return (["latest"] + labels + all.reversed().map(\.name)).filter {
+      seen.insert($0).inserted && $0.hasPrefix(prefix)
+    }
+  }
+
   /// Field paths, for --where, --sort (also `-path`) and --fields (after the last comma).
   static let paths = CompletionKind.custom { words, _, prefix in
     let head = prefix.lastIndex(of: ",").map { String(prefix[...$0]) } ?? (prefix.hasPrefix("-") ? "-" : "")

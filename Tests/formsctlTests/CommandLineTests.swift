@@ -237,8 +237,19 @@ struct CommandLineTests {
           "---completion", "set", "--", "positional@2", "3", "3", "set", "purchase-order", "PO-000201", "del",
         ]).stdout
           == "delivery_note=\n")
+      // The states the document may move to next, and snapshots by label.
+      #expect(
+        try store.run([
+          "---completion", "status", "--", "positional@2", "3", "0", "status", "acquisition", "ACQ-2026-001", "",
+        ]).stdout == "evaluation\ncancelled\n", "the example ACQ-2026-001 is in solicitation")
+      #expect(try store.run(["snapshot", "create", "--label", "before-audit"]).status == 0)
+      let snapshots = try store.run([
+        "---completion", "snapshot", "restore", "--", "positional@0", "2", "0", "snapshot", "restore", "",
+      ]).stdout
+      #expect(snapshots.hasPrefix("latest\nbefore-audit\n"), "\(snapshots)")
       let script = try store.run(["--generate-completion-script", "bash"])
       #expect(script.status == 0 && script.stdout.contains("---completion get -- positional@1"))
+      #expect(script.stdout.contains("'ndjson'$'\\n''csv'$'\\n''paths'"), "--format values are completed")
     }
   }
 

@@ -18,7 +18,7 @@ extension Formsctl {
     @Argument(help: "The kind.", completion: Completions.kinds) var kind: String
     @Argument(help: "The document's id (or a unique prefix of 4+ characters).", completion: Completions.ids) var id:
       String
-    @Argument(help: "The new state.") var state: String
+    @Argument(help: "The new state.", completion: Completions.nextStates) var state: String
 
     func run() throws {
       let store = try options.open()

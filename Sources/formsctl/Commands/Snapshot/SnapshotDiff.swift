@@ -14,8 +14,9 @@ extension Formsctl.Snapshot {
           formsctl snapshot diff q4                    # q4 against the live store
         """)
     @OptionGroup var options: StoreOptions
-    @Argument(help: "The older snapshot.") var id: String
-    @Argument(help: "The newer snapshot (default: the live store).") var other: String?
+    @Argument(help: "The older snapshot.", completion: Completions.snapshots) var id: String
+    @Argument(help: "The newer snapshot (default: the live store).", completion: Completions.snapshots)
+    var other: String?
     @Option(help: "Output: table (text is the same), or json.") var format: TableOrJSON = .table
 
     func run() throws {

@@ -18,7 +18,10 @@ extension Formsctl.Snapshot {
         """
     )
     @OptionGroup var options: StoreOptions
-    @Argument(help: "The snapshot: its id or a unique prefix, its label, latest, or latest~N.") var id: String
+    @Argument(
+      help: "The snapshot: its id or a unique prefix, its label, latest, or latest~N.",
+      completion: Completions.snapshots)
+    var id: String
     @Argument(help: "Document files or directories under data/ (default: everything).") var paths: [String] = []
     @Flag(help: "Print what would change; change nothing.") var dryRun = false
     @Flag(help: "Do not take a pre-restore snapshot first.") var noSnapshot = false

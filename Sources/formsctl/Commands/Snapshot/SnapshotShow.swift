@@ -13,7 +13,7 @@ extension Formsctl.Snapshot {
           formsctl snapshot show latest
         """)
     @OptionGroup var options: StoreOptions
-    @Argument(help: "The snapshot.") var id: String
+    @Argument(help: "The snapshot.", completion: Completions.snapshots) var id: String
 
     func run() throws {
       let (_, snapshots) = try Formsctl.Snapshot.open(options)

@@ -13,7 +13,7 @@ extension Formsctl.Snapshot {
           formsctl snapshot verify latest --full
         """)
     @OptionGroup var options: StoreOptions
-    @Argument(help: "The snapshot (default: all).") var id: String?
+    @Argument(help: "The snapshot (default: all).", completion: Completions.snapshots) var id: String?
     @Flag(help: "Read every file of every snapshot, even the hard links one read already covers.") var full = false
 
     func run() throws {
