@@ -19,7 +19,10 @@ extension Migrator {
       }
     }
     let estimate = try estimate()
-    let notes =
+    let migrated = try lastMigrations()
+    let last = migrated.values.max()
+    var notes = [last.map { "last migration: \($0)" } ?? "no migration recorded in the audit log"]
+    notes +=
       estimate.documents == 0
       ? []
       : [
@@ -41,8 +44,23 @@ extension Migrator {
                   ]))
               }),
             "unreadable": .array(status.unreadable.map { .string(store.display($0)) }),
+            "last_migrated": migrated[status.kind].map(JSONValue.string) ?? .null,
           ]))
       }, columns: ["kind", "version", "documents", "target", "state"], rows: rows, notes: notes,
       remedies: statuses.contains { !$0.unreadable.isEmpty } ? [.validate] : [])
+  }
+
+  /// When each kind was last migrated: the time of the newest `migrate` record in the audit log
+  /// that names one of its documents.
+  func lastMigrations() throws(StoreError) -> [String: String] {
+    var out: [String: String] = [:]
+    for record in try AuditLog.query(store.layout, AuditLog.Query()).records
+    where record["operation"]?.stringValue == "migrate" {
+      guard let time = record["time"]?.stringValue else { continue }
+      for document in record["documents"]?.arrayValue ?? [] {
+        if let kind = document["kind"]?.stringValue, out[kind] == nil { out[kind] = time }
+      }
+    }
+    return out
   }
 }
