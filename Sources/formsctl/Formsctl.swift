@@ -20,7 +20,8 @@ struct Formsctl: ParsableCommand {
       """,
     version: formsctlVersion,
     subcommands: [
-      Init.self, New.self, Get.self, ListCommand.self, Watch.self, Diff.self, SetCommand.self, Edit.self, Status.self,
+      Init.self, New.self, Get.self, ListCommand.self, Watch.self, Diff.self, Stats.self, SetCommand.self, Edit.self,
+      Status.self,
       Remove.self,
       Move.self,
       Validate.self, Fmt.self, Schema.self, Migrate.self, Snapshot.self, Import.self, Log.self, Git.self,
