@@ -55,7 +55,7 @@ extension JSONParser {
     bytes.withUnsafeBufferPointer { parse($0, keeping: projection) }
   }
 
-  /// ``parse(_:keeping:)`` of bytes in place (a slice of a larger buffer).
+  /// `parse(_:keeping:)` of bytes in place (a slice of a larger buffer).
   public func parse(_ buffer: UnsafeBufferPointer<UInt8>, keeping projection: JSONProjection) -> JSONValue? {
     var reader = ByteReader(bytes: buffer, maxDepth: maxDepth, recorder: nil)
     do throws(ByteError) {

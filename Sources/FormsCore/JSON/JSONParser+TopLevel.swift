@@ -3,7 +3,7 @@ extension JSONParser {
   /// objects or arrays (checked as strictly as `parse` checks them, not built), leaving out
   /// `excluded` members. Nil, so the caller parses the whole document, whenever `parse` could
   /// answer differently: any error, keys out of canonical order or holding escapes (as
-  /// ``parse(_:keeping:)``).
+  /// `parse(_:keeping:)`).
   public func parseTopLevelScalars(_ bytes: [UInt8], excluding excluded: Set<String>) -> (
     scalars: JSONObject, containers: [String]
   )? {
