@@ -19,6 +19,10 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
   case wrongSchema(kind: String, reference: String)
   case missingID(kind: String, field: String)
   case noWorkflow(kind: String)
+  /// `new --template NAME` of `kind`: no such template (`available` are the kind's).
+  case unknownTemplate(kind: String, name: String, available: [String])
+  /// A template's placeholder (`{{NAME}}`) that the change left unfilled, at `pointer`.
+  case unfilledPlaceholder(kind: String, template: String, pointer: String, placeholder: String)
   case alreadyExists(kind: String, id: String, path: String)
   case idChanged(kind: String, from: String, to: String)
   /// A person's change of `_schema` (only a migration moves a document between versions).
@@ -123,6 +127,11 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
     case .wrongSchema(let kind, let reference): return "the document says _schema \(reference); it is not a \(kind)"
     case .missingID(let kind, let field): return "a \(kind) needs its id: set \(field)"
     case .noWorkflow(let kind): return "\(kind) has no workflow"
+    case .unknownTemplate(let kind, let name, let available):
+      return
+        "\(kind) has no template \"\(name)\" (templates: \(available.isEmpty ? "none" : available.joined(separator: ", ")))"
+    case .unfilledPlaceholder(let kind, let template, let pointer, let placeholder):
+      return "the \(kind) template \(template) leaves \(placeholder) at \(pointer) to be filled; nothing written"
     case .alreadyExists(let kind, let id, let path): return "\(kind) \(id) already exists (\(path))"
     case .idChanged(let kind, let from, let to): return "\(kind) \(from): the id cannot be changed (to \(to))"
     case .schemaChanged(let kind, let id, let stored):

@@ -20,6 +20,9 @@ public struct StoreLayout: Sendable, Equatable {
   /// `.formsctl/`, the tool's own state.
   public var stateDirectory: String { root + "/.formsctl" }
 
+  /// `templates/`: pre-filled documents, `templates/KIND/NAME.json`.
+  public var templatesDirectory: String { root + "/templates" }
+
   /// Reads the manifest of the store at `root`.
   public init(root: String) throws(StoreError) {
     let manifestPath = root + "/" + Self.manifestName

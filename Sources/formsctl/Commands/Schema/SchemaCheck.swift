@@ -7,7 +7,7 @@ extension Formsctl.Schema {
     static let configuration = CommandConfiguration(
       abstract: "Check every descriptor: keys, types, patterns, defaults, cycles, relations, expressions.",
       discussion: """
-        Exit 1 when any problem is found; each is printed as schemas/<kind>/<version>.yaml:LINE:COL: error: message.
+        Exit 1 when any problem is found; each is printed as schemas/<kind>/<version>.yaml:LINE:COL: error: message. The store's templates (templates/KIND/NAME.json) are checked too: each against its kind's newest version, its placeholders and missing required fields aside.
 
         Examples:
           formsctl schema check
@@ -17,15 +17,18 @@ extension Formsctl.Schema {
     @Option(help: "Output: text, json or github.") var format: DiagnosticPrinter.Format = .text
 
     func run() throws {
-      let (_, registry) = try Formsctl.Schema.load(options)
-      render(registry.diagnostics, as: format, to: .standardOutput)
+      let (layout, registry) = try Formsctl.Schema.load(options)
+      let display = PathDisplay(workingDirectory: FileIO.currentDirectory).show
+      let diagnostics =
+        registry.diagnostics + (try Store.templateDiagnostics(layout: layout, registry: registry, display: display))
+      render(diagnostics, as: format, to: .standardOutput)
       let count = registry.schemas.values.map(\.count).reduce(0, +)
       if !options.quiet && format != .json {
         printOut(
-          "checked the descriptors of \(registry.kinds.count) kinds (\(count) versions compiled): \(registry.diagnostics.count) problem(s)"
+          "checked the descriptors of \(registry.kinds.count) kinds (\(count) versions compiled): \(diagnostics.count) problem(s)"
         )
       }
-      if !registry.diagnostics.isEmpty { throw ExitStatus.problems }
+      if !diagnostics.isEmpty { throw ExitStatus.problems }
     }
   }
 }

@@ -1,0 +1,109 @@
+import FormsCore
+
+/// Templates: pre-filled documents a person starts from, `templates/KIND/NAME.json` in the store
+/// (kept in git). A string value written `{{NAME}}` is a placeholder: `new --template` refuses to
+/// write while one is left unfilled, and `schema check` checks every template against its kind.
+extension Store {
+  /// The names of `kind`'s templates, sorted.
+  public func templates(of kind: String) throws(StoreError) -> [String] {
+    _ = try schema(kind)
+    return try StoreLayout.templates(in: layout.templatesDirectory + "/" + kind)
+  }
+
+  /// The template `name` of `kind`, as written.
+  public func template(kind: String, name: String) throws(StoreError) -> JSONValue {
+    let available = try templates(of: kind)
+    guard DocumentID.isValid(name), available.contains(name) else {
+      throw StoreError.refused(.unknownTemplate(kind: kind, name: name, available: available))
+    }
+    let path = layout.templatesDirectory + "/" + kind + "/" + name + StoreLayout.documentSuffix
+    let bytes = try FileIO.read(path, followLinks: false)
+    do {
+      return try JSONParser().parse(bytes)
+    } catch {
+      throw StoreError.unreadableDocument(
+        display(path),
+        [Diagnostic(file: display(path), position: error.location, rule: "parse", message: error.message)])
+    }
+  }
+
+  /// Creates a document of `kind` from its template `name` with `assignments` on top, through the
+  /// write path; refused, with nothing written, while a placeholder is left unfilled.
+  public func create(kind: String, template name: String, assignments: [Assignment]) throws(StoreError) -> Document {
+    let base = try template(kind: kind, name: name)
+    var filled = base
+    try assignments.apply(to: &filled, schema: try schema(kind))
+    if let (pointer, placeholder) = Self.placeholders(in: filled).first {
+      throw StoreError.refused(
+        .unfilledPlaceholder(kind: kind, template: name, pointer: pointer.path, placeholder: placeholder))
+    }
+    return try create(kind: kind, base: base, assignments: assignments)
+  }
+
+  /// The placeholders left in `value`: string values `{{NAME}}`, each with its pointer.
+  public static func placeholders(in value: JSONValue, at pointer: JSONPointer = .root) -> [(JSONPointer, String)] {
+    switch value {
+    case .string(let text) where text.hasPrefix("{{") && text.hasSuffix("}}") && text.count > 4:
+      return [(pointer, text)]
+    case .object(let object):
+      return object.members.flatMap { placeholders(in: $0.value, at: pointer.appending($0.key)) }
+    case .array(let elements):
+      return elements.enumerated().flatMap { placeholders(in: $1, at: pointer.appending(index: $0)) }
+    default:
+      return []
+    }
+  }
+
+  /// What `schema check` says of the templates: a directory that names no kind, a file that does
+  /// not parse or is not an object, and every finding of the kind's newest version but missing
+  /// required fields and what placeholders stand for (those are filled when a document is made).
+  public static func templateDiagnostics(
+    layout: StoreLayout, registry: SchemaRegistry, display: @Sendable (String) -> String
+  ) throws(StoreError) -> [Diagnostic] {
+    var out: [Diagnostic] = []
+    for (kind, entry) in try FileIO.entries(of: layout.templatesDirectory) where entry == .directory {
+      let directory = layout.templatesDirectory + "/" + kind
+      guard let schema = registry.latest(kind) else {
+        out.append(
+          Diagnostic(
+            file: display(directory), position: nil, rule: "template",
+            message: "templates of \(kind), which no descriptor defines"))
+        continue
+      }
+      for name in try StoreLayout.templates(in: directory) {
+        let path = directory + "/" + name + StoreLayout.documentSuffix
+        let shown = display(path)
+        let bytes = try FileIO.read(path, followLinks: false)
+        let value: JSONValue
+        do {
+          value = try JSONParser().parse(bytes)
+        } catch {
+          out.append(Diagnostic(file: shown, position: error.location, rule: "parse", message: error.message))
+          continue
+        }
+        guard case .object = value else {
+          out.append(
+            Diagnostic(
+              file: shown, position: SourcePosition(line: 1, column: 1), rule: "template",
+              message: "a template is a JSON object (a document with placeholders)"))
+          continue
+        }
+        let holes = placeholders(in: value).map { $0.0 }
+        let findings = Validator(schema: schema).validate(value).filter { finding in
+          finding.rule != "required" && !holes.contains { finding.pointer.description.hasPrefix($0.description) }
+        }
+        out += Diagnostic.placed(findings, in: bytes, file: shown)
+      }
+    }
+    return out
+  }
+}
+
+extension StoreLayout {
+  /// The template names (`NAME.json`, not hidden) in `directory`, sorted; none when it is missing.
+  static func templates(in directory: String) throws(StoreError) -> [String] {
+    try FileIO.entries(of: directory).filter {
+      $0.kind == .file && !$0.name.hasPrefix(".") && $0.name.hasSuffix(documentSuffix)
+    }.map { String($0.name.dropLast(documentSuffix.count)) }.sorted()
+  }
+}
