@@ -131,6 +131,41 @@ extension DescriptorCompiler {
     return out
   }
 
+  /// `references: [{field: PATH, to: PATH, message: TEXT}]`: each path a path of the schema; the
+  /// target reaches the same kind of value (the check compares values, not types).
+  mutating func compileReferences(_ node: YAMLNode, _ schema: Schema) -> [Schema.Reference] {
+    let keys = ["field", "to", "message"]
+    guard let entries = node.sequence else {
+      error("references must be a list of {field, to, message}", at: node.position)
+      return []
+    }
+    var out: [Schema.Reference] = []
+    for entry in entries {
+      for pair in entry.mapping ?? [] where !keys.contains(pair.key.scalar?.text ?? "") {
+        unknownKey(pair.key, allowed: keys, context: "a reference")
+      }
+      var paths: [Expression.Path] = []
+      for key in ["field", "to"] {
+        guard let pathNode = entry[key], let text = pathNode.string else {
+          error("a reference needs `\(key):`, a field path such as items[].product_item_id", at: entry.position)
+          continue
+        }
+        guard let path = Expression.Path(text) else {
+          error("\(key): \(text) is not a field path", at: pathNode.position)
+          continue
+        }
+        if let problem = Schema.pathProblem(path, in: [schema]) {
+          error("\(key): \(text): \(problem)", at: pathNode.position)
+          continue
+        }
+        paths.append(path)
+      }
+      guard paths.count == 2 else { continue }
+      out.append(Schema.Reference(field: paths[0], to: paths[1], message: entry["message"]?.string))
+    }
+    return out
+  }
+
   mutating func compileChanges(_ node: YAMLNode?) -> [JSONValue]? {
     guard let node else { return nil }
     guard let steps = node.sequence else {

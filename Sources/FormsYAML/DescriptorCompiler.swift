@@ -14,7 +14,7 @@ public struct DescriptorCompiler {
 
   static let topLevelKeys = [
     "kind", "version", "title", "description", "directory", "id", "timestamps", "include", "fields", "types",
-    "relations", "workflow", "rules", "from", "changes", "order", "editable",
+    "relations", "workflow", "rules", "references", "from", "changes", "order", "editable",
   ]
   static let changeOps = ["rename", "add", "remove", "map", "move", "convert", "each", "jq"]
 
@@ -110,18 +110,22 @@ public struct DescriptorCompiler {
       error("directory \"\(directory)\" must be one folder name", at: (root["directory"] ?? root).position)
     }
     guard let kind, let version else { return nil }
-    func schema(order: [(path: Expression.Path, descending: Bool)] = [], editable: [EditablePath]? = nil) -> Schema {
+    func schema(
+      order: [(path: Expression.Path, descending: Bool)] = [], editable: [EditablePath]? = nil,
+      references: [Schema.Reference] = []
+    ) -> Schema {
       Schema(
         kind: kind, version: version, title: root["title"]?.string, directory: directory, idField: idField,
         root: rootType, namedTypes: named, relations: relations, workflow: workflow, rules: rules, from: from,
-        changes: changes, order: order, editable: editable)
+        changes: changes, order: order, editable: editable, references: references)
     }
     // `order:` and `editable:` name field paths, checked against the schema without them.
     let unordered = schema()
     let order = root["order"].map { compileOrder($0, unordered) } ?? []
     let editable = root["editable"].map { compileEditable($0, unordered) }
+    let references = root["references"].map { compileReferences($0, unordered) } ?? []
     checkSensitive(unordered, root)
-    return schema(order: order, editable: editable)
+    return schema(order: order, editable: editable, references: references)
   }
 
   /// The fields the store itself reads (the id, relations, the workflow, timestamps) stay in

@@ -63,6 +63,29 @@ public indirect enum Expression: Sendable, Equatable {
       }
       return current
     }
+
+    /// `values(in:)` with the JSON Pointer of each value.
+    public func located(in value: JSONValue) -> [(pointer: JSONPointer, value: JSONValue)] {
+      var current: [(pointer: JSONPointer, value: JSONValue)] = [(.root, value)]
+      for step in steps {
+        var next: [(pointer: JSONPointer, value: JSONValue)] = []
+        for (pointer, item) in current {
+          switch (step, item) {
+          case (.member(let name), .object(let object)):
+            if let found = object[name] { next.append((pointer.appending(name), found)) }
+          case (.index(let i), .array(let elements)):
+            if i >= 0 && i < elements.count { next.append((pointer.appending(index: i), elements[i])) }
+          case (.each, .array(let elements)):
+            next += elements.enumerated().map { (pointer.appending(index: $0.offset), $0.element) }
+          default:
+            break
+          }
+        }
+        current = next
+        if current.isEmpty { break }
+      }
+      return current
+    }
   }
 
   /// One side of a comparison.

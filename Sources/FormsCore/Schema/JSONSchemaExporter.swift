@@ -20,6 +20,7 @@ public enum JSONSchemaExporter {
     for rule in schema.rules {
       if let translated = translate(rule) { allOf.append(translated) } else { skipped.append(rule.source) }
     }
+    skipped += schema.references.map { "\($0.field) is one of \($0.to)" }
     if !allOf.isEmpty { root["allOf"] = .array(allOf) }
     if !skipped.isEmpty {
       root["$comment"] = .string("rules checked by formsctl only: " + skipped.joined(separator: "; "))

@@ -16,6 +16,9 @@ public struct Schema: Sendable {
   public let relations: [Relation]
   public let workflow: Workflow?
   public let rules: [Rule]
+  /// References inside the document (`references:`): every value at a `field` path must be one of
+  /// the values at its `to` path (a receipt's item must be one of the order's items).
+  public let references: [Reference]
   /// The version this one migrates from, and how (run by `migrate`).
   public let from: SemanticVersion?
   public let changes: [JSONValue]?
@@ -33,8 +36,9 @@ public struct Schema: Sendable {
     kind: String, version: SemanticVersion, title: String?, directory: String, idField: String, root: SchemaType,
     namedTypes: [String: SchemaType], relations: [Relation], workflow: Workflow?, rules: [Rule],
     from: SemanticVersion?, changes: [JSONValue]?, order: [(path: Expression.Path, descending: Bool)] = [],
-    editable: [EditablePath]? = nil
+    editable: [EditablePath]? = nil, references: [Reference] = []
   ) {
+    self.references = references
     self.kind = kind
     self.version = version
     self.title = title
@@ -86,6 +90,18 @@ public struct Schema: Sendable {
     public init(field: String, transitions: [String: [String]]) {
       self.field = field
       self.transitions = transitions
+    }
+  }
+
+  /// A reference inside the document: each value `field` reaches must be one `to` reaches.
+  public struct Reference: Sendable, Equatable {
+    public let field: Expression.Path
+    public let to: Expression.Path
+    public let message: String?
+    public init(field: Expression.Path, to: Expression.Path, message: String?) {
+      self.field = field
+      self.to = to
+      self.message = message
     }
   }
 

@@ -8,6 +8,8 @@ extension Validator {
   /// The names of top-level members a quick check keeps: what the rules read plus `capture`; nil
   /// when a rule reads anything else (then there is no quick check for this schema).
   public func quickCaptures(_ capture: [String]) -> [String]? {
+    // References read lists the byte path does not build: such kinds take the full path.
+    guard schema.references.isEmpty else { return nil }
     var names = Set(capture)
     for rule in schema.rules {
       for path in rule.require.paths + (rule.when?.paths ?? []) {
@@ -24,7 +26,9 @@ extension Validator {
   /// when the document is certainly valid against the schema and its rules; nil otherwise.
   public func quickCheck(_ bytes: [UInt8], captures: [String]) -> JSONValue? {
     bytes.withUnsafeBufferPointer { buffer -> JSONValue? in
-      guard buffer.first == UInt8(ascii: "{"), schema.root.kind == .object, schema.root.quickPath == .bytes else {
+      guard buffer.first == UInt8(ascii: "{"), schema.root.kind == .object, schema.root.quickPath == .bytes,
+        schema.references.isEmpty
+      else {
         return nil
       }
       var check = ByteCheck(reader: ByteReader(bytes: buffer, maxDepth: JSONParser.defaultMaxDepth, recorder: nil))

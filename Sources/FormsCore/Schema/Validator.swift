@@ -45,8 +45,27 @@ public struct Validator: Sendable {
               message: rule.message ?? "the rule `\(rule.source)` does not hold"))
         }
       }
+      findings += referenceFindings(document)
     }
     return findings
+  }
+
+  /// Each value a `references:` path reaches that none of its target's values equals, at its place.
+  func referenceFindings(_ document: JSONValue) -> [Finding] {
+    var out: [Finding] = []
+    for reference in schema.references {
+      let allowed = reference.to.values(in: document)
+      for (pointer, value) in reference.field.located(in: document) where !value.isNull && !allowed.contains(value) {
+        let shown = allowed.prefix(5).map(JSONWriter.compact).joined(separator: ", ") + (allowed.count > 5 ? ", …" : "")
+        out.append(
+          Finding(
+            pointer: pointer, rule: "reference",
+            message: reference.message
+              ?? "\(JSONWriter.compact(value)) is none of this document's \(reference.to) (\(allowed.isEmpty ? "there are none" : shown))"
+          ))
+      }
+    }
+    return out
   }
 
   /// Where a broken rule is reported: the first value its `require` reads that exists, else the
