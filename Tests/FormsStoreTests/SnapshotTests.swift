@@ -47,6 +47,30 @@ final class SnapshotFixture: @unchecked Sendable {
 }
 
 struct SnapshotTests {
+  /// `snapshot list` and labels read `summary.json`, not the manifest; verify holds the two equal.
+  @Test func listingReadsTheSummaryAndVerifyHoldsItToTheManifest() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try SnapshotFixture(dir)
+      let first = try fixture.take()
+      let summaryPath = first.path + "/summary.json"
+      #expect(first.summary == SnapshotSummary(try #require(first.manifest)))
+      #expect(try fixture.snapshots.verify(first).isEmpty)
+      // A summary that says another label: the listing shows it (it never parsed the manifest) and
+      // verify reports the disagreement.
+      chmod(summaryPath, 0o644)
+      try writeFile(
+        try readFile(summaryPath).replacingOccurrences(of: "\"label\": null", with: "\"label\": \"other\""),
+        to: summaryPath)
+      let report = try fixture.snapshots.listReport()
+      #expect(report.rows.first?[1] == "other", "\(report.rows)")
+      #expect(try fixture.snapshots.verify(first).map(\.path) == ["summary.json"])
+      // Without a summary (a snapshot from before them), the manifest is summarized.
+      try FileManager.default.removeItem(atPath: summaryPath)
+      #expect(try fixture.snapshots.listReport().rows.first?[1] == "")
+      #expect(try fixture.snapshots.verify(first).isEmpty)
+    }
+  }
+
   @Test func restoreGivesBackTheSnapshotTree() throws {
     try withTemporaryDirectory { dir in
       let fixture = try SnapshotFixture(dir)
@@ -165,8 +189,8 @@ struct SnapshotTests {
       fixture.clock += 10  // past the hash cache's racy window
       let second = try fixture.take()
       // Every document, schema and the store manifest are shared; each snapshot owns only its manifest.json.
-      #expect(try unsharedFiles(first.path) == ["manifest.json"])
-      #expect(try unsharedFiles(second.path) == ["manifest.json"])
+      #expect(try unsharedFiles(first.path) == ["manifest.json", "summary.json"])
+      #expect(try unsharedFiles(second.path) == ["manifest.json", "summary.json"])
       try writeFile(
         "{\n  \"_schema\": \"note@1.0.0\",\n  \"id\": \"n7\",\n  \"text\": \"seven\"\n}\n",
         to: dir + "/data/notes/n7.json")
@@ -223,7 +247,7 @@ struct SnapshotTests {
       try writeFile("# v2 1\n", to: dir + "/.formsctl/snapshots/.hash-cache")
       fixture.clock += 10
       let second = try fixture.take()
-      #expect(try unsharedFiles(second.path) == ["manifest.json"])
+      #expect(try unsharedFiles(second.path) == ["manifest.json", "summary.json"])
       #expect(try fixture.snapshots.verify(second).isEmpty)
     }
   }
@@ -256,7 +280,7 @@ struct SnapshotTests {
         "unchanged: shared")
       #expect(try fixture.snapshots.verify(second).isEmpty)
       #expect(
-        try FileIO.files(under: second.path, suffix: "").count == second.manifest!.files.count + 1,
+        try FileIO.files(under: second.path, suffix: "").count == second.manifest!.files.count + 2,
         "nothing beyond the manifest")
     }
   }

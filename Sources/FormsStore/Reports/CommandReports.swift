@@ -78,25 +78,24 @@ extension Snapshots {
   /// shows as such).
   public func listReport() throws(StoreError) -> TableReport {
     let all = try list()
+    let summaries = all.map(\.summary)
     return TableReport(
-      records: all.map { info in
-        let manifest = info.manifest
-        return .object(
+      records: zip(all, summaries).map { info, summary in
+        .object(
           JSONObject([
-            "name": .string(info.name), "reason": manifest.map { .string($0.reason) } ?? .null,
-            "time": manifest.map { .string($0.time) } ?? .null,
-            "message": manifest?.message.map(JSONValue.string) ?? .null,
-            "files": manifest.map { .number(JSONNumber($0.files.count)) } ?? .null,
-            "label": manifest?.label.map(JSONValue.string) ?? .null,
-            "scope": manifest.map { .string($0.covers == nil ? "store" : "documents") } ?? .null,
+            "name": .string(info.name), "reason": summary.map { .string($0.reason) } ?? .null,
+            "time": summary.map { .string($0.time) } ?? .null,
+            "message": summary?.message.map(JSONValue.string) ?? .null,
+            "files": summary.map { .number(JSONNumber($0.files)) } ?? .null,
+            "label": summary?.label.map(JSONValue.string) ?? .null,
+            "scope": summary.map { .string($0.scope == "whole store" ? "store" : "documents") } ?? .null,
           ]))
       },
       columns: ["id", "label", "reason", "scope", "files", "message"],
-      rows: all.map { info in
-        let manifest = info.manifest
-        return [
-          info.name, manifest?.label ?? "", manifest?.reason ?? "(no manifest)", manifest?.scope ?? "",
-          manifest.map { String($0.files.count) } ?? "", manifest?.message ?? "",
+      rows: zip(all, summaries).map { info, summary in
+        [
+          info.name, summary?.label ?? "", summary?.reason ?? "(no manifest)", summary?.scope ?? "",
+          summary.map { String($0.files) } ?? "", summary?.message ?? "",
         ]
       })
   }

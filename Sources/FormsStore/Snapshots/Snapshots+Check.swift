@@ -40,7 +40,14 @@ extension Snapshots {
         checks.append((info.name, info.path + "/" + entry.path, entry))
       }
       if paths == nil {
-        let listed = Set(manifest.files.map(\.path) + ["manifest.json"])
+        // The summary, when there is one, must say what the manifest says (list and labels read it).
+        if FileIO.entry(info.path + "/" + SnapshotSummary.fileName) != .missing,
+          info.summary != SnapshotSummary(manifest)
+        {
+          problems.append(
+            Problem(snapshot: info.name, path: SnapshotSummary.fileName, problem: "does not agree with manifest.json"))
+        }
+        let listed = Set(manifest.files.map(\.path) + ["manifest.json", SnapshotSummary.fileName])
         for path in try FileIO.files(under: info.path, suffix: "")
         where !listed.contains(String(path.dropFirst(info.path.count + 1))) {
           problems.append(

@@ -91,7 +91,7 @@ public struct Snapshots: Sendable {
 
   private func pick(_ reference: String, among all: [Info]) throws(StoreError) -> (Info, String?) {
     let newestFirst = Array(all.reversed())
-    let newest = newestFirst.prefix(5).map { info in info.manifest?.label.map { "\(info.name) (\($0))" } ?? info.name }
+    let newest = newestFirst.prefix(5).map { info in info.summary?.label.map { "\(info.name) (\($0))" } ?? info.name }
     if reference == "latest" || reference.hasPrefix("latest~") {
       guard let back = reference == "latest" ? 0 : Int(reference.dropFirst("latest~".count)), back >= 0 else {
         throw StoreError.refused(.badSnapshotReference(reference))
@@ -104,7 +104,7 @@ public struct Snapshots: Sendable {
       return (candidates[back], nil)
     }
     if let exact = all.first(where: { $0.name == reference }) { return (exact, nil) }
-    let labelled = newestFirst.filter { $0.manifest?.label == reference }
+    let labelled = newestFirst.filter { $0.summary?.label == reference }
     if let newest = labelled.first {
       let note =
         labelled.count > 1
@@ -199,6 +199,9 @@ public struct Snapshots: Sendable {
       // Written plainly: one syncfs makes the manifest, every copy and every link durable at once
       // (where there is no syncfs, each file and directory of the snapshot is fsynced).
       try Self.writePlainly(bytes, to: temporary + "/manifest.json", mode: 0o444)
+      try Self.writePlainly(
+        Array(JSONWriter.canonical(SnapshotSummary(manifest).json)), to: temporary + "/" + SnapshotSummary.fileName,
+        mode: 0o444)
       let tree = try FileIO.tree(temporary)
       try FileIO.sync(tree, orFileSystemOf: temporary)
       DebugPause.at("snapshot-before-rename")
