@@ -221,7 +221,7 @@ struct ImporterTests {
       #expect(manifest.covers == ["data/purchase-orders/PO-1.json", "data/purchase-orders/PO-9.json"])
       #expect(manifest.files.map(\.path) == ["data/purchase-orders/PO-1.json"], "only what the import changes")
       #expect(manifest.absent == ["data/purchase-orders/PO-9.json"])
-      #expect(try FileIO.files(under: info.path, suffix: "").count == 2, "one copy and the manifest")
+      #expect(try FileIO.files(under: info.path, suffix: "").count == 3, "one copy, the manifest and the summary")
       #expect(try snapshots.verify(info).isEmpty)
       let diff = try snapshots.diff(from: info, to: nil)
       #expect(
