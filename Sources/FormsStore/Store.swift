@@ -137,18 +137,20 @@ public final class Store: Sendable {
       }
       throw error
     }
-    let value: JSONValue
+    let value = try Self.parsed(bytes, shown: display(path), remedy: .validate)
+    return Document(path: path, value: try opened(value, path: path, bytes: bytes), bytes: bytes)
+  }
+
+  /// A stored file's JSON, or ``StoreError/unreadableDocument(_:_:)`` placing the parse error in
+  /// the file `shown` (every read of a stored document, template or snapshot copy says it so).
+  static func parsed(_ bytes: [UInt8], shown: String, remedy: Remedy? = nil) throws(StoreError) -> JSONValue {
     do {
-      value = try JSONParser().parse(bytes)
+      return try JSONParser().parse(bytes)
     } catch {
       throw StoreError.unreadableDocument(
-        display(path),
-        [
-          Diagnostic(
-            file: display(path), position: error.location, rule: "parse", message: error.message, remedy: .validate)
-        ])
+        shown,
+        [Diagnostic(file: shown, position: error.location, rule: "parse", message: error.message, remedy: remedy)])
     }
-    return Document(path: path, value: try opened(value, path: path, bytes: bytes), bytes: bytes)
   }
 
   /// A read document as reading commands print it: values still sealed read «encrypted».

@@ -17,14 +17,7 @@ extension Store {
       throw StoreError.refused(.unknownTemplate(kind: kind, name: name, available: available))
     }
     let path = layout.templatesDirectory + "/" + kind + "/" + name + StoreLayout.documentSuffix
-    let bytes = try FileIO.read(path, followLinks: false)
-    do {
-      return try JSONParser().parse(bytes)
-    } catch {
-      throw StoreError.unreadableDocument(
-        display(path),
-        [Diagnostic(file: display(path), position: error.location, rule: "parse", message: error.message)])
-    }
+    return try Self.parsed(try FileIO.read(path, followLinks: false), shown: display(path))
   }
 
   /// Creates a document of `kind` from its template `name` with `assignments` on top, through the

@@ -15,14 +15,7 @@ extension Store {
       throw StoreError.notFound(kind: kind, id: id, path: "\(relative) in snapshot \(snapshot.name)")
     }
     let bytes = try FileIO.read(path, followLinks: false)
-    let value: JSONValue
-    do {
-      value = try JSONParser().parse(bytes)
-    } catch {
-      let shown = "\(relative) in snapshot \(snapshot.name)"
-      throw StoreError.unreadableDocument(
-        shown, [Diagnostic(file: shown, position: error.location, rule: "parse", message: error.message)])
-    }
+    let value = try Self.parsed(bytes, shown: "\(relative) in snapshot \(snapshot.name)")
     return Document(path: path, value: try opened(value, path: path, bytes: bytes), bytes: bytes)
   }
 

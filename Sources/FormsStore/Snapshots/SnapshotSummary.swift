@@ -47,9 +47,12 @@ public struct SnapshotSummary: Sendable, Equatable {
 }
 
 extension Snapshots.Info {
-  /// The summary: `summary.json`, or for a snapshot without one (older, or damaged) its
-  /// manifest's; nil when neither can be read (listed as having no manifest).
-  public var summary: SnapshotSummary? {
+  /// The summary (read once): `summary.json`, or for a snapshot without one (older, or damaged)
+  /// its manifest's; nil when neither can be read (listed as having no manifest).
+  public var summary: SnapshotSummary? { summarized.value(readSummary) }
+
+  /// The summary as it is on disk now (what `verify` checks; `summary` reads it once).
+  func readSummary() -> SnapshotSummary? {
     let path = self.path + "/" + SnapshotSummary.fileName
     var bytes: [UInt8]?
     if FileIO.entry(path) == .file {

@@ -42,7 +42,7 @@ extension Snapshots {
       if paths == nil {
         // The summary, when there is one, must say what the manifest says (list and labels read it).
         if FileIO.entry(info.path + "/" + SnapshotSummary.fileName) != .missing,
-          info.summary != SnapshotSummary(manifest)
+          info.readSummary() != SnapshotSummary(manifest)
         {
           problems.append(
             Problem(snapshot: info.name, path: SnapshotSummary.fileName, problem: "does not agree with manifest.json"))

@@ -23,6 +23,8 @@ public struct Snapshots: Sendable {
     /// When it was taken (from the name), seconds since 1970.
     public let time: Int64
     private let loaded = Memo<Result<SnapshotManifest?, StoreError>>()
+    /// The summary, read once (see `SnapshotSummary`).
+    let summarized = Memo<SnapshotSummary?>()
 
     init(name: String, path: String) {
       self.name = name
