@@ -15,4 +15,6 @@ public enum Remedy: String, Sendable, Hashable, CaseIterable {
   case restoreSnapshot = "restore-snapshot"
   /// Run with the identity of one who holds a key for the store's sealed values.
   case useIdentity = "use-identity"
+  /// Write the JSON Schemas for editors again from the descriptors.
+  case exportSchemas = "export-schemas"
 }

@@ -1,112 +1,198 @@
 import FormsCore
 
-/// `formsctl editor setup`: the JSON Schemas of every kind where editors can read them, and the
-/// association of each kind's directory with its schema, so editors complete and check documents
-/// while they are typed.
+/// `formsctl editor setup`: the JSON Schemas of every kind where they can be committed (the
+/// store's `json-schema/`), and each editor's configuration at the project's root (the git
+/// top-level around the store, which is where an editor opens the project): the association of
+/// each kind's directory with its schema, and the store's language server (`formsctl lsp`).
 public struct EditorSetup: Sendable {
+  /// The editors whose configuration formsctl writes.
+  public enum Editor: String, Sendable, CaseIterable {
+    case vscode, neovim, helix, zed
+  }
+
   /// One kind's documents and the schema that checks them (every version, chosen by `_schema`).
   public struct Association: Sendable, Equatable {
     public let kind: String
-    /// VS Code's `fileMatch`, from the store's root: `/data/forms/*.json`.
+    /// The documents, from the project's root: `/examples/acquisitions/data/forms/*.json`.
     public let fileMatch: String
-    /// The schema file, from the store's root when inside it (`./.formsctl/schemas-json/form.schema.json`).
+    /// The schema file, from the project's root: `./examples/acquisitions/json-schema/form.schema.json`.
     public let schema: String
+  }
+
+  /// A configuration file as it will be written, and what a person should know about it.
+  public struct ConfigurationFile: Sendable, Equatable {
+    public let path: String
+    public let contents: [UInt8]
+    public let note: String?
   }
 
   public let layout: StoreLayout
   public let registry: SchemaRegistry
+  /// The git top-level around the store, else the store's root: where editors open the project
+  /// and read their settings.
+  public let workspace: String
 
-  public init(layout: StoreLayout, registry: SchemaRegistry) {
+  public init(layout: StoreLayout, registry: SchemaRegistry) throws(StoreError) {
     self.layout = layout
     self.registry = registry
+    do {
+      workspace = try GitRepository(around: layout.root).root
+    } catch {
+      // A store outside git (or without git installed) is its own project.
+      switch error {
+      case .refused(.notARepository), .refused(.gitMissing): workspace = layout.root
+      default: throw error
+      }
+    }
   }
 
-  /// Where the schemas go by default (ignored by git with the rest of `.formsctl/`).
-  public var defaultDirectory: String { layout.stateDirectory + "/schemas-json" }
+  /// Where the schemas go by default: committed with the store (DESIGN §13).
+  public var defaultDirectory: String { layout.jsonSchemaDirectory }
 
-  var settingsPath: String { layout.root + "/.vscode/settings.json" }
+  /// `path` from the project's root (`examples/acquisitions/json-schema`), or as given outside it.
+  func fromWorkspace(_ path: String) -> String {
+    let real = FileIO.realPath(path) ?? path
+    let root = FileIO.realPath(workspace) ?? workspace
+    if real == root { return "." }
+    return real.hasPrefix(root + "/") ? String(real.dropFirst(root.count + 1)) : path
+  }
 
   /// Writes `<kind>-<version>.schema.json` for every version and `<kind>.schema.json`, which picks
   /// the version by `_schema`, into `directory`; returns the associations.
-  public func exportSchemas(to directory: String) throws(StoreError) -> [Association] {
-    // Nothing is written through a link (DESIGN §13), and nothing at all when the settings'
-    // directory is one: checked before the first file.
-    try FileIO.refuseLinks(directory, below: layout.root)
-    try FileIO.refuseLinks(parentDirectory(settingsPath), below: layout.root)
-    try FileIO.makeDirectories(directory)
-    let writer = AtomicWriter(boundary: directory)
-    var associations: [Association] = []
-    for kind in registry.kinds {
-      let versions = registry.versions(kind).compactMap { registry.schemas[kind]?[$0] }
-      var cases: [JSONValue] = []
-      for schema in versions {
-        let name = "\(kind)-\(schema.version).schema.json"
-        try writer.write(JSONWriter.canonical(JSONSchemaExporter.export(schema)), to: directory + "/" + name)
-        cases.append(
-          .object(
-            JSONObject([
-              "if": .object(
-                JSONObject([
-                  "properties": .object(
-                    JSONObject(["_schema": .object(JSONObject(["const": .string(schema.reference)]))])),
-                  "required": .array([.string("_schema")]),
-                ])),
-              "then": .object(JSONObject(["$ref": .string(name)])),
-            ])))
-      }
-      let dispatcher = JSONValue.object(
-        JSONObject([
-          "$schema": .string("https://json-schema.org/draft/2020-12/schema"),
-          "title": .string("\(kind) (any version formsctl knows; _schema picks it)"),
-          "properties": .object(
-            JSONObject(["_schema": .object(JSONObject(["enum": .array(versions.map { .string($0.reference) })]))])),
-          "allOf": .array(cases),
-        ]))
-      try writer.write(JSONWriter.canonical(dispatcher), to: directory + "/\(kind).schema.json")
-      guard let latest = versions.last else { continue }
-      let data = "/" + layout.relative(layout.dataDirectory) + "/" + latest.directory + "/*.json"
-      let schemaPath = directory + "/\(kind).schema.json"
-      let shown = schemaPath.hasPrefix(layout.root + "/") ? "./" + layout.relative(schemaPath) : schemaPath
-      associations.append(Association(kind: kind, fileMatch: data, schema: shown))
+  public func exportSchemas(to directory: String, draft: JSONSchemaExporter.Draft) throws(StoreError) -> [Association] {
+    _ = try registry.writeJSONSchemas(to: directory, draft: draft, boundary: workspace)
+    let schemas = fromWorkspace(directory)
+    let data = fromWorkspace(layout.dataDirectory)
+    return registry.latestByKind.map { kind, latest in
+      Association(
+        kind: kind, fileMatch: "/" + (data == "." ? "" : data + "/") + latest.directory + "/*.json",
+        schema: (schemas.hasPrefix("/") ? "" : "./") + schemas + "/\(kind).schema.json")
     }
-    return associations
   }
 
-  /// Merges `associations` into `.vscode/settings.json` (`json.schemas`): entries formsctl wrote
-  /// before (their schema in `directory`) are replaced, every other setting is kept. A settings
-  /// file that is not JSON is refused and left as it is.
-  public func writeVSCodeSettings(_ associations: [Association], directory: String) throws(StoreError) {
-    var settings = JSONObject()
-    if FileIO.exists(settingsPath) {
-      let bytes = try FileIO.read(settingsPath)
+  /// The store's root from the project's root, for the language server's configuration.
+  var storeFromWorkspace: String { fromWorkspace(layout.root) }
+
+  /// `editor`'s configuration with `associations` and the language server, merged into what is
+  /// there: only formsctl's entries are replaced; JSON with comments and trailing commas is read
+  /// and kept as written around them. A settings file that does not parse is refused, untouched.
+  public func configuration(
+    for editor: Editor, associations: [Association], schemaDirectory: String
+  ) throws(StoreError) -> ConfigurationFile {
+    switch editor {
+    case .vscode:
+      let path = workspace + "/.vscode/settings.json"
+      let entries = try merged(
+        associations, into: path, at: ["json.schemas"], schemaDirectory: schemaDirectory)
+      return ConfigurationFile(
+        path: path, contents: try setting(entries, at: ["json.schemas"], in: path),
+        note: "VS Code checks documents against the schemas as you type; for relations, workflow and the other "
+          + "rules, run `formsctl lsp` through a generic language-server client extension")
+    case .zed:
+      let path = workspace + "/.zed/settings.json"
+      let key = ["lsp", "json-language-server", "settings", "json", "schemas"]
+      let entries = try merged(associations, into: path, at: key, schemaDirectory: schemaDirectory)
+      return ConfigurationFile(
+        path: path, contents: try setting(entries, at: key, in: path),
+        note: "Zed checks documents against the schemas through its JSON language server; it starts other "
+          + "language servers from extensions only")
+    case .neovim:
+      return ConfigurationFile(
+        path: workspace + "/.nvim.lua", contents: Array(neovimConfiguration.utf8),
+        note: "Neovim reads .nvim.lua with `vim.o.exrc = true` in your init.lua, once you :trust it")
+    case .helix:
+      return ConfigurationFile(
+        path: workspace + "/.helix/languages.toml", contents: Array(helixConfiguration.utf8),
+        note: "Helix reads .helix/languages.toml in the project; it replaces the file formsctl wrote before")
+    }
+  }
+
+  /// The entries of the schema list at `key` in the JSONC file `path` that formsctl did not
+  /// write (their schema outside `schemaDirectory`), followed by one per association.
+  func merged(
+    _ associations: [Association], into path: String, at key: [String], schemaDirectory: String
+  ) throws(StoreError) -> JSONValue {
+    let ours = fromWorkspace(schemaDirectory)
+    let prefix = (ours.hasPrefix("/") ? "" : "./") + ours + "/"
+    var existing: JSONValue = .null
+    if FileIO.exists(path) {
+      let bytes = try FileIO.read(path)
       do {
-        guard case .object(let existing) = try JSONParser().parse(bytes) else {
-          throw StoreError.refused(
-            .editorSettings(path: layout.relative(settingsPath), position: nil, message: "not a JSON object"))
-        }
-        settings = existing
-      } catch let error as JSONParseError {
-        throw StoreError.refused(
-          .editorSettings(
-            path: layout.relative(settingsPath), position: error.location,
-            message: "\(error.message) (formsctl reads strict JSON: no comments or trailing commas); fix or remove it"))
-      } catch let error as StoreError {
-        throw error
+        existing = try JSONParser().parse(JSONText.blankingComments(bytes))
       } catch {
-        throw StoreError.internalError("\(error)")
+        throw StoreError.refused(
+          .editorSettings(path: fromWorkspace(path), position: error.location, message: error.message))
       }
     }
-    let ours = directory.hasPrefix(layout.root + "/") ? "./" + layout.relative(directory) + "/" : directory + "/"
-    let kept = (settings["json.schemas"]?.arrayValue ?? []).filter { entry in
-      !(entry["url"]?.stringValue?.hasPrefix(ours) ?? false)
-    }
-    settings["json.schemas"] = .array(
+    var list = existing
+    for name in key { list = list[name] ?? .null }
+    let kept = (list.arrayValue ?? []).filter { !($0["url"]?.stringValue?.hasPrefix(prefix) ?? false) }
+    return .array(
       kept
         + associations.map { association in
           .object(
             JSONObject(["fileMatch": .array([.string(association.fileMatch)]), "url": .string(association.schema)]))
         })
-    try FileIO.makeDirectories(parentDirectory(settingsPath))
-    try AtomicWriter(boundary: layout.root).write(JSONWriter.canonical(.object(settings)), to: settingsPath)
+  }
+
+  /// The JSONC file `path` (or an empty object) with `value` at `key`.
+  func setting(_ value: JSONValue, at key: [String], in path: String) throws(StoreError) -> [UInt8] {
+    let bytes = FileIO.exists(path) ? try FileIO.read(path) : []
+    do {
+      var out = try JSONText.setting(value, at: key, in: bytes)
+      if out.last != UInt8(ascii: "\n") { out.append(UInt8(ascii: "\n")) }
+      return out
+    } catch {
+      throw StoreError.refused(
+        .editorSettings(path: fromWorkspace(path), position: error.location, message: error.message))
+    }
+  }
+
+  /// Writes `file` atomically under the project's root, never through a link.
+  public func write(_ file: ConfigurationFile) throws(StoreError) {
+    try FileIO.refuseLinks(parentDirectory(file.path), below: workspace)
+    try FileIO.makeDirectories(parentDirectory(file.path))
+    try AtomicWriter(boundary: workspace).write(file.contents, to: file.path)
+  }
+
+  /// `.nvim.lua`: starts `formsctl lsp` for the store's JSON and YAML files (Neovim 0.7 and later).
+  var neovimConfiguration: String {
+    let store = storeFromWorkspace == "." ? "" : "/" + storeFromWorkspace
+    return """
+      -- Written by `formsctl editor setup --editor neovim`. Neovim reads this file when `vim.o.exrc = true`
+      -- is in your init.lua and you have trusted it (:trust). It starts the store's language server,
+      -- `formsctl lsp`, for the store's documents and descriptors.
+      local root = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h')
+      local store = root .. '\(store)'
+      local client
+      vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile' }, {
+        pattern = { store .. '/*.json', store .. '/*.yaml' },
+        callback = function(args)
+          client = client or vim.lsp.start_client({ name = 'formsctl', cmd = { 'formsctl', 'lsp' }, cmd_cwd = store, root_dir = store })
+          if client then vim.lsp.buf_attach_client(args.buf, client) end
+        end,
+      })
+
+      """
+  }
+
+  /// `.helix/languages.toml`: `formsctl lsp` beside Helix's own JSON and YAML servers.
+  var helixConfiguration: String {
+    """
+    # Written by `formsctl editor setup --editor helix`: the store's language server for JSON and YAML.
+    # `formsctl lsp` finds the store from each file it is given.
+    [language-server.formsctl]
+    command = "formsctl"
+    args = ["lsp"]
+
+    [[language]]
+    name = "json"
+    language-servers = ["formsctl", "vscode-json-language-server"]
+
+    [[language]]
+    name = "yaml"
+    language-servers = ["formsctl", "yaml-language-server"]
+
+    """
   }
 }

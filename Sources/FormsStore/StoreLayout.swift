@@ -22,6 +22,8 @@ public struct StoreLayout: Sendable, Equatable {
 
   /// `templates/`: pre-filled documents, `templates/KIND/NAME.json`.
   public var templatesDirectory: String { root + "/templates" }
+  /// `json-schema/`: the JSON Schemas `editor setup` exports, committed (`schema check` reports them stale).
+  public var jsonSchemaDirectory: String { root + "/json-schema" }
 
   /// Reads the manifest of the store at `root`.
   public init(root: String) throws(StoreError) {

@@ -128,9 +128,12 @@ struct GuardTests {
       let fixture = try StoreFixture(dir + "/s")
       try FileManager.default.createDirectory(atPath: dir + "/outside", withIntermediateDirectories: true)
       try FileManager.default.createSymbolicLink(atPath: dir + "/s/.vscode", withDestinationPath: dir + "/outside")
-      let setup = EditorSetup(layout: fixture.store.layout, registry: fixture.store.registry)
-      for target in [setup.defaultDirectory, dir + "/s/.vscode/schemas"] {
-        let error = storeError { _ = try setup.exportSchemas(to: target) }
+      let setup = try EditorSetup(layout: fixture.store.layout, registry: fixture.store.registry)
+      let exported = storeError { _ = try setup.exportSchemas(to: dir + "/s/.vscode/schemas", draft: .draft07) }
+      let settings = storeError {
+        try setup.write(setup.configuration(for: .vscode, associations: [], schemaDirectory: setup.defaultDirectory))
+      }
+      for error in [exported, settings] {
         #expect(error?.description.contains(".vscode is a symbolic link") == true, "\(String(describing: error))")
       }
       #expect(try directoryListing(dir + "/outside").isEmpty)

@@ -24,6 +24,12 @@ public struct JSONSourceMap: Sendable {
     return valuePosition(pointer)
   }
 
+  /// The byte offset where the value at `pointer` starts, if it exists.
+  public func valueOffset(_ pointer: JSONPointer) -> Int? { values[pointer.description] }
+
+  /// The byte offset where the key of the member at `pointer` starts, if it is a member.
+  public func keyOffset(_ pointer: JSONPointer) -> Int? { keys[pointer.description] }
+
   private func nearest(_ pointer: JSONPointer, in table: [String: Int]) -> Int {
     var current = pointer
     while true {

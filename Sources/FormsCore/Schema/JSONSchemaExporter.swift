@@ -1,10 +1,40 @@
-/// Writes a schema as JSON Schema draft 2020-12 that accepts the documents formsctl accepts.
+/// Writes a schema as JSON Schema (draft-07 or 2020-12) that accepts the documents formsctl accepts.
 ///
 /// Not expressible there, and so left to formsctl: checks across documents (ids, file names,
-/// relations), `unique` keys within lists, and rules beyond the shapes `translate` knows (such as
+/// relations), `unique` keys within lists, a decimal's digits after the point (`scale`: formsctl
+/// counts the digits as written, and `multipleOf: 0.01` fails on 19.99 in every validator that
+/// divides binary floating-point numbers), and rules beyond the shapes `translate` knows (such as
 /// one field compared with another); each skipped rule is named in a `$comment`.
-public enum JSONSchemaExporter {
-  public static func export(_ schema: Schema) -> JSONValue {
+public struct JSONSchemaExporter: Sendable {
+  /// The JSON Schema dialect written. Draft-07 is what VS Code's JSON language service and
+  /// yaml-language-server support fully; nothing formsctl exports needs a later one.
+  public enum Draft: String, Sendable, CaseIterable {
+    case draft07 = "07"
+    case draft2020 = "2020-12"
+
+    /// The `$schema` URI that names the draft.
+    public var uri: String {
+      switch self {
+      case .draft07: "http://json-schema.org/draft-07/schema#"
+      case .draft2020: "https://json-schema.org/draft/2020-12/schema"
+      }
+    }
+
+    /// The draft a schema's `$schema` names, if it is one of these.
+    public init?(uri: String) {
+      guard let draft = Self.allCases.first(where: { $0.uri == uri }) else { return nil }
+      self = draft
+    }
+
+    /// Where named types live: `definitions` before 2019-09, `$defs` since.
+    var definitions: String { self == .draft07 ? "definitions" : "$defs" }
+  }
+
+  public let draft: Draft
+
+  public init(draft: Draft) { self.draft = draft }
+
+  public func export(_ schema: Schema) -> JSONValue {
     var root = objectSchema(schema.root)
     var properties = root["properties"]?.objectValue ?? JSONObject()
     properties["_schema"] = .object(JSONObject(["const": .string(schema.reference)]))
@@ -12,7 +42,7 @@ public enum JSONSchemaExporter {
     var required = root["required"]?.arrayValue ?? []
     required.insert(.string("_schema"), at: 0)
     root["required"] = .array(required)
-    root["$schema"] = .string("https://json-schema.org/draft/2020-12/schema")
+    root["$schema"] = .string(draft.uri)
     root["$id"] = .string("urn:formsctl:\(schema.kind):\(schema.version)")
     if let title = schema.title { root["title"] = .string(title) }
     var allOf = root["allOf"]?.arrayValue ?? []
@@ -28,21 +58,59 @@ public enum JSONSchemaExporter {
     if !schema.namedTypes.isEmpty {
       var defs = JSONObject()
       for (name, type) in schema.namedTypes { defs[name] = body(type) }
-      root["$defs"] = .object(defs)
+      root[draft.definitions] = .object(defs)
     }
     return .object(root)
   }
 
-  static func string(_ s: String) -> JSONValue { .string(s) }
-  static func number(_ n: Int) -> JSONValue { .number(JSONNumber(n)) }
+  /// The schema for every version of one kind: `_schema` is required and picks the version's
+  /// schema (`files` names each, relative to this one); a document without it is held to the
+  /// newest, so an editor still completes its fields while it says what is missing.
+  public func dispatcher(kind: String, versions: [(schema: Schema, file: String)]) -> JSONValue {
+    var cases: [JSONValue] = versions.map { version in
+      .object(
+        JSONObject([
+          "if": .object(
+            JSONObject([
+              "properties": .object(
+                JSONObject(["_schema": .object(JSONObject(["const": .string(version.schema.reference)]))])),
+              "required": .array([.string("_schema")]),
+            ])),
+          "then": .object(JSONObject(["$ref": .string(version.file)])),
+        ]))
+    }
+    if let newest = versions.last {
+      cases.append(
+        .object(
+          JSONObject([
+            "if": .object(JSONObject(["not": .object(JSONObject(["required": .array([.string("_schema")])]))])),
+            "then": .object(JSONObject(["$ref": .string(newest.file)])),
+          ])))
+    }
+    return .object(
+      JSONObject([
+        "$schema": .string(draft.uri),
+        "title": .string("\(kind) (any version formsctl knows; _schema picks it)"),
+        "type": .string("object"),
+        "required": .array([.string("_schema")]),
+        "properties": .object(
+          JSONObject([
+            "_schema": .object(JSONObject(["enum": .array(versions.map { .string($0.schema.reference) })]))
+          ])),
+        "allOf": .array(cases),
+      ]))
+  }
+
+  func string(_ s: String) -> JSONValue { .string(s) }
+  func number(_ n: Int) -> JSONValue { .number(JSONNumber(n)) }
 
   /// A reference for a named type, else the type's own schema.
-  static func reference(_ type: SchemaType) -> JSONValue {
-    if let name = type.name { return .object(JSONObject(["$ref": .string("#/$defs/\(name)")])) }
+  func reference(_ type: SchemaType) -> JSONValue {
+    if let name = type.name { return .object(JSONObject(["$ref": .string("#/\(draft.definitions)/\(name)")])) }
     return body(type)
   }
 
-  static func body(_ type: SchemaType) -> JSONValue {
+  func body(_ type: SchemaType) -> JSONValue {
     var out = JSONObject()
     switch type.kind {
     case .any: break
@@ -72,8 +140,7 @@ public enum JSONSchemaExporter {
       if let m = type.minimum { out["minimum"] = .number(m) }
       if let m = type.maximum { out["maximum"] = .number(m) }
       if let scale = type.scale {
-        out["multipleOf"] = .number(
-          JSONNumber(unchecked: scale == 0 ? "1" : "0." + String(repeating: "0", count: scale - 1) + "1"))
+        out["$comment"] = string("at most \(scale) digits after the point, as written (checked by formsctl)")
       }
     case .boolean:
       out["type"] = string("boolean")
@@ -96,12 +163,12 @@ public enum JSONSchemaExporter {
     case .jsonString:
       out["type"] = string("string")
       out["contentMediaType"] = string("application/json")
-      if let element = type.element { out["contentSchema"] = reference(element) }
+      if let element = type.element, draft != .draft07 { out["contentSchema"] = reference(element) }
     }
     return .object(out)
   }
 
-  static func objectSchema(_ type: SchemaType) -> JSONObject {
+  func objectSchema(_ type: SchemaType) -> JSONObject {
     var out = JSONObject()
     out["type"] = string("object")
     var properties = JSONObject()
@@ -130,7 +197,7 @@ public enum JSONSchemaExporter {
   }
 
   /// For a `one_of` field chosen by the sibling `by`: `by` must name a case, and that case applies.
-  static func oneOfConditions(field: String, by: String, type: SchemaType, nullable: Bool) -> [JSONValue] {
+  func oneOfConditions(field: String, by: String, type: SchemaType, nullable: Bool) -> [JSONValue] {
     var out: [JSONValue] = []
     let present: JSONValue = .object(
       JSONObject([
@@ -179,14 +246,14 @@ public enum JSONSchemaExporter {
 
   /// A rule as `if`/`then` when it has the shapes JSON Schema can say: conditions `==`, `!=` and
   /// `in` against literals, joined by `and`; requirements `exists`, joined by `and`.
-  static func translate(_ rule: Schema.Rule) -> JSONValue? {
+  func translate(_ rule: Schema.Rule) -> JSONValue? {
     guard let then = requirement(rule.require) else { return nil }
     guard let when = rule.when else { return then }
     guard let condition = condition(when) else { return nil }
     return .object(JSONObject(["if": condition, "then": then]))
   }
 
-  static func memberNames(_ path: Expression.Path) -> [String]? {
+  func memberNames(_ path: Expression.Path) -> [String]? {
     var names: [String] = []
     for step in path.steps {
       guard case .member(let name) = step else { return nil }
@@ -196,7 +263,7 @@ public enum JSONSchemaExporter {
   }
 
   /// `{required: [a], properties: {a: ...inner}}` down the path, ending in `leaf`.
-  static func nested(_ names: [String], leaf: JSONValue) -> JSONValue {
+  func nested(_ names: [String], leaf: JSONValue) -> JSONValue {
     var schema = leaf
     for name in names.reversed() {
       schema = .object(
@@ -208,7 +275,7 @@ public enum JSONSchemaExporter {
   }
 
   /// `exists` means present and not null, as formsctl evaluates it.
-  static func requirement(_ expression: Expression) -> JSONValue? {
+  func requirement(_ expression: Expression) -> JSONValue? {
     switch expression {
     case .exists(let path):
       guard let names = memberNames(path) else { return nil }
@@ -221,7 +288,7 @@ public enum JSONSchemaExporter {
     }
   }
 
-  static func condition(_ expression: Expression) -> JSONValue? {
+  func condition(_ expression: Expression) -> JSONValue? {
     switch expression {
     case .compare(.path(let path), let op, .literal(let value)) where op == .equal || op == .notEqual:
       guard let names = memberNames(path) else { return nil }

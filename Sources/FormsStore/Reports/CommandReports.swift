@@ -165,22 +165,68 @@ extension Store {
 extension SchemaRegistry {
   /// Every version of every kind as JSON Schema, by reference (`form@2.0.0`), with the file name
   /// `schema export --out` gives it (`form-2.0.0.schema.json`).
-  public var jsonSchemas: [(reference: String, file: String, schema: JSONValue)] {
-    kinds.flatMap { kind in
+  public func jsonSchemas(draft: JSONSchemaExporter.Draft) -> [(reference: String, file: String, schema: JSONValue)] {
+    let exporter = JSONSchemaExporter(draft: draft)
+    return kinds.flatMap { kind in
       schemas(of: kind).map { schema in
-        (schema.reference, "\(kind)-\(schema.version).schema.json", JSONSchemaExporter.export(schema))
+        (schema.reference, "\(kind)-\(schema.version).schema.json", exporter.export(schema))
       }
     }
   }
 
-  /// Writes `jsonSchemas` into `directory` (made if missing), each file atomically; their paths.
-  public func writeJSONSchemas(to directory: String) throws(StoreError) -> [String] {
+  /// The files an export writes, by name: every version's schema, and per kind
+  /// `<kind>.schema.json`, which picks the version a document names in `_schema`.
+  public func jsonSchemaFiles(draft: JSONSchemaExporter.Draft) -> [(file: String, schema: JSONValue)] {
+    let versions = jsonSchemas(draft: draft)
+    let exporter = JSONSchemaExporter(draft: draft)
+    return versions.map { ($0.file, $0.schema) }
+      + kinds.map { kind in
+        let mine = schemas(of: kind).map { ($0, "\(kind)-\($0.version).schema.json") }
+        return ("\(kind).schema.json", exporter.dispatcher(kind: kind, versions: mine))
+      }
+  }
+
+  /// Writes `jsonSchemaFiles` into `directory` (made if missing, never through a link below
+  /// `boundary`), each file atomically; their paths.
+  public func writeJSONSchemas(
+    to directory: String, draft: JSONSchemaExporter.Draft, boundary: String
+  ) throws(StoreError) -> [String] {
+    try FileIO.refuseLinks(directory, below: boundary)
     try FileIO.makeDirectories(directory)
     let writer = AtomicWriter(boundary: directory)
-    return try jsonSchemas.map { (exported) throws(StoreError) -> String in
+    return try jsonSchemaFiles(draft: draft).map { (exported) throws(StoreError) -> String in
       let path = directory + "/" + exported.file
       try writer.write(JSONWriter.canonical(exported.schema), to: path)
       return path
     }
+  }
+
+  /// For `schema check`: each file of an export in `directory` (the draft its files name) that is
+  /// missing or differs from what the descriptors export now. Nothing when there is no export.
+  public func staleJSONSchemas(in directory: String, display: (String) -> String) throws(StoreError) -> [Diagnostic] {
+    guard FileIO.entry(directory) == .directory else { return [] }
+    var draft = JSONSchemaExporter.Draft.draft07
+    var out: [Diagnostic] = []
+    let files = jsonSchemaFiles(draft: draft)
+    // The draft the export was made in, as its first file names it.
+    if let first = files.first, FileIO.exists(directory + "/" + first.file) {
+      let bytes = try FileIO.read(directory + "/" + first.file)
+      if let uri = (try? JSONParser().parse(bytes))?["$schema"]?.stringValue, let named = JSONSchemaExporter.Draft(uri: uri) {
+        draft = named
+      }
+    }
+    for exported in jsonSchemaFiles(draft: draft) {
+      let path = directory + "/" + exported.file
+      let current = FileIO.exists(path) ? try FileIO.read(path) : nil
+      guard current != JSONWriter.canonical(exported.schema) else { continue }
+      out.append(
+        Diagnostic(
+          file: display(path), position: current == nil ? nil : SourcePosition(line: 1, column: 1), rule: "stale-export",
+          message: current == nil
+            ? "missing: the descriptors have \(exported.file) but the export does not"
+            : "differs from what the descriptors export now",
+          remedy: .exportSchemas))
+    }
+    return out
   }
 }

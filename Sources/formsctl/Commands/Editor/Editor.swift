@@ -9,7 +9,7 @@ extension Formsctl {
       discussion: """
         Examples:
           formsctl editor setup
-          formsctl editor setup --print
+          formsctl editor setup --editor neovim --print
         """,
       subcommands: [Setup.self]
     )

@@ -2,39 +2,44 @@ import ArgumentParser
 import FormsCore
 import FormsStore
 
+extension JSONSchemaExporter.Draft: ExpressibleByArgument {}
+extension EditorSetup.Editor: ExpressibleByArgument {}
+
 extension Formsctl.Editor {
   struct Setup: ParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Export the JSON Schemas and associate each kind's directory with its schema (VS Code).",
+      abstract: "Export the JSON Schemas and configure an editor: schema associations and the language server.",
       discussion: """
-        Writes <kind>-<version>.schema.json for every version and <kind>.schema.json, which picks the version a document names in _schema, into .formsctl/schemas-json/ (or --out DIR), then merges a json.schemas entry per kind into .vscode/settings.json at the store's root: entries formsctl wrote before are replaced, every other setting is kept (the file is rewritten as canonical JSON; one that is not strict JSON is refused and left alone). Form fields that form_type chooses export as if/then, so editors check them too. Run it again after changing a descriptor.
+        Writes <kind>-<version>.schema.json for every version and <kind>.schema.json, which picks the version a document names in _schema, into the store's json-schema/ directory (or --out DIR), to be committed, so that a fresh clone has them; `formsctl schema check` reports them stale when a descriptor changes. The schemas are JSON Schema draft-07 unless --draft says 2020-12.
 
-        --print writes the schemas but not the settings, and prints the mapping for other editors (a JSON language server's schema associations, yaml-language-server and the like).
+        Then it writes the editor's configuration at the project's root, the git top-level around the store (the store's root outside git), with paths relative to it, and works the same from any directory of the repository. VS Code: json.schemas in .vscode/settings.json. Zed: the JSON language server's schemas in .zed/settings.json. Both files may hold comments and trailing commas: only formsctl's entries are replaced, the rest is kept as written. Neovim: .nvim.lua, which starts `formsctl lsp` for the store's files. Helix: .helix/languages.toml, the same. Nothing is written through a symbolic link.
+
+        --print prints the configuration instead of writing it (the schemas are still written).
 
         Examples:
           formsctl editor setup
-          formsctl editor setup --print
-          formsctl editor setup --out schemas-json      # a directory to commit
+          formsctl editor setup --editor neovim --print
+          formsctl editor setup --editor zed --print --out /tmp/formsctl-schemas
         """
     )
     @OptionGroup var options: StoreOptions
-    @Option(help: ArgumentHelp("Where to write the schemas (default: .formsctl/schemas-json).", valueName: "DIR"))
+    @Option(help: "The editor to configure: vscode, neovim, helix or zed.") var editor: EditorSetup.Editor = .vscode
+    @Option(help: ArgumentHelp("Where to write the schemas (default: the store's json-schema/).", valueName: "DIR"))
     var out: String?
-    @Flag(help: "Print the mapping of directories to schemas; do not touch .vscode/settings.json.") var print = false
+    @Option(help: "The JSON Schema draft: 07 (what editors support fully) or 2020-12.")
+    var draft: JSONSchemaExporter.Draft = .draft07
+    @Flag(help: "Print the editor's configuration instead of writing it.") var print = false
 
     func run() throws {
       let store = try options.open()
-      let setup = EditorSetup(layout: store.layout, registry: store.registry)
+      let setup = try EditorSetup(layout: store.layout, registry: store.registry)
       let directory = out.map { joinPath(FileIO.currentDirectory, $0) } ?? setup.defaultDirectory
-      let associations = try setup.exportSchemas(to: directory)
-      if print {
-        for association in associations { printOut("\(association.fileMatch)  \(association.schema)") }
-        return
-      }
-      try setup.writeVSCodeSettings(associations, directory: directory)
-      printOut(
-        "wrote \(plural(associations.count, "schema association")) to \(store.display(store.layout.root + "/.vscode/settings.json")); schemas in \(store.display(directory))"
-      )
+      let associations = try setup.exportSchemas(to: directory, draft: draft)
+      let file = try setup.configuration(for: editor, associations: associations, schemaDirectory: directory)
+      if print { return printOut("# \(store.display(file.path))\n" + String(decoding: file.contents, as: UTF8.self)) }
+      try setup.write(file)
+      printOut("wrote the schemas of \(plural(associations.count, "kind")) to \(store.display(directory)) and \(store.display(file.path))")
+      if let note = file.note, !options.quiet { printOut("note: \(note)") }
     }
   }
 }
