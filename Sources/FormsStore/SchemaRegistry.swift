@@ -57,7 +57,10 @@ public struct SchemaRegistry: Sendable {
 
   /// Loads every descriptor under `directory`; `display` turns a path into what messages show. A
   /// directory that cannot be listed is an error (never "no descriptors there").
-  public static func load(directory: String, display: (String) -> String) throws(StoreError) -> SchemaRegistry {
+  /// `overlay` holds texts to read instead of the files at those paths (an editor's unsaved buffers).
+  public static func load(
+    directory: String, display: (String) -> String, overlay: [String: [UInt8]] = [:]
+  ) throws(StoreError) -> SchemaRegistry {
     var schemas: [String: [SemanticVersion: Schema]] = [:]
     var diagnostics: [Diagnostic] = []
     var files: [String: String] = [:]
@@ -84,7 +87,7 @@ public struct SchemaRegistry: Sendable {
         continue
       }
       let (kindName, versionName) = (String(parts[0]), String(parts[1].dropLast(5)))
-      guard let yaml = readYAML(path, shown: shown, into: &diagnostics) else { continue }
+      guard let yaml = readYAML(path, shown: shown, overlay: overlay, into: &diagnostics) else { continue }
       let descriptorDirectory = parentDirectory(path)
       let result = DescriptorCompiler.compile(yaml, file: shown) { include in
         let includePath = absolutePath(include, from: descriptorDirectory)
@@ -92,7 +95,9 @@ public struct SchemaRegistry: Sendable {
           throw StoreError.fileNotFound(display(includePath))
         }
         var includeDiagnostics: [Diagnostic] = []
-        guard let node = readYAML(includePath, shown: display(includePath), into: &includeDiagnostics) else {
+        guard
+          let node = readYAML(includePath, shown: display(includePath), overlay: overlay, into: &includeDiagnostics)
+        else {
           throw YAMLError(
             message: includeDiagnostics.first?.message ?? "empty file",
             position: includeDiagnostics.first?.position ?? SourcePosition(line: 1, column: 1))
@@ -119,9 +124,11 @@ public struct SchemaRegistry: Sendable {
     return SchemaRegistry(schemas: schemas, diagnostics: diagnostics, files: files)
   }
 
-  static func readYAML(_ path: String, shown: String, into diagnostics: inout [Diagnostic]) -> YAMLNode? {
+  static func readYAML(
+    _ path: String, shown: String, overlay: [String: [UInt8]], into diagnostics: inout [Diagnostic]
+  ) -> YAMLNode? {
     do {
-      let bytes = try FileIO.read(path)
+      let bytes = try overlay[path] ?? FileIO.read(path)
       guard let node = try YAMLReader().read(bytes) else {
         diagnostics.append(
           Diagnostic(

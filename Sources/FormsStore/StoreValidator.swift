@@ -159,6 +159,22 @@ public struct StoreValidator: Sendable {
       }
       return fail("read", error.description, at: nil)
     }
+    return check(path, bytes: bytes)
+  }
+
+  /// Checks the text `bytes` as the document at `path` (a file's, or an editor's unsaved buffer).
+  func check(_ path: String, bytes: [UInt8]) -> Outcome {
+    let shown = display(path)
+    var outcome = Outcome()
+    func fail(
+      _ rule: String, _ message: String, at position: SourcePosition? = SourcePosition(line: 1, column: 1),
+      remedy: Remedy? = nil
+    ) -> Outcome {
+      outcome.unreadable = true
+      outcome.diagnostics.append(
+        Diagnostic(file: shown, position: position, rule: rule, message: message, remedy: remedy))
+      return outcome
+    }
     // Nearly every document is valid: checked from its bytes, it needs no tree. Anything found or
     // undecided there is checked again below, by the path that finds and places every problem.
     if let reference = Self.leadingSchema(bytes), let quick = quickChecks[reference],

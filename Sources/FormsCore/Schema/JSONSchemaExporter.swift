@@ -244,6 +244,9 @@ public struct JSONSchemaExporter: Sendable {
     return out
   }
 
+  /// True when `rule` is exported (as `if`/`then`), false when it is left to formsctl.
+  public func expresses(_ rule: Schema.Rule) -> Bool { translate(rule) != nil }
+
   /// A rule as `if`/`then` when it has the shapes JSON Schema can say: conditions `==`, `!=` and
   /// `in` against literals, joined by `and`; requirements `exists`, joined by `and`.
   func translate(_ rule: Schema.Rule) -> JSONValue? {

@@ -16,7 +16,7 @@ extension Schema {
 
 extension SchemaType {
   /// The types a value of this type can be (a `one_of` is any of its cases).
-  var alternatives: [SchemaType] { kind == .oneOf ? caseOrder.compactMap { cases[$0] } : [self] }
+  public var alternatives: [SchemaType] { kind == .oneOf ? caseOrder.compactMap { cases[$0] } : [self] }
 
   /// Why `steps` lead nowhere from a value of this type, with how many steps were fine.
   func pathProblem(_ steps: ArraySlice<Expression.Path.Step>, walked: [Expression.Path.Step]) -> (

@@ -1,0 +1,454 @@
+import FormsCore
+import Foundation
+import Synchronization
+
+/// `formsctl lsp`: a Language Server (LSP 3.17, JSON-RPC over stdio) for the documents and
+/// descriptors of the stores whose files a client opens. Every answer comes from
+/// ``LanguageService``; positions are converted at this boundary, in the encoding the client
+/// negotiates (UTF-16 unless it offers UTF-8). Each store's data directory is watched (the
+/// change detector of `formsctl watch`): when files change on disk, from another process or a
+/// `git checkout`, the open buffers are checked again and their diagnostics published anew. The
+/// server never writes a file: its edits are the client's to apply.
+public final class LanguageServer: Sendable {
+  struct Buffer: Sendable {
+    var path: String
+    var text: [UInt8]
+    var version: Int?
+  }
+
+  /// A store's service, with the descriptors' signature it was opened with (a changed one opens it again).
+  struct Workspace: Sendable {
+    var service: LanguageService
+    var descriptors: [String: FileStamp?]
+  }
+
+  struct State: Sendable {
+    var encoding = LineIndex.Encoding.utf16
+    var initialized = false
+    var shutdown = false
+    var buffers: [String: Buffer] = [:]
+    var workspaces: [String: Workspace] = [:]
+    var watches: [String: WatchCancellation] = [:]
+  }
+
+  let input: FileHandle
+  let output: Mutex<FileHandle>
+  let state = Mutex(State())
+  /// Held while diagnostics are made and sent, so the last published for a buffer is its latest.
+  let publishing = Mutex(())
+  let watchOptions: Store.ObserveOptions
+
+  public init(
+    input: FileHandle = .standardInput, output: FileHandle = .standardOutput,
+    watchOptions: Store.ObserveOptions = Store.ObserveOptions()
+  ) {
+    self.input = input
+    self.output = Mutex(output)
+    self.watchOptions = watchOptions
+  }
+
+  /// Serves until `exit` (or the input ends); the exit status LSP asks for: 0 after `shutdown`, else 1.
+  public func run() -> Int32 {
+    var reader = FrameReader(input)
+    defer { state.withLock { $0.watches.values.forEach { $0.cancel() } } }
+    while let body = reader.next() {
+      let message: JSONValue
+      do {
+        message = try JSONParser().parse(body)
+      } catch {
+        send(error: -32700, message: "not JSON: \(error.message)", id: .null)
+        continue
+      }
+      guard let method = message["method"]?.stringValue else { continue }  // a response to us
+      if method == "exit" { break }
+      handle(method, id: message["id"], params: message["params"] ?? .null)
+    }
+    return state.withLock { $0.shutdown } ? 0 : 1
+  }
+
+  // MARK: Dispatch
+
+  func handle(_ method: String, id: JSONValue?, params: JSONValue) {
+    let ready = state.withLock { $0.initialized && !$0.shutdown }
+    guard ready || method == "initialize" || method == "shutdown" || id == nil else {
+      return send(error: -32002, message: "the server is not initialized (or was shut down)", id: id ?? .null)
+    }
+    switch method {
+    case "initialize": respond(id, initialize(params))
+    case "initialized": break
+    case "shutdown":
+      state.withLock { $0.shutdown = true }
+      respond(id, .null)
+    case "textDocument/didOpen":
+      let document = params["textDocument"] ?? .null
+      guard let uri = document["uri"]?.stringValue, let path = Self.path(of: uri) else { return }
+      let text = Array((document["text"]?.stringValue ?? "").utf8)
+      state.withLock { $0.buffers[uri] = Buffer(path: path, text: text, version: document["version"]?.numberValue?.intValue) }
+      watch(path)
+      publish([uri])
+    case "textDocument/didChange":
+      guard let uri = params["textDocument"]?["uri"]?.stringValue else { return }
+      state.withLock { state in
+        guard var buffer = state.buffers[uri] else { return }
+        for change in params["contentChanges"]?.arrayValue ?? [] {
+          buffer.text = Self.applying(change, to: buffer.text, encoding: state.encoding)
+        }
+        buffer.version = params["textDocument"]?["version"]?.numberValue?.intValue
+        state.buffers[uri] = buffer
+      }
+      publish([uri])
+    case "textDocument/didClose":
+      guard let uri = params["textDocument"]?["uri"]?.stringValue else { return }
+      _ = state.withLock { $0.buffers.removeValue(forKey: uri) }
+      notify(
+        "textDocument/publishDiagnostics",
+        .object(JSONObject(["uri": .string(uri), "diagnostics": .array([])])))
+    case "textDocument/didSave", "workspace/didChangeWatchedFiles":
+      publish(state.withLock { Array($0.buffers.keys) })
+    case "textDocument/completion": respond(id, answer(params) { self.completion($0, $1, $2) })
+    case "textDocument/hover": respond(id, answer(params) { self.hover($0, $1, $2) })
+    case "textDocument/definition": respond(id, answer(params) { self.definition($0, $1, $2) })
+    case "textDocument/references": respond(id, answer(params) { self.references($0, $1, $2) })
+    case "textDocument/formatting": respond(id, answer(params) { self.formatting($0, $1, $2) })
+    case "textDocument/codeAction": respond(id, answer(params) { self.codeActions($0, $1, $2, params) })
+    default:
+      if let id { send(error: -32601, message: "formsctl lsp does not handle \(method)", id: id) }
+    }
+  }
+
+  func initialize(_ params: JSONValue) -> JSONValue {
+    let offered = params["capabilities"]?["general"]?["positionEncodings"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    let encoding: LineIndex.Encoding = offered.contains("utf-8") ? .utf8 : .utf16
+    state.withLock {
+      $0.encoding = encoding
+      $0.initialized = true
+    }
+    return .object(
+      JSONObject([
+        "capabilities": .object(
+          JSONObject([
+            "positionEncoding": .string(encoding.rawValue),
+            "textDocumentSync": .object(
+              JSONObject([
+                "openClose": .bool(true), "change": .number(JSONNumber(1)),
+                "save": .object(JSONObject(["includeText": .bool(false)])),
+              ])),
+            "completionProvider": .object(
+              JSONObject(["triggerCharacters": .array([.string("\""), .string(":")])])),
+            "hoverProvider": .bool(true),
+            "definitionProvider": .bool(true),
+            "referencesProvider": .bool(true),
+            "documentFormattingProvider": .bool(true),
+            "codeActionProvider": .bool(true),
+          ])),
+        "serverInfo": .object(JSONObject(["name": .string("formsctl"), "version": .string(formsctlVersion)])),
+      ]))
+  }
+
+  /// A request about one open buffer at one position: the handler gets the service of the
+  /// buffer's store, the buffer and the byte offset; nil (no store, no buffer) answers null.
+  func answer(
+    _ params: JSONValue, _ handler: (LanguageService, Buffer, Int) -> JSONValue
+  ) -> JSONValue {
+    guard let uri = params["textDocument"]?["uri"]?.stringValue else { return .null }
+    let (buffer, encoding) = state.withLock { ($0.buffers[uri], $0.encoding) }
+    let path = buffer?.path ?? Self.path(of: uri)
+    guard let path, let service = service(for: path) else { return .null }
+    let text: [UInt8]
+    if let buffer {
+      text = buffer.text
+    } else {
+      do { text = try FileIO.read(path) } catch { return .null }  // not open and not readable: nothing to say
+    }
+    let position = params["position"] ?? .null
+    let offset = LineIndex(text).offset(
+      line: position["line"]?.numberValue?.intValue ?? 0, character: position["character"]?.numberValue?.intValue ?? 0, encoding: encoding)
+    return handler(service, Buffer(path: path, text: text, version: buffer?.version), offset)
+  }
+
+  // MARK: Answers
+
+  func completion(_ service: LanguageService, _ buffer: Buffer, _ offset: Int) -> JSONValue {
+    let kinds: [LanguageService.Completion.Kind: Int] = [.field: 10, .value: 12, .state: 20, .reference: 18]
+    let items = service.complete(path: buffer.path, text: buffer.text, at: offset).map { item in
+      var out = JSONObject([
+        "label": .string(item.label), "kind": .number(JSONNumber(kinds[item.kind] ?? 1)),
+        "textEdit": .object(
+          JSONObject([
+            "range": range(item.range, in: buffer.text), "newText": .string(item.insertText),
+          ])),
+      ])
+      if let detail = item.detail { out["detail"] = .string(detail) }
+      if let documentation = item.documentation { out["documentation"] = .string(documentation) }
+      return JSONValue.object(out)
+    }
+    return .object(JSONObject(["isIncomplete": .bool(false), "items": .array(items)]))
+  }
+
+  func hover(_ service: LanguageService, _ buffer: Buffer, _ offset: Int) -> JSONValue {
+    guard let (markdown, span) = service.hover(path: buffer.path, text: buffer.text, at: offset) else { return .null }
+    return .object(
+      JSONObject([
+        "contents": .object(JSONObject(["kind": .string("markdown"), "value": .string(markdown)])),
+        "range": range(span, in: buffer.text),
+      ]))
+  }
+
+  func definition(_ service: LanguageService, _ buffer: Buffer, _ offset: Int) -> JSONValue {
+    guard let target = service.definition(path: buffer.path, text: buffer.text, at: offset) else { return .null }
+    return location(target)
+  }
+
+  func references(_ service: LanguageService, _ buffer: Buffer, _ offset: Int) -> JSONValue {
+    do {
+      return .array(try service.references(path: buffer.path).map(location))
+    } catch {
+      return .array([])  // a store that cannot be read refers to nothing the editor can open
+    }
+  }
+
+  func formatting(_ service: LanguageService, _ buffer: Buffer, _ offset: Int) -> JSONValue {
+    guard let canonical = service.format(text: buffer.text) else { return .array([]) }
+    return .array([edit(LanguageService.Edit(range: 0..<buffer.text.count, text: String(decoding: canonical, as: UTF8.self)), in: buffer.text)])
+  }
+
+  func codeActions(_ service: LanguageService, _ buffer: Buffer, _ offset: Int, _ params: JSONValue) -> JSONValue {
+    let encoding = state.withLock { $0.encoding }
+    let lines = LineIndex(buffer.text)
+    func offset(_ position: JSONValue?) -> Int {
+      lines.offset(
+        line: position?["line"]?.numberValue?.intValue ?? 0, character: position?["character"]?.numberValue?.intValue ?? 0, encoding: encoding)
+    }
+    let start = offset(params["range"]?["start"])
+    let end = max(start, offset(params["range"]?["end"]))
+    let uri = params["textDocument"]?["uri"]?.stringValue ?? ""
+    return .array(
+      service.fixes(path: buffer.path, text: buffer.text, in: start..<end).map { fix in
+        .object(
+          JSONObject([
+            "title": .string(fix.title),
+            "kind": .string(fix.rule == nil ? "source" : "quickfix"),
+            "edit": .object(
+              JSONObject([
+                "changes": .object(JSONObject([uri: .array(fix.edits.map { edit($0, in: buffer.text) })]))
+              ])),
+          ]))
+      })
+  }
+
+  // MARK: Diagnostics
+
+  /// Checks the buffers `uris` and publishes what is found (an empty list clears a buffer's).
+  func publish(_ uris: [String]) {
+    publishing.withLock { _ in
+      for uri in uris {
+        guard let buffer = state.withLock({ $0.buffers[uri] }) else { continue }
+        notify("textDocument/publishDiagnostics", diagnostics(uri: uri, buffer: buffer))
+      }
+    }
+  }
+
+  /// What `textDocument/publishDiagnostics` says of `buffer`.
+  func diagnostics(uri: String, buffer: Buffer) -> JSONValue {
+    let problems = service(for: buffer.path)?.diagnose(path: buffer.path, text: buffer.text) ?? []
+    let severities: [Diagnostic.Severity: Int] = [.error: 1, .warning: 2, .note: 3]
+    let diagnostics = problems.map { problem -> JSONValue in
+      let path = problem.diagnostic.pointer.path
+      return .object(
+        JSONObject([
+          "range": range(problem.range, in: buffer.text),
+          "severity": .number(JSONNumber(severities[problem.diagnostic.severity] ?? 1)),
+          "code": .string(problem.diagnostic.rule), "source": .string("formsctl"),
+          "message": .string((path.isEmpty ? "" : path + ": ") + problem.diagnostic.message),
+        ]))
+    }
+    var params = JSONObject(["uri": .string(uri), "diagnostics": .array(diagnostics)])
+    if let version = buffer.version { params["version"] = .number(JSONNumber(version)) }
+    return .object(params)
+  }
+
+  /// The diagnostics the server would publish for the file at `path` as it is on disk (UTF-16
+  /// positions): what `formsctl lsp --diagnose` prints to check an editor's view from a terminal.
+  public func diagnostics(ofFile path: String) throws(StoreError) -> JSONValue {
+    let text = try FileIO.read(path)
+    return diagnostics(uri: Self.uri(of: path), buffer: Buffer(path: path, text: text, version: nil))
+  }
+
+  /// The service of the store `path` lies in, opened again when its descriptors changed on disk.
+  func service(for path: String) -> LanguageService? {
+    let layout: StoreLayout
+    do {
+      layout = try StoreLayout.locate(explicit: nil, environment: [:], workingDirectory: parentDirectory(path))
+    } catch {
+      return nil  // a file in no store: nothing to check it against
+    }
+    let signature = Self.descriptorSignature(layout)
+    if let known = state.withLock({ $0.workspaces[layout.root] }), known.descriptors == signature {
+      return known.service
+    }
+    let store: Store
+    do { store = try Store.open(layout) } catch { return nil }
+    let service = LanguageService(store: store)
+    state.withLock { $0.workspaces[layout.root] = Workspace(service: service, descriptors: signature) }
+    return service
+  }
+
+  static func descriptorSignature(_ layout: StoreLayout) -> [String: FileStamp?] {
+    var out: [String: FileStamp?] = [:]
+    guard let (files, _) = try? FileIO.walk(layout.schemasDirectory, suffix: ".yaml", followingTop: true) else {
+      return out
+    }
+    for file in files { out[file] = FileStamp(file) }
+    return out
+  }
+
+  /// Watches the data directory of `path`'s store (once per store): a change on disk checks the
+  /// open buffers again.
+  func watch(_ path: String) {
+    guard let service = service(for: path) else { return }
+    let root = service.store.layout.root
+    let cancellation = WatchCancellation()
+    let started = state.withLock { state -> Bool in
+      guard state.watches[root] == nil else { return false }
+      state.watches[root] = cancellation
+      return true
+    }
+    guard started else { return }
+    let options = watchOptions
+    let thread = Thread { [weak self] in
+      do throws(StoreError) {
+        try service.store.watchChanges(options: options, cancellation: cancellation) { _ in
+          guard let self else { return cancellation.cancel() }
+          self.publish(self.state.withLock { Array($0.buffers.keys) })
+        }
+      } catch {
+        // Without a watch, buffers are checked again on every change and save instead.
+        self?.notify(
+          "window/logMessage",
+          .object(
+            JSONObject([
+              "type": .number(JSONNumber(2)), "message": .string("formsctl: not watching \(root): \(error.description)"),
+            ])))
+      }
+    }
+    thread.name = "formsctl lsp watch"
+    thread.start()
+  }
+
+  // MARK: Protocol values
+
+  func range(_ span: Range<Int>, in text: [UInt8]) -> JSONValue {
+    let encoding = state.withLock { $0.encoding }
+    let lines = LineIndex(text)
+    func position(_ offset: Int) -> JSONValue {
+      let (line, character) = lines.position(of: offset, encoding: encoding)
+      return .object(JSONObject(["line": .number(JSONNumber(line)), "character": .number(JSONNumber(character))]))
+    }
+    return .object(JSONObject(["start": position(span.lowerBound), "end": position(span.upperBound)]))
+  }
+
+  func edit(_ edit: LanguageService.Edit, in text: [UInt8]) -> JSONValue {
+    .object(JSONObject(["range": range(edit.range, in: text), "newText": .string(edit.text)]))
+  }
+
+  func location(_ location: LanguageService.Location) -> JSONValue {
+    let text: [UInt8]
+    if location.range != nil {
+      do { text = try FileIO.read(location.path) } catch { text = [] }  // placed at the start instead
+    } else {
+      text = []
+    }
+    return .object(
+      JSONObject([
+        "uri": .string(Self.uri(of: location.path)), "range": range(location.range ?? 0..<0, in: text),
+      ]))
+  }
+
+  /// `text` with one `contentChanges` entry applied: a whole new text, or a range replaced.
+  static func applying(_ change: JSONValue, to text: [UInt8], encoding: LineIndex.Encoding) -> [UInt8] {
+    let replacement = Array((change["text"]?.stringValue ?? "").utf8)
+    guard let range = change["range"] else { return replacement }
+    let lines = LineIndex(text)
+    func offset(_ position: JSONValue?) -> Int {
+      lines.offset(
+        line: position?["line"]?.numberValue?.intValue ?? 0, character: position?["character"]?.numberValue?.intValue ?? 0, encoding: encoding)
+    }
+    let start = offset(range["start"])
+    let end = max(start, offset(range["end"]))
+    return Array(text[..<start]) + replacement + Array(text[end...])
+  }
+
+  /// The path of a `file:` URI (percent-escapes decoded); nil for any other scheme.
+  static func path(of uri: String) -> String? {
+    guard uri.hasPrefix("file://") else { return nil }
+    return String(uri.dropFirst(7)).removingPercentEncoding
+  }
+
+  /// The `file:` URI of an absolute path.
+  static func uri(of path: String) -> String {
+    var allowed = CharacterSet.alphanumerics
+    allowed.insert(charactersIn: "/-._~")
+    return "file://" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path)
+  }
+
+  // MARK: Sending
+
+  func respond(_ id: JSONValue?, _ result: JSONValue) {
+    guard let id else { return }
+    send(.object(JSONObject(["jsonrpc": .string("2.0"), "id": id, "result": result])))
+  }
+
+  func notify(_ method: String, _ params: JSONValue) {
+    send(.object(JSONObject(["jsonrpc": .string("2.0"), "method": .string(method), "params": params])))
+  }
+
+  func send(error code: Int, message: String, id: JSONValue) {
+    send(
+      .object(
+        JSONObject([
+          "jsonrpc": .string("2.0"), "id": id,
+          "error": .object(JSONObject(["code": .number(JSONNumber(code)), "message": .string(message)])),
+        ])))
+  }
+
+  /// One message, framed; a client that stopped reading ends the server (its input ends next).
+  func send(_ message: JSONValue) {
+    let body = Array(JSONWriter.compact(message).utf8)
+    let frame = Array("Content-Length: \(body.count)\r\n\r\n".utf8) + body
+    output.withLock { handle in
+      do { try handle.write(contentsOf: frame) } catch { input.closeFile() }
+    }
+  }
+}
+
+/// Reads `Content-Length`-framed messages from a file handle.
+struct FrameReader {
+  let handle: FileHandle
+  var buffer: [UInt8] = []
+
+  init(_ handle: FileHandle) { self.handle = handle }
+
+  /// The next message's body; nil when the input ends.
+  mutating func next() -> [UInt8]? {
+    let separator = Array("\r\n\r\n".utf8)
+    while true {
+      if let end = buffer.firstRange(of: separator) {
+        let header = String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
+        let length =
+          header.split(separator: "\r\n").compactMap { line -> Int? in
+            let parts = line.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
+            return Int(parts[1].trimmingCharacters(in: .whitespaces))
+          }.first ?? 0
+        if buffer.count - end.upperBound >= length {
+          let body = Array(buffer[end.upperBound..<(end.upperBound + length)])
+          buffer.removeFirst(end.upperBound + length)
+          return body
+        }
+      }
+      let data = handle.availableData
+      guard !data.isEmpty else { return nil }
+      buffer += data
+    }
+  }
+}
