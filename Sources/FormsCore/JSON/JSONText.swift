@@ -113,7 +113,8 @@ public enum JSONText {
     let limit = min(offset, bytes.count)
     while i < bytes.count {
       let byte = bytes[i]
-      if i >= limit && !(byte == UInt8(ascii: "\"") || !isDelimiter(byte)) || i > limit { break }
+      // A token that starts at the cursor is the one under it; anything else there is after it.
+      if i > limit || (i == limit && isDelimiter(byte) && byte != UInt8(ascii: "\"")) { break }
       switch byte {
       case UInt8(ascii: "{"):
         stack.append(.object(valuePointer(), key: nil, afterColon: false))
@@ -133,9 +134,9 @@ public enum JSONText {
         let end = stringEnd(in: bytes, from: i)
         let closed = end > i + 1 && bytes[end - 1] == UInt8(ascii: "\"") && end - 1 > i
         let inner = closed ? end - 1 : end
-        if offset > i && offset <= inner {
-          return here(
-            i..<end, prefix: decoded(bytes[(i + 1)..<offset]), text: decoded(bytes[(i + 1)..<inner]))
+        if offset >= i && offset <= inner {
+          let prefix = offset > i ? decoded(bytes[(i + 1)..<offset]) : ""
+          return here(i..<end, prefix: prefix, text: decoded(bytes[(i + 1)..<inner]))
         }
         if expectsKey(), case .object(let pointer, _, _)? = stack.last {
           stack[stack.count - 1] = .object(pointer, key: decoded(bytes[(i + 1)..<inner]), afterColon: false)

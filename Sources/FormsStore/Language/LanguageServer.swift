@@ -37,11 +37,15 @@ public final class LanguageServer: Sendable {
   /// Held while diagnostics are made and sent, so the last published for a buffer is its latest.
   let publishing = Mutex(())
   let watchOptions: Store.ObserveOptions
+  /// Where the server's own store is found: `--store`, the environment, the working directory.
+  let home: (explicit: String?, environment: [String: String], directory: String)
 
   public init(
-    input: FileHandle = .standardInput, output: FileHandle = .standardOutput,
+    input: FileHandle = .standardInput, output: FileHandle = .standardOutput, store: String? = nil,
+    environment: [String: String] = [:], workingDirectory: String,
     watchOptions: Store.ObserveOptions = Store.ObserveOptions()
   ) {
+    self.home = (store, environment, workingDirectory)
     self.input = input
     self.output = Mutex(output)
     self.watchOptions = watchOptions
@@ -274,14 +278,29 @@ public final class LanguageServer: Sendable {
     return diagnostics(uri: Self.uri(of: path), buffer: Buffer(path: path, text: text, version: nil))
   }
 
-  /// The service of the store `path` lies in, opened again when its descriptors changed on disk.
+  /// The service of the store `path` belongs to, opened again when its descriptors changed on
+  /// disk: the store around the file, else the server's own (`--store`, `FORMSCTL_STORE`, or the
+  /// working directory's), whose descriptors may live outside it (`schemas: ../schemas`).
   func service(for path: String) -> LanguageService? {
-    let layout: StoreLayout
-    do {
-      layout = try StoreLayout.locate(explicit: nil, environment: [:], workingDirectory: parentDirectory(path))
-    } catch {
-      return nil  // a file in no store: nothing to check it against
+    var candidates: [StoreLayout] = []
+    for (explicit, environment, directory) in [(nil, [:], parentDirectory(path)), home] {
+      do {
+        candidates.append(try StoreLayout.locate(explicit: explicit, environment: environment, workingDirectory: directory))
+      } catch {
+        continue  // no store there
+      }
     }
+    var first: LanguageService?
+    for layout in candidates {
+      guard let service = open(layout) else { continue }
+      if service.role(of: path) != .other { return service }
+      first = first ?? service
+    }
+    return first
+  }
+
+  /// The service of the store at `layout`, from the cache while its descriptors are unchanged.
+  func open(_ layout: StoreLayout) -> LanguageService? {
     let signature = Self.descriptorSignature(layout)
     if let known = state.withLock({ $0.workspaces[layout.root] }), known.descriptors == signature {
       return known.service

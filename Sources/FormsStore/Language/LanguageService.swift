@@ -66,9 +66,23 @@ public struct LanguageService: Sendable {
   }
 
   public func role(of path: String) -> FileRole {
-    if path.hasSuffix(".yaml"), path.hasPrefix(store.layout.schemasDirectory + "/") { return .descriptor }
-    if path.hasSuffix(".json"), let (kind, _) = validator.identify(path) { return .document(kind: kind) }
+    if path.hasSuffix(".yaml"), Self.spelled(path, under: store.layout.schemasDirectory) != nil { return .descriptor }
+    if path.hasSuffix(".json"), let inside = Self.spelled(path, under: store.layout.dataDirectory),
+      let (kind, _) = validator.identify(inside)
+    {
+      return .document(kind: kind)
+    }
     return .other
+  }
+
+  /// `path` spelt from `directory` as the store spells it (`/s/../schemas/form/1.0.0.yaml` for
+  /// `/schemas/form/1.0.0.yaml` when the manifest names `../schemas`), when it lies below it;
+  /// editors name files by their real paths.
+  static func spelled(_ path: String, under directory: String) -> String? {
+    if path.hasPrefix(directory + "/") { return path }
+    let real = FileIO.realPath(directory) ?? directory
+    let file = FileIO.realPath(parentDirectory(path)).map { $0 + "/" + fileName(path) } ?? path
+    return file.hasPrefix(real + "/") ? directory + file.dropFirst(real.count) : nil
   }
 
   // MARK: Diagnostics
@@ -76,8 +90,11 @@ public struct LanguageService: Sendable {
   /// Every problem `validate` (for a document) or `schema check` (for a descriptor) finds in
   /// `text` as the file at `path`, with what changed from the stored version (workflow,
   /// immutable fields) for a document already in the store.
-  public func diagnose(path: String, text: [UInt8]) -> [Problem] {
-    switch role(of: path) {
+  public func diagnose(path given: String, text: [UInt8]) -> [Problem] {
+    let role = role(of: given)
+    let root = role == .descriptor ? store.layout.schemasDirectory : store.layout.dataDirectory
+    let path = Self.spelled(given, under: root) ?? given
+    switch role {
     case .document:
       var diagnostics = validator.check(path, bytes: text).diagnostics
       if let (document, map) = try? JSONParser().parseWithSourceMap(text), let schema = store.registry.schema(of: document),
@@ -332,7 +349,8 @@ public struct LanguageService: Sendable {
 
   /// The documents whose relations name the document at `path`, each at the relation's value.
   public func references(path: String) throws(StoreError) -> [Location] {
-    guard let (kind, id) = validator.identify(path) else { return [] }
+    guard let inside = Self.spelled(path, under: store.layout.dataDirectory), let (kind, id) = validator.identify(inside)
+    else { return [] }
     return try validator.referrers(of: [(kind, id)]).map { (referrer) throws(StoreError) -> Location in
       let bytes = try FileIO.read(referrer)
       guard let (document, map) = try? JSONParser().parseWithSourceMap(bytes),
