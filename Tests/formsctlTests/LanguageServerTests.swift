@@ -323,3 +323,77 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByDictionaryLiteral,
   }
   public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
 }
+
+/// A real editor: Neovim's built-in LSP client, headless, with the configuration `formsctl editor
+/// setup --editor neovim` writes, shows a relation error in an unsaved buffer.
+struct NeovimTests {
+  static let neovim: String? = ["/usr/bin/nvim", "/usr/local/bin/nvim"].first {
+    FileManager.default.isExecutableFile(atPath: $0)
+  }
+  static let inCI = ProcessInfo.processInfo.environment["CI"] == "true"
+
+  static let script = """
+    local repo, file, out = _G.repo, _G.file, _G.out
+    vim.cmd('filetype on')
+    dofile(repo .. '/.nvim.lua')
+    vim.cmd('edit ' .. vim.fn.fnameescape(file))
+    local buffer = vim.api.nvim_get_current_buf()
+    vim.wait(10000, function() return #vim.lsp.buf_get_clients(buffer) > 0 end, 50)
+    -- An unsaved edit: the acquisition it names does not exist.
+    local lines = vim.api.nvim_buf_get_lines(buffer, 0, -1, false)
+    for i, line in ipairs(lines) do
+      if line:find('"acquisition_id"') then
+        vim.api.nvim_buf_set_lines(buffer, i - 1, i, false, { '  "acquisition_id": "ACQ-2099-999",' })
+      end
+    end
+    vim.wait(10000, function() return #vim.diagnostic.get(buffer) > 0 end, 50)
+    local found = {}
+    for _, d in ipairs(vim.diagnostic.get(buffer)) do
+      table.insert(found, string.format('%d:%d-%d %s', d.lnum, d.col, d.end_col, d.message))
+    end
+    vim.fn.writefile(found, out)
+    vim.cmd('qa!')
+    """
+
+  @Test(.enabled(if: neovim != nil || inCI, "Neovim is not installed (apt-get install neovim); skipped outside CI"))
+  func neovimShowsARelationErrorBeforeSaving() throws {
+    try withTemporaryDirectory { dir in
+      let repo = dir + "/repo"
+      try copyExampleStore(to: repo + "/examples/acquisitions")
+      #expect(try runShellLines(["git init -q ."], in: repo).isEmpty)
+      let setup = try Formsctl.run(["editor", "setup", "--editor", "neovim"], in: repo + "/examples/acquisitions/data")
+      #expect(setup.status == 0, "\(setup.stderr)")
+      #expect(FileIO.exists(repo + "/.nvim.lua"))
+      let file = repo + "/examples/acquisitions/data/purchase-orders/PO-000201.json"
+      let saved = try readFile(file)
+      try writeFile(Self.script, to: dir + "/test.lua")
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: try #require(Self.neovim))
+      process.arguments = [
+        "--headless", "-u", "NONE", "-i", "NONE", "--cmd",
+        "lua _G.repo = '\(repo)'; _G.file = '\(file)'; _G.out = '\(dir)/found.txt'", "-c", "luafile \(dir)/test.lua",
+      ]
+      process.currentDirectoryURL = URL(fileURLWithPath: repo)
+      var environment = testEnvironment()
+      environment["PATH"] = Formsctl.binary.deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+      environment["HOME"] = dir
+      environment["XDG_STATE_HOME"] = dir + "/state"
+      environment["XDG_CACHE_HOME"] = dir + "/cache"
+      process.environment = environment
+      process.standardInput = FileHandle.nullDevice
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      let deadline = Date().addingTimeInterval(60)
+      while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+      if process.isRunning { process.terminate() }
+      let found = FileIO.exists(dir + "/found.txt") ? try readFile(dir + "/found.txt") : ""
+      let line = saved.components(separatedBy: "\n").firstIndex { $0.contains("\"acquisition_id\"") } ?? -1
+      #expect(
+        found.hasPrefix(
+          "\(line):20-34 acquisition_id: \"ACQ-2099-999\" names no acquisition (data/acquisitions/ACQ-2099-999.json "),
+        "\(found)")
+      #expect(try readFile(file) == saved, "nothing saved")
+    }
+  }
+}

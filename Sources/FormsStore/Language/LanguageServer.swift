@@ -306,7 +306,9 @@ public final class LanguageServer: Sendable {
       return known.service
     }
     let store: Store
-    do { store = try Store.open(layout) } catch { return nil }
+    var configuration = Store.Configuration()
+    configuration.display = PathDisplay(workingDirectory: layout.root).show  // messages name files from the store
+    do { store = try Store.open(layout, configuration: configuration) } catch { return nil }
     let service = LanguageService(store: store)
     state.withLock { $0.workspaces[layout.root] = Workspace(service: service, descriptors: signature) }
     return service
