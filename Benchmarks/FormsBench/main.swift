@@ -117,6 +117,11 @@ case "watch":
   try WatchBenchmark.run(
     count: count == 10_000 && arguments.count < 2 ? 100_000 : count,
     repository: FileManager.default.currentDirectoryPath)
+case "lsp":
+  // FormsBench lsp [COUNT]: formsctl lsp's didChange → publishDiagnostics latency (default 100,000).
+  try LanguageServerBenchmark.run(
+    count: count == 10_000 && arguments.count < 2 ? 100_000 : count,
+    repository: FileManager.default.currentDirectoryPath)
 case "check":
   // FormsBench check [COUNT]: CI's regression check against the bands in Benchmarks/bands.json.
   exit(
@@ -136,7 +141,7 @@ case _ where command == "table" || Comparisons.rows.contains(command):
     repository: FileManager.default.currentDirectoryPath)
 default:
   print(
-    "usage: FormsBench json [COUNT] | parse-loop [COUNT] | table|validate|list|snapshot|import|migrate [COUNT...] | write [COUNT] | watch [COUNT] | check [COUNT] | generate DIR [COUNT]"
+    "usage: FormsBench json [COUNT] | parse-loop [COUNT] | table|validate|list|snapshot|import|migrate [COUNT...] | write [COUNT] | watch [COUNT] | lsp [COUNT] | check [COUNT] | generate DIR [COUNT]"
   )
   exit(64)
 }

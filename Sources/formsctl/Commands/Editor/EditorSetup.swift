@@ -19,7 +19,7 @@ extension Formsctl.Editor {
         Examples:
           formsctl editor setup
           formsctl editor setup --editor neovim --print
-          formsctl editor setup --editor zed --print --out /tmp/formsctl-schemas
+          formsctl editor setup --editor zed --print --out ../json-schemas
         """
     )
     @OptionGroup var options: StoreOptions
