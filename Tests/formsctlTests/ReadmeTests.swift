@@ -1,3 +1,4 @@
+import FormsStore
 import FormsTestSupport
 import Foundation
 import Testing
@@ -48,4 +49,19 @@ struct ReadmeTests {
       #expect(shown.stdout == "J. Alvarez\n", "\(shown.stderr)")
     }
   }
+
+  @Test func theEditorSectionRunsAsShown() throws {
+    let blocks = try Self.blocks(under: "Editing in your editor")
+    #expect(blocks.count == 1)
+    try withTemporaryDirectory { dir in
+      try copyExampleStore(to: dir + "/examples/acquisitions")
+      #expect(try runShellLines(["git init -q ."], in: dir) == [])
+      #expect(try runShellLines(blocks[0], in: dir) == [])
+      let settings = try readFile(dir + "/.vscode/settings.json")
+      #expect(settings.contains(#""url": "./examples/acquisitions/json-schema/purchase-order.schema.json""#))
+      #expect(try readFile(dir + "/.nvim.lua").contains("local store = root .. '/examples/acquisitions'"))
+      #expect(FileIO.exists(dir + "/examples/acquisitions/json-schema/form-2.0.0.schema.json"))
+    }
+  }
+
 }
