@@ -37,7 +37,10 @@ enum LanguageServerBenchmark {
     }
     func request(_ method: String, _ params: JSONValue) {
       id += 1
-      send(object([("jsonrpc", .string("2.0")), ("id", .number(JSONNumber(id))), ("method", .string(method)), ("params", params)]))
+      send(
+        object([
+          ("jsonrpc", .string("2.0")), ("id", .number(JSONNumber(id))), ("method", .string(method)), ("params", params),
+        ]))
     }
     func notify(_ method: String, _ params: JSONValue) {
       send(object([("jsonrpc", .string("2.0")), ("method", .string(method)), ("params", params)]))
@@ -50,7 +53,13 @@ enum LanguageServerBenchmark {
         notify(
           "textDocument/didOpen",
           object([
-            ("textDocument", object([("uri", uri), ("languageId", .string("json")), ("version", .number(JSONNumber(version))), ("text", .string(text))]))
+            (
+              "textDocument",
+              object([
+                ("uri", uri), ("languageId", .string("json")), ("version", .number(JSONNumber(version))),
+                ("text", .string(text)),
+              ])
+            )
           ]))
       } else {
         notify(
@@ -75,8 +84,10 @@ enum LanguageServerBenchmark {
     request("initialize", object([("processId", .null), ("rootUri", .null), ("capabilities", object([]))]))
     notify("initialized", object([]))
     let (first, _) = change(saved, version: 1, open: true)
-    print(String(format: "start-up to the first diagnostics: %.1f ms (the first answer itself %.1f ms)",
-      Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6, first))
+    print(
+      String(
+        format: "start-up to the first diagnostics: %.1f ms (the first answer itself %.1f ms)",
+        Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6, first))
     var times: [Double] = []
     for k in 0..<rounds {
       let (milliseconds, found) = change(k % 2 == 0 ? broken : saved, version: k + 2)

@@ -127,37 +127,37 @@ public struct StoreValidator: Sendable {
     var diagnostics: [Diagnostic] = []
     var kind: String?
     var unreadable = false
+
+    /// A file that could not be checked at all, and why.
+    static func failed(
+      _ file: String, _ rule: String, _ message: String,
+      at position: SourcePosition? = SourcePosition(line: 1, column: 1),
+      remedy: Remedy? = nil
+    ) -> Outcome {
+      Outcome(
+        diagnostics: [Diagnostic(file: file, position: position, rule: rule, message: message, remedy: remedy)],
+        unreadable: true)
+    }
   }
 
   func check(_ path: String) -> Outcome {
     let shown = display(path)
-    var outcome = Outcome()
-    func fail(
-      _ rule: String, _ message: String, at position: SourcePosition? = SourcePosition(line: 1, column: 1),
-      remedy: Remedy? = nil
-    ) -> Outcome {
-      outcome.unreadable = true
-      outcome.diagnostics.append(
-        Diagnostic(file: shown, position: position, rule: rule, message: message, remedy: remedy))
-      return outcome
-    }
     let bytes: [UInt8]
     do {
       bytes = try FileIO.read(path, followLinks: false, in: data)
     } catch {
       if case .fileTooLarge(_, let size, let limit) = error {
-        return fail("read", "the file is \(size) bytes, more than the limit of \(limit)")
+        return .failed(shown, "read", "the file is \(size) bytes, more than the limit of \(limit)")
       }
       if case .wrongFileType(_, let what, _) = error {
         // Not opened (a FIFO would block): reported, and the store is not "all valid".
-        outcome.diagnostics.append(
-          Diagnostic(
-            file: shown, position: nil, rule: "not-a-file",
-            message: "\(what), not a regular file; not read (formsctl keeps each document in a regular file)",
-            severity: .warning))
-        return outcome
+        let diagnostic = Diagnostic(
+          file: shown, position: nil, rule: "not-a-file",
+          message: "\(what), not a regular file; not read (formsctl keeps each document in a regular file)",
+          severity: .warning)
+        return Outcome(diagnostics: [diagnostic])
       }
-      return fail("read", error.description, at: nil)
+      return .failed(shown, "read", error.description, at: nil)
     }
     return check(path, bytes: bytes)
   }
@@ -169,12 +169,7 @@ public struct StoreValidator: Sendable {
     func fail(
       _ rule: String, _ message: String, at position: SourcePosition? = SourcePosition(line: 1, column: 1),
       remedy: Remedy? = nil
-    ) -> Outcome {
-      outcome.unreadable = true
-      outcome.diagnostics.append(
-        Diagnostic(file: shown, position: position, rule: rule, message: message, remedy: remedy))
-      return outcome
-    }
+    ) -> Outcome { .failed(shown, rule, message, at: position, remedy: remedy) }
     // Nearly every document is valid: checked from its bytes, it needs no tree. Anything found or
     // undecided there is checked again below, by the path that finds and places every problem.
     if let reference = Self.leadingSchema(bytes), let quick = quickChecks[reference],

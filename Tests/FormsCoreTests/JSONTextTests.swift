@@ -15,7 +15,8 @@ struct JSONTextTests {
 
   @Test func missingMembersAreInsertedAfterTheLastOne() throws {
     #expect(try set(.bool(true), ["a", "b"], in: "") == "{\n  \"a\": {\n    \"b\": true\n  }\n}\n")
-    #expect(try set(.bool(true), ["k"], in: "{\n  \"x\": 1, // last\n}\n") == "{\n  \"x\": 1, // last\n  \"k\": true\n}\n")
+    #expect(
+      try set(.bool(true), ["k"], in: "{\n  \"x\": 1, // last\n}\n") == "{\n  \"x\": 1, // last\n  \"k\": true\n}\n")
     #expect(try set(.bool(true), ["k"], in: "{\"x\": 1}") == "{\"x\": 1,\n  \"k\": true\n}")
   }
 

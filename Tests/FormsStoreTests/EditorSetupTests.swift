@@ -41,7 +41,8 @@ struct EditorSetupTests {
         }, "\(entries)")
       let dispatcher = try readFile(dir + "/repo/stores/main/json-schema/form.schema.json")
       #expect(dispatcher.contains(#""$schema": "http://json-schema.org/draft-07/schema#""#))
-      #expect(dispatcher.contains(#""$ref": "form-2.0.0.schema.json""#) && dispatcher.contains(#""const": "form@1.0.0""#))
+      #expect(
+        dispatcher.contains(#""$ref": "form-2.0.0.schema.json""#) && dispatcher.contains(#""const": "form@1.0.0""#))
       #expect(!FileIO.exists(dir + "/repo/stores/main/.vscode"))
     }
   }
@@ -68,11 +69,16 @@ struct EditorSetupTests {
         try setup.configuration(for: $0, associations: associations, schemaDirectory: setup.defaultDirectory)
       }
       let texts = files.map { String(decoding: $0.contents, as: UTF8.self) }
-      #expect(files.map(\.path) == [".vscode/settings.json", ".nvim.lua", ".helix/languages.toml", ".zed/settings.json"].map { dir + "/repo/" + $0 })
+      #expect(
+        files.map(\.path)
+          == [".vscode/settings.json", ".nvim.lua", ".helix/languages.toml", ".zed/settings.json"].map {
+            dir + "/repo/" + $0
+          })
       #expect(texts[1].contains("local store = root .. '/stores/main'") && texts[1].contains("'formsctl', 'lsp'"))
       #expect(texts[2].contains("[language-server.formsctl]"))
       let zed = try JSONParser().parse(files[3].contents)
-      #expect(zed["lsp"]?["json-language-server"]?["settings"]?["json"]?["schemas"]?.arrayValue?.count == associations.count)
+      #expect(
+        zed["lsp"]?["json-language-server"]?["settings"]?["json"]?["schemas"]?.arrayValue?.count == associations.count)
     }
   }
 

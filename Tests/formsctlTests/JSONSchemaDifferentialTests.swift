@@ -90,7 +90,8 @@ struct JSONSchemaDifferentialTests {
   @Test(
     .enabled(
       if: python != nil || ProcessInfo.processInfo.environment["CI"] == "true",
-      "python3 with jsonschema and rfc3339-validator is not installed (pip install jsonschema rfc3339-validator); skipped outside CI"))
+      "python3 with jsonschema and rfc3339-validator is not installed (pip install jsonschema rfc3339-validator); skipped outside CI"
+    ))
   func formsctlAgreesWithExportedJSONSchema() throws {
     try withTemporaryDirectory { dir in
       let examples = Formsctl.packageRoot.appendingPathComponent("examples").path
@@ -151,7 +152,8 @@ struct JSONSchemaDifferentialTests {
         disagreements.append("formsctl says \(ours[k] ? "valid" : "invalid"): \(JSONWriter.compact(documents[k]))")
       }
       #expect(
-        disagreements.count == 0, "\(disagreements.count) of \(documents.count) disagree; first: \(disagreements.prefix(2))")
+        disagreements.count == 0,
+        "\(disagreements.count) of \(documents.count) disagree; first: \(disagreements.prefix(2))")
       // Both valid and invalid verdicts occur, so the comparison means something.
       #expect(ours.filter { $0 }.count > 84 && ours.filter { !$0 }.count > 500)
       // The case the float-dividing `multipleOf` got wrong: valid two-decimal prices.

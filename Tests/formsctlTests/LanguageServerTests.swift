@@ -66,8 +66,10 @@ final class LSPClient: Sendable {
     }
     send(
       raw: Array(
-        JSONWriter.compact(["jsonrpc": "2.0", "id": .number(JSONNumber(id)), "method": .string(method), "params": params])
-          .utf8))
+        JSONWriter.compact([
+          "jsonrpc": "2.0", "id": .number(JSONNumber(id)), "method": .string(method), "params": params,
+        ])
+        .utf8))
     let response = wait { $0["id"] == .number(JSONNumber(id)) }
     return response?["result"] ?? response ?? .null
   }
@@ -185,7 +187,8 @@ struct LanguageServerTests {
       #expect(client.diagnostics("file://" + form)?.contains { $0["code"] == "workflow" } == true)
       client.change(form, text: "{\n  \"_schema\": \"form@2.0.0\",\n  \"id\": \n}\n", version: 3)
       let parse = client.diagnostics("file://" + form, version: 3)?.first
-      #expect(parse?["code"] == "parse" && parse?["range"]?["start"] == LSPClient.at(3, 0), "\(String(describing: parse))")
+      #expect(
+        parse?["code"] == "parse" && parse?["range"]?["start"] == LSPClient.at(3, 0), "\(String(describing: parse))")
       #expect(client.finish() == 0)
     }
   }
@@ -201,7 +204,8 @@ struct LanguageServerTests {
       let withoutQuantity = saved.replacingOccurrences(of: "\"quantity\": 10,\n", with: "")
       client.change(order, text: withoutQuantity, version: 2)
       let (itemLine, itemCharacter) = position(of: "\"product_item_id\"", in: withoutQuantity)
-      let fields = client.request("textDocument/completion", LSPClient.document(order, itemLine, itemCharacter))["items"]?
+      let fields =
+        client.request("textDocument/completion", LSPClient.document(order, itemLine, itemCharacter))["items"]?
         .arrayValue ?? []
       #expect(fields.contains { $0["label"] == "quantity" && $0["detail"]?.stringValue?.hasPrefix("integer") == true })
       #expect(!fields.contains { $0["label"] == "unit_price" } && fields.contains { $0["label"] == "product_item_id" })
@@ -241,7 +245,9 @@ struct LanguageServerTests {
           "context": ["diagnostics": []],
         ]
       ).arrayValue
-      #expect(actions?.contains { $0["title"] == "Rename \"curency\" to \"currency\"" } == true, "\(String(describing: actions))")
+      #expect(
+        actions?.contains { $0["title"] == "Rename \"curency\" to \"currency\"" } == true,
+        "\(String(describing: actions))")
       // Nothing was written by the server.
       #expect(try readFile(order) == saved)
       #expect(client.finish() == 0)
@@ -279,7 +285,8 @@ struct LanguageServerTests {
       let text = try readFile(path)
       client.open(path, text: text + "bogus_top_level_key: 1\n")
       let found = client.diagnostics("file://" + path) ?? []
-      #expect(found.count == 1 && found.first?["message"]?.stringValue?.contains("bogus_top_level_key") == true, "\(found)")
+      #expect(
+        found.count == 1 && found.first?["message"]?.stringValue?.contains("bogus_top_level_key") == true, "\(found)")
       client.change(path, text: text, version: 2)
       #expect(client.diagnostics("file://" + path, version: 2) == [])
       #expect(client.finish() == 0)
@@ -375,7 +382,8 @@ struct NeovimTests {
       ]
       process.currentDirectoryURL = URL(fileURLWithPath: repo)
       var environment = testEnvironment()
-      environment["PATH"] = Formsctl.binary.deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+      environment["PATH"] =
+        Formsctl.binary.deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
       environment["HOME"] = dir
       environment["XDG_STATE_HOME"] = dir + "/state"
       environment["XDG_CACHE_HOME"] = dir + "/cache"

@@ -123,7 +123,9 @@ public enum JSONText {
       case UInt8(ascii: "}"), UInt8(ascii: "]"):
         if !stack.isEmpty { stack.removeLast() }
       case UInt8(ascii: ":"):
-        if case .object(let pointer, let key, _)? = stack.last { stack[stack.count - 1] = .object(pointer, key: key, afterColon: true) }
+        if case .object(let pointer, let key, _)? = stack.last {
+          stack[stack.count - 1] = .object(pointer, key: key, afterColon: true)
+        }
       case UInt8(ascii: ","):
         switch stack.last {
         case .object(let pointer, _, _)?: stack[stack.count - 1] = .object(pointer, key: nil, afterColon: false)
@@ -204,7 +206,8 @@ public enum JSONText {
   /// only that value's text is replaced (or the missing members inserted into the deepest object
   /// that exists), so comments, order and layout elsewhere stay as they were. An empty text is an
   /// empty object. Throws when the text is not JSON with comments, or a step is not an object.
-  public static func setting(_ value: JSONValue, at path: [String], in bytes: [UInt8]) throws(JSONParseError) -> [UInt8] {
+  public static func setting(_ value: JSONValue, at path: [String], in bytes: [UInt8]) throws(JSONParseError) -> [UInt8]
+  {
     let source = bytes.allSatisfy { isDelimiter($0) && $0 != UInt8(ascii: "\"") } ? Array("{}\n".utf8) : bytes
     let blank = blankingComments(source)
     let (document, map) = try JSONParser().parseWithSourceMap(blank)
@@ -231,8 +234,9 @@ public enum JSONText {
     for name in path[(depth + 1)...].reversed() { inserted = .object(JSONObject([name: inserted])) }
     let end = valueEnd(in: blank, from: start) - 1
     var last = end - 1
-    while last > start, isDelimiter(blank[last]) && blank[last] != UInt8(ascii: "}") && blank[last] != UInt8(ascii: "]")
-      && blank[last] != UInt8(ascii: "\"")
+    while last > start,
+      isDelimiter(blank[last]) && blank[last] != UInt8(ascii: "}") && blank[last] != UInt8(ascii: "]")
+        && blank[last] != UInt8(ascii: "\"")
     {
       last -= 1
     }
@@ -240,11 +244,14 @@ public enum JSONText {
     // After everything before the closing brace (comments included), with a comma after the last
     // member unless one is there already (a trailing comma, which JSONC allows).
     var gapEnd = end
-    while gapEnd > last + 1, [UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t")].contains(source[gapEnd - 1]) {
+    while gapEnd > last + 1,
+      [UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t")].contains(source[gapEnd - 1])
+    {
       gapEnd -= 1
     }
     let hasComma = (last + 1..<end).contains { source[$0] == UInt8(ascii: ",") && blank[$0] == UInt8(ascii: " ") }
-    var member = Array(source[..<(last + 1)]) + Array((empty || hasComma ? "" : ",").utf8) + Array(source[(last + 1)..<gapEnd])
+    var member =
+      Array(source[..<(last + 1)]) + Array((empty || hasComma ? "" : ",").utf8) + Array(source[(last + 1)..<gapEnd])
     member += Array("\n".utf8) + Array(repeating: UInt8(ascii: " "), count: indent + 2)
     JSONWriter.writeString(path[depth], into: &member)
     member += Array(": ".utf8)

@@ -54,7 +54,7 @@ public final class LanguageServer: Sendable {
   /// Serves until `exit` (or the input ends); the exit status LSP asks for: 0 after `shutdown`, else 1.
   public func run() -> Int32 {
     var reader = FrameReader(input)
-    defer { state.withLock { $0.watches.values.forEach { $0.cancel() } } }
+    defer { for watch in state.withLock({ Array($0.watches.values) }) { watch.cancel() } }
     while let body = reader.next() {
       let message: JSONValue
       do {
@@ -87,7 +87,9 @@ public final class LanguageServer: Sendable {
       let document = params["textDocument"] ?? .null
       guard let uri = document["uri"]?.stringValue, let path = Self.path(of: uri) else { return }
       let text = Array((document["text"]?.stringValue ?? "").utf8)
-      state.withLock { $0.buffers[uri] = Buffer(path: path, text: text, version: document["version"]?.numberValue?.intValue) }
+      state.withLock {
+        $0.buffers[uri] = Buffer(path: path, text: text, version: document["version"]?.numberValue?.intValue)
+      }
       watch(path)
       publish([uri])
     case "textDocument/didChange":
@@ -166,7 +168,8 @@ public final class LanguageServer: Sendable {
     }
     let position = params["position"] ?? .null
     let offset = LineIndex(text).offset(
-      line: position["line"]?.numberValue?.intValue ?? 0, character: position["character"]?.numberValue?.intValue ?? 0, encoding: encoding)
+      line: position["line"]?.numberValue?.intValue ?? 0, character: position["character"]?.numberValue?.intValue ?? 0,
+      encoding: encoding)
     return handler(service, Buffer(path: path, text: text, version: buffer?.version), offset)
   }
 
@@ -213,7 +216,11 @@ public final class LanguageServer: Sendable {
 
   func formatting(_ service: LanguageService, _ buffer: Buffer, _ offset: Int) -> JSONValue {
     guard let canonical = service.format(text: buffer.text) else { return .array([]) }
-    return .array([edit(LanguageService.Edit(range: 0..<buffer.text.count, text: String(decoding: canonical, as: UTF8.self)), in: buffer.text)])
+    return .array([
+      edit(
+        LanguageService.Edit(range: 0..<buffer.text.count, text: String(decoding: canonical, as: UTF8.self)),
+        in: buffer.text)
+    ])
   }
 
   func codeActions(_ service: LanguageService, _ buffer: Buffer, _ offset: Int, _ params: JSONValue) -> JSONValue {
@@ -221,7 +228,8 @@ public final class LanguageServer: Sendable {
     let lines = LineIndex(buffer.text)
     func offset(_ position: JSONValue?) -> Int {
       lines.offset(
-        line: position?["line"]?.numberValue?.intValue ?? 0, character: position?["character"]?.numberValue?.intValue ?? 0, encoding: encoding)
+        line: position?["line"]?.numberValue?.intValue ?? 0,
+        character: position?["character"]?.numberValue?.intValue ?? 0, encoding: encoding)
     }
     let start = offset(params["range"]?["start"])
     let end = max(start, offset(params["range"]?["end"]))
@@ -285,7 +293,8 @@ public final class LanguageServer: Sendable {
     var candidates: [StoreLayout] = []
     for (explicit, environment, directory) in [(nil, [:], parentDirectory(path)), home] {
       do {
-        candidates.append(try StoreLayout.locate(explicit: explicit, environment: environment, workingDirectory: directory))
+        candidates.append(
+          try StoreLayout.locate(explicit: explicit, environment: environment, workingDirectory: directory))
       } catch {
         continue  // no store there
       }
@@ -316,8 +325,11 @@ public final class LanguageServer: Sendable {
 
   static func descriptorSignature(_ layout: StoreLayout) -> [String: FileStamp?] {
     var out: [String: FileStamp?] = [:]
-    guard let (files, _) = try? FileIO.walk(layout.schemasDirectory, suffix: ".yaml", followingTop: true) else {
-      return out
+    let files: [String]
+    do {
+      files = try FileIO.walk(layout.schemasDirectory, suffix: ".yaml", followingTop: true).files
+    } catch {
+      return out  // the registry's load reports what cannot be listed
     }
     for file in files { out[file] = FileStamp(file) }
     return out
@@ -348,7 +360,8 @@ public final class LanguageServer: Sendable {
           "window/logMessage",
           .object(
             JSONObject([
-              "type": .number(JSONNumber(2)), "message": .string("formsctl: not watching \(root): \(error.description)"),
+              "type": .number(JSONNumber(2)),
+              "message": .string("formsctl: not watching \(root): \(error.description)"),
             ])))
       }
     }
@@ -392,7 +405,8 @@ public final class LanguageServer: Sendable {
     let lines = LineIndex(text)
     func offset(_ position: JSONValue?) -> Int {
       lines.offset(
-        line: position?["line"]?.numberValue?.intValue ?? 0, character: position?["character"]?.numberValue?.intValue ?? 0, encoding: encoding)
+        line: position?["line"]?.numberValue?.intValue ?? 0,
+        character: position?["character"]?.numberValue?.intValue ?? 0, encoding: encoding)
     }
     let start = offset(range["start"])
     let end = max(start, offset(range["end"]))

@@ -97,7 +97,8 @@ public struct LanguageService: Sendable {
     switch role {
     case .document:
       var diagnostics = validator.check(path, bytes: text).diagnostics
-      if let (document, map) = try? JSONParser().parseWithSourceMap(text), let schema = store.registry.schema(of: document),
+      if let (document, map) = try? JSONParser().parseWithSourceMap(text),
+        let schema = store.registry.schema(of: document),
         let old = stored(path)
       {
         for finding in ChangeRules.findings(old: old, new: document, schema: schema) {
@@ -223,7 +224,8 @@ public struct LanguageService: Sendable {
     case .value:
       if context.pointer == JSONPointer.root.appending("_schema") {
         return store.registry.schemas(of: schema.kind).map {
-          Completion(label: $0.reference, kind: .value, detail: $0.title, insertText: literal($0.reference), range: range)
+          Completion(
+            label: $0.reference, kind: .value, detail: $0.title, insertText: literal($0.reference), range: range)
         }
       }
       if let workflow = schema.workflow, context.pointer == JSONPointer.root.appending(workflow.field) {
@@ -231,11 +233,14 @@ public struct LanguageService: Sendable {
         let states = from.map { [$0] + workflow.next(from: $0) } ?? schema.creationStates
         return states.map {
           Completion(
-            label: $0, kind: .state, detail: $0 == from ? "the saved state" : from.map { "from \($0)" } ?? "a first state",
+            label: $0, kind: .state,
+            detail: $0 == from ? "the saved state" : from.map { "from \($0)" } ?? "a first state",
             insertText: literal($0), range: range)
         }
       }
-      if context.pointer.tokens.count == 1, let relation = schema.relations.first(where: { $0.field == context.pointer.last }) {
+      if context.pointer.tokens.count == 1,
+        let relation = schema.relations.first(where: { $0.field == context.pointer.last })
+      {
         return relatedIDs(relation.kind, prefix: context.prefix).map { id, title in
           Completion(label: id, kind: .reference, detail: title, insertText: literal(id), range: range)
         }
@@ -265,7 +270,8 @@ public struct LanguageService: Sendable {
   /// A document's title: its `title` or `name`, else its first other text field.
   func title(of path: String) -> String? {
     guard let document = stored(path), let schema = store.registry.schema(of: document) else { return nil }
-    let names = ["title", "name", "description"] + schema.root.fieldOrder.filter { $0 != schema.idField && !$0.hasPrefix("_") }
+    let names =
+      ["title", "name", "description"] + schema.root.fieldOrder.filter { $0 != schema.idField && !$0.hasPrefix("_") }
     return names.lazy.compactMap { document[$0]?.stringValue }.first
   }
 
@@ -318,14 +324,18 @@ public struct LanguageService: Sendable {
       lines += ["", "Names a \(relation.kind) (on delete: \(relation.onDelete.rawValue))."]
     }
     if let workflow = schema.workflow, workflow.field == field.name, pointer.tokens.count == 1 {
-      let moves = workflow.transitions.keys.sorted().map { "\($0) → \(workflow.next(from: $0).joined(separator: ", "))" }
+      let moves = workflow.transitions.keys.sorted().map {
+        "\($0) → \(workflow.next(from: $0).joined(separator: ", "))"
+      }
       lines += ["", "Workflow: " + moves.joined(separator: "; ")]
     }
     return (lines.joined(separator: "\n"), range)
   }
 
   /// The document a top-level relation field's value names.
-  func relationTarget(_ pointer: JSONPointer, value: String?, schema: Schema) -> (kind: String, id: String, path: String)? {
+  func relationTarget(_ pointer: JSONPointer, value: String?, schema: Schema) -> (
+    kind: String, id: String, path: String
+  )? {
     guard pointer.tokens.count == 1, let value, DocumentID.isValid(value),
       let relation = schema.relations.first(where: { $0.field == pointer.last }),
       let directory = store.registry.latest(relation.kind)?.directory
@@ -349,7 +359,8 @@ public struct LanguageService: Sendable {
 
   /// The documents whose relations name the document at `path`, each at the relation's value.
   public func references(path: String) throws(StoreError) -> [Location] {
-    guard let inside = Self.spelled(path, under: store.layout.dataDirectory), let (kind, id) = validator.identify(inside)
+    guard let inside = Self.spelled(path, under: store.layout.dataDirectory),
+      let (kind, id) = validator.identify(inside)
     else { return [] }
     return try validator.referrers(of: [(kind, id)]).map { (referrer) throws(StoreError) -> Location in
       let bytes = try FileIO.read(referrer)
@@ -376,7 +387,9 @@ public struct LanguageService: Sendable {
   public func fixes(path: String, text: [UInt8], in range: Range<Int>) -> [Fix] {
     guard case .document = role(of: path) else { return [] }
     var fixes: [Fix] = []
-    let problems = diagnose(path: path, text: text).filter { $0.range.overlaps(range) || $0.range.lowerBound == range.lowerBound }
+    let problems = diagnose(path: path, text: text).filter {
+      $0.range.overlaps(range) || $0.range.lowerBound == range.lowerBound
+    }
     let schema = schema(for: path, text: text)
     for problem in problems {
       let pointer = problem.diagnostic.pointer
@@ -390,12 +403,15 @@ public struct LanguageService: Sendable {
         fixes.append(
           Fix(
             title: "Rename \"\(name)\" to \"\(best)\"",
-            edits: [Edit(range: problem.range, text: JSONWriter.compact(.string(best)))], rule: problem.diagnostic.rule))
+            edits: [Edit(range: problem.range, text: JSONWriter.compact(.string(best)))], rule: problem.diagnostic.rule)
+        )
       case "schema":
         guard case .document(let kind) = role(of: path), let latest = store.registry.latest(kind),
           pointer == JSONPointer.root.appending("_schema") || problem.diagnostic.message.contains("_schema")
         else { continue }
-        if let start = (try? JSONParser().parseWithSourceMap(text))?.1.valueOffset(JSONPointer.root.appending("_schema")) {
+        if let start = (try? JSONParser().parseWithSourceMap(text))?.1.valueOffset(
+          JSONPointer.root.appending("_schema"))
+        {
           fixes.append(
             Fix(
               title: "Use \(latest.reference)",
@@ -421,7 +437,8 @@ public struct LanguageService: Sendable {
     if let canonical = format(text: text) {
       fixes.append(
         Fix(
-          title: "Format as formsctl writes it", edits: [Edit(range: 0..<text.count, text: String(decoding: canonical, as: UTF8.self))],
+          title: "Format as formsctl writes it",
+          edits: [Edit(range: 0..<text.count, text: String(decoding: canonical, as: UTF8.self))],
           rule: nil))
     }
     return fixes

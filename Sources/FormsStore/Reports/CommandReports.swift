@@ -211,7 +211,9 @@ extension SchemaRegistry {
     // The draft the export was made in, as its first file names it.
     if let first = files.first, FileIO.exists(directory + "/" + first.file) {
       let bytes = try FileIO.read(directory + "/" + first.file)
-      if let uri = (try? JSONParser().parse(bytes))?["$schema"]?.stringValue, let named = JSONSchemaExporter.Draft(uri: uri) {
+      if let uri = (try? JSONParser().parse(bytes))?["$schema"]?.stringValue,
+        let named = JSONSchemaExporter.Draft(uri: uri)
+      {
         draft = named
       }
     }
@@ -221,7 +223,8 @@ extension SchemaRegistry {
       guard current != JSONWriter.canonical(exported.schema) else { continue }
       out.append(
         Diagnostic(
-          file: display(path), position: current == nil ? nil : SourcePosition(line: 1, column: 1), rule: "stale-export",
+          file: display(path), position: current == nil ? nil : SourcePosition(line: 1, column: 1),
+          rule: "stale-export",
           message: current == nil
             ? "missing: the descriptors have \(exported.file) but the export does not"
             : "differs from what the descriptors export now",

@@ -17,9 +17,14 @@ extension Formsctl {
           formsctl lsp --diagnose data/purchase-orders/PO-000201.json
         """
     )
-    @Option(help: ArgumentHelp("The store whose descriptors to use for files in no store (default: the working directory's).", valueName: "DIR"))
+    @Option(
+      help: ArgumentHelp(
+        "The store whose descriptors to use for files in no store (default: the working directory's).", valueName: "DIR"
+      ))
     var store: String?
-    @Option(help: ArgumentHelp("Print the diagnostics of FILE as the server would publish them, and exit.", valueName: "FILE"))
+    @Option(
+      help: ArgumentHelp("Print the diagnostics of FILE as the server would publish them, and exit.", valueName: "FILE")
+    )
     var diagnose: String?
 
     func run() throws {

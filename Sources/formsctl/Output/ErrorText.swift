@@ -15,7 +15,8 @@ enum ErrorText {
     case .checkSchemas: return "formsctl schema check says what"
     case .restoreSnapshot: return "restore a snapshot instead (formsctl snapshot restore)"
     case .useIdentity: return "run it with a key holder's identity (FORMSCTL_IDENTITY)"
-    case .exportSchemas: return "run `formsctl editor setup` (or `formsctl schema export --out json-schema`) and commit the result"
+    case .exportSchemas:
+      return "run `formsctl editor setup` (or `formsctl schema export --out json-schema`) and commit the result"
     }
   }
 

@@ -38,7 +38,9 @@ extension Formsctl.Editor {
       let file = try setup.configuration(for: editor, associations: associations, schemaDirectory: directory)
       if print { return printOut("# \(store.display(file.path))\n" + String(decoding: file.contents, as: UTF8.self)) }
       try setup.write(file)
-      printOut("wrote the schemas of \(plural(associations.count, "kind")) to \(store.display(directory)) and \(store.display(file.path))")
+      printOut(
+        "wrote the schemas of \(plural(associations.count, "kind")) to \(store.display(directory)) and \(store.display(file.path))"
+      )
       if let note = file.note, !options.quiet { printOut("note: \(note)") }
     }
   }
