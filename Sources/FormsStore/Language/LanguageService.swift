@@ -59,10 +59,8 @@ public struct LanguageService: Sendable {
 
   public init(store: Store) {
     self.store = store
-    var validator = StoreValidator(layout: store.layout, registry: store.registry, display: store.display)
-    // Sealed values stay envelopes here: no identity opens them for an editor.
-    validator.keyring = Keyring(recipients: store.layout.recipients, identity: nil)
-    self.validator = validator
+    // Its keyring holds no identity: sealed values stay envelopes for an editor.
+    self.validator = StoreValidator(layout: store.layout, registry: store.registry, display: store.display)
   }
 
   public func role(of path: String) -> FileRole {
