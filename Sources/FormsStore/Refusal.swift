@@ -19,6 +19,23 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
   case wrongSchema(kind: String, reference: String)
   case missingID(kind: String, field: String)
   case noWorkflow(kind: String)
+
+  // MARK: Approvals
+
+  case noApprovals(kind: String)
+  /// Approving or rejecting a document that is not in a chain's review state.
+  case notInReview(kind: String, id: String, state: String, reviewStates: [String])
+  /// A signer `roles:` in formsctl.yaml gives no role a chain asks for.
+  case holdsNoRole(signer: String, roles: [String])
+  case notSubmitted(kind: String, id: String)
+  case selfApproval(kind: String, id: String)
+  case alreadySigned(kind: String, id: String, signer: String)
+  /// No step the signer may sign now: their roles, and the steps waiting.
+  case noStepFor(kind: String, id: String, roles: [String], waiting: [String])
+  case unknownStep(step: String, steps: [String])
+  /// A move into a chain's review state is a submission, signed with the person's identity.
+  case submitNeedsIdentity(kind: String, state: String)
+  case submitUnsigned(kind: String, id: String, state: String)
   /// `new --template NAME` of `kind`: no such template (`available` are the kind's).
   case unknownTemplate(kind: String, name: String, available: [String])
   /// A template's placeholder (`{{NAME}}`) that the change left unfilled, at `pointer`.
@@ -127,6 +144,27 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
     case .wrongSchema(let kind, let reference): return "the document says _schema \(reference); it is not a \(kind)"
     case .missingID(let kind, let field): return "a \(kind) needs its id: set \(field)"
     case .noWorkflow(let kind): return "\(kind) has no workflow"
+    case .noApprovals(let kind): return "\(kind) declares no approval chains (approvals: in its descriptor)"
+    case .notInReview(let kind, let id, let state, let states):
+      return "\(kind) \(id) is \(state); approvals are given in \(states.joined(separator: " or ")), after it is submitted"
+    case .holdsNoRole(let signer, let roles):
+      return "\(signer) holds none of the roles the chain asks for (\(roles.joined(separator: ", "))) in formsctl.yaml"
+    case .notSubmitted(let kind, let id):
+      return "\(kind) \(id) was never submitted for approval (the move into review is the signed submission)"
+    case .selfApproval(let kind, let id):
+      return "you submitted \(kind) \(id), so you may not approve or reject it (separation of duties)"
+    case .alreadySigned(let kind, let id, let signer):
+      return "\(signer) has already signed this round of \(kind) \(id); each step needs other people"
+    case .noStepFor(let kind, let id, let roles, let waiting):
+      return "no step of \(kind) \(id) waits for your roles (\(roles.joined(separator: ", "))); waiting: "
+        + (waiting.isEmpty ? "nothing (the chain is complete)" : waiting.joined(separator: ", "))
+    case .unknownStep(let step, let steps):
+      return "no step \"\(step)\"\(didYouMean(step, among: steps)) (steps: \(steps.joined(separator: ", ")))"
+    case .submitNeedsIdentity(let kind, let state):
+      return "moving a \(kind) into \(state) submits it for approval, which is signed: no identity to sign with"
+    case .submitUnsigned(let kind, let id, let state):
+      return "moving \(kind) \(id) into \(state) submits it for approval and needs a signed submission; "
+        + "only `status` (with an identity) signs one"
     case .unknownTemplate(let kind, let name, let available):
       return
         "\(kind) has no template \"\(name)\" (templates: \(available.isEmpty ? "none" : available.joined(separator: ", ")))"

@@ -38,11 +38,17 @@ extension Store {
     }
   }
 
-  /// Moves the workflow field to `state` when the descriptor allows it.
+  /// Moves the workflow field to `state` when the descriptor allows it. A move into the review
+  /// state of an approval chain is a submission: `identity` signs it and names the preparer.
   @discardableResult
-  public func transition(kind: String, id: String, to state: String) throws(StoreError) -> Document {
+  public func transition(kind: String, id: String, to state: String, identity: Identity? = nil) throws(StoreError)
+    -> Document
+  {
     try modify(kind: kind, id: id, operation: "status") { (document, schema) throws(StoreError) in
       guard let workflow = schema.workflow else { throw StoreError.refused(.noWorkflow(kind: kind)) }
+      if let record = try submission(document, into: state, schema: schema, kind: kind, id: id, identity: identity) {
+        document["_approvals"] = .array((document["_approvals"]?.arrayValue ?? []) + [record.json])
+      }
       document[workflow.field] = .string(state)
     }
   }

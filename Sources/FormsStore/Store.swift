@@ -212,11 +212,20 @@ public final class Store: Sendable {
       throw StoreError.invalidDocument(
         "the \(schema.kind) \(id)", diagnostics(findings, document: document, path: path))
     }
-    guard schema.hasSensitiveFields else { return JSONWriter.canonical(document) }
-    let previous = stored.flatMap { try? JSONParser().parse($0.bytes) }
     let id = document[schema.idField].flatMap(DocumentID.text) ?? ""
-    return JSONWriter.canonical(
-      try keyring.seal(document, schema: schema, previous: previous, what: "\(schema.kind) \(id)"))
+    var sealed = document
+    if schema.hasSensitiveFields {
+      let previous = stored.flatMap { try? JSONParser().parse($0.bytes) }
+      sealed = try keyring.seal(document, schema: schema, previous: previous, what: "\(schema.kind) \(id)")
+    }
+    // Approvals sign the content as stored, sealed values as their envelopes.
+    if schema.approvals != nil {
+      let review = ApprovalReview(sealed, schema: schema, kind: schema.kind, id: id, roles: layout.roles)
+      if !review.findings.isEmpty {
+        throw StoreError.invalidDocument("the \(schema.kind) \(id)", diagnostics(review.findings, document: document, path: path))
+      }
+    }
+    return JSONWriter.canonical(sealed)
   }
 
   /// Findings placed in the canonical text of `document`, as `path` would hold it; a document

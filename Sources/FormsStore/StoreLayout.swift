@@ -16,6 +16,8 @@ public struct StoreLayout: Sendable, Equatable {
   public let retention: RetentionPolicy
   /// Who sensitive values are sealed for (`encryption: recipients:`).
   public let recipients: [Recipient]
+  /// Who holds each role that approval chains name (`roles:`), by role.
+  public let roles: [String: [Signer]]
 
   /// `.formsctl/`, the tool's own state.
   public var stateDirectory: String { root + "/.formsctl" }
@@ -42,6 +44,7 @@ public struct StoreLayout: Sendable, Equatable {
     var data = "data"
     var retention = RetentionPolicy.default
     var recipients: [Recipient] = []
+    var roles: [String: [Signer]] = [:]
     for pair in pairs {
       let key = pair.key.scalar?.text ?? ""
       func text() throws(StoreError) -> String {
@@ -67,10 +70,12 @@ public struct StoreLayout: Sendable, Equatable {
         }
       case "encryption":
         recipients = try Self.recipients(pair.value, manifest: manifestPath)
+      case "roles":
+        roles = try Self.roles(pair.value, manifest: manifestPath)
       default:
         throw StoreError.manifest(
           file: manifestPath, position: pair.key.position,
-          message: "unknown key \"\(key)\"; expected formsctl, schemas, data, snapshots or encryption")
+          message: "unknown key \"\(key)\"; expected formsctl, schemas, data, snapshots, encryption or roles")
       }
     }
     self.root = root
@@ -78,6 +83,7 @@ public struct StoreLayout: Sendable, Equatable {
     self.dataDirectory = absolutePath(data, from: root)
     self.retention = retention
     self.recipients = recipients
+    self.roles = roles
     try checkDirectories()
   }
 
@@ -105,6 +111,35 @@ public struct StoreLayout: Sendable, Equatable {
 
   /// True when `path` (absolute, normalized) is the store root or below it, by its spelling.
   func isInsideRoot(_ path: String) -> Bool { path == root || path.hasPrefix(root + "/") }
+
+  /// `roles: {ROLE: [ed25519:..., ...]}`: who holds each role (a person is one signing key).
+  static func roles(_ node: YAMLNode, manifest: String) throws(StoreError) -> [String: [Signer]] {
+    guard let pairs = node.mapping else {
+      throw StoreError.manifest(
+        file: manifest, position: node.position,
+        message: "roles map each role to a list of signers (what `formsctl keygen` prints after signer:)")
+    }
+    var out: [String: [Signer]] = [:]
+    for pair in pairs {
+      guard let role = pair.key.scalar?.text, let items = pair.value.sequence else {
+        throw StoreError.manifest(
+          file: manifest, position: pair.value.position, message: "a role lists its signers: ROLE: [ed25519:...]")
+      }
+      var signers: [Signer] = []
+      for item in items {
+        guard let signer = item.string.flatMap(Signer.init) else {
+          throw StoreError.manifest(
+            file: manifest, position: item.position, message: Signer.problem(item.scalar?.text ?? item.kindName))
+        }
+        if signers.contains(signer) {
+          throw StoreError.manifest(file: manifest, position: item.position, message: "\(signer) is listed twice")
+        }
+        signers.append(signer)
+      }
+      out[role] = signers
+    }
+    return out
+  }
 
   /// `encryption: {recipients: [x25519:..., ...]}`: who sensitive values are sealed for.
   static func recipients(_ node: YAMLNode, manifest: String) throws(StoreError) -> [Recipient] {

@@ -48,7 +48,7 @@ public struct StoreValidator: Sendable {
     self.kindOfDirectory = kindOfDirectory
     var quickChecks: [String: (schema: Schema, captures: [String])] = [:]
     for versions in registry.schemas.values {
-      for schema in versions.values where !schema.hasSensitiveFields {
+      for schema in versions.values where !schema.hasSensitiveFields && schema.approvals == nil {
         let read = [schema.idField] + schema.relations.map(\.field)
         guard read.allSatisfy({ schema.root.fields[$0]?.type.isScalar ?? false }),
           let captures = Validator(schema: schema).quickCaptures(read)
@@ -208,6 +208,9 @@ public struct StoreValidator: Sendable {
       opened.findings
       + Validator(schema: schema).validate(opened.value).aboutSensitive(in: opened.value, schema: schema)
     findings += crossDocumentFindings(document, schema: schema, path: path)
+    if schema.approvals != nil, let id = document[schema.idField].flatMap(DocumentID.text) {
+      findings += ApprovalReview(document, schema: schema, kind: schema.kind, id: id, roles: layout.roles).findings
+    }
     guard !findings.isEmpty else { return outcome }
     outcome.diagnostics = Diagnostic.placed(findings, in: bytes, file: shown)
     if outcome.diagnostics.contains(where: { $0.rule == "schema" }) { outcome.unreadable = true }

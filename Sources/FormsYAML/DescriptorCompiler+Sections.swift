@@ -204,3 +204,78 @@ extension DescriptorCompiler {
     return value
   }
 }
+
+extension DescriptorCompiler {
+  /// `approvals: {chains: [{from, to, reject_to, ordered, steps: [{name, role, count}]}], free: [FIELD...],
+  /// on_change: refuse|reopen}`, checked against the workflow: each chain guards a transition it lists.
+  mutating func compileApprovals(_ node: YAMLNode, workflow: Schema.Workflow?, _ root: SchemaType) -> Schema.Approvals? {
+    let keys = ["chains", "free", "on_change"]
+    for pair in node.mapping ?? [] where !keys.contains(pair.key.scalar?.text ?? "") {
+      unknownKey(pair.key, allowed: keys, context: "approvals")
+    }
+    guard let workflow else {
+      error("approvals guard workflow states: the descriptor needs a `workflow:`", at: node.position)
+      return nil
+    }
+    guard let entries = node["chains"]?.sequence, !entries.isEmpty else {
+      error("approvals need `chains:`, a list of {from, to, steps}", at: node.position)
+      return nil
+    }
+    var chains: [Schema.Approvals.Chain] = []
+    for entry in entries {
+      let chainKeys = ["from", "to", "reject_to", "ordered", "steps"]
+      for pair in entry.mapping ?? [] where !chainKeys.contains(pair.key.scalar?.text ?? "") {
+        unknownKey(pair.key, allowed: chainKeys, context: "an approval chain")
+      }
+      guard let from = string(entry["from"], "from"), let to = string(entry["to"], "to") else {
+        error("an approval chain needs `from:` (the review state) and `to:` (the state it guards)", at: entry.position)
+        continue
+      }
+      if !workflow.allows(from: from, to: to) {
+        error("the workflow has no transition \(from) → \(to) for this chain to guard", at: (entry["to"] ?? entry).position)
+      }
+      if chains.contains(where: { $0.to == to || $0.from == from }) {
+        error("another chain already guards \(to) or reviews in \(from)", at: entry.position)
+      }
+      let rejectTo = string(entry["reject_to"], "reject_to")
+      if let rejectTo, !workflow.allows(from: from, to: rejectTo) {
+        error("the workflow has no transition \(from) → \(rejectTo) for a rejection", at: (entry["reject_to"] ?? entry).position)
+      }
+      var steps: [Schema.Approvals.Step] = []
+      for step in entry["steps"]?.sequence ?? [] {
+        let stepKeys = ["name", "role", "count"]
+        for pair in step.mapping ?? [] where !stepKeys.contains(pair.key.scalar?.text ?? "") {
+          unknownKey(pair.key, allowed: stepKeys, context: "an approval step")
+        }
+        guard let role = string(step["role"], "role") else {
+          error("an approval step needs `role:` (a role of formsctl.yaml)", at: step.position)
+          continue
+        }
+        let name = string(step["name"], "name") ?? role
+        let count = step["count"].flatMap { Int($0.string ?? "") } ?? 1
+        if count < 1 { error("count must be at least 1", at: (step["count"] ?? step).position) }
+        if steps.contains(where: { $0.name == name }) { error("two steps are named \"\(name)\"", at: step.position) }
+        steps.append(Schema.Approvals.Step(name: name, role: role, count: max(1, count)))
+      }
+      if steps.isEmpty { error("an approval chain needs `steps:`, a list of {name, role, count}", at: entry.position) }
+      let ordered = entry["ordered"].map { boolean($0, "ordered") } ?? true
+      chains.append(Schema.Approvals.Chain(from: from, to: to, rejectTo: rejectTo, ordered: ordered, steps: steps))
+    }
+    var free: [String] = []
+    for item in node["free"]?.sequence ?? [] {
+      guard let name = string(item, "a field") else { continue }
+      if root.fields[name] == nil { error("\"\(name)\" is not a top-level field", at: item.position) }
+      if name == workflow.field { error("the workflow's field is never signed: approvals move it", at: item.position) }
+      free.append(name)
+    }
+    var onChange = Schema.Approvals.OnChange.refuse
+    if let text = string(node["on_change"], "on_change") {
+      if let value = Schema.Approvals.OnChange(rawValue: text) {
+        onChange = value
+      } else {
+        error("on_change is refuse or reopen, not \"\(text)\"", at: (node["on_change"] ?? node).position)
+      }
+    }
+    return Schema.Approvals(chains: chains, free: free, onChange: onChange)
+  }
+}

@@ -14,7 +14,7 @@ public struct DescriptorCompiler {
 
   static let topLevelKeys = [
     "kind", "version", "title", "description", "directory", "id", "timestamps", "include", "fields", "types",
-    "relations", "workflow", "rules", "references", "from", "changes", "order", "editable",
+    "relations", "workflow", "rules", "references", "from", "changes", "order", "editable", "approvals",
   ]
   static let changeOps = ["rename", "add", "remove", "map", "move", "convert", "each", "jq"]
 
@@ -102,6 +102,7 @@ public struct DescriptorCompiler {
     let workflow = compileWorkflow(root["workflow"], rootType)
     let rules = compileRules(root["rules"], rootType)
     let changes = compileChanges(root["changes"])
+    let approvals = root["approvals"].flatMap { compileApprovals($0, workflow: workflow, rootType) }
     if changes != nil && from == nil, let node = root["changes"] {
       error("changes need a `from:` version to start from", at: node.position)
     }
@@ -117,7 +118,7 @@ public struct DescriptorCompiler {
       Schema(
         kind: kind, version: version, title: root["title"]?.string, directory: directory, idField: idField,
         root: rootType, namedTypes: named, relations: relations, workflow: workflow, rules: rules, from: from,
-        changes: changes, order: order, editable: editable, references: references)
+        changes: changes, order: order, editable: editable, references: references, approvals: approvals)
     }
     // `order:` and `editable:` name field paths, checked against the schema without them.
     let unordered = schema()

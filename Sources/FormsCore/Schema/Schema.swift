@@ -31,13 +31,16 @@ public struct Schema: Sendable {
   public let sensitiveFieldNames: Set<String>
   /// True when some field of this kind is `sensitive: true`.
   public let hasSensitiveFields: Bool
+  /// The approval chains that guard workflow states (descriptor `approvals:`).
+  public let approvals: Approvals?
 
   public init(
     kind: String, version: SemanticVersion, title: String?, directory: String, idField: String, root: SchemaType,
     namedTypes: [String: SchemaType], relations: [Relation], workflow: Workflow?, rules: [Rule],
     from: SemanticVersion?, changes: [JSONValue]?, order: [(path: Expression.Path, descending: Bool)] = [],
-    editable: [EditablePath]? = nil, references: [Reference] = []
+    editable: [EditablePath]? = nil, references: [Reference] = [], approvals: Approvals? = nil
   ) {
+    self.approvals = approvals
     self.references = references
     self.kind = kind
     self.version = version

@@ -34,6 +34,7 @@ public struct Validator: Sendable {
   /// Every finding for `document`: types and constraints, unknown fields, `unique` keys, rules.
   public func validate(_ document: JSONValue) -> [Finding] {
     var walk = Walk()
+    if schema.approvals != nil { walk.reservedRoot.insert("_approvals") }
     walk.check(document, against: schema.root, parent: nil, isRoot: true)
     var findings = walk.findings
     if findings.isEmpty || !findings.contains(where: { $0.rule == "type" && $0.pointer == .root }) {
@@ -93,6 +94,8 @@ public struct Validator: Sendable {
 /// One pass over a document. The path is a stack of tokens, turned into a JSON Pointer only when a
 /// finding is recorded, so a valid document costs no pointer allocations.
 struct Walk {
+  /// The reserved members a document's root may hold besides its fields.
+  var reservedRoot: Set<String> = ["_schema"]
   var path: [String] = []
   var findings: [Finding] = []
 
@@ -270,7 +273,7 @@ struct Walk {
       path.append(member.key)
       check(member.value, against: field.type, parent: object)
       path.removeLast()
-    } else if !(isRoot && member.key == "_schema") && !type.additional {
+    } else if !(isRoot && reservedRoot.contains(member.key)) && !type.additional {
       let hint = didYouMean(member.key, among: type.fieldOrder)
       findings.append(
         Finding(

@@ -152,13 +152,26 @@ extension Snapshots.RestoreOutcome {
 }
 
 extension Store {
-  /// What `keys list` shows: the store's recipients, and which one is this identity's.
+  /// What `keys list` shows: the store's recipients (who sensitive values are sealed for) and its
+  /// signers (who holds each role of `roles:`), marking this identity's.
   public var recipientsReport: TableReport {
-    let mine = keyring.identity?.recipient
-    return TableReport(
-      records: layout.recipients.map {
-        .object(JSONObject(["recipient": .string($0.description), "yours": .bool($0 == mine)]))
-      }, columns: ["recipient", "yours"], rows: layout.recipients.map { [$0.description, $0 == mine ? "yes" : ""] })
+    let identity = keyring.identity
+    var records: [JSONValue] = []
+    var rows: [[String]] = []
+    for recipient in layout.recipients {
+      let yours = recipient == identity?.recipient
+      records.append(.object(JSONObject(["recipient": .string(recipient.description), "yours": .bool(yours)])))
+      rows.append([recipient.description, "recipient", yours ? "yes" : ""])
+    }
+    for role in layout.roles.keys.sorted() {
+      for signer in layout.roles[role] ?? [] {
+        let yours = signer == identity?.signer
+        let record = JSONObject(["signer": .string(signer.description), "role": .string(role), "yours": .bool(yours)])
+        records.append(.object(record))
+        rows.append([signer.description, "signer: " + role, yours ? "yes" : ""])
+      }
+    }
+    return TableReport(records: records, columns: ["key", "for", "yours"], rows: rows)
   }
 }
 

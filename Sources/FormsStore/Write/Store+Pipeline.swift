@@ -91,6 +91,14 @@ extension WriteSession {
     case .store:
       break
     }
+    // A change of signed content takes a document out of the state its chain guards, when the
+    // descriptor says so (`on_change: reopen`); otherwise the chain's check refuses it below.
+    if let approvals = schema.approvals, approvals.onChange == .reopen, let workflow = schema.workflow, let stored,
+      let to, from == to, let chain = approvals.guarding(to),
+      ApprovalContent.hash(stored.value, schema: schema) != ApprovalContent.hash(document, schema: schema)
+    {
+      document[workflow.field] = .string(chain.from)
+    }
     if let stored, stored.value == document, stored.path == path {
       return Prepared(path: path, value: stored.value, bytes: stored.bytes, entry: nil, warnings: [], replacedPath: nil)
     }
@@ -134,6 +142,14 @@ extension WriteSession {
       }
       if stored == nil, !schema.creationStates.contains(to) {
         throw StoreError.refused(.creationState(kind: schema.kind, state: to, allowed: schema.creationStates))
+      }
+    }
+    // A move into a chain's review state carries its signed submission (`transition` signs it).
+    if let to, to != from, schema.approvals?.reviewing(to) != nil {
+      let before = stored?.value["_approvals"]?.arrayValue ?? []
+      let after = document["_approvals"]?.arrayValue ?? []
+      guard after.count == before.count + 1, ApprovalRecord(after.last ?? .null)?.action == .submit else {
+        throw StoreError.refused(.submitUnsigned(kind: schema.kind, id: id, state: to))
       }
     }
     guard let stored, let store else { return }

@@ -1,13 +1,14 @@
 import ArgumentParser
 import FormsCore
 import FormsStore
+import Foundation
 
 extension Formsctl {
   struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
       abstract: "Move a document along its workflow (e.g. draft → in_review), if the descriptor allows it.",
       discussion: """
-        A transition the workflow does not list is refused, naming the allowed next states; `set` and `edit` follow the same rule. The change is recorded in the audit log with the states from and to.
+        A transition the workflow does not list is refused, naming the allowed next states; `set` and `edit` follow the same rule. The change is recorded in the audit log with the states from and to. A move into the review state of an approval chain submits the document: your identity signs the submission, which names you the preparer (`formsctl approve` says more); a state a chain guards is reached only by the approval that completes the chain.
 
         Examples:
           formsctl status form 22e8dfd4 in_review
@@ -22,7 +23,11 @@ extension Formsctl {
 
     func run() throws {
       let store = try options.open()
-      let document = try store.transition(kind: kind, id: try store.expand(kind: kind, id: id), to: state)
+      // A move into an approval chain's review state is a submission, signed by the one who makes it.
+      let submits = (try store.schema(kind)).approvals?.reviewing(state) != nil
+      let identity = submits ? try store.signingIdentity(environment: ProcessInfo.processInfo.environment) : nil
+      let document = try store.transition(
+        kind: kind, id: try store.expand(kind: kind, id: id), to: state, identity: identity)
       printOut(
         "\(kind) \(StoreLayout.id(fromFile: document.path) ?? "") is now \(state)  (\(store.display(document.path)))")
     }

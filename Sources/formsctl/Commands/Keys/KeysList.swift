@@ -7,7 +7,7 @@ extension Formsctl.Keys {
   struct ListKeys: ParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "list",
-      abstract: "Print the store's recipients, marking yours.",
+      abstract: "Print the store's recipients and the signers of its roles, marking yours.",
       discussion: """
         Examples:
           formsctl keys list
@@ -23,6 +23,10 @@ extension Formsctl.Keys {
       if format == .json { return render(store.recipientsReport, as: .json) }
       for recipient in store.layout.recipients {
         printOut(recipient.description + (recipient == mine ? "  (yours)" : ""))
+      }
+      let signer = store.keyring.identity?.signer
+      for (role, signers) in store.layout.roles.sorted(by: { $0.key < $1.key }) {
+        for holder in signers { printOut("\(holder)  \(role)" + (holder == signer ? "  (yours)" : "")) }
       }
       if store.layout.recipients.isEmpty, !options.quiet {
         FileHandleOutput.standardError.write(

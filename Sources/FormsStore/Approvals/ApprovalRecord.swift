@@ -1,0 +1,114 @@
+import Crypto
+import FormsCore
+import Foundation
+
+/// One signed entry of a document's `_approvals` list: a submission, an approval or a rejection.
+/// The signature covers every other member and the document's kind and id, so a record cannot
+/// be moved to another document, and `content`, the hash of what was signed (`ApprovalContent`).
+public struct ApprovalRecord: Sendable, Equatable {
+  public enum Action: String, Sendable, CaseIterable {
+    case submit, approve, reject
+  }
+
+  public var action: Action
+  /// The state the chain guards (`approved`).
+  public var chain: String
+  /// The step approved or rejected; nil for a submission.
+  public var step: String?
+  /// The role the signer signed in; nil for a submission.
+  public var role: String?
+  public var signer: String
+  public var time: String
+  public var comment: String?
+  /// `sha256:` and the hex hash of the signed content.
+  public var content: String
+  public var signature: String
+
+  /// The record a JSON value holds; nil when a member is missing or of the wrong type.
+  public init?(_ value: JSONValue) {
+    guard case .object(let object) = value, let action = object["action"]?.stringValue.flatMap(Action.init),
+      let chain = object["chain"]?.stringValue, let signer = object["signer"]?.stringValue,
+      let time = object["time"]?.stringValue, let content = object["content"]?.stringValue,
+      let signature = object["signature"]?.stringValue
+    else { return nil }
+    self.init(
+      action: action, chain: chain, step: object["step"]?.stringValue, role: object["role"]?.stringValue,
+      signer: signer, time: time, comment: object["comment"]?.stringValue, content: content, signature: signature)
+  }
+
+  init(
+    action: Action, chain: String, step: String?, role: String?, signer: String, time: String, comment: String?,
+    content: String, signature: String
+  ) {
+    self.action = action
+    self.chain = chain
+    self.step = step
+    self.role = role
+    self.signer = signer
+    self.time = time
+    self.comment = comment
+    self.content = content
+    self.signature = signature
+  }
+
+  /// The record as the document stores it.
+  public var json: JSONValue {
+    var object = JSONObject(["action": .string(action.rawValue), "chain": .string(chain)])
+    if let step { object["step"] = .string(step) }
+    if let role { object["role"] = .string(role) }
+    object["signer"] = .string(signer)
+    object["time"] = .string(time)
+    if let comment { object["comment"] = .string(comment) }
+    object["content"] = .string(content)
+    object["signature"] = .string(signature)
+    return .object(object)
+  }
+
+  /// What the signature signs: the record without its signature, with the document's kind and id.
+  func message(kind: String, id: String) -> [UInt8] {
+    var object = json.objectValue ?? JSONObject()
+    object["signature"] = nil
+    object["document"] = .string("\(kind)/\(id)")
+    return Array(JSONWriter.compact(.object(object.sortedByKey())).utf8)
+  }
+
+  /// A record signed by `identity`.
+  static func signed(
+    _ action: Action, chain: String, step: String?, role: String?, by identity: Identity, time: String,
+    comment: String?, content: String, kind: String, id: String
+  ) -> ApprovalRecord {
+    var record = ApprovalRecord(
+      action: action, chain: chain, step: step, role: role, signer: identity.signer.description, time: time,
+      comment: comment, content: content, signature: "")
+    record.signature = identity.sign(record.message(kind: kind, id: id))
+    return record
+  }
+
+  /// True when the signature is the named signer's, over this record for `kind` `id`.
+  func isSigned(kind: String, id: String) -> Bool {
+    guard let signer = Signer(signer) else { return false }
+    return signer.verifies(signature, of: message(kind: kind, id: id))
+  }
+}
+
+/// The content an approval signs: the canonical document as stored (sealed values as their
+/// envelopes) without `_approvals`, the workflow's field (approvals move it), its own timestamp
+/// fields and the fields the descriptor marks approval-free.
+public enum ApprovalContent {
+  public static func hash(_ document: JSONValue, schema: Schema) -> String {
+    guard case .object(var object) = document else { return "" }
+    object["_approvals"] = nil
+    for field in [schema.timestamps.created, schema.timestamps.updated].compactMap({ $0 }) { object[field] = nil }
+    for field in schema.approvals?.free ?? [] { object[field] = nil }
+    if let workflow = schema.workflow { object[workflow.field] = nil }
+    let digest = SHA256.hash(data: JSONWriter.canonical(.object(object)))
+    return "sha256:" + digest.map { String(format: "%02x", $0) }.joined()
+  }
+}
+
+extension JSONObject {
+  /// The members sorted by key (code points), for a text that does not depend on insertion order.
+  func sortedByKey() -> JSONObject {
+    JSONObject(members.sorted { $0.key.unicodeScalars.lexicographicallyPrecedes($1.key.unicodeScalars) })
+  }
+}

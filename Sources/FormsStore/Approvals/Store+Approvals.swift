@@ -1,0 +1,124 @@
+import FormsCore
+
+extension Store {
+  /// What `approve` or `reject` did.
+  public struct ApprovalOutcome: Sendable {
+    public let document: Document
+    public let record: ApprovalRecord
+    /// The state the document moved to (the chain completed, or a rejection moved it), if it moved.
+    public let moved: String?
+    /// Steps still waiting, with how many more signers each needs.
+    public let waiting: [String]
+  }
+
+  /// Signs an approval of `kind` `id` by `identity` for `step` (default: the first step waiting
+  /// for one of the signer's roles); when it completes the chain, the document moves to the
+  /// state the chain guards in the same write.
+  @discardableResult
+  public func approve(kind: String, id: String, step: String? = nil, comment: String? = nil, identity: Identity)
+    throws(StoreError) -> ApprovalOutcome
+  {
+    try sign(.approve, kind: kind, id: id, step: step, comment: comment, identity: identity)
+  }
+
+  /// Signs a rejection: ends the round (the document must be submitted again) and moves it to the
+  /// chain's `reject_to` state when there is one.
+  @discardableResult
+  public func reject(kind: String, id: String, step: String? = nil, comment: String? = nil, identity: Identity)
+    throws(StoreError) -> ApprovalOutcome
+  {
+    try sign(.reject, kind: kind, id: id, step: step, comment: comment, identity: identity)
+  }
+
+  func sign(
+    _ action: ApprovalRecord.Action, kind: String, id: String, step requested: String?, comment: String?,
+    identity: Identity
+  ) throws(StoreError) -> ApprovalOutcome {
+    var outcome: (ApprovalRecord, String?, [String])?
+    let document = try modify(kind: kind, id: id, operation: action.rawValue) { (document, schema) throws(StoreError) in
+      guard let approvals = schema.approvals, let workflow = schema.workflow else {
+        throw StoreError.refused(.noApprovals(kind: kind))
+      }
+      let state = schema.workflowState(of: document) ?? ""
+      guard let chain = approvals.reviewing(state) else {
+        throw StoreError.refused(
+          .notInReview(kind: kind, id: id, state: state, reviewStates: approvals.chains.map(\.from)))
+      }
+      let stored = try sealedForm(document, schema: schema, kind: kind, id: id)
+      let review = ApprovalReview(stored, schema: schema, kind: kind, id: id, roles: layout.roles)
+      let signer = identity.signer
+      let held = layout.roles.filter { $0.value.contains(signer) }.map(\.key).sorted()
+      let asked = chain.steps.map(\.role)
+      guard !held.isEmpty, held.contains(where: asked.contains) else {
+        throw StoreError.refused(.holdsNoRole(signer: signer.description, roles: Array(Set(asked)).sorted()))
+      }
+      guard let round = review.rounds[chain.to], let preparer = round.preparer, !round.rejected else {
+        throw StoreError.refused(.notSubmitted(kind: kind, id: id))
+      }
+      guard preparer != signer.description else { throw StoreError.refused(.selfApproval(kind: kind, id: id)) }
+      guard !round.signed.values.contains(where: { $0.contains(signer.description) }) else {
+        throw StoreError.refused(.alreadySigned(kind: kind, id: id, signer: signer.short))
+      }
+      let waiting = round.missing.map { "\($0.step.name) (\($0.more) more \($0.step.role))" }
+      let chosen: Schema.Approvals.Step
+      if let requested {
+        guard let named = chain.steps.first(where: { $0.name == requested }) else {
+          throw StoreError.refused(.unknownStep(step: requested, steps: chain.steps.map(\.name)))
+        }
+        guard held.contains(named.role), round.nextStep(for: named.role)?.name == named.name else {
+          throw StoreError.refused(.noStepFor(kind: kind, id: id, roles: held, waiting: waiting))
+        }
+        chosen = named
+      } else {
+        guard let next = held.lazy.compactMap({ round.nextStep(for: $0) }).first else {
+          throw StoreError.refused(.noStepFor(kind: kind, id: id, roles: held, waiting: waiting))
+        }
+        chosen = next
+      }
+      let record = ApprovalRecord.signed(
+        action, chain: chain.to, step: chosen.name, role: chosen.role, by: identity, time: Instant(now()).rfc3339,
+        comment: comment, content: review.content, kind: kind, id: id)
+      document["_approvals"] = .array((document["_approvals"]?.arrayValue ?? []) + [record.json])
+      var after = stored
+      after["_approvals"] = document["_approvals"]
+      let next = ApprovalReview(after, schema: schema, kind: kind, id: id, roles: layout.roles).rounds[chain.to]
+      var moved: String?
+      if action == .approve, next?.isComplete == true { moved = chain.to }
+      if action == .reject { moved = chain.rejectTo }
+      if let moved { document[workflow.field] = .string(moved) }
+      outcome = (record, moved, next?.missing.map { "\($0.step.name) (\($0.more) more \($0.step.role))" } ?? [])
+    }
+    guard let (record, moved, waiting) = outcome else { throw StoreError.internalError("no approval was signed") }
+    return ApprovalOutcome(document: document, record: record, moved: moved, waiting: waiting)
+  }
+
+  /// `document` (as read, sensitive values possibly opened) as the file stores it: what approvals sign.
+  func sealedForm(_ document: JSONValue, schema: Schema, kind: String, id: String) throws(StoreError) -> JSONValue {
+    guard schema.hasSensitiveFields else { return document }
+    let stored = try read(kind: kind, id: id)
+    guard let parsed = try? JSONParser().parse(stored.bytes) else { return document }
+    return parsed
+  }
+
+  /// The submission record for moving `document` into `state`, the review state of a chain, signed by `identity`.
+  func submission(
+    _ document: JSONValue, into state: String, schema: Schema, kind: String, id: String, identity: Identity?
+  ) throws(StoreError) -> ApprovalRecord? {
+    guard let chain = schema.approvals?.reviewing(state), schema.workflowState(of: document) != state else { return nil }
+    guard let identity else { throw StoreError.refused(.submitNeedsIdentity(kind: kind, state: state)) }
+    let content = ApprovalContent.hash(try sealedForm(document, schema: schema, kind: kind, id: id), schema: schema)
+    return ApprovalRecord.signed(
+      .submit, chain: chain.to, step: nil, role: nil, by: identity, time: Instant(now()).rfc3339, comment: nil,
+      content: content, kind: kind, id: id)
+  }
+}
+
+extension Store {
+  /// The identity that signs for the person running: the keyring's, else the file
+  /// `FORMSCTL_IDENTITY` (default `~/.config/formsctl/identity`) names, refused as sealing refuses it
+  /// (missing, readable by others, inside the store).
+  public func signingIdentity(environment: [String: String]) throws(StoreError) -> Identity {
+    if let identity = keyring.identity { return identity }
+    return try Keyring.readIdentity(Identity.defaultPath(environment: environment), store: layout.root)
+  }
+}
