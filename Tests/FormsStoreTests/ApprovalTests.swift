@@ -225,6 +225,36 @@ struct ApprovalTests {
     }
   }
 
+  @Test func concurrentApprovalsInTwoClonesMergeAsAUnion() throws {
+    try withTemporaryDirectory { dir in
+      let people = People()
+      let store = try store(dir, people)
+      try writeFile(
+        try readFile(dir + "/schemas/claim/1.0.0.yaml").replacingOccurrences(
+          of: "reject_to: rejected\n", with: "reject_to: rejected\n      ordered: false\n"),
+        to: dir + "/schemas/claim/1.0.0.yaml")
+      let unordered = try Store.open(at: dir)
+      try unordered.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
+      let path = dir + "/data/claims/c1.json"
+      let base = try readFile(path)
+      // Two clones: the reviewer signs in one, the officer in the other.
+      try unordered.approve(kind: "claim", id: "c1", identity: people.reviewer)
+      let ours = try readFile(path)
+      try writeFile(base, to: path)
+      try unordered.approve(kind: "claim", id: "c1", identity: people.officer)
+      let theirs = try readFile(path)
+      let schema = try #require(unordered.registry.latest("claim"))
+      let parse = { (text: String) throws -> JSONValue in try JSONParser().parse(Array(text.utf8)) }
+      let merged = ThreeWayMerge(schema: schema).merge(base: try parse(base), ours: try parse(ours), theirs: try parse(theirs))
+      #expect(merged.conflicts == 0, "\(merged.text)")
+      let document = try parse(merged.text)
+      #expect(document["_approvals"]?.arrayValue?.count == 3)
+      let review = ApprovalReview(document, schema: schema, kind: "claim", id: "c1", roles: unordered.layout.roles)
+      #expect(review.findings.isEmpty && review.rounds["approved"]?.isComplete == true, "\(review.findings)")
+      _ = store
+    }
+  }
+
   @Test func descriptorsAndManifestsWithBadApprovalsAreErrors() throws {
     let bad = Self.descriptor.replacingOccurrences(of: "ON_CHANGE", with: "explode")
       .replacingOccurrences(of: "to: approved\n", with: "to: draft\n")

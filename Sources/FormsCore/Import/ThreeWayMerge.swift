@@ -3,7 +3,8 @@
 /// Members merge independently; lists with a `unique` key merge element by element by key; a change
 /// on one side is taken; the same change on both sides is taken once. An `updated` timestamp (the
 /// document's, or one a named type declares) that both sides changed becomes the later of the two,
-/// never a conflict (DESIGN §12); a `created` one that differs stays a conflict. When both sides
+/// never a conflict (DESIGN §12); a `created` one that differs stays a conflict. A document's
+/// `_approvals` (signed records, only appended) merge as the union of both sides. When both sides
 /// changed one value differently, the result carries git conflict markers around exactly that
 /// member's lines (everything else merged), written so that keeping either side, or deleting
 /// either block as git tools do for "take ours" and "take theirs", leaves valid JSON. With
@@ -58,6 +59,11 @@ public struct ThreeWayMerge: Sendable {
           result[key] = later
           continue
         }
+        // A document's approvals are signed records only ever appended: the union of both sides.
+        if key == "_approvals", o["_schema"] != nil, let union = Self.union(b?[key], o[key], t[key]) {
+          result[key] = union
+          continue
+        }
         let fieldType = type?.kind == .object ? type?.fields[key]?.type : nil
         if let value = mergeValue(b?[key], o[key], t[key], type: fieldType, newer: newer, conflicts: &conflicts) {
           result[key] = value
@@ -107,6 +113,23 @@ public struct ThreeWayMerge: Sendable {
   }
 
   /// The later of two `updated` stamps both sides changed (nil when that is not the case).
+  /// The base's records, then those either side added (by time, then signature, so both
+  /// directions of a merge agree); nil when a side is not a list.
+  static func union(_ base: JSONValue?, _ ours: JSONValue?, _ theirs: JSONValue?) -> JSONValue? {
+    guard let ours = ours?.arrayValue ?? (ours == nil ? [] : nil),
+      let theirs = theirs?.arrayValue ?? (theirs == nil ? [] : nil)
+    else { return nil }
+    let kept = base?.arrayValue ?? []
+    var added: [JSONValue] = []
+    for record in ours + theirs where !kept.contains(record) && !added.contains(record) { added.append(record) }
+    added.sort {
+      let a = ($0["time"]?.stringValue ?? "", $0["signature"]?.stringValue ?? "")
+      let b = ($1["time"]?.stringValue ?? "", $1["signature"]?.stringValue ?? "")
+      return a < b
+    }
+    return .array(kept.filter { ours.contains($0) || theirs.contains($0) } + added)
+  }
+
   static func later(_ base: JSONValue?, _ ours: JSONValue?, _ theirs: JSONValue?) -> JSONValue? {
     guard ours != theirs, base != ours, base != theirs, let order = Instant.order(ours, theirs) else { return nil }
     return order >= 0 ? ours : theirs

@@ -70,7 +70,9 @@ extension Store {
         }
         chosen = named
       } else {
-        guard let next = held.lazy.compactMap({ round.nextStep(for: $0) }).first else {
+        // The first step waiting, in the chain's order, that one of the signer's roles may sign now.
+        let candidates = round.missing.map(\.step).filter { held.contains($0.role) }
+        guard let next = candidates.first(where: { round.nextStep(for: $0.role)?.name == $0.name }) else {
           throw StoreError.refused(.noStepFor(kind: kind, id: id, roles: held, waiting: waiting))
         }
         chosen = next
