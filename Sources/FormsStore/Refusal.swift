@@ -146,7 +146,8 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
     case .noWorkflow(let kind): return "\(kind) has no workflow"
     case .noApprovals(let kind): return "\(kind) declares no approval chains (approvals: in its descriptor)"
     case .notInReview(let kind, let id, let state, let states):
-      return "\(kind) \(id) is \(state); approvals are given in \(states.joined(separator: " or ")), after it is submitted"
+      return
+        "\(kind) \(id) is \(state); approvals are given in \(states.joined(separator: " or ")), after it is submitted"
     case .holdsNoRole(let signer, let roles):
       return "\(signer) holds none of the roles the chain asks for (\(roles.joined(separator: ", "))) in formsctl.yaml"
     case .notSubmitted(let kind, let id):

@@ -222,7 +222,8 @@ public final class Store: Sendable {
     if schema.approvals != nil {
       let review = ApprovalReview(sealed, schema: schema, kind: schema.kind, id: id, roles: layout.roles)
       if !review.findings.isEmpty {
-        throw StoreError.invalidDocument("the \(schema.kind) \(id)", diagnostics(review.findings, document: document, path: path))
+        throw StoreError.invalidDocument(
+          "the \(schema.kind) \(id)", diagnostics(review.findings, document: document, path: path))
       }
     }
     return JSONWriter.canonical(sealed)

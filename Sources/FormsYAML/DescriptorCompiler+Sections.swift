@@ -208,7 +208,8 @@ extension DescriptorCompiler {
 extension DescriptorCompiler {
   /// `approvals: {chains: [{from, to, reject_to, ordered, steps: [{name, role, count}]}], free: [FIELD...],
   /// on_change: refuse|reopen}`, checked against the workflow: each chain guards a transition it lists.
-  mutating func compileApprovals(_ node: YAMLNode, workflow: Schema.Workflow?, _ root: SchemaType) -> Schema.Approvals? {
+  mutating func compileApprovals(_ node: YAMLNode, workflow: Schema.Workflow?, _ root: SchemaType) -> Schema.Approvals?
+  {
     let keys = ["chains", "free", "on_change"]
     for pair in node.mapping ?? [] where !keys.contains(pair.key.scalar?.text ?? "") {
       unknownKey(pair.key, allowed: keys, context: "approvals")
@@ -232,14 +233,17 @@ extension DescriptorCompiler {
         continue
       }
       if !workflow.allows(from: from, to: to) {
-        error("the workflow has no transition \(from) → \(to) for this chain to guard", at: (entry["to"] ?? entry).position)
+        error(
+          "the workflow has no transition \(from) → \(to) for this chain to guard", at: (entry["to"] ?? entry).position)
       }
       if chains.contains(where: { $0.to == to || $0.from == from }) {
         error("another chain already guards \(to) or reviews in \(from)", at: entry.position)
       }
       let rejectTo = string(entry["reject_to"], "reject_to")
       if let rejectTo, !workflow.allows(from: from, to: rejectTo) {
-        error("the workflow has no transition \(from) → \(rejectTo) for a rejection", at: (entry["reject_to"] ?? entry).position)
+        error(
+          "the workflow has no transition \(from) → \(rejectTo) for a rejection",
+          at: (entry["reject_to"] ?? entry).position)
       }
       var steps: [Schema.Approvals.Step] = []
       for step in entry["steps"]?.sequence ?? [] {

@@ -1,6 +1,6 @@
 import FormsCore
-import FormsYAML
 import FormsTestSupport
+import FormsYAML
 import Foundation
 import Testing
 
@@ -103,10 +103,14 @@ struct ApprovalTests {
       let people = People()
       let store = try store(dir, people)
       let path = dir + "/data/claims/c1.json"
-      #expect(refusal { _ = try store.approve(kind: "claim", id: "c1", identity: people.reviewer) } == .notInReview(
-        kind: "claim", id: "c1", state: "draft", reviewStates: ["in_review"]))
-      #expect(refusal { try store.transition(kind: "claim", id: "c1", to: "in_review") } == .submitNeedsIdentity(
-        kind: "claim", state: "in_review"))
+      #expect(
+        refusal { _ = try store.approve(kind: "claim", id: "c1", identity: people.reviewer) }
+          == .notInReview(
+            kind: "claim", id: "c1", state: "draft", reviewStates: ["in_review"]))
+      #expect(
+        refusal { try store.transition(kind: "claim", id: "c1", to: "in_review") }
+          == .submitNeedsIdentity(
+            kind: "claim", state: "in_review"))
       let toReview = [try Assignment("status=in_review")]
       #expect(
         refusal { _ = try store.update(kind: "claim", id: "c1", assignments: toReview) }
@@ -114,15 +118,22 @@ struct ApprovalTests {
       // Nobody approves by moving the state.
       try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.reviewer)
       let before = try readFile(path)
-      #expect(refusal { _ = try store.approve(kind: "claim", id: "c1", identity: people.reviewer) } == .selfApproval(
-        kind: "claim", id: "c1"))
+      #expect(
+        refusal { _ = try store.approve(kind: "claim", id: "c1", identity: people.reviewer) }
+          == .selfApproval(
+            kind: "claim", id: "c1"))
       #expect(
         refusal { _ = try store.approve(kind: "claim", id: "c1", identity: people.preparer) }
           == .holdsNoRole(signer: people.preparer.signer.description, roles: ["officer", "reviewer"]))
-      #expect(refusal { _ = try store.approve(kind: "claim", id: "c1", step: "sign", identity: people.officer) } == .noStepFor(
-        kind: "claim", id: "c1", roles: ["officer"], waiting: ["review (1 more reviewer)", "sign (1 more officer)"]))
-      #expect(refusal { _ = try store.approve(kind: "claim", id: "c1", step: "sing", identity: people.officer) } == .unknownStep(
-        step: "sing", steps: ["review", "sign"]))
+      #expect(
+        refusal { _ = try store.approve(kind: "claim", id: "c1", step: "sign", identity: people.officer) }
+          == .noStepFor(
+            kind: "claim", id: "c1", roles: ["officer"], waiting: ["review (1 more reviewer)", "sign (1 more officer)"])
+      )
+      #expect(
+        refusal { _ = try store.approve(kind: "claim", id: "c1", step: "sing", identity: people.officer) }
+          == .unknownStep(
+            step: "sing", steps: ["review", "sign"]))
       let toApproved = [try Assignment("status=approved")]
       do throws(StoreError) {
         _ = try store.update(kind: "claim", id: "c1", assignments: toApproved)
@@ -245,7 +256,8 @@ struct ApprovalTests {
       let theirs = try readFile(path)
       let schema = try #require(unordered.registry.latest("claim"))
       let parse = { (text: String) throws -> JSONValue in try JSONParser().parse(Array(text.utf8)) }
-      let merged = ThreeWayMerge(schema: schema).merge(base: try parse(base), ours: try parse(ours), theirs: try parse(theirs))
+      let merged = ThreeWayMerge(schema: schema).merge(
+        base: try parse(base), ours: try parse(ours), theirs: try parse(theirs))
       #expect(merged.conflicts == 0, "\(merged.text)")
       let document = try parse(merged.text)
       #expect(document["_approvals"]?.arrayValue?.count == 3)

@@ -35,7 +35,31 @@ struct FaultInjectionTests {
 
   static let draftForms = try! ExpressionParser.parse(#"status == "draft""#)
 
+  /// Who submits, reviews and signs the claim of the approval scenarios.
+  static let people = ApprovalTests.People()
+
+  /// A claim kind with an approval chain, the people's roles, and claim c1 submitted and reviewed.
+  @Sendable static func reviewedClaim(_ fixture: StoreFixture) throws {
+    let manifest = try readFile(fixture.root + "/formsctl.yaml")
+    try writeFile(
+      manifest + "roles:\n  reviewer: [\(people.reviewer.signer)]\n  officer: [\(people.officer.signer)]\n",
+      to: fixture.root + "/formsctl.yaml")
+    try writeFile(
+      ApprovalTests.descriptor.replacingOccurrences(of: "ON_CHANGE", with: "refuse"),
+      to: fixture.root + "/schemas/claim/1.0.0.yaml")
+    try fixture.reload()
+    try fixture.store.create(kind: "claim", assignments: [try Assignment("id=c1"), try Assignment("amount=19.99")])
+    try fixture.store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
+    try fixture.store.approve(kind: "claim", id: "c1", identity: people.reviewer)
+  }
+
   static let scenarios: [Scenario] = [
+    Scenario(
+      name: "approve", prepare: reviewedClaim,
+      run: { fixture in try fixture.store.approve(kind: "claim", id: "c1", identity: people.officer) }),
+    Scenario(
+      name: "reject", prepare: reviewedClaim,
+      run: { fixture in try fixture.store.reject(kind: "claim", id: "c1", identity: people.officer) }),
     Scenario(
       name: "set", prepare: { try $0.form() },
       run: { fixture in

@@ -60,6 +60,14 @@ final class StoreFixture: @unchecked Sendable {
       keyring: keyring ?? store.keyring)
   }
 
+  /// The store opened again from its files: its manifest and descriptors as they are now.
+  func reload() throws {
+    let layout = try StoreLayout(root: root)
+    store = Store(
+      layout: layout, registry: try SchemaRegistry.load(directory: layout.schemasDirectory, display: { $0 }),
+      configuration: store.configuration, keyring: store.keyring)
+  }
+
   /// Moves the clock on by `seconds`.
   func advance(_ seconds: TimeInterval) { clock += seconds }
 

@@ -64,4 +64,19 @@ struct ReadmeTests {
     }
   }
 
+  @Test func theApprovalsSectionRunsAsShown() throws {
+    let blocks = try Self.blocks(under: "Approvals")
+    #expect(blocks.count == 1)
+    try withTemporaryDirectory { dir in
+      let environment = [
+        "HOME": dir, "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com", "FORMSCTL_IDENTITY": "",
+      ]
+      #expect(try runShellLines(blocks[0], in: dir, environment: environment) == [])
+      let forms = try FileManager.default.contentsOfDirectory(atPath: dir + "/approvals-demo/data/forms")
+      let form = try readFile(dir + "/approvals-demo/data/forms/" + forms[0])
+      #expect(form.contains(#""status": "approved""#) && form.contains(#""step": "sign""#))
+    }
+  }
+
 }

@@ -76,11 +76,11 @@ public struct ApprovalRecord: Sendable, Equatable {
   static func signed(
     _ action: Action, chain: String, step: String?, role: String?, by identity: Identity, time: String,
     comment: String?, content: String, kind: String, id: String
-  ) -> ApprovalRecord {
+  ) throws(StoreError) -> ApprovalRecord {
     var record = ApprovalRecord(
       action: action, chain: chain, step: step, role: role, signer: identity.signer.description, time: time,
       comment: comment, content: content, signature: "")
-    record.signature = identity.sign(record.message(kind: kind, id: id))
+    record.signature = try identity.sign(record.message(kind: kind, id: id))
     return record
   }
 

@@ -65,7 +65,8 @@ public struct ApprovalReview: Sendable {
     case nil: values = []
     case .array(let items)?: values = items
     default:
-      findings.append(Finding(pointer: base, rule: "approval", message: "_approvals must be a list of approval records"))
+      findings.append(
+        Finding(pointer: base, rule: "approval", message: "_approvals must be a list of approval records"))
       return
     }
     for (index, value) in values.enumerated() {
@@ -97,11 +98,15 @@ public struct ApprovalReview: Sendable {
       guard let stepName = record.step, let step = chain.steps.first(where: { $0.name == stepName }),
         record.role == step.role
       else {
-        fail("approval", "step", "\(chain.transition) has no step \(quoted(record.step ?? "")) for role \(quoted(record.role ?? ""))")
+        fail(
+          "approval", "step",
+          "\(chain.transition) has no step \(quoted(record.step ?? "")) for role \(quoted(record.role ?? ""))")
         continue
       }
       guard let signer = Signer(record.signer), roles[step.role]?.contains(signer) == true else {
-        fail("approval-role", "signer", "\(Signer(record.signer)?.short ?? record.signer) does not hold the role \(step.role) in formsctl.yaml")
+        fail(
+          "approval-role", "signer",
+          "\(Signer(record.signer)?.short ?? record.signer) does not hold the role \(step.role) in formsctl.yaml")
         continue
       }
       guard var round = rounds[chain.to], !round.rejected else {
@@ -109,7 +114,9 @@ public struct ApprovalReview: Sendable {
         continue
       }
       if record.signer == round.preparer {
-        fail("approval-separation", "signer", "the preparer \(signer.short) \(record.action.rawValue)s their own submission")
+        fail(
+          "approval-separation", "signer",
+          "the preparer \(signer.short) \(record.action.rawValue)s their own submission")
         continue
       }
       if round.signed.values.contains(where: { $0.contains(record.signer) }) {
@@ -152,7 +159,9 @@ public struct ApprovalReview: Sendable {
     if round.preparer == nil { return "it was never submitted for approval" }
     if round.rejected { return "it was rejected" }
     var parts = round.missing.map { "\($0.step.name) needs \($0.more) more \($0.step.role)" }
-    if !round.stale.isEmpty { parts.insert("\(plural(round.stale.count, "approval")) are stale (the content changed after signing)", at: 0) }
+    if !round.stale.isEmpty {
+      parts.insert("\(plural(round.stale.count, "approval")) are stale (the content changed after signing)", at: 0)
+    }
     return parts.joined(separator: "; ")
   }
 }

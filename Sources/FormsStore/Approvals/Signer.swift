@@ -40,20 +40,25 @@ public struct Signer: Sendable, Hashable, CustomStringConvertible {
 extension Identity {
   /// The identity's signing key, derived from its private key (HKDF-SHA256), so every identity,
   /// old ones included, signs with one key of its own.
-  var signingKey: Curve25519.Signing.PrivateKey {
+  var signingKey: Curve25519.Signing.PrivateKey? {
     let seed = HKDF<SHA256>.deriveKey(
       inputKeyMaterial: SymmetricKey(data: key.rawRepresentation), info: Data("formsctl signing key v1".utf8),
       outputByteCount: 32)
-    // 32 bytes are always an Ed25519 seed.
-    return seed.withUnsafeBytes { try! Curve25519.Signing.PrivateKey(rawRepresentation: Data($0)) }
+    return seed.withUnsafeBytes { try? Curve25519.Signing.PrivateKey(rawRepresentation: Data($0)) }
   }
 
-  /// Who this identity signs as.
-  public var signer: Signer { Signer(signingKey.publicKey) }
+  /// Who this identity signs as (32 derived bytes are always an Ed25519 seed).
+  public var signer: Signer { Signer(signingKey?.publicKey ?? Curve25519.Signing.PrivateKey().publicKey) }
 
   /// The identity's signature of `message`, base64.
-  func sign(_ message: [UInt8]) -> String {
-    // Signing with a valid key does not fail.
-    (try! signingKey.signature(for: Data(message))).base64EncodedString()
+  func sign(_ message: [UInt8]) throws(StoreError) -> String {
+    do {
+      guard let key = signingKey else { throw StoreError.internalError("the identity has no signing key") }
+      return try key.signature(for: Data(message)).base64EncodedString()
+    } catch let error as StoreError {
+      throw error
+    } catch {
+      throw StoreError.internalError("signing failed: \(error)")
+    }
   }
 }

@@ -77,7 +77,7 @@ extension Store {
         }
         chosen = next
       }
-      let record = ApprovalRecord.signed(
+      let record = try ApprovalRecord.signed(
         action, chain: chain.to, step: chosen.name, role: chosen.role, by: identity, time: Instant(now()).rfc3339,
         comment: comment, content: review.content, kind: kind, id: id)
       document["_approvals"] = .array((document["_approvals"]?.arrayValue ?? []) + [record.json])
@@ -106,10 +106,12 @@ extension Store {
   func submission(
     _ document: JSONValue, into state: String, schema: Schema, kind: String, id: String, identity: Identity?
   ) throws(StoreError) -> ApprovalRecord? {
-    guard let chain = schema.approvals?.reviewing(state), schema.workflowState(of: document) != state else { return nil }
+    guard let chain = schema.approvals?.reviewing(state), schema.workflowState(of: document) != state else {
+      return nil
+    }
     guard let identity else { throw StoreError.refused(.submitNeedsIdentity(kind: kind, state: state)) }
     let content = ApprovalContent.hash(try sealedForm(document, schema: schema, kind: kind, id: id), schema: schema)
-    return ApprovalRecord.signed(
+    return try ApprovalRecord.signed(
       .submit, chain: chain.to, step: nil, role: nil, by: identity, time: Instant(now()).rfc3339, comment: nil,
       content: content, kind: kind, id: id)
   }

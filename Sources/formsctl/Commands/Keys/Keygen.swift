@@ -13,6 +13,7 @@ extension Formsctl {
         Examples:
           formsctl keygen --out ../my-identity
           formsctl keygen --out ../colleague-identity
+          formsctl keygen --signer --out ../reviewer-identity
         """
     )
     @Option(
@@ -20,6 +21,8 @@ extension Formsctl {
         "Where to write the identity (default: FORMSCTL_IDENTITY, else ~/.config/formsctl/identity).", valueName: "FILE"
       ))
     var out: String?
+    @Flag(help: "Print the signer (ed25519:..., for roles: in formsctl.yaml) on stdout instead of the recipient.")
+    var signer = false
 
     func run() throws {
       let path =
@@ -27,7 +30,7 @@ extension Formsctl {
         ?? Identity.defaultPath(environment: ProcessInfo.processInfo.environment)
       let identity = Identity.generate()
       try identity.write(to: path, created: Instant(StoreOptions.clock()).rfc3339)
-      printOut(identity.recipient.description)
+      printOut(signer ? identity.signer.description : identity.recipient.description)
       FileHandleOutput.standardError.write(
         "wrote the identity \(path) (mode 0600); a key holder adds its recipient with `formsctl keys add \(identity.recipient)`\n"
           + "signer: \(identity.signer) (the key that signs your approvals; list it under a role in formsctl.yaml's roles:)\n"
