@@ -18,13 +18,7 @@ extension Formsctl {
     @OptionGroup var options: StoreOptions
     @OptionGroup var signing: SigningOptions
 
-    func run() throws {
-      let store = try options.open()
-      let outcome = try store.approve(
-        kind: signing.kind, id: try store.expand(kind: signing.kind, id: signing.id), step: signing.step,
-        comment: signing.comment, identity: try store.signingIdentity(environment: ProcessInfo.processInfo.environment))
-      printOut(SigningOptions.describe(outcome, kind: signing.kind, store: store))
-    }
+    func run() throws { try signing.sign(.approve, options) }
   }
 
   struct Reject: ParsableCommand {
@@ -40,13 +34,7 @@ extension Formsctl {
     @OptionGroup var options: StoreOptions
     @OptionGroup var signing: SigningOptions
 
-    func run() throws {
-      let store = try options.open()
-      let outcome = try store.reject(
-        kind: signing.kind, id: try store.expand(kind: signing.kind, id: signing.id), step: signing.step,
-        comment: signing.comment, identity: try store.signingIdentity(environment: ProcessInfo.processInfo.environment))
-      printOut(SigningOptions.describe(outcome, kind: signing.kind, store: store))
-    }
+    func run() throws { try signing.sign(.reject, options) }
   }
 }
 
@@ -57,6 +45,18 @@ struct SigningOptions: ParsableArguments {
     String
   @Option(help: "The step to sign (default: the first one waiting for one of your roles).") var step: String?
   @Option(help: "A comment, signed with the record.") var comment: String?
+
+  /// Signs `action` with the identity of the person running, and says what it did.
+  func sign(_ action: ApprovalRecord.Action, _ options: StoreOptions) throws {
+    let store = try options.open()
+    let id = try store.expand(kind: kind, id: self.id)
+    let identity = try store.signingIdentity(environment: ProcessInfo.processInfo.environment)
+    let outcome =
+      action == .reject
+      ? try store.reject(kind: kind, id: id, step: step, comment: comment, identity: identity)
+      : try store.approve(kind: kind, id: id, step: step, comment: comment, identity: identity)
+    printOut(Self.describe(outcome, kind: kind, store: store))
+  }
 
   /// `approved form 0adc90c4 (step review, as reviewer); waiting: sign (1 more contracting_officer)`.
   static func describe(_ outcome: Store.ApprovalOutcome, kind: String, store: Store) -> String {
