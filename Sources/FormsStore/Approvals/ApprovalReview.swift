@@ -31,11 +31,6 @@ public struct ApprovalReview: Sendable {
 
     public var isComplete: Bool { preparer != nil && !rejected && missing.isEmpty }
 
-    public static func == (a: Round, b: Round) -> Bool {
-      a.chain == b.chain && a.preparer == b.preparer && a.signed == b.signed && a.stale == b.stale
-        && a.rejected == b.rejected
-    }
-
     /// The next step `role`'s holders may sign, if any (in an ordered chain, only the first unfinished).
     public func nextStep(for role: String) -> Schema.Approvals.Step? {
       for (step, _) in missing {
@@ -50,8 +45,6 @@ public struct ApprovalReview: Sendable {
   public var findings: [Finding] = []
   /// Each chain's current round, by the state it guards.
   public var rounds: [String: Round] = [:]
-  /// The records, parsed (nil where one is not a record).
-  public var records: [ApprovalRecord?] = []
   /// The hash of the content as it is now.
   public let content: String
 
@@ -75,11 +68,9 @@ public struct ApprovalReview: Sendable {
         findings.append(Finding(pointer: member.map { pointer.appending($0) } ?? pointer, rule: rule, message: message))
       }
       guard let record = ApprovalRecord(value) else {
-        records.append(nil)
         fail("approval", nil, "not an approval record (it needs action, chain, signer, time, content and signature)")
         continue
       }
-      records.append(record)
       guard let chain = approvals.guarding(record.chain) else {
         fail("approval", "chain", "no approval chain guards \"\(record.chain)\"")
         continue

@@ -49,7 +49,7 @@ extension Store {
       let signer = identity.signer
       let held = layout.roles.filter { $0.value.contains(signer) }.map(\.key).sorted()
       let asked = chain.steps.map(\.role)
-      guard !held.isEmpty, held.contains(where: asked.contains) else {
+      guard held.contains(where: asked.contains) else {
         throw StoreError.refused(.holdsNoRole(signer: signer.description, roles: Array(Set(asked)).sorted()))
       }
       guard let round = review.rounds[chain.to], let preparer = round.preparer, !round.rejected else {

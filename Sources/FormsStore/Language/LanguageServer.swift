@@ -308,10 +308,13 @@ public final class LanguageServer: Sendable {
     return first
   }
 
-  /// The service of the store at `layout`, from the cache while its descriptors are unchanged.
+  /// The service of the store at `layout`, from the cache while its manifest and descriptors are unchanged.
   func open(_ layout: StoreLayout) -> LanguageService? {
     let signature = Self.descriptorSignature(layout)
-    if let known = state.withLock({ $0.workspaces[layout.root] }), known.descriptors == signature {
+    // A manifest read anew that says something else (roles, recipients, directories) opens it again too.
+    if let known = state.withLock({ $0.workspaces[layout.root] }), known.descriptors == signature,
+      known.service.store.layout == layout
+    {
       return known.service
     }
     let store: Store
@@ -456,15 +459,16 @@ public final class LanguageServer: Sendable {
   }
 }
 
-/// Reads `Content-Length`-framed messages from a file handle.
-struct FrameReader {
+/// Reads `Content-Length`-framed messages from a file handle (the server's input; the
+/// benchmark's and the tests' client read the server's output with it too).
+package struct FrameReader {
   let handle: FileHandle
   var buffer: [UInt8] = []
 
-  init(_ handle: FileHandle) { self.handle = handle }
+  package init(_ handle: FileHandle) { self.handle = handle }
 
   /// The next message's body; nil when the input ends.
-  mutating func next() -> [UInt8]? {
+  package mutating func next() -> [UInt8]? {
     let separator = Array("\r\n\r\n".utf8)
     while true {
       if let end = buffer.firstRange(of: separator) {

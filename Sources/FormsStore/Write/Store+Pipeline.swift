@@ -75,7 +75,7 @@ extension WriteSession {
       throw StoreError.refused(.alreadyExists(kind: kind, id: id, path: store.display(path)))
     }
     let from = stored.flatMap { schema.workflowState(of: $0.value) }
-    let to = schema.workflowState(of: document)
+    var to = schema.workflowState(of: document)
     switch source {
     case .person:
       try enforce(document, stored: stored, schema: schema, id: id, from: from, to: to)
@@ -94,10 +94,11 @@ extension WriteSession {
     // A change of signed content takes a document out of the state its chain guards, when the
     // descriptor says so (`on_change: reopen`); otherwise the chain's check refuses it below.
     if let approvals = schema.approvals, approvals.onChange == .reopen, let workflow = schema.workflow, let stored,
-      let to, from == to, let chain = approvals.guarding(to),
+      let state = to, from == state, let chain = approvals.guarding(state),
       ApprovalContent.hash(stored.value, schema: schema) != ApprovalContent.hash(document, schema: schema)
     {
       document[workflow.field] = .string(chain.from)
+      to = chain.from
     }
     if let stored, stored.value == document, stored.path == path {
       return Prepared(path: path, value: stored.value, bytes: stored.bytes, entry: nil, warnings: [], replacedPath: nil)

@@ -55,11 +55,11 @@ struct SigningOptions: ParsableArguments {
       action == .reject
       ? try store.reject(kind: kind, id: id, step: step, comment: comment, identity: identity)
       : try store.approve(kind: kind, id: id, step: step, comment: comment, identity: identity)
-    printOut(Self.describe(outcome, kind: kind, store: store))
+    printOut(Self.describe(outcome, kind: kind))
   }
 
   /// `approved form 0adc90c4 (step review, as reviewer); waiting: sign (1 more contracting_officer)`.
-  static func describe(_ outcome: Store.ApprovalOutcome, kind: String, store: Store) -> String {
+  static func describe(_ outcome: Store.ApprovalOutcome, kind: String) -> String {
     let record = outcome.record
     let done = record.action == .approve ? "approved" : "rejected"
     var line =
