@@ -63,9 +63,9 @@ final class LSPClient: Sendable {
     return response?["result"] ?? response ?? .null
   }
 
-  /// The first message received (and not yet taken) that `matches`, waiting up to 10 s.
+  /// The first message received (and not yet taken) that `matches`, waiting up to 30 s (a busy CI machine).
   func wait(_ matches: (JSONValue) -> Bool) -> JSONValue? {
-    let deadline = Date().addingTimeInterval(10)
+    let deadline = Date().addingTimeInterval(30)
     while Date() < deadline {
       let found = received.withLock { messages -> JSONValue? in
         guard let index = messages.firstIndex(where: matches) else { return nil }
@@ -257,7 +257,12 @@ struct LanguageServerTests {
       try writeFile(
         acquisition.replacingOccurrences(of: "ACQ-2026-001", with: "ACQ-2026-077"),
         to: root + "/data/acquisitions/ACQ-2026-077.json")
-      #expect(client.diagnostics("file://" + order) == [])
+      // (The buffer may be checked again meanwhile, as the watch starts: the clearing is what counts.)
+      let cleared = client.wait {
+        $0["method"] == "textDocument/publishDiagnostics" && $0["params"]?["uri"] == .string("file://" + order)
+          && $0["params"]?["diagnostics"] == []
+      }
+      #expect(cleared != nil)
       #expect(client.finish() == 0)
     }
   }

@@ -350,7 +350,11 @@ public final class LanguageServer: Sendable {
       return true
     }
     guard started else { return }
-    let options = watchOptions
+    // What changed on disk before the watch's first look is not reported: check every buffer
+    // again once it has looked.
+    var withReady = watchOptions
+    withReady.ready = { [weak self] in self?.publish(self?.state.withLock { Array($0.buffers.keys) } ?? []) }
+    let options = withReady
     let thread = Thread { [weak self] in
       do throws(StoreError) {
         try service.store.watchChanges(options: options, cancellation: cancellation) { _ in

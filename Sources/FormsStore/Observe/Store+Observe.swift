@@ -57,10 +57,17 @@ extension Store {
     /// Every this often the watch rescans every document, whatever the kernel said: the
     /// fallback that never misses a change (and the only way where there is no inotify).
     public var rescanInterval: Duration = .seconds(30)
+    /// Called once the watch has taken its first look: a change made after this is reported,
+    /// one made before is part of what it saw (`formsctl lsp` checks its buffers again then).
+    public var ready: (@Sendable () -> Void)?
 
-    public init(debounce: Duration = .milliseconds(40), rescanInterval: Duration = .seconds(30)) {
+    public init(
+      debounce: Duration = .milliseconds(40), rescanInterval: Duration = .seconds(30),
+      ready: (@Sendable () -> Void)? = nil
+    ) {
       self.debounce = debounce
       self.rescanInterval = rescanInterval
+      self.ready = ready
     }
   }
 
@@ -115,6 +122,7 @@ extension Store {
     cancellation: WatchCancellation, _ body: (ChangeBatch) throws(StoreError) -> Void
   ) throws(StoreError) {
     var watcher = try StoreWatcher(store: self, kinds: kinds, options: options, cancellation: cancellation)
+    options.ready?()
     guard !filters.isEmpty else { return try watcher.run(body) }
     guard let kinds, kinds.count == 1, let kind = kinds.first else {
       throw StoreError.usage("a filter of changes needs exactly one kind")
