@@ -30,6 +30,8 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
   case notSubmitted(kind: String, id: String)
   case selfApproval(kind: String, id: String)
   case alreadySigned(kind: String, id: String, signer: String)
+  /// A document with signed approval records cannot be renamed: each signs the id.
+  case signedRename(kind: String, id: String, records: Int)
   /// No step the signer may sign now: their roles, and the steps waiting.
   case noStepFor(kind: String, id: String, roles: [String], waiting: [String])
   case unknownStep(step: String, steps: [String])
@@ -154,6 +156,10 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
       return "\(kind) \(id) was never submitted for approval (the move into review is the signed submission)"
     case .selfApproval(let kind, let id):
       return "you submitted \(kind) \(id), so you may not approve or reject it (separation of duties)"
+    case .signedRename(let kind, let id, let records):
+      return
+        "\(kind) \(id) holds \(records) signed approval record(s), and each signs its id; renamed, they would no "
+        + "longer verify. Create the document under the new id and submit it for approval again"
     case .alreadySigned(let kind, let id, let signer):
       return "\(signer) has already signed this round of \(kind) \(id); each step needs other people"
     case .noStepFor(let kind, let id, let roles, let waiting):

@@ -25,6 +25,8 @@ extension Store {
   {
     try Journal(layout: layout).requireNone()
     let stored = try read(kind: kind, id: id)
+    // The editor shows every opened value: recorded before the copy is written.
+    try recordAccess([access(stored, kind: kind)].compactMap { $0 })
     let directory = layout.stateDirectory + "/edit"
     try FileIO.makeDirectories(directory)
     let temp = try Self.freeName(in: directory, for: "\(kind)-\(id)")

@@ -77,10 +77,7 @@ extension Store {
     let page = try parallelMap(Array(matches[start..<end]), chunkSize: 32) { match -> Result<Document?, StoreError> in
       Result { () throws(StoreError) in
         let bytes = try FileIO.read(match.path)
-        guard let value = try? self.opened(JSONParser().parse(bytes), path: match.path, bytes: bytes) else {
-          return nil
-        }
-        return Document(path: match.path, value: value, bytes: bytes)
+        return try? self.openedDocument(JSONParser().parse(bytes), path: match.path, bytes: bytes)
       }
     }.map { result throws(StoreError) in try result.get() }
     let skipped =
@@ -111,7 +108,9 @@ extension Store {
     // Only what the filters and sort keys read is built (the rest of each file is checked, not
     // kept), unless a version of the kind seals fields: opening needs the whole document.
     let sealed = registry.schemas[kind]?.values.contains { $0.hasSensitiveFields } ?? false
-    let projection = sealed ? nil : JSONProjection(paths: filters.flatMap(\.paths) + sort.map(\.path))
+    let paths = filters.flatMap(\.paths) + sort.map(\.path)
+    let computed = Self.computedMembers(paths)
+    let projection = sealed || !computed.isEmpty ? nil : JSONProjection(paths: paths)
     let opened = FileIO.Directory(directory)
     // A file that cannot be read is an error (never "not there"); one that does not parse is skipped, named.
     let results = try parallelMap(files, chunkSize: 32) { path -> Result<(Match?, String?), StoreError> in
@@ -120,7 +119,7 @@ extension Store {
         if let opened { bytes = try FileIO.readListed(path, in: opened) } else { bytes = try FileIO.read(path) }
         guard
           let value = projection.flatMap({ JSONParser().parse(bytes, keeping: $0) })
-            ?? (try? self.opened(JSONParser().parse(bytes), path: path, bytes: bytes))
+            ?? (try? self.queried(JSONParser().parse(bytes), kind: kind, path: path, bytes: bytes, computing: computed))
         else { return (nil, path) }
         guard filters.allSatisfy({ $0.evaluate(value) }) else { return (nil, nil) }
         return (Match(path: path, keys: sort.map { $0.path.values(in: value).first }), nil)
@@ -172,4 +171,43 @@ func smallest<T>(_ count: Int, of items: [T], by less: (T, T) -> Bool) -> [T] {
     }
   }
   return heap.sorted(by: less)
+}
+
+extension Store {
+  /// Members a query may read that no file stores: computed for each document as it is read.
+  /// `_awaiting` lists the roles whose approval the document waits for now (the steps of the
+  /// chain reviewing its state that a holder of the role may sign next).
+  public static let computedMemberNames: Set<String> = ["_awaiting"]
+
+  /// The computed members `paths` read.
+  static func computedMembers(_ paths: [FormsCore.Expression.Path]) -> Set<String> {
+    var names = Set<String>()
+    for path in paths {
+      if case .member(let name)? = path.steps.first, computedMemberNames.contains(name) { names.insert(name) }
+    }
+    return names
+  }
+
+  /// A stored document (parsed from `bytes` at `path`) as a query reads it: sealed values opened
+  /// where the identity can, and the `computing` members added.
+  func queried(_ stored: JSONValue, kind: String, path: String, bytes: [UInt8], computing: Set<String>)
+    throws(StoreError) -> JSONValue
+  {
+    var value = try opened(stored, path: path, bytes: bytes)
+    if computing.contains("_awaiting"), let schema = registry.schema(of: stored) {
+      value["_awaiting"] = .array(awaitedRoles(stored, schema: schema, kind: kind, path: path).map { .string($0) })
+    }
+    return value
+  }
+
+  /// The roles whose approval `stored` (as on disk) waits for now.
+  func awaitedRoles(_ stored: JSONValue, schema: Schema, kind: String, path: String) -> [String] {
+    guard let state = schema.workflowState(of: stored), let chain = schema.approvals?.reviewing(state) else {
+      return []
+    }
+    let id = StoreLayout.id(fromFile: path) ?? fileName(path)
+    let review = ApprovalReview(stored, schema: schema, kind: kind, id: id, roles: layout.roles)
+    guard let round = review.rounds[chain.to], round.preparer != nil, !round.rejected else { return [] }
+    return Array(Set(chain.steps.map(\.role).filter { round.nextStep(for: $0) != nil })).sorted()
+  }
 }

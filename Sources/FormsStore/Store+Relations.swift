@@ -157,6 +157,9 @@ extension Store {
       session throws(StoreError) -> ChangePlan in
       let stored = try read(kind: kind, id: oldID)
       var document = stored.value
+      if case .array(let records)? = document["_approvals"], !records.isEmpty {
+        throw StoreError.refused(.signedRename(kind: kind, id: oldID, records: records.count))
+      }
       document[try schema(of: stored.value, path: stored.path).idField] = .string(newID)
       var plan = ChangePlan()
       let renamed = try session.save(document, replacing: stored, kind: kind, source: .store)

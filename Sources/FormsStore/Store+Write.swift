@@ -66,7 +66,7 @@ extension Store {
   /// Reads the stored document under the lock, applies `change`, and saves it as a person's change.
   func modify(
     kind: String, id: String, operation: String, expecting original: [UInt8]? = nil,
-    _ change: (inout JSONValue, Schema) throws(StoreError) -> Void
+    details: (() -> JSONObject)? = nil, _ change: (inout JSONValue, Schema) throws(StoreError) -> Void
   ) throws(StoreError) -> Document {
     try write(operation, summary: "\(operation) \(kind) \(id)") { session throws(StoreError) in
       let stored = try read(kind: kind, id: id)
@@ -75,6 +75,7 @@ extension Store {
       }
       var document = stored.value
       try change(&document, try schema(of: stored.value, path: stored.path))
+      if let details { session.details = details() }
       return try session.save(document, replacing: stored, kind: kind, source: .person)
     }
   }

@@ -112,11 +112,15 @@ public final class Store: Sendable {
     public let path: String
     public let value: JSONValue
     public let bytes: [UInt8]
+    /// The sensitive values sealed in the file that `value` holds opened (their plain text is
+    /// what an access record names when it is shown).
+    public let opened: [JSONPointer]
 
-    public init(path: String, value: JSONValue, bytes: [UInt8]) {
+    public init(path: String, value: JSONValue, bytes: [UInt8], opened: [JSONPointer] = []) {
       self.path = path
       self.value = value
       self.bytes = bytes
+      self.opened = opened
     }
 
     /// The id its file name gives.
@@ -138,7 +142,7 @@ public final class Store: Sendable {
       throw error
     }
     let value = try Self.parsed(bytes, shown: display(path), remedy: .validate)
-    return Document(path: path, value: try opened(value, path: path, bytes: bytes), bytes: bytes)
+    return try openedDocument(value, path: path, bytes: bytes)
   }
 
   /// A stored file's JSON, or ``StoreError/unreadableDocument(_:_:)`` placing the parse error in
@@ -161,12 +165,19 @@ public final class Store: Sendable {
 
   /// `value` (read from `path`) with its sensitive values opened; broken envelopes are refused.
   func opened(_ value: JSONValue, path: String, bytes: [UInt8]) throws(StoreError) -> JSONValue {
-    guard let schema = registry.schema(of: value), schema.hasSensitiveFields else { return value }
+    try openedDocument(value, path: path, bytes: bytes).value
+  }
+
+  /// The document read from `path`, its sensitive values opened; broken envelopes are refused.
+  func openedDocument(_ value: JSONValue, path: String, bytes: [UInt8]) throws(StoreError) -> Document {
+    guard let schema = registry.schema(of: value), schema.hasSensitiveFields else {
+      return Document(path: path, value: value, bytes: bytes)
+    }
     let opened = keyring.open(value, schema: schema)
     guard opened.broken.isEmpty else {
       throw StoreError.invalidDocument(display(path), Diagnostic.placed(opened.broken, in: bytes, file: display(path)))
     }
-    return opened.value
+    return Document(path: path, value: opened.value, bytes: bytes, opened: opened.opened)
   }
 
   /// Runs `body` holding the store lock, after checking no interrupted operation waits.

@@ -112,6 +112,18 @@ public struct StoreLayout: Sendable, Equatable {
   /// True when `path` (absolute, normalized) is the store root or below it, by its spelling.
   func isInsideRoot(_ path: String) -> Bool { path == root || path.hasPrefix(root + "/") }
 
+  /// The `roles:` of a manifest's text (`shown` names it in errors), as another revision had them.
+  public static func roles(inManifest bytes: [UInt8], shown: String) throws(StoreError) -> [String: [Signer]] {
+    let node: YAMLNode?
+    do throws(YAMLError) {
+      node = try YAMLReader().read(bytes)
+    } catch {
+      throw StoreError.manifest(file: shown, position: error.position, message: error.message)
+    }
+    guard let roles = node?.mapping?.first(where: { $0.key.scalar?.text == "roles" }) else { return [:] }
+    return try Self.roles(roles.value, manifest: shown)
+  }
+
   /// `roles: {ROLE: [ed25519:..., ...]}`: who holds each role (a person is one signing key).
   static func roles(_ node: YAMLNode, manifest: String) throws(StoreError) -> [String: [Signer]] {
     guard let pairs = node.mapping else {

@@ -236,6 +236,59 @@ struct ApprovalTests {
     }
   }
 
+  @Test func listWhereSelectsTheDocumentsAwaitingARole() throws {
+    try withTemporaryDirectory { dir in
+      let people = People()
+      let store = try store(dir, people)
+      try store.create(kind: "claim", assignments: [try Assignment("id=c2"), try Assignment("amount=5.00")])
+      try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
+      func awaiting(_ role: String) throws -> [String] {
+        let query = Store.Query(filters: [try ExpressionParser.parse(#"_awaiting[] == "\#(role)""#)])
+        return try store.list(kind: "claim", query: query).documents.map(\.id)
+      }
+      // Ordered: the reviewer's step comes first; c2 is a draft nobody is asked to approve.
+      #expect(try awaiting("reviewer") == ["c1"])
+      #expect(try awaiting("officer") == [])
+      try store.approve(kind: "claim", id: "c1", identity: people.reviewer)
+      #expect(try awaiting("reviewer") == [])
+      #expect(try awaiting("officer") == ["c1"])
+      try store.approve(kind: "claim", id: "c1", identity: people.officer)
+      #expect(try awaiting("officer") == [])
+      // The computed member is never answered from the index (no file stores it).
+      #expect(store.indexedMembers("claim", paths: [try #require(Expression.Path("_awaiting"))]) == nil)
+    }
+  }
+
+  @Test func theAuditLogNamesTheStepRoleAndSigner() throws {
+    try withTemporaryDirectory { dir in
+      let people = People()
+      let store = try store(dir, people)
+      try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
+      try store.approve(kind: "claim", id: "c1", comment: "amount checked", identity: people.reviewer)
+      let records = try AuditLog.query(store.layout, AuditLog.Query(kind: "claim", id: "c1")).records
+      let approval = try #require(records.first?["approval"])
+      #expect(approval["action"] == .string("approve") && approval["step"] == .string("review"))
+      #expect(approval["role"] == .string("reviewer") && approval["comment"] == .string("amount checked"))
+      #expect(approval["signer"] == .string(people.reviewer.signer.description))
+    }
+  }
+
+  @Test func movingAnApprovedDocumentIsRefusedWithNothingWritten() throws {
+    try withTemporaryDirectory { dir in
+      let people = People()
+      let store = try store(dir, people)
+      try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
+      let before = try readFile(dir + "/data/claims/c1.json")
+      let refused = refusal { _ = try store.move(kind: "claim", from: "c1", to: "c9") }
+      guard case .signedRename(kind: "claim", id: "c1", records: 1)? = refused else {
+        Issue.record("\(String(describing: refused))")
+        return
+      }
+      #expect(try readFile(dir + "/data/claims/c1.json") == before)
+      #expect(!FileManager.default.fileExists(atPath: dir + "/data/claims/c9.json"))
+    }
+  }
+
   @Test func concurrentApprovalsInTwoClonesMergeAsAUnion() throws {
     try withTemporaryDirectory { dir in
       let people = People()

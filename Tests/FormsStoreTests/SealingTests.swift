@@ -89,6 +89,46 @@ struct SealingTests {
     }
   }
 
+  @Test func readsOfOpenedValuesAreRecordedAsAccess() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try sealedStore(dir, identity: alice)
+      try fixture.store.create(
+        kind: "acquisition",
+        base: fixture.json(
+          #"{"id": "ACQ-2026-001", "title": "Chairs", "agency": "GSA", "contracting_officer": "J. Alvarez"}"#))
+      let store = fixture.store
+      func accesses() throws -> [JSONValue] {
+        try AuditLog.query(store.layout, AuditLog.Query(kind: "acquisition", access: true)).records
+      }
+      // Reading alone records nothing; showing does, before it shows.
+      let read = try store.read(kind: "acquisition", id: "ACQ-2026-001")
+      #expect(read.opened == [JSONPointer("/contracting_officer")])
+      #expect(try accesses().isEmpty)
+      #expect(store.access(read, kind: "acquisition", shown: [try #require(JSONPointer("/title"))]) == nil)
+      try store.recordAccess([try #require(store.access(read, kind: "acquisition"))])
+      // list: whole documents record every opened value; columns only theirs.
+      _ = try store.listing(kind: "acquisition", query: Store.Query())
+      let title = try #require(Expression.Path("title"))
+      _ = try store.listing(kind: "acquisition", query: Store.Query(), columns: [("title", title)])
+      let records = try accesses()
+      #expect(records.count == 2, "\(records)")
+      let entry = try #require(records.first?["access"]?.arrayValue?.first)
+      #expect(entry["id"] == .string("ACQ-2026-001") && entry["pointers"] == .array([.string("/contracting_officer")]))
+      #expect(records.first?["operation"] == .string("access") && records.first?["documents"] == nil)
+      // Access records are not changes: the plain log leaves them out, and holds no plain text.
+      let changes = try AuditLog.query(store.layout, AuditLog.Query(kind: "acquisition")).records
+      #expect(changes.count == 1 && changes[0]["operation"] == .string("new"))
+      #expect(!(try FileIO.read(fixture.root + "/.formsctl/history.jsonl")).contains(Array("Alvarez".utf8)))
+      // A diff records the opened values it shows, on both sides.
+      let report = try store.comparison(kind: "acquisition", read, read)
+      #expect(try report.records.isEmpty && accesses().count == 2)
+      // Without an identity nothing opens, and nothing is recorded.
+      fixture.reopen(keyring: Keyring(recipients: [alice.recipient, bob.recipient], identity: nil))
+      _ = try fixture.store.listing(kind: "acquisition", query: Store.Query())
+      #expect(try accesses().count == 2)
+    }
+  }
+
   @Test func findingsAboutASensitiveValueDoNotQuoteIt() throws {
     try withTemporaryDirectory { dir in
       let fixture = try sealedStore(dir, identity: alice)

@@ -35,7 +35,14 @@ extension Store {
     identity: Identity
   ) throws(StoreError) -> ApprovalOutcome {
     var outcome: (ApprovalRecord, String?, [String])?
-    let document = try modify(kind: kind, id: id, operation: action.rawValue) { (document, schema) throws(StoreError) in
+    // The audit record names the signer, step and role, and the comment (the document keeps the signature).
+    let details = { () -> JSONObject in
+      guard let record = outcome?.0, case .object(var object) = record.json else { return JSONObject() }
+      for name in ["chain", "content", "signature", "time"] { object[name] = nil }
+      return JSONObject(["approval": .object(object)])
+    }
+    let document = try modify(kind: kind, id: id, operation: action.rawValue, details: details) {
+      (document, schema) throws(StoreError) in
       guard let approvals = schema.approvals, let workflow = schema.workflow else {
         throw StoreError.refused(.noApprovals(kind: kind))
       }

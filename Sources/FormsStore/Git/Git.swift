@@ -142,22 +142,41 @@ public struct GitRepository: Sendable {
   }
 }
 
-/// `validate --against REV` over files: each compared with its version at REV (`ChangeRules`).
+/// `validate --against REV` over files: each compared with its version at REV (`ChangeRules`),
+/// and its approvals judged by the roles the store's manifest gave at REV (so a change cannot
+/// grant itself the role that approves it).
 public enum RevisionCheck {
   public static func run(
-    files: [String], revision: String, git: GitRepository, registry: SchemaRegistry, display: (String) -> String
+    files: [String], revision: String, git: GitRepository, registry: SchemaRegistry, layout: StoreLayout,
+    display: (String) -> String
   ) throws(StoreError) -> [Diagnostic] {
     var diagnostics: [Diagnostic] = []
+    let manifest = layout.root + "/" + StoreLayout.manifestName
+    let roles = try git.contents(of: manifest, at: revision).map { bytes throws(StoreError) in
+      try StoreLayout.roles(inManifest: bytes, shown: "\(display(manifest)) at \(revision)")
+    }
+    // New files are judged too: an approval needs no earlier version to be checked.
     // A file new since REV, not a regular file, or not parsing on either side has nothing to
     // compare (validate reports those); one that cannot be read is an error.
     for path in files where FileIO.entry(path) == .file {
-      guard let oldBytes = git.contents(of: path, at: revision), let old = try? JSONParser().parse(oldBytes) else {
-        continue
-      }
       let bytes = try FileIO.read(path)
       guard let (new, map) = try? JSONParser().parseWithSourceMap(bytes),
         let schema = new["_schema"]?.stringValue.flatMap({ registry.schema(reference: $0) })
       else { continue }
+      if let roles, schema.approvals != nil, let id = layout.identify(path)?.id {
+        let kind = schema.kind
+        let now = ApprovalReview(new, schema: schema, kind: kind, id: id, roles: layout.roles).findings
+        let then = ApprovalReview(new, schema: schema, kind: kind, id: id, roles: roles).findings
+        for finding in then where !now.contains(where: { $0.pointer == finding.pointer && $0.rule == finding.rule }) {
+          diagnostics.append(
+            Diagnostic(
+              file: display(path), position: map.position(of: finding, in: bytes), pointer: finding.pointer,
+              rule: finding.rule, message: finding.message + " (by the roles at \(revision))"))
+        }
+      }
+      guard let oldBytes = git.contents(of: path, at: revision), let old = try? JSONParser().parse(oldBytes) else {
+        continue
+      }
       for finding in ChangeRules.findings(old: old, new: new, schema: schema) {
         diagnostics.append(
           Diagnostic(

@@ -23,7 +23,9 @@ extension Store {
     let sensitive = sensitiveMembers(kind)
     var names = Set<String>()
     for path in paths {
-      guard path.steps.count == 1, case .member(let name) = path.steps[0], !sensitive.contains(name) else { return nil }
+      guard path.steps.count == 1, case .member(let name) = path.steps[0], !sensitive.contains(name),
+        !Self.computedMemberNames.contains(name)
+      else { return nil }
       names.insert(name)
     }
     return names

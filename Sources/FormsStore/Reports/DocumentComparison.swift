@@ -16,16 +16,18 @@ extension Store {
     }
     let bytes = try FileIO.read(path, followLinks: false)
     let value = try Self.parsed(bytes, shown: "\(relative) in snapshot \(snapshot.name)")
-    return Document(path: path, value: try opened(value, path: path, bytes: bytes), bytes: bytes)
+    return try openedDocument(value, path: path, bytes: bytes)
   }
 
   /// Where two documents differ, by JSON Pointer, as a report: records `{pointer, left, right}`
   /// (a side where the value is absent has no member), and a table POINTER LEFT RIGHT. Values
-  /// are shown as `list` shows them: sealed ones opened for a key holder, else the placeholder.
-  public func comparison(_ left: Document, _ right: Document) -> TableReport {
+  /// are shown as `list` shows them: sealed ones opened for a key holder, else the placeholder
+  /// (the opened values shown are recorded first, ``recordAccess(_:)``).
+  public func comparison(kind: String, _ left: Document, _ right: Document) throws(StoreError) -> TableReport {
     let a = shown(left)
     let b = shown(right)
     let pointers = a.changedPointers(to: b)
+    try recordAccess([left, right].compactMap { access($0, kind: kind, shown: pointers) })
     var records: [JSONValue] = []
     var rows: [[String]] = []
     for pointer in pointers {

@@ -25,13 +25,19 @@ extension Store {
 
   /// `documents` of `kind` as `list` shows them (sealed values opened where the identity can):
   /// the shown documents, and the report of `columns` (nil: the kind's default columns, and
-  /// records that are whole documents).
+  /// records that are whole documents). The opened values shown are recorded first
+  /// (``recordAccess(_:)``).
   public func listingReport(kind: String, _ documents: [Document], columns requested: [Column]?) throws(StoreError)
     -> (documents: [Document], report: TableReport)
   {
     let schema = try schema(kind)
-    let documents = documents.map { Document(path: $0.path, value: shown($0), bytes: $0.bytes) }
     let columns = requested ?? Self.defaultColumns(schema)
+    // Records are whole documents without columns asked for: all of each is shown.
+    try recordAccess(
+      documents.compactMap { document in
+        access(document, kind: kind, shown: requested.map { $0.flatMap { $0.path.located(in: document.value).map(\.pointer) } } ?? [.root])
+      })
+    let documents = documents.map { Document(path: $0.path, value: shown($0), bytes: $0.bytes) }
     let report = TableReport(
       records: documents.map { requested == nil ? $0.value : Self.project($0.value, columns) },
       columns: columns.map(\.name),

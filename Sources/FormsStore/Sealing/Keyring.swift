@@ -73,6 +73,11 @@ public final class Keyring: Sendable {
     /// `[sensitive]` findings about values in plain text on disk.
     public var plaintext: [Finding] = []
     public var findings: [Finding] { broken + plaintext }
+    /// The sensitive values that were sealed on disk and are open in `value`.
+    public var opened: [JSONPointer] {
+      let kept = Set(sealed + plaintext.map(\.pointer) + broken.map(\.pointer))
+      return locations.filter { !kept.contains($0) }
+    }
   }
 
   /// Opens the sensitive values of a stored document (see the type's comment).

@@ -201,16 +201,20 @@ extension AuditLog {
     /// Records at or after this date or datetime (a date counts its whole day).
     public var since: String?
     public var limit: Int?
-    public init(kind: String? = nil, id: String? = nil, since: String? = nil, limit: Int? = nil) {
+    /// Access records (reads of sealed values) instead of changes.
+    public var access: Bool
+    public init(kind: String? = nil, id: String? = nil, since: String? = nil, limit: Int? = nil, access: Bool = false) {
       self.kind = kind
       self.id = id
       self.since = since
       self.limit = limit
+      self.access = access
     }
   }
 
-  /// The records matching `query`, newest first; with a kind (and id), each record's `documents`
-  /// narrowed to the matching ones. An id that no record names exactly may be the start (4
+  /// The records matching `query`, newest first (changes, or with `access` the access records
+  /// alone); with a kind (and id), each record's `documents` (or `access`) narrowed to the
+  /// matching ones. An id that no record names exactly may be the start (4
   /// characters or more) of one id the log names for the kind, as everywhere else ids are taken;
   /// the start of several is ``StoreError/ambiguousID(kind:prefix:candidates:)``. Lines that do
   /// not parse come back as problems.
@@ -230,9 +234,12 @@ extension AuditLog {
       if let since = query.since, let time = record["time"]?.stringValue, (Instant.order(time, since) ?? -1) < 0 {
         continue
       }
+      guard (record["operation"]?.stringValue == accessOperation) == query.access else { continue }
       var record = record
+      // An access record names its documents under `access`, a change under `documents`.
+      let member = query.access ? "access" : "documents"
       if let kind = query.kind {
-        guard case .array(let documents)? = record["documents"] else {
+        guard case .array(let documents)? = record[member] else {
           // Records from before the audit log named documents: by the kind(s) they name.
           let named = record["kind"]?.stringValue == kind || record["kinds"]?[kind] != nil
           if named && query.id == nil { out.append(record) }
@@ -244,7 +251,7 @@ extension AuditLog {
               || document["previous_id"]?.stringValue == query.id)
         }
         guard !matching.isEmpty else { continue }
-        record["documents"] = .array(matching)
+        record[member] = .array(matching)
       }
       out.append(record)
       if let limit = query.limit, out.count >= limit { break }
@@ -256,7 +263,8 @@ extension AuditLog {
   private static func expand(_ id: String, kind: String, in records: [JSONValue]) throws(StoreError) -> String {
     var ids = Set<String>()
     for record in records {
-      for document in record["documents"]?.arrayValue ?? [] where document["kind"]?.stringValue == kind {
+      let documents = (record["documents"]?.arrayValue ?? []) + (record["access"]?.arrayValue ?? [])
+      for document in documents where document["kind"]?.stringValue == kind {
         for name in ["id", "previous_id"] { if let named = document[name]?.stringValue { ids.insert(named) } }
       }
     }

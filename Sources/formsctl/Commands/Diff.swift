@@ -27,8 +27,8 @@ extension Formsctl {
 
     func run() throws {
       let store = try options.open()
-      let report = store.comparison(
-        try store.document(kind: kind, reference: left), try store.document(kind: kind, reference: right))
+      let report = try store.comparison(
+        kind: kind, try store.document(kind: kind, reference: left), try store.document(kind: kind, reference: right))
       render(report, as: format)
       if !report.rows.isEmpty { throw ExitStatus.problems }
     }

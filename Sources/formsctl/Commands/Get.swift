@@ -26,9 +26,12 @@ extension Formsctl {
       let read = try store.read(kind: kind, id: try store.expand(kind: kind, id: id))
       let document = store.shown(read)
       guard let field else {
+        try store.recordAccess([store.access(read, kind: kind)].compactMap { $0 })
         return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(document))
       }
       guard let path = Expression.Path(field) else { throw CommandError.usage("\(field): not a field path") }
+      try store.recordAccess(
+        [store.access(read, kind: kind, shown: path.located(in: read.value).map(\.pointer))].compactMap { $0 })
       let values = path.values(in: document)
       guard !values.isEmpty else { throw CommandError.badInput("\(kind) \(id) has no \(field)") }
       // A placeholder is not the value: a script must not take «encrypted» for data.

@@ -9,6 +9,8 @@ extension Formsctl {
       discussion: """
         Every committed change (new, set, edit, status, rm, mv, import, migrate, snapshot restore, and the library's writes) appends one record to .formsctl/history.jsonl, inside the same journaled commit: the time, the user (git's user.name <user.email> for the store's repository, else $USER), the operation, the command line, and per document its kind, id, action and the JSON Pointers that changed. The only values kept are the workflow state's, as from and to. The file is kept in git; `formsctl git install` merges it line by line.
 
+        An approval or a rejection (`formsctl approve`, `formsctl reject`) is shown with its step, role, signer and comment. With --access, the log shows instead who read sealed values in plain text: every command that shows a sensitive value it opened (get, list, diff, edit, watch) first appends an access record naming the documents and JSON Pointers; when that record cannot be written, nothing is shown.
+
         With KIND (and ID), only records that touched it are shown, each narrowed to the matching documents. A line of the log that does not parse is reported with its line number (exit 65); the rest is still shown.
 
         Examples:
@@ -16,6 +18,7 @@ extension Formsctl {
           formsctl log purchase-order PO-000201
           formsctl log form --since 2026-11-01 --limit 20
           formsctl log --format ndjson | jq -r 'select(.operation == "import") | .time'
+          formsctl log acquisition --access --since 2026-11-01
         """
     )
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, ndjson }
@@ -26,6 +29,7 @@ extension Formsctl {
     @Option(help: ArgumentHelp("Only changes at or after this date or datetime.", valueName: "DATE")) var since: String?
     @Option(help: "At most this many records.") var limit: Int?
     @Option(help: "Output: text, json (one array) or ndjson (one record per line).") var format: Format = .text
+    @Flag(help: "Show who read sealed values (access records) instead of changes.") var access = false
 
     func validate() throws {
       if let since, Instant(since) == nil {
@@ -39,7 +43,7 @@ extension Formsctl {
       if let kind { _ = try store.schema(kind) }
       if let id, !DocumentID.isValid(id) { throw CommandError.usage(DocumentID.problem(id)) }
       let (records, problems) = try AuditLog.query(
-        store.layout, AuditLog.Query(kind: kind, id: id, since: since, limit: limit))
+        store.layout, AuditLog.Query(kind: kind, id: id, since: since, limit: limit, access: access))
       switch format {
       case .json: FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.array(records)))
       case .ndjson: for record in records { printOut(JSONWriter.compact(record)) }
@@ -57,7 +61,20 @@ extension Formsctl {
       func field(_ name: String) -> String { record[name]?.stringValue ?? "?" }
       var lines = ["\(field("time"))  \(field("operation"))  by \(field("user"))"]
       if let command = record["command"]?.stringValue { lines.append("  $ " + command) }
-      if case .array(let documents)? = record["documents"] {
+      if let approval = record["approval"] {
+        func part(_ name: String) -> String? { approval[name]?.stringValue }
+        var line = "  \(part("action") ?? "?") step \(part("step") ?? "?") as \(part("role") ?? "?"), signed \(part("signer") ?? "?")"
+        if let comment = part("comment") { line += ": " + comment }
+        lines.append(line)
+      }
+      if case .array(let read)? = record["access"] {
+        for document in read {
+          let pointers = document["pointers"]?.arrayValue?.compactMap(\.stringValue) ?? []
+          lines.append(
+            "  read \(document["kind"]?.stringValue ?? "?") \(document["id"]?.stringValue ?? "?"): "
+              + pointers.map { $0.isEmpty ? "(whole document)" : $0 }.joined(separator: " "))
+        }
+      } else if case .array(let documents)? = record["documents"] {
         let limit = all ? documents.count : 20
         for document in documents.prefix(limit) {
           let pointers = document["pointers"]?.arrayValue?.compactMap(\.stringValue) ?? []

@@ -107,7 +107,7 @@ extension Formsctl {
       if let revision = against {
         let git = try GitRepository(around: layout.root)
         report.diagnostics += try RevisionCheck.run(
-          files: files, revision: revision, git: git, registry: registry, display: display)
+          files: files, revision: revision, git: git, registry: registry, layout: layout, display: display)
         report.invalid = Set(report.diagnostics.map(\.file)).count
       }
       render(report.diagnostics, as: format, to: .standardOutput)

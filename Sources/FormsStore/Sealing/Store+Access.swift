@@ -1,0 +1,64 @@
+import FormsCore
+import Foundation
+
+/// The sealed values of one document that a command showed in plain text.
+public struct AccessEntry: Sendable, Equatable {
+  public var kind: String
+  public var id: String
+  /// Where the values were (JSON Pointers into the document).
+  public var pointers: [JSONPointer]
+
+  public init(kind: String, id: String, pointers: [JSONPointer]) {
+    self.kind = kind
+    self.id = id
+    self.pointers = pointers
+  }
+
+  /// `{kind, id, pointers}`.
+  public var json: JSONValue {
+    .object(
+      JSONObject([
+        "kind": .string(kind), "id": .string(id), "pointers": .array(pointers.map { .string($0.description) }),
+      ]))
+  }
+}
+
+extension AuditLog {
+  /// The operation name of an access record.
+  public static let accessOperation = "access"
+
+  /// The record of one command's reads of sealed values: `time`, `user`, `operation` (`access`),
+  /// `command`, `access` (no `documents`: nothing changed).
+  public static func accessRecord(time: Date, user: String, command: String, entries: [AccessEntry]) -> [UInt8] {
+    let object = JSONObject([
+      "time": .string(Instant(time).rfc3339), "user": .string(user), "operation": .string(accessOperation),
+      "command": .string(command), "access": .array(entries.map(\.json)),
+    ])
+    return Array((JSONWriter.compact(.object(object)) + "\n").utf8)
+  }
+}
+
+extension Store {
+  /// What of `document` is shown in plain text when the values at `shown` (and below) are:
+  /// the opened sealed values among them. Nil when none is.
+  public func access(_ document: Document, kind: String, shown: [JSONPointer] = [.root]) -> AccessEntry? {
+    let pointers = document.opened.filter { opened in
+      shown.contains { $0.tokens.starts(with: opened.tokens) || opened.tokens.starts(with: $0.tokens) }
+    }
+    return pointers.isEmpty ? nil : AccessEntry(kind: kind, id: document.id, pointers: pointers)
+  }
+
+  /// Appends one access record naming `entries` to the audit log, under the store lock, before
+  /// anything is shown: a read of sealed values that cannot be recorded is not made (the error
+  /// is thrown and the caller shows nothing). Nothing is written when `entries` is empty.
+  public func recordAccess(_ entries: [AccessEntry]) throws(StoreError) {
+    guard !entries.isEmpty else { return }
+    let record = AuditLog.accessRecord(
+      time: now(), user: auditUser(), command: commandLine ?? Self.accessOperation, entries: entries)
+    try withWriteLock(Self.accessOperation) { () throws(StoreError) in
+      try AuditLog.appendOnce(record, layout: layout, at: AuditLog.size(AuditLog.path(layout)))
+    }
+  }
+
+  static let accessOperation = AuditLog.accessOperation
+}
