@@ -174,10 +174,10 @@ func smallest<T>(_ count: Int, of items: [T], by less: (T, T) -> Bool) -> [T] {
 }
 
 extension Store {
-  /// Members a query may read that no file stores: computed for each document as it is read.
-  /// `_awaiting` lists the roles whose approval the document waits for now (the steps of the
-  /// chain reviewing its state that a holder of the role may sign next).
-  public static let computedMemberNames: Set<String> = ["_awaiting"]
+  /// Members a query may read that no file stores (``Schema/computedMemberNames``), computed for
+  /// each document as it is read. `_awaiting` lists the roles whose approval the document waits
+  /// for now (the steps of the chain reviewing its state that a holder of the role may sign next).
+  public static var computedMemberNames: Set<String> { Schema.computedMemberNames }
 
   /// The computed members `paths` read.
   static func computedMembers(_ paths: [FormsCore.Expression.Path]) -> Set<String> {

@@ -55,6 +55,19 @@ struct FaultInjectionTests {
 
   static let scenarios: [Scenario] = [
     Scenario(
+      name: "get (access record)",
+      prepare: { fixture in
+        fixture.reopen(keyring: Keyring(recipients: [alice.recipient], identity: alice))
+        try fixture.store.create(
+          kind: "acquisition",
+          base: fixture.json(#"{"id": "ACQ-2026-002", "title": "T", "agency": "GSA", "contracting_officer": "J. A."}"#))
+      },
+      run: { fixture in
+        fixture.reopen(keyring: Keyring(recipients: [alice.recipient], identity: alice))
+        let read = try fixture.store.read(kind: "acquisition", id: "ACQ-2026-002")
+        try fixture.store.recordAccess([fixture.store.access(read, kind: "acquisition")].compactMap { $0 })
+      }),
+    Scenario(
       name: "approve", prepare: reviewedClaim,
       run: { fixture in try fixture.store.approve(kind: "claim", id: "c1", identity: people.officer) }),
     Scenario(

@@ -47,6 +47,11 @@ struct SensitiveCommandTests {
       let query = try run(
         ["list", "acquisition", "--where", "contracting_officer ~ \"Quinn\"", "--format", "paths"], as: "alice")
       #expect(query.stdout == "data/acquisitions/ACQ-2026-001.json\n", "\(query.stderr)")
+      // Bob's get showed the value: an access record names it (the paths alone showed none).
+      let access = try run(["log", "acquisition", "ACQ-2026-001", "--access"])
+      #expect(access.stdout.contains("  read acquisition ACQ-2026-001: /contracting_officer"), "\(access.stdout)")
+      #expect(access.stdout.components(separatedBy: "  access  by ").count == 2, "\(access.stdout)")
+      #expect(!(try run(["log"]).stdout.contains("access")))
       #expect(!(try readFile(store + "/data/acquisitions/ACQ-2026-001.json")).contains("Quinn"))
       #expect(try run(["validate"], as: "bob").status == 0)
       // Without an identity: «encrypted», a note, and changes to the rest still work.

@@ -35,7 +35,9 @@ extension Store {
     // Records are whole documents without columns asked for: all of each is shown.
     try recordAccess(
       documents.compactMap { document in
-        access(document, kind: kind, shown: requested.map { $0.flatMap { $0.path.located(in: document.value).map(\.pointer) } } ?? [.root])
+        access(
+          document, kind: kind,
+          shown: requested.map { $0.flatMap { $0.path.located(in: document.value).map(\.pointer) } } ?? [.root])
       })
     let documents = documents.map { Document(path: $0.path, value: shown($0), bytes: $0.bytes) }
     let report = TableReport(

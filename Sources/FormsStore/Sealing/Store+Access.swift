@@ -56,7 +56,18 @@ extension Store {
     let record = AuditLog.accessRecord(
       time: now(), user: auditUser(), command: commandLine ?? Self.accessOperation, entries: entries)
     try withWriteLock(Self.accessOperation) { () throws(StoreError) in
-      try AuditLog.appendOnce(record, layout: layout, at: AuditLog.size(AuditLog.path(layout)))
+      let path = AuditLog.path(layout)
+      let size = AuditLog.size(path)
+      do throws(StoreError) {
+        try AuditLog.appendOnce(record, layout: layout, at: size)
+      } catch {
+        // No journal holds this record: a failed append is cut off again (a log left torn is
+        // the truncation's own error).
+        if FileIO.entry(path) != .missing && AuditLog.size(path) != size {
+          try AuditLog.truncate(layout, to: size)
+        }
+        throw error
+      }
     }
   }
 

@@ -116,6 +116,18 @@ public enum AuditLog {
     if POSIX.fsync(fd, path: path) != 0 { throw StoreError.io(path, operation: "fsync", errno: Errno(errno)) }
   }
 
+  /// Cuts the log back to `size` bytes, durably (an append that failed and has no journal).
+  static func truncate(_ layout: StoreLayout, to size: Int) throws(StoreError) {
+    let path = path(layout)
+    let fd = POSIX.open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+    guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
+    defer { close(fd) }
+    guard POSIX.ftruncate(fd, off_t(size), path: path) == 0 else {
+      throw StoreError.io(path, operation: "truncate", errno: Errno(errno))
+    }
+    if POSIX.fsync(fd, path: path) != 0 { throw StoreError.io(path, operation: "fsync", errno: Errno(errno)) }
+  }
+
   /// The log from `offset` to its end (empty when it is shorter).
   static func bytes(_ layout: StoreLayout, from offset: Int) throws(StoreError) -> [UInt8] {
     let path = path(layout)

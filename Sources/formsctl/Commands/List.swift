@@ -69,8 +69,10 @@ extension Formsctl {
         )
         .run(query, options: Store.ObserveOptions(), cancellation: interrupt.cancellation)
       }
-      let listing = try store.listing(
-        kind: kind, query: query, columns: try fields.map { try Self.columns($0, kind, store) })
+      // --format paths shows no values: no columns (and no access record).
+      let columns =
+        ReportFormat(rawValue: format.rawValue) == nil ? [] : try fields.map { try Self.columns($0, kind, store) }
+      let listing = try store.listing(kind: kind, query: query, columns: columns)
       Self.warn(listing, store: store)
       guard let format = ReportFormat(rawValue: format.rawValue) else {
         for document in listing.documents { printOut(store.display(document.path)) }  // --format paths

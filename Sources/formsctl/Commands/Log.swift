@@ -63,7 +63,8 @@ extension Formsctl {
       if let command = record["command"]?.stringValue { lines.append("  $ " + command) }
       if let approval = record["approval"] {
         func part(_ name: String) -> String? { approval[name]?.stringValue }
-        var line = "  \(part("action") ?? "?") step \(part("step") ?? "?") as \(part("role") ?? "?"), signed \(part("signer") ?? "?")"
+        var line =
+          "  \(part("action") ?? "?") step \(part("step") ?? "?") as \(part("role") ?? "?"), signed \(part("signer") ?? "?")"
         if let comment = part("comment") { line += ": " + comment }
         lines.append(line)
       }
