@@ -16,6 +16,9 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+    // Only the sync target links it (formsctl sync); the libraries do not.
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.5.3"),
   ],
   targets: [
     .systemLibrary(
@@ -30,10 +33,20 @@ let package = Package(
       dependencies: ["FormsCore", "FormsYAML", .product(name: "Crypto", package: "swift-crypto")],
       swiftSettings: settings
     ),
+    // Two-way sync with a PostgreSQL database (formsctl sync): its own target, so that the
+    // libraries and the apps that do not sync never link the PostgreSQL client.
+    .target(
+      name: "FormsSync",
+      dependencies: [
+        "FormsCore", "FormsStore", .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: settings
+    ),
     .executableTarget(
       name: "formsctl",
       dependencies: [
-        "FormsCore", "FormsStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "FormsCore", "FormsStore", "FormsSync", .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: settings
     ),
@@ -50,6 +63,9 @@ let package = Package(
       name: "FormsYAMLTests", dependencies: ["FormsCore", "FormsYAML", "FormsTestSupport"], swiftSettings: settings),
     .testTarget(
       name: "FormsStoreTests", dependencies: ["FormsCore", "FormsYAML", "FormsStore", "FormsTestSupport"],
+      swiftSettings: settings),
+    .testTarget(
+      name: "FormsSyncTests", dependencies: ["FormsCore", "FormsStore", "FormsSync", "FormsTestSupport"],
       swiftSettings: settings),
     .testTarget(
       name: "formsctlTests", dependencies: ["formsctl", "FormsStore", "FormsCore", "FormsTestSupport"],

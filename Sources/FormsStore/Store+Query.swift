@@ -111,6 +111,7 @@ extension Store {
     let paths = filters.flatMap(\.paths) + sort.map(\.path)
     let computed = Self.computedMembers(paths)
     let projection = sealed || !computed.isEmpty ? nil : JSONProjection(paths: paths)
+    let sync = computed.contains("_sync") ? try SyncState.latest(layout) : nil
     let opened = FileIO.Directory(directory)
     // A file that cannot be read is an error (never "not there"); one that does not parse is skipped, named.
     let results = try parallelMap(files, chunkSize: 32) { path -> Result<(Match?, String?), StoreError> in
@@ -119,7 +120,8 @@ extension Store {
         if let opened { bytes = try FileIO.readListed(path, in: opened) } else { bytes = try FileIO.read(path) }
         guard
           let value = projection.flatMap({ JSONParser().parse(bytes, keeping: $0) })
-            ?? (try? self.queried(JSONParser().parse(bytes), kind: kind, path: path, bytes: bytes, computing: computed))
+            ?? (try? self.queried(
+              JSONParser().parse(bytes), kind: kind, path: path, bytes: bytes, computing: computed, sync: sync))
         else { return (nil, path) }
         guard filters.allSatisfy({ $0.evaluate(value) }) else { return (nil, nil) }
         return (Match(path: path, keys: sort.map { $0.path.values(in: value).first }), nil)
@@ -190,10 +192,14 @@ extension Store {
 
   /// A stored document (parsed from `bytes` at `path`) as a query reads it: sealed values opened
   /// where the identity can, and the `computing` members added.
-  func queried(_ stored: JSONValue, kind: String, path: String, bytes: [UInt8], computing: Set<String>)
-    throws(StoreError) -> JSONValue
-  {
+  func queried(
+    _ stored: JSONValue, kind: String, path: String, bytes: [UInt8], computing: Set<String>, sync: SyncState?
+  ) throws(StoreError) -> JSONValue {
     var value = try opened(stored, path: path, bytes: bytes)
+    if computing.contains("_sync") {
+      let record = try sync?.record(kind: kind, id: StoreLayout.id(fromFile: path) ?? fileName(path))
+      value["_sync"] = SyncState.status(of: record, bytes: bytes).map { .string($0.rawValue) } ?? .null
+    }
     if computing.contains("_awaiting"), let schema = registry.schema(of: stored) {
       value["_awaiting"] = .array(awaitedRoles(stored, schema: schema, kind: kind, path: path).map { .string($0) })
     }

@@ -131,7 +131,16 @@ extension Store {
   /// checks and reports the same plan (blockers included) and writes nothing.
   @discardableResult
   public func delete(kind: String, id: String, dryRun: Bool = false) throws(StoreError) -> ChangePlan {
-    try write("rm", summary: "rm \(kind) \(id)", dryRun: dryRun) { session throws(StoreError) -> ChangePlan in
+    try delete(kind: kind, id: id, dryRun: dryRun, operation: "rm", user: nil)
+  }
+
+  /// `delete` recorded as `operation` by `user` (a deletion `sync` brings from the database).
+  @discardableResult
+  public func delete(kind: String, id: String, dryRun: Bool = false, operation: String, user: String?)
+    throws(StoreError) -> ChangePlan
+  {
+    try write(operation, summary: "\(operation) \(kind) \(id)", dryRun: dryRun, user: user) {
+      session throws(StoreError) -> ChangePlan in
       let plan = try planDelete([(kind, id)])
       if !plan.blockers.isEmpty {
         if dryRun { return plan }

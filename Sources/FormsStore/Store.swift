@@ -147,7 +147,7 @@ public final class Store: Sendable {
 
   /// A stored file's JSON, or ``StoreError/unreadableDocument(_:_:)`` placing the parse error in
   /// the file `shown` (every read of a stored document, template or snapshot copy says it so).
-  static func parsed(_ bytes: [UInt8], shown: String, remedy: Remedy? = nil) throws(StoreError) -> JSONValue {
+  package static func parsed(_ bytes: [UInt8], shown: String, remedy: Remedy? = nil) throws(StoreError) -> JSONValue {
     do {
       return try JSONParser().parse(bytes)
     } catch {

@@ -25,7 +25,7 @@ struct Formsctl: ParsableCommand {
       Remove.self,
       Move.self,
       Validate.self, Fmt.self, Schema.self, Migrate.self, Snapshot.self, Import.self, Log.self, Git.self,
-      MergeFile.self, Editor.self, LSP.self, Keygen.self, Keys.self, Recover.self,
+      MergeFile.self, Editor.self, LSP.self, SyncCommand.self, Keygen.self, Keys.self, Recover.self,
     ]
   )
 

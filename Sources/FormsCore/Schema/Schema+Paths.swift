@@ -1,13 +1,18 @@
 extension Schema {
   /// Members a query may read that no document stores: the store computes them as it reads.
   /// `_awaiting` lists the roles whose approval the document waits for now.
-  public static let computedMemberNames: Set<String> = ["_awaiting"]
+  /// `_sync` is the document's state with the database synced last (`formsctl sync`).
+  public static let computedMemberNames: Set<String> = ["_awaiting", "_sync"]
 
   /// Why `path` can reach nothing in a document of any of `versions` (one kind), or nil when it
   /// can in at least one: `unknown field "stauts"; did you mean "status"?`. For `--where`,
   /// `--sort` and `--fields`, which would otherwise match nothing without a word.
   public static func pathProblem(_ path: Expression.Path, in versions: [Schema]) -> String? {
     if path.steps.first == .member("_schema") && path.steps.count == 1 { return nil }
+    if path.steps.first == .member("_sync") {
+      return path.steps.count == 1
+        ? nil : "_sync is one word: synced, local-changed, remote-changed, conflict or rejected"
+    }
     if path.steps.first == .member("_awaiting") {
       guard versions.contains(where: { $0.approvals != nil }) else {
         return "_awaiting is computed only for kinds whose descriptor declares approvals:"

@@ -198,15 +198,18 @@ extension Store {
   /// Runs `body` with a write session (see `WriteSession`): the lock, the journal check, then one
   /// journaled commit of everything staged with one audit record. `name` is the audit log's
   /// `operation`, `summary` what the lock file and `recover` call it.
+  /// `user` names who the audit record says made the change (a synced row's author); nil: the
+  /// person running.
   public func write<T>(
-    _ name: String, summary: String, dryRun: Bool = false, _ body: (WriteSession) throws(StoreError) -> T
+    _ name: String, summary: String, dryRun: Bool = false, user: String? = nil,
+    _ body: (WriteSession) throws(StoreError) -> T
   )
     throws(StoreError) -> T
   {
     try layout.write(
       WriteOperation(name, summary: summary, command: commandLine), dryRun: dryRun, wait: configuration.lockWait,
       clock: now,
-      user: auditUser, store: self, body)
+      user: { [self] in user ?? auditUser() }, store: self, body)
   }
 
   /// Who the audit log names: the configuration's `user` when set, else git's user of the

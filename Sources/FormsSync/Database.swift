@@ -1,0 +1,145 @@
+import FormsStore
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// One connection to the database, with its errors turned into `SyncError`s: what cannot be
+/// reached (or was lost) is `unreachable` (75), what the server refuses is `refused` (65).
+final class Database: Sendable {
+  let connection: PostgresConnection
+  let url: DatabaseURL
+  let logger = Logger(label: "formsctl.sync") { _ in SwiftLogNoOpLogHandler() }
+
+  private init(connection: PostgresConnection, url: DatabaseURL) {
+    self.connection = connection
+    self.url = url
+  }
+
+  static func connect(_ url: DatabaseURL) async throws(SyncError) -> Database {
+    let tls: PostgresConnection.Configuration.TLS
+    do {
+      switch url.tls {
+      case .disable: tls = .disable
+      case .allow, .prefer, .require:
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.certificateVerification = .none
+        let context = try NIOSSLContext(configuration: configuration)
+        tls = url.tls == .require ? .require(context) : .prefer(context)
+      case .verifyCA, .verifyFull:
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        if let root = url.rootCertificate { configuration.trustRoots = .file(root) }
+        if url.tls == .verifyCA { configuration.certificateVerification = .noHostnameVerification }
+        tls = .require(try NIOSSLContext(configuration: configuration))
+      }
+    } catch {
+      throw SyncError.badURL("the TLS settings of the database URL cannot be used: \(error)")
+    }
+    let configuration = PostgresConnection.Configuration(
+      host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: tls)
+    let logger = Logger(label: "formsctl.sync") { _ in SwiftLogNoOpLogHandler() }
+    do {
+      let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+      return Database(connection: connection, url: url)
+    } catch {
+      throw classify(error, url: url)
+    }
+  }
+
+  /// Runs `query` and returns every row.
+  func rows(_ query: PostgresQuery) async throws(SyncError) -> [PostgresRow] {
+    do {
+      var out: [PostgresRow] = []
+      for try await row in try await connection.query(query, logger: logger) { out.append(row) }
+      return out
+    } catch {
+      throw Self.classify(error, url: url)
+    }
+  }
+
+  /// Runs `sql` (no parameters).
+  func run(_ sql: String) async throws(SyncError) { _ = try await rows(PostgresQuery(unsafeSQL: sql)) }
+
+  func close() async {
+    do { try await connection.close() } catch {
+      // Closing a connection that is already gone: there is nothing left to release.
+    }
+  }
+
+  /// A PostgreSQL or network error as a `SyncError`.
+  static func classify(_ error: any Error, url: DatabaseURL) -> SyncError {
+    if let error = error as? SyncError { return error }
+    if let error = error as? PSQLError {
+      if error.code == .server, let info = error.serverInfo {
+        let state = info[.sqlState] ?? ""
+        let message = info[.message] ?? "an error"
+        // Class 08 (connection exception) and 57P (the server shutting down) are worth a retry.
+        if state.hasPrefix("08") || state.hasPrefix("57P") {
+          return .unreachable("the database at \(url.host):\(url.port) went away (\(message)); run sync again")
+        }
+        if state == "28P01" || state == "28000" {
+          return .refused("the database at \(url.host):\(url.port) refused user \(url.user): \(message)")
+        }
+        return .refused("the database said: \(message) (SQLSTATE \(state))")
+      }
+      switch error.code {
+      case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:
+        let why = error.underlying.map { "\($0)" } ?? "\(error.code)"
+        return .unreachable("cannot reach the database at \(url.host):\(url.port) (\(why)); nothing was changed there")
+      case .sslUnsupported:
+        return .refused(
+          "the database at \(url.host):\(url.port) does not offer TLS, which sslmode=\(url.tls.rawValue) requires")
+      case .authMechanismRequiresPassword:
+        return .refused(
+          "the database at \(url.host):\(url.port) asks user \(url.user) for a password; put it in the URL")
+      default:
+        return .refused("the database connection failed: \(error.code)")
+      }
+    }
+    return .unreachable("cannot reach the database at \(url.host):\(url.port) (\(error)); nothing was changed there")
+  }
+}
+
+/// Runs `body` and waits for it: the command line (and a caller on the concurrency pool) is
+/// synchronous. The task runs on a thread of its own, so waiting never starves the pool it needs.
+func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws(SyncError) -> T) throws(SyncError) -> T {
+  let result = Mutex<Result<T, SyncError>?>(nil)
+  let done = DispatchSemaphore(value: 0)
+  let executor = ThreadExecutor()
+  defer { executor.stop() }
+  Task(executorPreference: executor) {
+    let outcome: Result<T, SyncError>
+    do throws(SyncError) { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+    result.withLock { $0 = outcome }
+    done.signal()
+  }
+  done.wait()
+  guard let outcome = result.withLock({ $0 }) else { throw SyncError.unreachable("the sync ended without a result") }
+  return try outcome.get()
+}
+
+/// A task executor with one thread of its own, running the jobs given to it in order.
+final class ThreadExecutor: TaskExecutor, Sendable {
+  private let jobs = Mutex<[UnownedJob]>([])
+  private let ready = DispatchSemaphore(value: 0)
+
+  init() {
+    let thread = Thread { [self] in
+      while true {
+        ready.wait()
+        guard let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { return }
+        job.runSynchronously(on: asUnownedTaskExecutor())
+      }
+    }
+    thread.start()
+  }
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    jobs.withLock { $0.append(job) }
+    ready.signal()
+  }
+
+  /// Ends the thread once the jobs given so far have run.
+  func stop() { ready.signal() }
+}

@@ -1,0 +1,205 @@
+import FormsCore
+import FormsStore
+import Foundation
+
+extension Sync {
+  /// Carries out one document's plan; the record is saved after each step, so a run stopped
+  /// anywhere is picked up by the next (a side found equal to the other is simply agreed).
+  func apply(
+    _ plan: Plan, kind: String, id: String, record: SyncState.Record?, bytes: [UInt8]?, state: SyncState,
+    database: Database
+  ) async throws(SyncError) -> Entry? {
+    func entry(_ action: String, _ detail: String = "") -> Entry {
+      Entry(kind: kind, id: id, action: action, detail: detail)
+    }
+    switch plan {
+    case .wait(let why):
+      return why.isEmpty ? nil : entry("waiting", why)
+    case .forget:
+      try save { () throws(StoreError) in try state.forget(kind: kind, id: id) }
+      return nil
+    case .push:
+      guard let bytes else { return nil }
+      guard
+        let revision = try await push(kind, id, bytes, revision: record?.text == nil ? nil : record?.revision, database)
+      else { return entry("waiting", "changed in the database meanwhile; run sync again") }
+      try agree(kind, id, bytes, revision: revision, state)
+      return entry("pushed")
+    case .pull:
+      guard let row = try await fetch(kind, id, database) else {
+        return entry("waiting", "deleted in the database meanwhile; run sync again")
+      }
+      return try await pull(row, kind: kind, id: id, record: record, state: state, database: database)
+    case .adopt:
+      guard let bytes, let row = try await fetch(kind, id, database) else { return nil }
+      if same(bytes, row.text) {
+        try agree(kind, id, bytes, revision: row.revision, state)
+        return entry("matched", "the same on both sides")
+      }
+      return try conflict(
+        kind, id, record, row, "both sides hold a different document and there is no earlier sync to merge from", state)
+    case .refreshConflict:
+      let row = try await fetch(kind, id, database)
+      var refreshed = record ?? SyncState.Record(kind: kind, id: id, status: .conflict)
+      refreshed.theirs = row?.text
+      refreshed.remoteRevision = row?.revision
+      try save { () throws(StoreError) in try state.save(refreshed) }
+      return entry("conflict", refreshed.problem ?? "")
+    case .conflict(let why):
+      return try conflict(kind, id, record, try await fetch(kind, id, database), why, state)
+    case .merge:
+      guard let bytes, let record, let base = record.text, let row = try await fetch(kind, id, database) else {
+        return nil
+      }
+      return try await merge(
+        bytes, base: base, row: row, kind: kind, id: id, record: record, state: state, database: database)
+    case .deleteHere:
+      do throws(StoreError) {
+        try store.delete(kind: kind, id: id, operation: "sync", user: nil)
+      } catch  where error.kind == .badInput {
+        var rejected = record ?? SyncState.Record(kind: kind, id: id, status: .rejected)
+        rejected.status = .rejected
+        rejected.problem = "deleted in the database, but here: \(Self.oneLine(error))"
+        rejected.remoteRevision = nil
+        try save { () throws(StoreError) in try state.save(rejected) }
+        return entry("rejected", rejected.problem ?? "")
+      } catch {
+        throw SyncError.store(error)
+      }
+      try save { () throws(StoreError) in try state.forget(kind: kind, id: id) }
+      return entry("deleted-here", "deleted in the database")
+    case .deleteThere:
+      guard let revision = record?.revision, try await deleteRow(kind, id, revision: revision, database) else {
+        return entry("waiting", "changed in the database meanwhile; run sync again")
+      }
+      try save { () throws(StoreError) in try state.forget(kind: kind, id: id) }
+      return entry("deleted-there", "deleted here")
+    }
+  }
+
+  /// A row written into the store through its write path; refused rows are recorded as rejected.
+  func pull(_ row: Row, kind: String, id: String, record: SyncState.Record?, state: SyncState, database: Database)
+    async throws(SyncError) -> Entry
+  {
+    let written: [UInt8]
+    do throws(StoreError) {
+      written = try write(kind, id, row.text, user: row.user)
+    } catch  where error.kind == .badInput {
+      var rejected = record ?? SyncState.Record(kind: kind, id: id, status: .rejected)
+      rejected.status = .rejected
+      rejected.problem = Self.oneLine(error)
+      rejected.remoteRevision = row.revision
+      try save { () throws(StoreError) in try state.save(rejected) }
+      return Entry(kind: kind, id: id, action: "rejected", detail: rejected.problem ?? "")
+    } catch {
+      throw SyncError.store(error)
+    }
+    var revision = row.revision
+    // The write path may have added to it (defaults, stamps, canonical form): the row gets that too.
+    if !same(written, row.text) || row.text != String(decoding: written, as: UTF8.self) {
+      if let pushed = try await push(kind, id, written, revision: row.revision, database) { revision = pushed }
+    }
+    try agree(kind, id, written, revision: revision, state)
+    return Entry(kind: kind, id: id, action: "pulled", detail: "by \(row.user)")
+  }
+
+  /// Both sides changed: merged three ways from the last agreed text.
+  func merge(
+    _ bytes: [UInt8], base: String, row: Row, kind: String, id: String, record: SyncState.Record, state: SyncState,
+    database: Database
+  ) async throws(SyncError) -> Entry {
+    if same(bytes, row.text) {
+      try agree(kind, id, bytes, revision: row.revision, state)
+      return Entry(kind: kind, id: id, action: "matched", detail: "the same change on both sides")
+    }
+    guard let baseValue = try? JSONParser().parse(Array(base.utf8)), let ours = try? JSONParser().parse(bytes),
+      let theirs = try? JSONParser().parse(Array(row.text.utf8))
+    else {
+      return try conflict(kind, id, record, row, "a side does not parse", state)
+    }
+    let merged = ThreeWayMerge(schema: store.registry.schema(of: ours)).merge(
+      base: baseValue, ours: ours, theirs: theirs)
+    guard merged.conflicts == 0 else {
+      let mine = Set(baseValue.changedPointers(to: ours))
+      let places = baseValue.changedPointers(to: theirs).filter {
+        mine.contains($0) && ours[pointer: $0] != theirs[pointer: $0]
+      }
+      let show = { (value: JSONValue?) in value.map(JSONWriter.compact) ?? "(absent)" }
+      let why = places.map { "\($0): here \(show(ours[pointer: $0])), there \(show(theirs[pointer: $0]))" }
+      return try conflict(kind, id, record, row, why.joined(separator: "; "), state)
+    }
+    let written: [UInt8]
+    do throws(StoreError) {
+      written = try write(kind, id, merged.text, user: row.user)
+    } catch  where error.kind == .badInput {
+      return try conflict(kind, id, record, row, "the merge is not valid: \(Self.oneLine(error))", state)
+    } catch {
+      throw SyncError.store(error)
+    }
+    guard let revision = try await push(kind, id, written, revision: row.revision, database) else {
+      // Merged here; the row moved on meanwhile: the next run merges again from the row we read.
+      try agree(kind, id, Array(row.text.utf8), revision: row.revision, state, local: false)
+      return Entry(kind: kind, id: id, action: "waiting", detail: "changed in the database meanwhile; run sync again")
+    }
+    try agree(kind, id, written, revision: revision, state)
+    return Entry(kind: kind, id: id, action: "merged", detail: "changes from both sides")
+  }
+
+  /// Records a conflict, with the database's side kept for `resolve`.
+  func conflict(
+    _ kind: String, _ id: String, _ record: SyncState.Record?, _ row: Row?, _ why: String, _ state: SyncState
+  )
+    throws(SyncError) -> Entry
+  {
+    var conflict = record ?? SyncState.Record(kind: kind, id: id, status: .conflict)
+    conflict.status = .conflict
+    conflict.theirs = row?.text
+    conflict.remoteRevision = row?.revision
+    conflict.problem = why
+    try save { () throws(StoreError) in try state.save(conflict) }
+    return Entry(kind: kind, id: id, action: "conflict", detail: why)
+  }
+
+  /// Records that both sides hold `bytes` at `revision`. With `local` false, `bytes` is the
+  /// database's side only (the file differs, and is pushed next time).
+  func agree(_ kind: String, _ id: String, _ bytes: [UInt8], revision: Int64, _ state: SyncState, local: Bool = true)
+    throws(SyncError)
+  {
+    let record = SyncState.Record(
+      kind: kind, id: id, status: .synced, lastSynced: Instant(store.now()).rfc3339,
+      text: String(decoding: bytes, as: UTF8.self), sha256: sha256(bytes), revision: revision)
+    try save { () throws(StoreError) in try state.save(record) }
+  }
+
+  /// `text` written as the document `kind` `id` through the write path (operation `sync`, by
+  /// `user`); the file's bytes after.
+  func write(_ kind: String, _ id: String, _ text: String, user: String) throws(StoreError) -> [UInt8] {
+    let value = try Store.parsed(Array(text.utf8), shown: "the database's \(kind) \(id)")
+    let path = try store.path(kind: kind, id: id)
+    try store.write("sync", summary: "sync \(kind) \(id)", user: user) { session throws(StoreError) in
+      let stored = FileIO.entry(path) == .missing ? nil : try store.read(kind: kind, id: id)
+      try session.save(value, replacing: stored, kind: kind, source: .feed(strictWorkflow: false))
+    }
+    return try FileIO.read(path, followLinks: false)
+  }
+
+  /// True when `bytes` and `text` hold the same JSON value.
+  func same(_ bytes: [UInt8], _ text: String) -> Bool {
+    guard let a = try? JSONParser().parse(bytes), let b = try? JSONParser().parse(Array(text.utf8)) else {
+      return false
+    }
+    return a == b
+  }
+
+  /// A refusal in one line: an invalid document's diagnostics (pointer and message), else its description.
+  static func oneLine(_ error: StoreError) -> String {
+    if case .invalidDocument(_, let diagnostics) = error, !diagnostics.isEmpty {
+      return diagnostics.map { "\($0.pointer): \($0.message)" }.joined(separator: "; ")
+    }
+    return error.description.split(separator: "\n").first.map(String.init) ?? "refused"
+  }
+
+  func save(_ body: () throws(StoreError) -> Void) throws(SyncError) {
+    do throws(StoreError) { try body() } catch { throw SyncError.store(error) }
+  }
+}

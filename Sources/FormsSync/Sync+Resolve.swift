@@ -1,0 +1,116 @@
+import FormsCore
+import FormsStore
+import Foundation
+
+extension Sync {
+  /// How `sync resolve` settles a conflict.
+  public enum Resolution: Sendable, Equatable {
+    /// The store's side wins: it is written to the row.
+    case ours
+    /// The database's side wins: it is written to the store.
+    case theirs
+    /// A file holds the settled document: written to both.
+    case file(String)
+  }
+
+  /// Settles the conflict of `kind` `id`: the chosen text goes through the store's write path and
+  /// to the row (while the row still has the revision the conflict saw).
+  public func resolve(kind: String, id: String, _ resolution: Resolution) throws(SyncError) -> Entry {
+    try blocking { [self] () async throws(SyncError) in
+      let database = try await Database.connect(url)
+      do throws(SyncError) {
+        let entry = try await resolve(kind: kind, id: id, resolution, database: database)
+        await database.close()
+        return entry
+      } catch {
+        await database.close()
+        throw error
+      }
+    }
+  }
+
+  func resolve(kind: String, id: String, _ resolution: Resolution, database: Database) async throws(SyncError) -> Entry
+  {
+    let state = try await state(database)
+    let found: SyncState.Record?
+    do throws(StoreError) { found = try state.record(kind: kind, id: id) } catch { throw SyncError.store(error) }
+    guard let record = found, record.status == .conflict else {
+      throw SyncError.refused("\(kind) \(id) has no sync conflict to resolve (formsctl sync status lists them)")
+    }
+    let path: String
+    do throws(StoreError) { path = try store.path(kind: kind, id: id) } catch { throw SyncError.store(error) }
+    var text: String?
+    switch resolution {
+    case .ours:
+      do throws(StoreError) {
+        text =
+          FileIO.entry(path) == .missing
+          ? nil : String(decoding: try FileIO.read(path, followLinks: false), as: UTF8.self)
+      } catch { throw SyncError.store(error) }
+    case .theirs:
+      text = record.theirs
+    case .file(let file):
+      do throws(StoreError) {
+        text = String(decoding: try FileIO.read(file), as: UTF8.self)
+      } catch { throw SyncError.store(error) }
+    }
+    guard let text else {
+      // The chosen side deleted it: deleted on the other too.
+      if resolution == .theirs {
+        if FileIO.entry(path) != .missing {
+          do throws(StoreError) { try store.delete(kind: kind, id: id, operation: "sync", user: nil) } catch {
+            throw SyncError.store(error)
+          }
+        }
+      } else if let revision = record.remoteRevision, try await !deleteRow(kind, id, revision: revision, database) {
+        throw SyncError.refused(
+          "\(kind) \(id) changed in the database meanwhile; run formsctl sync, then resolve again")
+      }
+      try save { () throws(StoreError) in try state.forget(kind: kind, id: id) }
+      return Entry(kind: kind, id: id, action: "resolved", detail: "deleted on both sides")
+    }
+    let written: [UInt8]
+    do throws(StoreError) {
+      written =
+        resolution == .ours
+        ? Array(text.utf8)
+        : try write(kind, id, text, user: store.configuration.user ?? AuditLog.currentUser(root: store.layout.root))
+    } catch { throw SyncError.store(error) }
+    guard let revision = try await push(kind, id, written, revision: record.remoteRevision, database) else {
+      throw SyncError.refused("\(kind) \(id) changed in the database meanwhile; run formsctl sync, then resolve again")
+    }
+    try agree(kind, id, written, revision: revision, state)
+    return Entry(kind: kind, id: id, action: "resolved", detail: "\(resolution)")
+  }
+
+  /// Every document's sync state with the database synced last (read from the store alone):
+  /// records `{kind, id, status, last_synced, problem}`, and a table of the same. Documents
+  /// never synced show as local-changed.
+  public static func status(_ store: Store) throws(StoreError) -> TableReport {
+    guard let state = try SyncState.latest(store.layout) else {
+      return TableReport(
+        records: [], columns: ["kind", "id", "status", "last_synced", "problem"], rows: [], notes: ["no sync yet"])
+    }
+    var records: [JSONValue] = []
+    var rows: [[String]] = []
+    for kind in store.registry.kinds {
+      let known = try state.records(kind: kind)
+      let directory = store.layout.documents(in: try store.schema(kind).directory)
+      var ids = Set(known.keys)
+      ids.formUnion(try store.layout.ids(in: try store.schema(kind).directory, prefix: ""))
+      for id in ids.sorted() {
+        let path = directory + "/" + id + ".json"
+        let bytes = FileIO.entry(path) == .missing ? nil : try FileIO.read(path, followLinks: false)
+        guard let status = SyncState.status(of: known[id], bytes: bytes) else { continue }
+        var object = JSONObject(["kind": .string(kind), "id": .string(id), "status": .string(status.rawValue)])
+        if let last = known[id]?.lastSynced { object["last_synced"] = .string(last) }
+        if let problem = known[id]?.problem, status == .conflict || status == .rejected {
+          object["problem"] = .string(problem)
+        }
+        records.append(.object(object))
+        rows.append([kind, id, status.rawValue, known[id]?.lastSynced ?? "", object["problem"]?.stringValue ?? ""])
+      }
+    }
+    return TableReport(records: records, columns: ["kind", "id", "status", "last_synced", "problem"], rows: rows)
+  }
+}

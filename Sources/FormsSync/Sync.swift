@@ -1,0 +1,221 @@
+import FormsCore
+import FormsStore
+import Foundation
+import PostgresNIO
+
+/// `formsctl sync`: a store and a PostgreSQL schema kept in step, both ways (DESIGN §13).
+///
+/// Per document the store keeps, under `.formsctl/sync/<database>/`, the text both sides agreed
+/// on at the last sync and the row's revision then (`SyncState`). A run compares each document's
+/// file with that text and each row's revision with that revision: what changed on one side is
+/// copied to the other; what changed on both is merged three ways (the same merge as
+/// `merge-file`), and what does not merge is a conflict left for `resolve`. Rows reach the store
+/// through its one write path (operation `sync`, the row's `updated_by` as the user); a push
+/// updates a row only while it still has the revision it had at the last sync.
+public struct Sync: Sendable {
+  /// Which ways a run copies.
+  public enum Direction: String, Sendable, CaseIterable {
+    case both, pull, push
+    var pulls: Bool { self != .push }
+    var pushes: Bool { self != .pull }
+  }
+
+  public let store: Store
+  public let url: DatabaseURL
+  /// The PostgreSQL schema holding the tables (`formsctl` by default).
+  public let schema: String
+
+  public init(store: Store, url: DatabaseURL, schema: String = "formsctl") throws(SyncError) {
+    guard SyncSQL.isSchemaName(schema) else {
+      throw SyncError.badURL("--schema \(schema): use lower-case letters, digits and _ (at most 63)")
+    }
+    self.store = store
+    self.url = url
+    self.schema = schema
+  }
+
+  /// The URL of `--database`, else `FORMSCTL_DATABASE_URL`.
+  public static func url(_ given: String?, environment: [String: String]) throws(SyncError) -> DatabaseURL {
+    guard let text = given ?? environment["FORMSCTL_DATABASE_URL"], !text.isEmpty else { throw SyncError.noDatabase }
+    return try DatabaseURL(text)
+  }
+
+  // MARK: init
+
+  /// Creates (or brings up to date) the schema's tables, trigger and views; returns the views.
+  public func initialize() throws(SyncError) -> [String] {
+    let kinds = store.registry.kinds.map { kind in
+      (kind, store.registry.schemas(of: kind).sorted { $0.version < $1.version })
+    }
+    let statements = SyncSQL.initialize(schema: schema, kinds: kinds)
+    try blocking { [self] () async throws(SyncError) in
+      let database = try await Database.connect(url)
+      do throws(SyncError) {
+        try await database.run("BEGIN")
+        for statement in statements { try await database.run(statement) }
+        try await database.run(
+          "INSERT INTO \(SyncSQL.qualified(schema, "formsctl_meta")) (key, value) VALUES ('database_id', gen_random_uuid()::text) ON CONFLICT (key) DO NOTHING"
+        )
+        try await database.run("COMMIT")
+      } catch {
+        await database.close()
+        throw error
+      }
+      await database.close()
+    }
+    return kinds.flatMap { kind, versions in versions.map { SyncSQL.view(kind, $0.version) } }
+  }
+
+  // MARK: run
+
+  /// One line of a run's report.
+  public struct Entry: Sendable, Equatable {
+    public var kind: String
+    public var id: String
+    /// pulled, pushed, merged, deleted-here, deleted-there, conflict, rejected, waiting.
+    public var action: String
+    public var detail: String
+  }
+
+  /// Syncs every kind in `direction`; deletions on either side are held to `maxDelete` (the
+  /// default bound of `import --prune`: at most half of a kind).
+  public func run(_ direction: Direction = .both, maxDelete: PruneBound? = nil) throws(SyncError) -> [Entry] {
+    try blocking { [self] () async throws(SyncError) in
+      let database = try await Database.connect(url)
+      do throws(SyncError) {
+        let entries = try await run(direction, maxDelete: maxDelete, database: database)
+        await database.close()
+        return entries
+      } catch {
+        await database.close()
+        throw error
+      }
+    }
+  }
+
+  /// The report of a run: records `{kind, id, action, detail}` and a table of the same.
+  public static func report(_ entries: [Entry]) -> TableReport {
+    TableReport(
+      records: entries.map { entry in
+        .object(
+          JSONObject([
+            "kind": .string(entry.kind), "id": .string(entry.id), "action": .string(entry.action),
+            "detail": .string(entry.detail),
+          ]))
+      }, columns: ["kind", "id", "action", "detail"], rows: entries.map { [$0.kind, $0.id, $0.action, $0.detail] })
+  }
+
+  /// The state this database's records live in, after checking the schema is formsctl's and
+  /// every kind's table is as `sync init` made it.
+  func state(_ database: Database) async throws(SyncError) -> SyncState {
+    let meta = SyncSQL.qualified(schema, "formsctl_meta")
+    let exists = try await database.rows(
+      "SELECT to_regclass(\(SyncSQL.identifier(schema) + ".formsctl_meta"))::text")
+    guard (try? exists.first?.decode(String?.self)) ?? nil != nil else {
+      throw SyncError.refused(
+        "the database \(url.database) has no formsctl schema \(schema); create it with formsctl sync init")
+    }
+    let rows = try await database.rows(PostgresQuery(unsafeSQL: "SELECT key, value FROM \(meta)"))
+    var values: [String: String] = [:]
+    for row in rows {
+      guard let (key, value) = try? row.decode((String, String).self) else { continue }
+      values[key] = value
+    }
+    guard values["format"] == SyncSQL.format, let id = values["database_id"] else {
+      throw SyncError.refused(
+        "the schema \(schema) was made by another formsctl (format \(values["format"] ?? "none")); run formsctl sync init"
+      )
+    }
+    for kind in store.registry.kinds { try await checkTable(kind, database) }
+    let state = SyncState(layout: store.layout, identity: id + "/" + schema)
+    do throws(StoreError) {
+      try state.describe(
+        .object(JSONObject(["database_id": .string(id), "database": .string(url.database), "schema": .string(schema)])))
+    } catch { throw SyncError.store(error) }
+    return state
+  }
+
+  /// Refuses a kind's table that is missing or whose columns were changed by hand.
+  func checkTable(_ kind: String, _ database: Database) async throws(SyncError) {
+    let table = SyncSQL.table(kind)
+    let rows = try await database.rows(
+      "SELECT column_name::text, data_type::text FROM information_schema.columns WHERE table_schema = \(schema) AND table_name = \(table)"
+    )
+    var found: [String: String] = [:]
+    for row in rows {
+      guard let (name, type) = try? row.decode((String, String).self) else { continue }
+      found[name] = type
+    }
+    guard !found.isEmpty else {
+      throw SyncError.refused("the database has no table \(schema).\(table) for \(kind); run formsctl sync init")
+    }
+    for (name, type) in SyncSQL.columns where found[name] != type {
+      let what = found[name].map { "is \($0), not \(type)" } ?? "is missing"
+      throw SyncError.refused(
+        "the table \(schema).\(table) was changed by hand: column \(name) \(what); nothing was synced")
+    }
+  }
+
+  /// A row as sync reads it: its text (the canonical text when it still matches its hash, else
+  /// the jsonb's), revision and author.
+  struct Row: Sendable {
+    var text: String
+    var revision: Int64
+    var user: String
+  }
+
+  func fetch(_ kind: String, _ id: String, _ database: Database) async throws(SyncError) -> Row? {
+    let table = SyncSQL.qualified(schema, SyncSQL.table(kind))
+    let rows = try await database.rows(
+      "SELECT document::text, canonical, content_sha256, revision, updated_by FROM \(unescaped: table) WHERE id = \(id)"
+    )
+    guard let row = rows.first else { return nil }
+    do {
+      let (json, canonical, hash, revision, user) = try row.decode((String, String?, String?, Int64, String).self)
+      let text = canonical.flatMap { sha256(Array($0.utf8)) == hash ? $0 : nil } ?? json
+      return Row(text: text, revision: revision, user: user)
+    } catch {
+      throw SyncError.refused("the row \(id) of \(schema).\(SyncSQL.table(kind)) cannot be read: \(error)")
+    }
+  }
+
+  /// Writes `bytes` (a stored file) to the row of `id`: inserted when `revision` is nil, else
+  /// updated only while the row still has `revision`. The new revision, nil when another writer
+  /// got there first.
+  func push(_ kind: String, _ id: String, _ bytes: [UInt8], revision: Int64?, _ database: Database)
+    async throws(SyncError) -> Int64?
+  {
+    let table = SyncSQL.qualified(schema, SyncSQL.table(kind))
+    let text = String(decoding: bytes, as: UTF8.self)
+    let version =
+      (try? JSONParser().parse(bytes))?["_schema"]?.stringValue.flatMap { $0.split(separator: "@").last }
+      .map(String.init) ?? ""
+    let hash = sha256(bytes)
+    let user = store.configuration.user ?? AuditLog.currentUser(root: store.layout.root)
+    let rows: [PostgresRow]
+    if let revision {
+      rows = try await database.rows(
+        """
+        UPDATE \(unescaped: table) SET document = \(text)::jsonb, canonical = \(text), content_sha256 = \(hash),
+        schema_version = \(version), updated_by = \(user) WHERE id = \(id) AND revision = \(revision) RETURNING revision
+        """)
+    } else {
+      rows = try await database.rows(
+        """
+        INSERT INTO \(unescaped: table) (id, schema_version, document, canonical, content_sha256, updated_by)
+        VALUES (\(id), \(version), \(text)::jsonb, \(text), \(hash), \(user)) ON CONFLICT (id) DO NOTHING RETURNING revision
+        """)
+    }
+    return try? rows.first?.decode(Int64.self)
+  }
+
+  /// Deletes the row of `id` while it still has `revision`; false when another writer changed it.
+  func deleteRow(_ kind: String, _ id: String, revision: Int64, _ database: Database) async throws(SyncError) -> Bool {
+    let table = SyncSQL.qualified(schema, SyncSQL.table(kind))
+    let rows = try await database.rows(
+      "DELETE FROM \(unescaped: table) WHERE id = \(id) AND revision = \(revision) RETURNING id")
+    return !rows.isEmpty
+  }
+
+  func sha256(_ bytes: [UInt8]) -> String { SyncState.hash(bytes) }
+}

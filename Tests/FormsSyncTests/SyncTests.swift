@@ -1,0 +1,193 @@
+import FormsCore
+import FormsStore
+import FormsSync
+import FormsTestSupport
+import Foundation
+import Testing
+
+/// `formsctl sync` against a real PostgreSQL started for the suite (skipped with a message only
+/// outside CI when PostgreSQL is not installed).
+@Suite(
+  .serialized,
+  .enabled(
+    if: PostgresServer.unavailable == nil || ProcessInfo.processInfo.environment["CI"] == "true",
+    Comment(rawValue: PostgresServer.unavailable ?? "")))
+struct SyncTests {
+  static let descriptor = """
+    kind: claim
+    version: 1.0.0
+    directory: claims
+    timestamps:
+      updated: changed
+    fields:
+      id: string
+      amount: {type: decimal, min: 0, scale: 2}
+      note: {type: string, optional: true}
+      payee: {type: string, optional: true, sensitive: true}
+      changed: {type: datetime, optional: true}
+      status: {type: enum, values: [draft, submitted, paid], default: draft}
+    workflow:
+      field: status
+      transitions:
+        draft: [submitted]
+        submitted: [paid]
+
+    """
+
+  static let alice = Identity.generate()
+
+  /// A store of claims c1..c3 (amounts 10.50, 20.00, 30.25), sealed for Alice.
+  func store(_ dir: String) throws -> Store {
+    try writeFile("formsctl: 1\nencryption:\n  recipients: [\(Self.alice.recipient)]\n", to: dir + "/formsctl.yaml")
+    try writeFile(Self.descriptor, to: dir + "/schemas/claim/1.0.0.yaml")
+    var configuration = Store.Configuration()
+    configuration.user = "tester"
+    let opened = try Store.open(at: dir, configuration: configuration)
+    let store = Store(
+      layout: opened.layout, registry: opened.registry, configuration: configuration,
+      keyring: Keyring(recipients: [Self.alice.recipient], identity: Self.alice))
+    #expect(store.registry.diagnostics.isEmpty, "\(store.registry.diagnostics.map(\.compilerStyle))")
+    for (id, amount) in [("c1", "10.50"), ("c2", "20.00"), ("c3", "30.25")] {
+      try store.create(
+        kind: "claim", assignments: [try Assignment("id=\(id)"), try Assignment("amount=\(amount)")])
+    }
+    return store
+  }
+
+  func withServer(_ body: (PostgresServer, String) throws -> Void) throws {
+    let server = try PostgresServer()
+    defer { server.stop() }
+    try withTemporaryDirectory { dir in try body(server, dir) }
+  }
+
+  func sync(_ store: Store, _ server: PostgresServer, schema: String = "formsctl") throws -> Sync {
+    try Sync(store: store, url: try DatabaseURL(server.url), schema: schema)
+  }
+
+  func file(_ dir: String, _ id: String) throws -> String { try readFile(dir + "/data/claims/\(id).json") }
+
+  @Test func bothWaysMergesConflictsAndASecondRunChangesNothing() throws {
+    try withServer { server, dir in
+      let store = try store(dir)
+      try store.update(kind: "claim", id: "c1", assignments: [try Assignment("payee=Quinn Secretname")])
+      let syncer = try sync(store, server)
+      #expect(try syncer.initialize() == ["claim_v1_0_0"])
+      // First run: every document is pushed; the database holds the sealed envelope only.
+      let first = try syncer.run()
+      #expect(first.map(\.action) == ["pushed", "pushed", "pushed"], "\(first)")
+      #expect(!(try server.psql("SELECT document::text FROM formsctl.claim")).contains("Secretname"))
+      #expect(try server.psql("SELECT canonical FROM formsctl.claim WHERE id = 'c2'") == (try file(dir, "c2")) + "\n")
+      // The typed view: exact decimals, enums as text.
+      #expect(try server.psql("SELECT sum(amount), min(status) FROM formsctl.claim_v1_0_0") == "60.75|draft\n")
+      #expect(!(try server.psql("SELECT * FROM formsctl.claim_v1_0_0 LIMIT 0")).contains("payee"))
+      // A second run changes nothing on either side.
+      let revisions = try server.psql("SELECT string_agg(id || revision, ',' ORDER BY id) FROM formsctl.claim")
+      let history = try readFile(dir + "/.formsctl/history.jsonl")
+      #expect(try syncer.run() == [])
+      #expect(try server.psql("SELECT string_agg(id || revision, ',' ORDER BY id) FROM formsctl.claim") == revisions)
+      #expect(try readFile(dir + "/.formsctl/history.jsonl") == history)
+
+      // An SQL writer changes c2; formsctl changes c3: each goes the other way.
+      try server.psql(
+        "UPDATE formsctl.claim SET document = jsonb_set(document, '{note}', '\"from SQL\"') WHERE id = 'c2'")
+      try store.update(kind: "claim", id: "c3", assignments: [try Assignment("note=from here")])
+      let second = try syncer.run()
+      #expect(second.map(\.action) == ["pulled", "pushed"], "\(second)")
+      #expect(try file(dir, "c2").contains("\"note\": \"from SQL\""))
+      #expect(try server.psql("SELECT document->>'note' FROM formsctl.claim WHERE id = 'c3'") == "from here\n")
+      let log = try AuditLog.query(store.layout, AuditLog.Query(kind: "claim", id: "c2")).records
+      #expect(log.first?["operation"] == .string("sync") && log.first?["user"] == .string("formsctl"), "\(log)")
+      #expect(try syncer.run() == [])
+
+      // Both change c1, in different fields: merged on both sides.
+      try server.psql("UPDATE formsctl.claim SET document = jsonb_set(document, '{note}', '\"there\"') WHERE id = 'c1'")
+      try store.update(kind: "claim", id: "c1", assignments: [try Assignment("amount=11.00")])
+      #expect(try syncer.run().map(\.action) == ["merged"])
+      #expect(try file(dir, "c1").contains("\"note\": \"there\"") && (try file(dir, "c1")).contains("11.00"))
+      #expect(try server.psql("SELECT document->>'amount' FROM formsctl.claim WHERE id = 'c1'") == "11.00\n")
+      #expect(try syncer.run() == [])
+
+      // Both change the same field: a conflict with both values; resolved with the database's.
+      try server.psql("UPDATE formsctl.claim SET document = jsonb_set(document, '{note}', '\"B\"') WHERE id = 'c3'")
+      try store.update(kind: "claim", id: "c3", assignments: [try Assignment("note=A")])
+      let conflict = try syncer.run()
+      #expect(
+        conflict.map(\.action) == ["conflict"] && conflict[0].detail == #"/note: here "A", there "B""#, "\(conflict)")
+      #expect(try Sync.status(store).rows.first { $0[1] == "c3" }?[2] == "conflict")
+      let listed = try store.list(
+        kind: "claim", query: Store.Query(filters: [try ExpressionParser.parse(#"_sync == "conflict""#)]))
+      #expect(listed.documents.map(\.id) == ["c3"])
+      #expect(try syncer.run().map(\.action) == ["waiting"])
+      #expect(try syncer.resolve(kind: "claim", id: "c3", .theirs).action == "resolved")
+      #expect(try file(dir, "c3").contains("\"note\": \"B\""))
+      #expect(try syncer.run() == [])
+    }
+  }
+
+  @Test func invalidRowsAreRejectedAndDeletionsFollowTheBound() throws {
+    try withServer { server, dir in
+      let store = try store(dir)
+      let syncer = try sync(store, server)
+      _ = try syncer.initialize()
+      _ = try syncer.run()
+      // An invalid amount: rejected with its reason, nothing written here, still rejected next time.
+      let before = try file(dir, "c2")
+      try server.psql("UPDATE formsctl.claim SET document = jsonb_set(document, '{amount}', '-5') WHERE id = 'c2'")
+      let rejected = try syncer.run()
+      #expect(rejected.map(\.action) == ["rejected"] && rejected[0].detail.contains("amount"), "\(rejected)")
+      #expect(try file(dir, "c2") == before)
+      #expect(try syncer.run().map(\.action) == ["waiting"])
+      #expect(try Sync.status(store).rows.first { $0[1] == "c2" }?[2] == "rejected")
+      // Fixed in the database: pulled.
+      try server.psql("UPDATE formsctl.claim SET document = jsonb_set(document, '{amount}', '5.00') WHERE id = 'c2'")
+      #expect(try syncer.run().map(\.action) == ["pulled"])
+      // One row deleted there: deleted here through the write path.
+      try server.psql("DELETE FROM formsctl.claim WHERE id = 'c1'")
+      #expect(try syncer.run().map(\.action) == ["deleted-here"])
+      #expect(!FileManager.default.fileExists(atPath: dir + "/data/claims/c1.json"))
+      // A document deleted here is deleted there.
+      _ = try store.delete(kind: "claim", id: "c3")
+      #expect(try syncer.run(.push).map(\.action) == ["deleted-there"])
+      #expect(try server.psql("SELECT string_agg(id, ',') FROM formsctl.claim") == "c2\n")
+      // The last one deleted there: all of the kind, beyond the bound, refused whole (65).
+      try server.psql("DELETE FROM formsctl.claim")
+      let bounded = #expect(throws: SyncError.self) { try syncer.run() }
+      #expect(bounded?.kind == .badInput && bounded?.description.contains("--max-delete") == true)
+      #expect(FileManager.default.fileExists(atPath: dir + "/data/claims/c2.json"))
+      #expect(try syncer.run(maxDelete: .count(1)).map(\.action) == ["deleted-here"])
+    }
+  }
+
+  @Test func badInputsAreOneLineErrorsWithTheirExitCodes() throws {
+    try withServer { server, dir in
+      let store = try store(dir)
+      let url = { (text: String) in try DatabaseURL(text) }
+      #expect(throws: SyncError.self) { _ = try url("mysql://x@localhost/db") }
+      #expect(SyncError.noDatabase.kind == .usage)
+      // No schema yet: refused (65), naming sync init.
+      let missing = #expect(throws: SyncError.self) { _ = try sync(store, server).run() }
+      #expect(
+        missing?.kind == .badInput && missing?.description.contains("sync init") == true,
+        "\(String(describing: missing))")
+      // A wrong password (65) and a server nobody listens on (75).
+      let wrong = try Sync(store: store, url: try url(server.url.replacingOccurrences(of: "secret", with: "nope")))
+      let refused = #expect(throws: SyncError.self) { _ = try wrong.initialize() }
+      #expect(
+        refused?.kind == .badInput && refused?.description.contains("password") == true,
+        "\(String(describing: refused))")
+      let nobody = try Sync(
+        store: store, url: try url("postgresql://formsctl:secret@127.0.0.1:1/postgres?sslmode=disable"))
+      let unreachable = #expect(throws: SyncError.self) { _ = try nobody.run() }
+      #expect(unreachable?.kind == .tryAgain, "\(String(describing: unreachable))")
+      // A table changed by hand: refused before anything is synced.
+      let syncer = try sync(store, server)
+      _ = try syncer.initialize()
+      try server.psql("ALTER TABLE formsctl.claim DROP COLUMN canonical")
+      let changed = #expect(throws: SyncError.self) { _ = try syncer.run() }
+      #expect(
+        changed?.description.contains("changed by hand: column canonical is missing") == true,
+        "\(String(describing: changed))")
+      #expect(try server.psql("SELECT count(*) FROM formsctl.claim") == "0\n")
+    }
+  }
+}

@@ -1,0 +1,130 @@
+import Foundation
+
+/// A real PostgreSQL server for a test: its own cluster in a temporary directory, on a free
+/// loopback port, with password authentication (user `formsctl`, password `secret`); stopped
+/// and removed by `stop()`. As root, the server runs as the `postgres` user (it refuses root).
+public final class PostgresServer: @unchecked Sendable {  // one owner: the test that started it
+  public let port: Int
+  public let directory: String
+  public let bin: String
+  let process: Process
+
+  /// The URL formsctl is given.
+  public var url: String { "postgresql://formsctl:secret@127.0.0.1:\(port)/postgres?sslmode=disable" }
+
+  /// Where `initdb` and `postgres` are: on PATH, else Debian's /usr/lib/postgresql/N/bin.
+  public static var binDirectory: String? {
+    let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+    let debian = ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []).sorted()
+      .reversed().map { "/usr/lib/postgresql/\($0)/bin" }
+    // A link on PATH (/usr/local/bin/initdb) leads to the directory that has all of them.
+    return (path + debian).first { FileManager.default.isExecutableFile(atPath: $0 + "/initdb") }.map {
+      URL(fileURLWithPath: $0 + "/initdb").resolvingSymlinksInPath().deletingLastPathComponent().path
+    }
+  }
+
+  /// Why PostgreSQL tests cannot run here, or nil when they can. In CI (`CI=true`) they must.
+  public static var unavailable: String? {
+    guard binDirectory == nil else { return nil }
+    return "PostgreSQL (initdb, postgres) is not installed; apt-get install postgresql to run the sync tests"
+  }
+
+  /// Starts a server; throws when it does not come up.
+  public init() throws {
+    guard let bin = Self.binDirectory else { throw Failure(message: Self.unavailable ?? "") }
+    self.bin = bin
+    directory = "/tmp/formsctl-pg-\(UUID().uuidString.prefix(8))"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    try "secret\n".write(toFile: directory + "/pw", atomically: true, encoding: .utf8)
+    let root = getuid() == 0
+    if root { try Self.run(["/bin/chown", "-R", "postgres:postgres", directory]) }
+    // setpriv executes the program itself (no child), so signals reach the server.
+    let prefix = root ? ["/usr/bin/setpriv", "--reuid=postgres", "--regid=postgres", "--clear-groups"] : []
+    try Self.run(
+      prefix + [
+        bin + "/initdb", "-D", directory + "/data", "-U", "formsctl", "--pwfile=" + directory + "/pw",
+        "--auth=scram-sha-256", "-E", "UTF8", "--no-sync", "--locale=C",
+      ])
+    port = try Self.freePort()
+    process = Process()
+    process.executableURL = URL(fileURLWithPath: prefix.first ?? bin + "/postgres")
+    process.arguments =
+      Array(prefix.dropFirst()) + (root ? [bin + "/postgres"] : []) + [
+        "-D", directory + "/data", "-h", "127.0.0.1", "-p", "\(port)", "-k", directory, "-F",
+      ]
+    process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+    process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+    try process.run()
+    for _ in 0..<200 {
+      if (try? Self.run([bin + "/pg_isready", "-q", "-h", "127.0.0.1", "-p", "\(port)"])) != nil { return }
+      usleep(50_000)
+    }
+    stop()
+    throw Failure(message: "PostgreSQL did not start on port \(port)")
+  }
+
+  /// Runs `sql` with psql as the test's superuser; its unaligned output.
+  @discardableResult
+  public func psql(_ sql: String) throws -> String {
+    let psql = FileManager.default.isExecutableFile(atPath: bin + "/psql") ? bin + "/psql" : "/usr/bin/psql"
+    return try Self.run(
+      [
+        psql, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", "\(port)", "-U", "formsctl",
+        "-d", "postgres", "-c", sql,
+      ], environment: ["PGPASSWORD": "secret"])
+  }
+
+  /// Stops the server (fast shutdown) and removes its cluster.
+  public func stop() {
+    if process.isRunning {
+      kill(process.processIdentifier, SIGINT)
+      process.waitUntilExit()
+    }
+    try? FileManager.default.removeItem(atPath: directory)
+  }
+
+  public struct Failure: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+  }
+
+  @discardableResult
+  static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: arguments[0])
+    process.arguments = Array(arguments.dropFirst())
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let output = out.fileHandleForReading.readDataToEndOfFile()
+    let errors = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+      throw Failure(
+        message: "\(arguments.joined(separator: " ")): exit \(process.terminationStatus): "
+          + String(decoding: errors, as: UTF8.self))
+    }
+    return String(decoding: output, as: UTF8.self)
+  }
+
+  /// A TCP port nobody listens on now.
+  static func freePort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+      }
+    }
+    guard bound else { throw Failure(message: "no free port") }
+    return Int(UInt16(bigEndian: address.sin_port))
+  }
+}
