@@ -33,7 +33,7 @@ extension Sync {
     case .adopt:
       guard let bytes, let row = try await fetch(kind, id, database) else { return nil }
       if same(bytes, row.text) {
-        try agree(kind, id, bytes, revision: row.revision, state)
+        try agree(kind, id, bytes, revision: try await exact(kind, id, bytes, row, database), state)
         return entry("matched", "the same on both sides")
       }
       return try conflict(
@@ -94,12 +94,8 @@ extension Sync {
     } catch {
       throw SyncError.store(error)
     }
-    var revision = row.revision
     // The write path may have added to it (defaults, stamps, canonical form): the row gets that too.
-    if !same(written, row.text) || row.text != String(decoding: written, as: UTF8.self) {
-      if let pushed = try await push(kind, id, written, revision: row.revision, database) { revision = pushed }
-    }
-    try agree(kind, id, written, revision: revision, state)
+    try agree(kind, id, written, revision: try await exact(kind, id, written, row, database), state)
     return Entry(kind: kind, id: id, action: "pulled", detail: "by \(row.user)")
   }
 
@@ -109,7 +105,7 @@ extension Sync {
     database: Database
   ) async throws(SyncError) -> Entry {
     if same(bytes, row.text) {
-      try agree(kind, id, bytes, revision: row.revision, state)
+      try agree(kind, id, bytes, revision: try await exact(kind, id, bytes, row, database), state)
       return Entry(kind: kind, id: id, action: "matched", detail: "the same change on both sides")
     }
     guard let baseValue = try? JSONParser().parse(Array(base.utf8)), let ours = try? JSONParser().parse(bytes),
@@ -143,6 +139,16 @@ extension Sync {
     }
     try agree(kind, id, written, revision: revision, state)
     return Entry(kind: kind, id: id, action: "merged", detail: "changes from both sides")
+  }
+
+  /// The revision at which the row holds exactly `bytes`: the row's own when its text is
+  /// already `bytes`, else the revision of pushing them (a jsonb changed by an SQL writer gets
+  /// its canonical text back; a row changed meanwhile keeps its revision, and the next run sees it).
+  func exact(_ kind: String, _ id: String, _ bytes: [UInt8], _ row: Row, _ database: Database) async throws(SyncError)
+    -> Int64
+  {
+    guard row.text != String(decoding: bytes, as: UTF8.self) else { return row.revision }
+    return try await push(kind, id, bytes, revision: row.revision, database) ?? row.revision
   }
 
   /// Records a conflict, with the database's side kept for `resolve`.

@@ -42,8 +42,20 @@ struct HelpTests {
   @Test func everyCommandHasExamplesThatFitAndRun() throws {
     let paths = try Self.commandPaths()
     #expect(paths.count > 30, "\(paths)")
+    // sync's examples run against a real PostgreSQL, started for them (skipped outside CI
+    // when PostgreSQL is not installed).
+    var server: PostgresServer?
+    defer { server?.stop() }
     try withTemporaryDirectory { dir in
       for path in paths {
+        if path.first == "sync" && server == nil {
+          guard PostgresServer.unavailable == nil || ProcessInfo.processInfo.environment["CI"] == "true" else {
+            print(
+              "skipping the examples of formsctl \(path.joined(separator: " ")): \(PostgresServer.unavailable ?? "")")
+            continue
+          }
+          server = try PostgresServer()
+        }
         let name = (["formsctl"] + path).joined(separator: " ")
         let narrow = try Self.help(path, columns: 80)
         let wide = try Self.help(path, columns: 300)
@@ -69,7 +81,10 @@ struct HelpTests {
         }
         let failures = try runShellLines(
           runnable, in: work + "/acquisitions",
-          environment: ["FORMSCTL_NOW": "2026-11-20T10:00:00Z", "FORMSCTL_IDENTITY": identity, "HOME": work])
+          environment: [
+            "FORMSCTL_NOW": "2026-11-20T10:00:00Z", "FORMSCTL_IDENTITY": identity, "HOME": work,
+            "FORMSCTL_DATABASE_URL": server?.url ?? "",
+          ])
         #expect(failures.isEmpty, "\(name): \(failures.joined(separator: "; "))")
       }
     }

@@ -106,9 +106,11 @@ extension Formsctl.SyncCommand {
     static let configuration = CommandConfiguration(
       abstract: "Settle a sync conflict: keep this side, the database's, or a file's document.",
       discussion: """
+        The conflict's two sides are in `formsctl sync status` (problem) and in .formsctl/sync/; --file takes a document you settled by hand. The chosen document goes through the store's write path and to the row, which must still be as the conflict found it.
+
         Examples:
-          formsctl sync resolve purchase-order PO-000201 --ours
-          formsctl sync resolve purchase-order PO-000201 --file merged.json
+          formsctl list purchase-order --where '_sync == "conflict"'
+          formsctl sync resolve purchase-order PO-000201 --ours  # exit 65: no conflict
         """)
     @OptionGroup var options: StoreOptions
     @OptionGroup var database: DatabaseOptions
