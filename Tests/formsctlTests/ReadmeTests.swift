@@ -64,6 +64,28 @@ struct ReadmeTests {
     }
   }
 
+  @Test(
+    .enabled(
+      if: PostgresServer.unavailable == nil || ProcessInfo.processInfo.environment["CI"] == "true",
+      Comment(rawValue: PostgresServer.unavailable ?? "")))
+  func theSyncSectionRunsAsShown() throws {
+    let blocks = try Self.blocks(under: "Sync with PostgreSQL")
+    #expect(blocks.count == 1)
+    let server = try PostgresServer()
+    defer { server.stop() }
+    try withTemporaryDirectory { (dir: String) throws -> Void in
+      let environment = ["HOME": dir, "FORMSCTL_DATABASE_URL": server.url, "FORMSCTL_IDENTITY": ""]
+      let failures = try runShellLines(blocks[0], in: dir, environment: environment)
+      #expect(failures == [])
+      let document = try readFile(dir + "/sync-demo/data/acquisitions/ACQ-2026-001.json")
+      #expect(document.contains(#""title": "Desks""#))
+      let title = try server.psql("SELECT title FROM formsctl.acquisition_v1_1_0")
+      #expect(title == "Desks\n")
+      let log = try readFile(dir + "/sync-demo/.formsctl/history.jsonl")
+      #expect(log.contains(#""operation":"sync""#))
+    }
+  }
+
   @Test func theApprovalsSectionRunsAsShown() throws {
     let blocks = try Self.blocks(under: "Approvals")
     #expect(blocks.count == 1)
