@@ -176,7 +176,7 @@ func smallest<T>(_ count: Int, of items: [T], by less: (T, T) -> Bool) -> [T] {
 }
 
 extension Store {
-  /// Members a query may read that no file stores (``Schema/computedMemberNames``), computed for
+  /// Members a query may read that no file stores (`Schema.computedMemberNames` in FormsCore), computed for
   /// each document as it is read. `_awaiting` lists the roles whose approval the document waits
   /// for now (the steps of the chain reviewing its state that a holder of the role may sign next).
   public static var computedMemberNames: Set<String> { Schema.computedMemberNames }
