@@ -16,16 +16,8 @@ extension Sync {
   /// Settles the conflict of `kind` `id`: the chosen text goes through the store's write path and
   /// to the row (while the row still has the revision the conflict saw).
   public func resolve(kind: String, id: String, _ resolution: Resolution) throws(SyncError) -> Entry {
-    try blocking { [self] () async throws(SyncError) in
-      let database = try await Database.connect(url)
-      do throws(SyncError) {
-        let entry = try await resolve(kind: kind, id: id, resolution, database: database)
-        await database.close()
-        return entry
-      } catch {
-        await database.close()
-        throw error
-      }
+    try withDatabase { [self] (database) async throws(SyncError) in
+      try await resolve(kind: kind, id: id, resolution, database: database)
     }
   }
 
@@ -74,7 +66,7 @@ extension Sync {
       written =
         resolution == .ours
         ? Array(text.utf8)
-        : try write(kind, id, text, user: store.configuration.user ?? AuditLog.currentUser(root: store.layout.root))
+        : try write(kind, id, text, user: author)
     } catch { throw SyncError.store(error) }
     guard let revision = try await push(kind, id, written, revision: record.remoteRevision, database) else {
       throw SyncError.refused("\(kind) \(id) changed in the database meanwhile; run formsctl sync, then resolve again")

@@ -24,6 +24,8 @@ public struct Sync: Sendable {
   public let url: DatabaseURL
   /// The PostgreSQL schema holding the tables (`formsctl` by default).
   public let schema: String
+  /// Who the rows this store writes name as `updated_by` (the audit log's user).
+  let author: String
 
   public init(store: Store, url: DatabaseURL, schema: String = "formsctl") throws(SyncError) {
     guard SyncSQL.isSchemaName(schema) else {
@@ -32,6 +34,7 @@ public struct Sync: Sendable {
     self.store = store
     self.url = url
     self.schema = schema
+    author = store.configuration.user ?? AuditLog.currentUser(root: store.layout.root)
   }
 
   /// The URL of `--database`, else `FORMSCTL_DATABASE_URL`.
@@ -48,20 +51,13 @@ public struct Sync: Sendable {
       (kind, store.registry.schemas(of: kind).sorted { $0.version < $1.version })
     }
     let statements = SyncSQL.initialize(schema: schema, kinds: kinds)
-    try blocking { [self] () async throws(SyncError) in
-      let database = try await Database.connect(url)
-      do throws(SyncError) {
-        try await database.run("BEGIN")
-        for statement in statements { try await database.run(statement) }
-        try await database.run(
-          "INSERT INTO \(SyncSQL.qualified(schema, "formsctl_meta")) (key, value) VALUES ('database_id', gen_random_uuid()::text) ON CONFLICT (key) DO NOTHING"
-        )
-        try await database.run("COMMIT")
-      } catch {
-        await database.close()
-        throw error
-      }
-      await database.close()
+    try withDatabase { [schema] (database) async throws(SyncError) in
+      try await database.run("BEGIN")
+      for statement in statements { try await database.run(statement) }
+      try await database.run(
+        "INSERT INTO \(SyncSQL.qualified(schema, "formsctl_meta")) (key, value) VALUES ('database_id', gen_random_uuid()::text) ON CONFLICT (key) DO NOTHING"
+      )
+      try await database.run("COMMIT")
     }
     return kinds.flatMap { kind, versions in versions.map { SyncSQL.view(kind, $0.version) } }
   }
@@ -80,12 +76,22 @@ public struct Sync: Sendable {
   /// Syncs every kind in `direction`; deletions on either side are held to `maxDelete` (the
   /// default bound of `import --prune`: at most half of a kind).
   public func run(_ direction: Direction = .both, maxDelete: PruneBound? = nil) throws(SyncError) -> [Entry] {
-    try blocking { [self] () async throws(SyncError) in
+    try withDatabase { [self] (database) async throws(SyncError) in
+      try await run(direction, maxDelete: maxDelete, database: database)
+    }
+  }
+
+  /// Runs `body` with a connection to the database, closed after it whatever happens; the
+  /// caller waits (see `blocking`).
+  func withDatabase<T: Sendable>(_ body: @escaping @Sendable (Database) async throws(SyncError) -> T)
+    throws(SyncError) -> T
+  {
+    try blocking { [url] () async throws(SyncError) in
       let database = try await Database.connect(url)
       do throws(SyncError) {
-        let entries = try await run(direction, maxDelete: maxDelete, database: database)
+        let result = try await body(database)
         await database.close()
-        return entries
+        return result
       } catch {
         await database.close()
         throw error
@@ -191,7 +197,7 @@ public struct Sync: Sendable {
       (try? JSONParser().parse(bytes))?["_schema"]?.stringValue.flatMap { $0.split(separator: "@").last }
       .map(String.init) ?? ""
     let hash = sha256(bytes)
-    let user = store.configuration.user ?? AuditLog.currentUser(root: store.layout.root)
+    let user = author
     let rows: [PostgresRow]
     if let revision {
       rows = try await database.rows(
