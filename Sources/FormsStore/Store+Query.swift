@@ -118,11 +118,15 @@ extension Store {
       Result { () throws(StoreError) in
         let bytes: [UInt8]
         if let opened { bytes = try FileIO.readListed(path, in: opened) } else { bytes = try FileIO.read(path) }
+        // Not parsing (or a broken envelope) skips the file, named; reading sync state may fail.
+        let stored = projection == nil ? try? JSONParser().parse(bytes) : nil
         guard
-          let value = projection.flatMap({ JSONParser().parse(bytes, keeping: $0) })
-            ?? (try? self.queried(
-              JSONParser().parse(bytes), kind: kind, path: path, bytes: bytes, computing: computed, sync: sync))
+          var value = projection.flatMap({ JSONParser().parse(bytes, keeping: $0) })
+            ?? stored.flatMap({ try? self.opened($0, path: path, bytes: bytes) })
         else { return (nil, path) }
+        if let stored, !computed.isEmpty {
+          try self.compute(computed, into: &value, stored: stored, kind: kind, path: path, bytes: bytes, sync: sync)
+        }
         guard filters.allSatisfy({ $0.evaluate(value) }) else { return (nil, nil) }
         return (Match(path: path, keys: sort.map { $0.path.values(in: value).first }), nil)
       }
@@ -190,12 +194,12 @@ extension Store {
     return names
   }
 
-  /// A stored document (parsed from `bytes` at `path`) as a query reads it: sealed values opened
-  /// where the identity can, and the `computing` members added.
-  func queried(
-    _ stored: JSONValue, kind: String, path: String, bytes: [UInt8], computing: Set<String>, sync: SyncState?
-  ) throws(StoreError) -> JSONValue {
-    var value = try opened(stored, path: path, bytes: bytes)
+  /// Adds the `computing` members to `value`, the document `stored` (parsed from `bytes` at
+  /// `path`) as a query reads it.
+  func compute(
+    _ computing: Set<String>, into value: inout JSONValue, stored: JSONValue, kind: String, path: String,
+    bytes: [UInt8], sync: SyncState?
+  ) throws(StoreError) {
     if computing.contains("_sync") {
       let record = try sync?.record(kind: kind, id: StoreLayout.id(fromFile: path) ?? fileName(path))
       value["_sync"] = SyncState.status(of: record, bytes: bytes).map { .string($0.rawValue) } ?? .null
@@ -203,7 +207,6 @@ extension Store {
     if computing.contains("_awaiting"), let schema = registry.schema(of: stored) {
       value["_awaiting"] = .array(awaitedRoles(stored, schema: schema, kind: kind, path: path).map { .string($0) })
     }
-    return value
   }
 
   /// The roles whose approval `stored` (as on disk) waits for now.
