@@ -193,6 +193,24 @@ struct SyncTests {
     }
   }
 
+  @Test func aDatabaseRestartIsTryAgainAndTheNextRunConverges() throws {
+    try withServer { server, dir in
+      let store = try store(dir)
+      let syncer = try sync(store, server)
+      _ = try syncer.initialize()
+      _ = try syncer.run()
+      try store.update(kind: "claim", id: "c1", assignments: [try Assignment("note=while it was down")])
+      server.pause()
+      let down = #expect(throws: SyncError.self) { _ = try syncer.run() }
+      #expect(down?.kind == .tryAgain && down?.description.contains("cannot reach the database") == true)
+      #expect(try Sync.status(store).rows.first { $0[1] == "c1" }?[2] == "local-changed")
+      try server.resume()
+      #expect(try syncer.run().map(\.action) == ["pushed"])
+      #expect(try server.psql("SELECT document->>'note' FROM formsctl.claim WHERE id = 'c1'") == "while it was down\n")
+      #expect(try syncer.run() == [])
+    }
+  }
+
   @Test func badInputsAreOneLineErrorsWithTheirExitCodes() throws {
     try withServer { server, dir in
       let store = try store(dir)

@@ -7,7 +7,7 @@ public final class PostgresServer: @unchecked Sendable {  // one owner: the test
   public let port: Int
   public let directory: String
   public let bin: String
-  let process: Process
+  private(set) var process: Process
 
   /// The URL formsctl is given.
   public var url: String { "postgresql://formsctl:secret@127.0.0.1:\(port)/postgres?sslmode=disable" }
@@ -46,22 +46,41 @@ public final class PostgresServer: @unchecked Sendable {  // one owner: the test
         "--auth=scram-sha-256", "-E", "UTF8", "--no-sync", "--locale=C",
       ])
     port = try Self.freePort()
-    process = Process()
-    process.executableURL = URL(fileURLWithPath: prefix.first ?? bin + "/postgres")
-    process.arguments =
-      Array(prefix.dropFirst()) + (root ? [bin + "/postgres"] : []) + [
+    arguments =
+      prefix + [bin + "/postgres"] + [
         "-D", directory + "/data", "-h", "127.0.0.1", "-p", "\(port)", "-k", directory, "-F",
       ]
+    process = try Self.start(arguments, bin: bin, port: port)
+  }
+
+  private let arguments: [String]
+
+  /// Starts the server process and waits until it accepts connections.
+  private static func start(_ arguments: [String], bin: String, port: Int) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: arguments[0])
+    process.arguments = Array(arguments.dropFirst())
     process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
     process.standardError = FileHandle(forWritingAtPath: "/dev/null")
     try process.run()
     for _ in 0..<200 {
-      if (try? Self.run([bin + "/pg_isready", "-q", "-h", "127.0.0.1", "-p", "\(port)"])) != nil { return }
+      if (try? Self.run([bin + "/pg_isready", "-q", "-h", "127.0.0.1", "-p", "\(port)"])) != nil { return process }
       usleep(50_000)
     }
-    stop()
+    kill(process.processIdentifier, SIGINT)
+    process.waitUntilExit()
     throw Failure(message: "PostgreSQL did not start on port \(port)")
   }
+
+  /// Stops the server (fast shutdown) and keeps its cluster; `resume()` starts it again.
+  public func pause() {
+    guard process.isRunning else { return }
+    kill(process.processIdentifier, SIGINT)
+    process.waitUntilExit()
+  }
+
+  /// Starts the paused server again, on the same port and cluster (a database restart).
+  public func resume() throws { process = try Self.start(arguments, bin: bin, port: port) }
 
   /// Runs `sql` with psql as the test's superuser; its unaligned output.
   @discardableResult
@@ -76,10 +95,7 @@ public final class PostgresServer: @unchecked Sendable {  // one owner: the test
 
   /// Stops the server (fast shutdown) and removes its cluster.
   public func stop() {
-    if process.isRunning {
-      kill(process.processIdentifier, SIGINT)
-      process.waitUntilExit()
-    }
+    pause()
     try? FileManager.default.removeItem(atPath: directory)
   }
 
