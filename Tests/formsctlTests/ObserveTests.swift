@@ -101,15 +101,15 @@ import Testing
       let sentinel = store + "/data/acquisitions/ACQ-2026-002.json"
       let deadline = ContinuousClock.now + .seconds(60)
       while collected.count == 0 && ContinuousClock.now < deadline {
-        let text = try readFile(sentinel)
-        try writeFile(text.replacingOccurrences(of: "\"title\": \"", with: "\"title\": \"Ready "), to: sentinel)
+        // Written whole (temporary and rename): a busy machine could otherwise show the watch a
+        // half-written file, which is a change of its own ("invalid").
+        let text = try readFile(sentinel).replacingOccurrences(of: "\"title\": \"", with: "\"title\": \"Ready ")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: sentinel), options: .atomic)
         for _ in 0..<50 where collected.count == 0 { usleep(20_000) }
       }
       usleep(300_000)
-      #expect(
-        collected.batches.withLock { $0.map(Self.summary) }.allSatisfy {
-          $0.hasPrefix("outside: update acquisition ACQ-2026-002 [/title]")
-        })
+      let first = collected.batches.withLock { $0.map(Self.summary) }
+      #expect(first.allSatisfy { $0.hasPrefix("outside: update acquisition ACQ-2026-002 [/title]") }, "\(first)")
       #if os(Linux)
         #expect(Self.newWatches(since: watchesBefore) > 0, "the watch holds kernel watches")
       #endif
