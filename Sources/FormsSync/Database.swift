@@ -9,7 +9,8 @@ import Synchronization
 final class Database: Sendable {
   let connection: PostgresConnection
   let url: DatabaseURL
-  let logger = Logger(label: "formsctl.sync") { _ in SwiftLogNoOpLogHandler() }
+  /// Nothing of the client's own logging reaches the terminal: errors come back as values.
+  static let logger = Logger(label: "formsctl.sync") { _ in SwiftLogNoOpLogHandler() }
 
   private init(connection: PostgresConnection, url: DatabaseURL) {
     self.connection = connection
@@ -37,9 +38,8 @@ final class Database: Sendable {
     }
     let configuration = PostgresConnection.Configuration(
       host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: tls)
-    let logger = Logger(label: "formsctl.sync") { _ in SwiftLogNoOpLogHandler() }
     do {
-      let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+      let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: Self.logger)
       return Database(connection: connection, url: url)
     } catch {
       throw classify(error, url: url)
@@ -50,7 +50,7 @@ final class Database: Sendable {
   func rows(_ query: PostgresQuery) async throws(SyncError) -> [PostgresRow] {
     do {
       var out: [PostgresRow] = []
-      for try await row in try await connection.query(query, logger: logger) { out.append(row) }
+      for try await row in try await connection.query(query, logger: Self.logger) { out.append(row) }
       return out
     } catch {
       throw Self.classify(error, url: url)

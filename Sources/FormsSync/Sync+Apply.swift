@@ -182,11 +182,10 @@ extension Sync {
   func write(_ kind: String, _ id: String, _ text: String, user: String) throws(StoreError) -> [UInt8] {
     let value = try Store.parsed(Array(text.utf8), shown: "the database's \(kind) \(id)")
     let path = try store.path(kind: kind, id: id)
-    try store.write("sync", summary: "sync \(kind) \(id)", user: user) { session throws(StoreError) in
+    return try store.write("sync", summary: "sync \(kind) \(id)", user: user) { session throws(StoreError) in
       let stored = FileIO.entry(path) == .missing ? nil : try store.read(kind: kind, id: id)
-      try session.save(value, replacing: stored, kind: kind, source: .feed(strictWorkflow: false))
+      return try session.save(value, replacing: stored, kind: kind, source: .feed(strictWorkflow: false)).bytes
     }
-    return try FileIO.read(path, followLinks: false)
   }
 
   /// True when `bytes` and `text` hold the same JSON value.

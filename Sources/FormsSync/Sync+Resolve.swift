@@ -87,13 +87,9 @@ extension Sync {
     var rows: [[String]] = []
     for kind in store.registry.kinds {
       let known = try state.records(kind: kind)
-      let directory = store.layout.documents(in: try store.schema(kind).directory)
-      var ids = Set(known.keys)
-      ids.formUnion(try store.layout.ids(in: try store.schema(kind).directory, prefix: ""))
-      for id in ids.sorted() {
-        let path = directory + "/" + id + ".json"
-        let bytes = FileIO.entry(path) == .missing ? nil : try FileIO.read(path, followLinks: false)
-        guard let status = SyncState.status(of: known[id], bytes: bytes) else { continue }
+      let files = try files(of: kind, in: store)
+      for id in Set(known.keys).union(files.keys).sorted() {
+        guard let status = SyncState.status(of: known[id], bytes: files[id]) else { continue }
         var object = JSONObject(["kind": .string(kind), "id": .string(id), "status": .string(status.rawValue)])
         if let last = known[id]?.lastSynced { object["last_synced"] = .string(last) }
         if let problem = known[id]?.problem, status == .conflict || status == .rejected {

@@ -67,14 +67,18 @@ extension Sync {
   func storeSide(_ kind: String, state: SyncState) throws(SyncError) -> ([String: SyncState.Record], [String: [UInt8]])
   {
     do throws(StoreError) {
-      let records = try state.records(kind: kind)
-      var local: [String: [UInt8]] = [:]
-      let directory = store.layout.documents(in: try store.schema(kind).directory)
-      for id in try store.layout.ids(in: try store.schema(kind).directory, prefix: "") {
-        local[id] = try FileIO.read(directory + "/" + id + ".json", followLinks: false)
-      }
-      return (records, local)
+      return (try state.records(kind: kind), try Self.files(of: kind, in: store))
     } catch { throw SyncError.store(error) }
+  }
+
+  /// The bytes of every document of `kind` as stored (sealed values as envelopes), by id.
+  static func files(of kind: String, in store: Store) throws(StoreError) -> [String: [UInt8]] {
+    let directory = try store.schema(kind).directory
+    var files: [String: [UInt8]] = [:]
+    for id in try store.layout.ids(in: directory, prefix: "") {
+      files[id] = try FileIO.read(store.layout.path(directory: directory, id: id), followLinks: false)
+    }
+    return files
   }
 
   func plan(_ record: SyncState.Record?, bytes: [UInt8]?, revision: Int64?, _ direction: Direction) -> Plan {

@@ -147,12 +147,12 @@ public struct SyncState: Sendable {
   public static func latest(_ layout: StoreLayout) throws(StoreError) -> SyncState? {
     let root = layout.stateDirectory + "/sync"
     guard FileIO.isDirectory(root) else { return nil }
-    var best: (time: Int, name: String)?
+    var best: (time: Int64, name: String)?
     for entry in try FileIO.entries(of: root) {
       var info = stat()
       guard stat(root + "/" + entry.name + "/database.json", &info) == 0 else { continue }
-      let time = Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
-      if time > best?.time ?? Int.min { best = (time, entry.name) }
+      let time = Platform.times(info).modified
+      if time > best?.time ?? Int64.min { best = (time, entry.name) }
     }
     return best.map { SyncState(layout: layout, database: $0.name) }
   }
