@@ -31,6 +31,10 @@ struct Formsctl: ParsableCommand {
 
   static func main() {
     do {
+      if let script = Completions.script(Array(CommandLine.arguments.dropFirst())) {
+        print(script)
+        return
+      }
       try checkSubcommands(Array(CommandLine.arguments.dropFirst()))
       var command = try parseAsRoot()
       try command.run()

@@ -250,6 +250,19 @@ struct CommandLineTests {
       let script = try store.run(["--generate-completion-script", "bash"])
       #expect(script.status == 0 && script.stdout.contains("---completion get -- positional@1"))
       #expect(script.stdout.contains("'ndjson'$'\\n''csv'$'\\n''paths'"), "--format values are completed")
+      // In bash, `PATH=` is completed without the space after it (and without escaping the `=`).
+      try Data(script.stdout.utf8).write(to: URL(fileURLWithPath: dir + "/formsctl.bash"))
+      let bash = try runShell(
+        #"""
+        exec bash -c '. ../formsctl.bash
+        exec 3>&2; compopt() { echo "compopt $*" >&3; }
+        offer() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+          COMPREPLY=(); _formsctl formsctl "${COMP_WORDS[-1]}" "${COMP_WORDS[-2]}"; printf "[%s]\n" "${COMPREPLY[@]}" >&2; }
+        offer formsctl set purchase-order PO-000201 del
+        offer formsctl get purchase-order PO-00020'
+        """#, in: store.root)
+      #expect(bash.stderr.hasPrefix("compopt -o nospace +o filenames\n[delivery_note=]\n[PO-000201]\n"), "\(bash.stderr)")
+      #expect(bash.stderr.components(separatedBy: "compopt").count == 2, "ids are completed with the space: \(bash.stderr)")
     }
   }
 
