@@ -17,6 +17,11 @@ public enum RetentionPlanner {
     public let name: String
     public let keep: Bool
     public let reason: String
+    public init(name: String, keep: Bool, reason: String) {
+      self.name = name
+      self.keep = keep
+      self.reason = reason
+    }
   }
 
   /// Decisions, newest first; snapshots with the same time keep their given order (oldest first).

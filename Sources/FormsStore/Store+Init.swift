@@ -10,6 +10,7 @@ extension Store {
     snapshots:
       keep_within: 7d           # keep every snapshot younger than this
       keep_weekly_within: 30d   # then the newest of each ISO week until this age
+      auto_prune: true          # applied after every command that takes a snapshot
 
     """
 

@@ -317,13 +317,17 @@ public struct RetentionPolicy: Sendable, Equatable {
   public var keepWithin: Int
   /// Then keep the newest of each ISO week younger than this many seconds.
   public var keepWeeklyWithin: Int
+  /// Whether every command that takes a snapshot applies the policy afterwards (`auto_prune`,
+  /// true unless the manifest says false).
+  public var autoPrune: Bool
 
-  /// 7 days, then weekly until 30 days.
+  /// 7 days, then weekly until 30 days, applied after every snapshot.
   public static let `default` = RetentionPolicy(keepWithin: 7 * 86400, keepWeeklyWithin: 30 * 86400)
 
-  public init(keepWithin: Int, keepWeeklyWithin: Int) {
+  public init(keepWithin: Int, keepWeeklyWithin: Int, autoPrune: Bool = true) {
     self.keepWithin = keepWithin
     self.keepWeeklyWithin = keepWeeklyWithin
+    self.autoPrune = autoPrune
   }
 
   /// A policy value that does not parse.
@@ -338,16 +342,23 @@ public struct RetentionPolicy: Sendable, Equatable {
       throw ParseError(position: yaml.position, message: "snapshots must be a mapping")
     }
     for pair in pairs {
+      let key = pair.key.scalar?.text
+      guard ["keep_within", "keep_weekly_within", "auto_prune"].contains(key) else {
+        throw ParseError(
+          position: pair.key.position, message: "unknown key; expected keep_within, keep_weekly_within or auto_prune")
+      }
+      if key == "auto_prune" {
+        switch pair.value.scalar?.text {
+        case "true": autoPrune = true
+        case "false": autoPrune = false
+        default: throw ParseError(position: pair.value.position, message: "auto_prune is true or false")
+        }
+        continue
+      }
       guard let text = pair.value.scalar?.text, let seconds = Self.seconds(text) else {
         throw ParseError(position: pair.value.position, message: Self.durationProblem(pair.value.scalar?.text ?? ""))
       }
-      switch pair.key.scalar?.text {
-      case "keep_within": keepWithin = seconds
-      case "keep_weekly_within": keepWeeklyWithin = seconds
-      default:
-        throw ParseError(
-          position: pair.key.position, message: "unknown key; expected keep_within or keep_weekly_within")
-      }
+      if key == "keep_within" { keepWithin = seconds } else { keepWeeklyWithin = seconds }
     }
   }
 

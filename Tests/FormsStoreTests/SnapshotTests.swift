@@ -71,6 +71,30 @@ struct SnapshotTests {
     }
   }
 
+  /// Every command that snapshots applies the retention policy after it (DESIGN §10), never to
+  /// the snapshot a restore reads; `auto_prune: false` turns it off.
+  @Test func takingASnapshotPrunesByThePolicy() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try SnapshotFixture(dir)
+      let old = try fixture.take()
+      fixture.clock += 40 * 86400
+      try writeFile("{\"_schema\":\"note@1.0.0\",\"id\":\"n0\",\"text\":\"changed\"}", to: dir + "/data/notes/n0.json")
+      let restored = try fixture.snapshots.restore(old.name, wait: 0)
+      #expect(restored.prunedSnapshots.isEmpty, "the snapshot restored from is spared")
+      fixture.clock += 60
+      let (manual, pruned) = try fixture.snapshots.createManual(message: nil, label: nil, wait: 0)
+      #expect(pruned == [old.name], "older than 30 days, and no longer being restored")
+      #expect(try fixture.snapshots.list().map(\.name) == [restored.preRestoreSnapshot, manual.name])
+
+      fixture.clock += 40 * 86400
+      try writeFile("formsctl: 1\nsnapshots:\n  auto_prune: false\n", to: dir + "/formsctl.yaml")
+      var kept = Snapshots(layout: try StoreLayout(root: dir))
+      kept.now = { fixture.clock }
+      #expect(try kept.createManual(message: nil, label: nil, wait: 0).pruned.isEmpty)
+      #expect(try kept.list().count == 3)
+    }
+  }
+
   @Test func restoreGivesBackTheSnapshotTree() throws {
     try withTemporaryDirectory { dir in
       let fixture = try SnapshotFixture(dir)

@@ -38,6 +38,21 @@ struct StoreLayoutTests {
     }
   }
 
+  @Test func autoPruneIsTrueOrFalse() throws {
+    try withTemporaryDirectory { dir in
+      try writeFile("formsctl: 1\nsnapshots:\n  auto_prune: false\n", to: dir + "/formsctl.yaml")
+      try FileManager.default.createDirectory(atPath: dir + "/schemas", withIntermediateDirectories: true)
+      #expect(try StoreLayout(root: dir).retention.autoPrune == false)
+      try writeFile("formsctl: 1\nsnapshots:\n  auto_prune: sometimes\n", to: dir + "/formsctl.yaml")
+      #expect(
+        throws: StoreError.manifest(
+          file: dir + "/formsctl.yaml", position: .init(line: 3, column: 15), message: "auto_prune is true or false")
+      ) {
+        try StoreLayout(root: dir)
+      }
+    }
+  }
+
   @Test func documentPathsReadBackToTheirDirectoryAndID() throws {
     try withTemporaryDirectory { root in
       try writeFile("formsctl: 1\ndata: records/../data\n", to: root + "/formsctl.yaml")

@@ -37,6 +37,7 @@ struct SnapshotCommandTests {
       try run(["snapshot", "verify"])
       env["FORMSCTL_NOW"] = "2027-01-30T08:00:00Z"
       try run(["snapshot", "prune", "--dry-run"])
+      try run(["snapshot", "create", "--label", "new-year"])
       try run(["snapshot", "prune", "--keep-within", "0d", "--keep-weekly-within", "0d"])
       try run(["snapshot", "restore", "nope"])
       try run(["snapshot", "restore", "latest", "formsctl.yaml"])

@@ -60,6 +60,8 @@ public struct Importer: Sendable {
     /// Members the schema does not know, dropped, by path.
     public var dropped: [String: Int] = [:]
     public var snapshot: String?
+    /// The snapshots the retention policy removed after it (`auto_prune`).
+    public var prunedSnapshots: [String] = []
 
     public func count(_ test: (FeedMerger.Action) -> Bool) -> Int { records.filter { test($0.action) }.count }
 
@@ -284,6 +286,7 @@ public struct Importer: Sendable {
       report.snapshot = try snapshots.create(
         reason: "pre-import", message: "before importing \(fileName(request.feed))", only: changing
       ).name
+      report.prunedSnapshots = try snapshots.autoPrune()
     }
     for version in prepared { try session.stage(version) }
     try store.stage(report.pruned, in: session)

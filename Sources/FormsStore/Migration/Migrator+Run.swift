@@ -13,6 +13,8 @@ extension Migrator {
     public var skipped: [String] = []
     public var migrated = 0
     public var snapshot: String?
+    /// The snapshots the retention policy removed after it (`auto_prune`).
+    public var prunedSnapshots: [String] = []
     public var seconds: Double = 0
     /// The bytes of the documents to rewrite, what the run needs free (staged files, the safety
     /// copy, a margin) and what is free.
@@ -114,6 +116,7 @@ extension Migrator {
       snapshots.progress = store.progress
       snapshots.now = store.now
       report.snapshot = try snapshots.create(reason: "pre-migrate", message: "before migrate").name
+      report.prunedSnapshots = try snapshots.autoPrune()
     }
     // Pass 2: transform again in batches and stage, so memory stays flat however large the store.
     session.operation.summary = "migrate " + Set(groups.map(\.kind)).sorted().joined(separator: ", ")

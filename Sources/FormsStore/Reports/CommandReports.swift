@@ -43,6 +43,7 @@ extension Importer.Report {
           JSONObject(dropped.map { JSONObject.Member(key: $0.key, value: .number(JSONNumber($0.value))) })),
         "warnings": .array((workflowWarnings + warnings).map(JSONValue.string)),
         "snapshot": snapshot.map(JSONValue.string) ?? .null,
+        "pruned_snapshots": .array(prunedSnapshots.map(JSONValue.string)),
         "summary": .string(summary),
       ]))
   }
@@ -138,7 +139,7 @@ extension Snapshots.Difference {
 }
 
 extension Snapshots.RestoreOutcome {
-  /// `{snapshot, dry_run, pre_restore_snapshot, rewritten, recreated, removed}`.
+  /// `{snapshot, dry_run, pre_restore_snapshot, rewritten, recreated, removed, pruned_snapshots}`.
   public func json(dryRun: Bool) -> JSONValue {
     .object(
       JSONObject([
@@ -147,6 +148,7 @@ extension Snapshots.RestoreOutcome {
         "rewritten": .array(plan.rewritten.map(JSONValue.string)),
         "recreated": .array(plan.recreated.map(JSONValue.string)),
         "removed": .array(plan.removed.map(JSONValue.string)),
+        "pruned_snapshots": .array(prunedSnapshots.map(JSONValue.string)),
       ]))
   }
 }

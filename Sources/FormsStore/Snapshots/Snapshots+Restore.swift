@@ -78,6 +78,8 @@ extension Snapshots {
     /// The snapshot of the state before, taken first (nil in a dry run, with `snapshotFirst` off,
     /// or when nothing changes).
     public let preRestoreSnapshot: String?
+    /// The snapshots the retention policy removed after the pre-restore one (`auto_prune`).
+    public let prunedSnapshots: [String]
   }
 
   /// Makes the live store (or the named snapshot paths) equal to the snapshot `reference`,
@@ -96,7 +98,9 @@ extension Snapshots {
       let info = try find(reference)
       let plan = try planRestore(info, paths: paths)
       session.operation.summary = "snapshot restore \(info.name)"
-      if dryRun || plan.isEmpty { return RestoreOutcome(snapshot: info, plan: plan, preRestoreSnapshot: nil) }
+      if dryRun || plan.isEmpty {
+        return RestoreOutcome(snapshot: info, plan: plan, preRestoreSnapshot: nil, prunedSnapshots: [])
+      }
       let written = plan.steps.reduce(Int64(0)) { total, step in
         if case .write(_, let bytes) = step { return total + Int64(bytes.count) }
         return total
@@ -105,6 +109,7 @@ extension Snapshots {
         written, at: layout.root, for: "snapshot restore (\(plan.rewritten.count + plan.recreated.count) files)")
       let before =
         snapshotFirst ? try create(reason: "pre-restore", message: "before restoring \(info.name)").name : nil
+      let pruned = snapshotFirst ? try autoPrune(sparing: info.name) : []
       for step in plan.steps {
         let old = FileIO.entry(step.path) == .missing ? nil : try FileIO.read(step.path, limit: Int.max)
         switch step {
@@ -118,7 +123,7 @@ extension Snapshots {
         "rewritten": .number(JSONNumber(plan.rewritten.count)), "recreated": .number(JSONNumber(plan.recreated.count)),
         "removed": .number(JSONNumber(plan.removed.count)),
       ])
-      return RestoreOutcome(snapshot: info, plan: plan, preRestoreSnapshot: before)
+      return RestoreOutcome(snapshot: info, plan: plan, preRestoreSnapshot: before, prunedSnapshots: pruned)
     }
   }
 
@@ -147,14 +152,28 @@ extension Snapshots {
     }
   }
 
+  /// The retention policy of the manifest applied after a command took a snapshot, unless it
+  /// says `auto_prune: false` (DESIGN §10); the caller holds the lock. `sparing` (the snapshot a
+  /// restore reads) is kept whatever its age. The names removed, newest first.
+  func autoPrune(sparing: String? = nil) throws(StoreError) -> [String] {
+    let policy = layout.retention
+    guard policy.autoPrune else { return [] }
+    return try prune(
+      keepWithin: policy.keepWithin, keepWeeklyWithin: policy.keepWeeklyWithin, keepLast: 0, dryRun: false,
+      sparing: sparing
+    ).filter { !$0.keep }.map(\.name)
+  }
+
   /// `prune`, the caller holding the lock.
-  func prune(keepWithin: Int, keepWeeklyWithin: Int, keepLast: Int, dryRun: Bool) throws(StoreError)
+  func prune(keepWithin: Int, keepWeeklyWithin: Int, keepLast: Int, dryRun: Bool, sparing: String? = nil)
+    throws(StoreError)
     -> [RetentionPlanner.Decision]
   {
     let all = try list()
     let decisions = RetentionPlanner.decide(
       all.map { RetentionPlanner.Snapshot(name: $0.name, time: $0.time) }, now: Int64(now().timeIntervalSince1970),
-      keepWithin: keepWithin, keepWeeklyWithin: keepWeeklyWithin, keepLast: keepLast)
+      keepWithin: keepWithin, keepWeeklyWithin: keepWeeklyWithin, keepLast: keepLast
+    ).map { $0.name == sparing && !$0.keep ? RetentionPlanner.Decision(name: $0.name, keep: true, reason: "restored from") : $0 }
     if !dryRun && decisions.contains(where: { !$0.keep }) {
       let removing = ProgressCounter("pruning", total: decisions.filter { !$0.keep }.count, progress)
       for decision in decisions where !decision.keep {

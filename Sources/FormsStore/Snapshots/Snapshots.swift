@@ -148,10 +148,13 @@ public struct Snapshots: Sendable {
   }
 
   /// `snapshot create`: a whole-store snapshot taken by a person, under the store's write lock
-  /// (waiting up to `wait` seconds for another writer).
-  public func createManual(message: String?, label: String?, wait: Double) throws(StoreError) -> SnapshotManifest {
+  /// (waiting up to `wait` seconds for another writer), then the retention policy applied (see
+  /// `autoPrune`); the snapshots it removed, newest first.
+  public func createManual(message: String?, label: String?, wait: Double) throws(StoreError) -> (
+    manifest: SnapshotManifest, pruned: [String]
+  ) {
     try layout.withWriteLock("snapshot create", wait: wait) { () throws(StoreError) in
-      try create(reason: "manual", message: message, label: label)
+      (try create(reason: "manual", message: message, label: label), try autoPrune())
     }
   }
 

@@ -89,6 +89,7 @@ extension Formsctl {
       printOut(
         report.summary + (dryRun ? "; dry run: nothing written" : "")
           + (report.snapshot.map { "; the state before is snapshot \($0)" } ?? ""))
+      Formsctl.Snapshot.showPruned(report.prunedSnapshots)
     }
   }
 }

@@ -63,6 +63,7 @@ extension Formsctl.Migrate {
         printOut(
           String(format: "migrated %d documents in %.2f s", report.migrated, report.seconds)
             + (report.snapshot.map { "; the state before is snapshot \($0)" } ?? ""))
+        Formsctl.Snapshot.showPruned(report.prunedSnapshots)
       }
     }
   }

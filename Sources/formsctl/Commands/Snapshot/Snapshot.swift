@@ -28,6 +28,14 @@ extension Formsctl {
       return (layout, snapshots)
     }
 
+    /// After a command took a snapshot: which old ones the retention policy removed, one line.
+    static func showPruned(_ names: [String]) {
+      guard !names.isEmpty else { return }
+      printOut(
+        "pruned \(plural(names.count, "snapshot")) by the retention policy (auto_prune: false in formsctl.yaml keeps them): "
+          + names.joined(separator: ", "))
+    }
+
     /// `3 sensitive values in plain text in 2 documents, first data/forms/F-1.json`.
     static func exposed(_ exposure: FormsStore.Snapshots.Exposure) -> String {
       "\(plural(exposure.values, "sensitive value")) in plain text in \(plural(exposure.documents.count, "document")), "

@@ -18,8 +18,9 @@ extension Formsctl.Snapshot {
 
     func run() throws {
       let (_, snapshots) = try Formsctl.Snapshot.open(options)
-      let manifest = try snapshots.createManual(message: message, label: label, wait: options.wait)
+      let (manifest, pruned) = try snapshots.createManual(message: message, label: label, wait: options.wait)
       printOut("created snapshot \(manifest.name) (\(manifest.files.count) files)")
+      Formsctl.Snapshot.showPruned(pruned)
     }
   }
 }

@@ -56,6 +56,7 @@ extension Formsctl.Snapshot {
         if let before = outcome.preRestoreSnapshot {
           printOut("the state before is snapshot \(before); to undo: formsctl snapshot restore \(before)")
         }
+        Formsctl.Snapshot.showPruned(outcome.prunedSnapshots)
       }
     }
 
