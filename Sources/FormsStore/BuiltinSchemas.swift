@@ -129,6 +129,11 @@ fields:
   intrinsicValue: number?
   upsidePercent: number?
   cagrPercent: number?
+# The quick-access copies agree with the outputs they copy (the app wrote both; nothing checked them).
+derived:
+  - {field: intrinsicValue, from: outputsJSON.intrinsic_value}
+  - {field: upsidePercent, from: outputsJSON.upside_percent}
+  - {field: cagrPercent, from: outputsJSON.cagr_percent}
 
 """#),
     ("forecast/2.0.0.yaml", #"""

@@ -166,6 +166,43 @@ extension DescriptorCompiler {
     return out
   }
 
+  /// `derived: [{field: PATH, from: PATH, message: TEXT}]`: `field` a path of the schema; `from`
+  /// one too, or a `json_string` field followed by a path of the type its text holds.
+  mutating func compileDerived(_ node: YAMLNode, _ schema: Schema) -> [Schema.Derived] {
+    let keys = ["field", "from", "message"]
+    guard let entries = node.sequence else {
+      error("derived must be a list of {field, from, message}", at: node.position)
+      return []
+    }
+    var out: [Schema.Derived] = []
+    for entry in entries {
+      for pair in entry.mapping ?? [] where !keys.contains(pair.key.scalar?.text ?? "") {
+        unknownKey(pair.key, allowed: keys, context: "a derived field")
+      }
+      var paths: [Expression.Path] = []
+      for key in ["field", "from"] {
+        guard let pathNode = entry[key], let text = pathNode.string else {
+          error("a derived field needs `\(key):`, a field path such as outputsJSON.intrinsic_value", at: entry.position)
+          continue
+        }
+        guard let path = Expression.Path(text) else {
+          error("\(key): \(text) is not a field path", at: pathNode.position)
+          continue
+        }
+        if let problem = key == "from"
+          ? Schema.textPathProblem(path, in: schema) : Schema.pathProblem(path, in: [schema])
+        {
+          error("\(key): \(text): \(problem)", at: pathNode.position)
+          continue
+        }
+        paths.append(path)
+      }
+      guard paths.count == 2 else { continue }
+      out.append(Schema.Derived(field: paths[0], from: paths[1], message: entry["message"]?.string))
+    }
+    return out
+  }
+
   mutating func compileChanges(_ node: YAMLNode?) -> [JSONValue]? {
     guard let node else { return nil }
     guard let steps = node.sequence else {

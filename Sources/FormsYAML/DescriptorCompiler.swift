@@ -14,7 +14,7 @@ public struct DescriptorCompiler {
 
   static let topLevelKeys = [
     "kind", "version", "title", "description", "directory", "id", "timestamps", "include", "fields", "types",
-    "relations", "workflow", "rules", "references", "from", "changes", "order", "editable", "approvals",
+    "relations", "workflow", "rules", "references", "derived", "from", "changes", "order", "editable", "approvals",
   ]
   static let changeOps = ["rename", "add", "remove", "map", "move", "convert", "each", "jq"]
 
@@ -113,20 +113,22 @@ public struct DescriptorCompiler {
     guard let kind, let version else { return nil }
     func schema(
       order: [(path: Expression.Path, descending: Bool)] = [], editable: [EditablePath]? = nil,
-      references: [Schema.Reference] = []
+      references: [Schema.Reference] = [], derived: [Schema.Derived] = []
     ) -> Schema {
       Schema(
         kind: kind, version: version, title: root["title"]?.string, directory: directory, idField: idField,
         root: rootType, namedTypes: named, relations: relations, workflow: workflow, rules: rules, from: from,
-        changes: changes, order: order, editable: editable, references: references, approvals: approvals)
+        changes: changes, order: order, editable: editable, references: references, derived: derived,
+        approvals: approvals)
     }
     // `order:` and `editable:` name field paths, checked against the schema without them.
     let unordered = schema()
     let order = root["order"].map { compileOrder($0, unordered) } ?? []
     let editable = root["editable"].map { compileEditable($0, unordered) }
     let references = root["references"].map { compileReferences($0, unordered) } ?? []
+    let derived = root["derived"].map { compileDerived($0, unordered) } ?? []
     checkSensitive(unordered, root)
-    return schema(order: order, editable: editable, references: references)
+    return schema(order: order, editable: editable, references: references, derived: derived)
   }
 
   /// The fields the store itself reads (the id, relations, the workflow, timestamps) stay in

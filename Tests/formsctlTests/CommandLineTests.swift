@@ -261,8 +261,10 @@ struct CommandLineTests {
         offer formsctl set purchase-order PO-000201 del
         offer formsctl get purchase-order PO-00020'
         """#, in: store.root)
-      #expect(bash.stderr.hasPrefix("compopt -o nospace +o filenames\n[delivery_note=]\n[PO-000201]\n"), "\(bash.stderr)")
-      #expect(bash.stderr.components(separatedBy: "compopt").count == 2, "ids are completed with the space: \(bash.stderr)")
+      #expect(
+        bash.stderr.hasPrefix("compopt -o nospace +o filenames\n[delivery_note=]\n[PO-000201]\n"), "\(bash.stderr)")
+      #expect(
+        bash.stderr.components(separatedBy: "compopt").count == 2, "ids are completed with the space: \(bash.stderr)")
     }
   }
 

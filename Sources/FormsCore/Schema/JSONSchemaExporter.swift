@@ -51,6 +51,7 @@ public struct JSONSchemaExporter: Sendable {
       if let translated = translate(rule) { allOf.append(translated) } else { skipped.append(rule.source) }
     }
     skipped += schema.references.map { "\($0.field) is one of \($0.to)" }
+    skipped += schema.derived.map { "\($0.field) equals \($0.from)" }
     if !allOf.isEmpty { root["allOf"] = .array(allOf) }
     if !skipped.isEmpty {
       root["$comment"] = .string("rules checked by formsctl only: " + skipped.joined(separator: "; "))

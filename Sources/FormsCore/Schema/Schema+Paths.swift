@@ -28,6 +28,15 @@ extension Schema {
     // The version that got furthest along the path explains best.
     return problems.reduce(nil) { SchemaType.further($0, $1) }?.message
   }
+
+  /// `pathProblem`, except that a top-level `json_string` field may be followed by a path into
+  /// the type of the JSON its text holds (a derived field's `from:`).
+  public static func textPathProblem(_ path: Expression.Path, in schema: Schema) -> String? {
+    guard case .member(let first)? = path.steps.first, path.steps.count > 1,
+      let field = schema.root.fields[first], field.type.kind == .jsonString, let element = field.type.element
+    else { return pathProblem(path, in: [schema]) }
+    return element.pathProblem(path.steps.dropFirst(), walked: [path.steps[0]])?.message
+  }
 }
 
 extension SchemaType {

@@ -19,6 +19,9 @@ public struct Schema: Sendable {
   /// References inside the document (`references:`): every value at a `field` path must be one of
   /// the values at its `to` path (a receipt's item must be one of the order's items).
   public let references: [Reference]
+  /// Fields kept equal to a value of the document (`derived:`), often inside a `json_string`
+  /// field's text: a quick-access copy that must agree with what it copies.
+  public let derived: [Derived]
   /// The version this one migrates from, and how (run by `migrate`).
   public let from: SemanticVersion?
   public let changes: [JSONValue]?
@@ -38,9 +41,11 @@ public struct Schema: Sendable {
     kind: String, version: SemanticVersion, title: String?, directory: String, idField: String, root: SchemaType,
     namedTypes: [String: SchemaType], relations: [Relation], workflow: Workflow?, rules: [Rule],
     from: SemanticVersion?, changes: [JSONValue]?, order: [(path: Expression.Path, descending: Bool)] = [],
-    editable: [EditablePath]? = nil, references: [Reference] = [], approvals: Approvals? = nil
+    editable: [EditablePath]? = nil, references: [Reference] = [], derived: [Derived] = [],
+    approvals: Approvals? = nil
   ) {
     self.approvals = approvals
+    self.derived = derived
     self.references = references
     self.kind = kind
     self.version = version
@@ -105,6 +110,34 @@ public struct Schema: Sendable {
       self.field = field
       self.to = to
       self.message = message
+    }
+  }
+
+  /// A derived field: where the document has `field` (not null), it equals the value at `from`
+  /// (numbers as exact decimals). A step of `from` into a string reads the JSON text the string
+  /// holds, so `outputsJSON.intrinsic_value` reaches into a `json_string` field.
+  public struct Derived: Sendable, Equatable {
+    public let field: Expression.Path
+    public let from: Expression.Path
+    public let message: String?
+    public init(field: Expression.Path, from: Expression.Path, message: String?) {
+      self.field = field
+      self.from = from
+      self.message = message
+    }
+
+    /// The values `from` reaches in `document`, through the JSON text of strings on the way;
+    /// empty when a text on the way does not parse (its own field reports that).
+    public func sources(in document: JSONValue) -> [JSONValue] {
+      var current = [document]
+      for step in from.steps {
+        current = current.flatMap { item -> [JSONValue] in
+          guard case .string(let text) = item else { return Expression.Path(steps: [step]).values(in: item) }
+          guard let parsed = try? JSONParser().parse(Array(text.utf8)) else { return [] }
+          return Expression.Path(steps: [step]).values(in: parsed)
+        }
+      }
+      return current
     }
   }
 

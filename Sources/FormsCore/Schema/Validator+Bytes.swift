@@ -8,8 +8,9 @@ extension Validator {
   /// The names of top-level members a quick check keeps: what the rules read plus `capture`; nil
   /// when a rule reads anything else (then there is no quick check for this schema).
   public func quickCaptures(_ capture: [String]) -> [String]? {
-    // References read lists the byte path does not build: such kinds take the full path.
-    guard schema.references.isEmpty else { return nil }
+    // References and derived fields read values the byte path does not build (lists, a
+    // json_string's text): such kinds take the full path.
+    guard schema.references.isEmpty && schema.derived.isEmpty else { return nil }
     var names = Set(capture)
     for rule in schema.rules {
       for path in rule.require.paths + (rule.when?.paths ?? []) {
@@ -27,7 +28,7 @@ extension Validator {
   public func quickCheck(_ bytes: [UInt8], captures: [String]) -> JSONValue? {
     bytes.withUnsafeBufferPointer { buffer -> JSONValue? in
       guard buffer.first == UInt8(ascii: "{"), schema.root.kind == .object, schema.root.quickPath == .bytes,
-        schema.references.isEmpty
+        schema.references.isEmpty, schema.derived.isEmpty
       else {
         return nil
       }

@@ -47,8 +47,27 @@ public struct Validator: Sendable {
         }
       }
       findings += referenceFindings(document)
+      findings += derivedFindings(document)
     }
     return findings
+  }
+
+  /// Each derived field whose value differs from what it is derived from, at its place.
+  func derivedFindings(_ document: JSONValue) -> [Finding] {
+    var out: [Finding] = []
+    for derived in schema.derived {
+      let sources = derived.sources(in: document)
+      guard let source = sources.first else { continue }
+      for (pointer, value) in derived.field.located(in: document)
+      where !value.isNull && !Expression.compare(value, .equal, source) {
+        out.append(
+          Finding(
+            pointer: pointer, rule: "derived",
+            message: derived.message
+              ?? "\(JSONWriter.compact(value)) differs from \(derived.from), which is \(JSONWriter.compact(source))"))
+      }
+    }
+    return out
   }
 
   /// Each value a `references:` path reaches that none of its target's values equals, at its place.

@@ -173,7 +173,10 @@ extension Snapshots {
     let decisions = RetentionPlanner.decide(
       all.map { RetentionPlanner.Snapshot(name: $0.name, time: $0.time) }, now: Int64(now().timeIntervalSince1970),
       keepWithin: keepWithin, keepWeeklyWithin: keepWeeklyWithin, keepLast: keepLast
-    ).map { $0.name == sparing && !$0.keep ? RetentionPlanner.Decision(name: $0.name, keep: true, reason: "restored from") : $0 }
+    ).map {
+      $0.name == sparing && !$0.keep
+        ? RetentionPlanner.Decision(name: $0.name, keep: true, reason: "restored from") : $0
+    }
     if !dryRun && decisions.contains(where: { !$0.keep }) {
       let removing = ProgressCounter("pruning", total: decisions.filter { !$0.keep }.count, progress)
       for decision in decisions where !decision.keep {
