@@ -109,6 +109,10 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
   case badSnapshotReference(String)
   case badLabel(String)
   case notADocument(path: String)
+  /// `snapshot push`/`pull` copy with rsync, which is not installed.
+  case rsyncMissing
+  /// A local place for copies of the snapshots that lies inside the store.
+  case copyInsideStore(path: String)
 
   // MARK: Git
 
@@ -263,6 +267,10 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
       return "\(reference): write latest~N with N a whole number (latest~1 is the one before latest)"
     case .badLabel(let label): return "label \"\(label)\": use A–Z a–z 0–9 . _ -"
     case .notADocument(let path): return "\(path) is not a document of the store; a partial snapshot holds documents"
+    case .rsyncMissing:
+      return "rsync is not installed; snapshot push and pull copy with it (apt-get install rsync, as root or with sudo)"
+    case .copyInsideStore(let path):
+      return "\(path) is inside the store; copies of its snapshots go to a directory outside it (a mounted drive)"
     case .gitMissing: return "git is not installed"
     case .notARepository(let directory): return "\(directory) is not inside a git repository"
     case .gitFailed(let subcommand, let stderr): return "git \(subcommand): \(stderr)"

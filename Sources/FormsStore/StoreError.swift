@@ -55,6 +55,8 @@ public enum StoreError: FormsError, Equatable {
   case watchLimit(what: String, limit: Int?)
   /// The store being watched was removed or moved away (`root`).
   case storeGone(String)
+  /// Copying snapshots to or from `place` failed (rsync's first line of complaint).
+  case transferFailed(place: String, message: String)
   /// A bug: the message says what went wrong.
   case internalError(String)
 
@@ -67,7 +69,7 @@ public enum StoreError: FormsError, Equatable {
       // A path that is not what the store's layout needs is bad input; anything else the system
       // returned (a full disk, EIO, a permission denied) is an I/O error, never a bug.
       return [ENOTDIR, EISDIR, ELOOP, ENAMETOOLONG].contains(code.rawValue) ? .badInput : .ioError
-    case .insufficientSpace, .watchLimit, .storeGone: return .ioError
+    case .insufficientSpace, .watchLimit, .storeGone, .transferFailed: return .ioError
     case .locked, .recoveryNeeded, .unfinished, .rollBackFailed: return .tryAgain
     case .unverifiable: return .badInput
     case .assignment(let problem): return problem.kind
@@ -106,6 +108,8 @@ public enum StoreError: FormsError, Equatable {
       return
         "\(path): no such directory (formsctl.yaml names it as `\(key):`); restore it (git checkout -- \(fileName(path))) "
         + "or correct `\(key):` in formsctl.yaml"
+    case .transferFailed(let place, let message):
+      return "copying snapshots with \(place) failed: \(message)"
     case .pathOutsideStore(let path):
       return "\(path): not inside the store"
     case .watchLimit(let what, let limit):

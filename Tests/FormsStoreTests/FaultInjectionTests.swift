@@ -146,6 +146,23 @@ struct FaultInjectionTests {
       },
       run: { fixture in _ = try fixture.snapshots().restore("latest", wait: 1, command: "snapshot restore latest") }),
     Scenario(
+      name: "snapshot pull",
+      prepare: { fixture in
+        // A copy of two snapshots outside the store, which keeps only the first. (Each snapshot
+        // arrives whole or not at all; one pull of several may stop between two.)
+        try snapshotThenChange(fixture)
+        _ = try fixture.snapshots().create(reason: "manual", label: "second")
+        try? FileManager.default.removeItem(atPath: pullSource)
+        try FileManager.default.createDirectory(atPath: pullSource, withIntermediateDirectories: true)
+        _ = try fixture.snapshots().push(to: try Snapshots.Place(pullSource), wait: 1)
+        try Snapshots.removeTree(try fixture.snapshots().list()[1].path)
+      },
+      run: { fixture in
+        let pulled = try fixture.snapshots().pull(from: try Snapshots.Place(pullSource), wait: 1)
+        #expect(pulled.problems.isEmpty && pulled.copied.count == 1)
+      },
+      snapshotsAreTheChange: true),
+    Scenario(
       name: "keys reseal",
       prepare: { fixture in
         fixture.reopen(keyring: Keyring(recipients: [alice.recipient, bob.recipient], identity: alice))
@@ -190,6 +207,11 @@ struct FaultInjectionTests {
       run: { fixture in _ = try Store.recover(fixture.store.layout, wait: 1, abandon: true, now: fixture.store.now) },
       mustApply: true, abandon: true),
   ]
+
+  /// Where the "snapshot pull" scenario's copies are (outside every store of the test).
+  static let pullSource = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "formsctl-fault-pull-\(getpid())"
+  ).path
 
   /// A snapshot, then a change to the acquisition, a minute earlier than the operation.
   static func snapshotThenChange(_ fixture: StoreFixture) throws {
@@ -258,7 +280,7 @@ struct FaultInjectionTests {
       let name = fileName(relative)
       if relative.hasPrefix(".formsctl/journal/") || name.hasSuffix(".formsctl-journal")
         || AtomicWriter.isTemporaryName(name) || name.hasPrefix(Journal.probePrefix) || name.hasPrefix(".creating-")
-        || name.hasPrefix(".deleting-")
+        || name.hasPrefix(".deleting-") || name.hasPrefix(".pulling-")
       {
         found.append(relative)
       }

@@ -50,6 +50,53 @@ struct SnapshotCommandTests {
     }
   }
 
+  /// push and pull from the command line: what they say, and each bad place's one line and code.
+  @Test(Rsync.enabled) func pushAndPullSayWhatTheyCopied() throws {
+    try withTemporaryDirectory { dir in
+      var env = try makeStore(dir)
+      let store = dir + "/store"
+      #expect(try Formsctl.run(["snapshot", "create", "--label", "one"], in: store, environment: env).status == 0)
+      try FileManager.default.createDirectory(atPath: dir + "/backup", withIntermediateDirectories: true)
+      let pushed = try Formsctl.run(["snapshot", "push", "../backup"], in: store, environment: env)
+      #expect(
+        pushed.status == 0
+          && pushed.stdout.hasSuffix(
+            "pushed 1 snapshot (0 already there); every copied file matches its manifest\n"),
+        "\(pushed.transcript)")
+      let verified = try Formsctl.run(["snapshot", "verify", "../backup/"], in: store, environment: env)
+      #expect(verified.status == 0 && verified.stdout == "verified 1 snapshot: all files match\n")
+      #expect(try Formsctl.run(["init", "other"], in: dir).status == 0)
+      let pulled = try Formsctl.run(["snapshot", "pull", "../backup", "--format", "json"], in: dir + "/other")
+      #expect(
+        pulled.status == 0 && pulled.stdout.contains("\"copied\": [\n    \"2026-11-22T08-00-00Z-one\"\n  ]"),
+        "\(pulled.stdout)")
+      for (arguments, code, message) in [
+        (["push", "../nowhere"], 66, "formsctl: error: ../nowhere: no such file or directory"),
+        (
+          ["push", "data"], 65,
+          "formsctl: error: data is inside the store; copies of its snapshots go to a directory outside it (a mounted drive)"
+        ),
+        (["pull", "../backup", "2026-01-01T00-00-00Z"], 65, "formsctl: error: no snapshot \"2026-01-01T00-00-00Z\""),
+        (
+          ["push", "unreachable.invalid:/x"], 74,
+          "formsctl: error: copying snapshots with unreachable.invalid:/x failed:"
+        ),
+      ] {
+        env["RSYNC_RSH"] = "false"  // a remote shell that fails at once, as an unreachable host does
+        let result = try Formsctl.run(["snapshot"] + arguments, in: store, environment: env)
+        #expect(result.status == code && result.stderr.hasPrefix(message), "\(arguments): \(result.transcript)")
+      }
+      // Without rsync on PATH: one line that says how to get it.
+      env["PATH"] = dir + "/empty"
+      let missing = try Formsctl.run(["snapshot", "push", "../backup"], in: store, environment: env)
+      #expect(
+        missing.status == 65
+          && missing.stderr.hasPrefix(
+            "formsctl: error: rsync is not installed; snapshot push and pull copy with it"),
+        "\(missing.transcript)")
+    }
+  }
+
   @Test func aBrokenDescriptorCanBeRestoredFromASnapshot() throws {
     try withTemporaryDirectory { dir in
       let env = try makeStore(dir)

@@ -248,3 +248,20 @@ extension SchemaRegistry {
     return out
   }
 }
+
+extension Snapshots.Transfer {
+  /// `{copied, present, problems: [{snapshot, path, problem}]}`.
+  public var json: JSONValue {
+    .object(
+      JSONObject([
+        "copied": .array(copied.map(JSONValue.string)), "present": .array(present.map(JSONValue.string)),
+        "problems": .array(
+          problems.map {
+            .object(
+              JSONObject([
+                "snapshot": .string($0.snapshot), "path": .string($0.path), "problem": .string($0.problem),
+              ]))
+          }),
+      ]))
+  }
+}

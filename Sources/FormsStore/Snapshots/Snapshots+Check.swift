@@ -6,7 +6,16 @@ extension Snapshots {
     public let snapshot: String
     public let path: String
     public let problem: String
+    /// The error when the file could not be read (the system's failure, not the copy's).
+    public var failure: StoreError? = nil
     public var description: String { "\(snapshot)/\(path): \(problem)" }
+
+    public init(snapshot: String, path: String, problem: String, failure: StoreError? = nil) {
+      self.snapshot = snapshot
+      self.path = path
+      self.problem = problem
+      self.failure = failure
+    }
   }
 
   /// Re-hashes every file of `info` (or only `paths`) against its manifest.
@@ -24,7 +33,8 @@ extension Snapshots {
       do throws(StoreError) {
         manifest = try info.loadManifest()
       } catch {
-        problems.append(Problem(snapshot: info.name, path: "manifest.json", problem: "unreadable (\(error))"))
+        problems.append(
+          Problem(snapshot: info.name, path: "manifest.json", problem: "unreadable (\(error))", failure: error))
         continue
       }
       guard let manifest else {
@@ -67,23 +77,24 @@ extension Snapshots {
     let verdicts = parallelMap(
       representatives, chunkSize: 32, progress: ProgressCounter("verifying", total: representatives.count, progress)
     ) {
-      check -> String? in
+      check -> (String, StoreError?)? in
       let bytes: [UInt8]
       do throws(StoreError) {
         bytes = try FileIO.read(check.path, limit: Int.max, followLinks: false)
       } catch {
-        if case .fileNotFound = error { return "missing" }
-        return "unreadable (\(error.description))"
+        if case .fileNotFound = error { return ("missing", nil) }
+        return ("unreadable (\(error.description))", error)
       }
       if bytes.count != check.entry.size || sha256Hex(bytes) != check.entry.sha256 {
-        return "altered (its SHA-256 no longer matches the manifest)"
+        return ("altered (its SHA-256 no longer matches the manifest)", nil)
       }
       return nil
     }
     for (members, verdict) in zip(groups.values, verdicts) {
-      guard let verdict else { continue }
+      guard let (text, failure) = verdict else { continue }
       for index in members {
-        problems.append(Problem(snapshot: checks[index].snapshot, path: checks[index].entry.path, problem: verdict))
+        problems.append(
+          Problem(snapshot: checks[index].snapshot, path: checks[index].entry.path, problem: text, failure: failure))
       }
     }
     return problems.sorted { ($0.snapshot, $0.path) < ($1.snapshot, $1.path) }

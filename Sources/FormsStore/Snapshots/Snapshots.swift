@@ -437,7 +437,7 @@ public struct Snapshots: Sendable {
   func removeStaleTemporaries() throws(StoreError) -> Int {
     var removed = 0
     for entry in try FileIO.entries(of: directory) {
-      if entry.name.hasPrefix(".creating-") || entry.name.hasPrefix(".deleting-") {
+      if entry.name.hasPrefix(".creating-") || entry.name.hasPrefix(".deleting-") || entry.name.hasPrefix(".pulling-") {
         try Self.removeTree(directory + "/" + entry.name)
         removed += 1
       } else if AtomicWriter.isTemporaryName(entry.name) {

@@ -8,14 +8,17 @@ extension Formsctl {
     static let configuration = CommandConfiguration(
       abstract: "Timestamped, deduplicated, verifiable backups of the store, with restore and retention.",
       discussion: """
-        Snapshots live in .formsctl/snapshots/<UTC time>[-label]/ as plain read-only files you can browse with ls and cat; a file unchanged since the previous snapshot is a hard link to its copy, so an unchanged store costs almost no disk. migrate, restore and import take one first.
+        Snapshots live in .formsctl/snapshots/<UTC time>[-label]/ as plain read-only files you can browse with ls and cat; a file unchanged since the previous snapshot is a hard link to its copy, so an unchanged store costs almost no disk. migrate, restore and import take one first, and every command that takes one applies the retention policy after it (auto_prune: false under snapshots: in formsctl.yaml turns that off). push and pull keep a copy elsewhere: a mounted drive, or a host over SSH.
 
         Examples:
           formsctl snapshot create -m "before the cleanup" --label q4
           formsctl snapshot list
           formsctl snapshot restore q4 data/forms --dry-run
+          mkdir -p ../formsctl-backup && formsctl snapshot push ../formsctl-backup
         """,
-      subcommands: [Create.self, List.self, Show.self, Diff.self, Restore.self, Verify.self, Prune.self]
+      subcommands: [
+        Create.self, List.self, Show.self, Diff.self, Restore.self, Verify.self, Prune.self, Push.self, Pull.self,
+      ]
     )
 
     /// The store's snapshots. Only the layout is needed (no schemas are compiled), so a broken

@@ -1,0 +1,239 @@
+import FormsCore
+import Foundation
+
+/// Off-site copies of the snapshots (`snapshot push DEST`, `snapshot pull SRC`): a directory (a
+/// mounted drive) or `[user@]host:path` over SSH, both through rsync. A copy is a directory of
+/// snapshot directories, as `.formsctl/snapshots/` is; a snapshot there counts once its
+/// `manifest.json` is, which is copied last, so an interrupted push is completed by the next.
+/// Files unchanged between snapshots stay hard links at the other end (`--link-dest` to the
+/// newest older snapshot already there), so a copy costs what the store's snapshots cost.
+extension Snapshots {
+  /// What a push or a pull did.
+  public struct Transfer: Sendable, Equatable {
+    /// The snapshots copied, oldest first.
+    public var copied: [String] = []
+    /// The snapshots the other end had already.
+    public var present: [String] = []
+    /// Files of a copied snapshot that do not match its manifest after the copy (pull: the
+    /// snapshot was not put in place).
+    public var problems: [Problem] = []
+  }
+
+  /// Where copies go or come from: a local directory, or `host:path` (rsync over SSH; `RSYNC_RSH`
+  /// names another remote shell).
+  public struct Place: Sendable, Equatable, CustomStringConvertible {
+    public let text: String
+    /// True for `[user@]host:path`.
+    public let isRemote: Bool
+
+    public init(_ text: String) throws(StoreError) {
+      guard !text.isEmpty, !text.hasPrefix("-") else {
+        throw StoreError.usage("\"\(text)\" is not a place for copies; name a directory or host:path")
+      }
+      // As rsync reads it: a colon before any slash makes it remote (`./a:b` is a local path).
+      let colon = text.firstIndex(of: ":")
+      isRemote = colon.map { !text[..<$0].contains("/") && $0 != text.startIndex } ?? false
+      self.text = text.hasSuffix("/") && text.count > 1 ? String(text.dropLast()) : text
+    }
+
+    public var description: String { text }
+
+    func path(_ name: String) -> String { text + "/" + name }
+  }
+
+  /// Copies the snapshots `place` lacks (or only `names`) to it, then checks every copied file
+  /// there against its manifest (a directory: re-hashed here; a remote: rsync compares
+  /// checksums). Holds the store's lock, so no snapshot is pruned or taken meanwhile.
+  public func push(to place: Place, names: [String]? = nil, wait: Double) throws(StoreError) -> Transfer {
+    try checkPlace(place)
+    return try layout.withWriteLock("snapshot push", wait: wait) { () throws(StoreError) -> Transfer in
+      let local = try complete(list(), names: names)
+      let there = try Self.snapshotNames(at: place)
+      var transfer = Transfer()
+      var held = there
+      for info in local {
+        if there.contains(info.name) {
+          transfer.present.append(info.name)
+          continue
+        }
+        try Self.copy(info.path, to: place.path(info.name), linkingTo: Self.newest(in: held, before: info), place)
+        held.insert(info.name)
+        transfer.copied.append(info.name)
+      }
+      transfer.problems = try checkCopies(transfer.copied, at: place)
+      return transfer
+    }
+  }
+
+  /// Copies the snapshots `place` has and the store lacks (or only `names`) into the store. Each
+  /// arrives under a hidden name, is checked against its manifest and made durable, then renamed
+  /// into place; one that does not match is removed again and reported.
+  public func pull(from place: Place, names: [String]? = nil, wait: Double) throws(StoreError) -> Transfer {
+    try checkPlace(place)
+    return try layout.withWriteLock("snapshot pull", wait: wait) { () throws(StoreError) -> Transfer in
+      try FileIO.makeDirectories(directory)
+      try removeStaleTemporaries()
+      let there = try Self.snapshotNames(at: place)
+      let here = Set(try list().map(\.name))
+      if let names, let missing = names.first(where: { !there.contains($0) }) {
+        throw StoreError.refused(
+          .noSuchSnapshot(reference: missing, newest: Array(there.sorted().suffix(3).reversed())))
+      }
+      var transfer = Transfer()
+      var held = here
+      let oldestFirst = there.map { Info(name: $0, path: "") }.sorted { ($0.time, $0.name) < ($1.time, $1.name) }
+      for name in oldestFirst.map(\.name) where names?.contains(name) ?? true {
+        if here.contains(name) {
+          transfer.present.append(name)
+          continue
+        }
+        let arriving = Info(name: name, path: directory + "/.pulling-" + name)
+        let problems = try arrive(arriving, from: place, linkingTo: Self.newest(in: held, before: arriving))
+        guard problems.isEmpty else {
+          transfer.problems += problems
+          continue
+        }
+        held.insert(name)
+        transfer.copied.append(name)
+      }
+      return transfer
+    }
+  }
+
+  /// The snapshots of a copy in a directory (`snapshot verify DIR`), oldest first.
+  public static func copies(in directory: String) throws(StoreError) -> [Info] {
+    try requireDirectory(directory)
+    return try FileIO.entries(of: directory).filter { $0.kind == .directory && isSnapshotName($0.name) }
+      .map { Info(name: $0.name, path: directory + "/" + $0.name) }.sorted { ($0.time, $0.name) < ($1.time, $1.name) }
+  }
+
+  // MARK: -
+
+  /// Copies a snapshot from `place` into `arriving` (a hidden name), checks it against its
+  /// manifest, makes it durable and renames it into place. A copy that does not match is removed
+  /// and its problems returned; on any error the hidden copy is removed (what cannot be is a
+  /// leftover the next pull, create or `recover` removes).
+  func arrive(_ arriving: Info, from place: Place, linkingTo base: String?) throws(StoreError) -> [Problem] {
+    let name = arriving.name
+    do throws(StoreError) {
+      try Self.copy(place.path(name), to: arriving.path, linkingTo: base, place)
+      let problems = try verify([arriving], full: true)
+      // A file this machine cannot read is an error here, not a fault of the copy.
+      if let failure = problems.lazy.compactMap(\.failure).first { throw failure }
+      guard problems.isEmpty else {
+        try Self.removeTree(arriving.path)
+        return problems
+      }
+      let tree = try FileIO.tree(arriving.path)
+      try FileIO.sync(tree, orFileSystemOf: arriving.path)
+      if POSIX.rename(arriving.path, directory + "/" + name) != 0 {
+        throw StoreError.io(arriving.path, operation: "rename", errno: Errno(errno))
+      }
+    } catch {
+      do throws(StoreError) {
+        try Self.removeTree(arriving.path)
+      } catch let cleanup {
+        throw StoreError.rollBackFailed(
+          operation: "snapshot pull", cause: error.description, failure: cleanup.description)
+      }
+      throw error
+    }
+    try AtomicWriter.syncDirectory(directory)
+    return []
+  }
+
+  /// The snapshots of `infos` with a manifest, restricted to `names` (each must be one).
+  func complete(_ infos: [Info], names: [String]?) throws(StoreError) -> [Info] {
+    let usable = infos.filter { $0.manifest != nil }
+    guard let names else { return usable }
+    for name in names where !usable.contains(where: { $0.name == name }) {
+      throw StoreError.refused(.noSuchSnapshot(reference: name, newest: usable.suffix(3).reversed().map(\.name)))
+    }
+    return usable.filter { names.contains($0.name) }
+  }
+
+  /// Checks what a push copied: re-hashed against the manifests in a directory; compared by
+  /// checksum with the store's copy at a remote (rsync lists any file that differs or is missing).
+  func checkCopies(_ names: [String], at place: Place) throws(StoreError) -> [Problem] {
+    guard !place.isRemote else {
+      var problems: [Problem] = []
+      for name in names {
+        let listed = try Self.rsync(
+          ["-rcn", "--out-format=%n", directory + "/" + name + "/", place.path(name) + "/"], place: place)
+        problems += listed.split(separator: "\n").map {
+          Problem(snapshot: name, path: String($0), problem: "differs from the store's copy after the push")
+        }
+      }
+      return problems
+    }
+    let copies = try Self.copies(in: place.text).filter { names.contains($0.name) }
+    return try verify(copies, full: false)
+  }
+
+  /// The names of complete snapshots at `place` (those with a manifest).
+  static func snapshotNames(at place: Place) throws(StoreError) -> Set<String> {
+    let listing = try rsync(
+      [
+        "-r", "--list-only", "--include=/*/", "--include=/*/manifest.json", "--exclude=*", place.text + "/",
+      ], place: place)
+    var names = Set<String>()
+    for line in listing.split(separator: "\n") {
+      // `-r--r--r--  1,234 2026/11/22 08:00:00 NAME/manifest.json`
+      guard let path = line.split(separator: " ").last, path.hasSuffix("/manifest.json") else { continue }
+      let name = String(path.dropLast("/manifest.json".count))
+      if isSnapshotName(name) { names.insert(name) }
+    }
+    return names
+  }
+
+  /// The newest of `names` older than `info`: the snapshot a copy of `info` links unchanged files to.
+  static func newest(in names: Set<String>, before info: Info) -> String? {
+    names.map { Info(name: $0, path: "") }.filter { $0.time <= info.time && $0.name != info.name }
+      .max { ($0.time, $0.name) < ($1.time, $1.name) }?.name
+  }
+
+  /// Copies the snapshot directory `source` to `target`: every file but the manifest and the
+  /// summary first, then those two, so the copy counts only once it is whole. `base` (a sibling
+  /// snapshot of `target`) gives hard links for unchanged files. Regular files and directories
+  /// only (`-rtp`: no symbolic links, devices or owners), with times and modes kept.
+  static func copy(_ source: String, to target: String, linkingTo base: String?, _ place: Place) throws(StoreError) {
+    let link = base.map { ["--link-dest=../" + $0] } ?? []
+    _ = try rsync(
+      ["-rtp", "-H"] + link + ["--exclude=/manifest.json", "--exclude=/" + SnapshotSummary.fileName]
+        + [source + "/", target + "/"], place: place)
+    _ = try rsync(
+      ["-rtp", "--include=/manifest.json", "--include=/" + SnapshotSummary.fileName, "--exclude=*"]
+        + [source + "/", target + "/"], place: place)
+  }
+
+  /// Runs rsync; its standard output. Not installed, or failing: an error naming the place.
+  static func rsync(_ arguments: [String], place: Place) throws(StoreError) -> String {
+    guard let result = Subprocess.run(["rsync"] + arguments) else { throw StoreError.refused(.rsyncMissing) }
+    guard result.status == 0 else {
+      let said = result.stderr.split(separator: "\n").first.map(String.init) ?? "exit status \(result.status)"
+      throw StoreError.transferFailed(place: place.text, message: said)
+    }
+    return String(decoding: result.stdout, as: UTF8.self)
+  }
+
+  /// A local place must be a directory outside the store (a copy inside it would be committed,
+  /// snapshotted or read as documents).
+  func checkPlace(_ place: Place) throws(StoreError) {
+    guard !place.isRemote else { return }
+    try Self.requireDirectory(place.text)
+    let resolved = FileIO.realPath(place.text) ?? place.text
+    let root = FileIO.realPath(layout.root) ?? layout.root
+    if resolved == root || resolved.hasPrefix(root + "/") {
+      throw StoreError.refused(.copyInsideStore(path: place.text))
+    }
+  }
+
+  static func requireDirectory(_ path: String) throws(StoreError) {
+    guard FileIO.isDirectory(path) else { throw StoreError.fileNotFound(path) }
+  }
+
+  /// `2026-11-22T03-48-14Z`, with an optional `-label` (and `-N`): a name `create` gives.
+  static func isSnapshotName(_ name: String) -> Bool {
+    DocumentID.isValid(name) && Instant(timeText(fromName: name)) != nil
+  }
+}

@@ -1,0 +1,77 @@
+import ArgumentParser
+import FormsCore
+import FormsStore
+import Foundation
+
+extension Formsctl.Snapshot {
+  struct Push: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Copy the snapshots a backup place lacks to it (a directory, or host:path over SSH), then check them.",
+      discussion: """
+        DEST is a directory outside the store (a mounted drive) or [user@]host:path, copied to with rsync (over SSH; RSYNC_RSH names another remote shell). Only the snapshots DEST lacks are copied; files unchanged since the previous snapshot stay hard links there too, and a snapshot counts at DEST once its manifest is there, so an interrupted push is finished by the next one. After copying, each copied file is checked against its manifest (a directory) or against the store's copy by checksum (a remote); a mismatch exits 1 naming the file. `formsctl snapshot verify DIR` re-checks a copy in a directory at any time. Needs rsync (apt-get install rsync, as root or with sudo).
+
+        Examples:
+          mkdir -p ../formsctl-backup && formsctl snapshot create
+          formsctl snapshot push ../formsctl-backup
+          formsctl snapshot verify ../formsctl-backup
+        """)
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "Where the copies go: a directory, or [user@]host:path.", completion: .directory) var destination:
+      String
+    @Argument(help: "Only these snapshots (default: every one).", completion: Completions.snapshots) var ids: [String] =
+      []
+    @Option(help: "Output: text or json.") var format: TextOrJSON = .text
+
+    func run() throws {
+      let (_, snapshots) = try Formsctl.Snapshot.open(options)
+      let names = ids.isEmpty ? nil : try ids.map { try snapshots.find($0).name }
+      let transfer = try snapshots.push(
+        to: try FormsStore.Snapshots.Place(destination), names: names, wait: options.wait)
+      try Formsctl.Snapshot.show(transfer, verb: "pushed", place: destination, format: format)
+    }
+  }
+
+  struct Pull: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Copy the snapshots the store lacks from a backup place (a directory, or host:path over SSH).",
+      discussion: """
+        SRC is a copy made by `formsctl snapshot push`. Each snapshot the store lacks arrives under a hidden name, is checked against its manifest and made durable, and only then appears in `formsctl snapshot list`; one that does not match is left out and named (exit 1). `formsctl snapshot restore` then works on it as on any snapshot. Needs rsync.
+
+        Examples:
+          mkdir -p ../formsctl-backup && formsctl snapshot push ../formsctl-backup
+          formsctl snapshot pull ../formsctl-backup
+        """)
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "Where the copies are: a directory, or [user@]host:path.", completion: .directory) var source:
+      String
+    @Argument(help: "Only these snapshots, by full name (default: every one the store lacks).") var names: [String] = []
+    @Option(help: "Output: text or json.") var format: TextOrJSON = .text
+
+    func run() throws {
+      let (_, snapshots) = try Formsctl.Snapshot.open(options)
+      let transfer = try snapshots.pull(
+        from: try FormsStore.Snapshots.Place(source), names: names.isEmpty ? nil : names, wait: options.wait)
+      try Formsctl.Snapshot.show(transfer, verb: "pulled", place: source, format: format)
+    }
+  }
+}
+
+extension Formsctl.Snapshot {
+  /// A push's or a pull's report: each snapshot copied, the problems, a summary; exit 1 on problems.
+  static func show(_ transfer: FormsStore.Snapshots.Transfer, verb: String, place: String, format: TextOrJSON)
+    throws
+  {
+    if format == .json {
+      FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(transfer.json))
+    } else {
+      for name in transfer.copied { printOut("\(verb) \(name)") }
+      for problem in transfer.problems { printOut("\(problem)") }
+      printOut(
+        "\(verb) \(plural(transfer.copied.count, "snapshot")) (\(transfer.present.count) already there)"
+          + (transfer.problems.isEmpty
+            ? "; every copied file matches its manifest" : "; \(transfer.problems.count) problem(s)")
+      )
+    }
+    if !transfer.problems.isEmpty { throw ExitStatus.problems }
+  }
+}
