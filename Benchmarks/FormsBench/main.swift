@@ -122,6 +122,11 @@ case "lsp":
   try LanguageServerBenchmark.run(
     count: count == 10_000 && arguments.count < 2 ? 100_000 : count,
     repository: FileManager.default.currentDirectoryPath)
+case "sync":
+  // FormsBench sync [COUNT]: first push against COPY, and incremental syncs (default 100,000).
+  try SyncBenchmark.run(
+    count: count == 10_000 && arguments.count < 2 ? 100_000 : count,
+    repository: FileManager.default.currentDirectoryPath)
 case "check":
   // FormsBench check [COUNT]: CI's regression check against the bands in Benchmarks/bands.json.
   exit(

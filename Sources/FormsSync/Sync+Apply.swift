@@ -23,15 +23,27 @@ extension Sync {
       guard
         let revision = try await push(kind, id, bytes, revision: record?.text == nil ? nil : record?.revision, database)
       else { return entry("waiting", "changed in the database meanwhile; run sync again") }
+      DebugPause.at("sync-pushed")
       try agree(kind, id, bytes, revision: revision, state)
       return entry("pushed")
     case .pull:
       guard let row = try await fetch(kind, id, database) else {
         return entry("waiting", "deleted in the database meanwhile; run sync again")
       }
+      if record == nil {
+        // A new document: what is pulled is noted first, so a run stopped after writing the file
+        // finds it the pull's work, not a document made here (the write path adds defaults and stamps).
+        let pulling = SyncState.Record(kind: kind, id: id, status: .remoteChanged, remoteRevision: row.revision)
+        try save { () throws(StoreError) in try state.save(pulling) }
+      }
       return try await pull(row, kind: kind, id: id, record: record, state: state, database: database)
     case .adopt:
       guard let bytes, let row = try await fetch(kind, id, database) else { return nil }
+      if record?.status == .remoteChanged, record?.remoteRevision == row.revision {
+        // The file of a pull that stopped before its record: the pull's, given to the row exactly.
+        try agree(kind, id, bytes, revision: try await exact(kind, id, bytes, row, database), state)
+        return entry("pulled", "by \(row.user), finished")
+      }
       if same(bytes, row.text) {
         try agree(kind, id, bytes, revision: try await exact(kind, id, bytes, row, database), state)
         return entry("matched", "the same on both sides")
@@ -94,6 +106,7 @@ extension Sync {
     } catch {
       throw SyncError.store(error)
     }
+    DebugPause.at("sync-pulled")
     // The write path may have added to it (defaults, stamps, canonical form): the row gets that too.
     try agree(kind, id, written, revision: try await exact(kind, id, written, row, database), state)
     return Entry(kind: kind, id: id, action: "pulled", detail: "by \(row.user)")

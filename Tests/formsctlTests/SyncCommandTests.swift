@@ -21,6 +21,62 @@ struct SyncCommandTests {
     }
   }
 
+  /// kill -9 while a push has written a row but not its record, and while a pull has written a
+  /// document but not its record: the next sync converges, and the one after changes nothing.
+  @Test(
+    .enabled(
+      if: PostgresServer.unavailable == nil || ProcessInfo.processInfo.environment["CI"] == "true",
+      Comment(rawValue: PostgresServer.unavailable ?? "")))
+  func killedDuringPushOrPullTheNextSyncConverges() throws {
+    let server = try PostgresServer()
+    defer { server.stop() }
+    try withTemporaryDirectory { (dir: String) throws -> Void in
+      let store = dir + "/store"
+      let env = ["FORMSCTL_DATABASE_URL": server.url, "FORMSCTL_IDENTITY": ""]
+      func run(_ args: [String]) throws -> RunResult { try Formsctl.run(args, in: store, environment: env) }
+      #expect(try Formsctl.run(["init", store], in: dir).status == 0)
+      for (id, title) in [("ACQ-2026-001", "Chairs"), ("ACQ-2026-002", "Desks"), ("ACQ-2026-003", "Lamps")] {
+        #expect(
+          try run(["new", "acquisition", "--set", "id=\(id)", "--set", "title=\(title)", "--set", "agency=GSA"])
+            .status == 0)
+      }
+      #expect(try run(["sync", "init"]).status == 0)
+      /// Every row's content equals its file's, and a further sync has nothing to do.
+      func converged(_ context: String) throws {
+        let second = try run(["sync", "--format", "json"])
+        #expect(second.status == 0 && second.stdout == "[]\n", "\(context): \(second.transcript)")
+        for id in ["ACQ-2026-001", "ACQ-2026-002", "ACQ-2026-003", "ACQ-2026-004"] {
+          let file = try? readFile(store + "/data/acquisitions/\(id).json")
+          let row = try server.psql("SELECT canonical FROM formsctl.acquisition WHERE id = '\(id)'")
+          #expect(
+            (file ?? "") == (row.isEmpty ? "" : String(row.dropLast())), "\(context): \(id) differs from its row")
+        }
+      }
+      // Killed with the first row pushed and its record unsaved.
+      let pushing = try startPaused(["sync", "--push"], at: "sync-pushed", in: store, environment: env)
+      kill(pushing.processIdentifier, SIGKILL)
+      pushing.waitUntilExit()
+      #expect(try server.psql("SELECT count(*) FROM formsctl.acquisition") == "1\n")
+      let resumed = try run(["sync"])
+      #expect(resumed.status == 0, "\(resumed.transcript)")
+      try converged("after a push killed")
+      // Killed with a row pulled into the store (a new one, and a changed one) and its record unsaved.
+      try server.psql(
+        "INSERT INTO formsctl.acquisition (id, schema_version, document, updated_by) VALUES ('ACQ-2026-004', '1.0.0', "
+          + "'{\"_schema\": \"acquisition@1.0.0\", \"id\": \"ACQ-2026-004\", \"title\": \"Rugs\", \"agency\": \"GSA\"}', 'db')")
+      try server.psql("UPDATE formsctl.acquisition SET document = jsonb_set(document, '{title}', '\"Stools\"') WHERE id = 'ACQ-2026-001'")
+      for _ in 0..<2 {
+        let pulling = try startPaused(["sync", "--pull"], at: "sync-pulled", in: store, environment: env)
+        kill(pulling.processIdentifier, SIGKILL)
+        pulling.waitUntilExit()
+      }
+      let after = try run(["sync"])
+      #expect(after.status == 0, "\(after.transcript)")
+      #expect(try readFile(store + "/data/acquisitions/ACQ-2026-001.json").contains("Stools"))
+      try converged("after pulls killed")
+    }
+  }
+
   @Test(
     .enabled(
       if: PostgresServer.unavailable == nil || ProcessInfo.processInfo.environment["CI"] == "true",

@@ -1,0 +1,93 @@
+import FormsCore
+import FormsStore
+import FormsSync
+import FormsTestSupport
+import Foundation
+
+/// `FormsBench sync [COUNT]` (issue 31): a store of COUNT purchase orders synced with a real
+/// PostgreSQL started for the run, beside PostgreSQL's own `COPY` of the same rows into a table of
+/// the same shape (its trigger included). Prints the first push, a second sync that finds nothing
+/// to do, and a sync of 10 documents changed here and 10 rows changed in the database.
+enum SyncBenchmark {
+  static func run(count: Int, repository: String) throws {
+    let server = try PostgresServer()
+    defer { server.stop() }
+    let directory = NSTemporaryDirectory() + "formsctl-bench-sync-\(getpid())"
+    defer { ExampleStore.remove(directory) }
+    let paths = try ExampleStore.prepare(count: count, at: directory, repository: repository)
+    var configuration = Store.Configuration()
+    configuration.user = "bench"
+    let store = try Store.open(at: directory, configuration: configuration)
+    let url = try DatabaseURL(server.url)
+    let sync = try Sync(store: store, url: url)
+    _ = try sync.initialize()
+    print("\(count) purchase orders; PostgreSQL \(try server.psql("SHOW server_version"))".trimmingCharacters(in: .whitespacesAndNewlines))
+
+    // The peer: COPY of the same rows (id, version, jsonb, text, hash, author) into a table of the
+    // same shape in another schema, from a file written beforehand.
+    _ = try Sync(store: store, url: url, schema: "peer").initialize()
+    let rows = directory + ".copy"
+    defer { unlink(rows) }
+    var text = ""
+    for path in paths {
+      let bytes = try FileIO.read(path)
+      let document = String(decoding: bytes, as: UTF8.self)
+      let id = String(fileName(path).dropLast(5))
+      let escaped = copyEscaped(document)
+      text += [id, "1.1.0", escaped, escaped, SyncState.hash(bytes), "bench"].joined(separator: "\t") + "\n"
+    }
+    try Data(text.utf8).write(to: URL(fileURLWithPath: rows))
+    chmod(rows, 0o644)
+    let copy = try seconds {
+      _ = try server.psql(
+        "\\copy peer.purchase_order (id, schema_version, document, canonical, content_sha256, updated_by) FROM '\(rows)'")
+    }
+    let (push, pushed) = try timed { try sync.run(.push) }
+    print(
+      String(
+        format: "first push of %d documents: %.2f s (%.0f/s); COPY of the same rows: %.2f s; ratio %.2fx (goal ≤ 2x)",
+        pushed.count, push, Double(pushed.count) / push, copy, push / copy))
+    let (idle, nothing) = try timed { try sync.run() }
+    print(String(format: "second sync, nothing changed: %.3f s (%d entries)", idle, nothing.count))
+    for k in stride(from: 0, to: 10, by: 1) {
+      let id = "PO-\(pad(k * (count / 10), 6))"
+      _ = try store.update(kind: "purchase-order", id: id, assignments: [try Assignment("delivery_note=bench \(k)")])
+      _ = try server.psql(
+        "UPDATE formsctl.purchase_order SET document = jsonb_set(document, '{notes}', '\"db \(k)\"') WHERE id = 'PO-\(pad(k * (count / 10) + 1, 6))'"
+      )
+    }
+    let (incremental, changed) = try timed { try sync.run() }
+    print(
+      String(
+        format: "sync of 10 local and 10 remote changes at %d documents: %.3f s (%d entries; goal < 1 s)", count,
+        incremental, changed.count))
+  }
+
+  /// `body`'s wall time, in seconds.
+  static func seconds(_ body: () throws -> Void) rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+  }
+
+  static func timed<T>(_ body: () throws -> T) rethrows -> (Double, T) {
+    let start = DispatchTime.now().uptimeNanoseconds
+    let result = try body()
+    return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, result)
+  }
+
+  /// `text` in COPY's text format: backslash, tab, newline and carriage return escaped.
+  static func copyEscaped(_ text: String) -> String {
+    var out = ""
+    for character in text.unicodeScalars {
+      switch character {
+      case "\\": out += "\\\\"
+      case "\t": out += "\\t"
+      case "\n": out += "\\n"
+      case "\r": out += "\\r"
+      default: out.unicodeScalars.append(character)
+      }
+    }
+    return out
+  }
+}
