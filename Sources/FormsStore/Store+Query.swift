@@ -111,7 +111,7 @@ extension Store {
     let paths = filters.flatMap(\.paths) + sort.map(\.path)
     let computed = Self.computedMembers(paths)
     let projection = sealed || !computed.isEmpty ? nil : JSONProjection(paths: paths)
-    let sync = computed.contains("_sync") ? try SyncState.latest(layout) : nil
+    let sync = computed.contains("_sync") ? try SyncState.latest(layout)?.records(kind: kind) ?? [:] : nil
     let opened = FileIO.Directory(directory)
     // A file that cannot be read is an error (never "not there"); one that does not parse is skipped, named.
     let results = try parallelMap(files, chunkSize: 32) { path -> Result<(Match?, String?), StoreError> in
@@ -198,11 +198,11 @@ extension Store {
   /// `path`) as a query reads it.
   func compute(
     _ computing: Set<String>, into value: inout JSONValue, stored: JSONValue, kind: String, path: String,
-    bytes: [UInt8], sync: SyncState?
+    bytes: [UInt8], sync: [String: SyncState.Record]?
   ) throws(StoreError) {
     if computing.contains("_sync") {
-      let record = try sync?.record(kind: kind, id: StoreLayout.id(fromFile: path) ?? fileName(path))
-      value["_sync"] = SyncState.status(of: record, bytes: bytes).map { .string($0.rawValue) } ?? .null
+      let record = sync?[StoreLayout.id(fromFile: path) ?? fileName(path)]
+      value["_sync"] = SyncState.status(of: record, sha256: SyncState.hash(bytes)).map { .string($0.rawValue) } ?? .null
     }
     if computing.contains("_awaiting"), let schema = registry.schema(of: stored) {
       value["_awaiting"] = .array(awaitedRoles(stored, schema: schema, kind: kind, path: path).map { .string($0) })

@@ -6,7 +6,7 @@ extension Sync {
   /// Carries out one document's plan; the record is saved after each step, so a run stopped
   /// anywhere is picked up by the next (a side found equal to the other is simply agreed).
   func apply(
-    _ plan: Plan, kind: String, id: String, record: SyncState.Record?, bytes: [UInt8]?, state: SyncState,
+    _ plan: Plan, kind: String, id: String, record: SyncState.Record?, bytes: [UInt8]?, table: SyncState.Table,
     database: Database
   ) async throws(SyncError) -> Entry? {
     func entry(_ action: String, _ detail: String = "") -> Entry {
@@ -16,7 +16,7 @@ extension Sync {
     case .wait(let why):
       return why.isEmpty ? nil : entry("waiting", why)
     case .forget:
-      try save { () throws(StoreError) in try state.forget(kind: kind, id: id) }
+      try save { () throws(StoreError) in try table.forget(id) }
       return nil
     case .push:
       guard let bytes else { return nil }
@@ -24,7 +24,7 @@ extension Sync {
         let revision = try await push(kind, id, bytes, revision: record?.text == nil ? nil : record?.revision, database)
       else { return entry("waiting", "changed in the database meanwhile; run sync again") }
       DebugPause.at("sync-pushed")
-      try agree(kind, id, bytes, revision: revision, state)
+      try agree(kind, id, bytes, revision: revision, table)
       return entry("pushed")
     case .pull:
       guard let row = try await fetch(kind, id, database) else {
@@ -34,37 +34,40 @@ extension Sync {
         // A new document: what is pulled is noted first, so a run stopped after writing the file
         // finds it the pull's work, not a document made here (the write path adds defaults and stamps).
         let pulling = SyncState.Record(kind: kind, id: id, status: .remoteChanged, remoteRevision: row.revision)
-        try save { () throws(StoreError) in try state.save(pulling) }
+        try save { () throws(StoreError) in try table.save(pulling) }
       }
-      return try await pull(row, kind: kind, id: id, record: record, state: state, database: database)
+      return try await pull(row, kind: kind, id: id, record: record, table: table, database: database)
     case .adopt:
       guard let bytes, let row = try await fetch(kind, id, database) else { return nil }
       if record?.status == .remoteChanged, record?.remoteRevision == row.revision {
         // The file of a pull that stopped before its record: the pull's, given to the row exactly.
-        try agree(kind, id, bytes, revision: try await exact(kind, id, bytes, row, database), state)
+        try agree(kind, id, bytes, revision: try await exact(kind, id, bytes, row, database), table)
         return entry("pulled", "by \(row.user), finished")
       }
       if same(bytes, row.text) {
-        try agree(kind, id, bytes, revision: try await exact(kind, id, bytes, row, database), state)
+        try agree(kind, id, bytes, revision: try await exact(kind, id, bytes, row, database), table)
         return entry("matched", "the same on both sides")
       }
       return try conflict(
-        kind, id, record, row, "both sides hold a different document and there is no earlier sync to merge from", state)
+        kind, id, record, row, "both sides hold a different document and there is no earlier sync to merge from", table)
     case .refreshConflict:
       let row = try await fetch(kind, id, database)
       var refreshed = record ?? SyncState.Record(kind: kind, id: id, status: .conflict)
-      refreshed.theirs = row?.text
+      refreshed.theirs = row.map { .given($0.text) }
       refreshed.remoteRevision = row?.revision
-      try save { () throws(StoreError) in try state.save(refreshed) }
+      try save { () throws(StoreError) in try table.save(refreshed) }
       return entry("conflict", refreshed.problem ?? "")
     case .conflict(let why):
-      return try conflict(kind, id, record, try await fetch(kind, id, database), why, state)
+      return try conflict(kind, id, record, try await fetch(kind, id, database), why, table)
     case .merge:
-      guard let bytes, let record, let base = record.text, let row = try await fetch(kind, id, database) else {
-        return nil
+      guard let bytes, let record, let row = try await fetch(kind, id, database) else { return nil }
+      let base: String?
+      do throws(StoreError) { base = try table.base(record) } catch { throw SyncError.store(error) }
+      guard let base else {
+        return try conflict(kind, id, record, row, "changed on both sides, and the last synced text is gone", table)
       }
       return try await merge(
-        bytes, base: base, row: row, kind: kind, id: id, record: record, state: state, database: database)
+        bytes, base: base, row: row, kind: kind, id: id, record: record, table: table, database: database)
     case .deleteHere:
       do throws(StoreError) {
         try store.delete(kind: kind, id: id, operation: "sync", user: nil)
@@ -73,24 +76,24 @@ extension Sync {
         rejected.status = .rejected
         rejected.problem = "deleted in the database, but here: \(Self.oneLine(error))"
         rejected.remoteRevision = nil
-        try save { () throws(StoreError) in try state.save(rejected) }
+        try save { () throws(StoreError) in try table.save(rejected) }
         return entry("rejected", rejected.problem ?? "")
       } catch {
         throw SyncError.store(error)
       }
-      try save { () throws(StoreError) in try state.forget(kind: kind, id: id) }
+      try save { () throws(StoreError) in try table.forget(id) }
       return entry("deleted-here", "deleted in the database")
     case .deleteThere:
       guard let revision = record?.revision, try await deleteRow(kind, id, revision: revision, database) else {
         return entry("waiting", "changed in the database meanwhile; run sync again")
       }
-      try save { () throws(StoreError) in try state.forget(kind: kind, id: id) }
+      try save { () throws(StoreError) in try table.forget(id) }
       return entry("deleted-there", "deleted here")
     }
   }
 
   /// A row written into the store through its write path; refused rows are recorded as rejected.
-  func pull(_ row: Row, kind: String, id: String, record: SyncState.Record?, state: SyncState, database: Database)
+  func pull(_ row: Row, kind: String, id: String, record: SyncState.Record?, table: SyncState.Table, database: Database)
     async throws(SyncError) -> Entry
   {
     let written: [UInt8]
@@ -101,30 +104,30 @@ extension Sync {
       rejected.status = .rejected
       rejected.problem = Self.oneLine(error)
       rejected.remoteRevision = row.revision
-      try save { () throws(StoreError) in try state.save(rejected) }
+      try save { () throws(StoreError) in try table.save(rejected) }
       return Entry(kind: kind, id: id, action: "rejected", detail: rejected.problem ?? "")
     } catch {
       throw SyncError.store(error)
     }
     DebugPause.at("sync-pulled")
     // The write path may have added to it (defaults, stamps, canonical form): the row gets that too.
-    try agree(kind, id, written, revision: try await exact(kind, id, written, row, database), state)
+    try agree(kind, id, written, revision: try await exact(kind, id, written, row, database), table)
     return Entry(kind: kind, id: id, action: "pulled", detail: "by \(row.user)")
   }
 
   /// Both sides changed: merged three ways from the last agreed text.
   func merge(
-    _ bytes: [UInt8], base: String, row: Row, kind: String, id: String, record: SyncState.Record, state: SyncState,
-    database: Database
+    _ bytes: [UInt8], base: String, row: Row, kind: String, id: String, record: SyncState.Record,
+    table: SyncState.Table, database: Database
   ) async throws(SyncError) -> Entry {
     if same(bytes, row.text) {
-      try agree(kind, id, bytes, revision: try await exact(kind, id, bytes, row, database), state)
+      try agree(kind, id, bytes, revision: try await exact(kind, id, bytes, row, database), table)
       return Entry(kind: kind, id: id, action: "matched", detail: "the same change on both sides")
     }
     guard let baseValue = try? JSONParser().parse(Array(base.utf8)), let ours = try? JSONParser().parse(bytes),
       let theirs = try? JSONParser().parse(Array(row.text.utf8))
     else {
-      return try conflict(kind, id, record, row, "a side does not parse", state)
+      return try conflict(kind, id, record, row, "a side does not parse", table)
     }
     let merged = ThreeWayMerge(schema: store.registry.schema(of: ours)).merge(
       base: baseValue, ours: ours, theirs: theirs)
@@ -135,22 +138,22 @@ extension Sync {
       }
       let show = { (value: JSONValue?) in value.map(JSONWriter.compact) ?? "(absent)" }
       let why = places.map { "\($0): here \(show(ours[pointer: $0])), there \(show(theirs[pointer: $0]))" }
-      return try conflict(kind, id, record, row, why.joined(separator: "; "), state)
+      return try conflict(kind, id, record, row, why.joined(separator: "; "), table)
     }
     let written: [UInt8]
     do throws(StoreError) {
       written = try write(kind, id, merged.text, user: row.user)
     } catch  where error.kind == .badInput {
-      return try conflict(kind, id, record, row, "the merge is not valid: \(Self.oneLine(error))", state)
+      return try conflict(kind, id, record, row, "the merge is not valid: \(Self.oneLine(error))", table)
     } catch {
       throw SyncError.store(error)
     }
     guard let revision = try await push(kind, id, written, revision: row.revision, database) else {
       // Merged here; the row moved on meanwhile: the next run merges again from the row we read.
-      try agree(kind, id, Array(row.text.utf8), revision: row.revision, state, local: false)
+      try agree(kind, id, Array(row.text.utf8), revision: row.revision, table, local: false)
       return Entry(kind: kind, id: id, action: "waiting", detail: "changed in the database meanwhile; run sync again")
     }
-    try agree(kind, id, written, revision: revision, state)
+    try agree(kind, id, written, revision: revision, table)
     return Entry(kind: kind, id: id, action: "merged", detail: "changes from both sides")
   }
 
@@ -166,28 +169,40 @@ extension Sync {
 
   /// Records a conflict, with the database's side kept for `resolve`.
   func conflict(
-    _ kind: String, _ id: String, _ record: SyncState.Record?, _ row: Row?, _ why: String, _ state: SyncState
+    _ kind: String, _ id: String, _ record: SyncState.Record?, _ row: Row?, _ why: String,
+    _ table: SyncState.Table
   )
     throws(SyncError) -> Entry
   {
     var conflict = record ?? SyncState.Record(kind: kind, id: id, status: .conflict)
     conflict.status = .conflict
-    conflict.theirs = row?.text
+    conflict.theirs = row.map { .given($0.text) }
     conflict.remoteRevision = row?.revision
     conflict.problem = why
-    try save { () throws(StoreError) in try state.save(conflict) }
+    try save { () throws(StoreError) in try table.save(conflict) }
     return Entry(kind: kind, id: id, action: "conflict", detail: why)
   }
 
-  /// Records that both sides hold `bytes` at `revision`. With `local` false, `bytes` is the
-  /// database's side only (the file differs, and is pushed next time).
-  func agree(_ kind: String, _ id: String, _ bytes: [UInt8], revision: Int64, _ state: SyncState, local: Bool = true)
-    throws(SyncError)
-  {
+  /// Records that both sides hold `bytes` at `revision`, with the file's signature when the
+  /// file holds them. With `local` false, `bytes` is the database's side only (the file differs,
+  /// and is pushed next time).
+  func agree(
+    _ kind: String, _ id: String, _ bytes: [UInt8], revision: Int64, _ table: SyncState.Table, local: Bool = true
+  ) throws(SyncError) {
+    let hash = sha256(bytes)
+    var stamp: SyncState.Stamp?
+    if local {
+      // Taken before the file is read back: a file that changes after it is read again next time.
+      do throws(StoreError) {
+        let path = try store.path(kind: kind, id: id)
+        stamp = SyncState.Stamp.of(path)
+        if try SyncState.fileHash(path, record: nil) != hash { stamp = nil }
+      } catch { throw SyncError.store(error) }
+    }
     let record = SyncState.Record(
       kind: kind, id: id, status: .synced, lastSynced: Instant(store.now()).rfc3339,
-      text: String(decoding: bytes, as: UTF8.self), sha256: sha256(bytes), revision: revision)
-    try save { () throws(StoreError) in try state.save(record) }
+      text: .given(String(decoding: bytes, as: UTF8.self)), sha256: hash, revision: revision, stamp: stamp)
+    try save { () throws(StoreError) in try table.save(record) }
   }
 
   /// `text` written as the document `kind` `id` through the write path (operation `sync`, by

@@ -24,8 +24,8 @@ extension Sync {
   func resolve(kind: String, id: String, _ resolution: Resolution, database: Database) async throws(SyncError) -> Entry
   {
     let state = try await state(database)
-    let found: SyncState.Record?
-    do throws(StoreError) { found = try state.record(kind: kind, id: id) } catch { throw SyncError.store(error) }
+    let table = try storeTable(kind, state: state)
+    let found = table.records[id]
     guard let record = found, record.status == .conflict else {
       throw SyncError.refused("\(kind) \(id) has no sync conflict to resolve (formsctl sync status lists them)")
     }
@@ -40,7 +40,7 @@ extension Sync {
           ? nil : String(decoding: try FileIO.read(path, followLinks: false), as: UTF8.self)
       } catch { throw SyncError.store(error) }
     case .theirs:
-      text = record.theirs
+      do throws(StoreError) { text = try table.string(record.theirs) } catch { throw SyncError.store(error) }
     case .file(let file):
       do throws(StoreError) {
         text = String(decoding: try FileIO.read(file), as: UTF8.self)
@@ -58,7 +58,10 @@ extension Sync {
         throw SyncError.refused(
           "\(kind) \(id) changed in the database meanwhile; run formsctl sync, then resolve again")
       }
-      try save { () throws(StoreError) in try state.forget(kind: kind, id: id) }
+      try save { () throws(StoreError) in
+        try table.forget(id)
+        try table.finish()
+      }
       return Entry(kind: kind, id: id, action: "resolved", detail: "deleted on both sides")
     }
     let written: [UInt8]
@@ -71,7 +74,8 @@ extension Sync {
     guard let revision = try await push(kind, id, written, revision: record.remoteRevision, database) else {
       throw SyncError.refused("\(kind) \(id) changed in the database meanwhile; run formsctl sync, then resolve again")
     }
-    try agree(kind, id, written, revision: revision, state)
+    try agree(kind, id, written, revision: revision, table)
+    try save { () throws(StoreError) in try table.finish() }
     return Entry(kind: kind, id: id, action: "resolved", detail: "\(resolution)")
   }
 
@@ -87,9 +91,9 @@ extension Sync {
     var rows: [[String]] = []
     for kind in store.registry.kinds {
       let known = try state.records(kind: kind)
-      let files = try files(of: kind, in: store)
+      let files = try localHashes(kind, in: store, records: known)
       for id in Set(known.keys).union(files.keys).sorted() {
-        guard let status = SyncState.status(of: known[id], bytes: files[id]) else { continue }
+        guard let status = SyncState.status(of: known[id], sha256: files[id]?.sha256) else { continue }
         var object = JSONObject(["kind": .string(kind), "id": .string(id), "status": .string(status.rawValue)])
         if let last = known[id]?.lastSynced { object["last_synced"] = .string(last) }
         if let problem = known[id]?.problem, status == .conflict || status == .rejected {

@@ -12,6 +12,14 @@ extension Sync {
     case wait(String)
     /// A conflict whose row changed again: its `theirs` is read again.
     case refreshConflict
+
+    /// Whether carrying it out needs the file's bytes.
+    var readsFile: Bool {
+      switch self {
+      case .push, .merge, .adopt: true
+      default: false
+      }
+    }
   }
 
   func run(_ direction: Direction, maxDelete: PruneBound?, database: Database) async throws(SyncError) -> [Entry] {
@@ -26,16 +34,18 @@ extension Sync {
   func run(kind: String, _ direction: Direction, maxDelete: PruneBound?, state: SyncState, database: Database)
     async throws(SyncError) -> [Entry]
   {
-    let table = SyncSQL.qualified(schema, SyncSQL.table(kind))
+    let rowsTable = SyncSQL.qualified(schema, SyncSQL.table(kind))
     var remote: [String: Int64] = [:]
-    for row in try await database.rows("SELECT id, revision FROM \(unescaped: table)") {
+    for row in try await database.rows("SELECT id, revision FROM \(unescaped: rowsTable)") {
       guard let (id, revision) = try? row.decode((String, Int64).self) else { continue }
       remote[id] = revision
     }
-    let (records, local) = try storeSide(kind, state: state)
+    let table = try storeTable(kind, state: state)
+    let records = table.records
+    let local = try localHashes(kind, records: records)
     var plans: [(id: String, plan: Plan)] = []
     for id in Set(remote.keys).union(records.keys).union(local.keys).sorted() {
-      plans.append((id, plan(records[id], bytes: local[id], revision: remote[id], direction)))
+      plans.append((id, plan(records[id], sha256: local[id]?.sha256, revision: remote[id], direction)))
     }
     // Deletions on either side are bounded, as import --prune's are.
     let bound = maxDelete ?? .standard
@@ -52,41 +62,107 @@ extension Sync {
         "sync would delete \(there) of \(remote.count) \(kind) rows in the database, \(why); nothing of \(kind) was synced (--max-delete N or P% allows more)"
       )
     }
+    let fresh = plans.compactMap { id, plan -> (String, String)? in
+      guard case .push = plan, remote[id] == nil, records[id]?.text == nil, let path = local[id]?.path else {
+        return nil
+      }
+      return (id, path)
+    }
+    let batched = try await pushNew(fresh, kind: kind, table: table, database: database)
     var entries: [Entry] = []
     for (id, plan) in plans {
+      if let entry = batched[id] {
+        entries.append(entry)
+        continue
+      }
+      let bytes = try plan.readsFile ? local[id].map { file throws(SyncError) in try read(file.path) } : nil
       if let entry = try await apply(
-        plan, kind: kind, id: id, record: records[id], bytes: local[id], state: state, database: database)
+        plan, kind: kind, id: id, record: records[id], bytes: bytes, table: table, database: database)
       {
         entries.append(entry)
       }
     }
+    try save { () throws(StoreError) in try table.finish() }
     return entries
   }
 
-  /// The records of `kind` and its files' bytes, by id.
-  func storeSide(_ kind: String, state: SyncState) throws(SyncError) -> ([String: SyncState.Record], [String: [UInt8]])
+  /// Documents new to the database, inserted 500 to a statement (as a bulk load goes) and
+  /// recorded 500 at a time; each one's report line, by id.
+  func pushNew(_ documents: [(id: String, path: String)], kind: String, table: SyncState.Table, database: Database)
+    async throws(SyncError) -> [String: Entry]
   {
-    do throws(StoreError) {
-      return (try state.records(kind: kind), try Self.files(of: kind, in: store))
-    } catch { throw SyncError.store(error) }
-  }
-
-  /// The bytes of every document of `kind` as stored (sealed values as envelopes), by id.
-  static func files(of kind: String, in store: Store) throws(StoreError) -> [String: [UInt8]] {
-    let directory = try store.schema(kind).directory
-    var files: [String: [UInt8]] = [:]
-    for id in try store.layout.ids(in: directory, prefix: "") {
-      files[id] = try FileIO.read(store.layout.path(directory: directory, id: id), followLinks: false)
+    var entries: [String: Entry] = [:]
+    for start in stride(from: 0, to: documents.count, by: 500) {
+      // The signature is taken before the read: a file changed in between is read again next time.
+      let chunk = try documents[start..<min(documents.count, start + 500)].map {
+        document throws(SyncError) in
+        (id: document.id, stamp: SyncState.Stamp.of(document.path), bytes: try read(document.path))
+      }
+      let revisions = try await insert(kind, chunk.map { ($0.id, $0.bytes) }, database)
+      DebugPause.at("sync-pushed")
+      let time = Instant(store.now()).rfc3339
+      var agreed: [SyncState.Record] = []
+      for (id, stamp, bytes) in chunk {
+        guard let revision = revisions[id] else {
+          entries[id] = Entry(kind: kind, id: id, action: "waiting", detail: "added in the database meanwhile; run sync again")
+          continue
+        }
+        agreed.append(
+          SyncState.Record(
+            kind: kind, id: id, status: .synced, lastSynced: time, text: .given(String(decoding: bytes, as: UTF8.self)),
+            sha256: sha256(bytes), revision: revision, stamp: stamp))
+        entries[id] = Entry(kind: kind, id: id, action: "pushed", detail: "")
+      }
+      try save { () throws(StoreError) in try table.save(agreed) }
     }
-    return files
+    return entries
   }
 
-  func plan(_ record: SyncState.Record?, bytes: [UInt8]?, revision: Int64?, _ direction: Direction) -> Plan {
+  /// The sync records of `kind`, open for the run.
+  func storeTable(_ kind: String, state: SyncState) throws(SyncError) -> SyncState.Table {
+    do throws(StoreError) { return try state.table(kind) } catch { throw SyncError.store(error) }
+  }
+
+  /// Each document of `kind` here: its path and SHA-256 (the record's, when the file's signature
+  /// vouches that it is unchanged since; else read and hashed), by id.
+  func localHashes(_ kind: String, records: [String: SyncState.Record]) throws(SyncError) -> [String: (
+    path: String, sha256: String
+  )] {
+    do throws(StoreError) { return try Self.localHashes(kind, in: store, records: records) } catch {
+      throw SyncError.store(error)
+    }
+  }
+
+  static func localHashes(_ kind: String, in store: Store, records: [String: SyncState.Record]) throws(StoreError)
+    -> [String: (path: String, sha256: String)]
+  {
+    let directory = try store.schema(kind).directory
+    let ids = try store.layout.ids(in: directory, prefix: "")
+    let hashed = try parallelMap(ids, chunkSize: 64) { id -> Result<(String, String)?, StoreError> in
+      Result { () throws(StoreError) in
+        let path = store.layout.path(directory: directory, id: id)
+        return try SyncState.fileHash(path, record: records[id]).map { (path, $0) }
+      }
+    }
+    var out: [String: (path: String, sha256: String)] = [:]
+    for (id, result) in zip(ids, hashed) {
+      if let (path, sha) = try result.get() { out[id] = (path, sha) }
+    }
+    return out
+  }
+
+  /// The stored bytes of a document (sealed values as envelopes).
+  func read(_ path: String) throws(SyncError) -> [UInt8] {
+    do throws(StoreError) { return try FileIO.read(path, followLinks: false) } catch { throw SyncError.store(error) }
+  }
+
+  func plan(_ record: SyncState.Record?, sha256: String?, revision: Int64?, _ direction: Direction) -> Plan {
     if let record, record.status == .conflict {
       if revision != record.remoteRevision { return .refreshConflict }
       return .wait("conflict: formsctl sync resolve \(record.kind) \(record.id) --ours|--theirs|--file FILE")
     }
-    let localChanged = bytes.map { sha256($0) != record?.sha256 } ?? (record?.sha256 != nil)
+    let bytes = sha256
+    let localChanged = sha256.map { $0 != record?.sha256 } ?? (record?.sha256 != nil)
     if let record, record.status == .rejected, revision == record.remoteRevision, !localChanged {
       return .wait("rejected: \(record.problem ?? "")")
     }

@@ -193,9 +193,7 @@ public struct Sync: Sendable {
   {
     let table = SyncSQL.qualified(schema, SyncSQL.table(kind))
     let text = String(decoding: bytes, as: UTF8.self)
-    let version =
-      (try? JSONParser().parse(bytes))?["_schema"]?.stringValue.flatMap { $0.split(separator: "@").last }
-      .map(String.init) ?? ""
+    let version = Self.version(of: bytes)
     let hash = sha256(bytes)
     let user = author
     let rows: [PostgresRow]
@@ -213,6 +211,40 @@ public struct Sync: Sendable {
         """)
     }
     return try? rows.first?.decode(Int64.self)
+  }
+
+  /// Inserts the rows of new documents (`id`, stored bytes) in one statement; the revision of
+  /// each inserted, by id (an id missing from it: another writer inserted that row first).
+  func insert(_ kind: String, _ documents: [(id: String, bytes: [UInt8])], _ database: Database)
+    async throws(SyncError) -> [String: Int64]
+  {
+    let table = SyncSQL.qualified(schema, SyncSQL.table(kind))
+    let ids = documents.map(\.id)
+    let texts = documents.map { String(decoding: $0.bytes, as: UTF8.self) }
+    let versions = documents.map { Self.version(of: $0.bytes) }
+    let hashes = documents.map { sha256($0.bytes) }
+    let user = author
+    let rows = try await database.rows(
+      """
+      INSERT INTO \(unescaped: table) (id, schema_version, document, canonical, content_sha256, updated_by)
+      SELECT u.id, u.version, u.text::jsonb, u.text, u.hash, \(user)
+      FROM unnest(\(ids)::text[], \(versions)::text[], \(texts)::text[], \(hashes)::text[]) AS u(id, version, text, hash)
+      ON CONFLICT (id) DO NOTHING RETURNING id, revision
+      """)
+    var revisions: [String: Int64] = [:]
+    for row in rows {
+      guard let (id, revision) = try? row.decode((String, Int64).self) else { continue }
+      revisions[id] = revision
+    }
+    return revisions
+  }
+
+  /// The version a stored document's `_schema` names (`1.1.0`), from its top-level members.
+  static func version(of bytes: [UInt8]) -> String {
+    let reference =
+      JSONParser().parseTopLevelScalars(bytes, excluding: [])?.scalars["_schema"]?.stringValue
+      ?? (try? JSONParser().parse(bytes))?["_schema"]?.stringValue
+    return reference.flatMap { $0.split(separator: "@").last }.map(String.init) ?? ""
   }
 
   /// Deletes the row of `id` while it still has `revision`; false when another writer changed it.

@@ -52,11 +52,11 @@ struct SyncCommandTests {
             (file ?? "") == (row.isEmpty ? "" : String(row.dropLast())), "\(context): \(id) differs from its row")
         }
       }
-      // Killed with the first row pushed and its record unsaved.
+      // Killed with the new rows pushed (one statement) and their records unsaved.
       let pushing = try startPaused(["sync", "--push"], at: "sync-pushed", in: store, environment: env)
       kill(pushing.processIdentifier, SIGKILL)
       pushing.waitUntilExit()
-      #expect(try server.psql("SELECT count(*) FROM formsctl.acquisition") == "1\n")
+      #expect(try server.psql("SELECT count(*) FROM formsctl.acquisition") == "3\n")
       let resumed = try run(["sync"])
       #expect(resumed.status == 0, "\(resumed.transcript)")
       try converged("after a push killed")

@@ -17,8 +17,9 @@ public struct AtomicWriter: Sendable {
     self.boundary = FileIO.realPath(boundary) ?? boundary
   }
 
-  /// Replaces (or creates) `path` with `bytes`, atomically and durably.
-  public func write(_ bytes: [UInt8], to path: String) throws(StoreError) {
+  /// Replaces (or creates) `path` with `bytes`, atomically and durably; with `sync` false,
+  /// atomically only: the caller makes many such files durable at once (`FileIO.sync`).
+  public func write(_ bytes: [UInt8], to path: String, sync: Bool = true) throws(StoreError) {
     let target = try resolveInsideBoundary(path)
     let directory = parentDirectory(target)
     let (fd, temp) = try createTemporary(nextTo: target)
@@ -30,7 +31,9 @@ public struct AtomicWriter: Sendable {
     }
     do throws(StoreError) {
       try writeAll(fd, bytes, path: temp)
-      if POSIX.fsync(fd, path: temp) != 0 { throw StoreError.io(temp, operation: "fsync", errno: Errno(errno)) }
+      if sync, POSIX.fsync(fd, path: temp) != 0 {
+        throw StoreError.io(temp, operation: "fsync", errno: Errno(errno))
+      }
       close(fd)
     } catch {
       close(fd)
@@ -39,7 +42,7 @@ public struct AtomicWriter: Sendable {
     try beforeRename?(temp)
     if POSIX.rename(temp, target) != 0 { throw StoreError.io(target, operation: "rename", errno: Errno(errno)) }
     renamed = true
-    try Self.syncDirectory(directory)
+    if sync { try Self.syncDirectory(directory) }
   }
 
   /// Makes a directory's entries (creations, renames, deletions) durable.

@@ -3,8 +3,15 @@ import Foundation
 
 /// What a store knows of one database it syncs with (`.formsctl/sync/<database>/`, git-ignored,
 /// DESIGN §13): the database's identity, and per document the text both sides agreed on at the
-/// last sync (the base of a three-way merge), its hash, the row's revision then, and a status.
+/// last sync (the base of a three-way merge), its hash, the row's revision then, a status, and
+/// the file's stat signature then (so an unchanged file is known without reading it).
 /// Without a record from this same database, sync never deletes a document on either side.
+///
+/// Per kind, three files: `KIND.records` (every record, one line each, sorted by id), `KIND.log`
+/// (records saved since, appended), and `KIND.texts.N` (the texts the records point into,
+/// appended). A sync run opens a kind's `Table`, saves as it goes (an append each, which a kill
+/// cannot undo) and finishes it: the log folded into the records, everything made durable, the
+/// texts rewritten when most of them are stale. Reading replays the log over the records.
 public struct SyncState: Sendable {
   /// Where a document stands with the database.
   public enum Status: String, Sendable, CaseIterable {
@@ -20,6 +27,30 @@ public struct SyncState: Sendable {
     case rejected
   }
 
+  /// A text of a record: given (not yet kept), or kept in the kind's texts file.
+  public enum Text: Sendable, Equatable {
+    case given(String)
+    case kept(offset: Int64, length: Int)
+  }
+
+  /// A file's `stat` signature when its record was saved, and when that was (nanoseconds).
+  public struct Stamp: Sendable, Equatable {
+    let file: FileStamp
+    let recorded: Int64
+
+    /// The signature of the file at `path` now; nil when it is not there.
+    public static func of(_ path: String) -> Stamp? {
+      FileStamp(path).map { Stamp(file: $0, recorded: Int64(Date().timeIntervalSince1970 * 1e9)) }
+    }
+
+    /// True when `now` (the file's signature now) proves the file unchanged: equal, and written
+    /// at least two seconds before the record was (a file changed within the same timestamp
+    /// tick as the record could look equal; it is read instead, as git does).
+    func vouchesFor(_ now: FileStamp) -> Bool {
+      now == file && file.mtimeNanoseconds < recorded - 2_000_000_000
+    }
+  }
+
   /// One document's record.
   public struct Record: Sendable, Equatable {
     public var kind: String
@@ -28,24 +59,25 @@ public struct SyncState: Sendable {
     /// When the two sides last agreed.
     public var lastSynced: String?
     /// The canonical text both sides held then (sealed values as envelopes); nil before the first agreement.
-    public var text: String?
+    public var text: Text?
     /// SHA-256 of `text`.
     public var sha256: String?
     /// The database row's revision at the last sync (or the row a conflict or refusal is about).
     public var revision: Int64?
     /// For a conflict: the database's text, kept for `sync resolve --theirs`.
-    public var theirs: String?
+    public var theirs: Text?
     /// For a conflict or a refusal: why, in one line.
     public var problem: String?
     /// For a conflict or a refusal: the revision of the row it is about.
     public var remoteRevision: Int64?
+    /// The file's signature when the two sides agreed on `text`.
+    public var stamp: Stamp?
 
     public init(
-      kind: String, id: String, status: Status, lastSynced: String? = nil, text: String? = nil,
-      sha256: String? = nil, revision: Int64? = nil, theirs: String? = nil, problem: String? = nil,
-      remoteRevision: Int64? = nil
+      kind: String, id: String, status: Status, lastSynced: String? = nil, text: Text? = nil,
+      sha256: String? = nil, revision: Int64? = nil, theirs: Text? = nil, problem: String? = nil,
+      remoteRevision: Int64? = nil, stamp: Stamp? = nil
     ) {
-      self.remoteRevision = remoteRevision
       self.kind = kind
       self.id = id
       self.status = status
@@ -55,30 +87,8 @@ public struct SyncState: Sendable {
       self.revision = revision
       self.theirs = theirs
       self.problem = problem
-    }
-
-    var json: JSONValue {
-      var object = JSONObject(["kind": .string(kind), "id": .string(id), "status": .string(status.rawValue)])
-      if let lastSynced { object["last_synced"] = .string(lastSynced) }
-      if let text { object["text"] = .string(text) }
-      if let sha256 { object["sha256"] = .string(sha256) }
-      if let revision { object["revision"] = .number(JSONNumber(Int(revision))) }
-      if let theirs { object["theirs"] = .string(theirs) }
-      if let problem { object["problem"] = .string(problem) }
-      if let remoteRevision { object["remote_revision"] = .number(JSONNumber(Int(remoteRevision))) }
-      return .object(object)
-    }
-
-    init?(_ value: JSONValue) {
-      guard let kind = value["kind"]?.stringValue, let id = value["id"]?.stringValue,
-        let status = value["status"]?.stringValue.flatMap(Status.init)
-      else { return nil }
-      self.init(
-        kind: kind, id: id, status: status, lastSynced: value["last_synced"]?.stringValue,
-        text: value["text"]?.stringValue, sha256: value["sha256"]?.stringValue,
-        revision: value["revision"]?.numberValue.flatMap { Int64($0.text) }, theirs: value["theirs"]?.stringValue,
-        problem: value["problem"]?.stringValue,
-        remoteRevision: value["remote_revision"]?.numberValue.flatMap { Int64($0.text) })
+      self.remoteRevision = remoteRevision
+      self.stamp = stamp
     }
   }
 
@@ -100,41 +110,11 @@ public struct SyncState: Sendable {
 
   public var directory: String { layout.stateDirectory + "/sync/" + database }
 
-  func path(kind: String, id: String) -> String { directory + "/documents/" + kind + "/" + id + ".json" }
+  /// The records of `kind`, open for a run.
+  public func table(_ kind: String) throws(StoreError) -> Table { try Table(directory: directory, kind: kind) }
 
-  /// The record of `kind` `id`, nil when there is none; one that does not parse is an error.
-  public func record(kind: String, id: String) throws(StoreError) -> Record? {
-    let path = path(kind: kind, id: id)
-    guard FileIO.entry(path) != .missing else { return nil }
-    let value = try Store.parsed(try FileIO.read(path, followLinks: false), shown: path)
-    guard let record = Record(value) else { throw StoreError.refused(.notADocument(path: path)) }
-    return record
-  }
-
-  /// Every record of `kind`, by id.
-  public func records(kind: String) throws(StoreError) -> [String: Record] {
-    let directory = directory + "/documents/" + kind
-    guard FileIO.entry(directory) == .directory else { return [:] }
-    var out: [String: Record] = [:]
-    for path in try FileIO.files(under: directory, suffix: ".json") {
-      guard let id = StoreLayout.id(fromFile: path), let record = try record(kind: kind, id: id) else { continue }
-      out[id] = record
-    }
-    return out
-  }
-
-  /// Writes `record` durably (temporary file, fsync, rename).
-  public func save(_ record: Record) throws(StoreError) {
-    let path = path(kind: record.kind, id: record.id)
-    try FileIO.makeDirectories(parentDirectory(path))
-    try AtomicWriter(boundary: layout.root).write(Array((JSONWriter.canonicalString(record.json)).utf8), to: path)
-  }
-
-  /// Forgets the record of `kind` `id` (the document is gone on both sides).
-  public func forget(kind: String, id: String) throws(StoreError) {
-    let path = path(kind: kind, id: id)
-    if FileIO.entry(path) != .missing { try FileIO.remove(path) }
-  }
+  /// Every record of `kind`, by id (read only).
+  public func records(kind: String) throws(StoreError) -> [String: Record] { try table(kind).records }
 
   /// Writes the database's identity beside its records (for people; nothing reads it back).
   public func describe(_ identity: JSONValue) throws(StoreError) {
@@ -160,11 +140,297 @@ public struct SyncState: Sendable {
   /// The SHA-256 of `bytes`, in hex: what `sha256` records.
   public static func hash(_ bytes: [UInt8]) -> String { sha256Hex(bytes) }
 
-  /// The status of a document whose record is `record` and whose file holds `bytes` (nil: no file).
-  public static func status(of record: Record?, bytes: [UInt8]?) -> Status? {
-    guard let record else { return bytes == nil ? nil : .localChanged }
+  /// The status of a document whose record is `record` and whose file's SHA-256 is `sha256` (nil: no file).
+  public static func status(of record: Record?, sha256: String?) -> Status? {
+    guard let record else { return sha256 == nil ? nil : .localChanged }
     if record.status != .synced { return record.status }
-    guard let bytes else { return .localChanged }
-    return sha256Hex(bytes) == record.sha256 ? .synced : .localChanged
+    guard let sha256 else { return .localChanged }
+    return sha256 == record.sha256 ? .synced : .localChanged
+  }
+
+  /// The SHA-256 of the file at `path` as `record` knows it: the record's own when the file's
+  /// signature vouches for it, else read and hashed. Nil when there is no file.
+  public static func fileHash(_ path: String, record: Record?) throws(StoreError) -> String? {
+    guard let now = FileStamp(path) else {
+      if FileIO.entry(path) == .missing { return nil }
+      throw StoreError.io(path, operation: "stat", errno: Errno(errno))
+    }
+    if let record, let stamp = record.stamp, let sha = record.sha256, stamp.vouchesFor(now) { return sha }
+    return hash(try FileIO.read(path, followLinks: false))
+  }
+}
+
+extension SyncState {
+  /// The records of one kind, read once and saved by appending, then folded by `finish`. Used by
+  /// one run at a time (not shared between threads).
+  public final class Table {
+    public private(set) var records: [String: Record]
+    let kind: String
+    let base: String
+    /// The number of the texts file the records point into.
+    var generation: Int
+    var log: Int32 = -1
+    var texts: Int32 = -1
+    var textsSize: Int64 = 0
+
+    var recordsPath: String { base + ".records" }
+    var logPath: String { base + ".log" }
+    func textsPath(_ generation: Int) -> String { base + ".texts.\(generation)" }
+
+    init(directory: String, kind: String) throws(StoreError) {
+      self.kind = kind
+      base = directory + "/" + kind
+      records = [:]
+      generation = 0
+      if FileIO.entry(recordsPath) != .missing {
+        let lines = String(decoding: try FileIO.read(recordsPath, limit: Int.max), as: UTF8.self).split(
+          separator: "\n")
+        guard let header = lines.first, header.hasPrefix(Self.header),
+          let number = Int(header.dropFirst(Self.header.count))
+        else {
+          throw StoreError.refused(.notADocument(path: recordsPath))
+        }
+        generation = number
+        for line in lines.dropFirst() { apply(line) }
+      }
+      if FileIO.entry(logPath) != .missing {
+        for line in String(decoding: try FileIO.read(logPath, limit: Int.max), as: UTF8.self).split(separator: "\n") {
+          // A line of another texts file was folded into the records already; a torn last line
+          // (power lost mid-append) does not parse and is dropped.
+          guard let tab = line.firstIndex(of: "\t"), Int(line[..<tab]) == generation else { continue }
+          apply(line[line.index(after: tab)...])
+        }
+      }
+    }
+
+    deinit {
+      if log >= 0 { close(log) }
+      if texts >= 0 { close(texts) }
+    }
+
+    static let header = "formsctl sync records 1 texts "
+
+    func apply(_ line: Substring) {
+      let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(Self.unescaped)
+      if fields.count == 2, fields[1] == "!" {
+        records[fields[0]] = nil
+      } else if let record = Self.record(fields, kind: kind) {
+        records[record.id] = record
+      }
+    }
+
+    /// The text `text` stands for (a given one as given; a kept one read from the texts file).
+    public func string(_ text: Text?) throws(StoreError) -> String? {
+      switch text {
+      case nil: return nil
+      case .given(let string): return string
+      case .kept(let offset, let length):
+        let path = textsPath(generation)
+        let fd = POSIX.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: length)
+        var done = 0
+        while done < length {
+          let got = bytes.withUnsafeMutableBytes {
+            POSIX.pread(fd, $0.baseAddress! + done, length - done, off_t(offset) + off_t(done), path: path)
+          }
+          if got < 0 { throw StoreError.io(path, operation: "read", errno: Errno(errno)) }
+          if got == 0 { return nil }  // cut short (power lost before it was made durable)
+          done += got
+        }
+        return String(decoding: bytes, as: UTF8.self)
+      }
+    }
+
+    /// The agreed text of `record`, when it is still the text its hash names.
+    public func base(_ record: Record) throws(StoreError) -> String? {
+      guard let text = try string(record.text) else { return nil }
+      return sha256Hex(Array(text.utf8)) == record.sha256 ? text : nil
+    }
+
+    /// Saves `record`: its given texts appended to the texts file, its line to the log.
+    public func save(_ record: Record) throws(StoreError) { try save([record]) }
+
+    /// Saves `records` with one append to each file.
+    public func save(_ records: [Record]) throws(StoreError) {
+      guard !records.isEmpty else { return }
+      var texts: [UInt8] = []
+      var lines = ""
+      var kept: [Record] = []
+      let start = try textsEnd()
+      func keep(_ text: Text?) -> Text? {
+        guard case .given(let string)? = text else { return text }
+        let offset = start + Int64(texts.count)
+        texts += Array(string.utf8)
+        return .kept(offset: offset, length: string.utf8.count)
+      }
+      for var record in records {
+        record.text = keep(record.text)
+        record.theirs = keep(record.theirs)
+        kept.append(record)
+        lines += "\(generation)\t" + Self.line(record) + "\n"
+      }
+      if !texts.isEmpty {
+        try writeAll(self.texts, texts, path: textsPath(generation))
+        textsSize += Int64(texts.count)
+      }
+      try append(lines)
+      for record in kept { self.records[record.id] = record }
+    }
+
+    /// Forgets the record of `id` (the document is gone on both sides).
+    public func forget(_ id: String) throws(StoreError) {
+      guard records[id] != nil else { return }
+      try append("\(generation)\t" + Self.escaped(id) + "\t!\n")
+      records[id] = nil
+    }
+
+    /// Folds the log into the records and makes everything durable: the texts file, then the
+    /// records (temporary, fsync, rename), then the log removed. When most kept text is stale, the
+    /// live texts are copied to a new texts file first and the old one removed after.
+    public func finish() throws(StoreError) {
+      guard log >= 0 || texts >= 0 || FileIO.entry(logPath) != .missing else { return }
+      try FileIO.makeDirectories(parentDirectory(base))
+      var live: Int64 = 0
+      for record in records.values {
+        for case .kept(_, let length)? in [record.text, record.theirs] { live += Int64(length) }
+      }
+      let size = try textsEnd()
+      let old = generation
+      if size > 2 * live + 1_048_576 {
+        var compacted: [UInt8] = []
+        var moved: [String: Record] = [:]
+        for (id, var record) in records {
+          func move(_ text: Text?) throws(StoreError) -> Text? {
+            guard let string = try string(text) else { return nil }
+            defer { compacted += Array(string.utf8) }
+            return .kept(offset: Int64(compacted.count), length: string.utf8.count)
+          }
+          record.text = try move(record.text)
+          record.theirs = try move(record.theirs)
+          moved[id] = record
+        }
+        generation += 1
+        try AtomicWriter(boundary: parentDirectory(base)).write(compacted, to: textsPath(generation))
+        records = moved
+        if texts >= 0 { close(texts) }
+        texts = -1
+      } else if texts >= 0 {
+        if POSIX.fsync(texts, path: textsPath(generation)) != 0 {
+          throw StoreError.io(textsPath(generation), operation: "fsync", errno: Errno(errno))
+        }
+      }
+      var text = Self.header + "\(generation)\n"
+      for id in records.keys.sorted() { text += Self.line(records[id]!) + "\n" }
+      try AtomicWriter(boundary: parentDirectory(base)).write(Array(text.utf8), to: recordsPath)
+      if log >= 0 { close(log) }
+      log = -1
+      try FileIO.remove(logPath)
+      if generation != old { try FileIO.remove(textsPath(old)) }
+      try AtomicWriter.syncDirectory(parentDirectory(base))
+    }
+
+    /// Where the next text goes (opening the texts file for appending).
+    func textsEnd() throws(StoreError) -> Int64 {
+      if texts < 0 {
+        let path = textsPath(generation)
+        try FileIO.makeDirectories(parentDirectory(path))
+        texts = POSIX.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard texts >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
+        var info = stat()
+        guard fstat(texts, &info) == 0 else { throw StoreError.io(path, operation: "stat", errno: Errno(errno)) }
+        textsSize = Int64(info.st_size)
+      }
+      return textsSize
+    }
+
+    func append(_ text: String) throws(StoreError) {
+      if log < 0 {
+        try FileIO.makeDirectories(parentDirectory(logPath))
+        log = POSIX.open(logPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard log >= 0 else { throw StoreError.io(logPath, operation: "open", errno: Errno(errno)) }
+      }
+      try writeAll(log, Array(text.utf8), path: logPath)
+    }
+
+    // MARK: Lines
+
+    /// `id status last_synced sha256 revision remote_revision problem text theirs stamp`, tab-separated.
+    static func line(_ record: Record) -> String {
+      func text(_ text: Text?) -> String {
+        guard case .kept(let offset, let length)? = text else { return "" }
+        return "\(offset):\(length)"
+      }
+      let stamp = record.stamp.map {
+        "\($0.file.size):\($0.file.mtimeNanoseconds):\($0.file.ctimeNanoseconds):\($0.file.inode):\($0.recorded)"
+      }
+      return [
+        record.id, record.status.rawValue, record.lastSynced ?? "", record.sha256 ?? "",
+        record.revision.map(String.init) ?? "", record.remoteRevision.map(String.init) ?? "", record.problem ?? "",
+        text(record.text), text(record.theirs), stamp ?? "",
+      ].map(escaped).joined(separator: "\t")
+    }
+
+    static func record(_ fields: [String], kind: String) -> Record? {
+      guard fields.count == 10, let status = Status(rawValue: fields[1]) else { return nil }
+      func text(_ field: String) -> Text? {
+        let parts = field.split(separator: ":")
+        guard parts.count == 2, let offset = Int64(parts[0]), let length = Int(parts[1]) else { return nil }
+        return .kept(offset: offset, length: length)
+      }
+      let parts = fields[9].split(separator: ":")
+      var stamp: Stamp?
+      if parts.count == 5, let size = Int(parts[0]), let mtime = Int64(parts[1]), let ctime = Int64(parts[2]),
+        let inode = UInt64(parts[3]), let recorded = Int64(parts[4])
+      {
+        stamp = Stamp(
+          file: FileStamp(size: size, mtimeNanoseconds: mtime, ctimeNanoseconds: ctime, inode: inode),
+          recorded: recorded)
+      }
+      func optional(_ field: String) -> String? { field.isEmpty ? nil : field }
+      return Record(
+        kind: kind, id: fields[0], status: status, lastSynced: optional(fields[2]), text: text(fields[7]),
+        sha256: optional(fields[3]), revision: Int64(fields[4]), theirs: text(fields[8]), problem: optional(fields[6]),
+        remoteRevision: Int64(fields[5]), stamp: stamp)
+    }
+
+    /// Backslash, tab, newline and carriage return escaped, so a field is one tab-free line.
+    static func escaped(_ field: String) -> String {
+      guard field.unicodeScalars.contains(where: { "\\\t\n\r".unicodeScalars.contains($0) }) else { return field }
+      var out = String.UnicodeScalarView()
+      for scalar in field.unicodeScalars {
+        switch scalar {
+        case "\\": out += "\\\\".unicodeScalars
+        case "\t": out += "\\t".unicodeScalars
+        case "\n": out += "\\n".unicodeScalars
+        case "\r": out += "\\r".unicodeScalars
+        default: out.append(scalar)
+        }
+      }
+      return String(out)
+    }
+
+    static func unescaped(_ field: Substring) -> String {
+      guard field.unicodeScalars.contains("\\") else { return String(field) }
+      var out = String.UnicodeScalarView()
+      var escaping = false
+      for scalar in field.unicodeScalars {
+        if escaping {
+          switch scalar {
+          case "t": out.append("\t")
+          case "n": out.append("\n")
+          case "r": out.append("\r")
+          default: out.append(scalar)
+          }
+          escaping = false
+        } else if scalar == "\\" {
+          escaping = true
+        } else {
+          out.append(scalar)
+        }
+      }
+      return String(out)
+    }
   }
 }
