@@ -47,8 +47,20 @@ enum SyncBenchmark {
       String(
         format: "first push of %d documents: %.2f s (%.0f/s); COPY of the same rows: %.2f s; ratio %.2fx (goal ≤ 2x)",
         pushed.count, push, Double(pushed.count) / push, copy, push / copy))
+    // Files written within two seconds of their record are read again once (and their signature
+    // recorded); after that an unchanged file costs one stat.
+    let (settling, _) = try timed { try sync.run() }
+    Thread.sleep(forTimeInterval: 2.5)
+    let (refreshing, _) = try timed { try sync.run() }
     let (idle, nothing) = try timed { try sync.run() }
-    print(String(format: "second sync, nothing changed: %.3f s (%d entries)", idle, nothing.count))
+    if ProcessInfo.processInfo.environment["FORMSBENCH_REPEAT"] != nil {
+      for _ in 0..<20 { _ = try sync.run() }
+    }
+    print(
+      String(
+        format:
+          "syncs with nothing changed: %.3f s right after the push, %.3f s when the files are 2 s old (signatures recorded), then %.3f s (%d entries)",
+        settling, refreshing, idle, nothing.count))
     for k in stride(from: 0, to: 10, by: 1) {
       let id = "PO-\(pad(k * (count / 10), 6))"
       _ = try store.update(kind: "purchase-order", id: id, assignments: [try Assignment("delivery_note=bench \(k)")])

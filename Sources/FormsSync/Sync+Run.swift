@@ -43,6 +43,14 @@ extension Sync {
     let table = try storeTable(kind, state: state)
     let records = table.records
     let local = try localHashes(kind, records: records)
+    // Files read only because they were written close to their record get a signature that
+    // vouches for them from now on.
+    let refreshed = local.compactMap { id, file -> SyncState.Record? in
+      guard let stamp = file.refreshed, var record = records[id] else { return nil }
+      record.stamp = stamp
+      return record
+    }
+    try save { () throws(StoreError) in try table.save(refreshed) }
     var plans: [(id: String, plan: Plan)] = []
     for id in Set(remote.keys).union(records.keys).union(local.keys).sorted() {
       plans.append((id, plan(records[id], sha256: local[id]?.sha256, revision: remote[id], direction)))
@@ -126,7 +134,7 @@ extension Sync {
   /// Each document of `kind` here: its path and SHA-256 (the record's, when the file's signature
   /// vouches that it is unchanged since; else read and hashed), by id.
   func localHashes(_ kind: String, records: [String: SyncState.Record]) throws(SyncError) -> [String: (
-    path: String, sha256: String
+    path: String, sha256: String, refreshed: SyncState.Stamp?
   )] {
     do throws(StoreError) { return try Self.localHashes(kind, in: store, records: records) } catch {
       throw SyncError.store(error)
@@ -134,19 +142,20 @@ extension Sync {
   }
 
   static func localHashes(_ kind: String, in store: Store, records: [String: SyncState.Record]) throws(StoreError)
-    -> [String: (path: String, sha256: String)]
+    -> [String: (path: String, sha256: String, refreshed: SyncState.Stamp?)]
   {
     let directory = try store.schema(kind).directory
     let ids = try store.layout.ids(in: directory, prefix: "")
-    let hashed = try parallelMap(ids, chunkSize: 64) { id -> Result<(String, String)?, StoreError> in
+    let hashed = try parallelMap(ids, chunkSize: 64) {
+      id -> Result<(String, String, SyncState.Stamp?)?, StoreError> in
       Result { () throws(StoreError) in
         let path = store.layout.path(directory: directory, id: id)
-        return try SyncState.fileHash(path, record: records[id]).map { (path, $0) }
+        return try SyncState.fileState(path, record: records[id]).map { (path, $0.sha256, $0.refreshed) }
       }
     }
-    var out: [String: (path: String, sha256: String)] = [:]
+    var out: [String: (path: String, sha256: String, refreshed: SyncState.Stamp?)] = [:]
     for (id, result) in zip(ids, hashed) {
-      if let (path, sha) = try result.get() { out[id] = (path, sha) }
+      if let (path, sha, refreshed) = try result.get() { out[id] = (path, sha, refreshed) }
     }
     return out
   }

@@ -151,12 +151,25 @@ public struct SyncState: Sendable {
   /// The SHA-256 of the file at `path` as `record` knows it: the record's own when the file's
   /// signature vouches for it, else read and hashed. Nil when there is no file.
   public static func fileHash(_ path: String, record: Record?) throws(StoreError) -> String? {
+    try fileState(path, record: record)?.sha256
+  }
+
+  /// `fileHash`, with the signature a synced record should take instead of its own when the file
+  /// was read, still holds the record's text, and is old enough for the signature to vouch for
+  /// it next time (so a file written within the timestamp tick of its record is read once more,
+  /// not on every run: git refreshes its index the same way).
+  public static func fileState(_ path: String, record: Record?) throws(StoreError) -> (
+    sha256: String, refreshed: Stamp?
+  )? {
     guard let now = FileStamp(path) else {
       if FileIO.entry(path) == .missing { return nil }
       throw StoreError.io(path, operation: "stat", errno: Errno(errno))
     }
-    if let record, let stamp = record.stamp, let sha = record.sha256, stamp.vouchesFor(now) { return sha }
-    return hash(try FileIO.read(path, followLinks: false))
+    if let record, let stamp = record.stamp, let sha = record.sha256, stamp.vouchesFor(now) { return (sha, nil) }
+    let sha = hash(try FileIO.read(path, followLinks: false))
+    let fresh = Stamp(file: now, recorded: Int64(Date().timeIntervalSince1970 * 1e9))
+    guard let record, record.status == .synced, record.sha256 == sha, fresh.vouchesFor(now) else { return (sha, nil) }
+    return (sha, fresh)
   }
 }
 
@@ -183,10 +196,10 @@ extension SyncState {
       records = [:]
       generation = 0
       if FileIO.entry(recordsPath) != .missing {
-        let lines = String(decoding: try FileIO.read(recordsPath, limit: Int.max), as: UTF8.self).split(
-          separator: "\n")
-        guard let header = lines.first, header.hasPrefix(Self.header),
-          let number = Int(header.dropFirst(Self.header.count))
+        let bytes = try FileIO.read(recordsPath, limit: Int.max)
+        let lines = bytes.split(separator: 0x0A)
+        guard let header = lines.first, header.starts(with: Self.header.utf8),
+          let number = Int(String(decoding: header.dropFirst(Self.header.utf8.count), as: UTF8.self))
         else {
           throw StoreError.refused(.notADocument(path: recordsPath))
         }
@@ -194,11 +207,13 @@ extension SyncState {
         for line in lines.dropFirst() { apply(line) }
       }
       if FileIO.entry(logPath) != .missing {
-        for line in String(decoding: try FileIO.read(logPath, limit: Int.max), as: UTF8.self).split(separator: "\n") {
+        for line in try FileIO.read(logPath, limit: Int.max).split(separator: 0x0A) {
           // A line of another texts file was folded into the records already; a torn last line
           // (power lost mid-append) does not parse and is dropped.
-          guard let tab = line.firstIndex(of: "\t"), Int(line[..<tab]) == generation else { continue }
-          apply(line[line.index(after: tab)...])
+          guard let tab = line.firstIndex(of: 0x09),
+            Int(String(decoding: line[..<tab], as: UTF8.self)) == generation
+          else { continue }
+          apply(line[(tab + 1)...])
         }
       }
     }
@@ -210,10 +225,10 @@ extension SyncState {
 
     static let header = "formsctl sync records 1 texts "
 
-    func apply(_ line: Substring) {
-      let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(Self.unescaped)
-      if fields.count == 2, fields[1] == "!" {
-        records[fields[0]] = nil
+    func apply(_ line: ArraySlice<UInt8>) {
+      let fields = line.split(separator: 0x09, omittingEmptySubsequences: false)
+      if fields.count == 2, fields[1].elementsEqual([UInt8(ascii: "!")]) {
+        records[Self.unescaped(fields[0])] = nil
       } else if let record = Self.record(fields, kind: kind) {
         records[record.id] = record
       }
@@ -363,7 +378,7 @@ extension SyncState {
         return "\(offset):\(length)"
       }
       let stamp = record.stamp.map {
-        "\($0.file.size):\($0.file.mtimeNanoseconds):\($0.file.ctimeNanoseconds):\($0.file.inode):\($0.recorded)"
+        "\($0.file.size):\($0.file.mtimeNanoseconds):\($0.file.ctimeNanoseconds):\(Int64(bitPattern: $0.file.inode)):\($0.recorded)"
       }
       return [
         record.id, record.status.rawValue, record.lastSynced ?? "", record.sha256 ?? "",
@@ -372,27 +387,51 @@ extension SyncState {
       ].map(escaped).joined(separator: "\t")
     }
 
-    static func record(_ fields: [String], kind: String) -> Record? {
-      guard fields.count == 10, let status = Status(rawValue: fields[1]) else { return nil }
-      func text(_ field: String) -> Text? {
-        let parts = field.split(separator: ":")
-        guard parts.count == 2, let offset = Int64(parts[0]), let length = Int(parts[1]) else { return nil }
-        return .kept(offset: offset, length: length)
+    /// A record from its line's fields (the numbers read straight from the bytes: a kind's
+    /// records are read on every run).
+    static func record(_ fields: [ArraySlice<UInt8>], kind: String) -> Record? {
+      guard fields.count == 10, let status = Status(rawValue: String(decoding: fields[1], as: UTF8.self)) else {
+        return nil
       }
-      let parts = fields[9].split(separator: ":")
-      var stamp: Stamp?
-      if parts.count == 5, let size = Int(parts[0]), let mtime = Int64(parts[1]), let ctime = Int64(parts[2]),
-        let inode = UInt64(parts[3]), let recorded = Int64(parts[4])
-      {
-        stamp = Stamp(
-          file: FileStamp(size: size, mtimeNanoseconds: mtime, ctimeNanoseconds: ctime, inode: inode),
-          recorded: recorded)
+      func numbers(_ field: ArraySlice<UInt8>) -> [Int64] {
+        field.split(separator: UInt8(ascii: ":")).compactMap(Self.number)
       }
-      func optional(_ field: String) -> String? { field.isEmpty ? nil : field }
+      func text(_ field: ArraySlice<UInt8>) -> Text? {
+        let parts = numbers(field)
+        return parts.count == 2 ? .kept(offset: parts[0], length: Int(parts[1])) : nil
+      }
+      let parts = numbers(fields[9])
+      let stamp =
+        parts.count == 5
+        ? Stamp(
+          file: FileStamp(
+            size: Int(parts[0]), mtimeNanoseconds: parts[1], ctimeNanoseconds: parts[2],
+            inode: UInt64(bitPattern: parts[3])), recorded: parts[4]) : nil
+      func optional(_ field: ArraySlice<UInt8>) -> String? { field.isEmpty ? nil : unescaped(field) }
       return Record(
-        kind: kind, id: fields[0], status: status, lastSynced: optional(fields[2]), text: text(fields[7]),
-        sha256: optional(fields[3]), revision: Int64(fields[4]), theirs: text(fields[8]), problem: optional(fields[6]),
-        remoteRevision: Int64(fields[5]), stamp: stamp)
+        kind: kind, id: unescaped(fields[0]), status: status, lastSynced: optional(fields[2]), text: text(fields[7]),
+        sha256: optional(fields[3]), revision: number(fields[4]), theirs: text(fields[8]), problem: optional(fields[6]),
+        remoteRevision: number(fields[5]), stamp: stamp)
+    }
+
+    /// A decimal integer (an inode is written as its signed bit pattern), nil when it is not one.
+    static func number(_ digits: ArraySlice<UInt8>) -> Int64? {
+      var value: Int64 = 0
+      var negative = false
+      var any = false
+      for (index, byte) in digits.enumerated() {
+        if index == 0 && byte == UInt8(ascii: "-") {
+          negative = true
+          continue
+        }
+        guard byte >= 0x30 && byte <= 0x39 else { return nil }
+        let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+        let (sum, overflow2) = times.addingReportingOverflow(Int64(byte - 0x30))
+        guard !overflow && !overflow2 else { return nil }
+        value = sum
+        any = true
+      }
+      return any ? (negative ? -value : value) : nil
     }
 
     /// Backslash, tab, newline and carriage return escaped, so a field is one tab-free line.
@@ -411,26 +450,26 @@ extension SyncState {
       return String(out)
     }
 
-    static func unescaped(_ field: Substring) -> String {
-      guard field.unicodeScalars.contains("\\") else { return String(field) }
-      var out = String.UnicodeScalarView()
+    static func unescaped(_ field: ArraySlice<UInt8>) -> String {
+      guard field.contains(0x5C) else { return String(decoding: field, as: UTF8.self) }
+      var out: [UInt8] = []
       var escaping = false
-      for scalar in field.unicodeScalars {
+      for byte in field {
         if escaping {
-          switch scalar {
-          case "t": out.append("\t")
-          case "n": out.append("\n")
-          case "r": out.append("\r")
-          default: out.append(scalar)
+          switch byte {
+          case UInt8(ascii: "t"): out.append(0x09)
+          case UInt8(ascii: "n"): out.append(0x0A)
+          case UInt8(ascii: "r"): out.append(0x0D)
+          default: out.append(byte)
           }
           escaping = false
-        } else if scalar == "\\" {
+        } else if byte == 0x5C {
           escaping = true
         } else {
-          out.append(scalar)
+          out.append(byte)
         }
       }
-      return String(out)
+      return String(decoding: out, as: UTF8.self)
     }
   }
 }
