@@ -51,7 +51,8 @@ let package = Package(
       swiftSettings: settings
     ),
     .executableTarget(
-      name: "FormsBench", dependencies: ["FormsCore", "FormsStore", "FormsSync", "FormsTestSupport"], path: "Benchmarks/FormsBench",
+      name: "FormsBench", dependencies: ["FormsCore", "FormsStore", "FormsSync", "FormsTestSupport"],
+      path: "Benchmarks/FormsBench",
       swiftSettings: settings),
     // What every test layer shares: temporary directories, a seeded generator, descriptor
     // fixtures, position markers, golden files.

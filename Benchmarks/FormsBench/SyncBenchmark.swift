@@ -21,7 +21,9 @@ enum SyncBenchmark {
     let url = try DatabaseURL(server.url)
     let sync = try Sync(store: store, url: url)
     _ = try sync.initialize()
-    print("\(count) purchase orders; PostgreSQL \(try server.psql("SHOW server_version"))".trimmingCharacters(in: .whitespacesAndNewlines))
+    print(
+      "\(count) purchase orders; PostgreSQL \(try server.psql("SHOW server_version"))".trimmingCharacters(
+        in: .whitespacesAndNewlines))
 
     // The peer: COPY of the same rows (id, version, jsonb, text, hash, author) into a table of the
     // same shape in another schema, from a file written beforehand.
@@ -40,7 +42,8 @@ enum SyncBenchmark {
     chmod(rows, 0o644)
     let copy = try seconds {
       _ = try server.psql(
-        "\\copy peer.purchase_order (id, schema_version, document, canonical, content_sha256, updated_by) FROM '\(rows)'")
+        "\\copy peer.purchase_order (id, schema_version, document, canonical, content_sha256, updated_by) FROM '\(rows)'"
+      )
     }
     let (push, pushed) = try timed { try sync.run(.push) }
     print(

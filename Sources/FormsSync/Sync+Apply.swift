@@ -27,16 +27,9 @@ extension Sync {
       try agree(kind, id, bytes, revision: revision, table)
       return entry("pushed")
     case .pull:
-      guard let row = try await fetch(kind, id, database) else {
-        return entry("waiting", "deleted in the database meanwhile; run sync again")
-      }
-      if record == nil {
-        // A new document: what is pulled is noted first, so a run stopped after writing the file
-        // finds it the pull's work, not a document made here (the write path adds defaults and stamps).
-        let pulling = SyncState.Record(kind: kind, id: id, status: .remoteChanged, remoteRevision: row.revision)
-        try save { () throws(StoreError) in try table.save(pulling) }
-      }
-      return try await pull(row, kind: kind, id: id, record: record, table: table, database: database)
+      return try await pull(
+        [id], kind: kind, records: record.map { [id: $0] } ?? [:], table: table, database: database)[
+          id]
     case .adopt:
       guard let bytes, let row = try await fetch(kind, id, database) else { return nil }
       if record?.status == .remoteChanged, record?.remoteRevision == row.revision {
@@ -90,29 +83,6 @@ extension Sync {
       try save { () throws(StoreError) in try table.forget(id) }
       return entry("deleted-there", "deleted here")
     }
-  }
-
-  /// A row written into the store through its write path; refused rows are recorded as rejected.
-  func pull(_ row: Row, kind: String, id: String, record: SyncState.Record?, table: SyncState.Table, database: Database)
-    async throws(SyncError) -> Entry
-  {
-    let written: [UInt8]
-    do throws(StoreError) {
-      written = try write(kind, id, row.text, user: row.user)
-    } catch  where error.kind == .badInput {
-      var rejected = record ?? SyncState.Record(kind: kind, id: id, status: .rejected)
-      rejected.status = .rejected
-      rejected.problem = Self.oneLine(error)
-      rejected.remoteRevision = row.revision
-      try save { () throws(StoreError) in try table.save(rejected) }
-      return Entry(kind: kind, id: id, action: "rejected", detail: rejected.problem ?? "")
-    } catch {
-      throw SyncError.store(error)
-    }
-    DebugPause.at("sync-pulled")
-    // The write path may have added to it (defaults, stamps, canonical form): the row gets that too.
-    try agree(kind, id, written, revision: try await exact(kind, id, written, row, database), table)
-    return Entry(kind: kind, id: id, action: "pulled", detail: "by \(row.user)")
   }
 
   /// Both sides changed: merged three ways from the last agreed text.
@@ -208,12 +178,10 @@ extension Sync {
   /// `text` written as the document `kind` `id` through the write path (operation `sync`, by
   /// `user`); the file's bytes after.
   func write(_ kind: String, _ id: String, _ text: String, user: String) throws(StoreError) -> [UInt8] {
-    let value = try Store.parsed(Array(text.utf8), shown: "the database's \(kind) \(id)")
-    let path = try store.path(kind: kind, id: id)
-    return try store.write("sync", summary: "sync \(kind) \(id)", user: user) { session throws(StoreError) in
-      let stored = FileIO.entry(path) == .missing ? nil : try store.read(kind: kind, id: id)
-      return try session.save(value, replacing: stored, kind: kind, source: .feed(strictWorkflow: false)).bytes
+    guard let written = try write(kind, [(id, text)], user: user)[id] else {
+      throw StoreError.internalError("sync wrote \(kind) \(id), but the write path did not answer for it")
     }
+    return try written.get()
   }
 
   /// True when `bytes` and `text` hold the same JSON value.

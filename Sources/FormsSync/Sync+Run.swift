@@ -76,7 +76,9 @@ extension Sync {
       }
       return (id, path)
     }
-    let batched = try await pushNew(fresh, kind: kind, table: table, database: database)
+    var batched = try await pushNew(fresh, kind: kind, table: table, database: database)
+    let pulling = plans.compactMap { id, plan -> String? in if case .pull = plan { id } else { nil } }
+    batched.merge(try await pull(pulling, kind: kind, records: records, table: table, database: database)) { a, _ in a }
     var entries: [Entry] = []
     for (id, plan) in plans {
       if let entry = batched[id] {
@@ -112,7 +114,8 @@ extension Sync {
       var agreed: [SyncState.Record] = []
       for (id, stamp, bytes) in chunk {
         guard let revision = revisions[id] else {
-          entries[id] = Entry(kind: kind, id: id, action: "waiting", detail: "added in the database meanwhile; run sync again")
+          entries[id] = Entry(
+            kind: kind, id: id, action: "waiting", detail: "added in the database meanwhile; run sync again")
           continue
         }
         agreed.append(
@@ -124,6 +127,83 @@ extension Sync {
       try save { () throws(StoreError) in try table.save(agreed) }
     }
     return entries
+  }
+
+  /// Rows changed only in the database, written into the store 500 at a time: one write per
+  /// author (the audit record names the row's `updated_by`), a row the store refuses recorded as
+  /// rejected; each one's report line, by id.
+  func pull(
+    _ ids: [String], kind: String, records: [String: SyncState.Record], table: SyncState.Table, database: Database
+  ) async throws(SyncError) -> [String: Entry] {
+    var entries: [String: Entry] = [:]
+    for start in stride(from: 0, to: ids.count, by: 500) {
+      let chunk = Array(ids[start..<min(ids.count, start + 500)])
+      let rows = try await fetch(kind, chunk, database)
+      for id in chunk where rows[id] == nil {
+        entries[id] = Entry(
+          kind: kind, id: id, action: "waiting", detail: "deleted in the database meanwhile; run sync again")
+      }
+      // New documents: what is pulled is noted first, so a run stopped after writing the files
+      // finds them the pull's work, not documents made here (the write path adds defaults and stamps).
+      let noted = chunk.compactMap { id in
+        records[id] == nil
+          ? rows[id].map { SyncState.Record(kind: kind, id: id, status: .remoteChanged, remoteRevision: $0.revision) }
+          : nil
+      }
+      try save { () throws(StoreError) in try table.save(noted) }
+      let byAuthor = Dictionary(grouping: chunk.compactMap { id in rows[id].map { (id: id, row: $0) } }, by: \.row.user)
+      for author in byAuthor.keys.sorted() {
+        let group = byAuthor[author] ?? []
+        let written: [String: Result<[UInt8], StoreError>]
+        do throws(StoreError) {
+          written = try write(kind, group.map { ($0.id, $0.row.text) }, user: author)
+        } catch { throw SyncError.store(error) }
+        DebugPause.at("sync-pulled")
+        for (id, row) in group {
+          switch written[id] {
+          case .success(let bytes)?:
+            // The write path may have added to it (defaults, stamps, canonical form): the row gets that too.
+            try agree(kind, id, bytes, revision: try await exact(kind, id, bytes, row, database), table)
+            entries[id] = Entry(kind: kind, id: id, action: "pulled", detail: "by \(row.user)")
+          case .failure(let error)?:
+            var rejected = records[id] ?? SyncState.Record(kind: kind, id: id, status: .rejected)
+            rejected.status = .rejected
+            rejected.problem = Self.oneLine(error)
+            rejected.remoteRevision = row.revision
+            try save { () throws(StoreError) in try table.save(rejected) }
+            entries[id] = Entry(kind: kind, id: id, action: "rejected", detail: rejected.problem ?? "")
+          case nil:
+            break
+          }
+        }
+      }
+    }
+    return entries
+  }
+
+  /// `texts` written as documents of `kind` through the write path in one operation (`sync`, by
+  /// `user`): each one's bytes after, or why the store refused it (then it is not written).
+  func write(_ kind: String, _ texts: [(id: String, text: String)], user: String) throws(StoreError) -> [String: Result<
+    [UInt8], StoreError
+  >] {
+    try store.write(
+      "sync", summary: texts.count == 1 ? "sync \(kind) \(texts[0].id)" : "sync \(kind) (\(texts.count))", user: user
+    ) {
+      session throws(StoreError) -> [String: Result<[UInt8], StoreError>] in
+      var out: [String: Result<[UInt8], StoreError>] = [:]
+      for (id, text) in texts {
+        do throws(StoreError) {
+          let value = try Store.parsed(Array(text.utf8), shown: "the database's \(kind) \(id)")
+          let path = try store.path(kind: kind, id: id)
+          let stored = FileIO.entry(path) == .missing ? nil : try store.read(kind: kind, id: id)
+          out[id] = .success(
+            try session.save(value, replacing: stored, kind: kind, source: .feed(strictWorkflow: false)).bytes)
+        } catch  where error.kind == .badInput {
+          out[id] = .failure(error)
+        }
+      }
+      return out
+    }
   }
 
   /// The sync records of `kind`, open for the run.

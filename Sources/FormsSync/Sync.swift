@@ -171,18 +171,29 @@ public struct Sync: Sendable {
   }
 
   func fetch(_ kind: String, _ id: String, _ database: Database) async throws(SyncError) -> Row? {
+    try await fetch(kind, [id], database)[id]
+  }
+
+  /// The rows of `ids` that exist, by id, in one query.
+  func fetch(_ kind: String, _ ids: [String], _ database: Database) async throws(SyncError) -> [String: Row] {
     let table = SyncSQL.qualified(schema, SyncSQL.table(kind))
     let rows = try await database.rows(
-      "SELECT document::text, canonical, content_sha256, revision, updated_by FROM \(unescaped: table) WHERE id = \(id)"
-    )
-    guard let row = rows.first else { return nil }
-    do {
-      let (json, canonical, hash, revision, user) = try row.decode((String, String?, String?, Int64, String).self)
-      let text = canonical.flatMap { sha256(Array($0.utf8)) == hash ? $0 : nil } ?? json
-      return Row(text: text, revision: revision, user: user)
-    } catch {
-      throw SyncError.refused("the row \(id) of \(schema).\(SyncSQL.table(kind)) cannot be read: \(error)")
+      """
+      SELECT id, document::text, canonical, content_sha256, revision, updated_by FROM \(unescaped: table)
+      WHERE id = ANY(\(ids)::text[])
+      """)
+    var found: [String: Row] = [:]
+    for row in rows {
+      do {
+        let (id, json, canonical, hash, revision, user) = try row.decode(
+          (String, String, String?, String?, Int64, String).self)
+        let text = canonical.flatMap { sha256(Array($0.utf8)) == hash ? $0 : nil } ?? json
+        found[id] = Row(text: text, revision: revision, user: user)
+      } catch {
+        throw SyncError.refused("a row of \(schema).\(SyncSQL.table(kind)) cannot be read: \(error)")
+      }
     }
+    return found
   }
 
   /// Writes `bytes` (a stored file) to the row of `id`: inserted when `revision` is nil, else

@@ -63,8 +63,11 @@ struct SyncCommandTests {
       // Killed with a row pulled into the store (a new one, and a changed one) and its record unsaved.
       try server.psql(
         "INSERT INTO formsctl.acquisition (id, schema_version, document, updated_by) VALUES ('ACQ-2026-004', '1.0.0', "
-          + "'{\"_schema\": \"acquisition@1.0.0\", \"id\": \"ACQ-2026-004\", \"title\": \"Rugs\", \"agency\": \"GSA\"}', 'db')")
-      try server.psql("UPDATE formsctl.acquisition SET document = jsonb_set(document, '{title}', '\"Stools\"') WHERE id = 'ACQ-2026-001'")
+          + "'{\"_schema\": \"acquisition@1.0.0\", \"id\": \"ACQ-2026-004\", \"title\": \"Rugs\", \"agency\": \"GSA\"}', 'db')"
+      )
+      try server.psql(
+        "UPDATE formsctl.acquisition SET document = jsonb_set(document, '{title}', '\"Stools\"') WHERE id = 'ACQ-2026-001'"
+      )
       for _ in 0..<2 {
         let pulling = try startPaused(["sync", "--pull"], at: "sync-pulled", in: store, environment: env)
         kill(pulling.processIdentifier, SIGKILL)
