@@ -56,22 +56,30 @@ enum SyncBenchmark {
     Thread.sleep(forTimeInterval: 2.5)
     let (refreshing, _) = try timed { try sync.run() }
     let (idle, nothing) = try timed { try sync.run() }
-    if ProcessInfo.processInfo.environment["FORMSBENCH_REPEAT"] != nil {
-      for _ in 0..<20 { _ = try sync.run() }
-    }
+    // FORMSBENCH_REPEAT=N: N more idle syncs (for a profiler).
+    for _ in 0..<(Int(ProcessInfo.processInfo.environment["FORMSBENCH_REPEAT"] ?? "") ?? 0) { _ = try sync.run() }
     print(
       String(
         format:
           "syncs with nothing changed: %.3f s right after the push, %.3f s when the files are 2 s old (signatures recorded), then %.3f s (%d entries)",
         settling, refreshing, idle, nothing.count))
-    for k in stride(from: 0, to: 10, by: 1) {
-      let id = "PO-\(pad(k * (count / 10), 6))"
-      _ = try store.update(kind: "purchase-order", id: id, assignments: [try Assignment("delivery_note=bench \(k)")])
-      _ = try server.psql(
-        "UPDATE formsctl.purchase_order SET document = jsonb_set(document, '{notes}', '\"db \(k)\"') WHERE id = 'PO-\(pad(k * (count / 10) + 1, 6))'"
-      )
+    /// 10 documents changed here and 10 other rows in the database.
+    func change(round: Int) throws {
+      for k in 0..<10 {
+        let id = "PO-\(pad(k * (count / 10), 6))"
+        _ = try store.update(
+          kind: "purchase-order", id: id, assignments: [try Assignment("delivery_note=bench \(k) \(round)")])
+        _ = try server.psql(
+          "UPDATE formsctl.purchase_order SET document = jsonb_set(document, '{notes}', '\"db \(k) \(round)\"') WHERE id = 'PO-\(pad(k * (count / 10) + 1, 6))'"
+        )
+      }
     }
+    try change(round: 0)
     let (incremental, changed) = try timed { try sync.run() }
+    for round in 0..<(Int(ProcessInfo.processInfo.environment["FORMSBENCH_REPEAT_CHANGES"] ?? "") ?? 0) {
+      try change(round: round + 1)
+      _ = try sync.run()
+    }
     print(
       String(
         format: "sync of 10 local and 10 remote changes at %d documents: %.3f s (%d entries; goal < 1 s)", count,

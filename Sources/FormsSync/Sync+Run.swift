@@ -226,14 +226,17 @@ extension Sync {
   {
     let directory = try store.schema(kind).directory
     let ids = try store.layout.ids(in: directory, prefix: "")
+    // Each file is looked up from its directory's descriptor (one name, not the whole path).
+    let opened = FileIO.Directory(store.layout.documents(in: directory))
     let hashed = try parallelMap(ids, chunkSize: 64) {
       id -> Result<(String, String, SyncState.Stamp?)?, StoreError> in
       Result { () throws(StoreError) in
         let path = store.layout.path(directory: directory, id: id)
-        return try SyncState.fileState(path, record: records[id]).map { (path, $0.sha256, $0.refreshed) }
+        return try SyncState.fileState(path, record: records[id], in: opened).map { (path, $0.sha256, $0.refreshed) }
       }
     }
     var out: [String: (path: String, sha256: String, refreshed: SyncState.Stamp?)] = [:]
+    out.reserveCapacity(ids.count)
     for (id, result) in zip(ids, hashed) {
       if let (path, sha, refreshed) = try result.get() { out[id] = (path, sha, refreshed) }
     }
