@@ -254,7 +254,7 @@ extension SyncState {
         var done = 0
         while done < length {
           let got = bytes.withUnsafeMutableBytes {
-            POSIX.pread(fd, $0.baseAddress! + done, length - done, off_t(offset) + off_t(done), path: path)
+            POSIX.pread(fd, $0.baseAddress.map { $0 + done }, length - done, off_t(offset) + off_t(done), path: path)
           }
           if got < 0 { throw StoreError.io(path, operation: "read", errno: Errno(errno)) }
           if got == 0 { return nil }  // cut short (power lost before it was made durable)
@@ -355,7 +355,7 @@ extension SyncState {
         }
       }
       var text = Self.header + "\(generation)\n"
-      for id in records.keys.sorted() { text += Self.line(records[id]!) + "\n" }
+      for (_, record) in records.sorted(by: { $0.key < $1.key }) { text += Self.line(record) + "\n" }
       try AtomicWriter(boundary: parentDirectory(base)).write(Array(text.utf8), to: recordsPath)
       if log >= 0 { close(log) }
       log = -1
