@@ -134,71 +134,54 @@ extension DescriptorCompiler {
   /// `references: [{field: PATH, to: PATH, message: TEXT}]`: each path a path of the schema; the
   /// target reaches the same kind of value (the check compares values, not types).
   mutating func compileReferences(_ node: YAMLNode, _ schema: Schema) -> [Schema.Reference] {
-    let keys = ["field", "to", "message"]
-    guard let entries = node.sequence else {
-      error("references must be a list of {field, to, message}", at: node.position)
-      return []
-    }
-    var out: [Schema.Reference] = []
-    for entry in entries {
-      for pair in entry.mapping ?? [] where !keys.contains(pair.key.scalar?.text ?? "") {
-        unknownKey(pair.key, allowed: keys, context: "a reference")
-      }
-      var paths: [Expression.Path] = []
-      for key in ["field", "to"] {
-        guard let pathNode = entry[key], let text = pathNode.string else {
-          error("a reference needs `\(key):`, a field path such as items[].product_item_id", at: entry.position)
-          continue
-        }
-        guard let path = Expression.Path(text) else {
-          error("\(key): \(text) is not a field path", at: pathNode.position)
-          continue
-        }
-        if let problem = Schema.pathProblem(path, in: [schema]) {
-          error("\(key): \(text): \(problem)", at: pathNode.position)
-          continue
-        }
-        paths.append(path)
-      }
-      guard paths.count == 2 else { continue }
-      out.append(Schema.Reference(field: paths[0], to: paths[1], message: entry["message"]?.string))
-    }
-    return out
+    pathPairs(node, section: "references", second: "to", what: "a reference", example: "items[].product_item_id") {
+      Schema.pathProblem($1, in: [schema])
+    }.map { Schema.Reference(field: $0.field, to: $0.other, message: $0.message) }
   }
 
   /// `derived: [{field: PATH, from: PATH, message: TEXT}]`: `field` a path of the schema; `from`
   /// one too, or a `json_string` field followed by a path of the type its text holds.
   mutating func compileDerived(_ node: YAMLNode, _ schema: Schema) -> [Schema.Derived] {
-    let keys = ["field", "from", "message"]
+    pathPairs(node, section: "derived", second: "from", what: "a derived field", example: "outputsJSON.intrinsic_value")
+    {
+      $0 == "from" ? Schema.textPathProblem($1, in: schema) : Schema.pathProblem($1, in: [schema])
+    }.map { Schema.Derived(field: $0.field, from: $0.other, message: $0.message) }
+  }
+
+  /// A list of `{field: PATH, <second>: PATH, message: TEXT}`, each path checked by `problem`
+  /// (given the key and the path); entries with a path missing or wrong are reported and left out.
+  mutating func pathPairs(
+    _ node: YAMLNode, section: String, second: String, what: String, example: String,
+    problem: (String, Expression.Path) -> String?
+  ) -> [(field: Expression.Path, other: Expression.Path, message: String?)] {
+    let keys = ["field", second, "message"]
     guard let entries = node.sequence else {
-      error("derived must be a list of {field, from, message}", at: node.position)
+      error("\(section) must be a list of {field, \(second), message}", at: node.position)
       return []
     }
-    var out: [Schema.Derived] = []
+    var out: [(field: Expression.Path, other: Expression.Path, message: String?)] = []
     for entry in entries {
       for pair in entry.mapping ?? [] where !keys.contains(pair.key.scalar?.text ?? "") {
-        unknownKey(pair.key, allowed: keys, context: "a derived field")
+        unknownKey(pair.key, allowed: keys, context: what)
       }
       var paths: [Expression.Path] = []
-      for key in ["field", "from"] {
+      for key in ["field", second] {
         guard let pathNode = entry[key], let text = pathNode.string else {
-          error("a derived field needs `\(key):`, a field path such as outputsJSON.intrinsic_value", at: entry.position)
+          error("\(what) needs `\(key):`, a field path such as \(example)", at: entry.position)
           continue
         }
         guard let path = Expression.Path(text) else {
           error("\(key): \(text) is not a field path", at: pathNode.position)
           continue
         }
-        if let problem = key == "from"
-          ? Schema.textPathProblem(path, in: schema) : Schema.pathProblem(path, in: [schema])
-        {
+        if let problem = problem(key, path) {
           error("\(key): \(text): \(problem)", at: pathNode.position)
           continue
         }
         paths.append(path)
       }
       guard paths.count == 2 else { continue }
-      out.append(Schema.Derived(field: paths[0], from: paths[1], message: entry["message"]?.string))
+      out.append((paths[0], paths[1], entry["message"]?.string))
     }
     return out
   }

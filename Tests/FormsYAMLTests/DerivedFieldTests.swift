@@ -6,15 +6,19 @@ import Testing
 /// `derived:` in a descriptor: a quick-access field equal to a value it copies, often from inside
 /// a `json_string` field's text (a forecast's `intrinsicValue` beside its `outputsJSON`).
 struct DerivedFieldTests {
+  static let fields = """
+    fields:
+      id: string
+      outputsJSON: {type: json_string, of: outputs}
+      intrinsicValue: number?
+      label: string?
+    types:
+      outputs: {fields: {intrinsic_value: number, name: string?}}
+
+    """
+
   static let descriptor =
-    DescriptorCompilerTests.header + """
-      fields:
-        id: string
-        outputsJSON: {type: json_string, of: outputs}
-        intrinsicValue: number?
-        label: string?
-      types:
-        outputs: {fields: {intrinsic_value: number, name: string?}}
+    DescriptorCompilerTests.header + fields + """
       derived:
         - {field: intrinsicValue, from: outputsJSON.intrinsic_value}
         - {field: label, from: outputsJSON.name, message: the label is the outputs' name}
@@ -65,17 +69,7 @@ struct DerivedFieldTests {
     ("derived:\n  - {field: intrinsicValue, from: outputsJSON.intrinsic_value, by: 1}\n", "unknown key \"by\""),
   ])
   func badDeclarationsAreDescriptorErrors(declaration: String, message: String) throws {
-    let fields = """
-      fields:
-        id: string
-        outputsJSON: {type: json_string, of: outputs}
-        intrinsicValue: number?
-        label: string?
-      types:
-        outputs: {fields: {intrinsic_value: number}}
-
-      """
-    let text = DescriptorCompilerTests.header + fields + declaration
+    let text = DescriptorCompilerTests.header + Self.fields + declaration
     let problems = try DescriptorCompilerTests().problems(text)
     #expect(problems.contains { $0.hasPrefix(message) || $0.contains(message) }, "\(problems)")
   }
