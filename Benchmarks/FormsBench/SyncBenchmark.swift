@@ -40,8 +40,8 @@ enum SyncBenchmark {
     }
     try Data(text.utf8).write(to: URL(fileURLWithPath: rows))
     chmod(rows, 0o644)
-    let copy = try seconds {
-      _ = try server.psql(
+    let (copy, _) = try timed {
+      try server.psql(
         "\\copy peer.purchase_order (id, schema_version, document, canonical, content_sha256, updated_by) FROM '\(rows)'"
       )
     }
@@ -86,13 +86,7 @@ enum SyncBenchmark {
         incremental, changed.count))
   }
 
-  /// `body`'s wall time, in seconds.
-  static func seconds(_ body: () throws -> Void) rethrows -> Double {
-    let start = DispatchTime.now().uptimeNanoseconds
-    try body()
-    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-  }
-
+  /// `body`'s wall time in seconds, and what it returned.
   static func timed<T>(_ body: () throws -> T) rethrows -> (Double, T) {
     let start = DispatchTime.now().uptimeNanoseconds
     let result = try body()
