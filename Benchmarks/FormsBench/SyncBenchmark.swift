@@ -35,7 +35,7 @@ enum SyncBenchmark {
       let bytes = try FileIO.read(path)
       let document = String(decoding: bytes, as: UTF8.self)
       let id = String(fileName(path).dropLast(5))
-      let escaped = copyEscaped(document)
+      let escaped = SyncState.Table.escaped(document)
       text += [id, "1.1.0", escaped, escaped, SyncState.hash(bytes), "bench"].joined(separator: "\t") + "\n"
     }
     try Data(text.utf8).write(to: URL(fileURLWithPath: rows))
@@ -91,20 +91,5 @@ enum SyncBenchmark {
     let start = DispatchTime.now().uptimeNanoseconds
     let result = try body()
     return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, result)
-  }
-
-  /// `text` in COPY's text format: backslash, tab, newline and carriage return escaped.
-  static func copyEscaped(_ text: String) -> String {
-    var out = ""
-    for character in text.unicodeScalars {
-      switch character {
-      case "\\": out += "\\\\"
-      case "\t": out += "\\t"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      default: out.unicodeScalars.append(character)
-      }
-    }
-    return out
   }
 }

@@ -10,9 +10,7 @@ import Testing
 /// on the next run: after `recover`, a second sync leaves both sides equal, every document
 /// synced, and a third run changes nothing.
 @Suite(
-  .enabled(
-    if: PostgresServer.unavailable == nil || ProcessInfo.processInfo.environment["CI"] == "true",
-    Comment(rawValue: PostgresServer.unavailable ?? "")))
+  PostgresServer.enabled)
 struct SyncFaultTests {
   @Test func aSyncFailingAtAnyCallConvergesOnTheNextRun() throws {
     let server = try PostgresServer()

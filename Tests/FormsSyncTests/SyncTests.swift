@@ -9,9 +9,7 @@ import Testing
 /// outside CI when PostgreSQL is not installed).
 @Suite(
   .serialized,
-  .enabled(
-    if: PostgresServer.unavailable == nil || ProcessInfo.processInfo.environment["CI"] == "true",
-    Comment(rawValue: PostgresServer.unavailable ?? "")))
+  PostgresServer.enabled)
 struct SyncTests {
   static let descriptor = """
     kind: claim

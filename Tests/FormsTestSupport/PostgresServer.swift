@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// A real PostgreSQL server for a test: its own cluster in a temporary directory, on a free
 /// loopback port, with password authentication (user `formsctl`, password `secret`); stopped
@@ -27,6 +28,13 @@ public final class PostgresServer: @unchecked Sendable {  // one owner: the test
   public static var unavailable: String? {
     guard binDirectory == nil else { return nil }
     return "PostgreSQL (initdb, postgres) is not installed; apt-get install postgresql to run the sync tests"
+  }
+
+  /// The trait that runs a test where PostgreSQL is, and always in CI (where its absence fails).
+  public static var enabled: ConditionTrait {
+    .enabled(
+      if: unavailable == nil || ProcessInfo.processInfo.environment["CI"] == "true",
+      Comment(rawValue: unavailable ?? ""))
   }
 
   /// Starts a server; throws when it does not come up.

@@ -65,9 +65,7 @@ struct ReadmeTests {
   }
 
   @Test(
-    .enabled(
-      if: PostgresServer.unavailable == nil || ProcessInfo.processInfo.environment["CI"] == "true",
-      Comment(rawValue: PostgresServer.unavailable ?? "")))
+    PostgresServer.enabled)
   func theSyncSectionRunsAsShown() throws {
     let blocks = try Self.blocks(under: "Sync with PostgreSQL")
     #expect(blocks.count == 1)

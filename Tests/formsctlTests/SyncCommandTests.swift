@@ -24,9 +24,7 @@ struct SyncCommandTests {
   /// kill -9 while a push has written a row but not its record, and while a pull has written a
   /// document but not its record: the next sync converges, and the one after changes nothing.
   @Test(
-    .enabled(
-      if: PostgresServer.unavailable == nil || ProcessInfo.processInfo.environment["CI"] == "true",
-      Comment(rawValue: PostgresServer.unavailable ?? "")))
+    PostgresServer.enabled)
   func killedDuringPushOrPullTheNextSyncConverges() throws {
     let server = try PostgresServer()
     defer { server.stop() }
@@ -81,9 +79,7 @@ struct SyncCommandTests {
   }
 
   @Test(
-    .enabled(
-      if: PostgresServer.unavailable == nil || ProcessInfo.processInfo.environment["CI"] == "true",
-      Comment(rawValue: PostgresServer.unavailable ?? "")))
+    PostgresServer.enabled)
   func aConflictExitsOneAndResolveSettlesIt() throws {
     let server = try PostgresServer()
     defer { server.stop() }

@@ -142,9 +142,11 @@ extension Snapshots {
     return []
   }
 
-  /// The snapshots of `infos` with a manifest, restricted to `names` (each must be one).
+  /// The snapshots of `infos` with a manifest, restricted to `names` (each must be one). The
+  /// manifest's presence is enough here (a manifest is large, and rsync copies it whole): the
+  /// check after the copy re-hashes against it.
   func complete(_ infos: [Info], names: [String]?) throws(StoreError) -> [Info] {
-    let usable = infos.filter { $0.manifest != nil }
+    let usable = infos.filter { FileIO.entry($0.path + "/manifest.json") == .file }
     guard let names else { return usable }
     for name in names where !usable.contains(where: { $0.name == name }) {
       throw StoreError.refused(.noSuchSnapshot(reference: name, newest: usable.suffix(3).reversed().map(\.name)))

@@ -279,7 +279,10 @@ extension SyncState {
       var texts: [UInt8] = []
       var lines = ""
       var kept: [Record] = []
-      let start = try textsEnd()
+      let given = records.contains { record in
+        [record.text, record.theirs].contains { if case .given? = $0 { true } else { false } }
+      }
+      let start = given ? try textsEnd() : 0
       func keep(_ text: Text?) -> Text? {
         guard case .given(let string)? = text else { return text }
         let offset = start + Int64(texts.count)
@@ -453,8 +456,9 @@ extension SyncState {
       return any ? (negative ? -value : value) : nil
     }
 
-    /// Backslash, tab, newline and carriage return escaped, so a field is one tab-free line.
-    static func escaped(_ field: String) -> String {
+    /// Backslash, tab, newline and carriage return escaped, so a field is one tab-free line (the
+    /// escapes of PostgreSQL's COPY text format too).
+    package static func escaped(_ field: String) -> String {
       guard field.utf8.contains(where: { $0 == 0x5C || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else { return field }
       var out = String.UnicodeScalarView()
       for scalar in field.unicodeScalars {
