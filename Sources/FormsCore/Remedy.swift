@@ -15,6 +15,10 @@ public enum Remedy: String, Sendable, Hashable, CaseIterable {
   case restoreSnapshot = "restore-snapshot"
   /// Run with the identity of one who holds a key for the store's sealed values.
   case useIdentity = "use-identity"
+  /// Make a key pair, whose public keys are what a manifest lists.
+  case makeKey = "make-key"
+  /// Give the value as JSON (a list or an object).
+  case giveJSON = "give-json"
   /// Write the JSON Schemas for editors again from the descriptors.
   case exportSchemas = "export-schemas"
 }

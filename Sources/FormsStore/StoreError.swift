@@ -7,7 +7,7 @@ public enum StoreError: FormsError, Equatable {
   case notAStore(searchedFrom: String)
   /// `--store DIR` or FORMSCTL_STORE names a directory without formsctl.yaml (`isDirectory`), or nothing.
   case storeNotFound(String, isDirectory: Bool)
-  case manifest(file: String, position: SourcePosition?, message: String)
+  case manifest(file: String, position: SourcePosition?, message: String, remedy: Remedy? = nil)
   case fileTooLarge(String, size: Int, limit: Int)
   /// A FIFO, device, directory or (where formsctl keeps its own files) symbolic link.
   case wrongFileType(String, found: String, expected: String)
@@ -90,7 +90,7 @@ public enum StoreError: FormsError, Equatable {
       return isDirectory ? "\(root) is not a formsctl store (it has no formsctl.yaml)" : "\(root): no such directory"
     case .notAStore(let start):
       return "no formsctl store found in \(start) or any parent directory (looked for formsctl.yaml)"
-    case .manifest(let file, let position, let message):
+    case .manifest(let file, let position, let message, _):
       return "\(file)\(position.map { ":\($0.line):\($0.column)" } ?? ""): \(message)"
     case .fileTooLarge(let path, let size, let limit):
       return "\(path):1:1: the file is \(size) bytes, more than the limit of \(limit) bytes (64 MiB)"
@@ -103,11 +103,10 @@ public enum StoreError: FormsError, Equatable {
       return "\(path): a symbolic link that leads out of the store; refusing to write through it"
     case .badFileName(let directory, let escaped):
       return "\(directory)/\(escaped): the file name is not valid UTF-8, so formsctl cannot name it to read, copy "
-        + "or remove it; rename it (ls -b shows the bytes) or move it out of the store"
+        + "or remove it; rename it or move it out of the store"
     case .missingDirectory(let path, let key):
       return
-        "\(path): no such directory (formsctl.yaml names it as `\(key):`); restore it (git checkout -- \(fileName(path))) "
-        + "or correct `\(key):` in formsctl.yaml"
+        "\(path): no such directory (formsctl.yaml names it as `\(key):`); restore it, or correct `\(key):` in formsctl.yaml"
     case .transferFailed(let place, let message):
       return "copying snapshots with \(place) failed: \(message)"
     case .pathOutsideStore(let path):

@@ -129,7 +129,7 @@ public struct StoreLayout: Sendable, Equatable {
     guard let pairs = node.mapping else {
       throw StoreError.manifest(
         file: manifest, position: node.position,
-        message: "roles map each role to a list of signers (what `formsctl keygen` prints after signer:)")
+        message: "roles map each role to a list of signers (ed25519: public signing keys)", remedy: .makeKey)
     }
     var out: [String: [Signer]] = [:]
     for pair in pairs {
@@ -150,7 +150,8 @@ public struct StoreLayout: Sendable, Equatable {
     for item in items {
       guard let key = item.string.flatMap(parse) else {
         throw StoreError.manifest(
-          file: manifest, position: item.position, message: problem(item.scalar?.text ?? item.kindName))
+          file: manifest, position: item.position, message: problem(item.scalar?.text ?? item.kindName),
+          remedy: .makeKey)
       }
       if out.contains(key) {
         throw StoreError.manifest(file: manifest, position: item.position, message: "\(key) is listed twice")
@@ -167,7 +168,7 @@ public struct StoreLayout: Sendable, Equatable {
     else {
       throw StoreError.manifest(
         file: manifest, position: node.position,
-        message: "encryption takes one key, recipients: a list of what `formsctl keygen` prints (x25519:...)")
+        message: "encryption takes one key, recipients: a list of x25519: public keys", remedy: .makeKey)
     }
     let out = try keys(items, manifest: manifest, parse: Recipient.init, problem: Recipient.problem)
     guard out.count <= Keyring.maxRecipients else {

@@ -34,7 +34,7 @@ final class Database: Sendable {
         tls = .require(try NIOSSLContext(configuration: configuration))
       }
     } catch {
-      throw SyncError.badURL("the TLS settings of the database URL cannot be used: \(error)")
+      throw SyncError.tlsSettings("\(error)")
     }
     let configuration = PostgresConnection.Configuration(
       host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: tls)
@@ -69,34 +69,33 @@ final class Database: Sendable {
   /// A PostgreSQL or network error as a `SyncError`.
   static func classify(_ error: any Error, url: DatabaseURL) -> SyncError {
     if let error = error as? SyncError { return error }
+    let server = "\(url.host):\(url.port)"
     if let error = error as? PSQLError {
       if error.code == .server, let info = error.serverInfo {
         let state = info[.sqlState] ?? ""
         let message = info[.message] ?? "an error"
         // Class 08 (connection exception) and 57P (the server shutting down) are worth a retry.
         if state.hasPrefix("08") || state.hasPrefix("57P") {
-          return .unreachable("the database at \(url.host):\(url.port) went away (\(message)); run sync again")
+          return .connectionLost(server: server, detail: message)
         }
         if state == "28P01" || state == "28000" {
-          return .refused("the database at \(url.host):\(url.port) refused user \(url.user): \(message)")
+          return .authentication(server: server, user: url.user, detail: message)
         }
-        return .refused("the database said: \(message) (SQLSTATE \(state))")
+        return .server(message: message, sqlState: state)
       }
       switch error.code {
       case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:
         let why = error.underlying.map { "\($0)" } ?? "\(error.code)"
-        return .unreachable("cannot reach the database at \(url.host):\(url.port) (\(why)); nothing was changed there")
+        return .unreachable(server: server, detail: why)
       case .sslUnsupported:
-        return .refused(
-          "the database at \(url.host):\(url.port) does not offer TLS, which sslmode=\(url.tls.rawValue) requires")
+        return .tlsUnsupported(server: server, mode: url.tls.rawValue)
       case .authMechanismRequiresPassword:
-        return .refused(
-          "the database at \(url.host):\(url.port) asks user \(url.user) for a password; put it in the URL")
+        return .passwordRequired(server: server, user: url.user)
       default:
-        return .refused("the database connection failed: \(error.code)")
+        return .connectionFailed("\(error.code)")
       }
     }
-    return .unreachable("cannot reach the database at \(url.host):\(url.port) (\(error)); nothing was changed there")
+    return .unreachable(server: server, detail: "\(error)")
   }
 }
 
@@ -114,7 +113,7 @@ func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws(SyncError
     done.signal()
   }
   done.wait()
-  guard let outcome = result.withLock({ $0 }) else { throw SyncError.unreachable("the sync ended without a result") }
+  guard let outcome = result.withLock({ $0 }) else { throw SyncError.noOutcome }
   return try outcome.get()
 }
 

@@ -22,7 +22,7 @@ extension Sync {
       guard let bytes else { return nil }
       guard
         let revision = try await push(kind, id, bytes, revision: record?.text == nil ? nil : record?.revision, database)
-      else { return entry("waiting", "changed in the database meanwhile; run sync again") }
+      else { return entry("waiting", "changed in the database meanwhile; the next sync takes it up") }
       DebugPause.at("sync-pushed")
       try agree(kind, id, bytes, revision: revision, table)
       return entry("pushed")
@@ -78,7 +78,7 @@ extension Sync {
       return entry("deleted-here", "deleted in the database")
     case .deleteThere:
       guard let revision = record?.revision, try await deleteRow(kind, id, revision: revision, database) else {
-        return entry("waiting", "changed in the database meanwhile; run sync again")
+        return entry("waiting", "changed in the database meanwhile; the next sync takes it up")
       }
       try save { () throws(StoreError) in try table.forget(id) }
       return entry("deleted-there", "deleted here")
@@ -121,7 +121,8 @@ extension Sync {
     guard let revision = try await push(kind, id, written, revision: row.revision, database) else {
       // Merged here; the row moved on meanwhile: the next run merges again from the row we read.
       try agree(kind, id, Array(row.text.utf8), revision: row.revision, table, local: false)
-      return Entry(kind: kind, id: id, action: "waiting", detail: "changed in the database meanwhile; run sync again")
+      return Entry(
+        kind: kind, id: id, action: "waiting", detail: "changed in the database meanwhile; the next sync takes it up")
     }
     try agree(kind, id, written, revision: revision, table)
     return Entry(kind: kind, id: id, action: "merged", detail: "changes from both sides")

@@ -27,7 +27,7 @@ extension Sync {
     let table = try storeTable(kind, state: state)
     let found = table.records[id]
     guard let record = found, record.status == .conflict else {
-      throw SyncError.refused("\(kind) \(id) has no sync conflict to resolve (formsctl sync status lists them)")
+      throw SyncError.nothingToResolve(kind: kind, id: id)
     }
     let path: String
     do throws(StoreError) { path = try store.path(kind: kind, id: id) } catch { throw SyncError.store(error) }
@@ -55,8 +55,7 @@ extension Sync {
           }
         }
       } else if let revision = record.remoteRevision, try await !deleteRow(kind, id, revision: revision, database) {
-        throw SyncError.refused(
-          "\(kind) \(id) changed in the database meanwhile; run formsctl sync, then resolve again")
+        throw SyncError.changedMeanwhile(kind: kind, id: id)
       }
       try save { () throws(StoreError) in
         try table.forget(id)
@@ -72,7 +71,7 @@ extension Sync {
         : try write(kind, id, text, user: author)
     } catch { throw SyncError.store(error) }
     guard let revision = try await push(kind, id, written, revision: record.remoteRevision, database) else {
-      throw SyncError.refused("\(kind) \(id) changed in the database meanwhile; run formsctl sync, then resolve again")
+      throw SyncError.changedMeanwhile(kind: kind, id: id)
     }
     try agree(kind, id, written, revision: revision, table)
     try save { () throws(StoreError) in try table.finish() }

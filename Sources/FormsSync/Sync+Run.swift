@@ -60,15 +60,11 @@ extension Sync {
     let here = plans.filter { if case .deleteHere = $0.plan { true } else { false } }.count
     let there = plans.filter { if case .deleteThere = $0.plan { true } else { false } }.count
     if let why = bound.refusal(removing: here, of: local.count, feedRecords: remote.count, explicit: maxDelete != nil) {
-      throw SyncError.refused(
-        "sync would delete \(here) of \(local.count) \(kind) documents here, \(why); nothing of \(kind) was synced (--max-delete N or P% allows more)"
-      )
+      throw SyncError.deletionBeyondBound(kind: kind, removing: here, of: local.count, inDatabase: false, reason: why)
     }
     if let why = bound.refusal(removing: there, of: remote.count, feedRecords: local.count, explicit: maxDelete != nil)
     {
-      throw SyncError.refused(
-        "sync would delete \(there) of \(remote.count) \(kind) rows in the database, \(why); nothing of \(kind) was synced (--max-delete N or P% allows more)"
-      )
+      throw SyncError.deletionBeyondBound(kind: kind, removing: there, of: remote.count, inDatabase: true, reason: why)
     }
     let fresh = plans.compactMap { id, plan -> (String, String)? in
       guard case .push = plan, remote[id] == nil, records[id]?.text == nil, let path = local[id]?.path else {
@@ -115,7 +111,7 @@ extension Sync {
       for (id, stamp, bytes) in chunk {
         guard let revision = revisions[id] else {
           entries[id] = Entry(
-            kind: kind, id: id, action: "waiting", detail: "added in the database meanwhile; run sync again")
+            kind: kind, id: id, action: "waiting", detail: "added in the database meanwhile; the next sync takes it up")
           continue
         }
         agreed.append(
@@ -141,7 +137,7 @@ extension Sync {
       let rows = try await fetch(kind, chunk, database)
       for id in chunk where rows[id] == nil {
         entries[id] = Entry(
-          kind: kind, id: id, action: "waiting", detail: "deleted in the database meanwhile; run sync again")
+          kind: kind, id: id, action: "waiting", detail: "deleted in the database meanwhile; the next sync takes it up")
       }
       // New documents: what is pulled is noted first, so a run stopped after writing the files
       // finds them the pull's work, not documents made here (the write path adds defaults and stamps).
@@ -251,7 +247,7 @@ extension Sync {
   func plan(_ record: SyncState.Record?, sha256: String?, revision: Int64?, _ direction: Direction) -> Plan {
     if let record, record.status == .conflict {
       if revision != record.remoteRevision { return .refreshConflict }
-      return .wait("conflict: formsctl sync resolve \(record.kind) \(record.id) --ours|--theirs|--file FILE")
+      return .wait("conflict: waiting to be resolved (ours, theirs or a settled file)")
     }
     let bytes = sha256
     let localChanged = sha256.map { $0 != record?.sha256 } ?? (record?.sha256 != nil)

@@ -29,7 +29,7 @@ public struct Sync: Sendable {
 
   public init(store: Store, url: DatabaseURL, schema: String = "formsctl") throws(SyncError) {
     guard SyncSQL.isSchemaName(schema) else {
-      throw SyncError.badURL("--schema \(schema): use lower-case letters, digits and _ (at most 63)")
+      throw SyncError.badSchemaName(schema)
     }
     self.store = store
     self.url = url
@@ -118,8 +118,7 @@ public struct Sync: Sendable {
     let exists = try await database.rows(
       "SELECT to_regclass(\(SyncSQL.identifier(schema) + ".formsctl_meta"))::text")
     guard (try? exists.first?.decode(String?.self)) ?? nil != nil else {
-      throw SyncError.refused(
-        "the database \(url.database) has no formsctl schema \(schema); create it with formsctl sync init")
+      throw SyncError.notInitialized(database: url.database, schema: schema)
     }
     let rows = try await database.rows(PostgresQuery(unsafeSQL: "SELECT key, value FROM \(meta)"))
     var values: [String: String] = [:]
@@ -128,9 +127,7 @@ public struct Sync: Sendable {
       values[key] = value
     }
     guard values["format"] == SyncSQL.format, let id = values["database_id"] else {
-      throw SyncError.refused(
-        "the schema \(schema) was made by another formsctl (format \(values["format"] ?? "none")); run formsctl sync init"
-      )
+      throw SyncError.otherFormat(schema: schema, format: values["format"])
     }
     for kind in store.registry.kinds { try await checkTable(kind, database) }
     let state = SyncState(layout: store.layout, identity: id + "/" + schema)
@@ -153,12 +150,10 @@ public struct Sync: Sendable {
       found[name] = type
     }
     guard !found.isEmpty else {
-      throw SyncError.refused("the database has no table \(schema).\(table) for \(kind); run formsctl sync init")
+      throw SyncError.missingTable(schema: schema, table: table, kind: kind)
     }
     for (name, type) in SyncSQL.columns where found[name] != type {
-      let what = found[name].map { "is \($0), not \(type)" } ?? "is missing"
-      throw SyncError.refused(
-        "the table \(schema).\(table) was changed by hand: column \(name) \(what); nothing was synced")
+      throw SyncError.tableChanged(schema: schema, table: table, column: name, found: found[name], expected: type)
     }
   }
 
@@ -190,7 +185,7 @@ public struct Sync: Sendable {
         let text = canonical.flatMap { sha256(Array($0.utf8)) == hash ? $0 : nil } ?? json
         found[id] = Row(text: text, revision: revision, user: user)
       } catch {
-        throw SyncError.refused("a row of \(schema).\(SyncSQL.table(kind)) cannot be read: \(error)")
+        throw SyncError.unreadableRow(schema: schema, table: SyncSQL.table(kind), detail: "\(error)")
       }
     }
     return found

@@ -150,7 +150,12 @@ struct SyncTests {
       // The last one deleted there: all of the kind, beyond the bound, refused whole (65).
       try server.psql("DELETE FROM formsctl.claim")
       let bounded = #expect(throws: SyncError.self) { try syncer.run() }
-      #expect(bounded?.kind == .badInput && bounded?.description.contains("--max-delete") == true)
+      #expect(
+        bounded
+          == .deletionBeyondBound(
+            kind: "claim", removing: 1, of: 1, inDatabase: false,
+            reason: try #require(
+              PruneBound.standard.refusal(removing: 1, of: 1, feedRecords: 0, explicit: false))))
       #expect(FileManager.default.fileExists(atPath: dir + "/data/claims/c2.json"))
       #expect(try syncer.run(maxDelete: .count(1)).map(\.action) == ["deleted-here"])
     }
@@ -215,11 +220,10 @@ struct SyncTests {
       let url = { (text: String) in try DatabaseURL(text) }
       #expect(throws: SyncError.self) { _ = try url("mysql://x@localhost/db") }
       #expect(SyncError.noDatabase.kind == .usage)
-      // No schema yet: refused (65), naming sync init.
+      // No schema yet: refused (65).
       let missing = #expect(throws: SyncError.self) { _ = try sync(store, server).run() }
-      #expect(
-        missing?.kind == .badInput && missing?.description.contains("sync init") == true,
-        "\(String(describing: missing))")
+      #expect(missing == .notInitialized(database: "postgres", schema: "formsctl"), "\(String(describing: missing))")
+      #expect(missing?.kind == .badInput)
       // A wrong password (65) and a server nobody listens on (75).
       let wrong = try Sync(store: store, url: try url(server.url.replacingOccurrences(of: "secret", with: "nope")))
       let refused = #expect(throws: SyncError.self) { _ = try wrong.initialize() }

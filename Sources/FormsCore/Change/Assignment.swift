@@ -16,10 +16,13 @@ public struct Assignment: Sendable, Equatable {
   public struct Problem: FormsError, Equatable {
     public let kind: FailureKind
     public let description: String
+    /// The next step, when there is one to point at.
+    public let remedy: Remedy?
 
-    init(kind: FailureKind = .badInput, _ description: String) {
+    init(kind: FailureKind = .badInput, _ description: String, remedy: Remedy? = nil) {
       self.kind = kind
       self.description = description
+      self.remedy = remedy
     }
   }
 
@@ -188,7 +191,7 @@ public struct Assignment: Sendable, Equatable {
         }
       case .list, .object, .map, .oneOf:
         throw Problem(
-          "\(source) is a \(type.kind == .list ? "list" : "object"); set it with --json \(source)='...'")
+          "\(source) is a \(type.kind == .list ? "list" : "object"); it takes a JSON value", remedy: .giveJSON)
       case .any:
         return Self.guess(text)
       }

@@ -33,7 +33,7 @@ public struct Signer: Sendable, Hashable, CustomStringConvertible {
 
   /// What a signer string that does not parse is told.
   public static func problem(_ text: String) -> String {
-    "\"\(text)\" is not a signer; a signer is what `formsctl keygen` prints after `signer:`: ed25519: and 44 characters of base64"
+    "\"\(text)\" is not a signer; a signer is a public signing key: ed25519: and 44 characters of base64"
   }
 }
 

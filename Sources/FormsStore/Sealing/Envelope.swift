@@ -27,7 +27,7 @@ public struct Recipient: Sendable, Hashable, CustomStringConvertible {
 
   /// What a recipient string that does not parse is told.
   public static func problem(_ text: String) -> String {
-    "\"\(text)\" is not a recipient; a recipient is what `formsctl keygen` prints: x25519: and 44 characters of base64"
+    "\"\(text)\" is not a recipient; a recipient is a public encryption key: x25519: and 44 characters of base64"
   }
 }
 

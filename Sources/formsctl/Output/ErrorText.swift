@@ -1,5 +1,6 @@
 import FormsCore
 import FormsStore
+import FormsSync
 
 /// The sentence formsctl prints for an error: the library's statement of what failed, and, where
 /// the command line has one, what to type next (commands, flags, environment variables). The
@@ -15,6 +16,8 @@ enum ErrorText {
     case .checkSchemas: return "formsctl schema check says what"
     case .restoreSnapshot: return "restore a snapshot instead (formsctl snapshot restore)"
     case .useIdentity: return "run it with a key holder's identity (FORMSCTL_IDENTITY)"
+    case .makeKey: return "`formsctl keygen` prints one"
+    case .giveJSON: return "give it as JSON with --json"
     case .exportSchemas:
       return "run `formsctl editor setup` (or `formsctl schema export --out json-schema`) and commit the result"
     }
@@ -31,8 +34,31 @@ enum ErrorText {
   }
 
   static func message(for error: any FormsError) -> String {
+    if let error = error as? SyncError { return message(for: error) }
     guard let error = error as? StoreError else { return error.description }
     return message(for: error)
+  }
+
+  static func message(for error: SyncError) -> String {
+    switch error {
+    case .store(let error): return message(for: error)
+    case .badSchemaName: return "--schema: " + error.description
+    default: return error.description + (advice(for: error) ?? "")
+    }
+  }
+
+  static func advice(for error: SyncError) -> String? {
+    switch error {
+    case .noDatabase: return "; give --database URL or set FORMSCTL_DATABASE_URL"
+    case .notInitialized: return "; create it with formsctl sync init"
+    case .otherFormat, .missingTable: return "; run formsctl sync init"
+    case .connectionLost: return "; run sync again"
+    case .passwordRequired: return "; put it in the URL"
+    case .deletionBeyondBound: return " (--max-delete N or P% allows more)"
+    case .nothingToResolve: return " (formsctl sync status lists them)"
+    case .changedMeanwhile: return "; run formsctl sync, then resolve again"
+    default: return nil
+    }
   }
 
   static func message(for error: StoreError) -> String {
@@ -68,6 +94,10 @@ enum ErrorText {
         + "`formsctl recover --abandon` to drop the journal and keep the files as they are"
     case .rollBackFailed: return "; fix that, then run `formsctl recover`, which removes what it staged"
     case .insufficientSpace: return " (formsctl snapshot prune removes old snapshots)"
+    case .missingDirectory(let path, _): return " (git checkout -- \(fileName(path)) restores it from git)"
+    case .badFileName: return " (ls -b shows the bytes)"
+    case .manifest(_, _, _, let remedy?): return "; " + advice(for: remedy)
+    case .assignment(let problem): return problem.remedy.map { "; " + advice(for: $0) }
     case .watchLimit(let what, _):
       return "; raise it, as root or with sudo: sysctl fs.inotify.max_user_\(what)=524288 "
         + "(and in /etc/sysctl.d/ to keep it)"

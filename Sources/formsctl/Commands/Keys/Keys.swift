@@ -29,7 +29,9 @@ extension Formsctl {
 
     static func parse(_ texts: [String]) throws -> [Recipient] {
       try texts.map { text in
-        guard let recipient = Recipient(text) else { throw CommandError.usage(Recipient.problem(text)) }
+        guard let recipient = Recipient(text) else {
+          throw CommandError.usage(Recipient.problem(text) + "; " + ErrorText.advice(for: .makeKey))
+        }
         return recipient
       }
     }
