@@ -34,7 +34,7 @@ enum SyncBenchmark {
     for path in paths {
       let bytes = try FileIO.read(path)
       let document = String(decoding: bytes, as: UTF8.self)
-      let id = String(fileName(path).dropLast(5))
+      let id = String(FilePath(path).name.dropLast(5))
       let escaped = SyncState.Table.escaped(document)
       text += [id, "1.1.0", escaped, escaped, SyncState.hash(bytes), "bench"].joined(separator: "\t") + "\n"
     }

@@ -57,7 +57,8 @@ public struct DocumentFormatter: Sendable {
     let (stores, outside) = try StoreLayout.group(files, workingDirectory: cwd)
     var results: [FileResult] = []
     for store in stores {
-      let mine = documentsOnly ? store.paths.filter { store.layout.holdsDocument(joinPath(cwd, $0)) } : store.paths
+      let mine =
+        documentsOnly ? store.paths.filter { store.layout.holdsDocument((FilePath(cwd) / $0).string) } : store.paths
       guard !mine.isEmpty else { continue }
       let formatter = DocumentFormatter(check: check, writer: AtomicWriter(boundary: store.layout.root))
       if check {

@@ -54,7 +54,7 @@ public struct EditorSetup: Sendable {
     let real = FileIO.realPath(path) ?? path
     let root = FileIO.realPath(workspace) ?? workspace
     if real == root { return "." }
-    return real.hasPrefix(root + "/") ? String(real.dropFirst(root.count + 1)) : path
+    return FilePath(root).relative(FilePath(real)) ?? path
   }
 
   /// Writes `<kind>-<version>.schema.json` for every version and `<kind>.schema.json`, which picks
@@ -81,14 +81,14 @@ public struct EditorSetup: Sendable {
   ) throws(StoreError) -> ConfigurationFile {
     switch editor {
     case .vscode:
-      let path = workspace + "/.vscode/settings.json"
+      let path = (FilePath(workspace) / ".vscode/settings.json").string
       return ConfigurationFile(
         path: path,
         contents: try settingSchemas(associations, in: path, at: ["json.schemas"], schemaDirectory: schemaDirectory),
         note: "VS Code checks documents against the schemas as you type; for relations, workflow and the other "
           + "rules, run `formsctl lsp` through a generic language-server client extension")
     case .zed:
-      let path = workspace + "/.zed/settings.json"
+      let path = (FilePath(workspace) / ".zed/settings.json").string
       let key = ["lsp", "json-language-server", "settings", "json", "schemas"]
       return ConfigurationFile(
         path: path, contents: try settingSchemas(associations, in: path, at: key, schemaDirectory: schemaDirectory),
@@ -96,11 +96,11 @@ public struct EditorSetup: Sendable {
           + "language servers from extensions only")
     case .neovim:
       return ConfigurationFile(
-        path: workspace + "/.nvim.lua", contents: Array(neovimConfiguration.utf8),
+        path: (FilePath(workspace) / ".nvim.lua").string, contents: Array(neovimConfiguration.utf8),
         note: "Neovim reads .nvim.lua with `vim.o.exrc = true` in your init.lua, once you :trust it")
     case .helix:
       return ConfigurationFile(
-        path: workspace + "/.helix/languages.toml", contents: Array(helixConfiguration.utf8),
+        path: (FilePath(workspace) / ".helix/languages.toml").string, contents: Array(helixConfiguration.utf8),
         note: "Helix reads .helix/languages.toml in the project; it replaces the file formsctl wrote before")
     }
   }
@@ -137,8 +137,8 @@ public struct EditorSetup: Sendable {
 
   /// Writes `file` atomically under the project's root, never through a link.
   public func write(_ file: ConfigurationFile) throws(StoreError) {
-    try FileIO.refuseLinks(parentDirectory(file.path), below: workspace)
-    try FileIO.makeDirectories(parentDirectory(file.path))
+    try FileIO.refuseLinks(FilePath(file.path).parent.string, below: workspace)
+    try FileIO.makeDirectories(FilePath(file.path).parent.string)
     try AtomicWriter(boundary: workspace).write(file.contents, to: file.path)
   }
 

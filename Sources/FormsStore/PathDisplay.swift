@@ -8,8 +8,6 @@ public struct PathDisplay: Sendable {
   }
 
   @Sendable public func show(_ path: String) -> String {
-    if path.hasPrefix(workingDirectory + "/") { return String(path.dropFirst(workingDirectory.count + 1)) }
-    if workingDirectory == "/" && path.hasPrefix("/") { return String(path.dropFirst()) }
-    return path
+    FilePath(workingDirectory).relative(FilePath(path)) ?? path
   }
 }

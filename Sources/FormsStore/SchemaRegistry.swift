@@ -75,7 +75,7 @@ public struct SchemaRegistry: Sendable {
             + "replace it with the file (or the directory) it points to"))
     }
     for path in found {
-      let relative = String(path.dropFirst(directory.count + 1))
+      let relative = FilePath(directory).relative(FilePath(path)) ?? path
       let parts = relative.split(separator: "/")
       if parts.first?.hasPrefix("_") == true { continue }
       let shown = display(path)
@@ -88,10 +88,10 @@ public struct SchemaRegistry: Sendable {
       }
       let (kindName, versionName) = (String(parts[0]), String(parts[1].dropLast(5)))
       guard let yaml = readYAML(path, shown: shown, overlay: overlay, into: &diagnostics) else { continue }
-      let descriptorDirectory = parentDirectory(path)
+      let descriptorDirectory = FilePath(path).parent.string
       let result = DescriptorCompiler.compile(yaml, file: shown) { include in
-        let includePath = absolutePath(include, from: descriptorDirectory)
-        guard let real = FileIO.realPath(includePath), real.hasPrefix(root + "/") else {
+        let includePath = FilePath(include).absolute(from: descriptorDirectory).string
+        guard let real = FileIO.realPath(includePath), FilePath(root).relative(FilePath(real)) != nil else {
           throw StoreError.fileNotFound(display(includePath))
         }
         var includeDiagnostics: [Diagnostic] = []

@@ -27,7 +27,7 @@ extension Store {
     let stored = try read(kind: kind, id: id)
     // The editor shows every opened value: recorded before the copy is written.
     try recordAccess([access(stored, kind: kind)].compactMap { $0 })
-    let directory = layout.stateDirectory + "/edit"
+    let directory = layout.editDirectory
     try FileIO.makeDirectories(directory)
     let temp = try Self.freeName(in: directory, for: "\(kind)-\(id)")
     let original = JSONWriter.canonicalString(stored.value)
@@ -58,7 +58,7 @@ extension Store {
   /// a copy nor a sealed copy has, so an edit never overwrites the text an earlier one kept.
   static func freeName(in directory: String, for base: String) throws(StoreError) -> String {
     for n in 1...1000 {
-      let path = directory + "/" + base + (n == 1 ? "" : "-\(n)") + ".json"
+      let path = (FilePath(directory) / (base + (n == 1 ? "" : "-\(n)") + ".json")).string
       if FileIO.entry(path) == .missing && FileIO.entry(path + ".sealed") == .missing { return path }
     }
     throw StoreError.refused(.tooManyKeptCopies(directory: directory, name: base))
@@ -76,7 +76,7 @@ extension Store {
     }
     let previous = try? JSONParser().parse(stored.bytes)
     if let value = try? JSONParser().parse(Array(text.utf8)), case .object = value,
-      let sealed = try? keyring.seal(value, schema: schema, previous: previous, what: fileName(temp))
+      let sealed = try? keyring.seal(value, schema: schema, previous: previous, what: FilePath(temp).name)
     {
       try writer.write(JSONWriter.canonical(sealed), to: temp)
       return temp

@@ -29,18 +29,20 @@ extension Store {
   /// written through a symbolic link, and a link where init would write refuses the whole init
   /// before its first file.
   public static func initialize(at directory: String) throws(StoreError) -> Initialized {
-    let absolute = absolutePath(directory, from: FileIO.currentDirectory)
-    if FileIO.exists(absolute + "/" + StoreLayout.manifestName) { throw StoreError.storeExists(directory) }
+    let absolute = FilePath(directory).absolute(from: FileIO.currentDirectory).string
+    if FileIO.exists(StoreLayout.manifestPath(root: absolute)) { throw StoreError.storeExists(directory) }
     if absolute != "/",
-      let outer = StoreLayout.nearest(holding: StoreLayout.manifestName, from: parentDirectory(absolute))
+      let outer = StoreLayout.nearest(holding: StoreLayout.manifestName, from: FilePath(absolute).parent.string)
     {
       throw StoreError.refused(.storeInsideStore(directory: directory, outer: outer))
     }
     try FileIO.makeDirectories(directory)
     let root = FileIO.realPath(directory) ?? directory
-    let gitignore = root + "/.gitignore"
+    let gitignore = (FilePath(root) / ".gitignore").string
     let ignore = ".formsctl/*\n!.formsctl/history.jsonl\n"
-    var files = BuiltinSchemas.files.map { (path: root + "/schemas/" + $0.path, contents: Array($0.contents.utf8)) }
+    var files = BuiltinSchemas.files.map {
+      (path: (FilePath(root) / "schemas" / $0.path).string, contents: Array($0.contents.utf8))
+    }
     if FileIO.entry(gitignore) != .missing {
       let text = String(decoding: try FileIO.read(gitignore), as: UTF8.self)
       let added = text + (text.hasSuffix("\n") || text.isEmpty ? "" : "\n") + ignore
@@ -48,7 +50,9 @@ extension Store {
     } else {
       files.append((gitignore, Array(ignore.utf8)))
     }
-    let directories = [root + "/data", root + "/.formsctl"] + Set(files.map { parentDirectory($0.path) }).sorted()
+    let directories =
+      [(FilePath(root) / "data").string, (FilePath(root) / ".formsctl").string]
+      + Set(files.map { FilePath($0.path).parent.string }).sorted()
     // Every check before the first write: a link anywhere init would write refuses it all.
     for path in directories { try FileIO.refuseLinks(path, below: root) }
     var kept: [String] = []
@@ -58,7 +62,7 @@ extension Store {
       case .missing: missing.append(file)
       case .file:
         if try FileIO.read(file.path) != file.contents, file.path != gitignore {
-          kept.append(String(file.path.dropFirst(root.count + 1)))
+          kept.append(FilePath(root).relative(FilePath(file.path)) ?? file.path)
         }
         if file.path == gitignore { missing.append(file) }  // the rule is added to what is there
       default:
@@ -69,7 +73,7 @@ extension Store {
     for path in directories { try writer.makeDirectories(path) }
     for file in missing { try writer.write(file.contents, to: file.path) }
     // The manifest last: a store exists only once everything it names does.
-    try writer.write(Array(initialManifest.utf8), to: root + "/" + StoreLayout.manifestName)
+    try writer.write(Array(initialManifest.utf8), to: StoreLayout.manifestPath(root: root))
     return Initialized(layout: try StoreLayout(root: root), kept: kept)
   }
 

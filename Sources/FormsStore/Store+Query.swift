@@ -201,7 +201,7 @@ extension Store {
     bytes: [UInt8], sync: [String: SyncState.Record]?
   ) throws(StoreError) {
     if computing.contains("_sync") {
-      let record = sync?[StoreLayout.id(fromFile: path) ?? fileName(path)]
+      let record = sync?[StoreLayout.id(fromFile: path) ?? FilePath(path).name]
       value["_sync"] = SyncState.status(of: record, sha256: SyncState.hash(bytes)).map { .string($0.rawValue) } ?? .null
     }
     if computing.contains("_awaiting"), let schema = registry.schema(of: stored) {
@@ -214,7 +214,7 @@ extension Store {
     guard let state = schema.workflowState(of: stored), let chain = schema.approvals?.reviewing(state) else {
       return []
     }
-    let id = StoreLayout.id(fromFile: path) ?? fileName(path)
+    let id = StoreLayout.id(fromFile: path) ?? FilePath(path).name
     let review = ApprovalReview(stored, schema: schema, kind: kind, id: id, roles: layout.roles)
     guard let round = review.rounds[chain.to], round.preparer != nil, !round.rejected else { return [] }
     return Array(Set(chain.steps.map(\.role).filter { round.nextStep(for: $0) != nil })).sorted()

@@ -124,7 +124,7 @@ public final class Store: Sendable {
     }
 
     /// The id its file name gives.
-    public var id: String { StoreLayout.id(fromFile: path) ?? fileName(path) }
+    public var id: String { StoreLayout.id(fromFile: path) ?? FilePath(path).name }
   }
 
   /// Reads one document, with its sensitive values opened when the identity can (an envelope

@@ -19,17 +19,36 @@ public struct StoreLayout: Sendable, Equatable {
   /// Who holds each role that approval chains name (`roles:`), by role.
   public let roles: [String: [Signer]]
 
-  /// `.formsctl/`, the tool's own state.
-  public var stateDirectory: String { root + "/.formsctl" }
+  /// `.formsctl/`, the tool's own state. Its parts are named below, the one place they are spelled
+  /// (DESIGN §13).
+  public var stateDirectory: String { state.string }
+  var state: FilePath { FilePath(root) / ".formsctl" }
+  /// `.formsctl/journal/`: the plan and commit record of a multi-file operation.
+  var journalDirectory: String { (state / "journal").string }
+  /// `.formsctl/snapshots/`.
+  var snapshotsDirectory: String { (state / "snapshots").string }
+  /// `.formsctl/lock`: the one-writer lock.
+  var lockPath: String { (state / "lock").string }
+  /// `.formsctl/history.jsonl`: the audit log.
+  var historyPath: String { (state / "history.jsonl").string }
+  /// `.formsctl/index/`: the query index, one file per kind.
+  var indexDirectory: String { (state / "index").string }
+  /// `.formsctl/sync/`: per database, the sync records.
+  var syncDirectory: String { (state / "sync").string }
+  /// `.formsctl/edit/`: texts `edit` keeps when a save is refused.
+  var editDirectory: String { (state / "edit").string }
 
   /// `templates/`: pre-filled documents, `templates/KIND/NAME.json`.
-  public var templatesDirectory: String { root + "/templates" }
+  public var templatesDirectory: String { (FilePath(root) / "templates").string }
   /// `json-schema/`: the JSON Schemas `editor setup` exports, committed (`schema check` reports them stale).
-  public var jsonSchemaDirectory: String { root + "/json-schema" }
+  public var jsonSchemaDirectory: String { (FilePath(root) / "json-schema").string }
+
+  /// `formsctl.yaml` of the store at `root`.
+  static func manifestPath(root: String) -> String { (FilePath(root) / manifestName).string }
 
   /// Reads the manifest of the store at `root`.
   public init(root: String) throws(StoreError) {
-    let manifestPath = root + "/" + Self.manifestName
+    let manifestPath = Self.manifestPath(root: root)
     let bytes = try FileIO.read(manifestPath)
     let node: YAMLNode?
     do throws(YAMLError) {
@@ -79,8 +98,8 @@ public struct StoreLayout: Sendable, Equatable {
       }
     }
     self.root = root
-    self.schemasDirectory = absolutePath(schemas, from: root)
-    self.dataDirectory = absolutePath(data, from: root)
+    self.schemasDirectory = FilePath(schemas).absolute(from: root).string
+    self.dataDirectory = FilePath(data).absolute(from: root).string
     self.retention = retention
     self.recipients = recipients
     self.roles = roles
@@ -110,7 +129,10 @@ public struct StoreLayout: Sendable, Equatable {
   }
 
   /// True when `path` (absolute, normalized) is the store root or below it, by its spelling.
-  func isInsideRoot(_ path: String) -> Bool { path == root || path.hasPrefix(root + "/") }
+  func isInsideRoot(_ path: String) -> Bool { FilePath(root).contains(FilePath(path)) }
+
+  /// True when the schemas directory lies below the root (snapshots and the journal's sweep cover it then).
+  var schemasInsideRoot: Bool { FilePath(root).relative(FilePath(schemasDirectory)) != nil }
 
   /// The `roles:` of a manifest's text (`shown` names it in errors), as another revision had them.
   public static func roles(inManifest bytes: [UInt8], shown: String) throws(StoreError) -> [String: [Signer]] {
@@ -184,8 +206,8 @@ public struct StoreLayout: Sendable, Equatable {
     throws(StoreError) -> StoreLayout
   {
     if let given = named(explicit: explicit, environment: environment) {
-      let root = absolutePath(given, from: workingDirectory)
-      guard FileIO.exists(root + "/" + manifestName) else {
+      let root = FilePath(given).absolute(from: workingDirectory).string
+      guard FileIO.exists(manifestPath(root: root)) else {
         throw StoreError.storeNotFound(root, isDirectory: FileIO.isDirectory(root))
       }
       return try StoreLayout(root: root)
@@ -204,12 +226,12 @@ public struct StoreLayout: Sendable, Equatable {
   /// The nearest directory, from `directory` upward but not above `ceiling`, that holds an entry
   /// named `name` (as git finds `.git`, and formsctl `formsctl.yaml`).
   public static func nearest(holding name: String, from directory: String, ceiling: String = "/") -> String? {
-    var current = normalizedPath(directory)
-    let top = normalizedPath(ceiling)
+    var current = FilePath(directory).normalized.string
+    let top = FilePath(ceiling).normalized.string
     while true {
-      if FileIO.exists(current + "/" + name) { return current }
+      if FileIO.exists((FilePath(current) / name).string) { return current }
       if current == top || current == "/" { return nil }
-      current = parentDirectory(current)
+      current = FilePath(current).parent.string
     }
   }
 
@@ -225,8 +247,8 @@ public struct StoreLayout: Sendable, Equatable {
     // Many files share a directory and a store: walk up once per directory, read a manifest once.
     var roots: [String: String?] = [:]
     for path in paths {
-      let absolute = absolutePath(path, from: workingDirectory)
-      let start = FileIO.isDirectory(absolute) ? absolute : parentDirectory(absolute)
+      let absolute = FilePath(path).absolute(from: workingDirectory).string
+      let start = FileIO.isDirectory(absolute) ? absolute : FilePath(absolute).parent.string
       if roots[start] == nil { roots[start] = nearest(holding: manifestName, from: start) }
       guard let root = roots[start] ?? nil else {
         outside.append(path)
@@ -243,8 +265,7 @@ public struct StoreLayout: Sendable, Equatable {
 
   /// True when `path` (absolute) is this store's data directory or inside it.
   public func holdsDocument(_ path: String) -> Bool {
-    let normalized = normalizedPath(path)
-    return normalized == dataDirectory || normalized.hasPrefix(dataDirectory + "/")
+    FilePath(dataDirectory).contains(FilePath(path).normalized)
   }
 
   // MARK: Document paths: the one place `data/<directory>/<id>.json` is spelled.
@@ -253,7 +274,7 @@ public struct StoreLayout: Sendable, Equatable {
   public static let documentSuffix = ".json"
 
   /// The directory holding the documents a schema stores in `directory` (its `directory:`).
-  public func documents(in directory: String) -> String { dataDirectory + "/" + directory }
+  public func documents(in directory: String) -> String { (FilePath(dataDirectory) / directory).string }
 
   /// Every document file (regular, `*.json`) a schema stores in `directory` and below, sorted.
   public func documentFiles(in directory: String) throws(StoreError) -> [String] {
@@ -271,21 +292,21 @@ public struct StoreLayout: Sendable, Equatable {
 
   /// Where the document `id` lives when its schema stores documents in `directory`.
   public func path(directory: String, id: String) -> String {
-    documents(in: directory) + "/" + id + Self.documentSuffix
+    (FilePath(documents(in: directory)) / (id + Self.documentSuffix)).string
   }
 
   /// The schema directory and id a document path stands for (`data/forms/F-1.json` → `forms`,
   /// `F-1`): `path(directory:id:)` read backwards; nil for anything else.
   public func identify(_ path: String) -> (directory: String, id: String)? {
     guard let id = Self.id(fromFile: path) else { return nil }
-    let directory = parentDirectory(path)
-    guard parentDirectory(directory) == dataDirectory else { return nil }
-    return (fileName(directory), id)
+    let directory = FilePath(path).parent.string
+    guard FilePath(directory).parent.string == dataDirectory else { return nil }
+    return (FilePath(directory).name, id)
   }
 
   /// The id a document file's name gives (`.../F-1.json` → `F-1`); nil when it is not `*.json`.
   public static func id(fromFile path: String) -> String? {
-    let name = fileName(path)
+    let name = FilePath(path).name
     guard name.hasSuffix(documentSuffix), name.utf8.count > documentSuffix.utf8.count else { return nil }
     return String(name.dropLast(documentSuffix.count))
   }
@@ -294,21 +315,22 @@ public struct StoreLayout: Sendable, Equatable {
   /// itself); nil for any other path.
   public func snapshotPath(_ path: String) -> String? {
     if path == dataDirectory { return "data" }
-    guard path.hasPrefix(dataDirectory + "/") else { return nil }
-    return "data/" + path.dropFirst(dataDirectory.count + 1)
+    return FilePath(dataDirectory).relative(FilePath(path)).map { "data/" + $0 }
   }
 
   /// The live path of a file a snapshot holds at `relative` (`data/...`, `schemas/...`, or a file
   /// of the store root): `snapshotPath` read backwards.
   public func livePath(_ relative: String) -> String {
-    if relative.hasPrefix("data/") { return dataDirectory + "/" + relative.dropFirst(5) }
-    if relative.hasPrefix("schemas/") { return schemasDirectory + "/" + relative.dropFirst(8) }
-    return root + "/" + relative
+    if let below = FilePath("data").relative(FilePath(relative)) { return (FilePath(dataDirectory) / below).string }
+    if let below = FilePath("schemas").relative(FilePath(relative)) {
+      return (FilePath(schemasDirectory) / below).string
+    }
+    return (FilePath(root) / relative).string
   }
 
   /// `path` relative to the store root when inside it (for messages), else unchanged.
   public func relative(_ path: String) -> String {
-    path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
+    FilePath(root).relative(FilePath(path)) ?? path
   }
 }
 

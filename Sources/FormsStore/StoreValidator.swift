@@ -81,11 +81,11 @@ public struct StoreValidator: Sendable {
   public func files(named paths: [String], workingDirectory: String) throws(StoreError) -> [String] {
     var out: [String] = []
     for given in paths {
-      let absolute = absolutePath(given, from: workingDirectory)
+      let absolute = FilePath(given).absolute(from: workingDirectory).string
       guard FileIO.exists(absolute) else { throw StoreError.fileNotFound(given) }
       let real = FileIO.realPath(absolute) ?? absolute
       let data = FileIO.realPath(layout.dataDirectory) ?? layout.dataDirectory
-      guard real == data || real.hasPrefix(data + "/") else {
+      guard FilePath(data).contains(FilePath(real)) else {
         throw StoreError.pathOutsideStore("\(given) (documents live under \(display(layout.dataDirectory)))")
       }
       if FileIO.entry(absolute) == .directory {
@@ -327,7 +327,7 @@ enum DocumentChecks {
   ) -> [Finding] {
     var findings: [Finding] = []
     let idPointer = JSONPointer.root.appending(schema.idField)
-    let name = StoreLayout.id(fromFile: path) ?? fileName(path)
+    let name = StoreLayout.id(fromFile: path) ?? FilePath(path).name
     if let id = document[schema.idField].flatMap(DocumentID.text) {
       if !DocumentID.isValid(id) {
         findings.append(Finding(pointer: idPointer, rule: "id", message: DocumentID.problem(id)))
@@ -338,7 +338,7 @@ enum DocumentChecks {
             message: "the file is named \(name).json but the id is \"\(id)\"; rename the file to \(id).json"))
       }
     }
-    let directory = parentDirectory(path)
+    let directory = FilePath(path).parent.string
     let expected = layout.documents(in: schema.directory)
     if directory != expected {
       findings.append(

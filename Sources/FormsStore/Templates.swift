@@ -7,7 +7,7 @@ extension Store {
   /// The names of `kind`'s templates, sorted.
   public func templates(of kind: String) throws(StoreError) -> [String] {
     _ = try schema(kind)
-    return try StoreLayout.templates(in: layout.templatesDirectory + "/" + kind)
+    return try StoreLayout.templates(in: (FilePath(layout.templatesDirectory) / kind).string)
   }
 
   /// The template `name` of `kind`, as written.
@@ -16,7 +16,7 @@ extension Store {
     guard DocumentID.isValid(name), available.contains(name) else {
       throw StoreError.refused(.unknownTemplate(kind: kind, name: name, available: available))
     }
-    let path = layout.templatesDirectory + "/" + kind + "/" + name + StoreLayout.documentSuffix
+    let path = (FilePath(layout.templatesDirectory) / kind / (name + StoreLayout.documentSuffix)).string
     return try Self.parsed(try FileIO.read(path, followLinks: false), shown: display(path))
   }
 
@@ -55,7 +55,7 @@ extension Store {
   ) throws(StoreError) -> [Diagnostic] {
     var out: [Diagnostic] = []
     for (kind, entry) in try FileIO.entries(of: layout.templatesDirectory) where entry == .directory {
-      let directory = layout.templatesDirectory + "/" + kind
+      let directory = (FilePath(layout.templatesDirectory) / kind).string
       guard let schema = registry.latest(kind) else {
         out.append(
           Diagnostic(
@@ -64,7 +64,7 @@ extension Store {
         continue
       }
       for name in try StoreLayout.templates(in: directory) {
-        let path = directory + "/" + name + StoreLayout.documentSuffix
+        let path = (FilePath(directory) / (name + StoreLayout.documentSuffix)).string
         let shown = display(path)
         let bytes = try FileIO.read(path, followLinks: false)
         let value: JSONValue

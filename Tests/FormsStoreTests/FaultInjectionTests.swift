@@ -128,7 +128,7 @@ struct FaultInjectionTests {
         try fixture.acquisition("ACQ-2026-005")
         for file in ["purchase-orders/PO-000201.json", "forms/0adc90c4-92fd-5ab8-8b08-ceb26b213e40.json"] {
           try FileManager.default.createDirectory(
-            atPath: parentDirectory(fixture.root + "/data/" + file), withIntermediateDirectories: true)
+            atPath: FilePath(fixture.root + "/data/" + file).parent.string, withIntermediateDirectories: true)
           try FileManager.default.copyItem(atPath: legacy + "/" + file, toPath: fixture.root + "/data/" + file)
         }
       },
@@ -277,7 +277,7 @@ struct FaultInjectionTests {
     var found: [String] = []
     let enumerator = FileManager.default.enumerator(atPath: root)
     while let relative = enumerator?.nextObject() as? String {
-      let name = fileName(relative)
+      let name = FilePath(relative).name
       if relative.hasPrefix(".formsctl/journal/") || name.hasSuffix(".formsctl-journal")
         || AtomicWriter.isTemporaryName(name) || name.hasPrefix(Journal.probePrefix) || name.hasPrefix(".creating-")
         || name.hasPrefix(".deleting-") || name.hasPrefix(".pulling-")

@@ -17,7 +17,7 @@ struct MigratorTests {
 
   static func contents(_ store: Store) throws -> [String: String] {
     var out: [String: String] = [:]
-    for path in try store.layout.documentFiles(in: "items") { out[fileName(path)] = try readFile(path) }
+    for path in try store.layout.documentFiles(in: "items") { out[FilePath(path).name] = try readFile(path) }
     return out
   }
 
@@ -70,7 +70,7 @@ struct MigratorTests {
 
       let skipping = try Migrator(store: store).run(.init(skipInvalid: true, snapshot: false))
       #expect(skipping.migrated == 3)
-      #expect(skipping.skipped.map(fileName) == ["i2.json"])
+      #expect(skipping.skipped.map { FilePath($0).name } == ["i2.json"])
       #expect(try store.read(kind: "item", id: "i2").value["_schema"] == .string("item@1.0.0"))
     }
   }

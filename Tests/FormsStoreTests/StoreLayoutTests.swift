@@ -96,6 +96,36 @@ struct StoreLayoutTests {
     ("", "/base", "/base"), (".", "/", "/"),
   ])
   func onePathNormaliser(path: String, base: String, expected: String) {
-    #expect(absolutePath(path, from: base) == expected)
+    #expect(FilePath(path).absolute(from: base).string == expected)
+  }
+
+  @Test func pathsAreBuiltAndTakenApartByOneType() {
+    let root = FilePath("/s")
+    #expect((root / "data" / "forms/F-1.json").string == "/s/data/forms/F-1.json")
+    #expect((FilePath("/") / "x").string == "/x" && (FilePath(".") / "x").string == "x")
+    #expect((root / "/elsewhere").string == "/elsewhere", "an absolute component replaces")
+    #expect((root / "data/forms/F-1.json").parent == FilePath("/s/data/forms"))
+    #expect(FilePath("F-1.json").parent == FilePath(".") && FilePath("/x").parent == FilePath("/"))
+    #expect((root / "data/forms/F-1.json").name == "F-1.json")
+    #expect(root.relative(FilePath("/s/data/x.json")) == "data/x.json")
+    #expect(root.relative(FilePath("/s")) == nil && root.relative(FilePath("/sx/data")) == nil)
+    #expect(root.contains(FilePath("/s")) && root.contains(FilePath("/s/a")) && !root.contains(FilePath("/sx")))
+    #expect(FilePath("/").relative(FilePath("/a/b")) == "a/b")
+  }
+
+  @Test func theStoresPlacesAreNamedInTheLayout() throws {
+    try withTemporaryDirectory { dir in
+      _ = try Store.initialize(at: dir + "/s")
+      let layout = try StoreLayout(root: dir + "/s")
+      #expect(layout.stateDirectory == dir + "/s/.formsctl")
+      #expect(layout.historyPath == dir + "/s/.formsctl/history.jsonl")
+      #expect(layout.journalDirectory == dir + "/s/.formsctl/journal")
+      #expect(layout.snapshotsDirectory == dir + "/s/.formsctl/snapshots")
+      #expect(layout.lockPath == dir + "/s/.formsctl/lock")
+      #expect(layout.path(directory: "forms", id: "F-1") == dir + "/s/data/forms/F-1.json")
+      #expect(layout.livePath("data/forms/F-1.json") == dir + "/s/data/forms/F-1.json")
+      #expect(layout.snapshotPath(dir + "/s/data/forms/F-1.json") == "data/forms/F-1.json")
+      #expect(layout.snapshotPath(dir + "/s/datax/F-1.json") == nil)
+    }
   }
 }

@@ -101,7 +101,7 @@ struct CrashTests {
 
   /// Every file under the data directory whose name starts with `.` (staged or temporary files).
   static func hiddenFiles(_ root: String) -> [String] {
-    (FileManager.default.subpaths(atPath: root + "/data") ?? []).filter { fileName($0).hasPrefix(".") }
+    (FileManager.default.subpaths(atPath: root + "/data") ?? []).filter { FilePath($0).name.hasPrefix(".") }
   }
 
   @Test(arguments: scenarios)

@@ -41,7 +41,8 @@ public struct GitRepository: Sendable {
     changed: [String], deleted: [String]
   ) {
     try verify(revision)
-    let relative = directory.hasPrefix(root + "/") ? String(directory.dropFirst(root.count + 1)) : "."
+    let top = FilePath(root)
+    let relative = top.relative(FilePath(directory)) ?? "."
     var changed = Set<String>()
     var deleted = Set<String>()
     let diff = try git(["diff", "--name-status", "-z", "--find-renames", revision, "--", relative])
@@ -49,20 +50,20 @@ public struct GitRepository: Sendable {
       ...]
     while let status = fields.popFirst() {
       if status.hasPrefix("R") || status.hasPrefix("C") {
-        if let old = fields.popFirst(), status.hasPrefix("R") { deleted.insert(root + "/" + old) }
-        if let new = fields.popFirst() { changed.insert(root + "/" + new) }
+        if let old = fields.popFirst(), status.hasPrefix("R") { deleted.insert((top / old).string) }
+        if let new = fields.popFirst() { changed.insert((top / new).string) }
       } else if let path = fields.popFirst() {
-        if status.hasPrefix("D") { deleted.insert(root + "/" + path) } else { changed.insert(root + "/" + path) }
+        if status.hasPrefix("D") { deleted.insert((top / path).string) } else { changed.insert((top / path).string) }
       }
     }
     let untracked = try git(["ls-files", "-z", "--others", "--exclude-standard", "--", relative])
-    for path in untracked.split(separator: 0) { changed.insert(root + "/" + String(decoding: path, as: UTF8.self)) }
+    for path in untracked.split(separator: 0) { changed.insert((top / String(decoding: path, as: UTF8.self)).string) }
     return (changed.filter { $0.hasSuffix(".json") }.sorted(), deleted.filter { $0.hasSuffix(".json") }.sorted())
   }
 
   /// The bytes of `path` (absolute) at `revision`, or nil when it did not exist there.
   public func contents(of path: String, at revision: String) -> [UInt8]? {
-    let relative = path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
+    let relative = FilePath(root).relative(FilePath(path)) ?? path
     guard let result = Subprocess.run(["git", "-C", root, "show", "\(revision):\(relative)"]), result.status == 0 else {
       return nil
     }
@@ -93,15 +94,13 @@ public struct GitRepository: Sendable {
   /// Sets git up to merge documents with `formsctl merge-file` and the audit log line by line
   /// (`merge=union`: both branches' records are kept) (idempotent), or undoes it.
   public func installMergeDriver(layout: StoreLayout, uninstall: Bool) throws(StoreError) -> [String] {
-    func relative(_ path: String) -> String {
-      path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
-    }
-    let dataPrefix = layout.dataDirectory.hasPrefix(root + "/") ? relative(layout.dataDirectory) + "/" : ""
+    func relative(_ path: String) -> String { FilePath(root).relative(FilePath(path)) ?? path }
+    let dataPrefix = FilePath(root).relative(FilePath(layout.dataDirectory)).map { $0 + "/" } ?? ""
     let wanted = [
       Self.attributesPattern("\(dataPrefix)**/*.json") + " merge=formsctl",
       Self.attributesPattern(relative(AuditLog.path(layout))) + " merge=union",
     ]
-    let attributes = root + "/.gitattributes"
+    let attributes = (FilePath(root) / ".gitattributes").string
     // An attributes file that cannot be read is an error: rewriting it from nothing would lose its lines.
     let existing = FileIO.entry(attributes) == .missing ? [] : try FileIO.read(attributes)
     var lines = String(decoding: existing, as: UTF8.self)
@@ -151,7 +150,7 @@ public enum RevisionCheck {
     display: (String) -> String
   ) throws(StoreError) -> [Diagnostic] {
     var diagnostics: [Diagnostic] = []
-    let manifest = layout.root + "/" + StoreLayout.manifestName
+    let manifest = StoreLayout.manifestPath(root: layout.root)
     let roles = try git.contents(of: manifest, at: revision).map { bytes throws(StoreError) in
       try StoreLayout.roles(inManifest: bytes, shown: "\(display(manifest)) at \(revision)")
     }

@@ -26,7 +26,7 @@ public enum MergeDriver {
     guard !path.hasPrefix("/"), !parts.contains(".."), !parts.isEmpty else {
       throw StoreError.refused(.badMergePath(path))
     }
-    let directory = workTree + "/" + parts.dropLast().joined(separator: "/")
+    let directory = (FilePath(workTree) / parts.dropLast().joined(separator: "/")).string
     return try StoreLayout.nearest(holding: StoreLayout.manifestName, from: directory, ceiling: workTree).map(
       StoreLayout.init(root:))
   }

@@ -21,7 +21,7 @@ public struct AtomicWriter: Sendable {
   /// atomically only: the caller makes many such files durable at once (`FileIO.sync`).
   public func write(_ bytes: [UInt8], to path: String, sync: Bool = true) throws(StoreError) {
     let target = try resolveInsideBoundary(path)
-    let directory = parentDirectory(target)
+    let directory = FilePath(target).parent.string
     let (fd, temp) = try createTemporary(nextTo: target)
     var renamed = false
     defer {
@@ -52,13 +52,13 @@ public struct AtomicWriter: Sendable {
 
   /// The real path to write: the target itself, or where a symbolic link inside the boundary leads.
   func resolveInsideBoundary(_ path: String) throws(StoreError) -> String {
-    guard let directory = FileIO.realPath(parentDirectory(path)) else {
-      throw StoreError.fileNotFound(parentDirectory(path))
+    guard let directory = FileIO.realPath(FilePath(path).parent.string) else {
+      throw StoreError.fileNotFound(FilePath(path).parent.string)
     }
     guard isInside(directory) else { throw StoreError.pathOutsideStore(path) }
-    let target = directory == "/" ? "/" + fileName(path) : directory + "/" + fileName(path)
+    let target = (FilePath(directory) / FilePath(path).name).string
     guard FileIO.entry(target) == .symlink else { return target }
-    guard let resolved = FileIO.realPath(target), isInside(parentDirectory(resolved)) else {
+    guard let resolved = FileIO.realPath(target), isInside(FilePath(resolved).parent.string) else {
       throw StoreError.symlinkOutsideStore(path)
     }
     return resolved
@@ -69,7 +69,7 @@ public struct AtomicWriter: Sendable {
   public func makeDirectories(_ directory: String) throws(StoreError) {
     var existing = directory
     while !FileIO.exists(existing) {
-      let parent = parentDirectory(existing)
+      let parent = FilePath(existing).parent.string
       if parent == existing { break }
       existing = parent
     }
@@ -79,7 +79,7 @@ public struct AtomicWriter: Sendable {
 
   /// True when `realDirectory` is the boundary or below it.
   func isInside(_ realDirectory: String) -> Bool {
-    realDirectory == boundary || realDirectory.hasPrefix(boundary == "/" ? "/" : boundary + "/")
+    FilePath(boundary).contains(FilePath(realDirectory))
   }
 
   /// True for a name `createTemporary` makes: `.NAME.PID.RANDOM.tmp`.
@@ -91,12 +91,12 @@ public struct AtomicWriter: Sendable {
   }
 
   private func createTemporary(nextTo target: String) throws(StoreError) -> (Int32, String) {
-    let directory = parentDirectory(target)
+    let directory = FilePath(target).parent.string
     var mode = newFileMode
     var info = stat()
     if stat(target, &info) == 0 { mode = info.st_mode & 0o7777 }
     for _ in 0..<16 {
-      let temp = "\(directory)/.\(fileName(target)).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+      let temp = "\(directory)/.\(FilePath(target).name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
       let fd = POSIX.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
       if fd >= 0 {
         fchmod(fd, mode)

@@ -199,7 +199,7 @@ package enum FileIO {
   ) throws(StoreError) {
     var subdirectories: [String] = []
     for (name, kind) in try entries(of: directory, followingLink: following) where !name.hasPrefix(".") {
-      let path = directory == "." ? name : directory + "/" + name
+      let path = directory == "." ? name : (FilePath(directory) / name).string
       switch kind {
       case .directory where !suffix.isEmpty && name.hasSuffix(suffix): irregular.append(path)
       case .directory: if !skipping.contains(name) { subdirectories.append(path) }
@@ -256,7 +256,7 @@ package enum FileIO {
       case Int32(DT_REG): kind = .file
       case Int32(DT_DIR): kind = .directory
       case Int32(DT_LNK): kind = .symlink
-      case Int32(DT_UNKNOWN): kind = FileIO.entry(directory + "/" + name)
+      case Int32(DT_UNKNOWN): kind = FileIO.entry((FilePath(directory) / name).string)
       default: kind = .other
       }
       out.append((name, kind))
@@ -293,15 +293,15 @@ package enum FileIO {
   /// symbolic link (lstat; what does not exist yet is made by formsctl and is no link). Outside
   /// `base`, only `directory` itself is checked: the parents of a path a person names are theirs.
   package static func refuseLinks(_ directory: String, below base: String) throws(StoreError) {
-    var path = normalizedPath(directory)
-    let top = normalizedPath(base)
-    let inside = path.hasPrefix(top + "/")
+    var path = FilePath(directory).normalized.string
+    let top = FilePath(base).normalized.string
+    let inside = FilePath(top).relative(FilePath(path)) != nil
     while path != top && path != "/" {
       if entry(path) == .symlink {
         throw StoreError.wrongFileType(path, found: "a symbolic link", expected: "a directory")
       }
       guard inside else { return }
-      path = parentDirectory(path)
+      path = FilePath(path).parent.string
     }
   }
 
@@ -322,7 +322,7 @@ package enum FileIO {
   /// Creates a directory and its missing parents.
   package static func makeDirectories(_ path: String, mode: mode_t = 0o755) throws(StoreError) {
     if isDirectory(path) { return }
-    let parent = parentDirectory(path)
+    let parent = FilePath(path).parent.string
     if parent != path && !parent.isEmpty { try makeDirectories(parent, mode: mode) }
     if POSIX.mkdir(path, mode) != 0 && errno != EEXIST {
       throw StoreError.io(path, operation: "mkdir", errno: Errno(errno))
@@ -360,7 +360,7 @@ package enum FileIO {
   static func tree(_ directory: String) throws(StoreError) -> [String] {
     var out = [directory]
     for (name, kind) in try entries(of: directory) {
-      let path = directory + "/" + name
+      let path = (FilePath(directory) / name).string
       switch kind {
       case .directory: out += try tree(path)
       case .file: out.append(path)
@@ -376,44 +376,4 @@ package enum FileIO {
       throw StoreError.io(path, operation: "unlink", errno: Errno(errno))
     }
   }
-}
-
-/// The directory part of a path (`a/b/c.json` → `a/b`, `c.json` → `.`, `/x` → `/`).
-package func parentDirectory(_ path: String) -> String {
-  // By UTF-8 code unit: `/` is never part of another character, and this runs once per file.
-  guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
-  if slash == path.utf8.startIndex { return "/" }
-  return String(decoding: path.utf8[..<slash], as: UTF8.self)
-}
-
-/// The last component of a path.
-package func fileName(_ path: String) -> String {
-  guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
-  return String(decoding: path.utf8[path.utf8.index(after: slash)...], as: UTF8.self)
-}
-
-/// `path` made absolute from `base` (when relative) and normalized: the one way a path a person
-/// typed becomes one formsctl compares.
-package func absolutePath(_ path: String, from base: String) -> String {
-  normalizedPath(joinPath(base, path))
-}
-
-/// `path` without `.` and `..` components or duplicate slashes, lexically (links are not followed),
-/// as an absolute path.
-package func normalizedPath(_ path: String) -> String {
-  var parts: [Substring] = []
-  for part in path.split(separator: "/") {
-    switch part {
-    case ".": continue
-    case "..": if !parts.isEmpty { parts.removeLast() }
-    default: parts.append(part)
-    }
-  }
-  return "/" + parts.joined(separator: "/")
-}
-
-/// `base/relative` unless `relative` is absolute.
-package func joinPath(_ base: String, _ relative: String) -> String {
-  if relative.hasPrefix("/") || base.isEmpty || base == "." { return relative }
-  return base.hasSuffix("/") ? base + relative : base + "/" + relative
 }

@@ -21,14 +21,14 @@ public final class StoreLock {
   /// Takes the lock, waiting up to `wait` seconds; names the holder's pid and command when it cannot.
   public init(store: StoreLayout, command: String, wait: Double) throws(StoreError) {
     // formsctl's own directories are never followed out of the store: a checkout may carry links.
-    for directory in [store.stateDirectory, store.stateDirectory + "/journal", store.stateDirectory + "/snapshots"] {
+    for directory in [store.stateDirectory, store.journalDirectory, store.snapshotsDirectory] {
       let found = FileIO.entry(directory)
       guard found == .directory || found == .missing else {
         throw StoreError.wrongFileType(directory, found: FileIO.describe(directory), expected: "a directory")
       }
     }
     try FileIO.makeDirectories(store.stateDirectory)
-    let path = store.stateDirectory + "/lock"
+    let path = store.lockPath
     // Never through a symbolic link: a checkout could carry one pointing at any file.
     fd = POSIX.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }

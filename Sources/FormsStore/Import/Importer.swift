@@ -284,7 +284,7 @@ public struct Importer: Sendable {
       snapshots.progress = store.progress
       snapshots.now = store.now
       report.snapshot = try snapshots.create(
-        reason: "pre-import", message: "before importing \(fileName(request.feed))", only: changing
+        reason: "pre-import", message: "before importing \(FilePath(request.feed).name)", only: changing
       ).name
       report.prunedSnapshots = try snapshots.autoPrune()
     }

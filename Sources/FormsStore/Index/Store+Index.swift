@@ -4,7 +4,7 @@ import Foundation
 extension Store {
   /// Where the index of `kind` lives (`.formsctl/index/KIND.idx`, ignored by git with the rest of
   /// `.formsctl/` but the audit log).
-  func indexPath(_ kind: String) -> String { layout.stateDirectory + "/index/" + kind + ".idx" }
+  func indexPath(_ kind: String) -> String { (FilePath(layout.indexDirectory) / (kind + ".idx")).string }
 
   /// What an index of `kind` must have been built with to be trusted: the members kept out of it
   /// (every version's sensitive fields).
@@ -95,7 +95,7 @@ extension Store {
   /// saved (a read-only checkout, a full disk); the next read builds it again.
   private func saveIndex(_ bytes: [UInt8], to path: String) {
     do throws(StoreError) {
-      try FileIO.makeDirectories(parentDirectory(path))
+      try FileIO.makeDirectories(FilePath(path).parent.string)
       try AtomicWriter(boundary: layout.stateDirectory).write(bytes, to: path)
     } catch {
       // Deliberately not an error: see above.

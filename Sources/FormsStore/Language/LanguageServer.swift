@@ -291,7 +291,7 @@ public final class LanguageServer: Sendable {
   /// working directory's), whose descriptors may live outside it (`schemas: ../schemas`).
   func service(for path: String) -> LanguageService? {
     var candidates: [StoreLayout] = []
-    for (explicit, environment, directory) in [(nil, [:], parentDirectory(path)), home] {
+    for (explicit, environment, directory) in [(nil, [:], FilePath(path).parent.string), home] {
       do {
         candidates.append(
           try StoreLayout.locate(explicit: explicit, environment: environment, workingDirectory: directory))

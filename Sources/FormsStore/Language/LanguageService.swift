@@ -77,10 +77,11 @@ public struct LanguageService: Sendable {
   /// `/schemas/form/1.0.0.yaml` when the manifest names `../schemas`), when it lies below it;
   /// editors name files by their real paths.
   static func spelled(_ path: String, under directory: String) -> String? {
-    if path.hasPrefix(directory + "/") { return path }
+    if FilePath(directory).relative(FilePath(path)) != nil { return path }
     let real = FileIO.realPath(directory) ?? directory
-    let file = FileIO.realPath(parentDirectory(path)).map { $0 + "/" + fileName(path) } ?? path
-    return file.hasPrefix(real + "/") ? directory + file.dropFirst(real.count) : nil
+    let file =
+      FileIO.realPath(FilePath(path).parent.string).map { FilePath($0) / FilePath(path).name } ?? FilePath(path)
+    return FilePath(real).relative(file).map { (FilePath(directory) / $0).string }
   }
 
   // MARK: Diagnostics

@@ -204,7 +204,7 @@ extension Migrator {
   /// Refuses, naming the file, when a descriptor an earlier run used has changed since.
   public func checkHistory() throws(StoreError) {
     for (relative, record) in try recordedChecksums().sorted(by: { $0.key < $1.key }) {
-      let path = joinPath(store.layout.root, relative)
+      let path = (FilePath(store.layout.root) / relative).string
       guard FileIO.exists(path) else { continue }
       if try descriptorChecksum(path) != record.checksum {
         throw StoreError.refused(.descriptorChanged(path: relative, migratedAt: record.time))
@@ -218,7 +218,7 @@ extension Migrator {
       var changed: [String] = []
       var descriptors = JSONObject()
       for (relative, record) in try recordedChecksums().sorted(by: { $0.key < $1.key }) {
-        let path = joinPath(store.layout.root, relative)
+        let path = (FilePath(store.layout.root) / relative).string
         guard FileIO.exists(path) else { continue }
         let current = try descriptorChecksum(path)
         if current != record.checksum {

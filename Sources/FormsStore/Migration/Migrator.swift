@@ -189,7 +189,7 @@ public struct Migrator: Sendable {
             + "and the identity in use cannot open it", remedy: .useIdentity)
       }
       sealed = try store.keyring.seal(
-        document, schema: target, previous: before, what: "\(target.kind) \(fileName(path))")
+        document, schema: target, previous: before, what: "\(target.kind) \(FilePath(path).name)")
     } catch {
       return .failed(step: "seal", message: error.description)
     }

@@ -32,7 +32,7 @@ struct ChangeDetector {
     for directory in directories {
       guard let kind = kinds[directory], FileIO.entry(directory) == .directory else { continue }
       for (name, entry) in try FileIO.entries(of: directory) where Self.isDocumentName(name) && entry == .file {
-        out.append((directory + "/" + name, kind))
+        out.append(((FilePath(directory) / name).string, kind))
       }
     }
     return out
@@ -51,12 +51,12 @@ struct ChangeDetector {
     var state: Updates = []
     var candidates: [(path: String, kind: String)]
     if let paths {
-      candidates = paths.compactMap { path in kinds[parentDirectory(path)].map { (path, $0) } }
+      candidates = paths.compactMap { path in kinds[FilePath(path).parent.string].map { (path, $0) } }
     } else {
       candidates = try files(in: Array(kinds.keys))
       let present = Set(candidates.map(\.path))
       for path in known.keys where !present.contains(path) {
-        candidates.append((path, kinds[parentDirectory(path)] ?? ""))
+        candidates.append((path, kinds[FilePath(path).parent.string] ?? ""))
       }
     }
     let known = known
@@ -83,7 +83,7 @@ struct ChangeDetector {
         }
       }
       let before = known[path]
-      let id = StoreLayout.id(fromFile: path) ?? fileName(path)
+      let id = StoreLayout.id(fromFile: path) ?? FilePath(path).name
       switch (before, now) {
       case (nil, nil): continue
       case (_?, nil):

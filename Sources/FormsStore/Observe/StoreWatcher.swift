@@ -37,7 +37,7 @@ struct StoreWatcher {
     events = try DirectoryEvents(cancellation: cancellation)
     detector = ChangeDetector(kinds: directories)
     gitIndexLock = StoreLayout.nearest(holding: ".git", from: store.layout.root).flatMap { top in
-      FileIO.entry(top + "/.git") == .directory ? top + "/.git/index.lock" : nil
+      FileIO.entry((FilePath(top) / ".git").string) == .directory ? (FilePath(top) / ".git/index.lock").string : nil
     }
     // Watches first, then the first look: nothing that changes in between is missed.
     try events.watch(store.layout.root)
@@ -68,10 +68,10 @@ struct StoreWatcher {
         if event.isDirectoryCreated, event.directory == store.layout.dataDirectory {
           // A kind's directory made again (a checkout that emptied it, then filled it): watch it
           // and look at all of it.
-          let directory = event.directory + "/" + event.name
+          let directory = (FilePath(event.directory) / event.name).string
           if detector.kinds[directory] != nil, try events.watch(directory) { everything = true }
         } else if detector.kinds[event.directory] != nil, ChangeDetector.isDocumentName(event.name) {
-          dirty.insert(event.directory + "/" + event.name)
+          dirty.insert((FilePath(event.directory) / event.name).string)
         }
       }
       if !batch.events.isEmpty || batch.overflowed { lastEvent = ContinuousClock.now }
@@ -97,7 +97,7 @@ struct StoreWatcher {
 
   /// The store is still there (its manifest), or the watch ends with an error.
   private func requireStore() throws(StoreError) {
-    guard FileIO.entry(store.layout.root + "/" + StoreLayout.manifestName) == .file else {
+    guard FileIO.entry(StoreLayout.manifestPath(root: store.layout.root)) == .file else {
       throw StoreError.storeGone(store.layout.root)
     }
   }

@@ -210,7 +210,7 @@ extension SchemaRegistry {
     try FileIO.makeDirectories(directory)
     let writer = AtomicWriter(boundary: directory)
     return try jsonSchemaFiles(draft: draft).map { (exported) throws(StoreError) -> String in
-      let path = directory + "/" + exported.file
+      let path = (FilePath(directory) / exported.file).string
       try writer.write(JSONWriter.canonical(exported.schema), to: path)
       return path
     }
@@ -224,8 +224,8 @@ extension SchemaRegistry {
     var out: [Diagnostic] = []
     let files = jsonSchemaFiles(draft: draft)
     // The draft the export was made in, as its first file names it.
-    if let first = files.first, FileIO.exists(directory + "/" + first.file) {
-      let bytes = try FileIO.read(directory + "/" + first.file)
+    if let first = files.first, FileIO.exists((FilePath(directory) / first.file).string) {
+      let bytes = try FileIO.read((FilePath(directory) / first.file).string)
       if let uri = (try? JSONParser().parse(bytes))?["$schema"]?.stringValue,
         let named = JSONSchemaExporter.Draft(uri: uri)
       {
@@ -233,7 +233,7 @@ extension SchemaRegistry {
       }
     }
     for exported in jsonSchemaFiles(draft: draft) {
-      let path = directory + "/" + exported.file
+      let path = (FilePath(directory) / exported.file).string
       let current = FileIO.exists(path) ? try FileIO.read(path) : nil
       guard current != JSONWriter.canonical(exported.schema) else { continue }
       out.append(

@@ -10,7 +10,7 @@ extension Store {
     guard parts.count == 2 else { return try read(kind: kind, id: id) }
     let snapshot = try Snapshots(layout: layout).find(parts[1])
     let relative = layout.relative(try path(kind: kind, id: id))
-    let path = snapshot.path + "/" + relative
+    let path = (FilePath(snapshot.path) / relative).string
     guard FileIO.entry(path) == .file else {
       throw StoreError.notFound(kind: kind, id: id, path: "\(relative) in snapshot \(snapshot.name)")
     }

@@ -165,7 +165,7 @@ extension Identity {
   /// Where the identity is: FORMSCTL_IDENTITY, else `~/.config/formsctl/identity`.
   public static func defaultPath(environment: [String: String]) -> String {
     environment["FORMSCTL_IDENTITY"].flatMap { $0.isEmpty ? nil : $0 }
-      ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config/formsctl/identity"
+      ?? (FilePath(environment["HOME"] ?? NSHomeDirectory()) / ".config/formsctl/identity").string
   }
 
   /// Writes a new identity file (mode 0600, its directory created 0700); never replaces a file
@@ -174,7 +174,7 @@ extension Identity {
     if FileIO.entry(path) != .missing {
       throw StoreError.refused(.identityExists(path: path))
     }
-    let directory = parentDirectory(path)
+    let directory = FilePath(path).parent.string
     if let store = StoreLayout.nearest(holding: StoreLayout.manifestName, from: directory) {
       throw StoreError.refused(.identityInStore(path: path, store: store))
     }

@@ -54,7 +54,9 @@ public final class Keyring: Sendable {
     if info.st_mode & 0o077 != 0 {
       throw StoreError.refused(.identityReadableByOthers(path: path, mode: UInt16(info.st_mode & 0o777)))
     }
-    if let root, let real = FileIO.realPath(path), let store = FileIO.realPath(root), real.hasPrefix(store + "/") {
+    if let root, let real = FileIO.realPath(path), let store = FileIO.realPath(root),
+      FilePath(store).relative(FilePath(real)) != nil
+    {
       throw StoreError.refused(.identityInStore(path: path, store: nil))
     }
     let bytes = try FileIO.read(path)

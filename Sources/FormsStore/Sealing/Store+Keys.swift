@@ -62,7 +62,7 @@ extension Store {
               .unopenableValue(path: display(path), pointer: problem.pointer.path, message: problem.message))
           }
           let sealed = try ring.seal(
-            opened.value, schema: schema, previous: stored, what: "\(schema.kind) \(fileName(path))")
+            opened.value, schema: schema, previous: stored, what: "\(schema.kind) \(FilePath(path).name)")
           guard sealed != stored else { return .success(nil) }
           let pointers = stored.changedPointers(to: sealed)
           let id = sealed[schema.idField].flatMap(DocumentID.text) ?? ""
@@ -83,7 +83,7 @@ extension Store {
         report.values += change.values
       }
       if recipients != current {
-        let manifest = layout.root + "/" + StoreLayout.manifestName
+        let manifest = StoreLayout.manifestPath(root: layout.root)
         let text = String(decoding: try FileIO.read(manifest), as: UTF8.self)
         try session.stage(Array(StoreLayout.manifest(text, recipients: recipients).utf8), to: manifest, entry: nil)
         session.operation.recordsWithoutDocuments = true

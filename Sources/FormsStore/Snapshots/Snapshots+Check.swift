@@ -47,22 +47,22 @@ extension Snapshots {
             Problem(snapshot: info.name, path: entry.path, problem: "not a path a snapshot holds; never read"))
           continue
         }
-        checks.append((info.name, info.path + "/" + entry.path, entry))
+        checks.append((info.name, (FilePath(info.path) / entry.path).string, entry))
       }
       if paths == nil {
         // The summary, when there is one, must say what the manifest says (list and labels read it).
-        if FileIO.entry(info.path + "/" + SnapshotSummary.fileName) != .missing,
+        if FileIO.entry((FilePath(info.path) / SnapshotSummary.fileName).string) != .missing,
           info.readSummary() != SnapshotSummary(manifest)
         {
           problems.append(
             Problem(snapshot: info.name, path: SnapshotSummary.fileName, problem: "does not agree with manifest.json"))
         }
         let listed = Set(manifest.files.map(\.path) + ["manifest.json", SnapshotSummary.fileName])
-        for path in try FileIO.files(under: info.path, suffix: "")
-        where !listed.contains(String(path.dropFirst(info.path.count + 1))) {
-          problems.append(
-            Problem(
-              snapshot: info.name, path: String(path.dropFirst(info.path.count + 1)), problem: "not in the manifest"))
+        for path in try FileIO.files(under: info.path, suffix: "") {
+          let relative = FilePath(info.path).relative(FilePath(path)) ?? path
+          if !listed.contains(relative) {
+            problems.append(Problem(snapshot: info.name, path: relative, problem: "not in the manifest"))
+          }
         }
       }
     }
@@ -137,7 +137,7 @@ extension Snapshots {
     func entries(_ info: Info) -> [String: (String, String)] {
       Dictionary(
         (info.manifest?.files ?? []).filter { scope?.contains($0.path) ?? true }.map {
-          ($0.path, ($0.sha256, info.path + "/" + $0.path))
+          ($0.path, ($0.sha256, (FilePath(info.path) / $0.path).string))
         },
         uniquingKeysWith: { a, _ in a })
     }

@@ -38,7 +38,7 @@ extension Snapshots {
 
     public var description: String { text }
 
-    func path(_ name: String) -> String { text + "/" + name }
+    func path(_ name: String) -> String { (FilePath(text) / name).string }
   }
 
   /// Copies the snapshots `place` lacks (or only `names`) to it, then checks every copied file
@@ -87,7 +87,7 @@ extension Snapshots {
           transfer.present.append(name)
           continue
         }
-        let arriving = Info(name: name, path: directory + "/.pulling-" + name)
+        let arriving = Info(name: name, path: (FilePath(directory) / (".pulling-" + name)).string)
         let problems = try arrive(arriving, from: place, linkingTo: Self.newest(in: held, before: arriving))
         guard problems.isEmpty else {
           transfer.problems += problems
@@ -104,7 +104,9 @@ extension Snapshots {
   public static func copies(in directory: String) throws(StoreError) -> [Info] {
     try requireDirectory(directory)
     return try FileIO.entries(of: directory).filter { $0.kind == .directory && isSnapshotName($0.name) }
-      .map { Info(name: $0.name, path: directory + "/" + $0.name) }.sorted { ($0.time, $0.name) < ($1.time, $1.name) }
+      .map { Info(name: $0.name, path: (FilePath(directory) / $0.name).string) }.sorted {
+        ($0.time, $0.name) < ($1.time, $1.name)
+      }
   }
 
   // MARK: -
@@ -126,7 +128,7 @@ extension Snapshots {
       }
       let tree = try FileIO.tree(arriving.path)
       try FileIO.sync(tree, orFileSystemOf: arriving.path)
-      if POSIX.rename(arriving.path, directory + "/" + name) != 0 {
+      if POSIX.rename(arriving.path, (FilePath(directory) / name).string) != 0 {
         throw StoreError.io(arriving.path, operation: "rename", errno: Errno(errno))
       }
     } catch {
@@ -146,7 +148,7 @@ extension Snapshots {
   /// manifest's presence is enough here (a manifest is large, and rsync copies it whole): the
   /// check after the copy re-hashes against it.
   func complete(_ infos: [Info], names: [String]?) throws(StoreError) -> [Info] {
-    let usable = infos.filter { FileIO.entry($0.path + "/manifest.json") == .file }
+    let usable = infos.filter { FileIO.entry((FilePath($0.path) / "manifest.json").string) == .file }
     guard let names else { return usable }
     for name in names where !usable.contains(where: { $0.name == name }) {
       throw StoreError.refused(.noSuchSnapshot(reference: name, newest: usable.suffix(3).reversed().map(\.name)))
@@ -225,7 +227,7 @@ extension Snapshots {
     try Self.requireDirectory(place.text)
     let resolved = FileIO.realPath(place.text) ?? place.text
     let root = FileIO.realPath(layout.root) ?? layout.root
-    if resolved == root || resolved.hasPrefix(root + "/") {
+    if FilePath(root).contains(FilePath(resolved)) {
       throw StoreError.refused(.copyInsideStore(path: place.text))
     }
   }

@@ -25,7 +25,7 @@ extension Snapshots {
     }
     let covered = manifest.covers.map(Set.init)
     func inScope(_ path: String) -> Bool {
-      (paths?.contains { path == $0 || path.hasPrefix($0 + "/") } ?? true) && (covered?.contains(path) ?? true)
+      (paths?.contains { FilePath($0).contains(FilePath(path)) } ?? true) && (covered?.contains(path) ?? true)
     }
     let entries = manifest.files.filter { inScope($0.path) }
     let problems = try verify(info, paths: Set(entries.map(\.path)))
@@ -40,7 +40,7 @@ extension Snapshots {
       live = try liveEntries()
     }
     for scope in paths ?? [] {
-      func within(_ path: String) -> Bool { path == scope || path.hasPrefix(scope + "/") }
+      func within(_ path: String) -> Bool { FilePath(scope).contains(FilePath(path)) }
       if let covers = manifest.covers {
         guard !covers.contains(where: within) else { continue }
         throw StoreError.refused(
@@ -52,7 +52,7 @@ extension Snapshots {
     }
     var plan = RestorePlan()
     for entry in entries where live[entry.path]?.sha256 != entry.sha256 {
-      let bytes = try FileIO.read(info.path + "/" + entry.path, limit: Int.max)
+      let bytes = try FileIO.read((FilePath(info.path) / entry.path).string, limit: Int.max)
       let target = layout.livePath(entry.path)
       if live[entry.path] == nil { plan.recreated.append(entry.path) } else { plan.rewritten.append(entry.path) }
       plan.steps.append(.write(path: target, bytes: bytes))
@@ -130,7 +130,9 @@ extension Snapshots {
   /// The audit entry for a restored file under data/: its kind from `_schema`, its id from its
   /// name, the pointers that change when both versions parse. Other files are not documents.
   func auditEntry(_ path: String, old: [UInt8]?, new: [UInt8]?) -> AuditEntry? {
-    guard path.hasPrefix(layout.dataDirectory + "/"), let id = StoreLayout.id(fromFile: path) else { return nil }
+    guard FilePath(layout.dataDirectory).relative(FilePath(path)) != nil, let id = StoreLayout.id(fromFile: path) else {
+      return nil
+    }
     let before = old.flatMap { try? JSONParser().parse($0) }
     let after = new.flatMap { try? JSONParser().parse($0) }
     let kind = (after ?? before)?["_schema"]?.stringValue?.split(separator: "@").first.map(String.init) ?? ""

@@ -13,8 +13,8 @@ public struct Snapshots: Sendable {
 
   public init(layout: StoreLayout) { self.layout = layout }
 
-  var directory: String { layout.stateDirectory + "/snapshots" }
-  var cachePath: String { directory + "/.hash-cache" }
+  var directory: String { layout.snapshotsDirectory }
+  var cachePath: String { (FilePath(directory) / ".hash-cache").string }
 
   /// A snapshot on disk. Its manifest is read on first use (listing needs only names and times).
   public struct Info: Sendable {
@@ -36,7 +36,7 @@ public struct Snapshots: Sendable {
     /// be used; an error when it cannot be read. What acts on a snapshot (resolve, restore,
     /// verify) asks this.
     public func loadManifest() throws(StoreError) -> SnapshotManifest? {
-      let path = self.path + "/manifest.json"
+      let path = (FilePath(self.path) / "manifest.json").string
       return try loaded.value {
         Result { () throws(StoreError) -> SnapshotManifest? in
           guard FileIO.entry(path) != .missing else { return nil }
@@ -57,15 +57,15 @@ public struct Snapshots: Sendable {
     let names = try FileIO.entries(of: directory).filter { !$0.name.hasPrefix(".") && $0.kind == .directory }.map(
       \.name)
     // By time, then by when the manifest was written (two snapshots can share a second).
-    let infos = names.map { Info(name: $0, path: directory + "/" + $0) }
-    let written = infos.map { FileStamp($0.path + "/manifest.json")?.mtimeNanoseconds ?? 0 }
+    let infos = names.map { info($0) }
+    let written = infos.map { FileStamp((FilePath($0.path) / "manifest.json").string)?.mtimeNanoseconds ?? 0 }
     return infos.indices.sorted { a, b in
       if infos[a].time != infos[b].time { return infos[a].time < infos[b].time }
       return written[a] != written[b] ? written[a] < written[b] : infos[a].name < infos[b].name
     }.map { infos[$0] }
   }
 
-  func info(_ name: String) -> Info { Info(name: name, path: directory + "/" + name) }
+  func info(_ name: String) -> Info { Info(name: name, path: (FilePath(directory) / name).string) }
 
   /// A snapshot by reference: its id, a unique prefix of it, its label (the newest with that
   /// label), `latest` (the newest not taken by a restore: a restore's own safety copy would
@@ -140,10 +140,10 @@ public struct Snapshots: Sendable {
       }
     }
     var files = try under(layout.dataDirectory, as: "data/")
-    if layout.schemasDirectory.hasPrefix(layout.root + "/") {
+    if layout.schemasInsideRoot {
       files += try under(layout.schemasDirectory, as: "schemas/")
     }
-    files.append((StoreLayout.manifestName, layout.root + "/" + StoreLayout.manifestName))
+    files.append((StoreLayout.manifestName, StoreLayout.manifestPath(root: layout.root)))
     return files
   }
 
@@ -177,12 +177,12 @@ public struct Snapshots: Sendable {
     let time = Instant(date).rfc3339
     var name = time.replacingOccurrences(of: ":", with: "-") + (label.map { "-" + $0 } ?? "")
     var suffix = 1
-    while FileIO.exists(directory + "/" + name) {
+    while FileIO.exists((FilePath(directory) / name).string) {
       suffix += 1
       name = time.replacingOccurrences(of: ":", with: "-") + (label.map { "-" + $0 } ?? "") + "-\(suffix)"
     }
-    let temporary = directory + "/.creating-\(name)-\(getpid())"
-    let newCache = directory + "/.hash-cache.\(getpid()).0.tmp"
+    let temporary = (FilePath(directory) / ".creating-\(name)-\(getpid())").string
+    let newCache = (FilePath(directory) / ".hash-cache.\(getpid()).0.tmp").string
     let manifest: SnapshotManifest
     do throws(StoreError) {
       let bytes: [UInt8]
@@ -203,14 +203,15 @@ public struct Snapshots: Sendable {
       }
       // Written plainly: one syncfs makes the manifest, every copy and every link durable at once
       // (where there is no syncfs, each file and directory of the snapshot is fsynced).
-      try Self.writePlainly(bytes, to: temporary + "/manifest.json", mode: 0o444)
+      try Self.writePlainly(bytes, to: (FilePath(temporary) / "manifest.json").string, mode: 0o444)
       try Self.writePlainly(
-        Array(JSONWriter.canonical(SnapshotSummary(manifest).json)), to: temporary + "/" + SnapshotSummary.fileName,
+        Array(JSONWriter.canonical(SnapshotSummary(manifest).json)),
+        to: (FilePath(temporary) / SnapshotSummary.fileName).string,
         mode: 0o444)
       let tree = try FileIO.tree(temporary)
       try FileIO.sync(tree, orFileSystemOf: temporary)
       DebugPause.at("snapshot-before-rename")
-      if POSIX.rename(temporary, directory + "/" + name) != 0 {
+      if POSIX.rename(temporary, (FilePath(directory) / name).string) != 0 {
         throw StoreError.io(temporary, operation: "rename", errno: Errno(errno))
       }
     } catch {
@@ -271,8 +272,8 @@ public struct Snapshots: Sendable {
       { Result { () throws(StoreError) in try liveFiles() } }, { HashCache.load(cachePath) })
     let files = try listed.get()
     var cache = loaded
-    let basePath = directory + "/" + cache.snapshot
-    if cache.snapshot.isEmpty || !FileIO.exists(basePath + "/manifest.json") {
+    let basePath = (FilePath(directory) / cache.snapshot).string
+    if cache.snapshot.isEmpty || !FileIO.exists((FilePath(basePath) / "manifest.json").string) {
       // No cache for a snapshot that is there: the newest whole snapshot's manifest says what
       // each file held; every file is read and hashed, and linked where it is the same.
       cache = HashCache()
@@ -285,9 +286,9 @@ public struct Snapshots: Sendable {
         }
       }
     }
-    let base = cache.snapshot.isEmpty ? nil : directory + "/" + cache.snapshot
-    for parent in Set(files.map { parentDirectory($0.relative) }) {
-      try FileIO.makeDirectories(temporary + "/" + parent)
+    let base = cache.snapshot.isEmpty ? nil : (FilePath(directory) / cache.snapshot).string
+    for parent in Set(files.map { FilePath($0.relative).parent.string }) {
+      try FileIO.makeDirectories((FilePath(temporary) / parent).string)
     }
 
     // Each file's stat, and its entry when the cache vouches that it is unchanged (then it is a
@@ -298,7 +299,7 @@ public struct Snapshots: Sendable {
       var directory: FileIO.Directory?
       return range.map { index in
         let live = files[index].live
-        if !(directory?.contains(live) ?? false) { directory = FileIO.Directory(parentDirectory(live)) }
+        if !(directory?.contains(live) ?? false) { directory = FileIO.Directory(FilePath(live).parent.string) }
         let stamp = FileStamp(live, in: directory)
         return (stamp, stamp.flatMap { trusted.unchanged(files[index].relative, stamp: $0) })
       }
@@ -356,7 +357,9 @@ public struct Snapshots: Sendable {
   )
     throws(StoreError) -> [SnapshotManifest.Entry]
   {
-    for made in Set(files.map { parentDirectory(temporary + "/" + $0.relative) }) { try FileIO.makeDirectories(made) }
+    for made in Set(files.map { (FilePath(temporary) / $0.relative).parent.string }) {
+      try FileIO.makeDirectories(made)
+    }
     try Storage.require(
       Storage.size(of: files.map(\.live)), at: directory,
       for: "the snapshot (\(plural(files.count, "changed file")))")
@@ -395,9 +398,10 @@ public struct Snapshots: Sendable {
     _ bytes: [UInt8], sha: String, file: (relative: String, live: String), into temporary: String,
     previous: SnapshotManifest.Entry?, base: String?
   ) throws(StoreError) -> SnapshotManifest.Entry {
-    let target = temporary + "/" + file.relative
+    let target = (FilePath(temporary) / file.relative).string
     // A link that fails (a full directory, a link limit) is a copy instead.
-    if let previous, let base, previous.sha256 == sha, POSIX.link(base + "/" + file.relative, target) == 0 {
+    if let previous, let base, previous.sha256 == sha, POSIX.link((FilePath(base) / file.relative).string, target) == 0
+    {
       return previous
     }
     try writePlainly(bytes, to: target, mode: 0o444)
@@ -413,15 +417,15 @@ public struct Snapshots: Sendable {
     var to: Int32 = -1
 
     mutating func link(_ relative: String, from base: String, to temporary: String) -> Bool {
-      let parent = parentDirectory(relative)
+      let parent = FilePath(relative).parent.string
       if parent != directory {
         finish()
         directory = parent
-        from = POSIX.open(base + "/" + parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        to = POSIX.open(temporary + "/" + parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        from = POSIX.open((FilePath(base) / parent).string, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        to = POSIX.open((FilePath(temporary) / parent).string, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
       }
       guard from >= 0, to >= 0 else { return false }
-      return POSIX.linkat(from, fileName(relative), to, path: temporary + "/" + relative) == 0
+      return POSIX.linkat(from, FilePath(relative).name, to, path: (FilePath(temporary) / relative).string) == 0
     }
 
     mutating func finish() {
@@ -438,10 +442,10 @@ public struct Snapshots: Sendable {
     var removed = 0
     for entry in try FileIO.entries(of: directory) {
       if entry.name.hasPrefix(".creating-") || entry.name.hasPrefix(".deleting-") || entry.name.hasPrefix(".pulling-") {
-        try Self.removeTree(directory + "/" + entry.name)
+        try Self.removeTree((FilePath(directory) / entry.name).string)
         removed += 1
       } else if AtomicWriter.isTemporaryName(entry.name) {
-        try FileIO.remove(directory + "/" + entry.name)  // a hash cache never put in place
+        try FileIO.remove((FilePath(directory) / entry.name).string)  // a hash cache never put in place
       }
     }
     return removed
@@ -454,7 +458,7 @@ public struct Snapshots: Sendable {
       try FileIO.remove(path)
       return
     }
-    for entry in try FileIO.entries(of: path) { try removeTree(path + "/" + entry.name) }
+    for entry in try FileIO.entries(of: path) { try removeTree((FilePath(path) / entry.name).string) }
     if POSIX.rmdir(path) != 0 && errno != ENOENT { throw StoreError.io(path, operation: "rmdir", errno: Errno(errno)) }
   }
 }

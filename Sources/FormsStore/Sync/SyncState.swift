@@ -108,7 +108,7 @@ public struct SyncState: Sendable {
     self.database = database
   }
 
-  public var directory: String { layout.stateDirectory + "/sync/" + database }
+  public var directory: String { (FilePath(layout.syncDirectory) / database).string }
 
   /// The records of `kind`, open for a run.
   public func table(_ kind: String) throws(StoreError) -> Table { try Table(directory: directory, kind: kind) }
@@ -120,17 +120,17 @@ public struct SyncState: Sendable {
   public func describe(_ identity: JSONValue) throws(StoreError) {
     try FileIO.makeDirectories(directory)
     try AtomicWriter(boundary: layout.root).write(
-      Array(JSONWriter.canonicalString(identity).utf8), to: directory + "/database.json")
+      Array(JSONWriter.canonicalString(identity).utf8), to: (FilePath(directory) / "database.json").string)
   }
 
   /// The state of the database synced with most recently (its `database.json` written last), if any.
   public static func latest(_ layout: StoreLayout) throws(StoreError) -> SyncState? {
-    let root = layout.stateDirectory + "/sync"
+    let root = layout.syncDirectory
     guard FileIO.isDirectory(root) else { return nil }
     var best: (time: Int64, name: String)?
     for entry in try FileIO.entries(of: root) {
       var info = stat()
-      guard stat(root + "/" + entry.name + "/database.json", &info) == 0 else { continue }
+      guard stat((FilePath(root) / entry.name / "database.json").string, &info) == 0 else { continue }
       let time = Platform.times(info).modified
       if time > best?.time ?? Int64.min { best = (time, entry.name) }
     }
@@ -196,7 +196,7 @@ extension SyncState {
 
     init(directory: String, kind: String) throws(StoreError) {
       self.kind = kind
-      base = directory + "/" + kind
+      base = (FilePath(directory) / kind).string
       records = [:]
       generation = 0
       if FileIO.entry(recordsPath) != .missing {
@@ -319,7 +319,7 @@ extension SyncState {
     /// copied to a new texts file, the old one removed after.
     public func finish() throws(StoreError) {
       guard log >= 0 || texts >= 0 || FileIO.entry(logPath) != .missing else { return }
-      try FileIO.makeDirectories(parentDirectory(base))
+      try FileIO.makeDirectories(FilePath(base).parent.string)
       var live: Int64 = 0
       for record in records.values {
         for case .kept(_, let length)? in [record.text, record.theirs] { live += Int64(length) }
@@ -330,7 +330,7 @@ extension SyncState {
         for (fd, path) in [(texts, textsPath(generation)), (log, logPath)] where fd >= 0 {
           if POSIX.fsync(fd, path: path) != 0 { throw StoreError.io(path, operation: "fsync", errno: Errno(errno)) }
         }
-        try AtomicWriter.syncDirectory(parentDirectory(base))
+        try AtomicWriter.syncDirectory(FilePath(base).parent.string)
         return
       }
       let old = generation
@@ -348,7 +348,7 @@ extension SyncState {
           moved[id] = record
         }
         generation += 1
-        try AtomicWriter(boundary: parentDirectory(base)).write(compacted, to: textsPath(generation))
+        try AtomicWriter(boundary: FilePath(base).parent.string).write(compacted, to: textsPath(generation))
         records = moved
         if texts >= 0 { close(texts) }
         texts = -1
@@ -359,20 +359,20 @@ extension SyncState {
       }
       var text = Self.header + "\(generation)\n"
       for (_, record) in records.sorted(by: { $0.key < $1.key }) { text += Self.line(record) + "\n" }
-      try AtomicWriter(boundary: parentDirectory(base)).write(Array(text.utf8), to: recordsPath)
+      try AtomicWriter(boundary: FilePath(base).parent.string).write(Array(text.utf8), to: recordsPath)
       if log >= 0 { close(log) }
       log = -1
       try FileIO.remove(logPath)
       logLines = 0
       if generation != old { try FileIO.remove(textsPath(old)) }
-      try AtomicWriter.syncDirectory(parentDirectory(base))
+      try AtomicWriter.syncDirectory(FilePath(base).parent.string)
     }
 
     /// Where the next text goes (opening the texts file for appending).
     func textsEnd() throws(StoreError) -> Int64 {
       if texts < 0 {
         let path = textsPath(generation)
-        try FileIO.makeDirectories(parentDirectory(path))
+        try FileIO.makeDirectories(FilePath(path).parent.string)
         texts = POSIX.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard texts >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
         var info = stat()
@@ -384,7 +384,7 @@ extension SyncState {
 
     func append(_ text: String) throws(StoreError) {
       if log < 0 {
-        try FileIO.makeDirectories(parentDirectory(logPath))
+        try FileIO.makeDirectories(FilePath(logPath).parent.string)
         log = POSIX.open(logPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard log >= 0 else { throw StoreError.io(logPath, operation: "open", errno: Errno(errno)) }
       }

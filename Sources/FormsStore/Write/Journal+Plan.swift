@@ -74,8 +74,8 @@ extension Journal {
         return
       }
       let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
-      let path = joinPath(layout.root, relative)
-      let staged = step["staged"]?.stringValue.map { joinPath(layout.root, $0) }
+      let path = (FilePath(layout.root) / relative).string
+      let staged = step["staged"]?.stringValue.map { (FilePath(layout.root) / $0).string }
       guard !relative.hasPrefix("/"), !parts.contains(".."), !parts.contains(""), parts.first != ".formsctl",
         staged == nil || staged == Journal.stagedPath(for: path), (action == .write) == (staged != nil)
       else { return nil }

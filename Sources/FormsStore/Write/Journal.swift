@@ -41,13 +41,13 @@ public struct Journal: Sendable {
   static let planFormat = 2
 
   public let layout: StoreLayout
-  var directory: String { layout.stateDirectory + "/journal" }
-  var planPath: String { directory + "/plan.ndjson" }
-  var commitPath: String { directory + "/COMMIT" }
+  var directory: String { layout.journalDirectory }
+  var planPath: String { (FilePath(directory) / "plan.ndjson").string }
+  var commitPath: String { (FilePath(directory) / "COMMIT").string }
   /// The commit record before its rename.
-  var commitTemporaryPath: String { directory + "/COMMIT.tmp" }
+  var commitTemporaryPath: String { (FilePath(directory) / "COMMIT.tmp").string }
   /// The staged audit record; its target is always `AuditLog.path(layout)`, whatever a plan says.
-  var auditPath: String { directory + "/audit.jsonl" }
+  var auditPath: String { (FilePath(directory) / "audit.jsonl").string }
 
   public init(layout: StoreLayout) { self.layout = layout }
 
@@ -107,25 +107,25 @@ public struct Journal: Sendable {
 
     /// Stages the new content of `path` (not yet visible).
     public func stage(_ bytes: [UInt8], for path: String) throws(StoreError) {
-      try writer.makeDirectories(parentDirectory(path))
+      try writer.makeDirectories(FilePath(path).parent.string)
       _ = try writer.resolveInsideBoundary(path)
       let step = PlannedStep.write(path, bytes: bytes, replaces: try Journal.hash(ofFileAt: path))
       try record(step)
       let fd = try Journal.createNew(step.stagedPath)
       defer { close(fd) }
       try writeAll(fd, bytes, path: step.stagedPath)
-      directories.insert(parentDirectory(path))
+      directories.insert(FilePath(path).parent.string)
     }
 
     /// Schedules the deletion of `path`. Its directory must be writable now: found after the
     /// commit record, that would leave the operation half-applied until permissions change.
     public func delete(_ path: String) throws(StoreError) {
       _ = try writer.resolveInsideBoundary(path)
-      if !directories.contains(parentDirectory(path)) {
-        try Journal.requireWritable(parentDirectory(path), toChange: path)
+      if !directories.contains(FilePath(path).parent.string) {
+        try Journal.requireWritable(FilePath(path).parent.string, toChange: path)
       }
       try record(.delete(path, replaces: try Journal.hash(ofFileAt: path)))
-      directories.insert(parentDirectory(path))
+      directories.insert(FilePath(path).parent.string)
     }
 
     private func record(_ step: PlannedStep) throws(StoreError) {
@@ -140,7 +140,8 @@ public struct Journal: Sendable {
       do throws(StoreError) {
         if let record {
           let history = AuditLog.path(journal.layout)
-          try Journal.requireWritable(FileIO.exists(history) ? history : parentDirectory(history), toChange: history)
+          try Journal.requireWritable(
+            FileIO.exists(history) ? history : FilePath(history).parent.string, toChange: history)
           try Journal.writeDurably(record, to: journal.auditPath)
           try self.record(.append(record, to: history, at: AuditLog.size(history)))
         }
@@ -220,7 +221,7 @@ public struct Journal: Sendable {
   }
 
   static func stagedPath(for path: String) -> String {
-    parentDirectory(path) + "/.\(fileName(path)).formsctl-journal"
+    (FilePath(path).parent / ".\(FilePath(path).name).formsctl-journal").string
   }
 
   /// Applies the steps of a committed plan. With `verify` (`recover`), every staged file and
@@ -235,7 +236,7 @@ public struct Journal: Sendable {
       if step.action != .append {
         // A directory on the way may have become a symbolic link leading out since the plan was written.
         _ = try writer.resolveInsideBoundary(step.path)
-        directories.insert(parentDirectory(step.path))
+        directories.insert(FilePath(step.path).parent.string)
       }
       if try !isDone(step, verify: verify, operation: operation) { remaining.append(step) }
     }
@@ -324,9 +325,9 @@ public struct Journal: Sendable {
   func removeStrayStagedFiles(in directory: String) throws(StoreError) {
     for (name, kind) in try FileIO.entries(of: directory) {
       if name.hasSuffix(".formsctl-journal") {
-        try FileIO.remove(directory + "/" + name)
+        try FileIO.remove((FilePath(directory) / name).string)
       } else if !name.hasPrefix(".") && kind == .directory {
-        try removeStrayStagedFiles(in: directory + "/" + name)
+        try removeStrayStagedFiles(in: (FilePath(directory) / name).string)
       }
     }
   }
@@ -342,8 +343,8 @@ public struct Journal: Sendable {
 
   /// Removes the files of the journal directory but `keeping`.
   func removeJournalFiles(keeping: Set<String> = []) throws(StoreError) {
-    for (name, _) in try FileIO.entries(of: directory) where !keeping.contains(directory + "/" + name) {
-      try FileIO.remove(directory + "/" + name)
+    for (name, _) in try FileIO.entries(of: directory) where !keeping.contains((FilePath(directory) / name).string) {
+      try FileIO.remove((FilePath(directory) / name).string)
     }
   }
 
@@ -355,7 +356,7 @@ public struct Journal: Sendable {
     var temporaries = 0
     func sweep(_ directory: String, recursive: Bool) throws(StoreError) {
       for (name, kind) in try FileIO.entries(of: directory) {
-        let path = directory + "/" + name
+        let path = (FilePath(directory) / name).string
         if kind == .file && (AtomicWriter.isTemporaryName(name) || name.hasPrefix(Journal.probePrefix)) {
           try FileIO.remove(path)
           temporaries += 1
@@ -367,9 +368,9 @@ public struct Journal: Sendable {
     try sweep(layout.root, recursive: false)
     try sweep(layout.stateDirectory, recursive: false)
     // An index a reader could not finish saving (its temporary); the index itself is checked by its readers.
-    try sweep(layout.stateDirectory + "/index", recursive: false)
+    try sweep(layout.indexDirectory, recursive: false)
     try sweep(layout.dataDirectory, recursive: true)
-    if layout.schemasDirectory.hasPrefix(layout.root + "/") { try sweep(layout.schemasDirectory, recursive: true) }
+    if layout.schemasInsideRoot { try sweep(layout.schemasDirectory, recursive: true) }
     if FileIO.entry(planPath) == .missing {
       let left = try FileIO.entries(of: directory).count
       try removeJournalFiles()
@@ -388,14 +389,14 @@ public struct Journal: Sendable {
   /// Refuses unless `path` (a directory, or a file to append to) can be written now, naming what
   /// needs it. Tried, not asked (`access` says yes to root on an immutable or read-only directory).
   static func requireWritable(_ path: String, toChange target: String) throws(StoreError) {
-    let probe = FileIO.entry(path) == .directory ? path + "/" + probePrefix + "\(getpid())" : nil
+    let probe = FileIO.entry(path) == .directory ? (FilePath(path) / (probePrefix + "\(getpid())")).string : nil
     if let probe { try FileIO.remove(probe) }  // a killed writer's, under the lock this one now holds
     let fd =
       probe.map { POSIX.open($0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
       ?? POSIX.open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else {
       if errno == ENOENT { return }
-      throw StoreError.io(path, operation: "write (needed to change \(fileName(target)))", errno: Errno(errno))
+      throw StoreError.io(path, operation: "write (needed to change \(FilePath(target).name))", errno: Errno(errno))
     }
     close(fd)
     if let probe { try FileIO.remove(probe) }

@@ -27,7 +27,7 @@ extension Formsctl {
       let environment = ProcessInfo.processInfo.environment
       switch try store.edit(
         kind: kind, id: try store.expand(kind: kind, id: id),
-        resuming: resume.map { joinPath(FileIO.currentDirectory, $0) },
+        resuming: resume.map { (FilePath(FileIO.currentDirectory) / $0).string },
         runEditor: { Store.runEditor($0, environment: environment) })
       {
       case .saved(let document): printOut("saved \(store.display(document.path))")

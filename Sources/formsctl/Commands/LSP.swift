@@ -31,7 +31,7 @@ extension Formsctl {
       let server = LanguageServer(
         store: store, environment: ProcessInfo.processInfo.environment, workingDirectory: FileIO.currentDirectory)
       guard let diagnose else { throw ExitStatus.exit(server.run()) }
-      let published = try server.diagnostics(ofFile: joinPath(FileIO.currentDirectory, diagnose))
+      let published = try server.diagnostics(ofFile: (FilePath(FileIO.currentDirectory) / diagnose).string)
       FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(published))
       if published["diagnostics"]?.arrayValue?.isEmpty == false { throw ExitStatus.problems }
     }

@@ -62,7 +62,7 @@ extension Formsctl {
     static func stores(holding paths: [String], cwd: String) throws -> [(layout: StoreLayout, paths: [String])] {
       let (stores, outside) = try StoreLayout.group(paths, workingDirectory: cwd)
       for path in outside {
-        if !FileIO.exists(joinPath(cwd, path)) { throw StoreError.fileNotFound(path) }
+        if !FileIO.exists((FilePath(cwd) / path).string) { throw StoreError.fileNotFound(path) }
         printWarning("\(path) is inside no formsctl store (no formsctl.yaml above it); skipped")
       }
       if stores.isEmpty { throw StoreError.notAStore(searchedFrom: cwd) }

@@ -94,7 +94,7 @@ enum ErrorText {
         + "`formsctl recover --abandon` to drop the journal and keep the files as they are"
     case .rollBackFailed: return "; fix that, then run `formsctl recover`, which removes what it staged"
     case .insufficientSpace: return " (formsctl snapshot prune removes old snapshots)"
-    case .missingDirectory(let path, _): return " (git checkout -- \(fileName(path)) restores it from git)"
+    case .missingDirectory(let path, _): return " (git checkout -- \(FilePath(path).name) restores it from git)"
     case .badFileName: return " (ls -b shows the bytes)"
     case .manifest(_, _, _, let remedy?): return "; " + advice(for: remedy)
     case .assignment(let problem): return problem.remedy.map { "; " + advice(for: $0) }

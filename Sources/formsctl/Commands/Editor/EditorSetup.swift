@@ -33,7 +33,7 @@ extension Formsctl.Editor {
     func run() throws {
       let store = try options.open()
       let setup = try EditorSetup(layout: store.layout, registry: store.registry)
-      let directory = out.map { joinPath(FileIO.currentDirectory, $0) } ?? setup.defaultDirectory
+      let directory = out.map { (FilePath(FileIO.currentDirectory) / $0).string } ?? setup.defaultDirectory
       let associations = try setup.exportSchemas(to: directory, draft: draft)
       let file = try setup.configuration(for: editor, associations: associations, schemaDirectory: directory)
       if print { return printOut("# \(store.display(file.path))\n" + String(decoding: file.contents, as: UTF8.self)) }

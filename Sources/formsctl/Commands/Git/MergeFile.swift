@@ -39,7 +39,8 @@ extension Formsctl {
         theirs: try Self.object(FileIO.read(theirs), "theirs", shown: shown), path: path,
         workTree: FileIO.currentDirectory, preferNewer: prefer == .newer)
       if let text = outcome.text {
-        try AtomicWriter(boundary: parentDirectory(FileIO.realPath(ours) ?? ours)).write(Array(text.utf8), to: ours)
+        try AtomicWriter(boundary: FilePath(FileIO.realPath(ours) ?? ours).parent.string).write(
+          Array(text.utf8), to: ours)
       }
       if let refusal = outcome.refusal {
         printError(refusal + (outcome.remedy.map { "; " + ErrorText.advice(for: $0) } ?? ""))

@@ -26,7 +26,7 @@ extension Formsctl {
 
     func run() throws {
       let path =
-        out.map { joinPath(FileIO.currentDirectory, $0) }
+        out.map { (FilePath(FileIO.currentDirectory) / $0).string }
         ?? Identity.defaultPath(environment: ProcessInfo.processInfo.environment)
       let identity = Identity.generate()
       try identity.write(to: path, created: Instant(StoreOptions.clock()).rfc3339)

@@ -31,7 +31,7 @@ extension Formsctl.Schema {
         return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.object(all)))
       }
       let display = PathDisplay(workingDirectory: FileIO.currentDirectory).show
-      let directory = joinPath(FileIO.currentDirectory, out)
+      let directory = (FilePath(FileIO.currentDirectory) / out).string
       for path in try registry.writeJSONSchemas(to: directory, draft: draft, boundary: directory) {
         printOut(display(path))
       }

@@ -64,7 +64,7 @@ extension Formsctl.Snapshot {
     static func snapshotPaths(_ paths: [String], layout: StoreLayout) throws -> [String] {
       var out: [String] = []
       for given in paths {
-        let absolute = absolutePath(given, from: FileIO.currentDirectory)
+        let absolute = FilePath(given).absolute(from: FileIO.currentDirectory).string
         guard let path = layout.snapshotPath(absolute) else {
           throw CommandError.badInput("\(given): not under the store's data directory; restore takes documents")
         }
