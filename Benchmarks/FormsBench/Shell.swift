@@ -1,5 +1,6 @@
 import FormsStore
 import Foundation
+import Synchronization
 
 /// Runs processes for the whole-process benchmarks and keeps what the peers need.
 enum Shell {
@@ -46,12 +47,13 @@ enum Shell {
     var status: Int32 = 0
     var usage = rusage()
     wait4(pid, &status, 0, &usage)
-    lastPeakKilobytes = Int(usage.ru_maxrss)
+    lastPeak.store(Int(usage.ru_maxrss), ordering: .relaxed)
     let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
     return ((status >> 8) & 0xff, output)
   }
 
   /// The largest resident set of the last process `run` waited for, in KB.
-  nonisolated(unsafe) static var lastPeakKilobytes = 0
+  static let lastPeak = Atomic<Int>(0)
+  static var lastPeakKilobytes: Int { lastPeak.load(ordering: .relaxed) }
 
 }

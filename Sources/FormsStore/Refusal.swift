@@ -62,9 +62,16 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
   case unreadableMatch(path: String, reason: String)
   /// A query that reads sensitive values no identity here opens (it would match nothing).
   case sealedQuery(expression: String, field: String)
+  /// A field a document does not have, asked for by path.
+  case noSuchField(kind: String, id: String, field: String)
+  /// A field whose values are sealed, and no identity here opens them.
+  case sealedField(kind: String, id: String, field: String)
 
   // MARK: Input files: feeds, mappings, editor settings, the journal
 
+  /// One of the three versions git hands a merge that is not a JSON object (`position` nil) or
+  /// does not parse (at `position`). `side` is `the base`, `ours` or `theirs`.
+  case mergeSide(shown: String, side: String, position: SourcePosition?, message: String)
   /// A feed or mapping file that does not parse, at a position in it.
   case badInputFile(path: String, position: SourcePosition, message: String)
   case recordTooLarge(path: String, line: Int, size: Int, limit: Int)
@@ -212,6 +219,12 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
     case .sealedQuery(let expression, let field):
       return "\(expression) reads \(field), a sensitive field whose values are sealed, and no identity here opens "
         + "them; the query would compare envelopes and match nothing"
+    case .noSuchField(let kind, let id, let field): return "\(kind) \(id) has no \(field)"
+    case .sealedField(let kind, let id, let field):
+      return "\(kind) \(id): \(field) is sealed (a sensitive field), and no identity here opens it; nothing shown"
+    case .mergeSide(let shown, let side, let position?, let message):
+      return "\(shown) (\(side)):\(position.line):\(position.column): \(message)"
+    case .mergeSide(let shown, let side, nil, let message): return "\(shown): \(side) \(message)"
     case .badInputFile(let path, let position, let message):
       return "\(path):\(position.line):\(position.column): \(message)"
     case .recordTooLarge(let path, let line, let size, let limit):

@@ -33,6 +33,35 @@ public enum MergeDriver {
 
   /// Merges `base` (nil: added on both sides), `ours` and `theirs`, the versions of the document at
   /// `path`, with the schema of the store that holds it.
+  /// git's merge driver (`formsctl merge-file %O %A %B %P`): reads the three versions from the
+  /// files git names, merges them, and writes the result over `ours`, the file git reads back
+  /// (with conflict markers where a conflict is left). An empty base is a file both sides added.
+  public static func mergeFiles(
+    base: String, ours: String, theirs: String, path: String?, workTree: String, preferNewer: Bool
+  ) throws(StoreError) -> Outcome {
+    let shown = path ?? ours
+    func object(_ bytes: [UInt8], _ side: String) throws(StoreError) -> JSONValue {
+      let value: JSONValue
+      do throws(JSONParseError) { value = try JSONParser().parse(bytes) } catch {
+        throw .refused(.mergeSide(shown: shown, side: side, position: error.location, message: error.message))
+      }
+      guard value.objectValue != nil else {
+        throw .refused(.mergeSide(shown: shown, side: side, position: nil, message: "is not a JSON object"))
+      }
+      return value
+    }
+    let baseBytes = try FileIO.read(base)
+    let outcome = try merge(
+      base: baseBytes.allSatisfy({ [0x20, 0x0A, 0x0D, 0x09].contains($0) }) ? nil : try object(baseBytes, "the base"),
+      ours: try object(FileIO.read(ours), "ours"), theirs: try object(FileIO.read(theirs), "theirs"), path: path,
+      workTree: workTree, preferNewer: preferNewer)
+    if let text = outcome.text {
+      try AtomicWriter(boundary: FilePath(FileIO.realPath(ours) ?? ours).parent.string).write(
+        Array(text.utf8), to: ours)
+    }
+    return outcome
+  }
+
   public static func merge(
     base: JSONValue?, ours: JSONValue, theirs: JSONValue, path: String?, workTree: String, preferNewer: Bool
   )

@@ -39,6 +39,26 @@ extension AuditLog {
 }
 
 extension Store {
+  /// What `get` shows of the document `id`: the whole document, or the values at `field`, with
+  /// sealed values opened for a key holder (the access record written before they are returned).
+  /// A field the document lacks, or whose values stay sealed, is refused: a placeholder is not
+  /// the value, and a script must not take «encrypted» for data.
+  public func shownValues(kind: String, id: String, field: FormsCore.Expression.Path?) throws(StoreError) -> [JSONValue]
+  {
+    let read = try read(kind: kind, id: id)
+    guard let field else {
+      try recordAccess([access(read, kind: kind)].compactMap { $0 })
+      return [shown(read)]
+    }
+    let values = field.values(in: shown(read))
+    guard !values.isEmpty else { throw .refused(.noSuchField(kind: kind, id: id, field: field.description)) }
+    if field.values(in: read.value).contains(where: SealedText.isSealed) {
+      throw .refused(.sealedField(kind: kind, id: id, field: field.description))
+    }
+    try recordAccess([access(read, kind: kind, shown: field.located(in: read.value).map(\.pointer))].compactMap { $0 })
+    return values
+  }
+
   /// What of `document` is shown in plain text when the values at `shown` (and below) are:
   /// the opened sealed values among them. Nil when none is.
   public func access(_ document: Document, kind: String, shown: [JSONPointer] = [.root]) -> AccessEntry? {

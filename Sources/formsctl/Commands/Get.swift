@@ -23,23 +23,12 @@ extension Formsctl {
 
     func run() throws {
       let store = try options.open()
-      let read = try store.read(kind: kind, id: try store.expand(kind: kind, id: id))
-      let document = store.shown(read)
-      guard let field else {
-        try store.recordAccess([store.access(read, kind: kind)].compactMap { $0 })
-        return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(document))
+      let path = try field.map { field in
+        guard let path = Expression.Path(field) else { throw CommandError.usage("\(field): not a field path") }
+        return path
       }
-      guard let path = Expression.Path(field) else { throw CommandError.usage("\(field): not a field path") }
-      try store.recordAccess(
-        [store.access(read, kind: kind, shown: path.located(in: read.value).map(\.pointer))].compactMap { $0 })
-      let values = path.values(in: document)
-      guard !values.isEmpty else { throw CommandError.badInput("\(kind) \(id) has no \(field)") }
-      // A placeholder is not the value: a script must not take «encrypted» for data.
-      if path.values(in: read.value).contains(where: SealedText.isSealed) {
-        throw CommandError.badInput(
-          "\(kind) \(id): \(field) is sealed (a sensitive field), and no identity here opens it; nothing printed "
-            + "(FORMSCTL_IDENTITY names a recipient's identity)")
-      }
+      let values = try store.shownValues(kind: kind, id: try store.expand(kind: kind, id: id), field: path)
+      guard path != nil else { return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(values[0])) }
       for value in values { printValue(value) }
     }
 

@@ -61,27 +61,29 @@ extension Formsctl {
       let query = Store.Query(
         filters: try parseFilters(filters, kind: kind, store: store), sort: try Self.sortKeys(sort, kind, store),
         offset: offset, limit: limit)
-      if watch {
-        let interrupt = Interrupt()
-        defer { withExtendedLifetime(interrupt) {} }
-        return try LiveResult(
-          store: store, kind: kind, columns: try fields.map { try Self.columns($0, kind, store) }, format: .table
-        )
-        .run(query, options: Store.ObserveOptions(), cancellation: interrupt.cancellation)
-      }
+      if watch { return try self.watch(query, kind: kind, store: store) }
       // --format paths shows no values: no columns (and no access record).
-      let columns =
-        ReportFormat(rawValue: format.rawValue) == nil ? [] : try fields.map { try Self.columns($0, kind, store) }
-      let listing = try store.listing(kind: kind, query: query, columns: columns)
+      let report = ReportFormat(rawValue: format.rawValue)
+      let listing = try store.listing(
+        kind: kind, query: query, columns: report == nil ? [] : try fields.map { try Self.columns($0, kind, store) })
       Self.warn(listing, store: store)
-      guard let format = ReportFormat(rawValue: format.rawValue) else {
-        for document in listing.documents { printOut(store.display(document.path)) }  // --format paths
-        if !listing.skipped.isEmpty { throw ExitStatus.problems }
-        return
+      if let report {
+        render(listing.report, as: report)
+      } else {
+        for document in listing.documents { printOut(store.display(document.path)) }
       }
-      render(listing.report, as: format)
       // Like validate: a listing that had to leave files out says so in its status.
       if !listing.skipped.isEmpty { throw ExitStatus.problems }
+    }
+
+    /// `--watch`: the listing as a live table until interrupted.
+    func watch(_ query: Store.Query, kind: String, store: Store) throws {
+      let interrupt = Interrupt()
+      defer { withExtendedLifetime(interrupt) {} }
+      try LiveResult(
+        store: store, kind: kind, columns: try fields.map { try Self.columns($0, kind, store) }, format: .table
+      )
+      .run(query, options: Store.ObserveOptions(), cancellation: interrupt.cancellation)
     }
 
     /// What may make the listing incomplete or stale: an operation awaiting recovery, files skipped.

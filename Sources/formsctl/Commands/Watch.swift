@@ -50,26 +50,21 @@ extension Formsctl {
 
     func run() throws {
       let store = try options.open()
-      let kinds = try kind.map { kind in
-        _ = try store.schema(kind)
-        return Set([kind])
-      }
+      if let kind { _ = try store.schema(kind) }
       let observe = Store.ObserveOptions(debounce: .milliseconds(debounce), rescanInterval: .seconds(rescan))
       let interrupt = Interrupt()
-      let cancellation = interrupt.cancellation
       defer { withExtendedLifetime(interrupt) {} }
       guard query, let kind else {
         let filters = try kind.map { try parseFilters(self.filters, kind: $0, store: store) } ?? []
-        try store.watchChanges(kinds: kinds, matching: filters, options: observe, cancellation: cancellation) {
-          print($0, as: format)
-        }
-        return
+        return try store.watchChanges(
+          kinds: kind.map { [$0] }, matching: filters, options: observe, cancellation: interrupt.cancellation
+        ) { print($0, as: format) }
       }
       let request = Store.Query(
         filters: try parseFilters(filters, kind: kind, store: store),
         sort: try ListCommand.sortKeys(sort, kind, store), limit: limit)
       try LiveResult(store: store, kind: kind, columns: nil, format: format)
-        .run(request, options: observe, cancellation: cancellation)
+        .run(request, options: observe, cancellation: interrupt.cancellation)
     }
 
     /// A batch as `format` asks: one line per change, or the batch as one JSON object.

@@ -122,7 +122,7 @@ enum ErrorText {
     case .schemaChanged: return "; `formsctl migrate` moves documents between versions"
     case .creationState: return "; create it, then move it with `formsctl status`"
     case .unreadableMatch: return "; fix it (formsctl validate) before changing documents by query"
-    case .sealedQuery: return " (FORMSCTL_IDENTITY names a recipient's identity)"
+    case .sealedQuery, .sealedField: return " (FORMSCTL_IDENTITY names a recipient's identity)"
     case .descriptorChanged: return ". If the change was intended, run `formsctl migrate repair`"
     case .keptCopyNeedsIdentity: return " (FORMSCTL_IDENTITY)"
     case .storeInsideStore: return " (run init outside it)"

@@ -30,39 +30,19 @@ extension Formsctl {
     enum Prefer: String, ExpressibleByArgument, CaseIterable { case newer }
 
     func run() throws {
-      let shown = path ?? ours
-      let baseBytes = try FileIO.read(base)
-      let outcome = try MergeDriver.merge(
-        base: baseBytes.allSatisfy({ [0x20, 0x0A, 0x0D, 0x09].contains($0) })
-          ? nil : try Self.object(baseBytes, "the base", shown: shown),  // empty: both sides added the file
-        ours: try Self.object(FileIO.read(ours), "ours", shown: shown),
-        theirs: try Self.object(FileIO.read(theirs), "theirs", shown: shown), path: path,
-        workTree: FileIO.currentDirectory, preferNewer: prefer == .newer)
-      if let text = outcome.text {
-        try AtomicWriter(boundary: FilePath(FileIO.realPath(ours) ?? ours).parent.string).write(
-          Array(text.utf8), to: ours)
-      }
+      let outcome = try MergeDriver.mergeFiles(
+        base: base, ours: ours, theirs: theirs, path: path, workTree: FileIO.currentDirectory,
+        preferNewer: prefer == .newer)
       if let refusal = outcome.refusal {
         printError(refusal + (outcome.remedy.map { "; " + ErrorText.advice(for: $0) } ?? ""))
       }
       guard outcome.conflicts > 0 else { return }
       if outcome.refusal == nil {
         printError(
-          "\(shown): \(plural(outcome.conflicts, "conflict")) left as markers; resolve them, then run formsctl fmt")
+          "\(path ?? ours): \(plural(outcome.conflicts, "conflict")) left as markers; resolve them, then run formsctl fmt"
+        )
       }
       throw ExitStatus.problems
-    }
-
-    /// One side's bytes as a JSON object, or an error naming the side and the position.
-    static func object(_ bytes: [UInt8], _ role: String, shown: String) throws -> JSONValue {
-      do {
-        let value = try JSONParser().parse(bytes)
-        guard value.objectValue != nil else { throw CommandError.badInput("\(shown): \(role) is not a JSON object") }
-        return value
-      } catch let error as JSONParseError {
-        throw CommandError.badInput(
-          "\(shown) (\(role)):\(error.location.line):\(error.location.column): \(error.message)")
-      }
     }
   }
 }
