@@ -127,6 +127,11 @@ case "sync":
   try SyncBenchmark.run(
     count: count == 10_000 && arguments.count < 2 ? 100_000 : count,
     repository: FileManager.default.currentDirectoryPath)
+case "million":
+  // FormsBench million [COUNT]: the issue-33 table at 1,000,000 documents (default), with peak memory.
+  try MillionBenchmark.run(
+    count: count == 10_000 && arguments.count < 2 ? 1_000_000 : count,
+    repository: FileManager.default.currentDirectoryPath)
 case "check":
   // FormsBench check [COUNT]: CI's regression check against the bands in Benchmarks/bands.json.
   exit(
@@ -146,7 +151,7 @@ case _ where command == "table" || Comparisons.rows.contains(command):
     repository: FileManager.default.currentDirectoryPath)
 default:
   print(
-    "usage: FormsBench json [COUNT] | parse-loop [COUNT] | table|validate|list|snapshot|import|migrate [COUNT...] | write [COUNT] | watch [COUNT] | lsp [COUNT] | check [COUNT] | generate DIR [COUNT]"
+    "usage: FormsBench json [COUNT] | parse-loop [COUNT] | table|validate|list|snapshot|import|migrate [COUNT...] | million [COUNT] | write [COUNT] | watch [COUNT] | lsp [COUNT] | check [COUNT] | generate DIR [COUNT]"
   )
   exit(64)
 }

@@ -187,7 +187,11 @@ import Testing
     try withTemporaryDirectory { dir in
       let (fixture, indexed, scanning) = try Self.store(dir, racy: .zero)
       try fixture.acquisition()
-      try writeFile("in the way", to: fixture.root + "/.formsctl/index")  // a file where the directory goes
+      // A file where the directory goes (the write above made the directory, for its log).
+      try FileManager.default.removeItem(atPath: fixture.root + "/.formsctl/index")
+      try writeFile("in the way", to: fixture.root + "/.formsctl/index")
+      _ = try fixture.store.update(
+        kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=Desks")])
       let query = Store.Query(sort: [(FormsCore.Expression.Path("title")!, false)])
       #expect(try Self.answer(indexed, query) == Self.answer(scanning, query))
       #expect(try readFile(fixture.root + "/.formsctl/index") == "in the way")
@@ -247,6 +251,41 @@ import Testing
   static func contains(_ bytes: [UInt8], _ text: String) -> Bool {
     let needle = Array(text.utf8)
     return bytes.indices.contains { bytes[$0...].starts(with: needle) }
+  }
+
+  @Test func aWriteNotesItsDocumentsInTheLogAndTheIndexIsNotRewritten() throws {
+    try withTemporaryDirectory { dir in
+      let (fixture, indexed, scanning) = try Self.store(dir, racy: .zero)
+      for k in 1...5 { _ = try fixture.acquisition(String(format: "ACQ-2026-%03d", k)) }
+      let query = Store.Query(sort: [(FormsCore.Expression.Path("title")!, false)])
+      _ = try indexed.list(kind: "acquisition", query: query)
+      let index = indexed.indexPath("acquisition")
+      let log = indexed.indexLogPath("acquisition")
+      let built = try #require(FileStamp(index))
+      #expect(FileStamp(log) == nil)
+      // A change through the write path: one line in the log, written in its commit.
+      _ = try indexed.update(kind: "acquisition", id: "ACQ-2026-002", assignments: [try Assignment("title=Zulu")])
+      let lines = try IndexLog.load(log, fingerprint: indexed.indexFingerprint("acquisition")).lines
+      #expect(Array(lines.keys) == ["ACQ-2026-002.json"])
+      #expect(lines["ACQ-2026-002.json"]?.entry?.projection.starts(with: Array("{".utf8)) == true)
+      // The next query trusts the line: the right answer, and the index file is not written again.
+      #expect(try Self.answer(indexed, query) == Self.answer(scanning, query))
+      #expect(try indexed.list(kind: "acquisition", query: query).documents.last?.id == "ACQ-2026-002")
+      #expect(FileStamp(index) == built)
+      // A line that no longer matches its file (changed behind formsctl's back) is not trusted.
+      let path = fixture.root + "/data/acquisitions/ACQ-2026-002.json"
+      try writeFile(try readFile(path).replacingOccurrences(of: "Zulu", with: "Aaaa"), to: path)
+      #expect(try indexed.list(kind: "acquisition", query: query).documents.first?.id == "ACQ-2026-002")
+      #expect(try Self.answer(indexed, query) == Self.answer(scanning, query))
+      // A torn line is skipped; a document added changes the files, and the log is folded in.
+      let handle = try #require(FileHandle(forWritingAtPath: log))
+      handle.seekToEndOfFile()
+      handle.write(Data("{\"f\": \"acq".utf8))
+      try handle.close()
+      _ = try fixture.acquisition("ACQ-2026-006")
+      #expect(try Self.answer(indexed, query) == Self.answer(scanning, query))
+      #expect(FileStamp(log) == nil && FileStamp(index) != built)
+    }
   }
 
   @Test func aFileChangedAsTheIndexWasWrittenIsReadAgain() throws {

@@ -6,6 +6,9 @@ extension Store {
   /// `.formsctl/` but the audit log).
   func indexPath(_ kind: String) -> String { (FilePath(layout.indexDirectory) / (kind + ".idx")).string }
 
+  /// Where the index's log of `kind` lives (`.formsctl/index/KIND.log`, see ``IndexLog``).
+  func indexLogPath(_ kind: String) -> String { (FilePath(layout.indexDirectory) / (kind + ".log")).string }
+
   /// What an index of `kind` must have been built with to be trusted: the members kept out of it
   /// (every version's sensitive fields).
   func indexFingerprint(_ kind: String) -> String {
@@ -31,16 +34,19 @@ extension Store {
     return names
   }
 
-  /// Where a document's entry comes from: the index as it was (trusted), or its file read now.
+  /// Where a document's entry comes from: the index as it was (trusted), its log (trusted), or
+  /// its file read now.
   enum IndexedEntry: Sendable {
     case stored(Int)
+    case logged(KindIndex.Entry)
     case read(KindIndex.Entry)
   }
 
   /// The index of `kind`, brought up to date with the files in `directory`: each file is
-  /// `stat`ed; one whose entry is missing, differs or is racily clean is read again. The index is
-  /// saved when anything was read or removed. Returns the index as loaded, each document's
-  /// entry, and the names that are not regular files.
+  /// `stat`ed; one whose entry (in the log, else in the index) is missing, differs or is racily
+  /// clean is read again. What was read again is appended to the log; the index is written whole
+  /// (the log folded into it) when files came or went or the log grew long. Returns the index as
+  /// loaded, each document's entry, and the names that are not regular files.
   func refreshedIndex(kind: String, directory: String) throws(StoreError) -> (
     index: KindIndex, documents: [(path: String, entry: IndexedEntry)], irregular: [String]
   ) {
@@ -48,6 +54,10 @@ extension Store {
     let fingerprint = indexFingerprint(kind)
     let path = indexPath(kind)
     let index = try KindIndex.load(path, fingerprint: fingerprint) ?? KindIndex()
+    let logPath = indexLogPath(kind)
+    let (lines, logSize) = try IndexLog.load(logPath, fingerprint: fingerprint)
+    // Looked up by a slice of each file's path: no string is made per file.
+    let logged = Dictionary(uniqueKeysWithValues: lines.map { (Substring($0.key), $0.value) })
     let (files, irregular) = try FileIO.walk(directory, suffix: StoreLayout.documentSuffix, sorted: false)
     let prefix = directory.utf8.count + 1
     // The index is written in the order the directory lists its files, which stays the same
@@ -67,7 +77,10 @@ extension Store {
         let file = files[k]
         // Gone since the listing (a concurrent rm): not a document any more.
         guard let stamp = FileStamp(file, in: opened) else { return nil }
-        if let position = inOrder ? k : positions[String(decoding: file.utf8.dropFirst(prefix), as: UTF8.self)],
+        let line = logged.isEmpty ? nil : logged[Substring(file.utf8.dropFirst(prefix))]
+        if let line, line.trusts(stamp, racyWindow: racy), let entry = line.entry { return (file, .logged(entry)) }
+        if line == nil,
+          let position = inOrder ? k : positions[String(decoding: file.utf8.dropFirst(prefix), as: UTF8.self)],
           index.trusts(position, for: stamp, racyWindow: racy)
         {
           return (file, .stored(position))
@@ -77,29 +90,93 @@ extension Store {
         return (file, .read(KindIndex.entry(bytes, stamp: stamp, sensitive: sensitive)))
       }
     }.map { result throws(StoreError) in try result.get() }.compactMap { $0 }
-    let read = documents.contains { if case .read = $0.entry { true } else { false } }
-    if read || documents.count != index.count {
+    let read = documents.compactMap { document -> IndexLog.Line? in
+      guard case .read(let entry) = document.entry else { return nil }
+      return IndexLog.Line(
+        name: String(decoding: document.path.utf8.dropFirst(prefix), as: UTF8.self), entry: entry, at: started)
+    }
+    if !inOrder || logged.count + read.count > IndexLog.foldThreshold(documents: documents.count) {
       let entries = documents.map { document -> (name: String, entry: KindIndex.Entry) in
         let name = String(decoding: document.path.utf8.dropFirst(prefix), as: UTF8.self)
         switch document.entry {
         case .stored(let position): return (name, index.entry(position))
-        case .read(let entry): return (name, entry)
+        case .logged(let entry), .read(let entry): return (name, entry)
         }
       }
-      saveIndex(KindIndex.encode(entries, writtenAt: started, fingerprint: fingerprint), to: path)
+      if saveIndex(KindIndex.encode(entries, writtenAt: started, fingerprint: fingerprint), to: path), logSize > 0 {
+        dropIndexLog(logPath, folded: logSize)
+      }
+    } else if !read.isEmpty {
+      saveIndexLog(read, fingerprint: fingerprint, to: logPath)
     }
     return (index, documents, irregular)
   }
 
-  /// Writes the index atomically. A cache: a read never fails because its cache could not be
-  /// saved (a read-only checkout, a full disk); the next read builds it again.
-  private func saveIndex(_ bytes: [UInt8], to path: String) {
+  /// Notes in the index logs what a commit wrote (`written`, read back) and removed: called
+  /// under the lock once the commit is durable, so the next query trusts these entries without
+  /// reading the files, and no write rewrites a whole index. Past the fold threshold it notes
+  /// nothing (a migration rewrites every file: the next query reads them and writes the index).
+  func noteCommitted(written: [String], deleted: [String]) {
+    guard configuration.useIndex, written.count + deleted.count <= IndexLog.foldThreshold(documents: 0) else {
+      return
+    }
+    let kinds = Dictionary(
+      registry.latestByKind.map { (layout.documents(in: $0.schema.directory), $0.kind) },
+      uniquingKeysWith: { a, _ in a })
+    var lines: [String: [IndexLog.Line]] = [:]
+    for (path, exists) in written.map({ ($0, true) }) + deleted.map({ ($0, false) }) {
+      let directory = FilePath(path).parent.string
+      guard let kind = kinds[directory], let name = FilePath(directory).relative(FilePath(path)) else { continue }
+      let at = Int64(Date().timeIntervalSince1970 * 1e9)
+      guard exists else {
+        lines[kind, default: []].append(IndexLog.Line(name: name, entry: nil, at: at))
+        continue
+      }
+      let stamp = FileStamp(path)
+      let bytes: [UInt8]
+      do throws(StoreError) { bytes = try FileIO.read(path, followLinks: false) } catch {
+        continue  // A cache: the next query reads the file itself.
+      }
+      guard let stamp else { continue }
+      lines[kind, default: []].append(
+        IndexLog.Line(
+          name: name, entry: KindIndex.entry(bytes, stamp: stamp, sensitive: sensitiveMembers(kind)), at: at))
+    }
+    for (kind, kindLines) in lines {
+      saveIndexLog(kindLines, fingerprint: indexFingerprint(kind), to: indexLogPath(kind))
+    }
+  }
+
+  /// Appends to an index log. A cache, as ``saveIndex(_:to:)``: a line that cannot be written
+  /// costs one file read later, never the operation.
+  private func saveIndexLog(_ lines: [IndexLog.Line], fingerprint: String, to path: String) {
+    do throws(StoreError) { try IndexLog.append(lines, fingerprint: fingerprint, to: path) } catch {
+      // Deliberately not an error: see above.
+      return
+    }
+  }
+
+  /// Removes a log folded into its index, unless lines were appended meanwhile (they stay, to be
+  /// checked by stat as every line is).
+  private func dropIndexLog(_ path: String, folded size: Int) {
+    guard FileStamp(path)?.size == size else { return }
+    do throws(StoreError) { try FileIO.remove(path) } catch {
+      // Deliberately not an error: a log left behind is checked line by line as before.
+      return
+    }
+  }
+
+  /// Writes the index atomically; true when it was. A cache: a read never fails because its
+  /// cache could not be saved (a read-only checkout, a full disk); the next read builds it again.
+  @discardableResult
+  private func saveIndex(_ bytes: [UInt8], to path: String) -> Bool {
     do throws(StoreError) {
       try FileIO.makeDirectories(FilePath(path).parent.string)
       try AtomicWriter(boundary: layout.stateDirectory).write(bytes, to: path)
+      return true
     } catch {
       // Deliberately not an error: see above.
-      return
+      return false
     }
   }
 
@@ -122,7 +199,7 @@ extension Store {
         switch document.entry {
         case .stored(let position):
           (parses, nonScalar, stored) = (index.parses(position), index.nonScalar(position), index.projection(position))
-        case .read(let entry):
+        case .logged(let entry), .read(let entry):
           (parses, nonScalar, stored) = (entry.parses, entry.nonScalar[...], entry.projection[...])
         }
         guard parses else { return (nil, document.path) }

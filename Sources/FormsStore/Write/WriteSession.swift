@@ -119,19 +119,22 @@ public final class WriteSession: Sendable {
     return started
   }
 
-  /// Commits everything staged with the audit record (nothing when nothing changed).
+  /// Commits everything staged with the audit record (nothing when nothing changed), then notes
+  /// the documents written and removed in the index's logs (still under the lock).
   func commit() throws(StoreError) {
     guard !dryRun else { return }
-    try state.withLock { (state) throws(StoreError) in
+    let committed = try state.withLock { (state) throws(StoreError) -> (written: [String], deleted: [String])? in
       guard !state.entries.isEmpty || state.operation.recordsWithoutDocuments || state.transaction != nil else {
-        return
+        return nil
       }
       let record = AuditLog.record(
         time: now, user: user, operation: state.operation.name, command: state.operation.command,
         documents: state.entries, details: state.details)
       try journal(&state).commit(record: record)
       state.transaction = nil
+      return (Array(state.writtenPaths), Array(state.deletedPaths))
     }
+    if let committed { store?.noteCommitted(written: committed.written, deleted: committed.deleted) }
   }
 
   /// Drops everything staged after `error` and throws it (see `Journal.Transaction.abort`).

@@ -1,0 +1,175 @@
+import FormsCore
+import FormsStore
+import Foundation
+
+/// `FormsBench million [COUNT]` (default 1,000,000; not in CI): the issue-33 table, formsctl
+/// beside its peer in one run, with each formsctl process's peak memory (`wait4`'s `ru_maxrss`,
+/// what `/usr/bin/time -f %M` prints):
+///
+///   list cold   the first `list --where --sort --limit 20`, with no index (it builds one)
+///   list warm   the same with the index and files older than its racy window; peer: jq, 2 processes
+///   validate    the whole store; peer: fastjsonschema, 2 processes
+///   snapshot    first (peer: `cp -a` + `sync`) and unchanged (peer: `cp -al`)
+///   snapshot list with 20 snapshots
+///   get / set   median latency of 20 each
+///
+/// The expensive peers run once at this size; the fast steps take the median of three.
+enum MillionBenchmark {
+  struct Line {
+    var work: String
+    var seconds: Double
+    var peakMB: Int?
+    var peer: String
+    var peerSeconds: Double?
+    var goal: String
+  }
+
+  static func run(count: Int, repository: String) throws {
+    let formsctl = repository + "/.build/release/formsctl"
+    guard FileManager.default.isExecutableFile(atPath: formsctl) else {
+      print("build formsctl in release mode first: swift build -c release")
+      exit(66)
+    }
+    let directory = NSTemporaryDirectory() + "formsctl-million-\(count)-\(getpid())"
+    defer { ExampleStore.remove(directory) }
+    let generation = DispatchTime.now().uptimeNanoseconds
+    let paths = try ExampleStore.prepare(count: count, at: directory, repository: repository)
+    print(
+      String(
+        format: "%d purchase orders generated in %.1f s", count,
+        Double(DispatchTime.now().uptimeNanoseconds - generation) / 1e9))
+    sleep(2)  // the files older than the index's racy window, as a store's files are
+    let bench = Comparisons.Bench(formsctl: formsctl, store: directory, paths: paths, repository: repository)
+    let big = count > 200_000
+    var lines: [Line] = []
+    func peak() -> Int { Shell.lastPeakKilobytes / 1024 }
+    func add(_ line: Line) {
+      lines.append(line)
+      print(
+        String(
+          format: "%@ %8.3f s  %@ MB   %@ %@", line.work.padding(toLength: 34, withPad: " ", startingAt: 0),
+          line.seconds, line.peakMB.map { String($0) } ?? "—", line.peer,
+          line.peerSeconds.map { String(format: "%.3f s (%.1fx)", $0, $0 / line.seconds) } ?? ""))
+    }
+
+    // list: cold (no index), warm (index, old files), against jq with 2 processes.
+    let list = [
+      "list", "purchase-order", "--where", "status == \"open\"", "--sort", "-last_updated", "--limit", "20",
+      "--format", "ndjson", "--fields", "last_updated",
+    ]
+    try? FileManager.default.removeItem(atPath: directory + "/.formsctl/index")
+    let cold = bench.timed(runs: 1) { bench.formsctl(list) }
+    let coldPeak = peak()
+    var warmPeak = 0
+    let warm = bench.timed {
+      bench.formsctl(list)
+      warmPeak = max(warmPeak, peak())
+    }
+    let top = "[inputs | select(.status == \"open\") | .last_updated] | sort | reverse | .[:20]"
+    let script =
+      "find \(bench.data) -name '*.json' -print0 | xargs -0 -P2 -n \(count / 2 + 1) jq -n -c '\(top)' | jq -s -c 'add | sort | reverse | .[:20] | .[]'"
+    let jq = bench.timed(runs: big ? 1 : 3) { _ = try? Shell.run(["sh", "-c", script]) }
+    add(
+      Line(
+        work: "list, cold (builds the index)", seconds: cold, peakMB: coldPeak, peer: "jq, 2 processes",
+        peerSeconds: jq, goal: "—"))
+    add(
+      Line(
+        work: "list, warm", seconds: warm, peakMB: warmPeak, peer: "jq, 2 processes", peerSeconds: jq,
+        goal: "< 150 ms, ≥ 20x jq"))
+
+    // validate against fastjsonschema with 2 processes.
+    bench.formsctl(["schema", "export", "--json-schema", "--out", directory + "/exported"])
+    try Data(Shell.judge.utf8).write(to: URL(fileURLWithPath: directory + "/judge.py"))
+    let schema = directory + "/exported/purchase-order-1.1.0.schema.json"
+    var validatePeak = 0
+    let validate = bench.timed(runs: big ? 1 : 3) {
+      bench.formsctl(["validate", "-q"])
+      validatePeak = max(validatePeak, peak())
+    }
+    let fast = bench.timed(runs: big ? 1 : 3) {
+      _ = bench.together((0..<2).map { ["python3", directory + "/judge.py", schema, bench.data, "\($0)/2"] })
+    }
+    add(
+      Line(
+        work: "validate", seconds: validate, peakMB: validatePeak, peer: "fastjsonschema, 2 processes",
+        peerSeconds: fast, goal: "≥ 4x fastjsonschema, < 150 MB"))
+
+    // Snapshots: first against cp -a + sync, unchanged against cp -al.
+    let first = bench.timed(runs: 1) { bench.formsctl(["snapshot", "create", "-m", "first"]) }
+    let firstPeak = peak()
+    let copyStart = DispatchTime.now().uptimeNanoseconds
+    _ = try? Shell.run(["cp", "-a", bench.data, directory + "/copy-a"])
+    sync()
+    let copy = Double(DispatchTime.now().uptimeNanoseconds - copyStart) / 1e9
+    try? FileManager.default.removeItem(atPath: directory + "/copy-a")
+    add(
+      Line(
+        work: "snapshot create, first", seconds: first, peakMB: firstPeak, peer: "cp -a + sync", peerSeconds: copy,
+        goal: "≤ 1.2x cp -a + sync, < 300 MB"))
+    sleep(2)
+    let unchanged = bench.timed(runs: 1) { bench.formsctl(["snapshot", "create"]) }
+    let unchangedPeak = peak()
+    let link = bench.timed(runs: 1) { _ = try? Shell.run(["cp", "-al", bench.data, directory + "/copy-al"]) }
+    try? FileManager.default.removeItem(atPath: directory + "/copy-al")
+    add(
+      Line(
+        work: "snapshot create, unchanged", seconds: unchanged, peakMB: unchangedPeak, peer: "cp -al",
+        peerSeconds: link, goal: "≤ 1.1x cp -al, < 300 MB"))
+
+    // snapshot list with 20 snapshots: the two above and 18 more made of the first one's manifest
+    // and summary (what `snapshot list` reads; copying the data 18 times more would add minutes).
+    let snapshots = directory + "/.formsctl/snapshots"
+    let made = try FileManager.default.contentsOfDirectory(atPath: snapshots).filter { !$0.hasPrefix(".") }.sorted()
+    guard let source = made.first else { throw CocoaError(.fileNoSuchFile) }
+    for k in 0..<(20 - made.count) {
+      let copy = snapshots + String(format: "/2026-01-01T00-00-%02dZ-copy", k)
+      try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: false)
+      for file in ["manifest.json", "summary.json"] {
+        try FileManager.default.copyItem(atPath: snapshots + "/" + source + "/" + file, toPath: copy + "/" + file)
+      }
+    }
+    var listPeak = 0
+    let snapshotList = bench.timed {
+      bench.formsctl(["snapshot", "list"])
+      listPeak = max(listPeak, peak())
+    }
+    add(
+      Line(
+        work: "snapshot list, 20 snapshots", seconds: snapshotList, peakMB: listPeak, peer: "—", peerSeconds: nil,
+        goal: "< 100 ms"))
+
+    // get / set latency.
+    func median(_ body: (Int) -> Void) -> (Double, Int) {
+      var seconds: [Double] = []
+      var most = 0
+      for k in 0..<20 {
+        let start = DispatchTime.now().uptimeNanoseconds
+        body(k)
+        seconds.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        most = max(most, peak())
+      }
+      return (seconds.sorted()[10], most)
+    }
+    let id = { (k: Int) in "PO-" + pad(k * (count / 20) + 7, 6) }
+    let (get, getPeak) = median { bench.formsctl(["get", "purchase-order", id($0)]) }
+    add(Line(work: "get", seconds: get, peakMB: getPeak, peer: "—", peerSeconds: nil, goal: "< 25 ms"))
+    let (set, setPeak) = median { bench.formsctl(["set", "purchase-order", id($0), "delivery_note=bench \($0)"]) }
+    add(Line(work: "set", seconds: set, peakMB: setPeak, peer: "—", peerSeconds: nil, goal: "< 25 ms"))
+
+    print(
+      "\n| work (\(count) documents) | formsctl | peak memory | the peer | ratio | goal |\n| --- | --- | --- | --- | --- | --- |"
+    )
+    for line in lines {
+      let time =
+        line.seconds < 1 ? String(format: "%.0f ms", line.seconds * 1000) : String(format: "%.2f s", line.seconds)
+      let peer = line.peerSeconds.map { String(format: "%@: %.2f s", line.peer, $0) } ?? line.peer
+      let ratio =
+        line.peerSeconds.map {
+          $0 >= line.seconds
+            ? String(format: "%.1fx faster", $0 / line.seconds) : String(format: "%.2fx the time", line.seconds / $0)
+        } ?? "—"
+      print("| \(line.work) | \(time) | \(line.peakMB.map { "\($0) MB" } ?? "—") | \(peer) | \(ratio) | \(line.goal) |")
+    }
+  }
+}
