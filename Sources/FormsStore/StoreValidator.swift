@@ -98,7 +98,11 @@ public struct StoreValidator: Sendable {
     return Array(Set(out)).sorted()
   }
 
-  /// Validates `files`, in parallel.
+  /// Files checked per batch: the outcomes of one batch are held at a time, so memory stays flat
+  /// however many documents there are.
+  static let batchSize = 16_384
+
+  /// Validates `files`, in parallel, a batch at a time.
   public func validate(_ files: [String], progress: ProgressHandler? = nil) throws(StoreError) -> Report {
     var prepared = self
     if files.count > 256 {
@@ -106,18 +110,19 @@ public struct StoreValidator: Sendable {
       prepared.data = FileIO.Directory(layout.dataDirectory)
     }
     let this = prepared
-    let outcomes = parallelMap(
-      files, chunkSize: 32, progress: ProgressCounter("checking", total: files.count, progress)
-    ) { this.check($0) }
+    let counter = ProgressCounter("checking", total: files.count, progress)
     var diagnostics: [Diagnostic] = []
     var kinds = Set<String>()
     var invalid = 0
     var unreadable = 0
-    for outcome in outcomes {
-      diagnostics += outcome.diagnostics
-      if let kind = outcome.kind { kinds.insert(kind) }
-      if !outcome.diagnostics.isEmpty { invalid += 1 }
-      if outcome.unreadable { unreadable += 1 }
+    for start in stride(from: 0, to: files.count, by: Self.batchSize) {
+      let batch = files[start..<min(start + Self.batchSize, files.count)]
+      for outcome in parallelMap(Array(batch), chunkSize: 32, progress: counter, { this.check($0) }) {
+        diagnostics += outcome.diagnostics
+        if let kind = outcome.kind { kinds.insert(kind) }
+        if !outcome.diagnostics.isEmpty { invalid += 1 }
+        if outcome.unreadable { unreadable += 1 }
+      }
     }
     return Report(
       diagnostics: diagnostics, documents: files.count, kinds: kinds.count, invalid: invalid, unreadable: unreadable)
