@@ -21,11 +21,12 @@ enum IndexLog {
     /// When the stat was taken (ns since 1970): the racy window is counted back from it.
     var at: Int64
 
-    /// True when this line may stand for a file whose stat is `stamp` (see ``KindIndex/trusts``).
-    func trusts(_ stamp: FileStamp, racyWindow: Int64) -> Bool {
-      guard let entry else { return false }
-      return entry.stamp == stamp && stamp.mtimeNanoseconds < at - racyWindow
-        && stamp.ctimeNanoseconds < at - racyWindow
+    /// The entry, when this line may stand for a file whose stat is `stamp` (see ``KindIndex/trusts``).
+    func trusted(for stamp: FileStamp, racyWindow: Int64) -> KindIndex.Entry? {
+      guard let entry, entry.stamp == stamp, stamp.mtimeNanoseconds < at - racyWindow,
+        stamp.ctimeNanoseconds < at - racyWindow
+      else { return nil }
+      return entry
     }
   }
 

@@ -78,7 +78,7 @@ extension Store {
         // Gone since the listing (a concurrent rm): not a document any more.
         guard let stamp = FileStamp(file, in: opened) else { return nil }
         let line = logged.isEmpty ? nil : logged[Substring(file.utf8.dropFirst(prefix))]
-        if let line, line.trusts(stamp, racyWindow: racy), let entry = line.entry { return (file, .logged(entry)) }
+        if let entry = line?.trusted(for: stamp, racyWindow: racy) { return (file, .logged(entry)) }
         if line == nil,
           let position = inOrder ? k : positions[String(decoding: file.utf8.dropFirst(prefix), as: UTF8.self)],
           index.trusts(position, for: stamp, racyWindow: racy)

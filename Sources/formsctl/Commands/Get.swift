@@ -28,8 +28,14 @@ extension Formsctl {
         return path
       }
       let values = try store.shownValues(kind: kind, id: try store.expand(kind: kind, id: id), field: path)
-      guard path != nil else { return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(values[0])) }
-      for value in values { printValue(value) }
+      // The whole document is printed as stored; a field's values one per line.
+      for value in values {
+        if path == nil {
+          FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(value))
+        } else {
+          printValue(value)
+        }
+      }
     }
 
     /// A scalar as its text (what `jq -r` prints), anything else as canonical JSON.
