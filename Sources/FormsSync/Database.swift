@@ -9,15 +9,18 @@ import Synchronization
 final class Database: Sendable {
   let connection: PostgresConnection
   let url: DatabaseURL
+  /// The thread the conversation's tasks run on (see `blocking`).
+  let executor: ThreadExecutor
   /// Nothing of the client's own logging reaches the terminal: errors come back as values.
   static let logger = Logger(label: "formsctl.sync") { _ in SwiftLogNoOpLogHandler() }
 
-  private init(connection: PostgresConnection, url: DatabaseURL) {
+  private init(connection: PostgresConnection, url: DatabaseURL, executor: ThreadExecutor) {
     self.connection = connection
     self.url = url
+    self.executor = executor
   }
 
-  static func connect(_ url: DatabaseURL) async throws(SyncError) -> Database {
+  static func connect(_ url: DatabaseURL, on executor: ThreadExecutor) async throws(SyncError) -> Database {
     let tls: PostgresConnection.Configuration.TLS
     do {
       switch url.tls {
@@ -40,7 +43,7 @@ final class Database: Sendable {
       host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: tls)
     do {
       let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: Self.logger)
-      return Database(connection: connection, url: url)
+      return Database(connection: connection, url: url, executor: executor)
     } catch {
       throw classify(error, url: url)
     }
@@ -49,11 +52,28 @@ final class Database: Sendable {
   /// Runs `query` and returns every row.
   func rows(_ query: PostgresQuery) async throws(SyncError) -> [PostgresRow] {
     do {
-      var out: [PostgresRow] = []
-      for try await row in try await connection.query(query, logger: Self.logger) { out.append(row) }
-      return out
+      return try await untilClosed { [connection] in
+        var out: [PostgresRow] = []
+        for try await row in try await connection.query(query, logger: Self.logger) { out.append(row) }
+        return out
+      }
     } catch {
-      throw Self.classify(error, url: url)
+      throw Self.classify(error, url: url, connected: true)
+    }
+  }
+
+  /// `body`'s result, or the connection's loss as soon as the connection closes. PostgresNIO
+  /// never answers a query written to a connection the server has already closed (its write
+  /// fails and nobody is told), so the close is watched beside it; a query left waiting that way
+  /// is abandoned with the run.
+  func untilClosed<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    let lost = SyncError.connectionLost(server: "\(url.host):\(url.port)", detail: "the server closed the connection")
+    return try await withCheckedThrowingContinuation { continuation in
+      let first = FirstOutcome(continuation)
+      Task(executorPreference: executor) {
+        do { first.resume(.success(try await body())) } catch { first.resume(.failure(error)) }
+      }
+      connection.closeFuture.whenComplete { _ in first.resume(.failure(lost)) }
     }
   }
 
@@ -66,8 +86,9 @@ final class Database: Sendable {
     }
   }
 
-  /// A PostgreSQL or network error as a `SyncError`.
-  static func classify(_ error: any Error, url: DatabaseURL) -> SyncError {
+  /// A PostgreSQL or network error as a `SyncError`. Once `connected`, a closed connection is
+  /// a lost one (the run may have changed things), not a server that cannot be reached.
+  static func classify(_ error: any Error, url: DatabaseURL, connected: Bool = false) -> SyncError {
     if let error = error as? SyncError { return error }
     let server = "\(url.host):\(url.port)"
     if let error = error as? PSQLError {
@@ -84,9 +105,12 @@ final class Database: Sendable {
         return .server(message: message, sqlState: state)
       }
       switch error.code {
+      case .connectionError where error.underlying is NIOSSLError || error.underlying is NIOSSLExtraError:
+        let why = error.underlying.map { "\($0)" } ?? "\(error.code)"
+        return .tlsHandshake(server: server, mode: url.tls.rawValue, detail: why)
       case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:
         let why = error.underlying.map { "\($0)" } ?? "\(error.code)"
-        return .unreachable(server: server, detail: why)
+        return connected ? .connectionLost(server: server, detail: why) : .unreachable(server: server, detail: why)
       case .sslUnsupported:
         return .tlsUnsupported(server: server, mode: url.tls.rawValue)
       case .authMechanismRequiresPassword:
@@ -95,20 +119,32 @@ final class Database: Sendable {
         return .connectionFailed("\(error.code)")
       }
     }
-    return .unreachable(server: server, detail: "\(error)")
+    return connected
+      ? .connectionLost(server: server, detail: "\(error)") : .unreachable(server: server, detail: "\(error)")
   }
+}
+
+/// A continuation resumed by whichever of its racers comes first; the others are ignored.
+final class FirstOutcome<T: Sendable>: Sendable {
+  private let continuation: Mutex<CheckedContinuation<T, any Error>?>
+
+  init(_ continuation: CheckedContinuation<T, any Error>) { self.continuation = Mutex(continuation) }
+
+  func resume(_ result: Result<T, any Error>) { continuation.withLock { $0.take() }?.resume(with: result) }
 }
 
 /// Runs `body` and waits for it: the command line (and a caller on the concurrency pool) is
 /// synchronous. The task runs on a thread of its own, so waiting never starves the pool it needs.
-func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws(SyncError) -> T) throws(SyncError) -> T {
+func blocking<T: Sendable>(_ body: @escaping @Sendable (ThreadExecutor) async throws(SyncError) -> T) throws(SyncError)
+  -> T
+{
   let result = Mutex<Result<T, SyncError>?>(nil)
   let done = DispatchSemaphore(value: 0)
   let executor = ThreadExecutor()
   defer { executor.stop() }
   Task(executorPreference: executor) {
     let outcome: Result<T, SyncError>
-    do throws(SyncError) { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+    do throws(SyncError) { outcome = .success(try await body(executor)) } catch { outcome = .failure(error) }
     result.withLock { $0 = outcome }
     done.signal()
   }

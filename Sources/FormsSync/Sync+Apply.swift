@@ -94,10 +94,19 @@ extension Sync {
       try agree(kind, id, bytes, revision: try await exact(kind, id, bytes, row, database), table)
       return Entry(kind: kind, id: id, action: "matched", detail: "the same change on both sides")
     }
-    guard let baseValue = try? JSONParser().parse(Array(base.utf8)), let ours = try? JSONParser().parse(bytes),
-      let theirs = try? JSONParser().parse(Array(row.text.utf8))
+    guard let oldBase = try? JSONParser().parse(Array(base.utf8)), let ours = try? JSONParser().parse(bytes),
+      let oldTheirs = try? JSONParser().parse(Array(row.text.utf8))
     else {
       return try conflict(kind, id, record, row, "a side does not parse", table)
+    }
+    // Merged at our version: a side written for an older one is migrated first.
+    let baseValue: JSONValue
+    let theirs: JSONValue
+    do throws(StoreError) {
+      baseValue = try brought(oldBase, kind: kind, id: id, to: ours)
+      theirs = try brought(oldTheirs, kind: kind, id: id, to: ours)
+    } catch {
+      return try conflict(kind, id, record, row, Self.oneLine(error), table)
     }
     let merged = ThreeWayMerge(schema: store.registry.schema(of: ours)).merge(
       base: baseValue, ours: ours, theirs: theirs)
@@ -197,6 +206,9 @@ extension Sync {
   static func oneLine(_ error: StoreError) -> String {
     if case .invalidDocument(_, let diagnostics) = error, !diagnostics.isEmpty {
       return diagnostics.map { "\($0.pointer): \($0.message)" }.joined(separator: "; ")
+    }
+    if case .migrationFailed(_, let diagnostics) = error, !diagnostics.isEmpty {
+      return diagnostics.map(\.message).joined(separator: "; ")
     }
     return error.description.split(separator: "\n").first.map(String.init) ?? "refused"
   }

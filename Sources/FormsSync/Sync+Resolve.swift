@@ -16,8 +16,10 @@ extension Sync {
   /// Settles the conflict of `kind` `id`: the chosen text goes through the store's write path and
   /// to the row (while the row still has the revision the conflict saw).
   public func resolve(kind: String, id: String, _ resolution: Resolution) throws(SyncError) -> Entry {
-    try withDatabase { [self] (database) async throws(SyncError) in
-      try await resolve(kind: kind, id: id, resolution, database: database)
+    try exclusively("sync resolve") { () throws(SyncError) in
+      try withDatabase { [self] (database) async throws(SyncError) in
+        try await resolve(kind: kind, id: id, resolution, database: database)
+      }
     }
   }
 

@@ -189,9 +189,11 @@ extension Sync {
       var out: [String: Result<[UInt8], StoreError>] = [:]
       for (id, text) in texts {
         do throws(StoreError) {
-          let value = try Store.parsed(Array(text.utf8), shown: "the database's \(kind) \(id)")
           let path = try store.path(kind: kind, id: id)
           let stored = FileIO.entry(path) == .missing ? nil : try store.read(kind: kind, id: id)
+          let value = try brought(
+            try Store.parsed(Array(text.utf8), shown: "the database's \(kind) \(id)"), kind: kind, id: id,
+            to: stored?.value)
           out[id] = .success(
             try session.save(value, replacing: stored, kind: kind, source: .feed(strictWorkflow: false)).bytes)
         } catch  where error.kind == .badInput {
@@ -200,6 +202,16 @@ extension Sync {
       }
       return out
     }
+  }
+
+  /// A document of the database's (a row, or the text last agreed), written for an older
+  /// version of `kind` than `ours` is at (the kind's latest when there is no `ours`), migrated
+  /// there as `migrate` would: a writer on the database that still writes the old version never
+  /// takes a document back to it.
+  func brought(_ value: JSONValue, kind: String, id: String, to ours: JSONValue?) throws(StoreError) -> JSONValue {
+    let target = ours.flatMap { store.registry.schema(of: $0)?.version }
+    return try Migrator(store: store).brought(value, kind: kind, to: target, shown: "the database's \(kind) \(id)")
+      ?? value
   }
 
   /// The sync records of `kind`, open for the run.

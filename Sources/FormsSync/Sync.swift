@@ -76,9 +76,27 @@ public struct Sync: Sendable {
   /// Syncs every kind in `direction`; deletions on either side are held to `maxDelete` (the
   /// default bound of `import --prune`: at most half of a kind).
   public func run(_ direction: Direction = .both, maxDelete: PruneBound? = nil) throws(SyncError) -> [Entry] {
-    try withDatabase { [self] (database) async throws(SyncError) in
-      try await run(direction, maxDelete: maxDelete, database: database)
+    try exclusively("sync") { () throws(SyncError) in
+      try withDatabase { [self] (database) async throws(SyncError) in
+        try await run(direction, maxDelete: maxDelete, database: database)
+      }
     }
+  }
+
+  /// Runs `body` holding the store's sync lock, so two syncs never work on one store's records
+  /// at once (whatever their databases); a second waits as a writer waits for the store lock,
+  /// then gives up naming the first.
+  func exclusively<T>(_ command: String, _ body: () throws(SyncError) -> T) throws(SyncError) -> T {
+    let lock: StoreLock
+    do throws(StoreError) {
+      lock = try StoreLock.sync(store.layout, command: command, wait: store.configuration.lockWait)
+    } catch {
+      if case .locked(let pid, let holder, let waited) = error {
+        throw SyncError.alreadyRunning(pid: pid, command: holder, waited: waited)
+      }
+      throw SyncError.store(error)
+    }
+    return try withExtendedLifetime(lock) { () throws(SyncError) in try body() }
   }
 
   /// Runs `body` with a connection to the database, closed after it whatever happens; the
@@ -86,8 +104,8 @@ public struct Sync: Sendable {
   func withDatabase<T: Sendable>(_ body: @escaping @Sendable (Database) async throws(SyncError) -> T)
     throws(SyncError) -> T
   {
-    try blocking { [url] () async throws(SyncError) in
-      let database = try await Database.connect(url)
+    try blocking { [url] (executor) async throws(SyncError) in
+      let database = try await Database.connect(url, on: executor)
       do throws(SyncError) {
         let result = try await body(database)
         await database.close()

@@ -24,6 +24,8 @@ public enum SyncError: FormsError, Equatable {
   case passwordRequired(server: String, user: String)
   /// The URL requires TLS, which the server does not offer (65).
   case tlsUnsupported(server: String, mode: String)
+  /// The TLS handshake failed: most often a server certificate the URL's roots do not verify (65).
+  case tlsHandshake(server: String, mode: String, detail: String)
   /// Any other error the server reports, with its SQLSTATE (65).
   case server(message: String, sqlState: String)
   /// The connection failed for a reason the client names (65).
@@ -44,13 +46,15 @@ public enum SyncError: FormsError, Equatable {
   case nothingToResolve(kind: String, id: String)
   /// The row changed in the database while it was being resolved (65).
   case changedMeanwhile(kind: String, id: String)
+  /// Another sync of this store holds the sync lock; `pid` and `command` name it when known (75).
+  case alreadyRunning(pid: Int32?, command: String, waited: Double)
   /// A store error met while syncing.
   case store(StoreError)
 
   public var kind: FailureKind {
     switch self {
     case .badURL, .badSchemaName, .noDatabase, .tlsSettings: return .usage
-    case .unreachable, .connectionLost, .noOutcome: return .tryAgain
+    case .unreachable, .connectionLost, .noOutcome, .alreadyRunning: return .tryAgain
     case .store(let error): return error.kind
     default: return .badInput
     }
@@ -73,6 +77,8 @@ public enum SyncError: FormsError, Equatable {
       return "the database at \(server) asks user \(user) for a password, and the URL holds none"
     case .tlsUnsupported(let server, let mode):
       return "the database at \(server) does not offer TLS, which sslmode=\(mode) requires"
+    case .tlsHandshake(let server, let mode, let detail):
+      return "the TLS handshake with the database at \(server) failed (sslmode=\(mode)): \(detail)"
     case .server(let message, let state): return "the database said: \(message) (SQLSTATE \(state))"
     case .connectionFailed(let code): return "the database connection failed: \(code)"
     case .notInitialized(let database, let schema): return "the database \(database) has no formsctl schema \(schema)"
@@ -90,6 +96,9 @@ public enum SyncError: FormsError, Equatable {
       return "sync would delete \(removing) of \(of) \(place), \(reason); nothing of \(kind) was synced"
     case .nothingToResolve(let kind, let id): return "\(kind) \(id) has no sync conflict to resolve"
     case .changedMeanwhile(let kind, let id): return "\(kind) \(id) changed in the database meanwhile"
+    case .alreadyRunning(let pid, let command, let waited):
+      let holder = pid.map { "pid \($0) (\(command))" } ?? "another process"
+      return "another sync of this store is running: \(holder); waited \(Int(waited)) s"
     case .store(let error): return error.description
     }
   }

@@ -38,6 +38,16 @@ struct SyncTests {
   func store(_ dir: String) throws -> Store {
     try writeFile("formsctl: 1\nencryption:\n  recipients: [\(Self.alice.recipient)]\n", to: dir + "/formsctl.yaml")
     try writeFile(Self.descriptor, to: dir + "/schemas/claim/1.0.0.yaml")
+    let store = try opened(dir)
+    for (id, amount) in [("c1", "10.50"), ("c2", "20.00"), ("c3", "30.25")] {
+      try store.create(
+        kind: "claim", assignments: [try Assignment("id=\(id)"), try Assignment("amount=\(amount)")])
+    }
+    return store
+  }
+
+  /// The store at `dir`, opened with Alice's identity.
+  func opened(_ dir: String) throws -> Store {
     var configuration = Store.Configuration()
     configuration.user = "tester"
     let opened = try Store.open(at: dir, configuration: configuration)
@@ -45,10 +55,6 @@ struct SyncTests {
       layout: opened.layout, registry: opened.registry, configuration: configuration,
       keyring: Keyring(recipients: [Self.alice.recipient], identity: Self.alice))
     #expect(store.registry.diagnostics.isEmpty, "\(store.registry.diagnostics.map(\.compilerStyle))")
-    for (id, amount) in [("c1", "10.50"), ("c2", "20.00"), ("c3", "30.25")] {
-      try store.create(
-        kind: "claim", assignments: [try Assignment("id=\(id)"), try Assignment("amount=\(amount)")])
-    }
     return store
   }
 
@@ -118,6 +124,50 @@ struct SyncTests {
       #expect(try syncer.run().map(\.action) == ["waiting"])
       #expect(try syncer.resolve(kind: "claim", id: "c3", .theirs).action == "resolved")
       #expect(try file(dir, "c3").contains("\"note\": \"B\""))
+      #expect(try syncer.run() == [])
+    }
+  }
+
+  /// A migration here is pushed like any change; a row a writer on the database still writes at
+  /// the old version is migrated on its way in (alone, and as the other side of a merge), and
+  /// its row gets the migrated document.
+  @Test func aMigrationIsPushedAndRowsWrittenAtTheOldVersionAreMigratedOnTheWayIn() throws {
+    try withServer { server, dir in
+      _ = try store(dir)
+      _ = try sync(try opened(dir), server).initialize()
+      #expect(try sync(try opened(dir), server).run().count == 3)
+      try writeFile(
+        Self.descriptor.replacingOccurrences(of: "version: 1.0.0", with: "version: 1.1.0\nfrom: 1.0.0")
+          .replacingOccurrences(of: "  note:", with: "  remark:")
+          + "changes:\n  - rename: {from: note, to: remark, if_present: true}\n", to: dir + "/schemas/claim/1.1.0.yaml")
+      let store = try opened(dir)
+      try store.update(kind: "claim", id: "c1", assignments: [try Assignment("note=first")])
+      #expect(try Migrator(store: store).run(Migrator.Request(snapshot: false)).migrated == 3)
+      let syncer = try sync(store, server)
+      _ = try syncer.initialize()
+      #expect(try syncer.run().map(\.action) == ["pushed", "pushed", "pushed"])
+      #expect(try server.psql("SELECT string_agg(DISTINCT schema_version, ',') FROM formsctl.claim") == "1.1.0\n")
+      #expect(try server.psql("SELECT document->>'remark' FROM formsctl.claim WHERE id = 'c1'") == "first\n")
+      // A writer that still writes 1.0.0: c2 alone, c1 while it changes here too.
+      for (id, note) in [("c2", "old writer"), ("c1", "old and here")] {
+        try server.psql(
+          """
+          UPDATE formsctl.claim SET schema_version = '1.0.0', document = (document - 'remark')
+          || jsonb_build_object('_schema', 'claim@1.0.0', 'note', '\(note)') WHERE id = '\(id)'
+          """)
+      }
+      try store.update(kind: "claim", id: "c1", assignments: [try Assignment("amount=12.00")])
+      let run = try syncer.run()
+      #expect(run.map(\.action) == ["merged", "pulled"], "\(run)")
+      for (id, remark) in [("c1", "old and here"), ("c2", "old writer")] {
+        let text = try file(dir, id)
+        #expect(text.contains("\"_schema\": \"claim@1.1.0\"") && text.contains("\"remark\": \"\(remark)\""), "\(text)")
+        #expect(!text.contains("\"note\""), "\(text)")
+        #expect(
+          try server.psql("SELECT schema_version || ' ' || (document->>'remark') FROM formsctl.claim WHERE id = '\(id)'")
+            == "1.1.0 \(remark)\n")
+      }
+      #expect(try file(dir, "c1").contains("12.00"))
       #expect(try syncer.run() == [])
     }
   }
@@ -211,6 +261,44 @@ struct SyncTests {
       #expect(try syncer.run().map(\.action) == ["pushed"])
       #expect(try server.psql("SELECT document->>'note' FROM formsctl.claim WHERE id = 'c1'") == "while it was down\n")
       #expect(try syncer.run() == [])
+    }
+  }
+
+  /// A server that takes TCP connections only over TLS: `sslmode=require` and `verify-full`
+  /// with the server's certificate as root sync; no TLS, or a root that does not verify the
+  /// server, is refused (65) in one line and nothing is written. A server without TLS refuses
+  /// `require` the same way.
+  @Test func tlsIsUsedWhenTheURLAsksForItAndACertificateThatDoesNotVerifyIsRefused() throws {
+    let server = try PostgresServer(tls: true)
+    defer { server.stop() }
+    try withTemporaryDirectory { dir in
+      let store = try store(dir + "/store")
+      func syncer(_ query: String) throws -> Sync {
+        try Sync(store: store, url: try DatabaseURL(server.url(query: query)))
+      }
+      let plain = #expect(throws: SyncError.self) { _ = try syncer("sslmode=disable").initialize() }
+      #expect(
+        plain?.kind == .badInput && plain?.description.contains("no encryption") == true,
+        "\(String(describing: plain))")
+      try PostgresServer.makeCertificate(at: dir + "/other", subject: "127.0.0.1")
+      let stranger = #expect(throws: SyncError.self) {
+        _ = try syncer("sslmode=verify-full&sslrootcert=\(dir)/other.crt").initialize()
+      }
+      #expect(
+        stranger?.kind == .badInput && stranger?.description.contains("TLS handshake") == true
+          && stranger?.description.contains("\n") == false, "\(String(describing: stranger))")
+      _ = try syncer("sslmode=require").initialize()
+      #expect(try syncer("sslmode=require").run().count == 3)
+      try store.update(kind: "claim", id: "c1", assignments: [try Assignment("note=verified")])
+      #expect(try syncer("sslmode=verify-full&sslrootcert=\(server.certificate)").run().map(\.action) == ["pushed"])
+      #expect(try server.psql("SELECT document->>'note' FROM formsctl.claim WHERE id = 'c1'") == "verified\n")
+    }
+    try withServer { server, dir in
+      let store = try store(dir)
+      let refused = #expect(throws: SyncError.self) {
+        _ = try Sync(store: store, url: try DatabaseURL(server.url(query: "sslmode=require"))).initialize()
+      }
+      #expect(refused == .tlsUnsupported(server: "127.0.0.1:\(server.port)", mode: "require"))
     }
   }
 

@@ -11,7 +11,13 @@ public final class PostgresServer: @unchecked Sendable {  // one owner: the test
   private(set) var process: Process
 
   /// The URL formsctl is given.
-  public var url: String { "postgresql://formsctl:secret@127.0.0.1:\(port)/postgres?sslmode=disable" }
+  public var url: String { url(query: "sslmode=disable") }
+
+  /// The URL with another query (`sslmode=require`).
+  public func url(query: String) -> String { "postgresql://formsctl:secret@127.0.0.1:\(port)/postgres?\(query)" }
+
+  /// With `tls`, the server's self-signed certificate (for 127.0.0.1), the root that verifies it.
+  public var certificate: String { directory + "/server.crt" }
 
   /// Where `initdb` and `postgres` are: on PATH, else Debian's /usr/lib/postgresql/N/bin.
   public static var binDirectory: String? {
@@ -37,8 +43,9 @@ public final class PostgresServer: @unchecked Sendable {  // one owner: the test
       Comment(rawValue: unavailable ?? ""))
   }
 
-  /// Starts a server; throws when it does not come up.
-  public init() throws {
+  /// Starts a server; throws when it does not come up. With `tls`, it accepts TCP connections
+  /// only over TLS, with a certificate made for the run (`certificate`).
+  public init(tls: Bool = false) throws {
     guard let bin = Self.binDirectory else { throw Failure(message: Self.unavailable ?? "") }
     self.bin = bin
     directory = "/tmp/formsctl-pg-\(UUID().uuidString.prefix(8))"
@@ -53,11 +60,21 @@ public final class PostgresServer: @unchecked Sendable {  // one owner: the test
         bin + "/initdb", "-D", directory + "/data", "-U", "formsctl", "--pwfile=" + directory + "/pw",
         "--auth=scram-sha-256", "-E", "UTF8", "--no-sync", "--locale=C",
       ])
+    var settings: [String] = []
+    if tls {
+      try Self.makeCertificate(at: directory + "/server", subject: "127.0.0.1")
+      if root { try Self.run(["/bin/chown", "postgres:postgres", directory + "/server.key"]) }
+      try "local all all scram-sha-256\nhostssl all all 127.0.0.1/32 scram-sha-256\n".write(
+        toFile: directory + "/data/pg_hba.conf", atomically: false, encoding: .utf8)
+      settings = [
+        "-c", "ssl=on", "-c", "ssl_cert_file=\(directory)/server.crt", "-c", "ssl_key_file=\(directory)/server.key",
+      ]
+    }
     port = try Self.freePort()
     arguments =
       prefix + [bin + "/postgres"] + [
         "-D", directory + "/data", "-h", "127.0.0.1", "-p", "\(port)", "-k", directory, "-F",
-      ]
+      ] + settings
     process = try Self.start(arguments, bin: bin, port: port)
   }
 
@@ -132,6 +149,16 @@ public final class PostgresServer: @unchecked Sendable {  // one owner: the test
           + String(decoding: errors, as: UTF8.self))
     }
     return String(decoding: output, as: UTF8.self)
+  }
+
+  /// A self-signed certificate for `subject` (an IP address) at `base.crt`, its key at `base.key`.
+  public static func makeCertificate(at base: String, subject: String) throws {
+    try run([
+      "/usr/bin/env", "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
+      "/CN=\(subject)", "-addext", "subjectAltName=IP:\(subject)", "-keyout", base + ".key", "-out", base + ".crt",
+    ])
+    chmod(base + ".key", 0o600)
+    chmod(base + ".crt", 0o644)
   }
 
   /// A TCP port nobody listens on now.

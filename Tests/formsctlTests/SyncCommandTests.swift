@@ -78,6 +78,53 @@ struct SyncCommandTests {
     }
   }
 
+  /// A second sync of the store while one runs waits, then gives up naming the first; the
+  /// first, its connection cut in the middle of the run, ends with one line and exit 75; the
+  /// next sync finishes the work, and the one after finds nothing to do.
+  @Test(
+    PostgresServer.enabled)
+  func aSecondSyncWaitsAndALostConnectionIsTryAgain() throws {
+    let server = try PostgresServer()
+    defer { server.stop() }
+    try withTemporaryDirectory { (dir: String) throws -> Void in
+      let store = dir + "/store"
+      let env = ["FORMSCTL_DATABASE_URL": server.url, "FORMSCTL_IDENTITY": ""]
+      func run(_ args: [String]) throws -> RunResult { try Formsctl.run(args, in: store, environment: env) }
+      #expect(try Formsctl.run(["init", store], in: dir).status == 0)
+      for id in ["ACQ-2026-001", "ACQ-2026-002"] {
+        #expect(
+          try run(["new", "acquisition", "--set", "id=\(id)", "--set", "title=Chairs", "--set", "agency=GSA"]).status
+            == 0)
+      }
+      #expect(try run(["sync", "init"]).status == 0)
+      let (first, errors) = try startPaused(
+        ["sync"], at: "sync-pushed", seconds: 3, in: store, environment: env)
+      let second = try run(["sync", "--wait", "0"])
+      #expect(second.status == 75, "\(second.transcript)")
+      #expect(
+        second.stderr.contains(
+          "another sync of this store is running: pid \(first.processIdentifier) (formsctl sync); waited 0 s"),
+        "\(second.stderr)")
+      try server.psql(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()"
+      )
+      first.waitUntilExit()
+      let said = String(decoding: errors.readDataToEndOfFile(), as: UTF8.self)
+      #expect(first.terminationStatus == 75, "\(said)")
+      #expect(
+        said.split(separator: "\n").count == 1 && said.hasPrefix("formsctl: error: the database at 127.0.0.1:")
+          && said.contains("went away") && said.hasSuffix("; run sync again\n"), "\(said)")
+      #expect(try server.psql("SELECT count(*) FROM formsctl.acquisition") == "2\n")
+      let next = try run(["sync", "--format", "json"])
+      #expect(next.status == 0, "\(next.transcript)")
+      let idle = try run(["sync", "--format", "json"])
+      #expect(idle.status == 0 && idle.stdout == "[]\n", "\(idle.transcript)")
+      #expect(
+        try server.psql("SELECT string_agg(document->>'title', ',' ORDER BY id) FROM formsctl.acquisition")
+          == "Chairs,Chairs\n")
+    }
+  }
+
   @Test(
     PostgresServer.enabled)
   func aConflictExitsOneAndResolveSettlesIt() throws {

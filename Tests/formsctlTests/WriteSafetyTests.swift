@@ -21,8 +21,15 @@ func startFormsctl(_ args: [String], in directory: String, environment: [String:
 func startPaused(
   _ args: [String], at point: String, in directory: String, environment: [String: String] = [:]
 ) throws -> Process {
+  try startPaused(args, at: point, seconds: 60, in: directory, environment: environment).process
+}
+
+/// `startPaused` for a pause of `seconds`, after which it goes on: also the rest of its stderr.
+func startPaused(
+  _ args: [String], at point: String, seconds: Int, in directory: String, environment: [String: String]
+) throws -> (process: Process, stderr: FileHandle) {
   let (process, err) = try startFormsctl(
-    args, in: directory, environment: environment.merging(["FORMSCTL_DEBUG_PAUSE": "\(point):60"]) { $1 })
+    args, in: directory, environment: environment.merging(["FORMSCTL_DEBUG_PAUSE": "\(point):\(seconds)"]) { $1 })
   var said = Data()
   while !String(decoding: said, as: UTF8.self).contains("paused at \(point)") {
     let more = err.fileHandleForReading.availableData
@@ -32,7 +39,7 @@ func startPaused(
     }
     said += more
   }
-  return process
+  return (process, err.fileHandleForReading)
 }
 
 /// Waits until `path` contains `text` (up to 20 s).

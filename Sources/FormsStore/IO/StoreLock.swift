@@ -18,17 +18,27 @@ extension StoreLayout {
 public final class StoreLock {
   private let fd: Int32
 
-  /// Takes the lock, waiting up to `wait` seconds; names the holder's pid and command when it cannot.
-  public init(store: StoreLayout, command: String, wait: Double) throws(StoreError) {
+  /// Takes the store lock, waiting up to `wait` seconds; names the holder's pid and command when it cannot.
+  public convenience init(store: StoreLayout, command: String, wait: Double) throws(StoreError) {
+    try self.init(store: store, path: store.lockPath, command: command, wait: wait)
+  }
+
+  /// Takes the sync lock (`.formsctl/sync/lock`): one sync of a store at a time, whatever the
+  /// database, while writers still take the store lock for each write inside it.
+  public static func sync(_ store: StoreLayout, command: String, wait: Double) throws(StoreError) -> StoreLock {
+    try StoreLock(store: store, path: store.syncLockPath, command: command, wait: wait)
+  }
+
+  private init(store: StoreLayout, path: String, command: String, wait: Double) throws(StoreError) {
     // formsctl's own directories are never followed out of the store: a checkout may carry links.
-    for directory in [store.stateDirectory, store.journalDirectory, store.snapshotsDirectory] {
+    let parent = FilePath(path).parent.string
+    for directory in [store.stateDirectory, store.journalDirectory, store.snapshotsDirectory, parent] {
       let found = FileIO.entry(directory)
       guard found == .directory || found == .missing else {
         throw StoreError.wrongFileType(directory, found: FileIO.describe(directory), expected: "a directory")
       }
     }
-    try FileIO.makeDirectories(store.stateDirectory)
-    let path = store.lockPath
+    try FileIO.makeDirectories(parent)
     // Never through a symbolic link: a checkout could carry one pointing at any file.
     fd = POSIX.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }

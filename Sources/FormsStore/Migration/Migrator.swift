@@ -120,6 +120,43 @@ public struct Migrator: Sendable {
     return groups
   }
 
+  /// `document` (stored form: a database row, a record), written for an older version of `kind`
+  /// than `target` (the kind's latest when nil), brought there by the descriptors' chain as
+  /// `migrate` brings a file, not validated (the write path it goes to does that). Nil when it is
+  /// at `target` or newer, or names no version of the kind: then it is judged as it is. Throws
+  /// `migrationFailed` (one diagnostic, at `shown`) when no chain leads there or a step fails.
+  public func brought(_ document: JSONValue, kind: String, to target: SemanticVersion? = nil, shown: String)
+    throws(StoreError) -> JSONValue?
+  {
+    let latest = try store.schema(kind).version
+    let target = target ?? latest
+    guard let source = store.registry.schema(of: document), source.kind == kind, source.version < target,
+      let id = document[source.idField].flatMap(DocumentID.text)
+    else { return nil }
+    let failure = { (message: String, remedy: Remedy?) in
+      StoreError.migrationFailed(
+        documents: 1,
+        [
+          Diagnostic(
+            file: shown, position: nil, rule: "migrate",
+            message: "at \(source.reference), older than \(kind)@\(target): \(message)", remedy: remedy)
+        ])
+    }
+    let steps: [MigrationPlanner.Step]
+    do throws(MigrationError) {
+      steps = try MigrationPlanner.plan(store.registry.schemas[kind] ?? [:], from: source.version, to: target)
+    } catch {
+      throw failure(error.message, error.remedy)
+    }
+    let group = Group(kind: kind, from: source.version, to: target, steps: steps, paths: [])
+    let path = try store.path(kind: kind, id: id)
+    switch transform(JSONWriter.canonical(document), at: path, group, validate: false) {
+    case .migrated(_, let after, _, _): return after
+    case .failed(let step, let message, let remedy): throw failure("\(step): \(message)", remedy)
+    case .invalidBefore, .invalidAfter: throw failure("not valid", nil)
+    }
+  }
+
   /// The outcome for one document.
   enum Transformed {
     case migrated(before: JSONValue, after: JSONValue, bytes: [UInt8], changedSteps: [Int])
@@ -137,6 +174,11 @@ public struct Migrator: Sendable {
     } catch {
       return .failed(step: "read", message: error.description)
     }
+    return transform(bytes, at: path, group, validate: validate)
+  }
+
+  /// `transform` of a document's stored bytes that are not (yet) its file at `path`.
+  func transform(_ bytes: [UInt8], at path: String, _ group: Group, validate: Bool) -> Transformed {
     guard let before = try? JSONParser().parse(bytes),
       let source = store.registry.schema(reference: "\(group.kind)@\(group.from)"),
       let target = store.registry.schema(reference: "\(group.kind)@\(group.to)")

@@ -53,6 +53,8 @@ enum ErrorText {
     case .notInitialized: return "; create it with formsctl sync init"
     case .otherFormat, .missingTable: return "; run formsctl sync init"
     case .connectionLost: return "; run sync again"
+    case .tlsHandshake: return "; check that sslrootcert names the certificate that signed the server's"
+    case .alreadyRunning: return ". Retry when it ends, or pass --wait 600"
     case .passwordRequired: return "; put it in the URL"
     case .deletionBeyondBound: return " (--max-delete N or P% allows more)"
     case .nothingToResolve: return " (formsctl sync status lists them)"
