@@ -285,11 +285,12 @@ public struct StoreLayout: Sendable, Equatable {
 
   /// The ids of the documents a schema stores in `directory` (its own entries, one `readdir`),
   /// those starting with `prefix`, sorted.
-  public func ids(in directory: String, prefix: String = "") throws(StoreError) -> [String] {
-    try FileIO.entries(of: documents(in: directory)).compactMap { entry in
+  public func ids(in directory: String, prefix: String = "", sorted: Bool = true) throws(StoreError) -> [String] {
+    let ids = try FileIO.entries(of: documents(in: directory)).compactMap { entry -> String? in
       guard entry.kind == .file, !entry.name.hasPrefix("."), entry.name.hasPrefix(prefix) else { return nil }
       return Self.id(fromFile: entry.name)
-    }.sorted()
+    }
+    return sorted ? ids.sorted() : ids
   }
 
   /// Where the document `id` lives when its schema stores documents in `directory`.

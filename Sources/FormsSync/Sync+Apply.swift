@@ -18,18 +18,8 @@ extension Sync {
     case .forget:
       try save { () throws(StoreError) in try table.forget(id) }
       return nil
-    case .push:
-      guard let bytes else { return nil }
-      guard
-        let revision = try await push(kind, id, bytes, revision: record?.text == nil ? nil : record?.revision, database)
-      else { return entry("waiting", "changed in the database meanwhile; the next sync takes it up") }
-      DebugPause.at("sync-pushed")
-      try agree(kind, id, bytes, revision: revision, table)
-      return entry("pushed")
-    case .pull:
-      return try await pull(
-        [id], kind: kind, records: record.map { [id: $0] } ?? [:], table: table, database: database)[
-          id]
+    case .push, .pull:
+      return nil  // carried out in bulk before the rest (`push`, `pull`)
     case .adopt:
       guard let bytes, let row = try await fetch(kind, id, database) else { return nil }
       if record?.status == .remoteChanged, record?.remoteRevision == row.revision {

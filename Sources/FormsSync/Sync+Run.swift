@@ -34,15 +34,17 @@ extension Sync {
   func run(kind: String, _ direction: Direction, maxDelete: PruneBound?, state: SyncState, database: Database)
     async throws(SyncError) -> [Entry]
   {
-    let rowsTable = SyncSQL.qualified(schema, SyncSQL.table(kind))
-    var remote: [String: Int64] = [:]
-    for row in try await database.rows("SELECT id, revision FROM \(unescaped: rowsTable)") {
-      guard let (id, revision) = try? row.decode((String, Int64).self) else { continue }
-      remote[id] = revision
-    }
+    // The rows' query is sent first; the database answers while the records and files are read.
+    async let revisions = revisions(kind, database)
+    await Task.yield()
+    let directory: String
+    do throws(StoreError) { directory = try store.schema(kind).directory } catch { throw SyncError.store(error) }
+    func path(_ id: String) -> String { store.layout.path(directory: directory, id: id) }
     let table = try storeTable(kind, state: state)
     let records = table.records
     let local = try localHashes(kind, records: records)
+    let remote: [String: Int64]
+    do { remote = try await revisions } catch { throw Database.classify(error, url: url, connected: true) }
     // Files read only because they were written close to their record get a signature that
     // vouches for them from now on.
     let refreshed = local.compactMap { id, file -> SyncState.Record? in
@@ -51,10 +53,31 @@ extension Sync {
       return record
     }
     try save { () throws(StoreError) in try table.save(refreshed) }
+    // Only documents with something to do are planned, then put in order: at 100,000 documents,
+    // sorting every id costs more than an idle run's other work. The ids of records and rows
+    // are looked for among the files' only when some were not seen with a file (each lookup in
+    // 100,000 is a cache miss).
     var plans: [(id: String, plan: Plan)] = []
-    for id in Set(remote.keys).union(records.keys).union(local.keys).sorted() {
-      plans.append((id, plan(records[id], sha256: local[id]?.sha256, revision: remote[id], direction)))
+    var seen = (records: 0, remote: 0)
+    func consider(_ id: String, sha256: String?) {
+      let record = records[id]
+      let revision = remote[id]
+      if sha256 != nil {
+        seen.records += record == nil ? 0 : 1
+        seen.remote += revision == nil ? 0 : 1
+      }
+      let plan = plan(record, sha256: sha256, revision: revision, direction)
+      if case .wait(let why) = plan, why.isEmpty { return }
+      plans.append((id, plan))
     }
+    for (id, file) in local { consider(id, sha256: file.sha256) }
+    if seen.records < records.count {
+      for id in records.keys where local[id] == nil { consider(id, sha256: nil) }
+    }
+    if seen.remote < remote.count {
+      for id in remote.keys where local[id] == nil && records[id] == nil { consider(id, sha256: nil) }
+    }
+    plans.sort { $0.id < $1.id }
     // Deletions on either side are bounded, as import --prune's are.
     let bound = maxDelete ?? .standard
     let here = plans.filter { if case .deleteHere = $0.plan { true } else { false } }.count
@@ -66,13 +89,13 @@ extension Sync {
     {
       throw SyncError.deletionBeyondBound(kind: kind, removing: there, of: remote.count, inDatabase: true, reason: why)
     }
-    let fresh = plans.compactMap { id, plan -> (String, String)? in
-      guard case .push = plan, remote[id] == nil, records[id]?.text == nil, let path = local[id]?.path else {
-        return nil
-      }
-      return (id, path)
+    // A row is inserted for a document never agreed on; else updated while it has the revision
+    // of the last sync.
+    let pushing = plans.compactMap { id, plan -> (String, String, Int64?)? in
+      guard case .push = plan else { return nil }
+      return (id, path(id), records[id]?.text == nil ? nil : records[id]?.revision)
     }
-    var batched = try await pushNew(fresh, kind: kind, table: table, database: database)
+    var batched = try await push(pushing, kind: kind, table: table, database: database)
     let pulling = plans.compactMap { id, plan -> String? in if case .pull = plan { id } else { nil } }
     batched.merge(try await pull(pulling, kind: kind, records: records, table: table, database: database)) { a, _ in a }
     var entries: [Entry] = []
@@ -81,7 +104,7 @@ extension Sync {
         entries.append(entry)
         continue
       }
-      let bytes = try plan.readsFile ? local[id].map { file throws(SyncError) in try read(file.path) } : nil
+      let bytes = try plan.readsFile && local[id] != nil ? read(path(id)) : nil
       if let entry = try await apply(
         plan, kind: kind, id: id, record: records[id], bytes: bytes, table: table, database: database)
       {
@@ -92,35 +115,76 @@ extension Sync {
     return entries
   }
 
-  /// Documents new to the database, inserted 500 to a statement (as a bulk load goes) and
-  /// recorded 500 at a time; each one's report line, by id.
-  func pushNew(_ documents: [(id: String, path: String)], kind: String, table: SyncState.Table, database: Database)
-    async throws(SyncError) -> [String: Entry]
-  {
-    var entries: [String: Entry] = [:]
-    for start in stride(from: 0, to: documents.count, by: 500) {
-      // The signature is taken before the read: a file changed in between is read again next time.
-      let chunk = try documents[start..<min(documents.count, start + 500)].map {
-        document throws(SyncError) in
-        (id: document.id, stamp: SyncState.Stamp.of(document.path), bytes: try read(document.path))
+  /// Every row of `kind`'s table: its revision, by id (two arrays in one row: decoding 100,000
+  /// rows one by one costs more than the query).
+  func revisions(_ kind: String, _ database: Database) async throws(SyncError) -> [String: Int64] {
+    let table = SyncSQL.qualified(schema, SyncSQL.table(kind))
+    var remote: [String: Int64] = [:]
+    for row in try await database.rows(
+      "SELECT coalesce(array_agg(id), '{}'), coalesce(array_agg(revision), '{}') FROM \(unescaped: table)")
+    {
+      do {
+        let (ids, revisions) = try row.decode(([String], [Int64]).self)
+        remote = Dictionary(zip(ids, revisions)) { first, _ in first }
+      } catch {
+        throw SyncError.unreadableRow(schema: schema, table: SyncSQL.table(kind), detail: "\(error)")
       }
-      let revisions = try await insert(kind, chunk.map { ($0.id, $0.bytes) }, database)
+    }
+    return remote
+  }
+
+  /// Documents changed here, written to the database 500 to a statement (as a bulk load goes):
+  /// inserted when `revision` is nil, else updated while the row still has it; recorded 500 at
+  /// a time; each one's report line, by id. The next 500 files are read while the database
+  /// takes the last 500.
+  func push(
+    _ documents: [(id: String, path: String, revision: Int64?)], kind: String, table: SyncState.Table,
+    database: Database
+  ) async throws(SyncError) -> [String: Entry] {
+    var entries: [String: Entry] = [:]
+    // The signature is taken before the read: a file changed in between is read again next time.
+    func read(from start: Int) throws(SyncError) -> [(outgoing: Outgoing, stamp: SyncState.Stamp?)] {
+      try documents[start..<min(documents.count, start + 500)].map { document throws(SyncError) in
+        let stamp = SyncState.Stamp.of(document.path)
+        return (Outgoing(id: document.id, bytes: try self.read(document.path), revision: document.revision), stamp)
+      }
+    }
+    var start = 0
+    var chunk = try read(from: 0)
+    while !chunk.isEmpty {
+      let outgoing = chunk.map(\.outgoing)
+      let writing = Task(executorPreference: database.executor) { () async throws(SyncError) in
+        try await write(kind, outgoing, database)
+      }
+      await Task.yield()  // the statement is sent before the next files are read
+      start += 500
+      // A file that cannot be read fails the run once this chunk's rows have their records.
+      let next: Result<[(outgoing: Outgoing, stamp: SyncState.Stamp?)], SyncError>
+      do throws(SyncError) { next = .success(try read(from: min(start, documents.count))) } catch {
+        next = .failure(error)
+      }
+      let revisions: [String: Int64]
+      do { revisions = try await writing.value } catch { throw Database.classify(error, url: url, connected: true) }
       DebugPause.at("sync-pushed")
       let time = Instant(store.now()).rfc3339
       var agreed: [SyncState.Record] = []
-      for (id, stamp, bytes) in chunk {
+      for (document, stamp) in chunk {
+        let id = document.id
         guard let revision = revisions[id] else {
+          let what = document.revision == nil ? "added" : "changed"
           entries[id] = Entry(
-            kind: kind, id: id, action: "waiting", detail: "added in the database meanwhile; the next sync takes it up")
+            kind: kind, id: id, action: "waiting",
+            detail: "\(what) in the database meanwhile; the next sync takes it up")
           continue
         }
         agreed.append(
           SyncState.Record(
-            kind: kind, id: id, status: .synced, lastSynced: time, text: .given(String(decoding: bytes, as: UTF8.self)),
-            sha256: sha256(bytes), revision: revision, stamp: stamp))
+            kind: kind, id: id, status: .synced, lastSynced: time, text: .given(document.text),
+            sha256: document.sha256, revision: revision, stamp: stamp))
         entries[id] = Entry(kind: kind, id: id, action: "pushed", detail: "")
       }
       try save { () throws(StoreError) in try table.save(agreed) }
+      chunk = try next.get()
     }
     return entries
   }
@@ -155,11 +219,20 @@ extension Sync {
           written = try write(kind, group.map { ($0.id, $0.row.text) }, user: author)
         } catch { throw SyncError.store(error) }
         DebugPause.at("sync-pulled")
+        // The write path may have added to them (defaults, stamps, canonical form): the rows get
+        // that too, in one statement.
+        let exact = try await write(
+          kind,
+          group.compactMap { id, row in
+            guard case .success(let bytes)? = written[id], row.text != String(decoding: bytes, as: UTF8.self) else {
+              return nil
+            }
+            return Outgoing(id: id, bytes: bytes, revision: row.revision)
+          }, database)
         for (id, row) in group {
           switch written[id] {
           case .success(let bytes)?:
-            // The write path may have added to it (defaults, stamps, canonical form): the row gets that too.
-            try agree(kind, id, bytes, revision: try await exact(kind, id, bytes, row, database), table)
+            try agree(kind, id, bytes, revision: exact[id] ?? row.revision, table)
             entries[id] = Entry(kind: kind, id: id, action: "pulled", detail: "by \(row.user)")
           case .failure(let error)?:
             var rejected = records[id] ?? SyncState.Record(kind: kind, id: id, status: .rejected)
@@ -219,10 +292,11 @@ extension Sync {
     do throws(StoreError) { return try state.table(kind) } catch { throw SyncError.store(error) }
   }
 
-  /// Each document of `kind` here: its path and SHA-256 (the record's, when the file's signature
-  /// vouches that it is unchanged since; else read and hashed), by id.
+  /// Each document of `kind` here: its SHA-256 (the record's, when the file's signature vouches
+  /// that it is unchanged since; else read and hashed), by id. (Not its path: at 100,000
+  /// documents, making and freeing a string per file costs as much as planning them.)
   func localHashes(_ kind: String, records: [String: SyncState.Record]) throws(SyncError) -> [String: (
-    path: String, sha256: String, refreshed: SyncState.Stamp?
+    sha256: String, refreshed: SyncState.Stamp?
   )] {
     do throws(StoreError) { return try Self.localHashes(kind, in: store, records: records) } catch {
       throw SyncError.store(error)
@@ -230,23 +304,23 @@ extension Sync {
   }
 
   static func localHashes(_ kind: String, in store: Store, records: [String: SyncState.Record]) throws(StoreError)
-    -> [String: (path: String, sha256: String, refreshed: SyncState.Stamp?)]
+    -> [String: (sha256: String, refreshed: SyncState.Stamp?)]
   {
     let directory = try store.schema(kind).directory
-    let ids = try store.layout.ids(in: directory, prefix: "")
+    let ids = try store.layout.ids(in: directory, sorted: false)
     // Each file is looked up from its directory's descriptor (one name, not the whole path).
     let opened = FileIO.Directory(store.layout.documents(in: directory))
-    let hashed = try parallelMap(ids, chunkSize: 64) {
-      id -> Result<(String, String, SyncState.Stamp?)?, StoreError> in
+    let hashed = parallelMap(ids, chunkSize: 64) {
+      id -> Result<(String, SyncState.Stamp?)?, StoreError> in
       Result { () throws(StoreError) in
         let path = store.layout.path(directory: directory, id: id)
-        return try SyncState.fileState(path, record: records[id], in: opened).map { (path, $0.sha256, $0.refreshed) }
+        return try SyncState.fileState(path, record: records[id], in: opened).map { ($0.sha256, $0.refreshed) }
       }
     }
-    var out: [String: (path: String, sha256: String, refreshed: SyncState.Stamp?)] = [:]
+    var out: [String: (sha256: String, refreshed: SyncState.Stamp?)] = [:]
     out.reserveCapacity(ids.count)
     for (id, result) in zip(ids, hashed) {
-      if let (path, sha, refreshed) = try result.get() { out[id] = (path, sha, refreshed) }
+      if let (sha, refreshed) = try result.get() { out[id] = (sha, refreshed) }
     }
     return out
   }

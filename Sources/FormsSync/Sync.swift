@@ -209,54 +209,71 @@ public struct Sync: Sendable {
     return found
   }
 
+  /// A stored document on its way to its row: what the row's columns take, worked out once.
+  struct Outgoing: Sendable {
+    var id: String
+    /// The revision the row must still have; nil for a row to insert.
+    var revision: Int64?
+    var text: String
+    var sha256: String
+    var version: String
+
+    init(id: String, bytes: [UInt8], revision: Int64?) {
+      self.id = id
+      self.revision = revision
+      text = String(decoding: bytes, as: UTF8.self)
+      sha256 = SyncState.hash(bytes)
+      version = Sync.version(of: bytes)
+    }
+  }
+
   /// Writes `bytes` (a stored file) to the row of `id`: inserted when `revision` is nil, else
   /// updated only while the row still has `revision`. The new revision, nil when another writer
   /// got there first.
   func push(_ kind: String, _ id: String, _ bytes: [UInt8], revision: Int64?, _ database: Database)
     async throws(SyncError) -> Int64?
   {
-    let table = SyncSQL.qualified(schema, SyncSQL.table(kind))
-    let text = String(decoding: bytes, as: UTF8.self)
-    let version = Self.version(of: bytes)
-    let hash = sha256(bytes)
-    let user = author
-    let rows: [PostgresRow]
-    if let revision {
-      rows = try await database.rows(
-        """
-        UPDATE \(unescaped: table) SET document = \(text)::jsonb, canonical = \(text), content_sha256 = \(hash),
-        schema_version = \(version), updated_by = \(user) WHERE id = \(id) AND revision = \(revision) RETURNING revision
-        """)
-    } else {
-      rows = try await database.rows(
-        """
-        INSERT INTO \(unescaped: table) (id, schema_version, document, canonical, content_sha256, updated_by)
-        VALUES (\(id), \(version), \(text)::jsonb, \(text), \(hash), \(user)) ON CONFLICT (id) DO NOTHING RETURNING revision
-        """)
-    }
-    return try? rows.first?.decode(Int64.self)
+    try await write(kind, [Outgoing(id: id, bytes: bytes, revision: revision)], database)[id]
   }
 
-  /// Inserts the rows of new documents (`id`, stored bytes) in one statement; the revision of
-  /// each inserted, by id (an id missing from it: another writer inserted that row first).
-  func insert(_ kind: String, _ documents: [(id: String, bytes: [UInt8])], _ database: Database)
-    async throws(SyncError) -> [String: Int64]
-  {
+  /// Writes `documents` to their rows, the new ones inserted and the others updated while the
+  /// row still has the revision given, a statement each; the new revision of each written, by id
+  /// (an id missing from it: another writer inserted, changed or deleted that row first).
+  func write(_ kind: String, _ documents: [Outgoing], _ database: Database) async throws(SyncError) -> [String: Int64] {
     let table = SyncSQL.qualified(schema, SyncSQL.table(kind))
-    let ids = documents.map(\.id)
-    let texts = documents.map { String(decoding: $0.bytes, as: UTF8.self) }
-    let versions = documents.map { Self.version(of: $0.bytes) }
-    let hashes = documents.map { sha256($0.bytes) }
     let user = author
-    let rows = try await database.rows(
-      """
-      INSERT INTO \(unescaped: table) (id, schema_version, document, canonical, content_sha256, updated_by)
-      SELECT u.id, u.version, u.text::jsonb, u.text, u.hash, \(user)
-      FROM unnest(\(ids)::text[], \(versions)::text[], \(texts)::text[], \(hashes)::text[]) AS u(id, version, text, hash)
-      ON CONFLICT (id) DO NOTHING RETURNING id, revision
-      """)
     var revisions: [String: Int64] = [:]
-    for row in rows {
+    let new = documents.filter { $0.revision == nil }
+    if !new.isEmpty {
+      revisions = try await revisionsByID(
+        """
+        INSERT INTO \(unescaped: table) (id, schema_version, document, canonical, content_sha256, updated_by)
+        SELECT u.id, u.version, u.text::jsonb, u.text, u.hash, \(user)
+        FROM unnest(\(new.map(\.id))::text[], \(new.map(\.version))::text[], \(new.map(\.text))::text[],
+        \(new.map(\.sha256))::text[]) AS u(id, version, text, hash)
+        ON CONFLICT (id) DO NOTHING RETURNING id, revision
+        """, database)
+    }
+    let changed = documents.filter { $0.revision != nil }
+    if !changed.isEmpty {
+      let updated = try await revisionsByID(
+        """
+        UPDATE \(unescaped: table) AS t SET document = u.text::jsonb, canonical = u.text, content_sha256 = u.hash,
+        schema_version = u.version, updated_by = \(user)
+        FROM unnest(\(changed.map(\.id))::text[], \(changed.map { $0.revision ?? 0 })::int8[],
+        \(changed.map(\.version))::text[], \(changed.map(\.text))::text[], \(changed.map(\.sha256))::text[])
+        AS u(id, revision, version, text, hash)
+        WHERE t.id = u.id AND t.revision = u.revision RETURNING t.id, t.revision
+        """, database)
+      revisions.merge(updated) { first, _ in first }
+    }
+    return revisions
+  }
+
+  /// The `id, revision` rows `query` returns, by id.
+  func revisionsByID(_ query: PostgresQuery, _ database: Database) async throws(SyncError) -> [String: Int64] {
+    var revisions: [String: Int64] = [:]
+    for row in try await database.rows(query) {
       guard let (id, revision) = try? row.decode((String, Int64).self) else { continue }
       revisions[id] = revision
     }

@@ -164,7 +164,8 @@ struct SyncTests {
         #expect(text.contains("\"_schema\": \"claim@1.1.0\"") && text.contains("\"remark\": \"\(remark)\""), "\(text)")
         #expect(!text.contains("\"note\""), "\(text)")
         #expect(
-          try server.psql("SELECT schema_version || ' ' || (document->>'remark') FROM formsctl.claim WHERE id = '\(id)'")
+          try server.psql(
+            "SELECT schema_version || ' ' || (document->>'remark') FROM formsctl.claim WHERE id = '\(id)'")
             == "1.1.0 \(remark)\n")
       }
       #expect(try file(dir, "c1").contains("12.00"))

@@ -232,12 +232,27 @@ extension SyncState {
     static let header = "formsctl sync records 1 texts "
 
     func apply(_ line: ArraySlice<UInt8>) {
-      let fields = line.split(separator: 0x09, omittingEmptySubsequences: false)
-      if fields.count == 2, fields[1].elementsEqual([UInt8(ascii: "!")]) {
-        records[Self.unescaped(fields[0])] = nil
-      } else if let record = Self.record(fields, kind: kind) {
+      Self.split(line, into: &fields)
+      if fields.count == 2, line[fields[1]].elementsEqual([UInt8(ascii: "!")]) {
+        records[Self.unescaped(line[fields[0]])] = nil
+      } else if let record = Self.record(line, fields, kind: kind, numbers: &numbers) {
         records[record.id] = record
       }
+    }
+
+    /// The tab-separated fields of `line`, as ranges (reused from line to line: a kind's records
+    /// are read on every run, and an array per line cost more than the rest of the reading).
+    var fields: [Range<Int>] = []
+    var numbers: [Int64] = []
+
+    static func split(_ line: ArraySlice<UInt8>, into fields: inout [Range<Int>]) {
+      fields.removeAll(keepingCapacity: true)
+      var start = line.startIndex
+      for index in line.indices where line[index] == 0x09 {
+        fields.append(start..<index)
+        start = index + 1
+      }
+      fields.append(start..<line.endIndex)
     }
 
     /// The text `text` stands for (a given one as given; a kept one read from the texts file).
@@ -411,29 +426,43 @@ extension SyncState {
 
     /// A record from its line's fields (the numbers read straight from the bytes: a kind's
     /// records are read on every run).
-    static func record(_ fields: [ArraySlice<UInt8>], kind: String) -> Record? {
-      guard fields.count == 10, let status = Status(rawValue: String(decoding: fields[1], as: UTF8.self)) else {
-        return nil
-      }
-      func numbers(_ field: ArraySlice<UInt8>) -> [Int64] {
-        field.split(separator: UInt8(ascii: ":")).compactMap(Self.number)
+    static func record(_ line: ArraySlice<UInt8>, _ fields: [Range<Int>], kind: String, numbers: inout [Int64])
+      -> Record?
+    {
+      guard fields.count == 10, let status = status(line[fields[1]]) else { return nil }
+      /// The `:`-separated numbers of a field, into `numbers`; false when one is not a number.
+      func parse(_ field: ArraySlice<UInt8>) -> Bool {
+        numbers.removeAll(keepingCapacity: true)
+        var start = field.startIndex
+        for index in field.indices where field[index] == UInt8(ascii: ":") {
+          guard let value = number(field[start..<index]) else { return false }
+          numbers.append(value)
+          start = index + 1
+        }
+        guard let last = number(field[start...]) else { return field.isEmpty }
+        numbers.append(last)
+        return true
       }
       func text(_ field: ArraySlice<UInt8>) -> Text? {
-        let parts = numbers(field)
-        return parts.count == 2 ? .kept(offset: parts[0], length: Int(parts[1])) : nil
+        parse(field) && numbers.count == 2 ? .kept(offset: numbers[0], length: Int(numbers[1])) : nil
       }
-      let parts = numbers(fields[9])
       let stamp =
-        parts.count == 5
+        parse(line[fields[9]]) && numbers.count == 5
         ? Stamp(
           file: FileStamp(
-            size: Int(parts[0]), mtimeNanoseconds: parts[1], ctimeNanoseconds: parts[2],
-            inode: UInt64(bitPattern: parts[3])), recorded: parts[4]) : nil
+            size: Int(numbers[0]), mtimeNanoseconds: numbers[1], ctimeNanoseconds: numbers[2],
+            inode: UInt64(bitPattern: numbers[3])), recorded: numbers[4]) : nil
       func optional(_ field: ArraySlice<UInt8>) -> String? { field.isEmpty ? nil : unescaped(field) }
       return Record(
-        kind: kind, id: unescaped(fields[0]), status: status, lastSynced: optional(fields[2]), text: text(fields[7]),
-        sha256: optional(fields[3]), revision: number(fields[4]), theirs: text(fields[8]), problem: optional(fields[6]),
-        remoteRevision: number(fields[5]), stamp: stamp)
+        kind: kind, id: unescaped(line[fields[0]]), status: status, lastSynced: optional(line[fields[2]]),
+        text: text(line[fields[7]]), sha256: optional(line[fields[3]]), revision: number(line[fields[4]]),
+        theirs: text(line[fields[8]]), problem: optional(line[fields[6]]), remoteRevision: number(line[fields[5]]),
+        stamp: stamp)
+    }
+
+    /// The status a field names, without making a string of it.
+    static func status(_ field: ArraySlice<UInt8>) -> Status? {
+      Status.allCases.first { $0.rawValue.utf8.elementsEqual(field) }
     }
 
     /// A decimal integer (an inode is written as its signed bit pattern), nil when it is not one.
