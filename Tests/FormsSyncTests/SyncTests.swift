@@ -128,6 +128,34 @@ struct SyncTests {
     }
   }
 
+  /// Two copies of a store (a clone: the same descriptors, its own files and sync records) meet
+  /// through one database: each one's changes reach the other, a document changed in both merges,
+  /// and both end with the same files and nothing left to do.
+  @Test func twoClonesSyncThroughOneDatabase() throws {
+    try withServer { server, dir in
+      let a = try store(dir + "/a")
+      try writeFile(
+        "formsctl: 1\nencryption:\n  recipients: [\(Self.alice.recipient)]\n", to: dir + "/b/formsctl.yaml")
+      try writeFile(Self.descriptor, to: dir + "/b/schemas/claim/1.0.0.yaml")
+      let b = try opened(dir + "/b")
+      _ = try sync(a, server).initialize()
+      #expect(try sync(a, server).run().map(\.action) == ["pushed", "pushed", "pushed"])
+      #expect(try sync(b, server).run().map(\.action) == ["pulled", "pulled", "pulled"])
+      for id in ["c1", "c2", "c3"] { #expect(try file(dir + "/a", id) == (try file(dir + "/b", id))) }
+      try a.update(kind: "claim", id: "c1", assignments: [try Assignment("note=from a")])
+      try b.update(kind: "claim", id: "c1", assignments: [try Assignment("amount=99.00")])
+      try b.update(kind: "claim", id: "c2", assignments: [try Assignment("note=from b")])
+      #expect(try sync(a, server).run().map(\.action) == ["pushed"])
+      #expect(try sync(b, server).run().map(\.action) == ["merged", "pushed"])
+      #expect(try sync(a, server).run().map(\.action) == ["pulled", "pulled"])
+      for id in ["c1", "c2", "c3"] { #expect(try file(dir + "/a", id) == (try file(dir + "/b", id)), "\(id)") }
+      #expect(
+        try file(dir + "/a", "c1").contains("\"note\": \"from a\"") && (try file(dir + "/a", "c1")).contains("99.00"))
+      #expect(try sync(a, server).run() == [])
+      #expect(try sync(b, server).run() == [])
+    }
+  }
+
   /// A migration here is pushed like any change; a row a writer on the database still writes at
   /// the old version is migrated on its way in (alone, and as the other side of a merge), and
   /// its row gets the migrated document.

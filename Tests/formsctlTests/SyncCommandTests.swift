@@ -125,6 +125,37 @@ struct SyncCommandTests {
     }
   }
 
+  /// A writer on the database while a sync runs, between the sync's push of a row and its
+  /// record of it: the sync neither overwrites nor loses the change, and the next sync pulls it.
+  @Test(
+    PostgresServer.enabled)
+  func aWriterOnTheDatabaseDuringASyncIsNeitherOverwrittenNorLost() throws {
+    let server = try PostgresServer()
+    defer { server.stop() }
+    try withTemporaryDirectory { (dir: String) throws -> Void in
+      let store = dir + "/store"
+      let env = ["FORMSCTL_DATABASE_URL": server.url, "FORMSCTL_IDENTITY": ""]
+      func run(_ args: [String]) throws -> RunResult { try Formsctl.run(args, in: store, environment: env) }
+      #expect(try Formsctl.run(["init", store], in: dir).status == 0)
+      #expect(
+        try run(["new", "acquisition", "--set", "id=ACQ-2026-001", "--set", "title=Chairs", "--set", "agency=GSA"])
+          .status == 0)
+      #expect(try run(["sync", "init"]).status == 0)
+      let (first, errors) = try startPaused(["sync"], at: "sync-pushed", seconds: 2, in: store, environment: env)
+      try server.psql(
+        "UPDATE formsctl.acquisition SET document = jsonb_set(document, '{title}', '\"Desks\"'), updated_by = 'sql'")
+      first.waitUntilExit()
+      let said = String(decoding: errors.readDataToEndOfFile(), as: UTF8.self)
+      #expect(first.terminationStatus == 0, "\(said)")
+      #expect(try server.psql("SELECT document->>'title' FROM formsctl.acquisition") == "Desks\n")
+      let next = try run(["sync", "--format", "json"])
+      #expect(next.status == 0 && next.stdout.contains(#""action": "pulled""#), "\(next.transcript)")
+      #expect(try readFile(store + "/data/acquisitions/ACQ-2026-001.json").contains(#""title": "Desks""#))
+      let idle = try run(["sync", "--format", "json"])
+      #expect(idle.status == 0 && idle.stdout == "[]\n", "\(idle.transcript)")
+    }
+  }
+
   @Test(
     PostgresServer.enabled)
   func aConflictExitsOneAndResolveSettlesIt() throws {
