@@ -21,11 +21,13 @@ struct SyncCommandTests {
     }
   }
 
-  /// kill -9 while a push has written a row but not its record, and while a pull has written a
-  /// document but not its record: the next sync converges, and the one after changes nothing.
-  @Test(
-    PostgresServer.enabled)
-  func killedDuringPushOrPullTheNextSyncConverges() throws {
+  /// A store made by `formsctl init` with the acquisitions `titles` (id, title), and `sync init`
+  /// run against a server of its own; `body` gets the server, the store, the environment that
+  /// names the database, and a runner of formsctl in the store with it.
+  func withSyncedStore(
+    _ titles: [(id: String, title: String)],
+    _ body: (PostgresServer, String, [String: String], ([String]) throws -> RunResult) throws -> Void
+  ) throws {
     let server = try PostgresServer()
     defer { server.stop() }
     try withTemporaryDirectory { (dir: String) throws -> Void in
@@ -33,12 +35,24 @@ struct SyncCommandTests {
       let env = ["FORMSCTL_DATABASE_URL": server.url, "FORMSCTL_IDENTITY": ""]
       func run(_ args: [String]) throws -> RunResult { try Formsctl.run(args, in: store, environment: env) }
       #expect(try Formsctl.run(["init", store], in: dir).status == 0)
-      for (id, title) in [("ACQ-2026-001", "Chairs"), ("ACQ-2026-002", "Desks"), ("ACQ-2026-003", "Lamps")] {
-        #expect(
-          try run(["new", "acquisition", "--set", "id=\(id)", "--set", "title=\(title)", "--set", "agency=GSA"])
-            .status == 0)
+      for (id, title) in titles {
+        let made = try run([
+          "new", "acquisition", "--set", "id=\(id)", "--set", "title=\(title)", "--set", "agency=GSA",
+        ])
+        #expect(made.status == 0, "\(made.transcript)")
       }
       #expect(try run(["sync", "init"]).status == 0)
+      try body(server, store, env, run)
+    }
+  }
+
+  /// kill -9 while a push has written a row but not its record, and while a pull has written a
+  /// document but not its record: the next sync converges, and the one after changes nothing.
+  @Test(
+    PostgresServer.enabled)
+  func killedDuringPushOrPullTheNextSyncConverges() throws {
+    try withSyncedStore([("ACQ-2026-001", "Chairs"), ("ACQ-2026-002", "Desks"), ("ACQ-2026-003", "Lamps")]) {
+      server, store, env, run in
       /// Every row's content equals its file's, and a further sync has nothing to do.
       func converged(_ context: String) throws {
         let second = try run(["sync", "--format", "json"])
@@ -84,19 +98,7 @@ struct SyncCommandTests {
   @Test(
     PostgresServer.enabled)
   func aSecondSyncWaitsAndALostConnectionIsTryAgain() throws {
-    let server = try PostgresServer()
-    defer { server.stop() }
-    try withTemporaryDirectory { (dir: String) throws -> Void in
-      let store = dir + "/store"
-      let env = ["FORMSCTL_DATABASE_URL": server.url, "FORMSCTL_IDENTITY": ""]
-      func run(_ args: [String]) throws -> RunResult { try Formsctl.run(args, in: store, environment: env) }
-      #expect(try Formsctl.run(["init", store], in: dir).status == 0)
-      for id in ["ACQ-2026-001", "ACQ-2026-002"] {
-        #expect(
-          try run(["new", "acquisition", "--set", "id=\(id)", "--set", "title=Chairs", "--set", "agency=GSA"]).status
-            == 0)
-      }
-      #expect(try run(["sync", "init"]).status == 0)
+    try withSyncedStore([("ACQ-2026-001", "Chairs"), ("ACQ-2026-002", "Chairs")]) { server, store, env, run in
       let (first, errors) = try startPaused(
         ["sync"], at: "sync-pushed", seconds: 3, in: store, environment: env)
       let second = try run(["sync", "--wait", "0"])
@@ -130,17 +132,7 @@ struct SyncCommandTests {
   @Test(
     PostgresServer.enabled)
   func aWriterOnTheDatabaseDuringASyncIsNeitherOverwrittenNorLost() throws {
-    let server = try PostgresServer()
-    defer { server.stop() }
-    try withTemporaryDirectory { (dir: String) throws -> Void in
-      let store = dir + "/store"
-      let env = ["FORMSCTL_DATABASE_URL": server.url, "FORMSCTL_IDENTITY": ""]
-      func run(_ args: [String]) throws -> RunResult { try Formsctl.run(args, in: store, environment: env) }
-      #expect(try Formsctl.run(["init", store], in: dir).status == 0)
-      #expect(
-        try run(["new", "acquisition", "--set", "id=ACQ-2026-001", "--set", "title=Chairs", "--set", "agency=GSA"])
-          .status == 0)
-      #expect(try run(["sync", "init"]).status == 0)
+    try withSyncedStore([("ACQ-2026-001", "Chairs")]) { server, store, env, run in
       let (first, errors) = try startPaused(["sync"], at: "sync-pushed", seconds: 2, in: store, environment: env)
       try server.psql(
         "UPDATE formsctl.acquisition SET document = jsonb_set(document, '{title}', '\"Desks\"'), updated_by = 'sql'")
@@ -159,17 +151,7 @@ struct SyncCommandTests {
   @Test(
     PostgresServer.enabled)
   func aConflictExitsOneAndResolveSettlesIt() throws {
-    let server = try PostgresServer()
-    defer { server.stop() }
-    try withTemporaryDirectory { (dir: String) throws -> Void in
-      let store = dir + "/store"
-      let env = ["FORMSCTL_DATABASE_URL": server.url, "FORMSCTL_IDENTITY": ""]
-      func run(_ args: [String]) throws -> RunResult { try Formsctl.run(args, in: store, environment: env) }
-      #expect(try Formsctl.run(["init", store], in: dir).status == 0)
-      #expect(
-        try run(["new", "acquisition", "--set", "id=ACQ-2026-001", "--set", "title=Chairs", "--set", "agency=GSA"])
-          .status == 0)
-      #expect(try run(["sync", "init"]).status == 0)
+    try withSyncedStore([("ACQ-2026-001", "Chairs")]) { server, store, env, run in
       #expect(try run(["sync"]).status == 0)
       try server.psql(
         "UPDATE formsctl.acquisition SET document = jsonb_set(document, '{title}', '\"Desks\"')")
