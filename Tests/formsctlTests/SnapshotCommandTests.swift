@@ -55,7 +55,8 @@ struct SnapshotCommandTests {
     try withTemporaryDirectory { dir in
       var env = try makeStore(dir)
       let store = dir + "/store"
-      #expect(try Formsctl.run(["snapshot", "create", "--label", "one"], in: store, environment: env).status == 0)
+      let quiet = try Formsctl.run(["snapshot", "create", "--label", "one", "-q"], in: store, environment: env)
+      #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty, "\(quiet.transcript)")
       try FileManager.default.createDirectory(atPath: dir + "/backup", withIntermediateDirectories: true)
       let pushed = try Formsctl.run(["snapshot", "push", "../backup"], in: store, environment: env)
       #expect(

@@ -11,6 +11,7 @@ extension Formsctl.Snapshot {
         Examples:
           formsctl snapshot create
           formsctl snapshot create -m "before the quarterly cleanup" --label q4
+          formsctl snapshot create --quiet --label nightly
         """)
     @OptionGroup var options: StoreOptions
     @Option(name: .shortAndLong, help: "Why, in words (kept in the manifest).") var message: String?
@@ -19,7 +20,7 @@ extension Formsctl.Snapshot {
     func run() throws {
       let (_, snapshots) = try Formsctl.Snapshot.open(options)
       let (manifest, pruned) = try snapshots.createManual(message: message, label: label, wait: options.wait)
-      printOut("created snapshot \(manifest.name) (\(manifest.files.count) files)")
+      if !options.quiet { printOut("created snapshot \(manifest.name) (\(manifest.files.count) files)") }
       Formsctl.Snapshot.showPruned(pruned)
     }
   }
