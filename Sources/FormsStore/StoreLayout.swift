@@ -36,7 +36,7 @@ public struct StoreLayout: Sendable, Equatable {
   /// `.formsctl/sync/`: per database, the sync records.
   var syncDirectory: String { (state / "sync").string }
   /// `.formsctl/sync/lock`: one sync at a time.
-  var syncLockPath: String { (state / "sync" / "lock").string }
+  var syncLockPath: String { (FilePath(syncDirectory) / "lock").string }
   /// `.formsctl/edit/`: texts `edit` keeps when a save is refused.
   var editDirectory: String { (state / "edit").string }
 

@@ -19,7 +19,9 @@ extension Sync {
       try save { () throws(StoreError) in try table.forget(id) }
       return nil
     case .push, .pull:
-      return nil  // carried out in bulk before the rest (`push`, `pull`)
+      // Carried out in bulk before the rest (`push`, `pull`), each with its report line: one
+      // here would be a document silently left unsynced.
+      throw SyncError.store(.internalError("sync \(kind) \(id): a \(plan) reached the per-document step"))
     case .adopt:
       guard let bytes, let row = try await fetch(kind, id, database) else { return nil }
       if record?.status == .remoteChanged, record?.remoteRevision == row.revision {

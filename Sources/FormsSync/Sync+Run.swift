@@ -16,7 +16,7 @@ extension Sync {
     /// Whether carrying it out needs the file's bytes.
     var readsFile: Bool {
       switch self {
-      case .push, .merge, .adopt: true
+      case .merge, .adopt: true
       default: false
       }
     }
@@ -154,7 +154,7 @@ extension Sync {
     while !chunk.isEmpty {
       let outgoing = chunk.map(\.outgoing)
       let writing = Task(executorPreference: database.executor) { () async throws(SyncError) in
-        try await write(kind, outgoing, database)
+        try await writeRows(kind, outgoing, database)
       }
       await Task.yield()  // the statement is sent before the next files are read
       start += 500
@@ -221,7 +221,7 @@ extension Sync {
         DebugPause.at("sync-pulled")
         // The write path may have added to them (defaults, stamps, canonical form): the rows get
         // that too, in one statement.
-        let exact = try await write(
+        let exact = try await writeRows(
           kind,
           group.compactMap { id, row in
             guard case .success(let bytes)? = written[id], row.text != String(decoding: bytes, as: UTF8.self) else {

@@ -233,13 +233,15 @@ public struct Sync: Sendable {
   func push(_ kind: String, _ id: String, _ bytes: [UInt8], revision: Int64?, _ database: Database)
     async throws(SyncError) -> Int64?
   {
-    try await write(kind, [Outgoing(id: id, bytes: bytes, revision: revision)], database)[id]
+    try await writeRows(kind, [Outgoing(id: id, bytes: bytes, revision: revision)], database)[id]
   }
 
   /// Writes `documents` to their rows, the new ones inserted and the others updated while the
   /// row still has the revision given, a statement each; the new revision of each written, by id
   /// (an id missing from it: another writer inserted, changed or deleted that row first).
-  func write(_ kind: String, _ documents: [Outgoing], _ database: Database) async throws(SyncError) -> [String: Int64] {
+  func writeRows(_ kind: String, _ documents: [Outgoing], _ database: Database) async throws(SyncError) -> [String:
+    Int64]
+  {
     let table = SyncSQL.qualified(schema, SyncSQL.table(kind))
     let user = author
     var revisions: [String: Int64] = [:]
