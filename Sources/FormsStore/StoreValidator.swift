@@ -104,28 +104,51 @@ public struct StoreValidator: Sendable {
 
   /// Validates `files`, in parallel, a batch at a time.
   public func validate(_ files: [String], progress: ProgressHandler? = nil) throws(StoreError) -> Report {
+    try validate(many: files.count > 256, total: files.count, progress: progress) { body throws(StoreError) in
+      for start in stride(from: 0, to: files.count, by: Self.batchSize) {
+        try body(Array(files[start..<min(start + Self.batchSize, files.count)]))
+      }
+    }
+  }
+
+  /// Validates every document file of the store (as `allFiles()` names them), walking one
+  /// directory at a time: the store's paths are never held at once, so memory stays flat
+  /// however many documents there are. Diagnostics come in the walk's order (each directory's
+  /// names sorted, a subdirectory where its name falls).
+  public func validateStore(progress: ProgressHandler? = nil) throws(StoreError) -> Report {
+    // The total is counted first only for someone watching the progress (one more listing).
+    let total = try progress == nil ? 0 : FileIO.countFiles(under: layout.dataDirectory, suffix: ".json")
+    return try validate(many: true, total: total, progress: progress) { body throws(StoreError) in
+      try FileIO.walkBatches(layout.dataDirectory, suffix: ".json", size: Self.batchSize, body)
+    }
+  }
+
+  /// Validates the batches `batches` gives, each in parallel; `many`: list the ids relations
+  /// point at and open the data directory once (instead of a stat per reference).
+  private func validate(
+    many: Bool, total: Int, progress: ProgressHandler?,
+    _ batches: (([String]) throws(StoreError) -> Void) throws(StoreError) -> Void
+  ) throws(StoreError) -> Report {
     var prepared = self
-    if files.count > 256 {
+    if many {
       prepared.ids = try listIDs()
       prepared.data = FileIO.Directory(layout.dataDirectory)
     }
     let this = prepared
-    let counter = ProgressCounter("checking", total: files.count, progress)
-    var diagnostics: [Diagnostic] = []
+    let counter = ProgressCounter("checking", total: total, progress)
+    var report = Report(diagnostics: [], documents: 0, kinds: 0, invalid: 0, unreadable: 0)
     var kinds = Set<String>()
-    var invalid = 0
-    var unreadable = 0
-    for start in stride(from: 0, to: files.count, by: Self.batchSize) {
-      let batch = files[start..<min(start + Self.batchSize, files.count)]
-      for outcome in parallelMap(Array(batch), chunkSize: 32, progress: counter, { this.check($0) }) {
-        diagnostics += outcome.diagnostics
+    try batches { batch throws(StoreError) in
+      report.documents += batch.count
+      for outcome in parallelMap(batch, chunkSize: 32, progress: counter, { this.check($0) }) {
+        report.diagnostics += outcome.diagnostics
         if let kind = outcome.kind { kinds.insert(kind) }
-        if !outcome.diagnostics.isEmpty { invalid += 1 }
-        if outcome.unreadable { unreadable += 1 }
+        if !outcome.diagnostics.isEmpty { report.invalid += 1 }
+        if outcome.unreadable { report.unreadable += 1 }
       }
     }
-    return Report(
-      diagnostics: diagnostics, documents: files.count, kinds: kinds.count, invalid: invalid, unreadable: unreadable)
+    report.kinds = kinds.count
+    return report
   }
 
   struct Outcome {

@@ -95,33 +95,36 @@ public enum JSONWriter {
 
   /// Appends `string` quoted and escaped as the canonical form writes it.
   public static func writeString(_ string: String, into out: inout [UInt8]) {
-    out.append(UInt8(ascii: "\""))
     var string = string
-    string.withUTF8 { bytes in
-      var runStart = 0
-      for k in 0..<bytes.count {
-        let byte = bytes[k]
-        // Control characters, and DEL as jq writes it (`\u007f`).
-        guard byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F else { continue }
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<k]))
-        runStart = k + 1
-        out.append(0x5C)
-        switch byte {
-        case 0x22: out.append(0x22)
-        case 0x5C: out.append(0x5C)
-        case 0x08: out.append(UInt8(ascii: "b"))
-        case 0x0C: out.append(UInt8(ascii: "f"))
-        case 0x0A: out.append(UInt8(ascii: "n"))
-        case 0x0D: out.append(UInt8(ascii: "r"))
-        case 0x09: out.append(UInt8(ascii: "t"))
-        default:
-          out.append(contentsOf: "u00".utf8)
-          out.append(hexDigits[Int(byte >> 4)])
-          out.append(hexDigits[Int(byte & 0xF)])
-        }
+    string.withUTF8 { writeString(utf8: $0, into: &out) }
+  }
+
+  /// `writeString` of text given as its UTF-8 bytes (valid UTF-8).
+  public static func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+    out.append(UInt8(ascii: "\""))
+    var runStart = 0
+    for k in 0..<bytes.count {
+      let byte = bytes[k]
+      // Control characters, and DEL as jq writes it (`\u007f`).
+      guard byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F else { continue }
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<k]))
+      runStart = k + 1
+      out.append(0x5C)
+      switch byte {
+      case 0x22: out.append(0x22)
+      case 0x5C: out.append(0x5C)
+      case 0x08: out.append(UInt8(ascii: "b"))
+      case 0x0C: out.append(UInt8(ascii: "f"))
+      case 0x0A: out.append(UInt8(ascii: "n"))
+      case 0x0D: out.append(UInt8(ascii: "r"))
+      case 0x09: out.append(UInt8(ascii: "t"))
+      default:
+        out.append(contentsOf: "u00".utf8)
+        out.append(hexDigits[Int(byte >> 4)])
+        out.append(hexDigits[Int(byte & 0xF)])
       }
-      out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
     }
+    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
     out.append(UInt8(ascii: "\""))
   }
 }

@@ -213,6 +213,64 @@ package enum FileIO {
     }
   }
 
+  /// What `walk` finds (files and irregular names together), given to `body` up to `size` paths
+  /// at a time in the order a walk of sorted directories meets them (each directory's names by
+  /// their bytes, a subdirectory where its name falls): only one directory's names are held.
+  package static func walkBatches(
+    _ directory: String, suffix: String, size: Int, _ body: ([String]) throws(StoreError) -> Void
+  ) throws(StoreError) {
+    var batch: [String] = []
+    try walkSorted(directory, suffix: suffix) { path throws(StoreError) in
+      batch.append(path)
+      if batch.count >= size {
+        try body(batch)
+        batch.removeAll(keepingCapacity: true)
+      }
+    }
+    if !batch.isEmpty { try body(batch) }
+  }
+
+  /// How many paths `walkBatches` gives.
+  package static func countFiles(under directory: String, suffix: String) throws(StoreError) -> Int {
+    var count = 0
+    try walkSorted(directory, suffix: suffix) { _ in count += 1 }
+    return count
+  }
+
+  private static func walkSorted(
+    _ directory: String, suffix: String, _ visit: (String) throws(StoreError) -> Void
+  ) throws(StoreError) {
+    let listed = try entries(of: directory).filter { !$0.name.hasPrefix(".") }.sorted { walkOrder($0.name, $1.name) }
+    for (name, kind) in listed {
+      let path = directory == "." ? name : (FilePath(directory) / name).string
+      switch kind {
+      case .directory where !suffix.isEmpty && name.hasSuffix(suffix): try visit(path)
+      case .directory: try walkSorted(path, suffix: suffix, visit)
+      case .file: if name.hasSuffix(suffix) { try visit(path) }
+      case .symlink where isDirectory(path): try visit(path)
+      default: if name.hasSuffix(suffix) { try visit(path) }
+      }
+    }
+  }
+
+  /// The order of paths a walk of sorted directories meets: component by component, each
+  /// compared by its bytes (so `a/b` comes before `a-c`).
+  package static func walkOrder(_ a: String, _ b: String) -> Bool {
+    var a = a
+    var b = b
+    return a.withUTF8 { a in b.withUTF8 { b in walkOrder(a, b) } }
+  }
+
+  package static func walkOrder(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    let common = min(a.count, b.count)
+    var k = 0
+    while k < common && a[k] == b[k] { k += 1 }
+    guard k < common else { return a.count < b.count }
+    // A component that ends first comes first: `/` sorts before every other byte.
+    let slash = UInt8(ascii: "/")
+    return (a[k] == slash ? 0 : Int(a[k]) + 1) < (b[k] == slash ? 0 : Int(b[k]) + 1)
+  }
+
   /// The names in a directory (without `.` and `..`) and what each is, with one `readdir` pass.
   /// A directory that does not exist has none; one that cannot be read is an error naming it,
   /// never "nothing there" (DESIGN §8). `directory` is not followed when it is a symbolic link
@@ -332,7 +390,9 @@ package enum FileIO {
   /// Makes `paths` (files and directories) durable. With `root`, where Linux offers `syncfs`, one
   /// call for the whole file system holding it (cheaper than many fsyncs, and `paths` is never
   /// computed); otherwise each path is fsynced (`Platform.fsync`: F_FULLFSYNC on Darwin).
-  static func sync(_ paths: @autoclosure () -> [String], orFileSystemOf root: String? = nil) throws(StoreError) {
+  static func sync(_ paths: @autoclosure () throws(StoreError) -> [String], orFileSystemOf root: String? = nil)
+    throws(StoreError)
+  {
     if let root, let syncfs = Platform.syncfs {
       let fd = POSIX.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
       guard fd >= 0 else { throw StoreError.io(root, operation: "open", errno: Errno(errno)) }
@@ -342,7 +402,7 @@ package enum FileIO {
       }
       return
     }
-    for path in paths() {
+    for path in try paths() {
       let fd = POSIX.open(path, O_RDONLY | O_CLOEXEC)
       guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
       defer { close(fd) }

@@ -66,13 +66,23 @@ public struct SnapshotManifest: Sendable, Equatable {
 
   /// Every member but `files`.
   private var head: JSONObject {
+    Self.head(
+      name: name, time: time, reason: reason, message: message, label: label, version: formsctlVersion,
+      covers: covers, counts: counts)
+  }
+
+  /// Every member but `files`, from its parts (a snapshot being streamed has no `files` to count).
+  static func head(
+    name: String, time: String, reason: String, message: String?, label: String?,
+    version: String = FormsStore.formsctlVersion, covers: [String]? = nil, counts: [String: [String: Int]]
+  ) -> JSONObject {
     var object = JSONObject()
     object["name"] = .string(name)
     object["time"] = .string(time)
     object["reason"] = .string(reason)
     object["message"] = message.map(JSONValue.string) ?? .null
     object["label"] = label.map(JSONValue.string) ?? .null
-    object["formsctl_version"] = .string(formsctlVersion)
+    object["formsctl_version"] = .string(version)
     if let covers { object["covers"] = .array(covers.map(JSONValue.string)) }
     object["counts"] = .object(
       JSONObject(
@@ -88,45 +98,84 @@ public struct SnapshotManifest: Sendable, Equatable {
   /// The canonical bytes of `json`, written straight from the entries (a manifest of a large
   /// store has a hundred thousand of them).
   func serialized() -> [UInt8] {
-    var out: [UInt8] = []
-    out.reserveCapacity(1024 + files.count * 160)
-    out.append(UInt8(ascii: "{"))
-    var first = true
-    func key(_ name: String) {
-      out += (first ? "\n  " : ",\n  ").utf8
-      first = false
-      JSONWriter.writeString(name, into: &out)
-      out += ": ".utf8
-    }
-    var members = head.members
-    let filesAt = members.firstIndex { codePointLess("files", $0.key) } ?? members.count
-    members.insert(JSONObject.Member(key: "files", value: .null), at: filesAt)
-    for member in members {
-      key(member.key)
-      guard member.key == "files" else {
-        JSONWriter.writeValue(member.value, indent: 2, into: &out)
-        continue
-      }
-      guard !files.isEmpty else {
-        out += "[]".utf8
-        continue
-      }
-      out.append(UInt8(ascii: "["))
-      for (k, entry) in files.enumerated() {
-        out += (k == 0 ? "\n    {\n      \"path\": " : ",\n    {\n      \"path\": ").utf8
-        JSONWriter.writeString(entry.path, into: &out)
-        if let schema = entry.schema {
-          out += ",\n      \"schema\": ".utf8
-          JSONWriter.writeString(schema, into: &out)
+    let (before, after) = Self.frame(head)
+    var out = before
+    out.reserveCapacity(before.count + after.count + files.count * 160 + 8)
+    out += Self.openFiles(empty: files.isEmpty)
+    for (k, entry) in files.enumerated() {
+      var (path, sha, schema) = (entry.path, entry.sha256, entry.schema ?? "")
+      path.withUTF8 { path in
+        sha.withUTF8 { sha in
+          schema.withUTF8 { schema in
+            Self.appendEntry(
+              path: path, schema: entry.schema == nil ? nil : schema, sha: sha, size: entry.size, first: k == 0,
+              into: &out)
+          }
         }
-        out += ",\n      \"sha256\": ".utf8
-        JSONWriter.writeString(entry.sha256, into: &out)
-        out += ",\n      \"size\": \(entry.size)\n    }".utf8
       }
-      out += "\n  ]".utf8
     }
-    out += "\n}\n".utf8
+    out += Self.closeFiles(empty: files.isEmpty)
+    out += after
     return out
+  }
+
+  /// The canonical bytes of a manifest with `head` before its entries (through `"files": `) and
+  /// after them (from the member that follows `files` to the end).
+  static func frame(_ head: JSONObject) -> (before: [UInt8], after: [UInt8]) {
+    var before: [UInt8] = [UInt8(ascii: "{")]
+    var after: [UInt8] = []
+    var wroteFiles = false
+    var first = true
+    for member in head.members {
+      if !wroteFiles && codePointLess("files", member.key) {
+        before += (first ? "\n  " : ",\n  ").utf8
+        JSONWriter.writeString("files", into: &before)
+        before += ": ".utf8
+        (wroteFiles, first) = (true, false)
+      }
+      let separator = first ? "\n  " : ",\n  "
+      first = false
+      if wroteFiles {
+        after += separator.utf8
+        JSONWriter.writeString(member.key, into: &after)
+        after += ": ".utf8
+        JSONWriter.writeValue(member.value, indent: 2, into: &after)
+      } else {
+        before += separator.utf8
+        JSONWriter.writeString(member.key, into: &before)
+        before += ": ".utf8
+        JSONWriter.writeValue(member.value, indent: 2, into: &before)
+      }
+    }
+    if !wroteFiles {
+      before += (first ? "\n  " : ",\n  ").utf8
+      JSONWriter.writeString("files", into: &before)
+      before += ": ".utf8
+    }
+    after += "\n}\n".utf8
+    return (before, after)
+  }
+
+  /// What opens and closes the `files` array (`[]` when it is empty).
+  static func openFiles(empty: Bool) -> [UInt8] { empty ? Array("[]".utf8) : [UInt8(ascii: "[")] }
+  static func closeFiles(empty: Bool) -> [UInt8] { empty ? [] : Array("\n  ]".utf8) }
+
+  /// One entry of the `files` array in its canonical form, from its fields' UTF-8 bytes.
+  static func appendEntry(
+    path: UnsafeBufferPointer<UInt8>, schema: UnsafeBufferPointer<UInt8>?, sha: UnsafeBufferPointer<UInt8>,
+    size: Int, first: Bool, into out: inout [UInt8]
+  ) {
+    out += (first ? "\n    {\n      \"path\": " : ",\n    {\n      \"path\": ").utf8
+    JSONWriter.writeString(utf8: path, into: &out)
+    if let schema {
+      out += ",\n      \"schema\": ".utf8
+      JSONWriter.writeString(utf8: schema, into: &out)
+    }
+    out += ",\n      \"sha256\": ".utf8
+    JSONWriter.writeString(utf8: sha, into: &out)
+    out += ",\n      \"size\": ".utf8
+    out += String(size).utf8
+    out += "\n    }".utf8
   }
 
   init(

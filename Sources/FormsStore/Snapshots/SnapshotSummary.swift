@@ -22,6 +22,15 @@ public struct SnapshotSummary: Sendable, Equatable {
     scope = manifest.scope
   }
 
+  init(time: String, reason: String, message: String?, label: String?, files: Int, scope: String) {
+    self.time = time
+    self.reason = reason
+    self.message = message
+    self.label = label
+    self.files = files
+    self.scope = scope
+  }
+
   /// The file's name inside a snapshot.
   static let fileName = "summary.json"
 

@@ -151,7 +151,7 @@ public struct Snapshots: Sendable {
   /// (waiting up to `wait` seconds for another writer), then the retention policy applied (see
   /// `autoPrune`); the snapshots it removed, newest first.
   public func createManual(message: String?, label: String?, wait: Double) throws(StoreError) -> (
-    manifest: SnapshotManifest, pruned: [String]
+    snapshot: Info, pruned: [String]
   ) {
     try layout.withWriteLock("snapshot create", wait: wait) { () throws(StoreError) in
       (try create(reason: "manual", message: message, label: label), try autoPrune())
@@ -166,7 +166,7 @@ public struct Snapshots: Sendable {
   /// takes one, at a cost in proportion to what it changes; restoring it brings those documents
   /// back to this state (absent ones are removed) and leaves every other file alone.
   public func create(reason: String, message: String? = nil, label: String? = nil, only documents: [String]? = nil)
-    throws(StoreError) -> SnapshotManifest
+    throws(StoreError) -> Info
   {
     if let label, !DocumentID.isValid(label) {
       throw StoreError.refused(.badLabel(label))
@@ -183,33 +183,37 @@ public struct Snapshots: Sendable {
     }
     let temporary = (FilePath(directory) / ".creating-\(name)-\(getpid())").string
     let newCache = (FilePath(directory) / ".hash-cache.\(getpid()).0.tmp").string
-    let manifest: SnapshotManifest
+    let manifestPath = (FilePath(temporary) / "manifest.json").string
+    let summary: SnapshotSummary
     do throws(StoreError) {
-      let bytes: [UInt8]
+      try FileIO.makeDirectories(temporary)
       if let documents {
         let covers = try Set(documents.map { path throws(StoreError) in try relativeDocumentPath(path) }).sorted()
-        manifest = SnapshotManifest(
+        let manifest = SnapshotManifest(
           name: name, time: time, reason: reason, message: message, label: label,
           files: try copy(covers.map { ($0, layout.livePath($0)) }, into: temporary), covers: covers)
-        bytes = manifest.serialized()
+        try Self.writePlainly(manifest.serialized(), to: manifestPath, mode: 0o444)
+        summary = SnapshotSummary(manifest)
       } else {
-        let made = try copyStore(
-          into: temporary, cacheNamed: name, at: Int64(date.timeIntervalSince1970 * 1_000_000_000)
-        ) {
-          SnapshotManifest(name: name, time: time, reason: reason, message: message, label: label, files: $0)
-        }
-        (manifest, bytes) = (made.manifest, made.bytes)
-        try Self.writePlainly(made.cache, to: newCache)
+        // The entries go to a hidden file as they are made; the manifest, whose counts come
+        // before them, is put together from it once every file is in.
+        let entries = (FilePath(temporary) / ".entries").string
+        let streamed = try streamStore(
+          into: temporary, entries: entries, cache: newCache, name: name,
+          at: Int64(date.timeIntervalSince1970 * 1_000_000_000))
+        let head = SnapshotManifest.head(
+          name: name, time: time, reason: reason, message: message, label: label, counts: streamed.counts)
+        try Self.writeManifest(head, entries: entries, empty: streamed.files == 0, to: manifestPath)
+        try FileIO.remove(entries)
+        summary = SnapshotSummary(
+          time: time, reason: reason, message: message, label: label, files: streamed.files, scope: "whole store")
       }
       // Written plainly: one syncfs makes the manifest, every copy and every link durable at once
       // (where there is no syncfs, each file and directory of the snapshot is fsynced).
-      try Self.writePlainly(bytes, to: (FilePath(temporary) / "manifest.json").string, mode: 0o444)
       try Self.writePlainly(
-        Array(JSONWriter.canonical(SnapshotSummary(manifest).json)),
-        to: (FilePath(temporary) / SnapshotSummary.fileName).string,
+        Array(JSONWriter.canonical(summary.json)), to: (FilePath(temporary) / SnapshotSummary.fileName).string,
         mode: 0o444)
-      let tree = try FileIO.tree(temporary)
-      try FileIO.sync(tree, orFileSystemOf: temporary)
+      try FileIO.sync(try FileIO.tree(temporary), orFileSystemOf: temporary)
       DebugPause.at("snapshot-before-rename")
       if POSIX.rename(temporary, (FilePath(directory) / name).string) != 0 {
         throw StoreError.io(temporary, operation: "rename", errno: Errno(errno))
@@ -230,7 +234,31 @@ public struct Snapshots: Sendable {
     // rebuilds it from the manifest, and its temporary is a leftover `recover` removes.
     if documents == nil, POSIX.rename(newCache, cachePath) != 0 { _ = POSIX.unlink(newCache) }
     try AtomicWriter.syncDirectory(directory)
-    return manifest
+    return info(name)
+  }
+
+  /// Writes a manifest with `head` whose entries are in the file `entries` (as `streamStore`
+  /// wrote them), copied a megabyte at a time.
+  static func writeManifest(_ head: JSONObject, entries: String, empty: Bool, to path: String) throws(StoreError) {
+    let (before, after) = SnapshotManifest.frame(head)
+    let out = try BufferedFile(creating: path, mode: 0o444)
+    out.append(before + SnapshotManifest.openFiles(empty: empty))
+    let fd = POSIX.open(entries, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw StoreError.io(entries, operation: "open", errno: Errno(errno)) }
+    defer { close(fd) }
+    var chunk = [UInt8](repeating: 0, count: 1 << 20)
+    while true {
+      let n = chunk.withUnsafeMutableBytes { POSIX.read(fd, $0.baseAddress, $0.count, path: entries) }
+      if n < 0 {
+        if errno == EINTR { continue }
+        throw StoreError.io(entries, operation: "read", errno: Errno(errno))
+      }
+      if n == 0 { break }
+      out.append(Array(chunk[0..<n]))
+      try out.flush()
+    }
+    out.append(SnapshotManifest.closeFiles(empty: empty) + after)
+    try out.close()
   }
 
   /// Creates `path` (it must not exist) holding `bytes`, without a sync of its own.
@@ -249,113 +277,11 @@ public struct Snapshots: Sendable {
     return path
   }
 
-  /// A whole-store snapshot being made: its manifest, the manifest's bytes, the new hash cache's bytes.
-  struct StoreCopy {
-    var manifest: SnapshotManifest
-    var bytes: [UInt8]
-    var cache: [UInt8]
-  }
-
-  /// The copies of a whole-store snapshot in `temporary`, its manifest (`describe` makes it from
-  /// the entries) and the hash cache that describes it. A file whose stamp matches the cache
-  /// costs one `linkat` to the previous snapshot's copy (no read, no hash, no sync of its own):
-  /// every core stats the files in chunks of 1,024, then links them in chunks (`parallelChunks`:
-  /// no state is shared but through its lock). The rest are read, hashed and copied (or linked
-  /// when their content turns out unchanged).
-  func copyStore(
-    into temporary: String, cacheNamed name: String, at now: Int64,
-    describe: ([SnapshotManifest.Entry]) -> SnapshotManifest
-  )
-    throws(StoreError) -> StoreCopy
-  {
-    let (listed, loaded) = concurrently(
-      { Result { () throws(StoreError) in try liveFiles() } }, { HashCache.load(cachePath) })
-    let files = try listed.get()
-    var cache = loaded
-    let basePath = (FilePath(directory) / cache.snapshot).string
-    if cache.snapshot.isEmpty || !FileIO.exists((FilePath(basePath) / "manifest.json").string) {
-      // No cache for a snapshot that is there: the newest whole snapshot's manifest says what
-      // each file held; every file is read and hashed, and linked where it is the same.
-      cache = HashCache()
-      if let base = try list().last(where: { $0.manifest.map { $0.covers == nil } ?? false }),
-        let manifest = base.manifest
-      {
-        cache.snapshot = base.name
-        for entry in manifest.files {
-          cache.entries[entry.path] = (FileStamp(size: -1, mtimeNanoseconds: 0, ctimeNanoseconds: 0, inode: 0), entry)
-        }
-      }
-    }
-    let base = cache.snapshot.isEmpty ? nil : (FilePath(directory) / cache.snapshot).string
-    for parent in Set(files.map { FilePath($0.relative).parent.string }) {
-      try FileIO.makeDirectories((FilePath(temporary) / parent).string)
-    }
-
-    // Each file's stat, and its entry when the cache vouches that it is unchanged (then it is a
-    // link to the base's copy); a chunk stats its files relative to their open directory.
-    let trusted = cache
-    let decided = parallelChunks(count: files.count, chunkSize: 1024) {
-      range -> [(stamp: FileStamp?, kept: SnapshotManifest.Entry?)] in
-      var directory: FileIO.Directory?
-      return range.map { index in
-        let live = files[index].live
-        if !(directory?.contains(live) ?? false) { directory = FileIO.Directory(FilePath(live).parent.string) }
-        let stamp = FileStamp(live, in: directory)
-        return (stamp, stamp.flatMap { trusted.unchanged(files[index].relative, stamp: $0) })
-      }
-    }
-    let stamps = decided.map(\.stamp)
-    let kept = decided.map(\.kept)
-    // The links, a chunk of one directory's files at a time; a link that fails is a copy instead.
-    let linking = ProgressCounter("linking", total: files.count, progress)
-    let unlinked = parallelChunks(count: files.count, chunkSize: 1024) { range -> [Bool] in
-      var linker = Linker()
-      defer {
-        linker.finish()
-        linking?.add(range.count)
-      }
-      return range.map { index in
-        guard let base, let entry = kept[index] else { return false }
-        return !linker.link(entry.path, from: base, to: temporary)
-      }
-    }
-    func finish(_ entries: [SnapshotManifest.Entry]) throws(StoreError) -> StoreCopy {
-      let manifest = describe(entries)
-      var rows: [(String, FileStamp, SnapshotManifest.Entry)] = []
-      rows.reserveCapacity(files.count)
-      for index in files.indices {
-        // A file gone since the walk was not snapshotted: the caller's write lock makes this a bug.
-        guard let stamp = stamps[index] else { throw StoreError.fileNotFound(files[index].live) }
-        rows.append((files[index].relative, stamp, entries[index]))
-      }
-      return StoreCopy(
-        manifest: manifest, bytes: manifest.serialized(), cache: HashCache.serialize(rows, snapshot: name, now: now))
-    }
-    // Every file unchanged and linked: the common case.
-    let allKept = kept.compactMap { $0 }
-    if !unlinked.contains(true), allKept.count == files.count { return try finish(allKept) }
-
-    var entries = Array(repeating: SnapshotManifest.Entry(path: "", size: 0, sha256: ""), count: files.count)
-    var toCopy: [Int] = []
-    for index in files.indices {
-      if let entry = kept[index], !unlinked[index] { entries[index] = entry } else { toCopy.append(index) }
-    }
-    let copied = try copy(toCopy.map { files[$0] }, into: temporary, previous: trusted, base: base)
-    guard copied.count == toCopy.count else {
-      throw StoreError.fileNotFound(toCopy.map { files[$0].live }.first { !FileIO.exists($0) } ?? temporary)
-    }
-    for (index, entry) in zip(toCopy, copied) { entries[index] = entry }
-    return try finish(entries)
-  }
-
-  /// Reads, hashes and copies `files` into `temporary` (a link to `base`'s copy when `previous`
-  /// says its content is the same); a file that does not exist is left out. Reading and hashing
-  /// run on every core, creating the copies from one thread, in batches.
-  func copy(
-    _ files: [(relative: String, live: String)], into temporary: String, previous: HashCache = HashCache(),
-    base: String? = nil
-  )
-    throws(StoreError) -> [SnapshotManifest.Entry]
+  /// Reads, hashes and copies `files` into `temporary` (a partial snapshot's documents); a file
+  /// that does not exist is left out. Reading and hashing run on every core, creating the copies
+  /// from one thread, in batches.
+  func copy(_ files: [(relative: String, live: String)], into temporary: String) throws(StoreError)
+    -> [SnapshotManifest.Entry]
   {
     for made in Set(files.map { (FilePath(temporary) / $0.relative).parent.string }) {
       try FileIO.makeDirectories(made)
@@ -377,62 +303,25 @@ public struct Snapshots: Sendable {
       }
       for (file, result) in zip(batch, read) {
         guard let (bytes, sha) = try result.get() else { continue }
+        try Self.writePlainly(bytes, to: (FilePath(temporary) / file.relative).string, mode: 0o444)
         entries.append(
-          try Self.store(
-            bytes, sha: sha, file: file, into: temporary, previous: previous.entries[file.relative]?.entry, base: base))
+          SnapshotManifest.Entry(
+            path: file.relative, size: bytes.count, sha256: sha, schema: Self.schema(of: bytes, at: file.relative)))
       }
     }
     return entries
+  }
+
+  /// A document's `_schema`, for a manifest's counts (nil for a file outside `data/`).
+  static func schema(of bytes: [UInt8], at relative: String) -> String? {
+    relative.hasPrefix("data/") ? (try? JSONParser().parse(bytes))?["_schema"]?.stringValue : nil
   }
 
   /// What the next snapshot will copy at most, for a check of free space before work that takes
   /// one: every live file when there is no snapshot yet (after that, unchanged files are links,
   /// and `create` checks exactly what it copies).
   func firstSnapshotCost() throws(StoreError) -> Int64 {
-    try list().isEmpty ? Storage.size(of: try liveFiles().map(\.live)) : 0
-  }
-
-  /// Puts one changed file into the snapshot being built: a link to the previous copy when its
-  /// content turns out unchanged after all, else a new read-only copy.
-  static func store(
-    _ bytes: [UInt8], sha: String, file: (relative: String, live: String), into temporary: String,
-    previous: SnapshotManifest.Entry?, base: String?
-  ) throws(StoreError) -> SnapshotManifest.Entry {
-    let target = (FilePath(temporary) / file.relative).string
-    // A link that fails (a full directory, a link limit) is a copy instead.
-    if let previous, let base, previous.sha256 == sha, POSIX.link((FilePath(base) / file.relative).string, target) == 0
-    {
-      return previous
-    }
-    try writePlainly(bytes, to: target, mode: 0o444)
-    let schema = file.relative.hasPrefix("data/") ? (try? JSONParser().parse(bytes))?["_schema"]?.stringValue : nil
-    return SnapshotManifest.Entry(path: file.relative, size: bytes.count, sha256: sha, schema: schema)
-  }
-
-  /// Hard links files of one snapshot into another with `linkat` on open directories, so each
-  /// link resolves one name rather than a whole path.
-  struct Linker {
-    var directory = ""
-    var from: Int32 = -1
-    var to: Int32 = -1
-
-    mutating func link(_ relative: String, from base: String, to temporary: String) -> Bool {
-      let parent = FilePath(relative).parent.string
-      if parent != directory {
-        finish()
-        directory = parent
-        from = POSIX.open((FilePath(base) / parent).string, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        to = POSIX.open((FilePath(temporary) / parent).string, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-      }
-      guard from >= 0, to >= 0 else { return false }
-      return POSIX.linkat(from, FilePath(relative).name, to, path: (FilePath(temporary) / relative).string) == 0
-    }
-
-    mutating func finish() {
-      if from >= 0 { close(from) }
-      if to >= 0 { close(to) }
-      (from, to) = (-1, -1)
-    }
+    try list().isEmpty ? try storeSize() : 0
   }
 
   /// Removes what an interrupted create or delete left (the caller holds the lock, so none is in progress);

@@ -91,7 +91,10 @@ extension Formsctl {
       var validator = StoreValidator(layout: layout, registry: registry, display: display)
       validator.keyring = try Keyring.load(layout, registry: registry, environment: ProcessInfo.processInfo.environment)
       SensitiveNote.shared.track(validator.keyring)
-      var files = try paths.isEmpty ? validator.allFiles() : try validator.files(named: paths, workingDirectory: cwd)
+      // The whole store, as it stands: walked a directory at a time, never listed whole.
+      let whole = paths.isEmpty && changedSince == nil && against == nil
+      var files =
+        try whole ? [] : paths.isEmpty ? validator.allFiles() : validator.files(named: paths, workingDirectory: cwd)
       var why = ""
       if let revision = changedSince ?? against {
         let git = try GitRepository(around: layout.root)
@@ -103,7 +106,9 @@ extension Formsctl {
           why = " (\(changed.count) changed since \(revision), \(referrers.count) referring to changed or deleted ones)"
         }
       }
-      var report = try validator.validate(files, progress: options.progress)
+      var report =
+        try whole
+        ? validator.validateStore(progress: options.progress) : validator.validate(files, progress: options.progress)
       if let revision = against {
         let git = try GitRepository(around: layout.root)
         report.diagnostics += try RevisionCheck.run(

@@ -19,8 +19,8 @@ extension Formsctl.Snapshot {
 
     func run() throws {
       let (_, snapshots) = try Formsctl.Snapshot.open(options)
-      let (manifest, pruned) = try snapshots.createManual(message: message, label: label, wait: options.wait)
-      if !options.quiet { printOut("created snapshot \(manifest.name) (\(manifest.files.count) files)") }
+      let (snapshot, pruned) = try snapshots.createManual(message: message, label: label, wait: options.wait)
+      if !options.quiet { printOut("created snapshot \(snapshot.name) (\(snapshot.summary?.files ?? 0) files)") }
       Formsctl.Snapshot.showPruned(pruned)
     }
   }

@@ -1,0 +1,504 @@
+import FormsCore
+import Foundation
+
+/// A whole-store snapshot, streamed: the store is walked one directory at a time, in the order
+/// the manifest lists it (`data/`, `formsctl.yaml`, `schemas/`; each directory's names sorted by
+/// their bytes, a subdirectory where its name falls), and the previous snapshot's hash cache is
+/// read alongside in the same order. Each block of files is stat'ed and linked on every core,
+/// what changed is read, hashed and copied, and the block's manifest entries and cache lines are
+/// appended to files, so memory holds one block and one directory's names, never the store.
+extension Snapshots {
+  /// What a streamed copy wrote besides the copies: how many files, and documents per kind and version.
+  struct Streamed {
+    var files = 0
+    var counts: [String: [String: Int]] = [:]
+  }
+
+  /// How many files a block holds: one lookup in the cache each, then stat'ed and linked in parallel.
+  static let blockSize = 4096
+
+  /// Copies the whole store into `temporary` (links for what the hash cache vouches for or whose
+  /// content turns out unchanged), writing the manifest's entries to `entriesPath` and the new
+  /// hash cache (naming `name`, written at `now`) to `cachePath`.
+  func streamStore(
+    into temporary: String, entries entriesPath: String, cache newCache: String, name: String, at now: Int64
+  )
+    throws(StoreError) -> Streamed
+  {
+    let previous = try previousEntries()
+    let base = previous.snapshot.isEmpty ? nil : (FilePath(directory) / previous.snapshot).string
+    if base == nil {
+      // The first snapshot copies every file: refuse up front when they cannot fit.
+      try Storage.require(try storeSize(), at: directory, for: "the first snapshot")
+    }
+    let entries = try BufferedFile(creating: entriesPath)
+    let cache = try BufferedFile(creating: newCache)
+    var streamed = Streamed()
+    var counter = SchemaCounter()
+    cache.append(Array("# v3 \(now) \(name)\n".utf8))
+    try forEachRun { live, relative, names throws(StoreError) in
+      let run = try RunCopy(live: live, relative: relative, temporary: temporary, base: base)
+      defer { run.close() }
+      let progress = ProgressCounter(
+        relative.isEmpty ? "snapshot" : "snapshot \(relative)", total: names.count, self.progress)
+      for start in stride(from: 0, to: names.count, by: Self.blockSize) {
+        let block = Array(names[start..<min(names.count, start + Self.blockSize)])
+        let found = block.map { previous.entry(for: run.prefix + Array($0.utf8)) }
+        let copied = try run.copy(block, previous: found, trustedBefore: previous.writtenAtNanoseconds - 2_000_000_000)
+        for (k, outcome) in copied.enumerated() {
+          let path = run.prefix + Array(block[k].utf8)
+          entries.append(outcome.manifestEntry(path: path, first: streamed.files == 0))
+          if let line = outcome.cacheLine(path: path) { cache.append(line) }
+          counter.add(outcome.schema)
+          streamed.files += 1
+        }
+        try entries.flushIfFull()
+        try cache.flushIfFull()
+        progress?.add(block.count)
+      }
+    }
+    try entries.close()
+    try cache.close()
+    streamed.counts = counter.counts
+    return streamed
+  }
+
+  /// The size of every file a whole-store snapshot holds.
+  func storeSize() throws(StoreError) -> Int64 {
+    var bytes: Int64 = 0
+    try forEachRun { live, _, names throws(StoreError) in
+      let opened = FileIO.Directory(live)
+      for name in names { bytes += Int64(FileStamp((FilePath(live) / name).string, in: opened)?.size ?? 0) }
+    }
+    return bytes
+  }
+
+  /// Calls `body` with each run of regular files of one directory, in the manifest's order:
+  /// (the live directory, the directory inside the snapshot, its names).
+  func forEachRun(_ body: (String, String, [String]) throws(StoreError) -> Void) throws(StoreError) {
+    try Self.walkRuns(layout.dataDirectory, as: "data", body)
+    let manifest = StoreLayout.manifestPath(root: layout.root)
+    try body(FilePath(manifest).parent.string, "", [StoreLayout.manifestName])
+    if layout.schemasInsideRoot { try Self.walkRuns(layout.schemasDirectory, as: "schemas", body) }
+  }
+
+  private static func walkRuns(
+    _ directory: String, as relative: String, _ body: (String, String, [String]) throws(StoreError) -> Void
+  ) throws(StoreError) {
+    let listed = try FileIO.entries(of: directory).filter { !$0.name.hasPrefix(".") }.sorted {
+      FileIO.walkOrder($0.name, $1.name)
+    }
+    var run: [String] = []
+    for (name, kind) in listed {
+      switch kind {
+      case .file: run.append(name)
+      case .directory:
+        if !run.isEmpty { try body(directory, relative, run) }
+        run = []
+        try walkRuns((FilePath(directory) / name).string, as: relative + "/" + name, body)
+      default: continue
+      }
+    }
+    if !run.isEmpty { try body(directory, relative, run) }
+  }
+
+  /// What the previous whole snapshot holds, in the walk's order: the hash cache, or when it is
+  /// missing or names a snapshot that is gone, the newest whole snapshot's manifest (its entries
+  /// never vouch for a file by its stamp: each is read and hashed, and linked where it is the same).
+  func previousEntries() throws(StoreError) -> CacheReader {
+    let cached = CacheReader(path: cachePath)
+    if !cached.snapshot.isEmpty, FileIO.exists((FilePath(directory) / cached.snapshot / "manifest.json").string) {
+      return cached
+    }
+    guard let base = try list().last(where: { $0.manifest.map { $0.covers == nil } ?? false }),
+      let manifest = base.manifest
+    else { return CacheReader(bytes: []) }
+    let unknown = FileStamp(size: 0, mtimeNanoseconds: 0, ctimeNanoseconds: 0, inode: 0)
+    let rows = manifest.files.sorted { FileIO.walkOrder($0.path, $1.path) }.map { ($0.path, unknown, $0) }
+    return CacheReader(bytes: HashCache.serialize(rows, snapshot: base.name, now: 0))
+  }
+}
+
+/// Documents per kind and version, counted from each entry's `_schema` bytes (runs of the same
+/// schema, the common case, cost a comparison each).
+struct SchemaCounter {
+  private var last: [UInt8] = []
+  private var run = 0
+  private var totals: [String: Int] = [:]
+
+  mutating func add(_ schema: [UInt8]?) {
+    guard let schema else { return }
+    if schema != last {
+      flush()
+      last = schema
+    }
+    run += 1
+  }
+
+  private mutating func flush() {
+    if run > 0 { totals[String(decoding: last, as: UTF8.self), default: 0] += run }
+    run = 0
+  }
+
+  var counts: [String: [String: Int]] {
+    var copy = self
+    copy.flush()
+    var counts: [String: [String: Int]] = [:]
+    for (schema, count) in copy.totals {
+      guard let at = schema.lastIndex(of: "@") else { continue }
+      counts[String(schema[..<at]), default: [:]][String(schema[schema.index(after: at)...]), default: 0] += count
+    }
+    return counts
+  }
+}
+
+/// One directory's run of files being copied into a snapshot: its live, snapshot and base
+/// directories open, so each file costs one name lookup.
+struct RunCopy {
+  let live: String
+  let target: String
+  let relative: String
+  /// The path inside the snapshot up to a name: `data/orders/`, or nothing at the top.
+  let prefix: [UInt8]
+  private let liveFD: Int32
+  private let targetFD: Int32
+  private let baseFD: Int32
+
+  /// What became of one file.
+  enum Outcome {
+    /// A link to the base's copy; the cache's line (its stamp is the file's) says the rest.
+    case linked(CacheLine)
+    /// Read and hashed: a link to the base's copy or a new copy.
+    case copied(stamp: FileStamp, sha: [UInt8], size: Int, schema: [UInt8]?)
+
+    var schema: [UInt8]? {
+      switch self {
+      case .linked(let line): line.schema
+      case .copied(_, _, _, let schema): schema
+      }
+    }
+
+    func manifestEntry(path: [UInt8], first: Bool) -> [UInt8] {
+      var out: [UInt8] = []
+      out.reserveCapacity(200)
+      path.withUnsafeBufferPointer { path in
+        switch self {
+        case .linked(let line):
+          line.bytes.withUnsafeBufferPointer { b in
+            SnapshotManifest.appendEntry(
+              path: path, schema: line.schemaRange.isEmpty ? nil : UnsafeBufferPointer(rebasing: b[line.schemaRange]),
+              sha: UnsafeBufferPointer(rebasing: b[0..<64]), size: line.stamp.size, first: first, into: &out)
+          }
+        case .copied(_, let sha, let size, let schema):
+          sha.withUnsafeBufferPointer { sha in
+            if let schema {
+              schema.withUnsafeBufferPointer {
+                SnapshotManifest.appendEntry(path: path, schema: $0, sha: sha, size: size, first: first, into: &out)
+              }
+            } else {
+              SnapshotManifest.appendEntry(path: path, schema: nil, sha: sha, size: size, first: first, into: &out)
+            }
+          }
+        }
+      }
+      return out
+    }
+
+    /// The hash cache's line for the file; nil for a name a line cannot hold (a tab or a line
+    /// break: such a file is simply hashed again next time).
+    func cacheLine(path: [UInt8]) -> [UInt8]? {
+      switch self {
+      case .linked(let line): return line.bytes + [0x0A]
+      case .copied(let stamp, let sha, _, let schema):
+        let unreadable: (UInt8) -> Bool = { $0 == 0x09 || $0 == 0x0A }
+        guard !path.contains(where: unreadable), !(schema?.contains(where: unreadable) ?? false) else { return nil }
+        var out = sha
+        for number in [
+          Int64(stamp.size), stamp.mtimeNanoseconds, stamp.ctimeNanoseconds, Int64(bitPattern: stamp.inode),
+        ] {
+          out.append(0x09)
+          out += String(number).utf8
+        }
+        out.append(0x09)
+        out += schema ?? []
+        out.append(0x09)
+        out += path
+        out.append(0x0A)
+        return out
+      }
+    }
+  }
+
+  init(live: String, relative: String, temporary: String, base: String?) throws(StoreError) {
+    self.live = live
+    self.relative = relative
+    self.target = relative.isEmpty ? temporary : (FilePath(temporary) / relative).string
+    prefix = relative.isEmpty ? [] : Array((relative + "/").utf8)
+    try FileIO.makeDirectories(target)
+    liveFD = POSIX.open(live, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard liveFD >= 0 else { throw StoreError.io(live, operation: "open", errno: Errno(errno)) }
+    targetFD = POSIX.open(target, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard targetFD >= 0 else {
+      let failure = errno
+      Foundation.close(liveFD)
+      throw StoreError.io(target, operation: "open", errno: Errno(failure))
+    }
+    // A base without this directory (new since then) gives no links: its files are copied.
+    baseFD =
+      base.map {
+        Foundation.open(relative.isEmpty ? $0 : (FilePath($0) / relative).string, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+      } ?? -1
+  }
+
+  func close() {
+    for fd in [liveFD, targetFD, baseFD] where fd >= 0 { Foundation.close(fd) }
+  }
+
+  /// Copies `names` (with the cache's line for each, when it has one): every core stats its
+  /// share and links what the cache vouches for (a stamp that matches, older than
+  /// `trustedBefore`); the rest are read and hashed on every core, then linked (same content as
+  /// the base's copy) or copied from this thread. A link that fails is a copy instead.
+  func copy(_ names: [String], previous: [CacheLine?], trustedBefore: Int64) throws(StoreError) -> [Outcome] {
+    enum Stat: Sendable {
+      case linked
+      case stamped(FileStamp)
+      case missing
+    }
+    let (liveFD, targetFD, baseFD, target) = (self.liveFD, self.targetFD, self.baseFD, self.target)
+    let stats = parallelChunks(count: names.count, chunkSize: 512) { range -> [Stat] in
+      range.map { k in
+        var info = stat()
+        guard fstatat(liveFD, names[k], &info, 0) == 0 else { return .missing }
+        let (mtime, ctime) = Platform.times(info)
+        let stamp = FileStamp(
+          size: Int(info.st_size), mtimeNanoseconds: mtime, ctimeNanoseconds: ctime, inode: UInt64(info.st_ino))
+        if let line = previous[k], line.stamp == stamp, max(mtime, ctime) < trustedBefore, baseFD >= 0,
+          POSIX.linkat(baseFD, names[k], targetFD, path: (FilePath(target) / names[k]).string) == 0
+        {
+          return .linked
+        }
+        return .stamped(stamp)
+      }
+    }
+    var changed: [(index: Int, stamp: FileStamp)] = []
+    for (k, stat) in stats.enumerated() {
+      switch stat {
+      case .linked: continue
+      // A file gone since the walk: the caller's write lock makes this a bug, not a race.
+      case .missing: throw StoreError.fileNotFound((FilePath(live) / names[k]).string)
+      case .stamped(let stamp): changed.append((k, stamp))
+      }
+    }
+    var outcomes = zip(stats, previous).map { stat, line -> Outcome? in
+      if case .linked = stat, let line { return .linked(line) }
+      return nil
+    }
+    guard !changed.isEmpty else { return try Self.every(outcomes) }
+    if baseFD >= 0 {
+      try Storage.require(
+        changed.reduce(Int64(0)) { $0 + Int64($1.stamp.size) }, at: FilePath(target).parent.string,
+        for: "the snapshot (\(plural(changed.count, "changed file")))")
+    }
+    let live = self.live
+    let read = parallelMap(changed, chunkSize: 16) { file -> Result<(bytes: [UInt8], sha: String), StoreError> in
+      Result { () throws(StoreError) in
+        let bytes = try FileIO.read((FilePath(live) / names[file.index]).string, limit: Int.max)
+        return (bytes, sha256Hex(bytes))
+      }
+    }
+    for (file, result) in zip(changed, read) {
+      let (bytes, sha) = try result.get()
+      let name = names[file.index]
+      let path = (FilePath(target) / name).string
+      let shaBytes = Array(sha.utf8)
+      if let line = previous[file.index], line.sha.elementsEqual(shaBytes), baseFD >= 0,
+        POSIX.linkat(baseFD, name, targetFD, path: path) == 0
+      {
+        outcomes[file.index] = .copied(stamp: file.stamp, sha: shaBytes, size: bytes.count, schema: line.schema)
+        continue
+      }
+      try Snapshots.writePlainly(bytes, to: path, mode: 0o444)
+      let schema = Snapshots.schema(of: bytes, at: String(decoding: prefix, as: UTF8.self)).map { Array($0.utf8) }
+      outcomes[file.index] = .copied(stamp: file.stamp, sha: shaBytes, size: bytes.count, schema: schema)
+    }
+    return try Self.every(outcomes)
+  }
+
+  /// The outcomes, each file having one.
+  private static func every(_ outcomes: [Outcome?]) throws(StoreError) -> [Outcome] {
+    let all = outcomes.compactMap { $0 }
+    guard all.count == outcomes.count else { throw StoreError.internalError("a snapshot left a file undecided") }
+    return all
+  }
+}
+
+/// A line of the hash cache as read: its bytes (without the line break) and its fields.
+struct CacheLine: Sendable {
+  let bytes: [UInt8]
+  let stamp: FileStamp
+  let schemaRange: Range<Int>
+  let pathRange: Range<Int>
+
+  var sha: ArraySlice<UInt8> { bytes[0..<64] }
+  var schema: [UInt8]? { schemaRange.isEmpty ? nil : Array(bytes[schemaRange]) }
+
+  /// `sha \t size \t mtime \t ctime \t inode \t schema \t path`; nil when it does not read so.
+  init?(_ bytes: [UInt8]) {
+    var fields: [Range<Int>] = []
+    var start = 0
+    for k in bytes.indices where bytes[k] == 0x09 && fields.count < 6 {
+      fields.append(start..<k)
+      start = k + 1
+    }
+    fields.append(start..<bytes.count)
+    func number(_ range: Range<Int>) -> Int64? {
+      guard !range.isEmpty else { return nil }
+      var value: Int64 = 0
+      for k in range {
+        guard bytes[k] >= 48 && bytes[k] <= 57 else { return nil }
+        let (times, over) = value.multipliedReportingOverflow(by: 10)
+        let (sum, past) = times.addingReportingOverflow(Int64(bytes[k] - 48))
+        guard !over, !past else { return nil }
+        value = sum
+      }
+      return value
+    }
+    guard fields.count == 7, fields[0].count == 64, let size = number(fields[1]), let mtime = number(fields[2]),
+      let ctime = number(fields[3]), let inode = number(fields[4]), !fields[6].isEmpty
+    else { return nil }
+    self.bytes = bytes
+    stamp = FileStamp(size: Int(size), mtimeNanoseconds: mtime, ctimeNanoseconds: ctime, inode: UInt64(inode))
+    schemaRange = fields[5]
+    pathRange = fields[6]
+  }
+}
+
+/// The previous snapshot's hash cache (see `HashCache`), read a block at a time in the order a
+/// snapshot walks the store: `entry(for:)` is asked in that order and moves forward only. A cache
+/// in another order, or damaged, only costs reads: a file without its line is hashed again.
+final class CacheReader {
+  /// The snapshot the lines describe; empty when there is no usable cache.
+  private(set) var snapshot = ""
+  private(set) var writtenAtNanoseconds: Int64 = 0
+  private var fd: Int32 = -1
+  private var path = ""
+  private var buffer: [UInt8] = []
+  private var position = 0
+  private var ended = false
+  private var pending: CacheLine?
+
+  /// Reads the cache at `path`; missing, unreadable or of another format, it has no lines (only a
+  /// cache, DESIGN §13: it never fails a snapshot).
+  init(path: String) {
+    fd = POSIX.open(path, O_RDONLY | O_CLOEXEC)
+    self.path = path
+    ended = fd < 0
+    readHeader()
+  }
+
+  /// The lines in `bytes` (a cache made from a manifest).
+  init(bytes: [UInt8]) {
+    buffer = bytes
+    ended = true
+    readHeader()
+  }
+
+  deinit { if fd >= 0 { close(fd) } }
+
+  private func readHeader() {
+    // `# v3 WRITTEN SNAPSHOT`
+    guard let header = nextLine(), header.starts(with: Array("# v3 ".utf8)) else { return finish() }
+    let fields = header.dropFirst(5).split(separator: 0x20, maxSplits: 1)
+    guard fields.count == 2, let written = Int64(String(decoding: fields[0], as: UTF8.self)) else { return finish() }
+    writtenAtNanoseconds = written
+    snapshot = String(decoding: fields[1], as: UTF8.self)
+    pending = nextEntry()
+  }
+
+  private func finish() {
+    snapshot = ""
+    ended = true
+    buffer = []
+    position = 0
+  }
+
+  /// The line for `path` (the path inside the snapshot), when the cache has one.
+  func entry(for path: [UInt8]) -> CacheLine? {
+    while let line = pending {
+      let order = line.bytes.withUnsafeBufferPointer { b in
+        path.withUnsafeBufferPointer { p -> Int in
+          let own = UnsafeBufferPointer(rebasing: b[line.pathRange])
+          if FileIO.walkOrder(own, p) { return -1 }
+          return own.elementsEqual(p) ? 0 : 1
+        }
+      }
+      if order > 0 { return nil }
+      pending = nextEntry()
+      if order == 0 { return line }
+    }
+    return nil
+  }
+
+  private func nextEntry() -> CacheLine? {
+    while let bytes = nextLine() {
+      if let line = CacheLine(bytes) { return line }
+    }
+    return nil
+  }
+
+  private func nextLine() -> [UInt8]? {
+    while true {
+      if let end = buffer[position...].firstIndex(of: 0x0A) {
+        defer { position = end + 1 }
+        return Array(buffer[position..<end])
+      }
+      if ended {
+        guard position < buffer.count else { return nil }
+        defer { position = buffer.count }
+        return Array(buffer[position...])
+      }
+      buffer.removeSubrange(0..<position)
+      position = 0
+      let had = buffer.count
+      buffer += repeatElement(0, count: 1 << 20)
+      let n = buffer.withUnsafeMutableBytes { POSIX.read(fd, $0.baseAddress.map { $0 + had }, 1 << 20, path: path) }
+      // Only a cache: what cannot be read ends it (the files after are hashed again).
+      buffer.removeSubrange((had + max(n, 0))...)
+      if n <= 0 { ended = true }
+    }
+  }
+}
+
+/// A file written through a buffer of a megabyte (no sync of its own: the snapshot's syncfs
+/// covers it); created, so it must not exist.
+final class BufferedFile {
+  let path: String
+  private var fd: Int32
+  private var buffer: [UInt8] = []
+
+  init(creating path: String, mode: mode_t = 0o644) throws(StoreError) {
+    self.path = path
+    fd = POSIX.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+    guard fd >= 0 else { throw StoreError.io(path, operation: "create", errno: Errno(errno)) }
+    buffer.reserveCapacity(1 << 20 + 4096)
+  }
+
+  deinit { if fd >= 0 { Foundation.close(fd) } }
+
+  func append(_ bytes: [UInt8]) { buffer += bytes }
+
+  func flushIfFull() throws(StoreError) {
+    if buffer.count >= 1 << 20 { try flush() }
+  }
+
+  func flush() throws(StoreError) {
+    try writeAll(fd, buffer, path: path)
+    buffer.removeAll(keepingCapacity: true)
+  }
+
+  func close() throws(StoreError) {
+    try flush()
+    Foundation.close(fd)
+    fd = -1
+  }
+}
