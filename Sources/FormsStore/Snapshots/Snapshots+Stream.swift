@@ -12,7 +12,14 @@ extension Snapshots {
   struct Streamed {
     var files = 0
     var counts: [String: [String: Int]] = [:]
+    /// The directories made and the files written (not linked) in the snapshot: what must be made
+    /// durable. Nil once more than `fewWrites` were written (then the whole file system is synced).
+    var written: [String]? = []
   }
+
+  /// Up to this many new files and directories, a snapshot fsyncs each; past it, one syncfs (which
+  /// also waits for whatever else is being written to that file system).
+  static let fewWrites = 1_000
 
   /// How many files a block holds: one lookup in the cache each, then stat'ed and linked in parallel.
   static let blockSize = 4096
@@ -39,12 +46,20 @@ extension Snapshots {
     try forEachRun { live, relative, names throws(StoreError) in
       let run = try RunCopy(live: live, relative: relative, temporary: temporary, base: base)
       defer { run.close() }
+      // The run's directory and those above it (made with it) hold new entries.
+      var made = [run.target]
+      while let last = made.last, last != temporary, FilePath(temporary).contains(FilePath(last)) {
+        made.append(FilePath(last).parent.string)
+      }
+      streamed.note(made.filter { !(streamed.written?.contains($0) ?? false) })
       let progress = ProgressCounter(
         relative.isEmpty ? "snapshot" : "snapshot \(relative)", total: names.count, self.progress)
       for start in stride(from: 0, to: names.count, by: Self.blockSize) {
         let block = Array(names[start..<min(names.count, start + Self.blockSize)])
         let found = block.map { previous.entry(for: run.prefix + Array($0.utf8)) }
-        let copied = try run.copy(block, previous: found, trustedBefore: previous.writtenAtNanoseconds - 2_000_000_000)
+        let (copied, wrote) = try run.copy(
+          block, previous: found, trustedBefore: previous.writtenAtNanoseconds - 2_000_000_000)
+        streamed.note(wrote)
         for (k, outcome) in copied.enumerated() {
           let path = run.prefix + Array(block[k].utf8)
           entries.append(outcome.manifestEntry(path: path, first: streamed.files == 0))
@@ -116,6 +131,14 @@ extension Snapshots {
     let unknown = FileStamp(size: 0, mtimeNanoseconds: 0, ctimeNanoseconds: 0, inode: 0)
     let rows = manifest.files.sorted { FileIO.walkOrder($0.path, $1.path) }.map { ($0.path, unknown, $0) }
     return CacheReader(bytes: HashCache.serialize(rows, snapshot: base.name, now: 0))
+  }
+}
+
+extension Snapshots.Streamed {
+  mutating func note(_ paths: [String]) {
+    guard var list = written else { return }
+    list += paths
+    written = list.count > Snapshots.fewWrites ? nil : list
   }
 }
 
@@ -258,7 +281,9 @@ struct RunCopy {
   /// share and links what the cache vouches for (a stamp that matches, older than
   /// `trustedBefore`); the rest are read and hashed on every core, then linked (same content as
   /// the base's copy) or copied from this thread. A link that fails is a copy instead.
-  func copy(_ names: [String], previous: [CacheLine?], trustedBefore: Int64) throws(StoreError) -> [Outcome] {
+  func copy(_ names: [String], previous: [CacheLine?], trustedBefore: Int64) throws(StoreError) -> (
+    [Outcome], wrote: [String]
+  ) {
     enum Stat: Sendable {
       case linked
       case stamped(FileStamp)
@@ -293,7 +318,7 @@ struct RunCopy {
       if case .linked = stat, let line { return .linked(line) }
       return nil
     }
-    guard !changed.isEmpty else { return try Self.every(outcomes) }
+    guard !changed.isEmpty else { return (try Self.every(outcomes), []) }
     if baseFD >= 0 {
       try Storage.require(
         changed.reduce(Int64(0)) { $0 + Int64($1.stamp.size) }, at: FilePath(target).parent.string,
@@ -306,6 +331,7 @@ struct RunCopy {
         return (bytes, sha256Hex(bytes))
       }
     }
+    var wrote: [String] = []
     for (file, result) in zip(changed, read) {
       let (bytes, sha) = try result.get()
       let name = names[file.index]
@@ -318,10 +344,11 @@ struct RunCopy {
         continue
       }
       try Snapshots.writePlainly(bytes, to: path, mode: 0o444)
+      wrote.append(path)
       let schema = Snapshots.schema(of: bytes, at: String(decoding: prefix, as: UTF8.self)).map { Array($0.utf8) }
       outcomes[file.index] = .copied(stamp: file.stamp, sha: shaBytes, size: bytes.count, schema: schema)
     }
-    return try Self.every(outcomes)
+    return (try Self.every(outcomes), wrote)
   }
 
   /// The outcomes, each file having one.

@@ -185,6 +185,9 @@ public struct Snapshots: Sendable {
     let newCache = (FilePath(directory) / ".hash-cache.\(getpid()).0.tmp").string
     let manifestPath = (FilePath(temporary) / "manifest.json").string
     let summary: SnapshotSummary
+    // What must be made durable: the snapshot's directories and new files (nil: too many to
+    // fsync one by one, so its whole file system is synced).
+    var written: [String]?
     do throws(StoreError) {
       try FileIO.makeDirectories(temporary)
       if let documents {
@@ -194,6 +197,8 @@ public struct Snapshots: Sendable {
           files: try copy(covers.map { ($0, layout.livePath($0)) }, into: temporary), covers: covers)
         try Self.writePlainly(manifest.serialized(), to: manifestPath, mode: 0o444)
         summary = SnapshotSummary(manifest)
+        let tree = try FileIO.tree(temporary)
+        written = tree.count > Self.fewWrites ? nil : tree
       } else {
         // The entries go to a hidden file as they are made; the manifest, whose counts come
         // before them, is put together from it once every file is in.
@@ -207,13 +212,18 @@ public struct Snapshots: Sendable {
         try FileIO.remove(entries)
         summary = SnapshotSummary(
           time: time, reason: reason, message: message, label: label, files: streamed.files, scope: "whole store")
+        written = streamed.written.map { [manifestPath] + $0 }
       }
-      // Written plainly: one syncfs makes the manifest, every copy and every link durable at once
-      // (where there is no syncfs, each file and directory of the snapshot is fsynced).
-      try Self.writePlainly(
-        Array(JSONWriter.canonical(summary.json)), to: (FilePath(temporary) / SnapshotSummary.fileName).string,
-        mode: 0o444)
-      try FileIO.sync(try FileIO.tree(temporary), orFileSystemOf: temporary)
+      // Written plainly, then made durable at once: each new file and directory fsynced when
+      // there are few (a link is durable with its directory), else one syncfs for all (where there
+      // is no syncfs, each file and directory of the snapshot is fsynced).
+      let summaryPath = (FilePath(temporary) / SnapshotSummary.fileName).string
+      try Self.writePlainly(Array(JSONWriter.canonical(summary.json)), to: summaryPath, mode: 0o444)
+      if let written {
+        try FileIO.sync(written + [summaryPath])
+      } else {
+        try FileIO.sync(try FileIO.tree(temporary), orFileSystemOf: temporary)
+      }
       DebugPause.at("snapshot-before-rename")
       if POSIX.rename(temporary, (FilePath(directory) / name).string) != 0 {
         throw StoreError.io(temporary, operation: "rename", errno: Errno(errno))
