@@ -6,6 +6,7 @@ import Foundation
 extension Formsctl {
   struct Approve: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "approve",
       abstract: "Sign an approval of a submitted document; the last one a chain needs moves it on.",
       discussion: """
         The document must be in the review state of one of its kind's approval chains (descriptor approvals:), submitted there with `formsctl status KIND ID STATE`, which signs the submission and names the preparer. Your identity (FORMSCTL_IDENTITY, else ~/.config/formsctl/identity) signs the document's content as stored, without _approvals, the workflow's field, its timestamps and the fields the chain marks free; the record (signer, role, step, time, comment, content hash, signature) is added to the document's _approvals. The step is the first one waiting for one of your roles (roles: in formsctl.yaml), or --step. When the approval completes the chain, the document moves to the state the chain guards in the same write. Refused: a signer who holds no role the chain asks for, the preparer, one who already signed this round, a document not in review, a step out of order. `formsctl validate` checks every signature, role, count and order; a change of signed content makes the approvals stale. The bundled example store declares no chain, so there the examples below are refused (exit 65); the README's Approvals section builds a store that does.
@@ -23,6 +24,7 @@ extension Formsctl {
 
   struct Reject: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "reject",
       abstract: "Sign a rejection of a submitted document: the round ends, and it goes back to be submitted again.",
       discussion: """
         Signed and recorded as `approve` records an approval; the chain's reject_to state, if it names one, is where the document moves. The next submission starts a new round. (In the bundled example store, which declares no chain, the example is refused: exit 65.)

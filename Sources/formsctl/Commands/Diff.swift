@@ -5,6 +5,7 @@ import FormsStore
 extension Formsctl {
   struct Diff: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "diff",
       abstract: "Compare two documents of a kind, field by field.",
       discussion: """
         Each side is a document's id (or a unique prefix of 4+ characters) as it is now, or ID@SNAPSHOT as a snapshot holds it (a snapshot's id, prefix, label, latest or latest~N). One row per JSON Pointer where they differ: a member added, removed or changed, a list element by its index. Sealed values are compared and shown as list shows them. Like diff(1), it exits 0 when the two are the same and 1 when they differ.

@@ -5,6 +5,7 @@ import Foundation
 extension Formsctl {
   struct Edit: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "edit",
       abstract: "Edit a document in $VISUAL, $EDITOR or vi; only a valid result is written.",
       discussion: """
         An invalid result reopens with the problems listed in a # comment block at the top. Leave the stored text unchanged, or empty the file, to cancel. Whenever an edit ends without writing after you changed the text — the stored file changed while you edited (it is never overwritten), the editor failed, a refused text was saved unchanged — your text is kept under .formsctl/edit/ (the message names the file; no earlier kept copy is overwritten), and --resume FILE opens it again. A kept copy never holds a sensitive value in plain text: those are sealed again, and a text that is not JSON is kept sealed whole (<kind>-<id>.json.sealed; --resume opens it with your identity). The `updated` timestamp is maintained for you.

@@ -6,6 +6,7 @@ import Foundation
 extension Formsctl {
   struct Fmt: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "fmt",
       abstract: "Rewrite JSON files in canonical form, or check that they are.",
       discussion: """
         Canonical form: keys sorted by code point, two-space indent, one member per line, numbers exactly as written, LF, one final newline (the layout of `jq -S --indent 2 .`). With no PATH, every *.json under the current directory, skipping hidden directories (.formsctl, .git, .build). Files are rewritten atomically; a file inside a store, under that store's lock (and not while an interrupted operation awaits `formsctl recover`).

@@ -5,6 +5,7 @@ import FormsStore
 extension Formsctl {
   struct Get: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "get",
       abstract: "Print a document, or one field of it (strings raw, other values as JSON).",
       discussion: """
         An id may be shortened to any unique prefix of 4 or more characters, as with git's hashes; this holds for every command that takes an id.

@@ -9,6 +9,7 @@ extension PruneBound: ExpressibleByArgument {
 extension Formsctl {
   struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "import",
       abstract: "Merge a feed of records (JSON array or NDJSON) into the store, newest wins.",
       discussion: """
         Per record, keyed by the kind's id and comparing the `updated` timestamps (a date against a datetime by calendar day): a new id is created; a newer record replaces the stored document; otherwise each list with a `unique` key is merged element by element (a newer feed element replaces the stored one, a feed-only element is added, a store-only element is kept, and nested keyed lists are merged the same way). Equal timestamps keep the stored version.

@@ -5,6 +5,7 @@ import FormsStore
 extension Formsctl {
   struct Log: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "log",
       abstract: "Who changed what: the audit log, newest first.",
       discussion: """
         Every committed change (new, set, edit, status, rm, mv, import, migrate, snapshot restore, and the library's writes) appends one record to .formsctl/history.jsonl, inside the same journaled commit: the time, the user (git's user.name <user.email> for the store's repository, else $USER), the operation, the command line, and per document its kind, id, action and the JSON Pointers that changed. The only values kept are the workflow state's, as from and to. The file is kept in git; `formsctl git install` merges it line by line.

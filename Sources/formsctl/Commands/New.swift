@@ -5,6 +5,7 @@ import FormsStore
 extension Formsctl {
   struct New: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "new",
       abstract: "Create a document from a file, stdin (-), --set values, or a mix.",
       discussion: """
         Fills _schema (the kind's newest version), defaults, the id (a new UUID when the id field is a uuid), and missing timestamps (the document's and its list elements'); validates against the store under the lock; refuses an id that exists. A document starts in its workflow's first state (the field's default, or a state no transition leads into): a form is created as draft, then moved with `formsctl status`. Values are typed by the schema: --set quantity=5 is a number, --set note=5 a string.

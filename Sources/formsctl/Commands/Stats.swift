@@ -5,6 +5,7 @@ import FormsStore
 extension Formsctl {
   struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "stats",
       abstract: "Count documents by a field, with shares and sums; or the workflow's times from the audit log.",
       discussion: """
         Counts the documents of KIND that --where selects, grouped by the values --by reaches (one group without it), with each group's share of the documents and, for each --sum, the exact sum of its numbers (decimals stay exact). A document whose --by path reaches several values (items[].product_item_id) counts in each group; one that reaches none is in (none).

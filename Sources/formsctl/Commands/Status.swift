@@ -6,6 +6,7 @@ import Foundation
 extension Formsctl {
   struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "status",
       abstract: "Move a document along its workflow (e.g. draft → in_review), if the descriptor allows it.",
       discussion: """
         A transition the workflow does not list is refused, naming the allowed next states; `set` and `edit` follow the same rule. The change is recorded in the audit log with the states from and to. A move into the review state of an approval chain submits the document: your identity signs the submission, which names you the preparer (`formsctl approve` says more); a state a chain guards is reached only by the approval that completes the chain.

@@ -8,6 +8,7 @@ extension DiagnosticPrinter.Format: ExpressibleByArgument {}
 extension Formsctl {
   struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "validate",
       abstract: "Check documents against their schemas and against each other.",
       discussion: """
         Checks the whole store, or the files and directories named: JSON syntax, a known _schema, every type and constraint, unknown fields, rules, unique keys in lists, file name = id, valid ids, the right directory, and relations that point at documents that exist. Every problem is reported as file:line:col: error: path: message [rule].

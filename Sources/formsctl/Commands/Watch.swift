@@ -7,6 +7,7 @@ import Foundation
 extension Formsctl {
   struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "watch",
       abstract: "Print each change to the store as it happens, until interrupted.",
       discussion: """
         One line per changed document: the time, what happened to it (create, update, delete, rename), the kind and id, the JSON Pointers that changed, and who changed it with which command. Changes made by formsctl or an app using its library are seen once each, after their commit, with the audit record's user and exact pointers; a multi-document operation (mv with dependants, an rm cascade, an import) is one batch, and one that was rolled back is never seen. Changes made behind formsctl's back (an editor saving a file, git checkout, cp) are seen too, as one batch once the store has been quiet for --debounce milliseconds, named by the top-level members that changed; a file that no longer parses is shown with "does not parse", never as a deletion.

@@ -5,6 +5,7 @@ import FormsStore
 extension Formsctl {
   struct Editor: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "editor",
       abstract: "Make editors complete and check documents while they are typed.",
       discussion: """
         Examples:

@@ -8,6 +8,7 @@ extension EditorSetup.Editor: ExpressibleByArgument {}
 extension Formsctl.Editor {
   struct Setup: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "setup",
       abstract: "Export the JSON Schemas and configure an editor: schema associations and the language server.",
       discussion: """
         Writes <kind>-<version>.schema.json for every version and <kind>.schema.json, which picks the version a document names in _schema, into the store's json-schema/ directory (or --out DIR), to be committed, so that a fresh clone has them; `formsctl schema check` reports them stale when a descriptor changes. The schemas are JSON Schema draft-07 unless --draft says 2020-12.

@@ -7,6 +7,7 @@ extension Formsctl {
 
   struct Git: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "git",
       abstract: "Git integration.",
       discussion: """
         Examples:

@@ -6,6 +6,7 @@ import Foundation
 extension Formsctl.Git {
   struct Install: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "install",
       abstract: "Make git merge documents with formsctl: .gitattributes and the merge driver in .git/config.",
       discussion: """
         Idempotent. --uninstall removes both again.

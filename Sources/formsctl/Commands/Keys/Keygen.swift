@@ -6,6 +6,7 @@ import Foundation
 extension Formsctl {
   struct Keygen: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "keygen",
       abstract: "Make an identity (a private key) for sensitive fields and approvals, and print its recipient.",
       discussion: """
         Writes a new X25519 identity to --out, else FORMSCTL_IDENTITY, else ~/.config/formsctl/identity, with mode 0600, and prints its recipient (the public key) on stdout. An existing file is never replaced, and no identity is written inside a store. Give the recipient to a key holder of each store, who runs `formsctl keys add RECIPIENT`; from then on formsctl opens the store's sensitive values for you. The same identity signs approvals with an Ed25519 key derived from it: its signer (ed25519:...), printed on stderr (on stdout instead of the recipient with --signer), is what a store lists under a role in formsctl.yaml's roles:.

@@ -13,6 +13,7 @@ extension Formsctl {
       + "store: chmod 600 ../demo-identity && export FORMSCTL_IDENTITY=$PWD/../demo-identity."
 
     static let configuration = CommandConfiguration(
+      commandName: "keys",
       abstract: "List, add or remove the recipients that sensitive values are sealed for.",
       discussion: """
         A field marked `sensitive: true` in a descriptor is stored as an enc:v1: envelope, sealed for every recipient listed under encryption: recipients: in formsctl.yaml. Adding or removing a recipient seals every sensitive value again for the new list, and rewrites formsctl.yaml, in one journaled operation with one audit record; it needs your identity (FORMSCTL_IDENTITY) to open the values, and your recipient must stay on the list. Someone removed cannot open values sealed from then on; what they could read before stays in git's history.

@@ -6,6 +6,7 @@ import Foundation
 extension Formsctl.Keys {
   struct Add: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "add",
       abstract: "Add recipients and seal every sensitive value for them too.",
       discussion: """
         \(Formsctl.Keys.identityNote)

@@ -6,6 +6,7 @@ import Foundation
 extension Formsctl.Keys {
   struct Remove: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "remove",
       abstract: "Remove recipients and seal every sensitive value again without them.",
       discussion: """
         \(Formsctl.Keys.identityNote)

@@ -6,6 +6,7 @@ import Foundation
 extension Formsctl.Keys {
   struct Reseal: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "reseal",
       abstract: "Seal sensitive values stored in plain text, and those sealed for other recipients.",
       discussion: """
         What `validate` reports as [sensitive] plain text (a value typed into a file by hand, or a field made sensitive by a new descriptor) is sealed; values sealed for another list of recipients (a merge from a branch) are sealed for the current one; the rest is left as it is.

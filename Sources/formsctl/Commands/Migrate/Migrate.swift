@@ -6,6 +6,7 @@ import Foundation
 extension Formsctl {
   struct Migrate: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "migrate",
       abstract: "Move documents between schema versions, all or nothing.",
       discussion: """
         Plans the chain of versions for each kind (1.0.0 → 1.1.0 → 2.0.0) from the descriptors' from:/changes:, transforms every document and validates each result against the target; if any fails, nothing is written and every failure is listed. Otherwise it takes a pre-migrate snapshot, stages the new files under a journal, commits, and records the run in .formsctl/history.jsonl. `formsctl recover` finishes or undoes an interrupted run.

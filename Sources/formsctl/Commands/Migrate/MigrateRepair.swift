@@ -6,6 +6,7 @@ import Foundation
 extension Formsctl.Migrate {
   struct Repair: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "repair",
       abstract: "Accept edited descriptors that earlier migrations used (records their new checksums).",
       discussion: """
         migrate refuses while a descriptor it used before has changed; run this once you have checked the change was intended.

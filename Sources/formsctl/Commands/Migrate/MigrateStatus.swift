@@ -6,6 +6,7 @@ import Foundation
 extension Formsctl.Migrate {
   struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "status",
       abstract: "Per kind: documents at each version, the target, and how far behind.",
       discussion: """
         Examples:

@@ -5,6 +5,7 @@ import FormsStore
 extension Formsctl.Schema {
   struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "check",
       abstract: "Check every descriptor: keys, types, patterns, defaults, cycles, relations, expressions.",
       discussion: """
         Exit 1 when any problem is found; each is printed as schemas/<kind>/<version>.yaml:LINE:COL: error: message. The store's templates (templates/KIND/NAME.json) are checked too: each against its kind's newest version, its placeholders and missing required fields aside. So are the JSON Schemas `editor setup` exported into json-schema/, when there are any: a file that differs from what the descriptors export now is reported stale.

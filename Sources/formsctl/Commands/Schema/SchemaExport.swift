@@ -5,6 +5,7 @@ import FormsStore
 extension Formsctl.Schema {
   struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "export",
       abstract: "Write a JSON Schema per kind and version (draft-07 or 2020-12), for editors and other tools.",
       discussion: """
         A document is valid for the exported schema exactly when formsctl finds nothing wrong with it on its own, except for what JSON Schema cannot say: the checks across documents (ids, file names, relations), unique keys within lists, the digits a decimal has after the point as written, and rules that compare fields (each named in a $comment). With --out, the files are <kind>-<version>.schema.json and <kind>.schema.json, which picks the version a document names in _schema. Draft-07 is the default: it is what VS Code's JSON language service and yaml-language-server support fully.

@@ -5,6 +5,7 @@ import FormsStore
 extension Formsctl {
   struct Graph: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "graph",
       abstract: "Print a Mermaid entity-relationship diagram of the kinds and their relations.",
       discussion: """
         Examples:

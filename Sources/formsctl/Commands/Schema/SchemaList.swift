@@ -5,6 +5,7 @@ import FormsStore
 extension Formsctl.Schema {
   struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "list",
       abstract: "List the kinds and their versions.",
       discussion: """
         Examples:

@@ -5,6 +5,7 @@ import FormsStore
 extension Formsctl.Schema {
   struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "show",
       abstract: "Print one descriptor, as written (KIND or KIND@VERSION).",
       discussion: """
         Examples:

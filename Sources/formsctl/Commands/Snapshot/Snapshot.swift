@@ -6,6 +6,7 @@ import Foundation
 extension Formsctl {
   struct Snapshot: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "snapshot",
       abstract: "Timestamped, deduplicated, verifiable backups of the store, with restore and retention.",
       discussion: """
         Snapshots live in .formsctl/snapshots/<UTC time>[-label]/ as plain read-only files you can browse with ls and cat; a file unchanged since the previous snapshot is a hard link to its copy, so an unchanged store costs almost no disk. migrate, restore and import take one first, and every command that takes one applies the retention policy after it (auto_prune: false under snapshots: in formsctl.yaml turns that off). push and pull keep a copy elsewhere: a mounted drive, or a host over SSH.

@@ -6,6 +6,7 @@ import Foundation
 extension Formsctl.Snapshot {
   struct Create: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "create",
       abstract: "Take a snapshot of data/, schemas/ and formsctl.yaml.",
       discussion: """
         Examples:

@@ -6,6 +6,7 @@ import Foundation
 extension Formsctl.Snapshot {
   struct Diff: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "diff",
       abstract: "Documents added, removed and changed between two snapshots, or a snapshot and the live store.",
       discussion: """
         Examples:

@@ -6,6 +6,7 @@ import Foundation
 extension Formsctl.Snapshot {
   struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "list",
       abstract: "List the snapshots, oldest first, with their labels and reasons.",
       discussion: """
         Examples:

@@ -6,6 +6,7 @@ import Foundation
 extension Formsctl.Snapshot {
   struct Prune: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "prune",
       abstract: "Delete snapshots the retention policy does not keep (the manifest's policy by default).",
       discussion: """
         Keeps every snapshot younger than --keep-within, then the newest of each ISO week younger than --keep-weekly-within, the newest --keep-last, and always the newest one. Durations: 30s, 90m, 12h, 7d, 2w.

@@ -6,6 +6,7 @@ import Foundation
 extension Formsctl.Snapshot {
   struct Push: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "push",
       abstract: "Copy the snapshots a backup place lacks to it (a directory, or host:path over SSH), then check them.",
       discussion: """
         DEST is a directory outside the store (a mounted drive) or [user@]host:path, copied to with rsync (over SSH; RSYNC_RSH names another remote shell). Only the snapshots DEST lacks are copied; files unchanged since the previous snapshot stay hard links there too, and a snapshot counts at DEST once its manifest is there, so an interrupted push is finished by the next one. After copying, each copied file is checked against its manifest (a directory) or against the store's copy by checksum (a remote); a mismatch exits 1 naming the file. `formsctl snapshot verify DIR` re-checks a copy in a directory at any time. Needs rsync (apt-get install rsync, as root or with sudo).
@@ -33,6 +34,7 @@ extension Formsctl.Snapshot {
 
   struct Pull: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "pull",
       abstract: "Copy the snapshots the store lacks from a backup place (a directory, or host:path over SSH).",
       discussion: """
         SRC is a copy made by `formsctl snapshot push`. Each snapshot the store lacks arrives under a hidden name, is checked against its manifest and made durable, and only then appears in `formsctl snapshot list`; one that does not match is left out and named (exit 1). `formsctl snapshot restore` then works on it as on any snapshot. Needs rsync.

@@ -6,6 +6,7 @@ import Foundation
 extension Formsctl.Snapshot {
   struct Restore: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "restore",
       abstract: "Make the live store (or the named documents) equal to a snapshot.",
       discussion: """
         First takes a pre-restore snapshot (unless --no-snapshot), then rewrites changed files, recreates missing ones and removes extra ones (documents created since the snapshot, within the directories named), atomically per file under a journal (`formsctl recover` finishes or undoes an interrupted restore). Refuses a snapshot whose files fail verification.

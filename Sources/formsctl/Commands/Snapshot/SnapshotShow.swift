@@ -6,6 +6,7 @@ import Foundation
 extension Formsctl.Snapshot {
   struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "show",
       abstract: "Summarize one snapshot's manifest (ID or \"latest\").",
       discussion: """
         Examples:

@@ -6,6 +6,7 @@ import Foundation
 extension Formsctl.Snapshot {
   struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "verify",
       abstract: "Re-hash snapshot files against their manifests; exit 1 naming each missing or altered file.",
       discussion: """
         With a directory (a path holding a /), the copies `formsctl snapshot push` made there are checked instead, each against its own manifest.

@@ -70,6 +70,7 @@ extension Formsctl.SyncCommand {
 
   struct Init: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "init",
       abstract: "Create the tables, trigger and typed views (again after a migration: never drops data).",
       discussion: """
         Examples:
@@ -86,6 +87,7 @@ extension Formsctl.SyncCommand {
 
   struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "status",
       abstract: "Each document's sync state: synced, local-changed, remote-changed, conflict or rejected.",
       discussion: """
         Read from the store alone (what the last sync found); `formsctl list KIND --where '_sync == "conflict"'` selects the same way.
@@ -104,6 +106,7 @@ extension Formsctl.SyncCommand {
 
   struct Resolve: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "resolve",
       abstract: "Settle a sync conflict: keep this side, the database's, or a file's document.",
       discussion: """
         The conflict's two sides are in `formsctl sync status` (problem) and in .formsctl/sync/; --file takes a document you settled by hand. The chosen document goes through the store's write path and to the row, which must still be as the conflict found it.
