@@ -77,6 +77,12 @@ enum MillionBenchmark {
       Line(
         work: "list, warm", seconds: warm, peakMB: warmPeak, peer: "jq, 2 processes", peerSeconds: jq,
         goal: "< 150 ms, ≥ 20x jq"))
+    // What an index that is never stale cannot go below: listing the directory and a stat of every file.
+    let statFloor = bench.timed { _ = try? Floors.stat(bench.data) }
+    add(
+      Line(
+        work: "floor: list + stat every file, 2 threads", seconds: statFloor, peakMB: nil, peer: "—",
+        peerSeconds: nil, goal: "—"))
 
     // validate against fastjsonschema with 2 processes.
     bench.formsctl(["schema", "export", "--json-schema", "--out", directory + "/exported"])
@@ -94,6 +100,12 @@ enum MillionBenchmark {
       Line(
         work: "validate", seconds: validate, peakMB: validatePeak, peer: "fastjsonschema, 2 processes",
         peerSeconds: fast, goal: "≥ 4x fastjsonschema, < 150 MB"))
+    // What validating every file cannot go below: reading and parsing it.
+    let parseFloor = bench.timed(runs: big ? 1 : 3) { _ = try? Floors.readAndParse(bench.data) }
+    add(
+      Line(
+        work: "floor: read + parse every file, 2 threads", seconds: parseFloor, peakMB: nil, peer: "—",
+        peerSeconds: nil, goal: "—"))
 
     // Snapshots: first against cp -a + sync, unchanged against cp -al.
     let first = bench.timed(runs: 1) { bench.formsctl(["snapshot", "create", "-m", "first"]) }
@@ -183,5 +195,27 @@ enum MillionBenchmark {
         } ?? "—"
       print("| \(line.work) | \(time) | \(line.peakMB.map { "\($0) MB" } ?? "—") | \(peer) | \(ratio) | \(line.goal) |")
     }
+  }
+}
+
+/// The floors the million table is read against, measured in-process on both cores.
+enum Floors {
+  /// Lists `directory` and `stat`s every file in it: what a query that trusts nothing unchecked costs.
+  static func stat(_ directory: String) throws -> Int {
+    let names = try FileIO.walkNames(directory, suffix: ".json").names
+    let fd = open(directory, O_RDONLY | O_DIRECTORY)
+    defer { close(fd) }
+    return parallelChunks(count: names.count, chunkSize: 4096) { range -> [Int] in
+      var info = Foundation.stat()
+      return [range.count { fstatat(fd, names[$0], &info, 0) == 0 }]
+    }.reduce(0, +)
+  }
+
+  /// Reads and parses every file of `directory`: what checking every file costs before any check.
+  static func readAndParse(_ directory: String) throws -> Int {
+    let names = try FileIO.walkNames(directory, suffix: ".json").names
+    return parallelChunks(count: names.count, chunkSize: 512) { range -> [Int] in
+      [range.count { (try? JSONParser().parse(FileIO.read(directory + "/" + names[$0]))) != nil }]
+    }.reduce(0, +)
   }
 }

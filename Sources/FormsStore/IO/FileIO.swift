@@ -189,27 +189,45 @@ package enum FileIO {
     var files: [String] = []
     var irregular: [String] = []
     try walk(
-      directory, suffix: suffix, skipping: skipping, following: followingTop, into: &files, irregular: &irregular)
+      directory, below: nil, suffix: suffix, skipping: skipping, following: followingTop, into: &files,
+      irregular: &irregular)
     return sorted ? (files.sorted(), irregular.sorted()) : (files, irregular)
   }
 
+  /// `walk` (unsorted), each file named relative to `directory` (`NAME`, or `SUB/NAME` below
+  /// it): no path is built per file. The irregular names are paths, as `walk` gives them.
+  package static func walkNames(_ directory: String, suffix: String) throws(StoreError) -> (
+    names: [String], irregular: [String]
+  ) {
+    var names: [String] = []
+    var irregular: [String] = []
+    try walk(
+      directory, below: "", suffix: suffix, skipping: [], following: false, into: &names, irregular: &irregular)
+    return (names, irregular)
+  }
+
+  /// `below`: nil to give each file's path, else the path of `directory` relative to the walk's
+  /// top, to give names relative to it.
   private static func walk(
-    _ directory: String, suffix: String, skipping: Set<String>, following: Bool, into out: inout [String],
-    irregular: inout [String]
+    _ directory: String, below: String?, suffix: String, skipping: Set<String>, following: Bool,
+    into out: inout [String], irregular: inout [String]
   ) throws(StoreError) {
-    var subdirectories: [String] = []
+    var subdirectories: [(path: String, below: String?)] = []
+    func path(_ name: String) -> String { directory == "." ? name : (FilePath(directory) / name).string }
     for (name, kind) in try entries(of: directory, followingLink: following) where !name.hasPrefix(".") {
-      let path = directory == "." ? name : (FilePath(directory) / name).string
+      let relative = below.map { $0.isEmpty ? name : $0 + "/" + name }
       switch kind {
-      case .directory where !suffix.isEmpty && name.hasSuffix(suffix): irregular.append(path)
-      case .directory: if !skipping.contains(name) { subdirectories.append(path) }
-      case .file: if name.hasSuffix(suffix) { out.append(path) }
-      case .symlink where isDirectory(path): if !skipping.contains(name) { irregular.append(path) }
-      default: if name.hasSuffix(suffix) { irregular.append(path) }
+      case .directory where !suffix.isEmpty && name.hasSuffix(suffix): irregular.append(path(name))
+      case .directory: if !skipping.contains(name) { subdirectories.append((path(name), relative)) }
+      case .file: if name.hasSuffix(suffix) { out.append(relative ?? path(name)) }
+      case .symlink where isDirectory(path(name)): if !skipping.contains(name) { irregular.append(path(name)) }
+      default: if name.hasSuffix(suffix) { irregular.append(path(name)) }
       }
     }
     for sub in subdirectories {
-      try walk(sub, suffix: suffix, skipping: skipping, following: false, into: &out, irregular: &irregular)
+      try walk(
+        sub.path, below: sub.below, suffix: suffix, skipping: skipping, following: false, into: &out,
+        irregular: &irregular)
     }
   }
 

@@ -17,6 +17,17 @@ struct FileStamp: Equatable, Sendable {
       }
       ?? stat(path, &info)
     guard found == 0 else { return nil }
+    self.init(info)
+  }
+
+  /// The file `name` (relative, `NAME` or `SUB/NAME`) in `directory`.
+  init?(name: String, in directory: FileIO.Directory) {
+    var info = stat()
+    guard fstatat(directory.fd, name, &info, 0) == 0 else { return nil }
+    self.init(info)
+  }
+
+  private init(_ info: stat) {
     size = Int(info.st_size)
     (mtimeNanoseconds, ctimeNanoseconds) = Platform.times(info)
     inode = UInt64(info.st_ino)

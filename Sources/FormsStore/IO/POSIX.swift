@@ -28,6 +28,13 @@ enum POSIX {
     fault(.read, path) ? -1 : Foundation.pread(fd, buffer, count, offset)
   }
 
+  /// `count` bytes of `fd` mapped read-only and private (a read: it fails as one), or nil.
+  static func mmap(_ count: Int, _ fd: Int32, path: String) -> UnsafeRawPointer? {
+    guard !fault(.read, path) else { return nil }
+    let start = Foundation.mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0)
+    return start == MAP_FAILED ? nil : start.map { UnsafeRawPointer($0) }
+  }
+
   static func write(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int, path: String) -> Int {
     fault(.write, path) ? -1 : Platform.write(fd, buffer, count)
   }

@@ -30,8 +30,10 @@ struct KindIndex: Sendable {
   static let format: UInt32 = 2
   static let recordSize = 56
 
-  /// The file's bytes (empty: no index).
-  let bytes: [UInt8]
+  /// The file's bytes (mapped; empty: no index). Whatever is read in place (a projection, a
+  /// name) points into them: use it while the index is alive.
+  private let storage: MappedFile
+  private var bytes: UnsafeBufferPointer<UInt8> { storage.bytes }
   /// When the stats the entries hold were taken (ns since 1970).
   let writtenAt: Int64
   let count: Int
@@ -40,7 +42,7 @@ struct KindIndex: Sendable {
 
   /// An empty index.
   init() {
-    bytes = []
+    storage = MappedFile(copying: [])
     writtenAt = 0
     count = 0
     records = 0
@@ -50,6 +52,11 @@ struct KindIndex: Sendable {
   /// The index in `bytes`, or nil when it cannot be trusted (another format or fingerprint, a
   /// bad checksum, a short file).
   init?(_ bytes: [UInt8], fingerprint: String) {
+    self.init(MappedFile(copying: bytes), fingerprint: fingerprint)
+  }
+
+  private init?(_ storage: MappedFile, fingerprint: String) {
+    let bytes = storage.bytes
     guard bytes.count > Self.magic.count + 8, bytes.starts(with: Self.magic),
       Self.checksum(bytes, count: bytes.count - 8) == Self.load(UInt64.self, bytes, at: bytes.count - 8)
     else { return nil }
@@ -66,7 +73,7 @@ struct KindIndex: Sendable {
     records = offset + 4
     heap = records + count * Self.recordSize
     guard heap <= bytes.count - 8 else { return nil }
-    self.bytes = bytes
+    self.storage = storage
     // Every reference into the heap must lie inside it: a damaged length is refused here, once.
     for index in 0..<count {
       guard range(nameAt: index) != nil, range(projectionAt: index) != nil, range(nonScalarAt: index) != nil
@@ -74,16 +81,16 @@ struct KindIndex: Sendable {
     }
   }
 
-  /// The index at `path`, or nil when there is none or it cannot be trusted.
+  /// The index at `path` (mapped, not copied), or nil when there is none or it cannot be trusted.
   static func load(_ path: String, fingerprint: String) throws(StoreError) -> KindIndex? {
-    guard FileIO.entry(path) == .file else { return nil }
-    return KindIndex(try FileIO.read(path, limit: Int.max), fingerprint: fingerprint)
+    guard FileIO.entry(path) == .file, let mapped = try MappedFile(path) else { return nil }
+    return KindIndex(mapped, fingerprint: fingerprint)
   }
 
   // MARK: - Reading an entry in place
 
-  private static func load<T: FixedWidthInteger>(_: T.Type, _ bytes: [UInt8], at offset: Int) -> T {
-    T(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: T.self) })
+  private static func load<T: FixedWidthInteger>(_: T.Type, _ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> T {
+    T(littleEndian: UnsafeRawBufferPointer(bytes).loadUnaligned(fromByteOffset: offset, as: T.self))
   }
 
   private func field<T: FixedWidthInteger>(_: T.Type, _ index: Int, _ offset: Int) -> T {
@@ -109,11 +116,11 @@ struct KindIndex: Sendable {
 
   /// Entry `index`'s file name, relative to the kind's directory.
   func name(_ index: Int) -> String {
-    String(decoding: range(nameAt: index).map { bytes[$0] } ?? [], as: UTF8.self)
+    String(decoding: slice(range(nameAt: index)), as: UTF8.self)
   }
 
   /// True when entry `index`'s name is `name` (compared in place).
-  func isNamed(_ index: Int, _ name: Substring.UTF8View) -> Bool {
+  func isNamed(_ index: Int, _ name: String.UTF8View) -> Bool {
     guard let range = range(nameAt: index) else { return false }
     return bytes[range].elementsEqual(name)
   }
@@ -126,11 +133,16 @@ struct KindIndex: Sendable {
 
   func parses(_ index: Int) -> Bool { bytes[records + index * Self.recordSize + 38] & 1 != 0 }
 
-  /// Entry `index`'s projection, in place.
-  func projection(_ index: Int) -> ArraySlice<UInt8> { range(projectionAt: index).map { bytes[$0] } ?? [] }
+  /// Entry `index`'s projection, in place (valid while the index is alive).
+  func projection(_ index: Int) -> UnsafeBufferPointer<UInt8> { slice(range(projectionAt: index)) }
 
-  /// Entry `index`'s members that are not scalars, comma-separated, in place.
-  func nonScalar(_ index: Int) -> ArraySlice<UInt8> { range(nonScalarAt: index).map { bytes[$0] } ?? [] }
+  /// Entry `index`'s members that are not scalars, comma-separated, in place (valid while the
+  /// index is alive).
+  func nonScalar(_ index: Int) -> UnsafeBufferPointer<UInt8> { slice(range(nonScalarAt: index)) }
+
+  private func slice(_ range: Range<Int>?) -> UnsafeBufferPointer<UInt8> {
+    range.map { UnsafeBufferPointer(rebasing: bytes[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
+  }
 
   /// Entry `index` as an entry to write again.
   func entry(_ index: Int) -> Entry {
@@ -209,17 +221,20 @@ struct KindIndex: Sendable {
   /// FNV-1a over 64-bit words (then the tail's bytes): finds a torn or damaged file, not an
   /// adversary (the index is a cache).
   static func checksum(_ bytes: [UInt8], count: Int) -> UInt64 {
+    bytes.withUnsafeBufferPointer { checksum($0, count: count) }
+  }
+
+  static func checksum(_ bytes: UnsafeBufferPointer<UInt8>, count: Int) -> UInt64 {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    bytes.withUnsafeBytes { raw in
-      var offset = 0
-      while offset + 8 <= count {
-        hash = (hash ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x100_0000_01b3
-        offset += 8
-      }
-      while offset < count {
-        hash = (hash ^ UInt64(raw[offset])) &* 0x100_0000_01b3
-        offset += 1
-      }
+    let raw = UnsafeRawBufferPointer(bytes)
+    var offset = 0
+    while offset + 8 <= count {
+      hash = (hash ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x100_0000_01b3
+      offset += 8
+    }
+    while offset < count {
+      hash = (hash ^ UInt64(raw[offset])) &* 0x100_0000_01b3
+      offset += 1
     }
     return hash
   }

@@ -34,82 +34,12 @@ extension Store {
     return names
   }
 
-  /// Where a document's entry comes from: the index as it was (trusted), its log (trusted), or
-  /// its file read now.
-  enum IndexedEntry: Sendable {
-    case stored(Int)
-    case logged(KindIndex.Entry)
-    case read(KindIndex.Entry)
-  }
-
-  /// The index of `kind`, brought up to date with the files in `directory`: each file is
-  /// `stat`ed; one whose entry (in the log, else in the index) is missing, differs or is racily
-  /// clean is read again. What was read again is appended to the log; the index is written whole
-  /// (the log folded into it) when files came or went or the log grew long. Returns the index as
-  /// loaded, each document's entry, and the names that are not regular files.
-  func refreshedIndex(kind: String, directory: String) throws(StoreError) -> (
-    index: KindIndex, documents: [(path: String, entry: IndexedEntry)], irregular: [String]
-  ) {
-    let started = Int64(Date().timeIntervalSince1970 * 1e9)
-    let fingerprint = indexFingerprint(kind)
-    let path = indexPath(kind)
-    let index = try KindIndex.load(path, fingerprint: fingerprint) ?? KindIndex()
-    let logPath = indexLogPath(kind)
-    let (lines, logSize) = try IndexLog.load(logPath, fingerprint: fingerprint)
-    // Looked up by a slice of each file's path: no string is made per file.
-    let logged = Dictionary(uniqueKeysWithValues: lines.map { (Substring($0.key), $0.value) })
-    let (files, irregular) = try FileIO.walk(directory, suffix: StoreLayout.documentSuffix, sorted: false)
-    let prefix = directory.utf8.count + 1
-    // The index is written in the order the directory lists its files, which stays the same
-    // while the directory does: then entry k is file k, and no table of names is needed.
-    let inOrder =
-      files.count == index.count && files.indices.allSatisfy { index.isNamed($0, files[$0].utf8.dropFirst(prefix)) }
-    let positions =
-      inOrder ? [:] : Dictionary((0..<index.count).map { (index.name($0), $0) }, uniquingKeysWith: { a, _ in a })
-    let sensitive = sensitiveMembers(kind)
-    let racy =
-      Int64(configuration.indexRacyWindow.components.seconds) * 1_000_000_000
-      + configuration.indexRacyWindow.components.attoseconds / 1_000_000_000
-    let opened = FileIO.Directory(directory)
-    let documents = try parallelMap(Array(files.indices), chunkSize: 128) {
-      k -> Result<(path: String, entry: IndexedEntry)?, StoreError> in
-      Result { () throws(StoreError) in
-        let file = files[k]
-        // Gone since the listing (a concurrent rm): not a document any more.
-        guard let stamp = FileStamp(file, in: opened) else { return nil }
-        let line = logged.isEmpty ? nil : logged[Substring(file.utf8.dropFirst(prefix))]
-        if let entry = line?.trusted(for: stamp, racyWindow: racy) { return (file, .logged(entry)) }
-        if line == nil,
-          let position = inOrder ? k : positions[String(decoding: file.utf8.dropFirst(prefix), as: UTF8.self)],
-          index.trusts(position, for: stamp, racyWindow: racy)
-        {
-          return (file, .stored(position))
-        }
-        let bytes: [UInt8]
-        if let opened { bytes = try FileIO.readListed(file, in: opened) } else { bytes = try FileIO.read(file) }
-        return (file, .read(KindIndex.entry(bytes, stamp: stamp, sensitive: sensitive)))
-      }
-    }.map { result throws(StoreError) in try result.get() }.compactMap { $0 }
-    let read = documents.compactMap { document -> IndexLog.Line? in
-      guard case .read(let entry) = document.entry else { return nil }
-      return IndexLog.Line(
-        name: String(decoding: document.path.utf8.dropFirst(prefix), as: UTF8.self), entry: entry, at: started)
-    }
-    if !inOrder || logged.count + read.count > IndexLog.foldThreshold(documents: documents.count) {
-      let entries = documents.map { document -> (name: String, entry: KindIndex.Entry) in
-        let name = String(decoding: document.path.utf8.dropFirst(prefix), as: UTF8.self)
-        switch document.entry {
-        case .stored(let position): return (name, index.entry(position))
-        case .logged(let entry), .read(let entry): return (name, entry)
-        }
-      }
-      if saveIndex(KindIndex.encode(entries, writtenAt: started, fingerprint: fingerprint), to: path), logSize > 0 {
-        dropIndexLog(logPath, folded: logSize)
-      }
-    } else if !read.isEmpty {
-      saveIndexLog(read, fingerprint: fingerprint, to: logPath)
-    }
-    return (index, documents, irregular)
+  /// Where each listed document's entry came from in ``indexedMatches``: its position in the index
+  /// as loaded (0 or more), or one of these.
+  enum Source {
+    static let logged: Int32 = -1
+    static let read: Int32 = -2
+    static let gone: Int32 = -3
   }
 
   /// Notes in the index logs what a commit wrote (`written`, read back) and removed: called
@@ -182,46 +112,158 @@ extension Store {
 
   /// The documents of `kind` matching `filters`, with their `sort` keys, from the index; nil
   /// when the query reads something the index does not hold (a nested path, a sensitive field).
+  /// Only matches and files that do not parse are returned.
+  ///
+  /// One pass over the files, in parallel: each is `stat`ed, and its entry taken from the log, else
+  /// the index, when the stat vouches for it (the same stamp, modified before the racy window);
+  /// else the file is read now. The entry's projection is judged where it lies (the index is
+  /// mapped, not copied). What was read again is appended to the log; the index is written whole
+  /// (the log folded into it) when files came or went or the log grew long.
   func indexedMatches(
     kind: String, directory: String, filters: [FormsCore.Expression],
     sort: [(path: FormsCore.Expression.Path, descending: Bool)]
   ) throws(StoreError) -> (results: [(Match?, String?)], irregular: [String])? {
     let paths = filters.flatMap(\.paths) + sort.map(\.path)
     guard configuration.useIndex, let members = indexedMembers(kind, paths: paths) else { return nil }
-    let (index, documents, irregular) = try refreshedIndex(kind: kind, directory: directory)
-    let projection = JSONProjection(paths: paths)
-    let wanted = members.map { Array($0.utf8) }
-    let results = try parallelMap(documents, chunkSize: 256) { document -> Result<(Match?, String?), StoreError> in
-      Result { () throws(StoreError) in
-        let parses: Bool
-        let nonScalar: ArraySlice<UInt8>
-        let stored: ArraySlice<UInt8>
-        switch document.entry {
-        case .stored(let position):
-          (parses, nonScalar, stored) = (index.parses(position), index.nonScalar(position), index.projection(position))
-        case .logged(let entry), .read(let entry):
-          (parses, nonScalar, stored) = (entry.parses, entry.nonScalar[...], entry.projection[...])
-        }
-        guard parses else { return (nil, document.path) }
-        let value: JSONValue
-        if nonScalar.split(separator: UInt8(ascii: ",")).contains(where: { name in
-          wanted.contains { name.elementsEqual($0) }
-        }) {
-          // A member the query reads holds an object or array here: judged from the file itself.
-          let bytes = try FileIO.read(document.path)
-          guard let whole = try? JSONParser().parse(bytes) else { return (nil, document.path) }
-          value = whole
-        } else {
-          let parsed = stored.withUnsafeBufferPointer { buffer in
-            projection.flatMap { JSONParser().parse(buffer, keeping: $0) } ?? (try? JSONParser().parse(buffer))
+    let started = Int64(Date().timeIntervalSince1970 * 1e9)
+    let fingerprint = indexFingerprint(kind)
+    let path = indexPath(kind)
+    let index = try KindIndex.load(path, fingerprint: fingerprint) ?? KindIndex()
+    let logPath = indexLogPath(kind)
+    let (logged, logSize) = try IndexLog.load(logPath, fingerprint: fingerprint)
+    let (names, irregular) = try FileIO.walkNames(directory, suffix: StoreLayout.documentSuffix)
+    guard let opened = FileIO.Directory(directory) else {
+      return names.isEmpty ? ([], irregular) : nil  // Not listable as a directory now: read the long way.
+    }
+    // The index is written in the order the directory lists its files, which stays the same
+    // while the directory does: then entry k is file k, and no table of names is needed.
+    let inOrder = names.count == index.count && names.indices.allSatisfy { index.isNamed($0, names[$0].utf8) }
+    let positions =
+      inOrder ? [:] : Dictionary((0..<index.count).map { (index.name($0), $0) }, uniquingKeysWith: { a, _ in a })
+    let sensitive = sensitiveMembers(kind)
+    let racy =
+      Int64(configuration.indexRacyWindow.components.seconds) * 1_000_000_000
+      + configuration.indexRacyWindow.components.attoseconds / 1_000_000_000
+    let judge = IndexJudge(
+      filters: filters, sort: sort, projection: JSONProjection(paths: paths), wanted: members.map { Array($0.utf8) })
+    let prefix = directory + "/"
+    struct Chunk: Sendable {
+      var results: [(Match?, String?)] = []
+      var sources: [Int32] = []
+      var read: [(Int, KindIndex.Entry)] = []
+    }
+    // The projections judged point into the mapped index: it stays until the function returns.
+    defer { withExtendedLifetime(index) {} }
+    let chunks = try parallelChunks(count: names.count, chunkSize: 512) { range -> [Result<Chunk, StoreError>] in
+      [
+        Result { () throws(StoreError) in
+          var chunk = Chunk()
+          chunk.sources.reserveCapacity(range.count)
+          for k in range {
+            let name = names[k]
+            // Gone since the listing (a concurrent rm): not a document any more.
+            guard let stamp = FileStamp(name: name, in: opened) else {
+              chunk.sources.append(Source.gone)
+              continue
+            }
+            let line = logged.isEmpty ? nil : logged[name]
+            let judged: (Match?, String?)
+            if let entry = line?.trusted(for: stamp, racyWindow: racy) {
+              chunk.sources.append(Source.logged)
+              judged = try judge.judge(entry, path: prefix + name)
+            } else if line == nil, let position = inOrder ? k : positions[name],
+              index.trusts(position, for: stamp, racyWindow: racy)
+            {
+              chunk.sources.append(Int32(position))
+              judged = try judge.judge(
+                parses: index.parses(position), nonScalar: index.nonScalar(position),
+                projection: index.projection(position), path: prefix + name)
+            } else {
+              let bytes = try FileIO.readListed(prefix + name, in: opened)
+              let entry = KindIndex.entry(bytes, stamp: stamp, sensitive: sensitive)
+              chunk.sources.append(Source.read)
+              chunk.read.append((k, entry))
+              judged = try judge.judge(entry, path: prefix + name)
+            }
+            if judged.0 != nil || judged.1 != nil { chunk.results.append(judged) }
           }
-          guard let parsed else { return (nil, document.path) }
-          value = parsed
+          return chunk
         }
-        guard filters.allSatisfy({ $0.evaluate(value) }) else { return (nil, nil) }
-        return (Match(path: document.path, keys: sort.map { $0.path.values(in: value).first }), nil)
-      }
+      ]
     }.map { result throws(StoreError) in try result.get() }
-    return (results, irregular)
+    let read = chunks.flatMap(\.read)
+    let sources = chunks.flatMap(\.sources)
+    let documents = sources.count { $0 != Source.gone }
+    if !inOrder || logged.count + read.count > IndexLog.foldThreshold(documents: documents) {
+      let fresh = Dictionary(uniqueKeysWithValues: read)
+      let entries = names.indices.compactMap { k -> (name: String, entry: KindIndex.Entry)? in
+        switch sources[k] {
+        case Source.gone: return nil
+        case Source.read: return fresh[k].map { (names[k], $0) }
+        case Source.logged: return logged[names[k]]?.entry.map { (names[k], $0) }
+        case let position: return (names[k], index.entry(Int(position)))
+        }
+      }
+      if saveIndex(KindIndex.encode(entries, writtenAt: started, fingerprint: fingerprint), to: path), logSize > 0 {
+        dropIndexLog(logPath, folded: logSize)
+      }
+    } else if !read.isEmpty {
+      saveIndexLog(
+        read.map { IndexLog.Line(name: names[$0.0], entry: $0.1, at: started) }, fingerprint: fingerprint, to: logPath)
+    }
+    return (chunks.flatMap(\.results), irregular)
+  }
+}
+
+/// How ``Store/indexedMatches`` judges one document from its entry: the filters over its
+/// projection, and the sort keys of a match.
+private struct IndexJudge: Sendable {
+  let filters: [FormsCore.Expression]
+  let sort: [(path: FormsCore.Expression.Path, descending: Bool)]
+  let projection: JSONProjection?
+  /// The top-level members the query reads.
+  let wanted: [[UInt8]]
+
+  func judge(_ entry: KindIndex.Entry, path: String) throws(StoreError) -> (Store.Match?, String?) {
+    try entry.nonScalar.withUnsafeBufferPointer { nonScalar throws(StoreError) in
+      try entry.projection.withUnsafeBufferPointer { projection throws(StoreError) in
+        try judge(parses: entry.parses, nonScalar: nonScalar, projection: projection, path: path)
+      }
+    }
+  }
+
+  /// A match with its keys, a file that does not parse (its path), or neither.
+  func judge(
+    parses: Bool, nonScalar: UnsafeBufferPointer<UInt8>, projection stored: UnsafeBufferPointer<UInt8>, path: String
+  ) throws(StoreError) -> (Store.Match?, String?) {
+    guard parses else { return (nil, path) }
+    let value: JSONValue
+    if readsContainer(nonScalar) {
+      // A member the query reads holds an object or array here: judged from the file itself.
+      let bytes = try FileIO.read(path)
+      guard let whole = try? JSONParser().parse(bytes) else { return (nil, path) }
+      value = whole
+    } else {
+      guard
+        let parsed = projection.flatMap({ JSONParser().parse(stored, keeping: $0) })
+          ?? (try? JSONParser().parse(stored))
+      else { return (nil, path) }
+      value = parsed
+    }
+    guard filters.allSatisfy({ $0.evaluate(value) }) else { return (nil, nil) }
+    return (Store.Match(path: path, keys: sort.map { $0.path.values(in: value).first }), nil)
+  }
+
+  /// True when one of the comma-separated names in `nonScalar` is a member the query reads.
+  private func readsContainer(_ nonScalar: UnsafeBufferPointer<UInt8>) -> Bool {
+    var start = 0
+    while start < nonScalar.count {
+      var end = start
+      while end < nonScalar.count && nonScalar[end] != UInt8(ascii: ",") { end += 1 }
+      let name = nonScalar[start..<end]
+      if wanted.contains(where: { name.elementsEqual($0) }) { return true }
+      start = end + 1
+    }
+    return false
   }
 }
