@@ -82,8 +82,12 @@ enum Comparisons {
 
     /// Runs formsctl on the store; the run must succeed.
     @discardableResult
-    func formsctl(_ arguments: [String], allow: Set<Int32> = [0]) -> (status: Int32, output: String) {
-      let result = (try? Shell.run([formsctl] + arguments + ["--store", store])) ?? (status: -1, output: "")
+    func formsctl(_ arguments: [String], allow: Set<Int32> = [0], measuringMemory: Bool = true) -> (
+      status: Int32, output: String
+    ) {
+      let result =
+        (try? Shell.run([formsctl] + arguments + ["--store", store], measuringMemory: measuringMemory))
+        ?? (status: -1, output: "")
       if !allow.contains(result.status) {
         print("formsctl \(arguments.joined(separator: " ")) exited \(result.status):\n\(result.output)")
         exit(1)

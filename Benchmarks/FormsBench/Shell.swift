@@ -35,15 +35,20 @@ enum Shell {
   /// Runs a command with posix_spawn (Foundation's Process adds tens of milliseconds per spawn on
   /// Linux, which would swamp whole-process timings); stdout and stderr are collected. Its peak
   /// memory is `lastPeakKilobytes` after (measured by `/usr/bin/time` when there is one).
+  /// With `measuringMemory: false` the command is started directly, not under `/usr/bin/time`
+  /// (one process fewer: what a latency of milliseconds is timed with).
   @discardableResult
-  static func run(_ command: [String], output suffix: String = "") throws -> (status: Int32, output: String) {
+  static func run(_ command: [String], output suffix: String = "", measuringMemory: Bool = true) throws -> (
+    status: Int32, output: String
+  ) {
     let outputPath = NSTemporaryDirectory() + "formsctl-bench-out-\(getpid())\(suffix)"
     let peakPath = outputPath + ".peak"
     defer {
       unlink(outputPath)
       unlink(peakPath)
     }
-    let arguments = timeCommand.map { [$0, "-f", "%M", "-o", peakPath] + command } ?? command
+    let arguments =
+      measuringMemory ? timeCommand.map { [$0, "-f", "%M", "-o", peakPath] + command } ?? command : command
     var actions = Platform.spawnActions()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
