@@ -91,6 +91,20 @@ struct FileIOTests {
       #expect(try FileIO.files(under: dir, suffix: ".json") == [dir + "/a.json", dir + "/b/2.json"])
     }
   }
+
+  @Test func walkNamesGivesNamesRelativeToTheTopAndPathsOfWhatIsIrregular() throws {
+    try withTemporaryDirectory { dir in
+      for file in ["b/2.json", "b/c/3.json", "a.json", ".hidden.json", "x.txt", "d.json/4.json"] {
+        try writeFile("{}", to: dir + "/" + file)
+      }
+      try FileManager.default.createSymbolicLink(atPath: dir + "/link.json", withDestinationPath: dir + "/a.json")
+      let (names, irregular) = try FileIO.walkNames(dir, suffix: ".json")
+      #expect(names.sorted() == ["a.json", "b/2.json", "b/c/3.json"])
+      #expect(irregular.sorted() == [dir + "/d.json", dir + "/link.json"])
+      // The same files as walk, which gives their paths.
+      #expect(try FileIO.walk(dir, suffix: ".json").files == names.sorted().map { dir + "/" + $0 })
+    }
+  }
 }
 
 struct StoreLockTests {

@@ -215,7 +215,7 @@ package enum FileIO {
     var subdirectories: [(path: String, below: String?)] = []
     func path(_ name: String) -> String { directory == "." ? name : (FilePath(directory) / name).string }
     for (name, kind) in try entries(of: directory, followingLink: following) where !name.hasPrefix(".") {
-      let relative = below.map { $0.isEmpty ? name : $0 + "/" + name }
+      let relative = below.map { $0.isEmpty ? name : (FilePath($0) / name).string }
       switch kind {
       case .directory where !suffix.isEmpty && name.hasSuffix(suffix): irregular.append(path(name))
       case .directory: if !skipping.contains(name) { subdirectories.append((path(name), relative)) }

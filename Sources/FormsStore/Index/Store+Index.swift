@@ -145,8 +145,8 @@ extension Store {
       Int64(configuration.indexRacyWindow.components.seconds) * 1_000_000_000
       + configuration.indexRacyWindow.components.attoseconds / 1_000_000_000
     let judge = IndexJudge(
-      filters: filters, sort: sort, projection: JSONProjection(paths: paths), wanted: members.map { Array($0.utf8) })
-    let prefix = directory + "/"
+      filters: filters, sort: sort, projection: JSONProjection(paths: paths), wanted: members.map { Array($0.utf8) },
+      directory: FilePath(directory))
     struct Chunk: Sendable {
       var results: [(Match?, String?)] = []
       var sources: [Int32] = []
@@ -170,20 +170,20 @@ extension Store {
             let judged: (Match?, String?)
             if let entry = line?.trusted(for: stamp, racyWindow: racy) {
               chunk.sources.append(Source.logged)
-              judged = try judge.judge(entry, path: prefix + name)
+              judged = try judge.judge(entry, name: name)
             } else if line == nil, let position = inOrder ? k : positions[name],
               index.trusts(position, for: stamp, racyWindow: racy)
             {
               chunk.sources.append(Int32(position))
               judged = try judge.judge(
                 parses: index.parses(position), nonScalar: index.nonScalar(position),
-                projection: index.projection(position), path: prefix + name)
+                projection: index.projection(position), name: name)
             } else {
-              let bytes = try FileIO.readListed(prefix + name, in: opened)
+              let bytes = try FileIO.readListed(judge.path(name), in: opened)
               let entry = KindIndex.entry(bytes, stamp: stamp, sensitive: sensitive)
               chunk.sources.append(Source.read)
               chunk.read.append((k, entry))
-              judged = try judge.judge(entry, path: prefix + name)
+              judged = try judge.judge(entry, name: name)
             }
             if judged.0 != nil || judged.1 != nil { chunk.results.append(judged) }
           }
@@ -223,35 +223,39 @@ private struct IndexJudge: Sendable {
   let projection: JSONProjection?
   /// The top-level members the query reads.
   let wanted: [[UInt8]]
+  /// The kind's directory. A document's path is made only when it leaves the pass (most do not).
+  let directory: FilePath
 
-  func judge(_ entry: KindIndex.Entry, path: String) throws(StoreError) -> (Store.Match?, String?) {
+  func path(_ name: String) -> String { (directory / name).string }
+
+  func judge(_ entry: KindIndex.Entry, name: String) throws(StoreError) -> (Store.Match?, String?) {
     try entry.nonScalar.withUnsafeBufferPointer { nonScalar throws(StoreError) in
       try entry.projection.withUnsafeBufferPointer { projection throws(StoreError) in
-        try judge(parses: entry.parses, nonScalar: nonScalar, projection: projection, path: path)
+        try judge(parses: entry.parses, nonScalar: nonScalar, projection: projection, name: name)
       }
     }
   }
 
   /// A match with its keys, a file that does not parse (its path), or neither.
   func judge(
-    parses: Bool, nonScalar: UnsafeBufferPointer<UInt8>, projection stored: UnsafeBufferPointer<UInt8>, path: String
+    parses: Bool, nonScalar: UnsafeBufferPointer<UInt8>, projection stored: UnsafeBufferPointer<UInt8>, name: String
   ) throws(StoreError) -> (Store.Match?, String?) {
-    guard parses else { return (nil, path) }
+    guard parses else { return (nil, path(name)) }
     let value: JSONValue
     if readsContainer(nonScalar) {
       // A member the query reads holds an object or array here: judged from the file itself.
-      let bytes = try FileIO.read(path)
-      guard let whole = try? JSONParser().parse(bytes) else { return (nil, path) }
+      let bytes = try FileIO.read(path(name))
+      guard let whole = try? JSONParser().parse(bytes) else { return (nil, path(name)) }
       value = whole
     } else {
       guard
         let parsed = projection.flatMap({ JSONParser().parse(stored, keeping: $0) })
           ?? (try? JSONParser().parse(stored))
-      else { return (nil, path) }
+      else { return (nil, path(name)) }
       value = parsed
     }
     guard filters.allSatisfy({ $0.evaluate(value) }) else { return (nil, nil) }
-    return (Store.Match(path: path, keys: sort.map { $0.path.values(in: value).first }), nil)
+    return (Store.Match(path: path(name), keys: sort.map { $0.path.values(in: value).first }), nil)
   }
 
   /// True when one of the comma-separated names in `nonScalar` is a member the query reads.
