@@ -212,7 +212,8 @@ public struct Snapshots: Sendable {
         try FileIO.remove(entries)
         summary = SnapshotSummary(
           time: time, reason: reason, message: message, label: label, files: streamed.files, scope: "whole store")
-        written = streamed.written.map { [manifestPath] + $0 }
+        // The new hash cache is renamed into place after the snapshot: it is made durable with it.
+        written = streamed.written.map { [manifestPath, newCache] + $0 }
       }
       // Written plainly, then made durable at once: each new file and directory fsynced when
       // there are few (a link is durable with its directory), else one syncfs for all (where there
