@@ -210,6 +210,20 @@ enum MillionBenchmark {
 
 /// The floors the million table is read against, measured in-process on both cores.
 enum Floors {
+  /// Prints both floors of `directory`, each the best of three.
+  static func report(_ directory: String) throws {
+    for (work, floor) in [("list + stat every file", stat), ("read + parse every file", readAndParse)] {
+      var best = Double.infinity
+      var files = 0
+      for _ in 0..<3 {
+        let start = DispatchTime.now().uptimeNanoseconds
+        files = try floor(directory)
+        best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+      }
+      print(String(format: "floor: %@, 2 threads: %.3f s (%d files)", work, best, files))
+    }
+  }
+
   /// Lists `directory` and `stat`s every file in it: what a query that trusts nothing unchecked costs.
   static func stat(_ directory: String) throws -> Int {
     let names = try FileIO.walkNames(directory, suffix: ".json").names

@@ -138,6 +138,13 @@ case "check":
     try RegressionCheck.run(
       count: arguments.count > 1 ? Int(arguments[1]) ?? 5_000 : 5_000,
       repository: FileManager.default.currentDirectoryPath))
+case "floors":
+  // FormsBench floors STORE: the million table's two floors measured on an existing store.
+  guard arguments.count > 1 else {
+    print("usage: FormsBench floors STORE")
+    exit(64)
+  }
+  try Floors.report(arguments[1] + "/data/purchase-orders")
 case "generate":
   // FormsBench generate DIR COUNT: a store of COUNT purchase orders made from the example orders.
   _ = try ExampleStore.generate(
@@ -151,7 +158,7 @@ case _ where command == "table" || Comparisons.rows.contains(command):
     repository: FileManager.default.currentDirectoryPath)
 default:
   print(
-    "usage: FormsBench json [COUNT] | parse-loop [COUNT] | table|validate|list|snapshot|import|migrate [COUNT...] | million [COUNT] | write [COUNT] | watch [COUNT] | lsp [COUNT] | check [COUNT] | generate DIR [COUNT]"
+    "usage: FormsBench json [COUNT] | parse-loop [COUNT] | table|validate|list|snapshot|import|migrate [COUNT...] | million [COUNT] | floors STORE | write [COUNT] | watch [COUNT] | lsp [COUNT] | check [COUNT] | generate DIR [COUNT]"
   )
   exit(64)
 }

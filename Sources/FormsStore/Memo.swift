@@ -4,6 +4,9 @@ import Synchronization
 final class Memo<Value: Sendable>: Sendable {
   private let stored = Mutex<Value?>(nil)
 
+  /// True once a value is kept.
+  var isSet: Bool { stored.withLock { $0 != nil } }
+
   func value(_ compute: () -> Value) -> Value {
     stored.withLock { stored in
       if let stored { return stored }

@@ -47,6 +47,40 @@ struct JSONProjectionTests {
     }
   }
 
+  /// The reader of an index entry's projection (compact JSON of scalars) answers as the strict
+  /// projection does, and leaves every other shape to it.
+  @Test func theCompactReaderAgreesWithTheStrictProjection() throws {
+    let objects = [
+      #"{}"#, #"{"status":"open"}"#, #"{"a":1,"status":"open","z":null}"#,
+      #"{"a":"x\"y\\","b":-1.50e3,"c":true,"status":"clo\"sed\\","t":"2026-01-01T00:00:00Z"}"#,
+      #"{"a":"é\u0041","status":false}"#, #"{"b":"]","c":"}","d":",","status":"x"}"#,
+    ]
+    for text in objects {
+      let bytes = Array(text.utf8)
+      for projection in [Self.projection("status"), Self.projection("a", "t"), Self.projection("missing")] {
+        let compact = bytes.withUnsafeBufferPointer { JSONParser().parseCompactScalars($0, keeping: projection) }
+        let strict = JSONParser().parse(bytes, keeping: projection)
+        #expect(compact != nil, "\(text)")
+        #expect(compact == strict, "\(text)")
+      }
+    }
+    for text in [
+      #"{ "status":"open"}"#, #"{"items":[1],"status":"open"}"#,
+      #"{"st\u0061tus":"open"}"#, #"{"status":"open""#, #"{"status":"open}"#, #"{"status":}"#,
+      #"{"status":01}"#, #"[1]"#, #"{"a":1,,"status":"open"}"#,
+    ] {
+      let bytes = Array(text.utf8)
+      let compact = bytes.withUnsafeBufferPointer {
+        JSONParser().parseCompactScalars($0, keeping: Self.projection("status"))
+      }
+      #expect(compact == nil, "\(text)")
+    }
+    let unordered = Array(#"{"status":"x","a":1}"#.utf8).withUnsafeBufferPointer {
+      JSONParser().parseCompactScalars($0, keeping: Self.projection("a", "status"))
+    }
+    #expect(unordered == nil, "kept keys out of order")
+  }
+
   @Test func aPathOfTheWholeDocumentMeansNoProjection() {
     #expect(JSONProjection(paths: [Expression.Path(steps: [])]) == nil)
   }

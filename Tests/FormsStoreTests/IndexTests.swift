@@ -107,7 +107,7 @@ import Testing
       for step in 0..<40 {
         let id = ids.randomElement(using: &rng)!
         let path = directory + id + ".json"
-        let change = Int.random(in: 0..<8, using: &rng)
+        let change = Int.random(in: 0..<9, using: &rng)
         switch change {
         case 0:
           _ = try? fixture.store.update(
@@ -137,6 +137,9 @@ import Testing
           #expect(try Self.runGit(["checkout", "-q", "--", "data"], in: fixture.root) == 0)
           #expect(try Self.runGit(["clean", "-qfd", "data"], in: fixture.root) == 0)
           broken = nil
+        case 7 where FileManager.default.fileExists(atPath: path):
+          // mv by hand to a name of its own: as many files, one no longer where the index has it.
+          #expect(rename(path, directory + "moved-\(step).json") == 0)
         case 6 where broken == nil && FileManager.default.fileExists(atPath: path):
           try writeFile("<<<<<<< ours\n" + (try readFile(path)) + "=======\n{}\n>>>>>>> theirs\n", to: path)
           broken = path

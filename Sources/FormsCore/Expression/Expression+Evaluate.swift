@@ -8,8 +8,15 @@ extension Expression {
     case .and(let a, let b): return a.evaluate(document) && b.evaluate(document)
     case .or(let a, let b): return a.evaluate(document) || b.evaluate(document)
     case .not(let a): return !a.evaluate(document)
-    case .exists(let path): return path.values(in: document).contains { !$0.isNull }
+    case .exists(let path):
+      if let one = path.single(in: document) { return one.map { !$0.isNull } ?? false }
+      return path.values(in: document).contains { !$0.isNull }
     case .compare(let a, let op, let b):
+      // One value a side (a literal, a path without `[]`), the usual case: compared directly.
+      if let x = a.single(in: document), let y = b.single(in: document) {
+        guard let x, let y else { return false }
+        return Self.compare(x, op, y)
+      }
       let right = b.values(in: document)
       return a.values(in: document).contains { x in right.contains { y in Self.compare(x, op, y) } }
     case .matches(let a, let regex):

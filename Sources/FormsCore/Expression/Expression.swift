@@ -64,6 +64,25 @@ public indirect enum Expression: Sendable, Equatable {
       return current
     }
 
+    /// The one value the path reaches when it has no `[]` step, gathered without a list:
+    /// `.some(nil)` when it reaches none, nil when it may reach several (use `values(in:)`).
+    func single(in value: JSONValue) -> JSONValue?? {
+      var current = value
+      for step in steps {
+        switch (step, current) {
+        case (.each, _): return nil
+        case (.member(let name), .object(let object)):
+          guard let found = object[name] else { return .some(nil) }
+          current = found
+        case (.index(let i), .array(let elements)):
+          guard i >= 0 && i < elements.count else { return .some(nil) }
+          current = elements[i]
+        default: return .some(nil)
+        }
+      }
+      return .some(current)
+    }
+
     /// `values(in:)` with the JSON Pointer of each value.
     public func located(in value: JSONValue) -> [(pointer: JSONPointer, value: JSONValue)] {
       var current: [(pointer: JSONPointer, value: JSONValue)] = [(.root, value)]
@@ -97,6 +116,14 @@ public indirect enum Expression: Sendable, Equatable {
       switch self {
       case .path(let path): return path.values(in: document)
       case .literal(let value): return [value]
+      }
+    }
+
+    /// `Path.single(in:)` of an operand: a literal is one value.
+    func single(in document: JSONValue) -> JSONValue?? {
+      switch self {
+      case .path(let path): return path.single(in: document)
+      case .literal(let value): return .some(value)
       }
     }
   }

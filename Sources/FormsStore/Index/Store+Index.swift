@@ -112,7 +112,8 @@ extension Store {
 
   /// The documents of `kind` matching `filters`, with their `sort` keys, from the index; nil
   /// when the query reads something the index does not hold (a nested path, a sensitive field).
-  /// Only matches and files that do not parse are returned.
+  /// Only matches and files that do not parse are returned; with a `window`, only the first
+  /// `window` matches in `ordered` order (their paths made for them alone).
   ///
   /// One pass over the files, in parallel: each is `stat`ed, and its entry taken from the log, else
   /// the index, when the stat vouches for it (the same stamp, modified before the racy window);
@@ -121,7 +122,8 @@ extension Store {
   /// (the log folded into it) when files came or went or the log grew long.
   func indexedMatches(
     kind: String, directory: String, filters: [FormsCore.Expression],
-    sort: [(path: FormsCore.Expression.Path, descending: Bool)]
+    sort: [(path: FormsCore.Expression.Path, descending: Bool)], window: Int?,
+    ordered: @escaping @Sendable (Match, Match) -> Bool
   ) throws(StoreError) -> (results: [(Match?, String?)], irregular: [String])? {
     let paths = filters.flatMap(\.paths) + sort.map(\.path)
     guard configuration.useIndex, let members = indexedMembers(kind, paths: paths) else { return nil }
@@ -135,66 +137,94 @@ extension Store {
     guard let opened = FileIO.Directory(directory) else {
       return names.isEmpty ? ([], irregular) : nil  // Not listable as a directory now: read the long way.
     }
-    // The index is written in the order the directory lists its files, which stays the same
-    // while the directory does: then entry k is file k, and no table of names is needed.
-    let inOrder = names.count == index.count && names.indices.allSatisfy { index.isNamed($0, names[$0].utf8) }
-    let positions =
-      inOrder ? [:] : Dictionary((0..<index.count).map { (index.name($0), $0) }, uniquingKeysWith: { a, _ in a })
     let sensitive = sensitiveMembers(kind)
     let racy =
       Int64(configuration.indexRacyWindow.components.seconds) * 1_000_000_000
       + configuration.indexRacyWindow.components.attoseconds / 1_000_000_000
     let judge = IndexJudge(
-      filters: filters, sort: sort, projection: JSONProjection(paths: paths), wanted: members.map { Array($0.utf8) },
-      directory: FilePath(directory))
+      filters: filters, sort: sort, projection: JSONProjection(paths: paths), wanted: members.map { Array($0.utf8) })
     struct Chunk: Sendable {
-      var results: [(Match?, String?)] = []
+      var matches: [Match] = []
+      var unparsable: [String] = []
       var sources: [Int32] = []
       var read: [(Int, KindIndex.Entry)] = []
+      /// Files whose entry is not at their own position in the index (files came or went).
+      var misplaced: [Int] = []
+    }
+    // The index is written in the order the directory lists its files, which stays the same
+    // while the directory does: then entry k is file k. A file found elsewhere is looked up by
+    // name after the pass.
+    @Sendable func visit(_ k: Int, position: Int?, into chunk: inout Chunk) throws(StoreError) {
+      let name = names[k]
+      // Gone since the listing (a concurrent rm): not a document any more.
+      guard let stamp = FileStamp(name: name, in: opened) else {
+        chunk.sources.append(Source.gone)
+        return
+      }
+      let line = logged.isEmpty ? nil : logged[name]
+      let judged: IndexJudge.Verdict
+      if let entry = line?.trusted(for: stamp, racyWindow: racy) {
+        chunk.sources.append(Source.logged)
+        judged = try judge.judge(entry, name: name, in: directory)
+      } else if line == nil, let position, index.trusts(position, for: stamp, racyWindow: racy) {
+        chunk.sources.append(Int32(position))
+        judged = try judge.judge(
+          parses: index.parses(position), nonScalar: index.nonScalar(position),
+          projection: index.projection(position), name: name, in: directory)
+      } else {
+        let bytes = try FileIO.readListed((FilePath(directory) / name).string, in: opened)
+        let entry = KindIndex.entry(bytes, stamp: stamp, sensitive: sensitive)
+        chunk.sources.append(Source.read)
+        chunk.read.append((k, entry))
+        judged = try judge.judge(entry, name: name, in: directory)
+      }
+      switch judged {
+      case .match(let match): chunk.matches.append(match)
+      case .unparsable: chunk.unparsable.append((FilePath(directory) / name).string)
+      case .no: break
+      }
     }
     // The projections judged point into the mapped index: it stays until the function returns.
     defer { withExtendedLifetime(index) {} }
-    let chunks = try parallelChunks(count: names.count, chunkSize: 512) { range -> [Result<Chunk, StoreError>] in
+    let sameCount = names.count == index.count
+    func positions() -> [String: Int] {
+      Dictionary((0..<index.count).map { (index.name($0), $0) }, uniquingKeysWith: { a, _ in a })
+    }
+    // Files came or went: every entry is looked up by name.
+    let byName = sameCount ? nil : positions()
+    var chunks = try parallelChunks(count: names.count, chunkSize: 512) { range -> [Result<Chunk, StoreError>] in
       [
         Result { () throws(StoreError) in
           var chunk = Chunk()
           chunk.sources.reserveCapacity(range.count)
           for k in range {
-            let name = names[k]
-            // Gone since the listing (a concurrent rm): not a document any more.
-            guard let stamp = FileStamp(name: name, in: opened) else {
-              chunk.sources.append(Source.gone)
-              continue
-            }
-            let line = logged.isEmpty ? nil : logged[name]
-            let judged: (Match?, String?)
-            if let entry = line?.trusted(for: stamp, racyWindow: racy) {
-              chunk.sources.append(Source.logged)
-              judged = try judge.judge(entry, name: name)
-            } else if line == nil, let position = inOrder ? k : positions[name],
-              index.trusts(position, for: stamp, racyWindow: racy)
-            {
-              chunk.sources.append(Int32(position))
-              judged = try judge.judge(
-                parses: index.parses(position), nonScalar: index.nonScalar(position),
-                projection: index.projection(position), name: name)
+            if let byName {
+              try visit(k, position: byName[names[k]], into: &chunk)
+            } else if index.isNamed(k, names[k].utf8) {
+              try visit(k, position: k, into: &chunk)
             } else {
-              let bytes = try FileIO.readListed(judge.path(name), in: opened)
-              let entry = KindIndex.entry(bytes, stamp: stamp, sensitive: sensitive)
-              chunk.sources.append(Source.read)
-              chunk.read.append((k, entry))
-              judged = try judge.judge(entry, name: name)
+              chunk.misplaced.append(k)
+              chunk.sources.append(Source.gone)  // for now: visited after the pass
             }
-            if judged.0 != nil || judged.1 != nil { chunk.results.append(judged) }
           }
           return chunk
         }
       ]
     }.map { result throws(StoreError) in try result.get() }
+    var sources = chunks.flatMap(\.sources)
+    let misplaced = chunks.flatMap(\.misplaced)
+    if !misplaced.isEmpty {
+      let positions = positions()
+      var late = Chunk()
+      for k in misplaced {
+        try visit(k, position: positions[names[k]], into: &late)
+        sources[k] = late.sources.removeLast()
+      }
+      chunks.append(late)
+    }
     let read = chunks.flatMap(\.read)
-    let sources = chunks.flatMap(\.sources)
     let documents = sources.count { $0 != Source.gone }
-    if !inOrder || logged.count + read.count > IndexLog.foldThreshold(documents: documents) {
+    if !misplaced.isEmpty || !sameCount || logged.count + read.count > IndexLog.foldThreshold(documents: documents) {
       let fresh = Dictionary(uniqueKeysWithValues: read)
       let entries = names.indices.compactMap { k -> (name: String, entry: KindIndex.Entry)? in
         switch sources[k] {
@@ -211,7 +241,14 @@ extension Store {
       saveIndexLog(
         read.map { IndexLog.Line(name: names[$0.0], entry: $0.1, at: started) }, fingerprint: fingerprint, to: logPath)
     }
-    return (chunks.flatMap(\.results), irregular)
+    let matches = chunks.flatMap(\.matches)
+    let kept = window.map { smallest($0, of: matches, by: ordered) } ?? matches
+    // Matches carry their names while they are ordered (as paths in one directory, they order the
+    // same); a path is made for those that leave.
+    return (
+      kept.map { (Match(path: (FilePath(directory) / $0.path).string, keys: $0.keys), nil) }
+        + chunks.flatMap(\.unparsable).map { (nil, $0) }, irregular
+    )
   }
 }
 
@@ -223,39 +260,43 @@ private struct IndexJudge: Sendable {
   let projection: JSONProjection?
   /// The top-level members the query reads.
   let wanted: [[UInt8]]
-  /// The kind's directory. A document's path is made only when it leaves the pass (most do not).
-  let directory: FilePath
 
-  func path(_ name: String) -> String { (directory / name).string }
+  enum Verdict {
+    /// A match, named by its file's name in the kind's directory.
+    case match(Store.Match)
+    case unparsable
+    case no
+  }
 
-  func judge(_ entry: KindIndex.Entry, name: String) throws(StoreError) -> (Store.Match?, String?) {
+  func judge(_ entry: KindIndex.Entry, name: String, in directory: String) throws(StoreError) -> Verdict {
     try entry.nonScalar.withUnsafeBufferPointer { nonScalar throws(StoreError) in
       try entry.projection.withUnsafeBufferPointer { projection throws(StoreError) in
-        try judge(parses: entry.parses, nonScalar: nonScalar, projection: projection, name: name)
+        try judge(parses: entry.parses, nonScalar: nonScalar, projection: projection, name: name, in: directory)
       }
     }
   }
 
-  /// A match with its keys, a file that does not parse (its path), or neither.
   func judge(
-    parses: Bool, nonScalar: UnsafeBufferPointer<UInt8>, projection stored: UnsafeBufferPointer<UInt8>, name: String
-  ) throws(StoreError) -> (Store.Match?, String?) {
-    guard parses else { return (nil, path(name)) }
+    parses: Bool, nonScalar: UnsafeBufferPointer<UInt8>, projection stored: UnsafeBufferPointer<UInt8>, name: String,
+    in directory: String
+  ) throws(StoreError) -> Verdict {
+    guard parses else { return .unparsable }
     let value: JSONValue
     if readsContainer(nonScalar) {
       // A member the query reads holds an object or array here: judged from the file itself.
-      let bytes = try FileIO.read(path(name))
-      guard let whole = try? JSONParser().parse(bytes) else { return (nil, path(name)) }
+      let bytes = try FileIO.read((FilePath(directory) / name).string)
+      guard let whole = try? JSONParser().parse(bytes) else { return .unparsable }
       value = whole
     } else {
       guard
-        let parsed = projection.flatMap({ JSONParser().parse(stored, keeping: $0) })
-          ?? (try? JSONParser().parse(stored))
-      else { return (nil, path(name)) }
+        let parsed = projection.flatMap({
+          JSONParser().parseCompactScalars(stored, keeping: $0) ?? JSONParser().parse(stored, keeping: $0)
+        }) ?? (try? JSONParser().parse(stored))
+      else { return .unparsable }
       value = parsed
     }
-    guard filters.allSatisfy({ $0.evaluate(value) }) else { return (nil, nil) }
-    return (Store.Match(path: path(name), keys: sort.map { $0.path.values(in: value).first }), nil)
+    guard filters.allSatisfy({ $0.evaluate(value) }) else { return .no }
+    return .match(Store.Match(path: name, keys: sort.map { $0.path.values(in: value).first }))
   }
 
   /// True when one of the comma-separated names in `nonScalar` is a member the query reads.

@@ -1,4 +1,5 @@
 import FormsCore
+import class Foundation.Thread
 
 /// Who a document version comes from; decides which rules of the write path apply (DESIGN §12).
 public enum ChangeSource: Sendable, Equatable {
@@ -206,7 +207,8 @@ extension Store {
   )
     throws(StoreError) -> T
   {
-    try layout.write(
+    if !dryRun && user == nil { prefetchAuditUser() }
+    return try layout.write(
       WriteOperation(name, summary: summary, command: commandLine), dryRun: dryRun, wait: configuration.lockWait,
       clock: now,
       user: { [self] in user ?? auditUser() }, store: self, body)
@@ -216,5 +218,13 @@ extension Store {
   /// store's repository, `$USER` or the uid (looked up at the first write, then kept).
   func auditUser() -> String {
     configuration.user ?? foundUser.value { [layout] in AuditLog.currentUser(root: layout.root) }
+  }
+
+  /// Starts looking up ``auditUser()`` on another thread, once it is needed and not known: git's
+  /// user is a `git config` process (a few milliseconds), which then runs while the write is
+  /// prepared. The memo's lock makes the commit wait for it (or the lookup find the commit's).
+  func prefetchAuditUser() {
+    guard configuration.user == nil, !foundUser.isSet else { return }
+    Thread.detachNewThread { [self] in _ = auditUser() }
   }
 }

@@ -40,7 +40,6 @@ public final class WriteSession: Sendable {
   public let store: Store?
   /// The write time: timestamps and the audit record.
   public let now: Date
-  let user: String
 
   /// What staging changes. Staging is serial, but `prepare` may read `willExist` from several
   /// threads meanwhile, so it lives behind a lock the compiler checks.
@@ -55,12 +54,11 @@ public final class WriteSession: Sendable {
   }
   private let state: Mutex<State>
 
-  init(layout: StoreLayout, operation: WriteOperation, dryRun: Bool, store: Store?, now: Date, user: String) {
+  init(layout: StoreLayout, operation: WriteOperation, dryRun: Bool, store: Store?, now: Date) {
     self.layout = layout
     self.dryRun = dryRun
     self.store = store
     self.now = now
-    self.user = user
     state = Mutex(State(operation: operation))
   }
 
@@ -119,16 +117,17 @@ public final class WriteSession: Sendable {
     return started
   }
 
-  /// Commits everything staged with the audit record (nothing when nothing changed), then notes
-  /// the documents written and removed in the index's logs (still under the lock).
-  func commit() throws(StoreError) {
+  /// Commits everything staged with the audit record naming `user` (nothing when nothing
+  /// changed), then notes the documents written and removed in the index's logs (still under
+  /// the lock).
+  func commit(user: () -> String) throws(StoreError) {
     guard !dryRun else { return }
     let committed = try state.withLock { (state) throws(StoreError) -> (written: [String], deleted: [String])? in
       guard !state.entries.isEmpty || state.operation.recordsWithoutDocuments || state.transaction != nil else {
         return nil
       }
       let record = AuditLog.record(
-        time: now, user: user, operation: state.operation.name, command: state.operation.command,
+        time: now, user: user(), operation: state.operation.name, command: state.operation.command,
         documents: state.entries, details: state.details)
       try journal(&state).commit(record: record)
       state.transaction = nil
@@ -156,12 +155,11 @@ extension StoreLayout {
   ) throws(StoreError) -> T {
     if dryRun {
       return try body(
-        WriteSession(layout: self, operation: operation, dryRun: true, store: store, now: clock(), user: ""))
+        WriteSession(layout: self, operation: operation, dryRun: true, store: store, now: clock()))
     }
     return try withWriteLock(operation.summary, wait: wait) { () throws(StoreError) -> T in
       // The time is read once the lock is held, so stamps follow the order of the writes.
-      let session = WriteSession(
-        layout: self, operation: operation, dryRun: false, store: store, now: clock(), user: user())
+      let session = WriteSession(layout: self, operation: operation, dryRun: false, store: store, now: clock())
       // The body's errors roll back; the commit decides its own outcome (rolled back before its
       // commit record, kept for `recover` after it).
       let result: T
@@ -170,7 +168,9 @@ extension StoreLayout {
       } catch {
         try session.abort(after: error)
       }
-      try session.commit()
+      // The user is asked for at the commit: a lookup started before the write (see
+      // `Store.prefetchAuditUser`) runs while the change is made.
+      try session.commit(user: user)
       return result
     }
   }
