@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 
 /// Maps `items` on every core, in chunks, keeping the input order in the result; `progress`
@@ -47,4 +48,23 @@ package func concurrently<A: Sendable, B: Sendable>(
     preconditionFailure("concurrently: a task did not run")
   }
   return (a, b)
+}
+
+/// Runs `side` on a thread of its own while `body` runs on this one (with every core for its own
+/// parallel work); both results, once both are done.
+package func alongside<A: Sendable, B>(
+  _ side: @escaping @Sendable () -> A, _ body: () throws(StoreError) -> B
+) throws(StoreError) -> (A, B) {
+  let result = Mutex<A?>(nil)
+  let finished = DispatchSemaphore(value: 0)
+  Thread.detachNewThread {
+    let value = side()
+    result.withLock { $0 = value }
+    finished.signal()
+  }
+  // The side is waited for whatever `body` does, so nothing outlives this call.
+  let own = Result { () throws(StoreError) -> B in try body() }
+  finished.wait()
+  guard let value = result.withLock({ $0 }) else { preconditionFailure("alongside: the side did not run") }
+  return (value, try own.get())
 }

@@ -45,7 +45,9 @@ struct CacheLine: Sendable {
 /// The previous snapshot's hash cache (see `HashCache`), read a block at a time in the order a
 /// snapshot walks the store: `entry(for:)` is asked in that order and moves forward only. A cache
 /// in another order, or damaged, only costs reads: a file without its line is hashed again.
-final class CacheReader {
+/// One thread uses it at a time: a snapshot hands it to the thread that reads ahead for the next
+/// block while the current one is copied, and waits for that thread before going on.
+final class CacheReader: @unchecked Sendable {
   /// The snapshot the lines describe; empty when there is no usable cache.
   private(set) var snapshot = ""
   private(set) var writtenAtNanoseconds: Int64 = 0

@@ -54,22 +54,43 @@ extension Snapshots {
       streamed.note(made.filter { !(streamed.written?.contains($0) ?? false) })
       let progress = ProgressCounter(
         relative.isEmpty ? "snapshot" : "snapshot \(relative)", total: names.count, self.progress)
-      for start in stride(from: 0, to: names.count, by: Self.blockSize) {
-        let block = Array(names[start..<min(names.count, start + Self.blockSize)])
-        let found = block.map { previous.entry(for: run.prefix + Array($0.utf8)) }
-        let (copied, wrote) = try run.copy(
-          block, previous: found, trustedBefore: previous.writtenAtNanoseconds - 2_000_000_000)
-        streamed.note(wrote)
-        for (k, outcome) in copied.enumerated() {
-          let path = run.prefix + Array(block[k].utf8)
-          entries.append(outcome.manifestEntry(path: path, first: streamed.files == 0))
-          if let line = outcome.cacheLine(path: path) { cache.append(line) }
-          counter.add(outcome.schema)
-          streamed.files += 1
-        }
+      // Each block is stat'ed and linked while, on a thread of its own, the block before it is put
+      // into words (its manifest entries and cache lines) and the cache is read for the next one.
+      let blocks = stride(from: 0, to: names.count, by: Self.blockSize).map {
+        $0..<min(names.count, $0 + Self.blockSize)
+      }
+      let (prefix, trustedBefore) = (run.prefix, previous.writtenAtNanoseconds - 2_000_000_000)
+      @Sendable func lookUp(_ range: Range<Int>) -> [CacheLine?] {
+        names[range].map { previous.entry(for: prefix + Array($0.utf8)) }
+      }
+      var found = blocks.first.map(lookUp) ?? []
+      var pending: (block: [String], copied: [RunCopy.Outcome])?
+      func writeDown(_ words: RunCopy.Words, count: Int) throws(StoreError) {
+        entries.append(words.entries)
+        cache.append(words.cache)
+        for schema in words.schemas { counter.add(schema) }
+        streamed.files += count
         try entries.flushIfFull()
         try cache.flushIfFull()
-        progress?.add(block.count)
+        progress?.add(count)
+      }
+      for (b, range) in blocks.enumerated() {
+        let block = Array(names[range])
+        let (done, first, next) = (pending, streamed.files == 0, b + 1 < blocks.count ? blocks[b + 1] : nil)
+        let ((words, nextFound), (copied, wrote)) = try alongside({
+          (done.map { RunCopy.words($0.block, $0.copied, prefix: prefix, first: first) }, next.map(lookUp))
+        }) { () throws(StoreError) in
+          try run.copy(block, previous: found, trustedBefore: trustedBefore)
+        }
+        streamed.note(wrote)
+        if let words, let done { try writeDown(words, count: done.block.count) }
+        pending = (block, copied)
+        found = nextFound ?? []
+      }
+      if let done = pending {
+        try writeDown(
+          RunCopy.words(done.block, done.copied, prefix: run.prefix, first: streamed.files == 0),
+          count: done.block.count)
       }
     }
     try entries.close()
@@ -104,9 +125,12 @@ extension Snapshots {
   private static func walkRuns(
     _ directory: String, as relative: String, _ body: (String, String, [String]) throws(StoreError) -> Void
   ) throws(StoreError) {
-    let listed = try FileIO.entries(of: directory).filter { !$0.name.hasPrefix(".") }.sorted {
-      FileIO.walkOrder($0.name, $1.name)
-    }
+    let unsorted = try FileIO.entries(of: directory).filter { !$0.name.hasPrefix(".") }
+    // One directory's names hold no `/`, so the walk's order is their bytes' order; for ASCII
+    // names that is also String's own (and much faster) order.
+    let listed =
+      unsorted.allSatisfy({ $0.name.utf8.allSatisfy { $0 < 0x80 } })
+      ? unsorted.sorted { $0.name < $1.name } : unsorted.sorted { FileIO.walkOrder($0.name, $1.name) }
     var run: [String] = []
     for (name, kind) in listed {
       switch kind {
@@ -192,7 +216,7 @@ struct RunCopy {
   private let baseFD: Int32
 
   /// What became of one file.
-  enum Outcome {
+  enum Outcome: Sendable {
     /// A link to the base's copy; the cache's line (its stamp is the file's) says the rest.
     case linked(CacheLine)
     /// Read and hashed: a link to the base's copy or a new copy.
@@ -254,6 +278,27 @@ struct RunCopy {
         return out
       }
     }
+  }
+
+  /// A block's manifest entries and cache lines, and each file's `_schema`.
+  struct Words: Sendable {
+    var entries: [UInt8] = []
+    var cache: [UInt8] = []
+    var schemas: [[UInt8]?] = []
+  }
+
+  /// What a block of `names` (under `prefix` in the snapshot) adds to the manifest and the hash
+  /// cache; `first`: the block opens the manifest's list.
+  static func words(_ names: [String], _ outcomes: [Outcome], prefix: [UInt8], first: Bool) -> Words {
+    var words = Words()
+    words.schemas.reserveCapacity(outcomes.count)
+    for (k, outcome) in outcomes.enumerated() {
+      let path = prefix + Array(names[k].utf8)
+      words.entries += outcome.manifestEntry(path: path, first: first && k == 0)
+      if let line = outcome.cacheLine(path: path) { words.cache += line }
+      words.schemas.append(outcome.schema)
+    }
+    return words
   }
 
   init(live: String, relative: String, temporary: String, base: String?) throws(StoreError) {
