@@ -207,12 +207,22 @@ enum Comparisons {
       let floor = timed(runs: 1) {
         for (k, bytes) in documents.enumerated() {
           let path = data + "/FLOOR-\(k).json"
-          try? bytes.write(to: URL(fileURLWithPath: path + ".tmp"))
-          rename(path + ".tmp", path)
+          // A floor of writes that failed would be no floor: stop the benchmark instead.
+          do { try bytes.write(to: URL(fileURLWithPath: path + ".tmp")) } catch {
+            print("the import floor could not write \(path).tmp: \(error)")
+            exit(1)
+          }
+          guard rename(path + ".tmp", path) == 0 else {
+            print("the import floor could not rename \(path).tmp: \(String(cString: strerror(errno)))")
+            exit(1)
+          }
         }
         sync()
       }
-      for k in documents.indices { unlink(data + "/FLOOR-\(k).json") }
+      for k in documents.indices where unlink(data + "/FLOOR-\(k).json") != 0 {
+        print("the import floor could not remove FLOOR-\(k).json: \(String(cString: strerror(errno)))")
+        exit(1)
+      }
       var output = ""
       let ours = timed(runs: 1) { output = formsctl(["import", "purchase-order", feed]).output }
       return Row(

@@ -45,7 +45,7 @@ extension Store {
     let filters = query.filters
     try refuseSealedReads(kind: kind, filters.flatMap(\.paths) + query.sort.map(\.path))
     let sort = query.sort.isEmpty ? schema.order : query.sort
-    let ordered: @Sendable (Match, Match) -> Bool = { a, b in
+    let ordered: (Match, Match) -> Bool = { a, b in
       for (index, key) in sort.enumerated() {
         switch (a.keys[index], b.keys[index]) {
         case (nil, nil): continue
@@ -56,30 +56,29 @@ extension Store {
           return key.descending ? order > 0 : order < 0
         }
       }
-      return a.path < b.path
-    }
-    // With --limit, only the first offset + limit in order are kept and sorted (a bounded heap).
-    let window = query.limit.map { limit in
-      let (wanted, overflow) = max(0, query.offset).addingReportingOverflow(max(0, limit))
-      return overflow ? Int.max : wanted
+      return a.name < b.name
     }
     let found: (results: [(Match?, String?)], irregular: [String])
-    if let indexed = try indexedMatches(
-      kind: kind, directory: directory, filters: filters, sort: sort, window: window, ordered: ordered)
-    {
+    if let indexed = try indexedMatches(kind: kind, directory: directory, filters: filters, sort: sort) {
       found = indexed
     } else {
       found = try scannedMatches(kind: kind, directory: directory, filters: filters, sort: sort)
     }
     let (results, irregular) = found
     let all = results.compactMap(\.0)
-    let matches = window.map { smallest($0, of: all, by: ordered) } ?? all.sorted(by: ordered)
+    // With --limit, only the first offset + limit in order are kept and sorted (a bounded heap).
+    let matches =
+      query.limit.map { limit in
+        let (wanted, overflow) = max(0, query.offset).addingReportingOverflow(max(0, limit))
+        return smallest(overflow ? Int.max : wanted, of: all, by: ordered)
+      } ?? all.sorted(by: ordered)
     let start = min(max(0, query.offset), matches.count)
     let end = query.limit.map { start + min(max(0, $0), matches.count - start) } ?? matches.count
     let page = try parallelMap(Array(matches[start..<end]), chunkSize: 32) { match -> Result<Document?, StoreError> in
       Result { () throws(StoreError) in
-        let bytes = try FileIO.read(match.path)
-        return try? self.openedDocument(JSONParser().parse(bytes), path: match.path, bytes: bytes)
+        let path = (FilePath(directory) / match.name).string
+        let bytes = try FileIO.read(path)
+        return try? self.openedDocument(JSONParser().parse(bytes), path: path, bytes: bytes)
       }
     }.map { result throws(StoreError) in try result.get() }
     let skipped =
@@ -106,7 +105,7 @@ extension Store {
     sort: [(path: FormsCore.Expression.Path, descending: Bool)]
   ) throws(StoreError) -> (results: [(Match?, String?)], irregular: [String]) {
     // Unsorted: matches are ordered by their keys, then by path, by the caller.
-    let (files, irregular) = try FileIO.walk(directory, suffix: ".json", sorted: false)
+    let (names, irregular) = try FileIO.walkNames(directory, suffix: StoreLayout.documentSuffix)
     // Only what the filters and sort keys read is built (the rest of each file is checked, not
     // kept), unless a version of the kind seals fields: opening needs the whole document.
     let sealed = registry.schemas[kind]?.values.contains { $0.hasSensitiveFields } ?? false
@@ -116,8 +115,9 @@ extension Store {
     let sync = computed.contains("_sync") ? try SyncState.latest(layout)?.records(kind: kind) ?? [:] : nil
     let opened = FileIO.Directory(directory)
     // A file that cannot be read is an error (never "not there"); one that does not parse is skipped, named.
-    let results = try parallelMap(files, chunkSize: 32) { path -> Result<(Match?, String?), StoreError> in
+    let results = try parallelMap(names, chunkSize: 32) { name -> Result<(Match?, String?), StoreError> in
       Result { () throws(StoreError) in
+        let path = (FilePath(directory) / name).string
         let bytes: [UInt8]
         if let opened { bytes = try FileIO.readListed(path, in: opened) } else { bytes = try FileIO.read(path) }
         // Not parsing (or a broken envelope) skips the file, named; reading sync state may fail.
@@ -130,15 +130,16 @@ extension Store {
           try self.compute(computed, into: &value, stored: stored, kind: kind, path: path, bytes: bytes, sync: sync)
         }
         guard filters.allSatisfy({ $0.evaluate(value) }) else { return (nil, nil) }
-        return (Match(path: path, keys: sort.map { $0.path.values(in: value).first }), nil)
+        return (Match(name: name, keys: sort.map { $0.path.values(in: value).first }), nil)
       }
     }.map { result throws(StoreError) in try result.get() }
     return (results, irregular)
   }
 
-  /// A matching document while sorting: its path and sort-key values.
+  /// A matching document while sorting: its sort-key values, and its file's name in the kind's
+  /// directory (which orders matches as their paths would; a path is made for the page alone).
   struct Match: Sendable {
-    let path: String
+    let name: String
     let keys: [JSONValue?]
   }
 }

@@ -244,31 +244,43 @@ extension JSONParser {
   {
     let last = buffer.count - 1
     guard last >= 1, buffer[0] == UInt8(ascii: "{"), buffer[last] == UInt8(ascii: "}") else { return nil }
+    let reader = ByteReader(bytes: buffer, maxDepth: maxDepth, recorder: nil)
+    // The quote closing the string whose contents start at `start` (escapes passed over when
+    // allowed, other bytes left to the strict parse of a kept value); nil when it does not close.
+    func closingQuote(from start: Int, escapes: Bool) -> Int? {
+      var k = start
+      while true {
+        k = reader.plainRun(from: k)
+        guard k < last else { return nil }
+        switch buffer[k] {
+        case UInt8(ascii: "\""): return k
+        case UInt8(ascii: "\\"):
+          guard escapes else { return nil }
+          k += 2
+        default: k += 1
+        }
+      }
+    }
     let kept = projection.members
     var members: [JSONObject.Member] = []
     var i = 1
     while i < last && members.count < kept.count {
       // A key: escape-free, so its raw bytes are its name.
-      guard buffer[i] == UInt8(ascii: "\"") else { return nil }
-      let key = i + 1
-      i = Self.quoteOrBackslash(buffer, from: key, before: last)
-      guard i + 2 < last, buffer[i] == UInt8(ascii: "\""), buffer[i + 1] == UInt8(ascii: ":") else { return nil }
-      let name = UnsafeBufferPointer(rebasing: buffer[key..<i])
-      i += 2
+      guard buffer[i] == UInt8(ascii: "\""), let keyEnd = closingQuote(from: i + 1, escapes: false),
+        keyEnd + 2 < last, buffer[keyEnd + 1] == UInt8(ascii: ":")
+      else { return nil }
+      let key = (i + 1)..<keyEnd
+      i = keyEnd + 2
       let value = i
       switch buffer[i] {
       case UInt8(ascii: "\""):
-        i = Self.quoteOrBackslash(buffer, from: i + 1, before: last)
-        while i < last && buffer[i] == UInt8(ascii: "\\") {
-          i = Self.quoteOrBackslash(buffer, from: i + 2, before: last)
-        }
-        guard i < last else { return nil }
-        i += 1
+        guard let end = closingQuote(from: i + 1, escapes: true) else { return nil }
+        i = end + 1
       case UInt8(ascii: "{"), UInt8(ascii: "["): return nil
       default:
         while i < last && buffer[i] != UInt8(ascii: ",") { i += 1 }
       }
-      if let wanted = kept.first(where: { Self.same(name, $0.name) }) {
+      if let wanted = kept.first(where: { reader.equal(key, $0.name) }) {
         guard members.last.map({ codePointLess($0.key, wanted.key) }) ?? true,
           let parsed = try? parse(UnsafeBufferPointer(rebasing: buffer[value..<i]))
         else { return nil }
@@ -280,32 +292,5 @@ extension JSONParser {
       }
     }
     return .object(JSONObject(sortedUniqueMembers: members))
-  }
-
-  @inline(__always)
-  private static func same(_ name: UnsafeBufferPointer<UInt8>, _ other: [UInt8]) -> Bool {
-    guard name.count == other.count else { return false }
-    for k in 0..<name.count where name[k] != other[k] { return false }
-    return true
-  }
-
-  /// The first index in `start..<end` holding a quote or a backslash (`end` when none does):
-  /// eight bytes at a time (SWAR), as `ByteReader.plainRun`.
-  @inline(__always)
-  private static func quoteOrBackslash(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int, before end: Int) -> Int {
-    var k = start
-    if let base = buffer.baseAddress {
-      let ones: UInt64 = 0x0101_0101_0101_0101
-      let highs: UInt64 = 0x8080_8080_8080_8080
-      while k + 8 <= end {
-        let word = UInt64(littleEndian: UnsafeRawPointer(base + k).loadUnaligned(as: UInt64.self))
-        let quote = word ^ (ones &* 0x22)
-        let backslash = word ^ (ones &* 0x5C)
-        if ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash) & highs != 0 { break }
-        k += 8
-      }
-    }
-    while k < end && buffer[k] != UInt8(ascii: "\"") && buffer[k] != UInt8(ascii: "\\") { k += 1 }
-    return k
   }
 }

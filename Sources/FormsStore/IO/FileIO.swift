@@ -179,10 +179,10 @@ package enum FileIO {
   /// `files(under:)`, and apart, what formsctl never opens there, only reports: the names ending
   /// with `suffix` that are not regular files (symbolic links, FIFOs, devices, directories named
   /// `*.json`) and symbolic links to directories, whatever their names (a walk follows no link).
-  /// Sorted by path, unless `sorted` is false (a caller that orders what it finds some other way).
+  /// Sorted by path.
   /// `directory` itself may be a link only with `followingTop` (a directory the manifest names).
   package static func walk(
-    _ directory: String, suffix: String, skipping: Set<String> = [], sorted: Bool = true, followingTop: Bool = false
+    _ directory: String, suffix: String, skipping: Set<String> = [], followingTop: Bool = false
   )
     throws(StoreError) -> (files: [String], irregular: [String])
   {
@@ -191,7 +191,7 @@ package enum FileIO {
     try walk(
       directory, below: nil, suffix: suffix, skipping: skipping, following: followingTop, into: &files,
       irregular: &irregular)
-    return sorted ? (files.sorted(), irregular.sorted()) : (files, irregular)
+    return (files.sorted(), irregular.sorted())
   }
 
   /// `walk` (unsorted), each file named relative to `directory` (`NAME`, or `SUB/NAME` below
@@ -258,8 +258,7 @@ package enum FileIO {
   private static func walkSorted(
     _ directory: String, suffix: String, _ visit: (String) throws(StoreError) -> Void
   ) throws(StoreError) {
-    let listed = try entries(of: directory).filter { !$0.name.hasPrefix(".") }.sorted { walkOrder($0.name, $1.name) }
-    for (name, kind) in listed {
+    for (name, kind) in try sortedEntries(of: directory) {
       let path = directory == "." ? name : (FilePath(directory) / name).string
       switch kind {
       case .directory where !suffix.isEmpty && name.hasSuffix(suffix): try visit(path)
@@ -269,6 +268,17 @@ package enum FileIO {
       default: if name.hasSuffix(suffix) { try visit(path) }
       }
     }
+  }
+
+  /// A directory's entries but hidden ones, in the order a walk of sorted directories meets them.
+  package static func sortedEntries(of directory: String) throws(StoreError) -> [(name: String, kind: Entry)] {
+    let listed = try entries(of: directory).filter { !$0.name.hasPrefix(".") }
+    // One directory's names hold no `/`, so that order is their bytes' order; for ASCII names it
+    // is also String's own, which is several times faster than comparing the bytes here.
+    guard listed.allSatisfy({ $0.name.utf8.allSatisfy { $0 < 0x80 } }) else {
+      return listed.sorted { walkOrder($0.name, $1.name) }
+    }
+    return listed.sorted { $0.name < $1.name }
   }
 
   /// The order of paths a walk of sorted directories meets: component by component, each

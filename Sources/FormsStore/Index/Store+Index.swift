@@ -112,8 +112,7 @@ extension Store {
 
   /// The documents of `kind` matching `filters`, with their `sort` keys, from the index; nil
   /// when the query reads something the index does not hold (a nested path, a sensitive field).
-  /// Only matches and files that do not parse are returned; with a `window`, only the first
-  /// `window` matches in `ordered` order (their paths made for them alone).
+  /// Only matches and files that do not parse are returned.
   ///
   /// One pass over the files, in parallel: each is `stat`ed, and its entry taken from the log, else
   /// the index, when the stat vouches for it (the same stamp, modified before the racy window);
@@ -122,8 +121,7 @@ extension Store {
   /// (the log folded into it) when files came or went or the log grew long.
   func indexedMatches(
     kind: String, directory: String, filters: [FormsCore.Expression],
-    sort: [(path: FormsCore.Expression.Path, descending: Bool)], window: Int?,
-    ordered: @escaping @Sendable (Match, Match) -> Bool
+    sort: [(path: FormsCore.Expression.Path, descending: Bool)]
   ) throws(StoreError) -> (results: [(Match?, String?)], irregular: [String])? {
     let paths = filters.flatMap(\.paths) + sort.map(\.path)
     guard configuration.useIndex, let members = indexedMembers(kind, paths: paths) else { return nil }
@@ -241,13 +239,8 @@ extension Store {
       saveIndexLog(
         read.map { IndexLog.Line(name: names[$0.0], entry: $0.1, at: started) }, fingerprint: fingerprint, to: logPath)
     }
-    let matches = chunks.flatMap(\.matches)
-    let kept = window.map { smallest($0, of: matches, by: ordered) } ?? matches
-    // Matches carry their names while they are ordered (as paths in one directory, they order the
-    // same); a path is made for those that leave.
     return (
-      kept.map { (Match(path: (FilePath(directory) / $0.path).string, keys: $0.keys), nil) }
-        + chunks.flatMap(\.unparsable).map { (nil, $0) }, irregular
+      chunks.flatMap(\.matches).map { ($0, nil) } + chunks.flatMap(\.unparsable).map { (nil, $0) }, irregular
     )
   }
 }
@@ -262,7 +255,6 @@ private struct IndexJudge: Sendable {
   let wanted: [[UInt8]]
 
   enum Verdict {
-    /// A match, named by its file's name in the kind's directory.
     case match(Store.Match)
     case unparsable
     case no
@@ -296,7 +288,7 @@ private struct IndexJudge: Sendable {
       value = parsed
     }
     guard filters.allSatisfy({ $0.evaluate(value) }) else { return .no }
-    return .match(Store.Match(path: name, keys: sort.map { $0.path.values(in: value).first }))
+    return .match(Store.Match(name: name, keys: sort.map { $0.path.values(in: value).first }))
   }
 
   /// True when one of the comma-separated names in `nonScalar` is a member the query reads.

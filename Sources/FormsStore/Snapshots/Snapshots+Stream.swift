@@ -125,14 +125,8 @@ extension Snapshots {
   private static func walkRuns(
     _ directory: String, as relative: String, _ body: (String, String, [String]) throws(StoreError) -> Void
   ) throws(StoreError) {
-    let unsorted = try FileIO.entries(of: directory).filter { !$0.name.hasPrefix(".") }
-    // One directory's names hold no `/`, so the walk's order is their bytes' order; for ASCII
-    // names that is also String's own (and much faster) order.
-    let listed =
-      unsorted.allSatisfy({ $0.name.utf8.allSatisfy { $0 < 0x80 } })
-      ? unsorted.sorted { $0.name < $1.name } : unsorted.sorted { FileIO.walkOrder($0.name, $1.name) }
     var run: [String] = []
-    for (name, kind) in listed {
+    for (name, kind) in try FileIO.sortedEntries(of: directory) {
       switch kind {
       case .file: run.append(name)
       case .directory:
