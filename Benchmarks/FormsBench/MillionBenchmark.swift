@@ -158,7 +158,9 @@ enum MillionBenchmark {
         goal: "< 100 ms"))
 
     // get / set latency: each run started directly (timed), then once more under /usr/bin/time
-    // for its peak memory (which adds a process to what it times).
+    // for its peak memory (which adds a process to what it times). On a quiet disk: the copies
+    // above leave gigabytes for the kernel to write back, and a set's fsyncs would wait behind them.
+    sync()
     func median(_ body: (Int, Bool) -> Void) -> (Double, Int) {
       var seconds: [Double] = []
       var most = 0

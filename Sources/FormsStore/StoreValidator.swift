@@ -29,9 +29,9 @@ public struct StoreValidator: Sendable {
   /// The data directory, open, when many files are checked (they are opened relative to it).
   var data: FileIO.Directory?
   let kindOfDirectory: [String: String]
-  /// By reference, each schema that has a quick check (`Validator.quickCheck`) and the top-level
-  /// members it keeps: what the rules, the id and the relations read.
-  let quickChecks: [String: (schema: Schema, captures: [String])]
+  /// By reference, each schema that has a quick check (`QuickCheck`), keeping the top-level members
+  /// the rules, the id and the relations read.
+  let quickChecks: [String: QuickCheck]
   let display: @Sendable (String) -> String
   /// Opens sensitive values for a key holder; without an identity they are checked as envelopes.
   public var keyring: Keyring
@@ -46,14 +46,14 @@ public struct StoreValidator: Sendable {
     }
     self.ids = nil
     self.kindOfDirectory = kindOfDirectory
-    var quickChecks: [String: (schema: Schema, captures: [String])] = [:]
+    var quickChecks: [String: QuickCheck] = [:]
     for versions in registry.schemas.values {
       for schema in versions.values where !schema.hasSensitiveFields && schema.approvals == nil {
         let read = [schema.idField] + schema.relations.map(\.field)
         guard read.allSatisfy({ schema.root.fields[$0]?.type.isScalar ?? false }),
-          let captures = Validator(schema: schema).quickCaptures(read)
+          let quick = QuickCheck(schema: schema, capturing: read)
         else { continue }
-        quickChecks[schema.reference] = (schema, captures)
+        quickChecks[schema.reference] = quick
       }
     }
     self.quickChecks = quickChecks
@@ -201,8 +201,8 @@ public struct StoreValidator: Sendable {
     // Nearly every document is valid: checked from its bytes, it needs no tree. Anything found or
     // undecided there is checked again below, by the path that finds and places every problem.
     if let reference = Self.leadingSchema(bytes), let quick = quickChecks[reference],
-      let document = Validator(schema: quick.schema).quickCheck(bytes, captures: quick.captures),
-      crossDocumentFindings(document, schema: quick.schema, path: path).isEmpty
+      let document = quick.check(bytes),
+      quick.withSchema({ crossDocumentFindings(document, schema: $0, path: path).isEmpty })
     {
       outcome.kind = quick.schema.kind
       return outcome
@@ -246,7 +246,9 @@ public struct StoreValidator: Sendable {
   }
 
   func crossDocumentFindings(_ document: JSONValue, schema: Schema, path: String) -> [Finding] {
-    DocumentChecks.crossDocumentFindings(
+    // The ids alone, so that the closure does not take a copy of the validator.
+    let ids = ids
+    return DocumentChecks.crossDocumentFindings(
       document, schema: schema, path: path, layout: layout, registry: registry, display: display
     ) { kind, id, path in
       if let ids { return ids[kind]?.contains(id) ?? false }

@@ -3,7 +3,7 @@ import Testing
 
 @testable import FormsCore
 
-/// The validator's byte path (`Validator.quickCheck`) and the full validator must never disagree:
+/// The validator's byte path (`QuickCheck`) and the full validator must never disagree:
 /// whatever the byte path calls valid, the full validator finds nothing in, and what it captures
 /// is what the document holds. Descriptors and documents are generated from a seed, so a failure
 /// names the seed and the descriptor and reproduces.
@@ -80,14 +80,14 @@ struct QuickPathTests {
         continue
       }
       let validator = Validator(schema: schema)
-      let captures = validator.quickCaptures(["id"])
+      let quickCheck = QuickCheck(schema: schema, capturing: ["id"])
       for _ in 0..<60 {
         var document = generator.object(schema.root, depth: 0)
         if generator.chance(0.5) { document = generator.mutated(document) }
         for bytes in generator.encodings(of: document) {
           let parsed = try? JSONParser().parse(bytes)  // a generated encoding may be invalid JSON on purpose
           let findings = parsed.map { validator.validate($0) }
-          let quick = captures.flatMap { validator.quickCheck(bytes, captures: $0) }
+          let quick = quickCheck?.check(bytes)
           tally.count(valid: findings?.isEmpty == true, quick: quick != nil)
           guard let quick else { continue }
           let context = "seed \(seed) round \(round)\n\(text)\n\(String(decoding: bytes, as: UTF8.self))"
@@ -96,7 +96,7 @@ struct QuickPathTests {
             continue
           }
           #expect(findings.isEmpty, "the byte path called valid what the validator faults: \(findings) \(context)")
-          for name in captures ?? [] {
+          for name in quickCheck?.captures ?? [] {
             #expect(quick[name] == parsed[name], "captured \(name) differs: \(context)")
           }
         }

@@ -152,13 +152,12 @@ struct FaultInjectionTests {
         // arrives whole or not at all; one pull of several may stop between two.)
         try snapshotThenChange(fixture)
         _ = try fixture.snapshots().create(reason: "manual", label: "second")
-        try? FileManager.default.removeItem(atPath: pullSource)
-        try FileManager.default.createDirectory(atPath: pullSource, withIntermediateDirectories: true)
-        _ = try fixture.snapshots().push(to: try Snapshots.Place(pullSource), wait: 1)
+        try FileManager.default.createDirectory(atPath: pullSource(fixture), withIntermediateDirectories: true)
+        _ = try fixture.snapshots().push(to: try Snapshots.Place(pullSource(fixture)), wait: 1)
         try Snapshots.removeTree(try fixture.snapshots().list()[1].path)
       },
       run: { fixture in
-        let pulled = try fixture.snapshots().pull(from: try Snapshots.Place(pullSource), wait: 1)
+        let pulled = try fixture.snapshots().pull(from: try Snapshots.Place(pullSource(fixture)), wait: 1)
         #expect(pulled.problems.isEmpty && pulled.copied.count == 1)
       },
       snapshotsAreTheChange: true),
@@ -208,10 +207,11 @@ struct FaultInjectionTests {
       mustApply: true, abandon: true),
   ]
 
-  /// Where the "snapshot pull" scenario's copies are (outside every store of the test).
-  static let pullSource = FileManager.default.temporaryDirectory.appendingPathComponent(
-    "formsctl-fault-pull-\(getpid())"
-  ).path
+  /// Where the "snapshot pull" scenario's copies are: beside the stores, in the test's temporary
+  /// directory (outside every store, and removed with it).
+  static func pullSource(_ fixture: StoreFixture) -> String {
+    (fixture.root as NSString).deletingLastPathComponent + "/pull-source"
+  }
 
   /// A snapshot, then a change to the acquisition, a minute earlier than the operation.
   static func snapshotThenChange(_ fixture: StoreFixture) throws {

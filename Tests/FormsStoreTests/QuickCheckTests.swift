@@ -5,7 +5,7 @@ import Testing
 
 @testable import FormsStore
 
-/// `Validator.quickCheck` answers "valid" from a file's bytes without building it; it must never
+/// `QuickCheck.check` answers "valid" from a file's bytes without building it; it must never
 /// say so of a document the full validator finds anything in. Every example document, and many
 /// single changes to each, are put to both.
 struct QuickCheckTests {
@@ -71,15 +71,15 @@ struct QuickCheckTests {
       guard !schema.hasSensitiveFields else { continue }
       let validator = Validator(schema: schema)
       // Forms' rules read inside `fields`: they have no quick check.
-      guard let captures = validator.quickCaptures([schema.idField]) else { continue }
+      guard let quickCheck = QuickCheck(schema: schema, capturing: [schema.idField]) else { continue }
       #expect(
-        validator.quickCheck(JSONWriter.canonical(document), captures: captures) != nil,
+        quickCheck.check(JSONWriter.canonical(document)) != nil,
         "a valid \(schema.reference) takes the quick path")
       for pointer in allPointers(document) {
         for changed in Self.mutations(of: document, at: pointer) {
           for bytes in [JSONWriter.canonical(changed), Array(JSONWriter.compact(changed).utf8)] {
             checked += 1
-            guard let captured = validator.quickCheck(bytes, captures: captures) else { continue }
+            guard let captured = quickCheck.check(bytes) else { continue }
             quick += 1
             let findings = validator.validate(try JSONParser().parse(bytes))
             #expect(

@@ -17,7 +17,7 @@ extension SchemaType {
   ]
 }
 
-/// What `Validator.quickCheck` (validation from a file's bytes, building no tree) may do with a
+/// What `QuickCheck` (validation from a file's bytes, building no tree) may do with a
 /// value of a type. It is decided once per type, when the descriptor is compiled, from the type's
 /// kind and `constraints` against the table `decided`: the byte path judges alone only what that
 /// table names, so a constraint it does not know can never pass an invalid document through it.

@@ -279,24 +279,16 @@ public final class SchemaType: Sendable {
   }
 
   /// What the validator needs of a field, in a class so that walking the table copies nothing.
-  /// `@unchecked`: `utf8` is written once, in `init`, and only read after (the compiler cannot see that of a buffer).
-  final class SortedField: @unchecked Sendable {
+  final class SortedField: Sendable {
     let name: String
     let type: SchemaType
     let nullable: Bool
     /// The index in `requiredFields`, or -1.
     let required: Int
 
-    /// The name's UTF-8, held apart so comparing it with a key's bytes touches no reference count.
-    let utf8: UnsafeMutableBufferPointer<UInt8>
-
     init(name: String, type: SchemaType, nullable: Bool, required: Int) {
       (self.name, self.type, self.nullable, self.required) = (name, type, nullable, required)
-      utf8 = .allocate(capacity: name.utf8.count)
-      _ = utf8.initialize(from: name.utf8)
     }
-
-    deinit { utf8.deallocate() }
   }
 }
 
