@@ -21,6 +21,8 @@ public struct SchemaRegistry: Sendable {
 
   /// Schemas by their `kind@version` reference, for the lookup every document makes.
   private let byReference: [String: Schema]
+  /// The directory of each kind's newest version, for the relation checks every document makes.
+  private let latestDirectories: [String: String]
 
   init(schemas: [String: [SemanticVersion: Schema]], diagnostics: [Diagnostic], files: [String: String]) {
     self.schemas = schemas
@@ -29,6 +31,7 @@ public struct SchemaRegistry: Sendable {
     var byReference: [String: Schema] = [:]
     for versions in schemas.values { for schema in versions.values { byReference[schema.reference] = schema } }
     self.byReference = byReference
+    latestDirectories = schemas.compactMapValues { versions in versions.keys.max().flatMap { versions[$0]?.directory } }
   }
 
   /// The schema for a document's `_schema` value (`kind@version`).
@@ -41,6 +44,10 @@ public struct SchemaRegistry: Sendable {
   public func latest(_ kind: String) -> Schema? {
     schemas[kind].flatMap { versions in versions.keys.max().flatMap { versions[$0] } }
   }
+
+  /// The directory of the newest version of `kind` (what `latest(kind)?.directory` says, without
+  /// copying the schema).
+  public func latestDirectory(_ kind: String) -> String? { latestDirectories[kind] }
 
   /// Each kind with its newest version, by kind.
   public var latestByKind: [(kind: String, schema: Schema)] {

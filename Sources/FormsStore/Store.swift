@@ -209,7 +209,7 @@ public final class Store: Sendable {
       + DocumentChecks.crossDocumentFindings(
         document, schema: schema, path: path, layout: layout, registry: registry,
         display: display
-      ) { _, _, path in exists(path) }
+      ) { _, _, path in exists(path()) }
   }
 
   /// Canonical bytes of `document` after checking it, its sensitive values sealed (keeping the

@@ -169,35 +169,34 @@ public struct StoreValidator: Sendable {
   }
 
   func check(_ path: String) -> Outcome {
-    let shown = display(path)
+    // The path as shown is made only for a diagnostic: nearly every document has none.
     let bytes: [UInt8]
     do {
       bytes = try FileIO.read(path, followLinks: false, in: data)
     } catch {
       if case .fileTooLarge(_, let size, let limit) = error {
-        return .failed(shown, "read", "the file is \(size) bytes, more than the limit of \(limit)")
+        return .failed(display(path), "read", "the file is \(size) bytes, more than the limit of \(limit)")
       }
       if case .wrongFileType(_, let what, _) = error {
         // Not opened (a FIFO would block): reported, and the store is not "all valid".
         let diagnostic = Diagnostic(
-          file: shown, position: nil, rule: "not-a-file",
+          file: display(path), position: nil, rule: "not-a-file",
           message: "\(what), not a regular file; not read (formsctl keeps each document in a regular file)",
           severity: .warning)
         return Outcome(diagnostics: [diagnostic])
       }
-      return .failed(shown, "read", error.description, at: nil)
+      return .failed(display(path), "read", error.description, at: nil)
     }
     return check(path, bytes: bytes)
   }
 
   /// Checks the text `bytes` as the document at `path` (a file's, or an editor's unsaved buffer).
   func check(_ path: String, bytes: [UInt8]) -> Outcome {
-    let shown = display(path)
     var outcome = Outcome()
     func fail(
       _ rule: String, _ message: String, at position: SourcePosition? = SourcePosition(line: 1, column: 1),
       remedy: Remedy? = nil
-    ) -> Outcome { .failed(shown, rule, message, at: position, remedy: remedy) }
+    ) -> Outcome { .failed(display(path), rule, message, at: position, remedy: remedy) }
     // Nearly every document is valid: checked from its bytes, it needs no tree. Anything found or
     // undecided there is checked again below, by the path that finds and places every problem.
     if let reference = Self.leadingSchema(bytes), let quick = quickChecks[reference],
@@ -240,7 +239,7 @@ public struct StoreValidator: Sendable {
       findings += ApprovalReview(document, schema: schema, kind: schema.kind, id: id, roles: layout.roles).findings
     }
     guard !findings.isEmpty else { return outcome }
-    outcome.diagnostics = Diagnostic.placed(findings, in: bytes, file: shown)
+    outcome.diagnostics = Diagnostic.placed(findings, in: bytes, file: display(path))
     if outcome.diagnostics.contains(where: { $0.rule == "schema" }) { outcome.unreadable = true }
     return outcome
   }
@@ -252,7 +251,7 @@ public struct StoreValidator: Sendable {
       document, schema: schema, path: path, layout: layout, registry: registry, display: display
     ) { kind, id, path in
       if let ids { return ids[kind]?.contains(id) ?? false }
-      return FileIO.exists(path)
+      return FileIO.exists(path())
     }
   }
 
@@ -348,45 +347,77 @@ public struct StoreValidator: Sendable {
 
 /// Checks of one document against the store around it: id, file name, directory, relations.
 enum DocumentChecks {
-  /// `exists(kind, id, path)` says whether the document a relation names exists at `path` (a set
-  /// lookup for `validate`, a stat for writes); a relation to an invalid id or an unknown kind
-  /// names none.
+  /// `exists(kind, id, path)` says whether the document a relation names exists at `path()` (a
+  /// set lookup for `validate`, which never makes the path; a stat for writes); a relation to an
+  /// invalid id or an unknown kind names none.
   static func crossDocumentFindings(
     _ document: JSONValue, schema: Schema, path: String, layout: StoreLayout, registry: SchemaRegistry,
-    display: (String) -> String, exists: (_ kind: String, _ id: String, _ path: String) -> Bool
+    display: (String) -> String, exists: (_ kind: String, _ id: String, _ path: () -> String) -> Bool
   ) -> [Finding] {
+    // Nearly every document is valid: its file is `directory/id.json` and that is checked on the
+    // path's bytes; only a document that fails it has its paths taken apart for a message.
     var findings: [Finding] = []
-    let idPointer = JSONPointer.root.appending(schema.idField)
-    let name = StoreLayout.id(fromFile: path) ?? FilePath(path).name
-    if let id = document[schema.idField].flatMap(DocumentID.text) {
+    let expected = layout.documents(in: schema.directory)
+    let id = document[schema.idField].flatMap(DocumentID.text)
+    if let id, Self.isFile(path, of: id, in: expected) {
+      // Where it belongs, and named by its id (a valid one: the id is checked below otherwise).
       if !DocumentID.isValid(id) {
-        findings.append(Finding(pointer: idPointer, rule: "id", message: DocumentID.problem(id)))
-      } else if id != name {
+        findings.append(
+          Finding(pointer: JSONPointer.root.appending(schema.idField), rule: "id", message: DocumentID.problem(id)))
+      }
+    } else {
+      let idPointer = JSONPointer.root.appending(schema.idField)
+      let name = StoreLayout.id(fromFile: path) ?? FilePath(path).name
+      if let id {
+        if !DocumentID.isValid(id) {
+          findings.append(Finding(pointer: idPointer, rule: "id", message: DocumentID.problem(id)))
+        } else if id != name {
+          findings.append(
+            Finding(
+              pointer: idPointer, rule: "file-name",
+              message: "the file is named \(name).json but the id is \"\(id)\"; rename the file to \(id).json"))
+        }
+      }
+      let directory = FilePath(path).parent.string
+      if directory != expected {
         findings.append(
           Finding(
-            pointer: idPointer, rule: "file-name",
-            message: "the file is named \(name).json but the id is \"\(id)\"; rename the file to \(id).json"))
+            pointer: .root, rule: "directory",
+            message: "a \(schema.kind) document belongs in \(display(expected))/, not \(display(directory))/"))
       }
-    }
-    let directory = FilePath(path).parent.string
-    let expected = layout.documents(in: schema.directory)
-    if directory != expected {
-      findings.append(
-        Finding(
-          pointer: .root, rule: "directory",
-          message: "a \(schema.kind) document belongs in \(display(expected))/, not \(display(directory))/"))
     }
     for relation in schema.relations {
       guard let target = document[relation.field].flatMap(DocumentID.text) else { continue }
-      let targetDirectory = registry.latest(relation.kind)?.directory
-      let targetPath = layout.path(directory: targetDirectory ?? relation.kind, id: target)
+      let targetDirectory = registry.latestDirectory(relation.kind)
+      let targetPath = { layout.path(directory: targetDirectory ?? relation.kind, id: target) }
       if targetDirectory == nil || !DocumentID.isValid(target) || !exists(relation.kind, target, targetPath) {
         findings.append(
           Finding(
             pointer: JSONPointer.root.appending(relation.field), rule: "relation",
-            message: "\"\(target)\" names no \(relation.kind) (\(display(targetPath)) does not exist)"))
+            message: "\"\(target)\" names no \(relation.kind) (\(display(targetPath())) does not exist)"))
       }
     }
     return findings
+  }
+
+  /// True when `path` is exactly `directory/id.json` (then its parent is `directory` and its
+  /// name says `id`, as `FilePath` would take it apart), compared byte for byte.
+  static func isFile(_ path: String, of id: String, in directory: String) -> Bool {
+    var (path, id, directory, suffix) = (path, id, directory, StoreLayout.documentSuffix)
+    return path.withUTF8 { p in
+      id.withUTF8 { i in
+        directory.withUTF8 { d in
+          suffix.withUTF8 { s in
+            guard p.count == d.count + 1 + i.count + s.count, !d.isEmpty, !i.contains(UInt8(ascii: "/")) else {
+              return false
+            }
+            let name = d.count + 1
+            return UnsafeBufferPointer(rebasing: p[..<d.count]).elementsEqual(d) && p[d.count] == UInt8(ascii: "/")
+              && UnsafeBufferPointer(rebasing: p[name..<name + i.count]).elementsEqual(i)
+              && UnsafeBufferPointer(rebasing: p[(name + i.count)...]).elementsEqual(s)
+          }
+        }
+      }
+    }
   }
 }

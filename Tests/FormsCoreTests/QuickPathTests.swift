@@ -67,6 +67,61 @@ struct QuickPathTests {
     #expect(QuickPath.of(.object, constraints: [.fields], frozen: false) == .none)
   }
 
+  /// Integers with bounds and strings with a length or a pattern are decided on their bytes when
+  /// in their plainest form (`QuickCheck.Plain`), and by the full path's code otherwise: either
+  /// way, the answer is the validator's, at every edge.
+  @Test func plainScalarsAreJudgedAsTheValidatorJudgesThem() throws {
+    let schema = try compile(
+      """
+      kind: t
+      version: 1.0.0
+      fields:
+        id: string
+        small: {type: integer, min: 0, max: 10}
+        count: {type: integer, min: -5, max: 1000000000000000000}
+        note: {type: string, max_length: 3}
+        code: {type: string, pattern: '^[A-Z]{3}$', min_length: 3}
+      """)
+    let quick = try #require(QuickCheck(schema: schema, capturing: ["id"]))
+    let plain = { (name: String) -> QuickCheck.Plain in
+      let member = quick.plan.nodes[0].members.first { quick.plan.names[quick.plan.members[$0].id] == name }
+      return quick.plan.nodes[quick.plan.members[member!].node].plain
+    }
+    #expect(plain("small") == .integer(minimum: 0, maximum: 10))
+    #expect(plain("count") == .none, "a bound of 19 digits is not an Int64 the byte path compares")
+    #expect(plain("note") == .string(minLength: 0, maxLength: 3, pattern: -1))
+    #expect(plain("code") == .string(minLength: 3, maxLength: .max, pattern: 0))
+    let values: [String: [String]] = [
+      "small": [
+        "0", "10", "11", "-0", "-1", "1e1", "1E0", "10.0", "1.5", "01", "-", "123456789012345678",
+        "1234567890123456789", "\"1\"", "null", "[]",
+      ],
+      "count": ["-5", "-6", "999999999999999999", "1000000000000000000", "1000000000000000001", "-0.0"],
+      "note": [
+        "\"abc\"", "\"abcd\"", "\"\"", "\"éèê\"", "\"éèêë\"", "\"e\u{301}e\"", "\"\\u00e9\"",
+        "\"a\\nb\"", "3", "null",
+      ],
+      "code": ["\"ABC\"", "\"abc\"", "\"ABCD\"", "\"AB\"", "\"ÀBC\"", "\"\\u0041BC\"", "\"A C\"", "7"],
+    ]
+    let base = ["code": "\"ABC\"", "count": "0", "id": "\"a\"", "note": "\"ab\"", "small": "5"]
+    var decided = 0
+    for (field, candidates) in values {
+      for candidate in candidates {
+        var members = base
+        members[field] = candidate
+        let text =
+          "{\"_schema\":\"t@1.0.0\","
+          + members.keys.sorted().map { "\"\($0)\":\(members[$0]!)" }.joined(separator: ",") + "}"
+        let bytes = Array(text.utf8)
+        let findings = (try? JSONParser().parse(bytes)).map { Validator(schema: schema).validate($0) }
+        let valid = findings?.isEmpty == true
+        #expect((quick.check(bytes) != nil) == valid, "\(text): the validator says \(findings as Any)")
+        if valid { decided += 1 }
+      }
+    }
+    #expect(decided >= 12)
+  }
+
   @Test(arguments: 0..<12) func bytePathAndValidatorAgree(seed: Int) throws {
     var generator = DocumentGenerator(seed: UInt64(seed) &* 7919 &+ 17)
     var tally = Tally()

@@ -93,6 +93,40 @@ struct QuickCheckTests {
     #expect(checked > 1000 && quick > 100, "\(quick) of \(checked) took the quick path")
   }
 
+  /// The id, file name, directory and relation checks a valid document passes without its paths
+  /// being taken apart (`DocumentChecks.isFile`) say what taking them apart says.
+  @Test func theStoreChecksOfADocumentNameWhatIsWrong() throws {
+    try withTemporaryDirectory { dir in
+      let store = try StoreFixture(dir + "/store").store
+      let schema = try #require(store.registry.latest("purchase-order"))
+      let data = store.layout.dataDirectory
+      let rules = { (id: String, acquisition: String, path: String) -> [String] in
+        let document = JSONValue.object(
+          JSONObject(["purchase_order_number": .string(id), "acquisition_id": .string(acquisition)]))
+        return DocumentChecks.crossDocumentFindings(
+          document, schema: schema, path: path, layout: store.layout, registry: store.registry, display: { $0 }
+        ) { _, id, path in id == "ACQ-2026-001" && path() == data + "/acquisitions/ACQ-2026-001.json" }.map(\.rule)
+      }
+      let orders = data + "/purchase-orders"
+      #expect(rules("PO-1", "ACQ-2026-001", orders + "/PO-1.json") == [])
+      #expect(rules("PO-1", "ACQ-2026-002", orders + "/PO-1.json") == ["relation"])
+      #expect(rules("PO-1", "ACQ-2026-001", orders + "/PO-2.json") == ["file-name"])
+      #expect(rules("PO-1", "ACQ-2026-001", data + "/forms/PO-1.json") == ["directory"])
+      #expect(rules("PO-1", "ACQ-2026-001", orders + "/old/PO-1.json") == ["directory"])
+      // Not the plain form: taken apart by `FilePath`, as before the byte comparison.
+      #expect(rules("PO-1", "ACQ-2026-001", orders + "//PO-1.json") == ["directory"])
+      #expect(rules("PO 1", "ACQ-2026-001", orders + "/PO 1.json") == ["id"])
+      #expect(rules("a/b", "ACQ-2026-001", orders + "/a/b.json") == ["id", "directory"])
+      #expect(DocumentChecks.isFile(orders + "/PO-1.json", of: "PO-1", in: orders))
+      for (path, id) in [
+        (orders + "/PO-1.jso", "PO-1"), (orders + "PO-1.json", "PO-1"), (orders + "/PO-1.json", "PO-2"),
+        (orders + "/x/PO-1.json", "x/PO-1"), (orders + "/PO-1.json", "PO-1.json"),
+      ] {
+        #expect(!DocumentChecks.isFile(path, of: id, in: orders), "\(path) is not the file of \(id)")
+      }
+    }
+  }
+
   @Test func leadingSchemaReadsOnlyTheFormFormsctlWrites() {
     #expect(
       StoreValidator.leadingSchema(Array("{\n  \"_schema\": \"form@2.0.0\",\n  \"a\": 1\n}\n".utf8)) == "form@2.0.0")

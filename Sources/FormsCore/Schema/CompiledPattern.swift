@@ -21,11 +21,17 @@ public final class CompiledPattern: Sendable {
 
   /// True when the pattern matches somewhere in `string`.
   public func matches(_ string: String) -> Bool {
-    if let simple, string.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
-      return Array(string.utf8).withUnsafeBufferPointer { Self.match(simple[...], $0[...]) }
-    }
+    var text = string
+    if let answer = text.withUTF8({ matches(bytes: $0) }) { return answer }
     let range = NSRange(string.startIndex..<string.endIndex, in: string)
     return regex.firstMatch(in: string, options: [], range: range) != nil
+  }
+
+  /// The byte matcher's answer for a string's UTF-8, or nil when it has none (a pattern beyond
+  /// it, or text that is not printable ASCII): then only `matches` can say.
+  public func matches(bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+    guard let simple, bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
+    return Self.match(simple[...], bytes[...])
   }
 
   /// One element of an anchored pattern: a set of ASCII bytes, repeated `min` to `max` times.

@@ -30,6 +30,21 @@ public final class QuickCheck: @unchecked Sendable {
     let unique: Int
     /// An enumeration's values, in `Plan.spans`.
     let values: Range<Int>
+    /// For a scalar whose path is `scalar`: what the byte path decides alone.
+    let plain: Plain
+  }
+
+  /// What the byte path decides alone of a scalar whose path is `scalar`, when the value is in
+  /// its plainest form; any other form, and any other type, goes to the full path's code.
+  enum Plain: Equatable {
+    case none
+    /// An integer whose only constraints are these bounds: a literal `-?(0|[1-9][0-9]*)` of at
+    /// most 18 digits is compared as an `Int64`.
+    case integer(minimum: Int64, maximum: Int64)
+    /// A string whose only constraints are a length in Unicode scalars and a pattern (in
+    /// `Plan.patterns`, or -1): an escape-free string is judged on its bytes, the pattern by its
+    /// byte matcher when it has an answer.
+    case string(minLength: Int, maxLength: Int, pattern: Int)
   }
 
   /// A field of an object node.
@@ -62,6 +77,8 @@ public final class QuickCheck: @unchecked Sendable {
     var captureIDs: UnsafeMutableBufferPointer<Int>
     /// The number of `_schema`, which the root may keep.
     var schemaName: Int
+    /// The patterns of `Plain.string`, unretained (their types hold them).
+    var patterns: UnsafeMutableBufferPointer<Unmanaged<CompiledPattern>>
   }
 
   /// The quick check of `schema` keeping the top-level members `capturing` names, or nil when
@@ -81,7 +98,8 @@ public final class QuickCheck: @unchecked Sendable {
       nodes: Self.copy(builder.nodes), members: Self.copy(builder.members), bytes: Self.copy(builder.bytes),
       spans: Self.copy(builder.spans), types: Self.copy(builder.types.map { Unmanaged.passUnretained($0) }),
       names: Self.copy(builder.names), captureSets: Self.copy(builder.captureSets),
-      captureIDs: Self.copy(builder.captureIDs), schemaName: schemaName)
+      captureIDs: Self.copy(builder.captureIDs), schemaName: schemaName,
+      patterns: Self.copy(builder.patterns.map { Unmanaged.passUnretained($0) }))
   }
 
   deinit {
@@ -93,6 +111,7 @@ public final class QuickCheck: @unchecked Sendable {
     plan.names.deinitialize().deallocate()
     plan.captureSets.deallocate()
     plan.captureIDs.deallocate()
+    plan.patterns.deallocate()
   }
 
   static func copy<T>(_ items: [T]) -> UnsafeMutableBufferPointer<T> {
@@ -138,6 +157,7 @@ public final class QuickCheck: @unchecked Sendable {
     var names: [String] = []
     var captureSets: [Range<Int>] = []
     var captureIDs: [Int] = []
+    var patterns: [CompiledPattern] = []
     var numbered: [ObjectIdentifier: Int] = [:]
     var named: [String: Int] = [:]
 
@@ -166,7 +186,7 @@ public final class QuickCheck: @unchecked Sendable {
       nodes.append(
         Node(
           kind: type.kind, path: .none, additional: false, members: 0..<0, required: 0, element: -1, minItems: 0,
-          maxItems: 0, unique: -1, values: 0..<0))
+          maxItems: 0, unique: -1, values: 0..<0, plain: .none))
       let element = type.element.map { node($0) } ?? -1
       // Members after their types' nodes, so that each object's members are one run.
       let fieldNodes = type.sortedFields.map { node($0.type) }
@@ -183,8 +203,35 @@ public final class QuickCheck: @unchecked Sendable {
       nodes[index] = Node(
         kind: type.kind, path: type.quickPath, additional: type.additional, members: firstMember..<members.count,
         required: type.requiredFields.count, element: element, minItems: type.minItems ?? 0,
-        maxItems: type.maxItems ?? Int.max, unique: unique, values: firstValue..<spans.count)
+        maxItems: type.maxItems ?? Int.max, unique: unique, values: firstValue..<spans.count, plain: plain(type))
       return index
+    }
+
+    mutating func plain(_ type: SchemaType) -> Plain {
+      switch type.kind {
+      case .integer where type.constraints.isSubset(of: [.minimum, .maximum]):
+        guard let minimum = Self.bound(type.minimum, else: .min), let maximum = Self.bound(type.maximum, else: .max)
+        else { return .none }
+        return .integer(minimum: minimum, maximum: maximum)
+      case .string where type.constraints.isSubset(of: [.minLength, .maxLength, .pattern]):
+        var pattern = -1
+        if let compiled = type.pattern {
+          pattern = patterns.count
+          patterns.append(compiled)
+        }
+        return .string(minLength: type.minLength ?? 0, maxLength: type.maxLength ?? .max, pattern: pattern)
+      default:
+        return .none
+      }
+    }
+
+    /// A bound as an `Int64` (`otherwise` when there is none); nil when it is not a plain integer.
+    static func bound(_ number: JSONNumber?, else otherwise: Int64) -> Int64? {
+      guard let number else { return otherwise }
+      let text = number.text.utf8
+      let digits = text.first == UInt8(ascii: "-") ? text.dropFirst() : text[...]
+      guard (1...18).contains(digits.count), digits.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+      return Int64(number.text)
     }
 
     mutating func text(_ string: String) -> Range<Int> {
@@ -192,223 +239,5 @@ public final class QuickCheck: @unchecked Sendable {
       bytes += string.utf8
       return start..<bytes.count
     }
-  }
-}
-
-/// One quick check over a document's bytes. Each function returns false as soon as the value is
-/// not certainly valid (and may stop reading there); a `ByteError` means the same.
-struct ByteCheck {
-  var reader: ByteReader
-  let plan: QuickCheck.Plan
-  /// Runs the full path's checks of scalars; any finding ends the quick check.
-  var walk = Walk()
-
-  init(reader: ByteReader, plan: QuickCheck.Plan) {
-    self.reader = reader
-    self.plan = plan
-  }
-
-  static let schemaKey = Array("_schema".utf8)
-
-  mutating func value(_ index: Int) throws(ByteError) -> Bool {
-    guard reader.i < reader.bytes.count else { return false }
-    let node = plan.nodes[index]
-    switch node.path {
-    case .none: return false
-    case .scalar: return try scalar(index) != nil
-    case .bytes: break
-    }
-    let byte = reader.bytes[reader.i]
-    switch node.kind {
-    case .any:
-      try reader.skipValue()
-      return true
-    case .object:
-      var ignored: [JSONObject.Member] = []
-      return byte == UInt8(ascii: "{") ? try object(index, isRoot: false, capturing: -1, into: &ignored) : false
-    case .list:
-      return byte == UInt8(ascii: "[") ? try list(index) : false
-    case .map:
-      guard byte == UInt8(ascii: "{") else { return false }
-      try reader.enter()
-      reader.i += 1
-      guard try !reader.closesEmpty(UInt8(ascii: "}")) else { return true }
-      var previous: Range<Int>?
-      repeat {
-        previous = try reader.nextKey(after: previous)
-        if node.element >= 0 {
-          guard try value(node.element) else { return false }
-        } else {
-          try reader.skipValue()
-        }
-      } while try reader.another(UInt8(ascii: "}"))
-      return true
-    case .string, .date, .datetime, .enumeration:
-      guard byte == UInt8(ascii: "\"") else { return false }
-      // A string judged on its bytes when it holds no escape (then they are its UTF-8).
-      let start = reader.i
-      let (range, escaped) = try reader.skipString()
-      guard escaped else { return plainString(range, node) }
-      reader.i = start
-      return try scalar(index) != nil
-    case .integer, .decimal, .number, .boolean, .uuid, .oneOf, .jsonString:
-      // `QuickPath.of` never makes these `bytes`.
-      return false
-    }
-  }
-
-  /// What the full path's `checkString` says of an escape-free string of a node whose path is
-  /// `bytes` (no constraint beyond its kind's, in `QuickPath.decided`).
-  func plainString(_ range: Range<Int>, _ node: QuickCheck.Node) -> Bool {
-    let text = UnsafeBufferPointer(rebasing: reader.bytes[range])
-    switch node.kind {
-    case .datetime: return Instant.parseDateTime(bytes: text) != nil
-    case .date: return text.count == 10 && CalendarDate(bytes: text) != nil
-    // Equal bytes are equal strings; anything else (even a canonically equivalent spelling) goes to the full path.
-    case .enumeration: return node.values.contains { same(plan.spans[$0], range) }
-    default: return true
-    }
-  }
-
-  /// A scalar, checked as the full path checks it; the value when it passes.
-  mutating func scalar(_ index: Int) throws(ByteError) -> JSONValue? {
-    guard reader.i < reader.bytes.count, reader.bytes[reader.i] != UInt8(ascii: "{"),
-      reader.bytes[reader.i] != UInt8(ascii: "[")
-    else {
-      return nil
-    }
-    let value = try reader.parseValue()
-    plan.types[index]._withUnsafeGuaranteedRef { walk.check(value, against: $0, parent: nil) }
-    return walk.findings.isEmpty ? value : nil
-  }
-
-  /// An object against its node, walking its members and the node's fields side by side. The
-  /// members named in the set `capturing` of `Plan.captureSets` (-1: none) are appended to `captured`.
-  mutating func object(_ index: Int, isRoot: Bool, capturing: Int, into captured: inout [JSONObject.Member])
-    throws(ByteError) -> Bool
-  {
-    let node = plan.nodes[index]
-    try reader.enter()
-    reader.i += 1
-    var seen: UInt64 = 0
-    if try !reader.closesEmpty(UInt8(ascii: "}")) {
-      var next = node.members.lowerBound
-      var previous: Range<Int>?
-      repeat {
-        let key = try reader.nextKey(after: previous)
-        previous = key
-        var found = -1
-        while next < node.members.upperBound {
-          let order = compare(plan.members[next].name, key)
-          if order > 0 { break }
-          next += 1
-          if order == 0 {
-            found = next - 1
-            break
-          }
-        }
-        guard found >= 0 else {
-          // Not a field: `_schema` at the root, or any member of an open type; anything else is unknown.
-          let schemaKey = isRoot && reader.equal(key, Self.schemaKey)
-          guard schemaKey || node.additional else { return false }
-          if schemaKey && keeps(capturing, plan.schemaName) {
-            captured.append(JSONObject.Member(key: "_schema", value: try reader.parseValue()))
-          } else {
-            try reader.skipValue()
-          }
-          continue
-        }
-        let member = plan.members[found]
-        if member.required >= 0 { seen |= 1 << UInt64(member.required) }
-        let capture = keeps(capturing, member.id)
-        if member.nullable, reader.i < reader.bytes.count, reader.bytes[reader.i] == UInt8(ascii: "n") {
-          try reader.literal("null")
-          if capture { captured.append(JSONObject.Member(key: plan.names[member.id], value: .null)) }
-          continue
-        }
-        if capture, plan.nodes[member.node].kind.isScalar {
-          guard let value = try scalar(member.node) else { return false }
-          captured.append(JSONObject.Member(key: plan.names[member.id], value: value))
-        } else {
-          guard try value(member.node) else { return false }
-        }
-      } while try reader.another(UInt8(ascii: "}"))
-    }
-    return seen.nonzeroBitCount == node.required
-  }
-
-  mutating func list(_ index: Int) throws(ByteError) -> Bool {
-    let node = plan.nodes[index]
-    try reader.enter()
-    reader.i += 1
-    var count = 0
-    var keys: [[JSONValue]] = []
-    let unique = node.unique >= 0 ? plan.captureSets[node.unique] : nil
-    if try !reader.closesEmpty(UInt8(ascii: "]")) {
-      repeat {
-        reader.skipWhitespace()
-        count += 1
-        guard node.element >= 0 else {
-          // Untyped elements with unique keys: the full path compares them.
-          guard unique == nil else { return false }
-          try reader.skipValue()
-          continue
-        }
-        guard let unique else {
-          guard try value(node.element) else { return false }
-          continue
-        }
-        // The element's unique keys, read as the full path reads them (a missing one is null).
-        let element = plan.nodes[node.element]
-        guard element.kind == .object, element.path == .bytes, reader.i < reader.bytes.count,
-          reader.bytes[reader.i] == UInt8(ascii: "{")
-        else {
-          return false
-        }
-        var captured: [JSONObject.Member] = []
-        guard try object(node.element, isRoot: false, capturing: node.unique, into: &captured) else { return false }
-        // The keys' names are the plan's own strings: each comparison is of identical strings.
-        keys.append(
-          unique.map { k in
-            let name = plan.names[plan.captureIDs[k]]
-            return captured.first { $0.key == name }?.value ?? .null
-          })
-      } while try reader.another(UInt8(ascii: "]"))
-    }
-    if count < node.minItems || count > node.maxItems { return false }
-    return Self.distinct(keys)
-  }
-
-  /// True when no two key tuples are equal (pairwise for the short lists documents hold).
-  static func distinct(_ keys: [[JSONValue]]) -> Bool {
-    guard keys.count > 16 else {
-      for a in keys.indices { for b in keys.indices where b > a && keys[a] == keys[b] { return false } }
-      return true
-    }
-    return Set(keys).count == keys.count
-  }
-
-  /// Code-point order of a field name and a key's raw bytes (escape-free, so UTF-8 order).
-  func compare(_ name: Range<Int>, _ key: Range<Int>) -> Int {
-    let (names, bytes) = (plan.bytes, reader.bytes)
-    var (x, y) = (name.lowerBound, key.lowerBound)
-    while x < name.upperBound && y < key.upperBound {
-      if names[x] != bytes[y] { return names[x] < bytes[y] ? -1 : 1 }
-      x += 1
-      y += 1
-    }
-    return name.count == key.count ? 0 : (name.count < key.count ? -1 : 1)
-  }
-
-  /// True when the plan's text at `text` is the document's bytes at `range`.
-  func same(_ text: Range<Int>, _ range: Range<Int>) -> Bool {
-    text.count == range.count && compare(text, range) == 0
-  }
-
-  /// True when the set `capturing` of `Plan.captureSets` (-1: none) holds the name numbered `name`.
-  func keeps(_ capturing: Int, _ name: Int) -> Bool {
-    guard capturing >= 0 else { return false }
-    for k in plan.captureSets[capturing] where plan.captureIDs[k] == name { return true }
-    return false
   }
 }

@@ -217,7 +217,7 @@ public struct Migrator: Sendable {
         + DocumentChecks.crossDocumentFindings(
           document, schema: target, path: path, layout: store.layout, registry: store.registry,
           display: store.display
-        ) { _, _, path in FileIO.exists(path) }
+        ) { _, _, path in FileIO.exists(path()) }
       : []
     if !after.isEmpty { return .invalidAfter(after) }
     let sealed: JSONValue
