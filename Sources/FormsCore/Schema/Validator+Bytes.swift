@@ -3,7 +3,8 @@
 /// or cannot decide alone (a syntax error, keys out of canonical order, a type whose `quickPath`
 /// is `none`, a rule that reads more than a top-level scalar), sends the caller to the full path
 /// (`parse`, then `validate`), which finds and places every problem. What it judges alone is the
-/// data in `QuickPath.decided`; every other scalar is checked by the code the full path runs.
+/// data in `QuickPath.decided` and, in their plainest form, the integers and strings of
+/// `QuickCheck.Plain`; every other scalar is checked by the code the full path runs.
 extension Validator {
   /// The names of top-level members a quick check keeps: what the rules read plus `capture`; nil
   /// when a rule reads anything else (then there is no quick check for this schema).
