@@ -82,10 +82,10 @@ public final class QuickCheck: @unchecked Sendable {
   }
 
   /// The quick check of `schema` keeping the top-level members `capturing` names, or nil when
-  /// the schema has none (`Validator.quickCaptures`, or a root the byte path cannot walk).
+  /// the schema has none (`captures(of:keeping:)`, or a root the byte path cannot walk).
   public init?(schema: Schema, capturing: [String]) {
     guard schema.root.kind == .object, schema.root.quickPath == .bytes,
-      let captures = Validator(schema: schema).quickCaptures(capturing)
+      let captures = Self.captures(of: schema, keeping: capturing)
     else { return nil }
     self.schema = schema
     self.captures = captures
@@ -112,6 +112,24 @@ public final class QuickCheck: @unchecked Sendable {
     plan.captureSets.deallocate()
     plan.captureIDs.deallocate()
     plan.patterns.deallocate()
+  }
+
+  /// The names of top-level members a quick check keeps: what the rules read plus `keeping`; nil
+  /// when a rule reads anything else (then there is no quick check for this schema).
+  static func captures(of schema: Schema, keeping: [String]) -> [String]? {
+    // References and derived fields read values the byte path does not build (lists, a
+    // json_string's text): such kinds take the full path.
+    guard schema.references.isEmpty && schema.derived.isEmpty else { return nil }
+    var names = Set(keeping)
+    for rule in schema.rules {
+      for path in rule.require.paths + (rule.when?.paths ?? []) {
+        guard path.steps.count == 1, case .member(let name) = path.steps[0], let field = schema.root.fields[name],
+          field.type.isScalar
+        else { return nil }
+        names.insert(name)
+      }
+    }
+    return names.sorted()
   }
 
   static func copy<T>(_ items: [T]) -> UnsafeMutableBufferPointer<T> {
