@@ -107,7 +107,7 @@ import Testing
       for step in 0..<40 {
         let id = ids.randomElement(using: &rng)!
         let path = directory + id + ".json"
-        let change = Int.random(in: 0..<9, using: &rng)
+        let change = Int.random(in: 0..<10, using: &rng)
         switch change {
         case 0:
           _ = try? fixture.store.update(
@@ -140,6 +140,12 @@ import Testing
         case 7 where FileManager.default.fileExists(atPath: path):
           // mv by hand to a name of its own: as many files, one no longer where the index has it.
           #expect(rename(path, directory + "moved-\(step).json") == 0)
+        case 8 where FileManager.default.fileExists(atPath: path):
+          // A copy made by hand under a new name, the directory's mtime then set back as it was:
+          // only its ctime says that its names changed.
+          let before = Self.modified(directory)
+          try writeFile(try readFile(path), to: directory + "copy-\(step).json")
+          Self.setModified(directory, to: before)
         case 6 where broken == nil && FileManager.default.fileExists(atPath: path):
           try writeFile("<<<<<<< ours\n" + (try readFile(path)) + "=======\n{}\n>>>>>>> theirs\n", to: path)
           broken = path
@@ -302,5 +308,65 @@ import Testing
     #expect(index.trusts(0, for: stamp, racyWindow: 500_000_000))
     let other = FileStamp(size: 10, mtimeNanoseconds: 5_000_000_000, ctimeNanoseconds: 5_000_000_001, inode: 7)
     #expect(!index.trusts(0, for: other, racyWindow: 0), "another ctime: read again")
+  }
+
+  /// The directory is not listed while its stat vouches that it still lists the index's files;
+  /// a name made by hand is seen even when the directory's mtime is set back (its ctime moved).
+  @Test func aDirectoryStampStandsForTheListingOnlyWhileNothingChanged() throws {
+    try withTemporaryDirectory { dir in
+      let (fixture, indexed, scanning) = try Self.store(dir, racy: .zero)
+      for k in 1...5 { _ = try fixture.acquisition(String(format: "ACQ-2026-%03d", k)) }
+      let query = Store.Query(sort: [(FormsCore.Expression.Path("title")!, false)])
+      #expect(try Self.answer(indexed, query) == Self.answer(scanning, query))
+      let directory = fixture.root + "/data/acquisitions"
+      let stampPath = indexed.listingStampPath("acquisition")
+      let noted = try #require(try ListingStamp.load(stampPath))
+      let index = try #require(
+        try KindIndex.load(indexed.indexPath("acquisition"), fingerprint: indexed.indexFingerprint("acquisition")))
+      #expect(noted.stamp == FileStamp(directory) && noted.index == index.identity && noted.count == 5)
+      #expect(noted.vouches(for: index, now: try #require(FileStamp(directory)), racyWindow: 0))
+      #expect(index.flatNames()?.count == 5)
+      // Past the clock's tick, a copy made by hand with the directory's mtime set back.
+      usleep(20_000)
+      let before = Self.modified(directory)
+      try writeFile(try readFile(directory + "/ACQ-2026-001.json"), to: directory + "/copy.json")
+      Self.setModified(directory, to: before)
+      #expect(FileStamp(directory)?.mtimeNanoseconds == noted.stamp.mtimeNanoseconds)
+      let answer = try Self.answer(indexed, query)
+      #expect(answer == (try Self.answer(scanning, query)) && answer.contains { $0.contains("/copy.json ") })
+      // A damaged stamp is ignored, then written again.
+      for damage in [Array("not a stamp".utf8), [], Array(try Self.bytes(stampPath).dropLast())] {
+        try writeBytes(damage, to: stampPath)
+        #expect(try Self.answer(indexed, query) == Self.answer(scanning, query))
+        #expect(try ListingStamp.load(stampPath)?.stamp == FileStamp(directory))
+      }
+    }
+  }
+
+  @Test func aDirectoryStampIsTrustedOnlyForItsIndexAndOutsideTheRacyWindow() throws {
+    let entry = KindIndex.Entry(
+      stamp: FileStamp(size: 1, mtimeNanoseconds: 1, ctimeNanoseconds: 1, inode: 1), parses: true, nonScalar: [],
+      projection: Array("{}".utf8))
+    let index = try #require(
+      KindIndex(KindIndex.encode([("A.json", entry)], writtenAt: 9, fingerprint: "f"), fingerprint: "f"))
+    let stamp = FileStamp(size: 4096, mtimeNanoseconds: 5_000_000_000, ctimeNanoseconds: 5_000_000_000, inode: 7)
+    let noted = ListingStamp(index: index.identity, count: 1, stamp: stamp, at: 6_000_000_000)
+    #expect(ListingStamp(noted.encoded) == noted)
+    #expect(noted.vouches(for: index, now: stamp, racyWindow: 500_000_000))
+    #expect(!noted.vouches(for: index, now: stamp, racyWindow: 2_000_000_000), "changed within the window")
+    let touched = FileStamp(size: 4096, mtimeNanoseconds: 5_000_000_000, ctimeNanoseconds: 5_000_000_001, inode: 7)
+    #expect(!noted.vouches(for: index, now: touched, racyWindow: 0), "another ctime")
+    var other = noted
+    other.index ^= 1
+    #expect(!other.vouches(for: index, now: stamp, racyWindow: 0), "another index")
+    other = noted
+    other.count = 2
+    #expect(!other.vouches(for: index, now: stamp, racyWindow: 0), "another count")
+    // Names an index could hold but a listing of the directory itself could not give.
+    for name in ["sub/A.json", ".A.json", "A.txt", ".json", "A\u{0}.json"] {
+      let odd = try #require(
+        KindIndex(KindIndex.encode([(name, entry)], writtenAt: 9, fingerprint: "f"), fingerprint: "f"))
+      #expect(odd.flatNames() == nil, "\(name)")
+    }
   }
 }

@@ -27,7 +27,7 @@ struct KindIndex: Sendable {
   }
 
   static let magic = Array("FORMSIDX".utf8)
-  static let format: UInt32 = 2
+  static let format: UInt32 = 3
   static let recordSize = 56
 
   /// The file's bytes (mapped; empty: no index). Whatever is read in place (a projection, a
@@ -37,6 +37,8 @@ struct KindIndex: Sendable {
   /// When the stats the entries hold were taken (ns since 1970).
   let writtenAt: Int64
   let count: Int
+  /// The file's checksum: names this index (see ``ListingStamp``).
+  let identity: UInt64
   private let records: Int
   private let heap: Int
 
@@ -45,6 +47,7 @@ struct KindIndex: Sendable {
     storage = MappedFile(copying: [])
     writtenAt = 0
     count = 0
+    identity = 0
     records = 0
     heap = 0
   }
@@ -70,6 +73,7 @@ struct KindIndex: Sendable {
     else { return nil }
     offset += 2 + length
     count = Int(Self.load(UInt32.self, bytes, at: offset))
+    identity = Self.load(UInt64.self, bytes, at: bytes.count - 8)
     records = offset + 4
     heap = records + count * Self.recordSize
     guard heap <= bytes.count - 8 else { return nil }
@@ -119,10 +123,27 @@ struct KindIndex: Sendable {
     String(decoding: slice(range(nameAt: index)), as: UTF8.self)
   }
 
+  /// Every entry's name, in order, when each is the name of a document in the kind's directory
+  /// itself (`ID.json`: no `/`, not hidden); nil otherwise.
+  func flatNames() -> [String]? {
+    var names: [String] = []
+    names.reserveCapacity(count)
+    for index in 0..<count {
+      let name = slice(range(nameAt: index))
+      guard name.first != UInt8(ascii: "."), !name.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 }),
+        name.count > StoreLayout.documentSuffix.utf8.count,
+        name.suffix(StoreLayout.documentSuffix.utf8.count).elementsEqual(StoreLayout.documentSuffix.utf8)
+      else { return nil }
+      names.append(String(decoding: name, as: UTF8.self))
+    }
+    return names
+  }
+
   /// True when entry `index`'s name is `name` (compared in place).
-  func isNamed(_ index: Int, _ name: String.UTF8View) -> Bool {
-    guard let range = range(nameAt: index) else { return false }
-    return bytes[range].elementsEqual(name)
+  func isNamed(_ index: Int, _ name: String) -> Bool {
+    guard let range = range(nameAt: index), range.count == name.utf8.count else { return false }
+    var name = name
+    return name.withUTF8 { bytes[range].elementsEqual($0) }
   }
 
   func stamp(_ index: Int) -> FileStamp {
@@ -218,22 +239,39 @@ struct KindIndex: Sendable {
     return out
   }
 
-  /// FNV-1a over 64-bit words (then the tail's bytes): finds a torn or damaged file, not an
-  /// adversary (the index is a cache).
+  /// The ``identity`` of the index whose bytes ``encode(_:writtenAt:fingerprint:)`` gave: their checksum.
+  static func identity(of encoded: [UInt8]) -> UInt64 {
+    encoded.withUnsafeBufferPointer { load(UInt64.self, $0, at: $0.count - 8) }
+  }
+
+  /// FNV-1a over 64-bit words in four interleaved lanes (word k to lane k mod 4, so the
+  /// multiplications of a lane do not wait on the others'), the lanes folded into one, then the
+  /// tail's words and bytes: finds a torn or damaged file, not an adversary (the index is a cache).
   static func checksum(_ bytes: [UInt8], count: Int) -> UInt64 {
     bytes.withUnsafeBufferPointer { checksum($0, count: count) }
   }
 
   static func checksum(_ bytes: UnsafeBufferPointer<UInt8>, count: Int) -> UInt64 {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    let (basis, prime): (UInt64, UInt64) = (0xcbf2_9ce4_8422_2325, 0x100_0000_01b3)
     let raw = UnsafeRawBufferPointer(bytes)
+    func word(_ offset: Int) -> UInt64 { raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self) }
+    var (a, b, c, d) = (basis, basis ^ 1, basis ^ 2, basis ^ 3)
     var offset = 0
+    while offset + 32 <= count {
+      a = (a ^ word(offset)) &* prime
+      b = (b ^ word(offset + 8)) &* prime
+      c = (c ^ word(offset + 16)) &* prime
+      d = (d ^ word(offset + 24)) &* prime
+      offset += 32
+    }
+    var hash = a
+    for lane in [b, c, d] { hash = (hash ^ lane) &* prime }
     while offset + 8 <= count {
-      hash = (hash ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x100_0000_01b3
+      hash = (hash ^ word(offset)) &* prime
       offset += 8
     }
     while offset < count {
-      hash = (hash ^ UInt64(raw[offset])) &* 0x100_0000_01b3
+      hash = (hash ^ UInt64(raw[offset])) &* prime
       offset += 1
     }
     return hash

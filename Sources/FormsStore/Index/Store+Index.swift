@@ -6,6 +6,9 @@ extension Store {
   /// `.formsctl/` but the audit log).
   func indexPath(_ kind: String) -> String { (FilePath(layout.indexDirectory) / (kind + ".idx")).string }
 
+  /// Where the stamp of the directory of `kind` lives (`.formsctl/index/KIND.dir`, see ``ListingStamp``).
+  func listingStampPath(_ kind: String) -> String { (FilePath(layout.indexDirectory) / (kind + ".dir")).string }
+
   /// Where the index's log of `kind` lives (`.formsctl/index/KIND.log`, see ``IndexLog``).
   func indexLogPath(_ kind: String) -> String { (FilePath(layout.indexDirectory) / (kind + ".log")).string }
 
@@ -86,6 +89,20 @@ extension Store {
     }
   }
 
+  /// Notes that the directory of `kind`, whose stat was `stamp` at `at` (before it was listed),
+  /// lists exactly the files of the index named `identity`, in its order (see ``ListingStamp``):
+  /// when nothing else was listed, the stamp is settled, and `known` does not say so already. A
+  /// cache, as ``saveIndex(_:to:)``.
+  private func noteListing(
+    _ kind: String, _ identity: UInt64, count: Int, stamp: FileStamp?, at: Int64, irregular: [String],
+    known: ListingStamp?, racyWindow: Int64
+  ) {
+    guard let stamp, irregular.isEmpty, ListingStamp.settled(stamp, at: at, racyWindow: racyWindow),
+      known.map({ $0.index != identity || $0.count != count || $0.stamp != stamp }) ?? true
+    else { return }
+    saveIndex(ListingStamp(index: identity, count: count, stamp: stamp, at: at).encoded, to: listingStampPath(kind))
+  }
+
   /// Removes a log folded into its index, unless lines were appended meanwhile (they stay, to be
   /// checked by stat as every line is).
   private func dropIndexLog(_ path: String, folded size: Int) {
@@ -131,16 +148,29 @@ extension Store {
     let index = try KindIndex.load(path, fingerprint: fingerprint) ?? KindIndex()
     let logPath = indexLogPath(kind)
     let (logged, logSize) = try IndexLog.load(logPath, fingerprint: fingerprint)
-    let (names, irregular) = try FileIO.walkNames(directory, suffix: StoreLayout.documentSuffix)
+    let racy =
+      Int64(configuration.indexRacyWindow.components.seconds) * 1_000_000_000
+      + configuration.indexRacyWindow.components.attoseconds / 1_000_000_000
+    // The directory is listed unless its stat vouches that it still lists the index's files.
+    let directoryStamp = FileStamp(directory)
+    let listing = try ListingStamp.load(listingStampPath(kind))
+    let vouched: [String]? =
+      if let now = directoryStamp, let listing, listing.vouches(for: index, now: now, racyWindow: racy) {
+        index.flatNames()
+      } else {
+        nil
+      }
+    let (names, irregular) =
+      if let vouched { (vouched, [String]()) } else {
+        try FileIO.walkNames(directory, suffix: StoreLayout.documentSuffix)
+      }
     guard let opened = FileIO.Directory(directory) else {
       return names.isEmpty ? ([], irregular) : nil  // Not listable as a directory now: read the long way.
     }
     let sensitive = sensitiveMembers(kind)
-    let racy =
-      Int64(configuration.indexRacyWindow.components.seconds) * 1_000_000_000
-      + configuration.indexRacyWindow.components.attoseconds / 1_000_000_000
     let judge = IndexJudge(
-      filters: filters, sort: sort, projection: JSONProjection(paths: paths), wanted: members.map { Array($0.utf8) })
+      filters: filters, sort: sort, projection: JSONProjection(paths: paths), wanted: members.map { Array($0.utf8) },
+      fragments: filters.flatMap(\.compactFragments))
     struct Chunk: Sendable {
       var matches: [Match] = []
       var unparsable: [String] = []
@@ -198,7 +228,7 @@ extension Store {
           for k in range {
             if let byName {
               try visit(k, position: byName[names[k]], into: &chunk)
-            } else if index.isNamed(k, names[k].utf8) {
+            } else if vouched != nil || index.isNamed(k, names[k]) {
               try visit(k, position: k, into: &chunk)
             } else {
               chunk.misplaced.append(k)
@@ -232,12 +262,26 @@ extension Store {
         case let position: return (names[k], index.entry(Int(position)))
         }
       }
-      if saveIndex(KindIndex.encode(entries, writtenAt: started, fingerprint: fingerprint), to: path), logSize > 0 {
-        dropIndexLog(logPath, folded: logSize)
+      let encoded = KindIndex.encode(entries, writtenAt: started, fingerprint: fingerprint)
+      if saveIndex(encoded, to: path) {
+        if logSize > 0 { dropIndexLog(logPath, folded: logSize) }
+        // The new index is `names` in order unless some are gone.
+        if entries.count == names.count {
+          noteListing(
+            kind, KindIndex.identity(of: encoded), count: names.count,
+            stamp: directoryStamp, at: started, irregular: irregular, known: listing, racyWindow: racy)
+        }
       }
-    } else if !read.isEmpty {
-      saveIndexLog(
-        read.map { IndexLog.Line(name: names[$0.0], entry: $0.1, at: started) }, fingerprint: fingerprint, to: logPath)
+    } else {
+      if !read.isEmpty {
+        saveIndexLog(
+          read.map { IndexLog.Line(name: names[$0.0], entry: $0.1, at: started) }, fingerprint: fingerprint,
+          to: logPath)
+      }
+      // The index stands, and the listing named its files in its order.
+      noteListing(
+        kind, index.identity, count: index.count, stamp: directoryStamp, at: started, irregular: irregular,
+        known: listing, racyWindow: racy)
     }
     return (
       chunks.flatMap(\.matches).map { ($0, nil) } + chunks.flatMap(\.unparsable).map { (nil, $0) }, irregular
@@ -253,6 +297,9 @@ private struct IndexJudge: Sendable {
   let projection: JSONProjection?
   /// The top-level members the query reads.
   let wanted: [[UInt8]]
+  /// Groups of which a projection must hold one fragment each to match (``Expression/compactFragments``):
+  /// most documents are turned away by a byte search instead of a parse.
+  let fragments: [[TextFragment]]
 
   enum Verdict {
     case match(Store.Match)
@@ -273,6 +320,8 @@ private struct IndexJudge: Sendable {
     in directory: String
   ) throws(StoreError) -> Verdict {
     guard parses else { return .unparsable }
+    // The projection is the compact writer's text of the top-level scalars.
+    for group in fragments where !group.contains(where: { $0.occurs(in: stored) }) { return .no }
     let value: JSONValue
     if readsContainer(nonScalar) {
       // A member the query reads holds an object or array here: judged from the file itself.
