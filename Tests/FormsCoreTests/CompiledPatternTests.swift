@@ -46,4 +46,33 @@ struct CompiledPatternTests {
         == ((try? NSRegularExpression(pattern: "^[A-Z]{3}$"))!.firstMatch(
           in: "USD\n", range: NSRange(location: 0, length: 4)) != nil))
   }
+
+  /// A pattern of the byte matcher's subset gets its NSRegularExpression only when a string needs
+  /// it, so the subset must be ICU syntax: random patterns over its characters, each one taken
+  /// must be one ICU compiles (and answers as it does).
+  @Test func everyPatternOfTheSubsetIsOneICUCompiles() throws {
+    var rng = SeededGenerator(state: 3)
+    let pieces = [
+      "a", "Z", "0", "-", ".", ",", "[", "]", "{", "}", "?", "*", "+", "\\d", "\\.", "\\-", "\\", "^", "$", "a-c", "3",
+      "{2}", "{1,3}", "{2,}", "{0}", "{100001}", "{3,1}", "&", " ",
+    ]
+    var taken = 0
+    for _ in 0..<30_000 {
+      let body = (0..<Int.random(in: 0...6, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()
+      let source = "^" + body + "$"
+      guard let steps = CompiledPattern.compileSimple(source) else { continue }
+      taken += 1
+      let regex = try #require(try? NSRegularExpression(pattern: source), "ICU refuses \(source)")
+      for text in ["", "a", "aZ0", "a-c.", "0,3", "aaa", "Z-"] {
+        let expected = regex.firstMatch(in: text, range: NSRange(location: 0, length: text.utf16.count)) != nil
+        let answer = Array(text.utf8).withUnsafeBufferPointer { CompiledPattern.match(steps[...], $0[...]) }
+        #expect(answer == expected, "\(source) on \"\(text)\"")
+        // Not ASCII: answered by the NSRegularExpression made on first use.
+        let accented = text + "é"
+        let range = NSRange(location: 0, length: accented.utf16.count)
+        #expect(CompiledPattern(source)?.matches(accented) == (regex.firstMatch(in: accented, range: range) != nil))
+      }
+    }
+    #expect(taken > 2_000, "\(taken) patterns of the subset")
+  }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A regular expression compiled once (ICU syntax via NSRegularExpression; patterns in descriptors
 /// should stay in the subset that JSON Schema's ECMA 262 dialect shares). Unanchored, as in JSON Schema.
@@ -6,23 +7,37 @@ import Foundation
 /// The patterns descriptors use most (`^[A-Z]{3}$`, `^ACQ-[0-9]{4}-[0-9]{3}$`: anchored runs of
 /// characters and classes with counts) are also compiled to a small byte matcher, used for
 /// strings of printable ASCII; anything else goes to NSRegularExpression, which gives the same
-/// answers at a hundred times the cost.
+/// answers at a hundred times the cost. Such a pattern is valid ICU syntax by construction, so
+/// its NSRegularExpression is only made when a string first needs it: a command whose values are
+/// all judged by the byte matcher never starts ICU's regular expressions (a few milliseconds of
+/// every `get` and `set`). Any other pattern is compiled at once, so that one ICU refuses is
+/// refused when its descriptor is read.
 public final class CompiledPattern: Sendable {
   public let source: String
-  private let regex: NSRegularExpression
+  private let regex: Mutex<NSRegularExpression?>
   private let simple: [Step]?
 
   public init?(_ source: String) {
-    guard let regex = try? NSRegularExpression(pattern: source) else { return nil }
     self.source = source
-    self.regex = regex
-    self.simple = Self.compileSimple(source)
+    simple = Self.compileSimple(source)
+    if simple == nil {
+      guard let regex = try? NSRegularExpression(pattern: source) else { return nil }
+      self.regex = Mutex(regex)
+    } else {
+      regex = Mutex(nil)
+    }
   }
 
   /// True when the pattern matches somewhere in `string`.
   public func matches(_ string: String) -> Bool {
     var text = string
     if let answer = text.withUTF8({ matches(bytes: $0) }) { return answer }
+    let regex = self.regex.withLock { regex in
+      // The simple subset is ICU syntax (CompiledPatternTests holds it to that).
+      if regex == nil { regex = try? NSRegularExpression(pattern: source) }
+      return regex
+    }
+    guard let regex else { preconditionFailure("ICU refused the simple pattern \(source)") }
     let range = NSRange(string.startIndex..<string.endIndex, in: string)
     return regex.firstMatch(in: string, options: [], range: range) != nil
   }
@@ -60,6 +75,9 @@ public final class CompiledPattern: Sendable {
     }
     return false
   }
+
+  /// The largest count of a `{n,m}` the byte matcher takes.
+  static let largestCount = 100_000
 
   /// `^ (atom quantifier?)* $` with atoms an ASCII literal, `\d`, an escaped punctuation mark or a
   /// non-negated class of them and ranges; nil for anything else.
@@ -148,7 +166,10 @@ public final class CompiledPattern: Sendable {
             separator: ",", omittingEmptySubsequences: false)
           guard let low = inner.first.flatMap({ Int($0) }), inner.count <= 2 else { return nil }
           let high = inner.count == 1 ? low : (inner[1].isEmpty ? Int.max : Int(inner[1]))
-          guard let high, high >= low else { return nil }
+          // Counts ICU would refuse as too big are left to it, to be refused.
+          guard let high, high >= low, low <= Self.largestCount, high == Int.max || high <= Self.largestCount else {
+            return nil
+          }
           (step.min, step.max, i) = (low, high, close + 1)
         default: break
         }
