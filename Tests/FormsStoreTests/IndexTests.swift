@@ -340,6 +340,10 @@ import Testing
         #expect(try Self.answer(indexed, query) == Self.answer(scanning, query))
         #expect(try ListingStamp.load(stampPath)?.stamp == FileStamp(directory))
       }
+      // The directory replaced by a link to it: listed, and refused, as without the stamp.
+      #expect(rename(directory, directory + "-real") == 0 && symlink(directory + "-real", directory) == 0)
+      #expect(throws: StoreError.self) { try indexed.list(kind: "acquisition", query: query) }
+      #expect(throws: StoreError.self) { try scanning.list(kind: "acquisition", query: query) }
     }
   }
 

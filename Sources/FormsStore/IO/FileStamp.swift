@@ -20,6 +20,13 @@ struct FileStamp: Equatable, Sendable {
     self.init(info)
   }
 
+  /// `path` itself when it is a symbolic link (`lstat`), not what it points at.
+  init?(notFollowing path: String) {
+    var info = stat()
+    guard lstat(path, &info) == 0 else { return nil }
+    self.init(info)
+  }
+
   /// The file `name` (relative, `NAME` or `SUB/NAME`) in `directory`.
   init?(name: String, in directory: FileIO.Directory) {
     var info = stat()

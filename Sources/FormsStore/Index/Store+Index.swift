@@ -151,8 +151,9 @@ extension Store {
     let racy =
       Int64(configuration.indexRacyWindow.components.seconds) * 1_000_000_000
       + configuration.indexRacyWindow.components.attoseconds / 1_000_000_000
-    // The directory is listed unless its stat vouches that it still lists the index's files.
-    let directoryStamp = FileStamp(directory)
+    // The directory is listed unless its stat vouches that it still lists the index's files
+    // (not followed: a directory replaced by a link to it is listed, and refused there).
+    let directoryStamp = FileStamp(notFollowing: directory)
     let listing = try ListingStamp.load(listingStampPath(kind))
     let vouched: [String]? =
       if let now = directoryStamp, let listing, listing.vouches(for: index, now: now, racyWindow: racy) {
