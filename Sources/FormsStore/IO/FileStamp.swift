@@ -20,6 +20,13 @@ struct FileStamp: Equatable, Sendable {
     self.init(info)
   }
 
+  /// True when the file was last changed (mtime and ctime) more than `racyWindow` nanoseconds
+  /// before `at`, when this stamp was taken or vouched for (git's racily-clean rule): a later
+  /// change gives it another stamp even where the clock that dates files is coarse.
+  func isSettled(at: Int64, racyWindow: Int64) -> Bool {
+    mtimeNanoseconds < at - racyWindow && ctimeNanoseconds < at - racyWindow
+  }
+
   /// `path` itself when it is a symbolic link (`lstat`), not what it points at.
   init?(notFollowing path: String) {
     var info = stat()

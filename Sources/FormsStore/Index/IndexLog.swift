@@ -23,8 +23,7 @@ enum IndexLog {
 
     /// The entry, when this line may stand for a file whose stat is `stamp` (see ``KindIndex/trusts``).
     func trusted(for stamp: FileStamp, racyWindow: Int64) -> KindIndex.Entry? {
-      guard let entry, entry.stamp == stamp, stamp.mtimeNanoseconds < at - racyWindow,
-        stamp.ctimeNanoseconds < at - racyWindow
+      guard let entry, entry.stamp == stamp, stamp.isSettled(at: at, racyWindow: racyWindow)
       else { return nil }
       return entry
     }

@@ -175,8 +175,7 @@ struct KindIndex: Sendable {
   /// True when entry `index` may be trusted for a file whose stat is `stamp`: the same stamp,
   /// and modified more than `racyWindow` nanoseconds before the index's stats were taken.
   func trusts(_ index: Int, for stamp: FileStamp, racyWindow: Int64) -> Bool {
-    self.stamp(index) == stamp && stamp.mtimeNanoseconds < writtenAt - racyWindow
-      && stamp.ctimeNanoseconds < writtenAt - racyWindow
+    self.stamp(index) == stamp && stamp.isSettled(at: writtenAt, racyWindow: racyWindow)
   }
 
   // MARK: - Writing

@@ -31,14 +31,7 @@ struct ListingStamp: Equatable, Sendable {
   /// nanoseconds of the moment it was taken.
   func vouches(for index: KindIndex, now: FileStamp, racyWindow: Int64) -> Bool {
     self.index == index.identity && count == index.count && stamp == now
-      && Self.settled(now, at: at, racyWindow: racyWindow)
-  }
-
-  /// True when a directory whose stamp is `stamp`, taken at `at`, was last changed more than
-  /// `racyWindow` nanoseconds before: a later change gives it another stamp even where the
-  /// clock that dates files is coarse.
-  static func settled(_ stamp: FileStamp, at: Int64, racyWindow: Int64) -> Bool {
-    stamp.mtimeNanoseconds < at - racyWindow && stamp.ctimeNanoseconds < at - racyWindow
+      && now.isSettled(at: at, racyWindow: racyWindow)
   }
 
   var encoded: [UInt8] {

@@ -97,7 +97,7 @@ extension Store {
     _ kind: String, _ identity: UInt64, count: Int, stamp: FileStamp?, at: Int64, irregular: [String],
     known: ListingStamp?, racyWindow: Int64
   ) {
-    guard let stamp, irregular.isEmpty, ListingStamp.settled(stamp, at: at, racyWindow: racyWindow),
+    guard let stamp, irregular.isEmpty, stamp.isSettled(at: at, racyWindow: racyWindow),
       known.map({ $0.index != identity || $0.count != count || $0.stamp != stamp }) ?? true
     else { return }
     saveIndex(ListingStamp(index: identity, count: count, stamp: stamp, at: at).encoded, to: listingStampPath(kind))
