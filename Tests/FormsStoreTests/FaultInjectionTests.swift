@@ -224,7 +224,7 @@ struct FaultInjectionTests {
   /// A cascade committed and then stopped by its first rename: a journal for `recover`.
   static func interruptedCascade(_ fixture: StoreFixture) throws {
     try twoFormsAndAnOrder(fixture)
-    let armed = FaultInjection.arm(fixture.root, fault: .init(call: .rename, nth: 2, persistent: true))
+    let armed = FaultInjection.arm(fixture.root, fault: .init(call: .rename, nth: 1, persistent: true))
     defer { armed.disarm() }
     let error = storeError { _ = try fixture.store.delete(kind: "acquisition", id: "ACQ-2026-001") }
     guard case .unfinished? = error else { throw StoreError.internalError("expected unfinished, got \(error as Any)") }

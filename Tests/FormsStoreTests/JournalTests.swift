@@ -76,4 +76,46 @@ struct JournalTests {
       #expect(fixture.history.count == 2)
     }
   }
+
+  /// What no kill shows, only a power loss (DESIGN §8): the commit record is created only once
+  /// everything it stands for is durable. Each file the operation wrote (the staged document, the
+  /// plan, the staged audit record) is fsynced after its last write and before `COMMIT` is
+  /// created, and so is each directory naming them; the journal's directory is fsynced after
+  /// `COMMIT` and before the first file is put in place. Before the commit record, nothing is
+  /// fsynced twice: the write-back of the whole group is started first (`sync_file_range`), so
+  /// that one journal transaction of the file system commits it.
+  @Test func theCommitRecordIsCreatedOnlyOnceEverythingItStandsForIsDurable() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try StoreFixture(dir + "/store")
+      try fixture.acquisition()
+      let armed = FaultInjection.arm(fixture.root)
+      try fixture.store.update(kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=Desks")])
+      armed.disarm()
+      let trace = armed.trace
+      func isCall(_ call: FaultInjection.Call, _ suffix: String) -> ((call: FaultInjection.Call, path: String)) -> Bool
+      {
+        { $0.call == call && $0.path.hasSuffix(suffix) }
+      }
+      let commit = try #require(trace.firstIndex(where: isCall(.open, "/.formsctl/journal/COMMIT")))
+      let files = [
+        "/data/acquisitions/.ACQ-2026-001.json.formsctl-journal", "/.formsctl/journal/plan.ndjson",
+        "/.formsctl/journal/audit.jsonl",
+      ]
+      var lastWrite = 0
+      for file in files {
+        let written = try #require(trace[..<commit].lastIndex(where: isCall(.write, file)), "\(file) is written")
+        let synced = trace[..<commit].indices.filter { isCall(.fsync, file)(trace[$0]) }
+        #expect(synced.count == 1 && synced[0] > written, "\(file): fsynced once, after its last write: \(synced)")
+        lastWrite = max(lastWrite, written)
+      }
+      for directory in ["/data/acquisitions", "/.formsctl/journal"] {
+        let synced = trace[..<commit].indices.filter { isCall(.fsync, directory)(trace[$0]) }
+        #expect(synced.count == 1 && synced[0] > lastWrite, "\(directory): fsynced once, after the files: \(synced)")
+      }
+      let firstRename = try #require(trace.firstIndex { $0.call == .rename })
+      #expect(commit < firstRename)
+      #expect(trace[commit..<firstRename].contains(where: isCall(.fsync, "/.formsctl/journal")), "COMMIT is durable")
+      #expect(try fixture.read("acquisition", "ACQ-2026-001")["title"] == .string("Desks"))
+    }
+  }
 }

@@ -16,8 +16,8 @@ struct RecoveryTests {
     try fixture.form()
     try fixture.form()
     try fixture.order("PO-1", acquisition: "ACQ-2026-001")
-    // The first rename is the commit record's; the second, the first staged file's.
-    let armed = FaultInjection.arm(fixture.root, fault: .init(call: .rename, nth: 2, persistent: true))
+    // The commit record is created, not renamed: the first rename is the first staged file's.
+    let armed = FaultInjection.arm(fixture.root, fault: .init(call: .rename, nth: 1, persistent: true))
     let error = storeError { _ = try fixture.store.delete(kind: "acquisition", id: "ACQ-2026-001") }
     armed.disarm()
     #expect(error?.kind == .tryAgain, "exit 75: committed, not finished: \(String(describing: error))")

@@ -8,7 +8,7 @@ import Synchronization
 package final class FaultInjection: Sendable {
   /// The kinds of system call the seam counts.
   package enum Call: String, Sendable, CaseIterable {
-    case open, read, write, fsync, rename, unlink, mkdir, readdir, link, truncate, watch
+    case open, read, write, writeback, fsync, rename, unlink, mkdir, readdir, link, truncate, watch
   }
 
   /// Which call fails, and how.

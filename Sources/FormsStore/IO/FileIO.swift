@@ -417,7 +417,9 @@ package enum FileIO {
 
   /// Makes `paths` (files and directories) durable. With `root`, where Linux offers `syncfs`, one
   /// call for the whole file system holding it (cheaper than many fsyncs, and `paths` is never
-  /// computed); otherwise each path is fsynced (`Platform.fsync`: F_FULLFSYNC on Darwin).
+  /// computed); otherwise each path is fsynced (`Platform.fsync`: F_FULLFSYNC on Darwin), after
+  /// the write-back of every file was started (`Platform.startWriteback`), so that on a journaling
+  /// file system the first fsync commits them all.
   static func sync(_ paths: @autoclosure () throws(StoreError) -> [String], orFileSystemOf root: String? = nil)
     throws(StoreError)
   {
@@ -430,7 +432,21 @@ package enum FileIO {
       }
       return
     }
-    for path in try paths() {
+    let paths = try paths()
+    if paths.count > 1, Platform.startWriteback != nil {
+      for path in paths {
+        let fd = POSIX.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw StoreError.io(path, operation: "stat", errno: Errno(errno)) }
+        guard info.st_mode & S_IFMT == S_IFREG else { continue }
+        if POSIX.startWriteback(fd, path: path) != 0 {
+          throw StoreError.io(path, operation: "sync_file_range", errno: Errno(errno))
+        }
+      }
+    }
+    for path in paths {
       let fd = POSIX.open(path, O_RDONLY | O_CLOEXEC)
       guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
       defer { close(fd) }

@@ -43,6 +43,11 @@ enum POSIX {
     fault(.fsync, path) ? -1 : Platform.fsync(fd)
   }
 
+  /// `Platform.startWriteback` (0 where there is none).
+  static func startWriteback(_ fd: Int32, path: String) -> Int32 {
+    fault(.writeback, path) ? -1 : Platform.startWriteback?(fd) ?? 0
+  }
+
   /// Linux `syncfs` (looked up at run time: `Platform.syncfs`), counted as an fsync.
   static func syncfs(_ call: @convention(c) (Int32) -> Int32, _ fd: Int32, path: String) -> Int32 {
     fault(.fsync, path) ? -1 : call(fd)

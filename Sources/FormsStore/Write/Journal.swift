@@ -5,13 +5,16 @@ import Foundation
 /// each failure leaves, is in this file:
 ///
 /// 1. **plan**: `plan.ndjson` starts with the operation; each step is appended before its file is
-///    staged, with the SHA-256 of what it stages and of the file it replaces (`PlanStep`).
+///    staged, with the SHA-256 of what it stages and of the file it replaces (`PlanStep`). Nothing
+///    is made durable yet: a crash before step 4 leaves at most a plan, torn or empty, and staged
+///    files, which the next `recover` rolls back (it sweeps staged files no plan line names).
 /// 2. **stage**: each new file is written beside its target as a hidden `.NAME.formsctl-journal`.
 /// 3. **audit**: the operation's record is staged as `journal/audit.jsonl`, with an `append` step
 ///    naming the size `history.jsonl` has now.
-/// 4. **commit**: the plan and every staged file are made durable (fsyncs, or one `syncfs`), then
-///    the commit record `COMMIT` is written under a temporary name and renamed into place: that
-///    rename is the single point of no return.
+/// 4. **commit**: the plan, every staged file and the directories naming them are made durable
+///    together (their write-back started on all, then fsyncs; or one `syncfs`), then the commit
+///    record `COMMIT` is created (empty: its name is the record): that creation is the single
+///    point of no return, and the journal's directory is fsynced after it.
 /// 5. **apply**: staged files are renamed over their targets, deletions made, directories fsynced,
 ///    and the audit record appended to `history.jsonl` (once: an append that already happened, or
 ///    was torn, is recognised at the recorded offset).
@@ -44,8 +47,6 @@ public struct Journal: Sendable {
   var directory: String { layout.journalDirectory }
   var planPath: String { (FilePath(directory) / "plan.ndjson").string }
   var commitPath: String { (FilePath(directory) / "COMMIT").string }
-  /// The commit record before its rename.
-  var commitTemporaryPath: String { (FilePath(directory) / "COMMIT.tmp").string }
   /// The staged audit record; its target is always `AuditLog.path(layout)`, whatever a plan says.
   var auditPath: String { (FilePath(directory) / "audit.jsonl").string }
 
@@ -69,14 +70,14 @@ public struct Journal: Sendable {
     try FileIO.makeDirectories(directory)
     // What a finished operation could not remove (its plan went first, so nothing waits).
     try removeJournalFiles()
+    // Made durable with everything else at the commit (step 4).
     var fd: Int32 = -1
     do throws(StoreError) {
+      fd = try Journal.createNew(planPath)
       let header = JSONObject(["operation": .string(operation), "format": .number(JSONNumber(Self.planFormat))])
-      try Journal.writeDurably(Array((JSONWriter.compact(.object(header)) + "\n").utf8), to: planPath)
-      try AtomicWriter.syncDirectory(directory)
-      fd = POSIX.open(planPath, O_WRONLY | O_APPEND | O_CLOEXEC)
-      guard fd >= 0 else { throw StoreError.io(planPath, operation: "open", errno: Errno(errno)) }
+      try writeAll(fd, Array((JSONWriter.compact(.object(header)) + "\n").utf8), path: planPath)
     } catch {
+      if fd >= 0 { close(fd) }
       try rollBack([], after: error, operation: operation)
     }
     return Transaction(journal: self, operation: operation, planFD: fd)
@@ -142,17 +143,19 @@ public struct Journal: Sendable {
           let history = AuditLog.path(journal.layout)
           try Journal.requireWritable(
             FileIO.exists(history) ? history : FilePath(history).parent.string, toChange: history)
-          try Journal.writeDurably(record, to: journal.auditPath)
+          let fd = try Journal.createNew(journal.auditPath)
+          defer { close(fd) }
+          try writeAll(fd, record, path: journal.auditPath)
           try self.record(.append(record, to: history, at: AuditLog.size(history)))
         }
-        if POSIX.fsync(planFD, path: journal.planPath) != 0 {
-          throw StoreError.io(journal.planPath, operation: "fsync", errno: Errno(errno))
-        }
         closePlan()
+        // Everything the commit record stands for, durable before it: the staged files and their
+        // directories, the plan, the staged audit record, and the journal's directory naming them.
         let staged = steps.compactMap(\.staged)
+        let journalFiles = [journal.planPath] + (record == nil ? [] : [journal.auditPath])
         try FileIO.sync(
-          staged + directories.filter(FileIO.isDirectory), orFileSystemOf: staged.count > 64 ? journal.layout.root : nil
-        )
+          staged + directories.filter(FileIO.isDirectory) + journalFiles + [journal.directory],
+          orFileSystemOf: staged.count > 64 ? journal.layout.root : nil)
         DebugPause.at("after-stage")
         try journal.writeCommitRecord()
       } catch {
@@ -175,23 +178,13 @@ public struct Journal: Sendable {
     }
   }
 
-  /// The commit record: written and made durable under a temporary name, then renamed. Throws
-  /// only while the rename has not happened (so the caller rolls back).
+  /// The commit record: `COMMIT` created, empty (its name is the record, made at once; `recover`
+  /// asks only whether it is there). Throws only when it was not created, so the caller rolls
+  /// back; the caller makes it durable (the journal's directory) after it.
   func writeCommitRecord() throws(StoreError) {
-    let fd = try Journal.createNew(commitTemporaryPath)
-    do throws(StoreError) {
-      try writeAll(fd, Array("committed\n".utf8), path: commitTemporaryPath)
-      if POSIX.fsync(fd, path: commitTemporaryPath) != 0 {
-        throw StoreError.io(commitTemporaryPath, operation: "fsync", errno: Errno(errno))
-      }
-    } catch {
-      close(fd)
-      throw error
-    }
+    let fd = POSIX.open(commitPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw StoreError.io(commitPath, operation: "create", errno: Errno(errno)) }
     close(fd)
-    if POSIX.rename(commitTemporaryPath, commitPath) != 0 {
-      throw StoreError.io(commitPath, operation: "rename", errno: Errno(errno))
-    }
   }
 
   /// Finishes or undoes an interrupted operation; returns what was done, or nil when nothing
@@ -409,13 +402,5 @@ public struct Journal: Sendable {
     let fd = POSIX.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw StoreError.io(path, operation: "create", errno: Errno(errno)) }
     return fd
-  }
-
-  /// Writes a new file and fsyncs it.
-  static func writeDurably(_ bytes: [UInt8], to path: String) throws(StoreError) {
-    let fd = try createNew(path)
-    defer { close(fd) }
-    try writeAll(fd, bytes, path: path)
-    if POSIX.fsync(fd, path: path) != 0 { throw StoreError.io(path, operation: "fsync", errno: Errno(errno)) }
   }
 }
