@@ -118,4 +118,33 @@ struct JournalTests {
       #expect(try fixture.read("acquisition", "ACQ-2026-001")["title"] == .string("Desks"))
     }
   }
+
+  /// Nothing is durable before the commit (above), so a power loss there can leave a plan that is
+  /// empty, or lost its step lines or the end of one, beside a staged file it may not name. None
+  /// of it holds a commit record: writes wait (exit 75) until `recover` rolls back, which sweeps
+  /// the staged file, and the document is as it was.
+  @Test(arguments: [
+    "",
+    #"{"format":2,"operation":"set acquisition ACQ-2026-001"}"# + "\n",
+    #"{"format":2,"operation":"set acquisition ACQ-2026-001"}"# + "\n" + #"{"action":"write","path":"data/acq"#,
+  ])
+  func aPlanLeftWithoutItsCommitRecordIsRolledBack(_ plan: String) throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try StoreFixture(dir + "/store")
+      let before = try fixture.acquisition().bytes
+      let staged = fixture.root + "/data/acquisitions/.ACQ-2026-001.json.formsctl-journal"
+      try writeFile(#"{"id": "ACQ-2026-001", "title": "half"}"#, to: staged)
+      try writeFile(plan, to: fixture.root + "/.formsctl/journal/plan.ndjson")
+      let refused = storeError {
+        try fixture.store.update(kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=D")])
+      }
+      #expect(refused?.kind == .tryAgain, "exit 75 until recover: \(String(describing: refused))")
+      let outcome = try Store.recover(fixture.store.layout, wait: 1)
+      #expect(outcome?.hasPrefix("rolled back the interrupted") == true, "\(String(describing: outcome))")
+      #expect(FileIO.entry(staged) == .missing, "the staged file is swept")
+      #expect(try fixture.bytes("acquisition", "ACQ-2026-001") == before)
+      #expect(try Journal(layout: fixture.store.layout).pending() == nil)
+      try fixture.store.update(kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=D")])
+    }
+  }
 }
