@@ -40,6 +40,11 @@ public final class Store: Sendable {
     /// The command line as typed, without the program (`["set", "form", "3f2c", "note=a b"]`):
     /// the audit log records it, sensitive values redacted; nil: the operation's summary.
     public var arguments: [String]?
+    /// The store is opened to write (a command that changes documents): when `user` is nil, the
+    /// lookup of the audit log's user (a `git config` process) starts as the store opens, on a
+    /// thread of its own, and runs while the descriptors are compiled; otherwise it starts at the
+    /// first write.
+    public var opensToWrite = false
 
     public init() {}
   }
@@ -50,18 +55,27 @@ public final class Store: Sendable {
   /// Seals sensitive values on write and opens them for a key holder on read (`Store.open`
   /// loads the identity named by FORMSCTL_IDENTITY; by default none, so they stay sealed).
   public let keyring: Keyring
-  /// The audit log's user when the configuration names none, found at the first write.
-  let foundUser = Memo<String>()
+  /// The audit log's user when the configuration names none, found at the first write (or as
+  /// the store opens, `Configuration.opensToWrite`).
+  let foundUser: Memo<String>
 
   /// A store over `registry`; `keyring` nil seals for the manifest's recipients and opens nothing.
-  public init(
+  public convenience init(
     layout: StoreLayout, registry: SchemaRegistry, configuration: Configuration = Configuration(),
     keyring: Keyring? = nil
+  ) {
+    self.init(layout: layout, registry: registry, configuration: configuration, keyring: keyring, foundUser: Memo())
+  }
+
+  init(
+    layout: StoreLayout, registry: SchemaRegistry, configuration: Configuration, keyring: Keyring?,
+    foundUser: Memo<String>
   ) {
     self.layout = layout
     self.registry = registry
     self.configuration = configuration
     self.keyring = keyring ?? Keyring(recipients: layout.recipients, identity: nil)
+    self.foundUser = foundUser
   }
 
   /// Opens the store at `root`; refuses one whose descriptors have errors.
@@ -73,12 +87,15 @@ public final class Store: Sendable {
   public static func open(_ layout: StoreLayout, configuration: Configuration = Configuration()) throws(StoreError)
     -> Store
   {
+    let foundUser = Memo<String>()
+    if configuration.opensToWrite { lookUpAuditUser(into: foundUser, root: layout.root, configuration: configuration) }
     let registry = try SchemaRegistry.load(directory: layout.schemasDirectory, display: configuration.display)
     if !registry.diagnostics.isEmpty {
       throw StoreError.invalidDocument("the schema descriptors", registry.diagnostics)
     }
     let keyring = try Keyring.load(layout, registry: registry, environment: ProcessInfo.processInfo.environment)
-    return Store(layout: layout, registry: registry, configuration: configuration, keyring: keyring)
+    return Store(
+      layout: layout, registry: registry, configuration: configuration, keyring: keyring, foundUser: foundUser)
   }
 
   /// The configuration's clock.

@@ -30,9 +30,12 @@ struct StoreOptions: ParsableArguments {
   }
 
   /// The store, opened: descriptors compiled, the lock wait, the clock and the command line set.
-  func open(useIndex: Bool = true) throws -> Store {
+  /// `toWrite`: the command changes documents, so the audit record's user is looked up while the
+  /// store opens (`Store.Configuration.opensToWrite`).
+  func open(useIndex: Bool = true, toWrite: Bool = false) throws -> Store {
     var configuration = Store.Configuration()
     configuration.useIndex = useIndex
+    configuration.opensToWrite = toWrite
     configuration.display = PathDisplay(workingDirectory: FileIO.currentDirectory).show
     configuration.lockWait = wait
     configuration.now = Self.clock

@@ -46,6 +46,29 @@ struct AuditLogTests {
     }
   }
 
+  /// Opened to write, a store whose configuration names no user starts looking it up (git's, a
+  /// process) as it opens, not at the first write, and the record names that user; opened to read,
+  /// it asks no one.
+  @Test func aStoreOpenedToWriteLooksUpItsUserAsItOpens() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try StoreFixture(dir + "/store")
+      var configuration = Store.Configuration()
+      let reading = try Store.open(at: fixture.root, configuration: configuration)
+      configuration.opensToWrite = true
+      let writing = try Store.open(at: fixture.root, configuration: configuration)
+      let deadline = ContinuousClock.now + .seconds(10)
+      while !writing.foundUser.isSet && ContinuousClock.now < deadline { usleep(1000) }
+      #expect(writing.foundUser.isSet, "looked up before any write")
+      #expect(!reading.foundUser.isSet)
+      try writing.update(
+        kind: "acquisition", id: try fixture.acquisition().value["id"]?.stringValue ?? "",
+        assignments: [
+          try Assignment("title=Desks")
+        ])
+      #expect(fixture.history.last?["user"] == .string(AuditLog.currentUser(root: fixture.root)))
+    }
+  }
+
   @Test func aRolledBackOperationLeavesNoRecord() throws {
     try withTemporaryDirectory { dir in
       let fixture = try StoreFixture(dir)

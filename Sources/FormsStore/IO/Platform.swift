@@ -70,9 +70,9 @@ package enum Platform {
 
   /// Starts writing a file's dirty pages back without waiting (Linux `sync_file_range` with
   /// `SYNC_FILE_RANGE_WRITE`; looked up at run time like `syncfs`). Started on every file of a
-  /// group before the first is fsynced, their blocks are allocated in one journal transaction, so
-  /// that fsync commits it for all of them and the later ones find nothing left to commit. Nil
-  /// elsewhere: each fsync does its own.
+  /// group before the first is fsynced, their blocks are allocated in one transaction of the file
+  /// system's journal, which that fsync commits for all of them; the later ones have little left
+  /// but the drive's cache flush. Nil elsewhere: each fsync does its own.
   #if os(Linux)
     static let startWriteback: (@Sendable (Int32) -> Int32)? = {
       typealias Call = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32

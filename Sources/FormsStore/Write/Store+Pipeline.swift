@@ -224,7 +224,13 @@ extension Store {
   /// user is a `git config` process (a few milliseconds), which then runs while the write is
   /// prepared. The memo's lock makes the commit wait for it (or the lookup find the commit's).
   func prefetchAuditUser() {
-    guard configuration.user == nil, !foundUser.isSet else { return }
-    Thread.detachNewThread { [self] in _ = auditUser() }
+    Store.lookUpAuditUser(into: foundUser, root: layout.root, configuration: configuration)
+  }
+
+  /// The lookup of ``auditUser()`` into `memo`, on a thread of its own (nothing when the
+  /// configuration names the user, or the memo holds it).
+  static func lookUpAuditUser(into memo: Memo<String>, root: String, configuration: Configuration) {
+    guard configuration.user == nil, !memo.isSet else { return }
+    Thread.detachNewThread { _ = memo.value { AuditLog.currentUser(root: root) } }
   }
 }

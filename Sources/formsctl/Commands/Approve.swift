@@ -50,7 +50,7 @@ struct SigningOptions: ParsableArguments {
 
   /// Signs `action` with the identity of the person running, and says what it did.
   func sign(_ action: ApprovalRecord.Action, _ options: StoreOptions) throws {
-    let store = try options.open()
+    let store = try options.open(toWrite: true)
     let id = try store.expand(kind: kind, id: self.id)
     let identity = try store.signingIdentity(environment: ProcessInfo.processInfo.environment)
     let outcome =

@@ -24,7 +24,7 @@ extension Formsctl {
     var resume: String?
 
     func run() throws {
-      let store = try options.open()
+      let store = try options.open(toWrite: true)
       let environment = ProcessInfo.processInfo.environment
       switch try store.edit(
         kind: kind, id: try store.expand(kind: kind, id: id),

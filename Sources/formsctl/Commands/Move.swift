@@ -21,7 +21,7 @@ extension Formsctl {
     @Option(help: "Output: text or json.") var format: TextOrJSON = .text
 
     func run() throws {
-      let store = try options.open()
+      let store = try options.open(toWrite: true)
       let plan = try store.move(kind: kind, from: try store.expand(kind: kind, id: oldID), to: newID, dryRun: dryRun)
       printPlan(plan, store: store, dryRun: dryRun, format: format)
     }

@@ -47,7 +47,7 @@ extension Formsctl {
     }
 
     func run() throws {
-      let store = try options.open()
+      let store = try options.open(toWrite: true)
       let assignments = try sets.map { try Assignment($0) } + jsonSets.map { try Assignment($0, json: true) }
       let document =
         try template.map { try store.create(kind: kind, template: $0, assignments: assignments) }

@@ -33,7 +33,7 @@ extension Formsctl {
     @Option(help: "Output: text or json.") var format: TextOrJSON = .text
 
     func run() throws {
-      let store = try options.open()
+      let store = try options.open(toWrite: true)
       let plan: Store.ChangePlan
       switch try Selection.from(id: id, filters: filters, all: all) {
       case .one(let id): plan = try store.delete(kind: kind, id: try store.expand(kind: kind, id: id), dryRun: dryRun)

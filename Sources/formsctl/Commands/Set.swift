@@ -46,7 +46,7 @@ extension Formsctl {
     @Option(help: "Print the file's path, or the document as JSON.") var format: WriteOutput = .path
 
     func run() throws {
-      let store = try options.open()
+      let store = try options.open(toWrite: true)
       let (selection, changes) = try parsed()
       switch selection {
       case .one(let id):

@@ -23,7 +23,7 @@ extension Formsctl {
     @Argument(help: "The new state.", completion: Completions.nextStates) var state: String
 
     func run() throws {
-      let store = try options.open()
+      let store = try options.open(toWrite: true)
       // A move into an approval chain's review state is a submission, signed by the one who makes it.
       let submits = (try store.schema(kind)).approvals?.reviewing(state) != nil
       let identity = submits ? try store.signingIdentity(environment: ProcessInfo.processInfo.environment) : nil
