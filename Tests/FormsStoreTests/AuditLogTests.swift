@@ -60,11 +60,8 @@ struct AuditLogTests {
       while !writing.foundUser.isSet && ContinuousClock.now < deadline { usleep(1000) }
       #expect(writing.foundUser.isSet, "looked up before any write")
       #expect(!reading.foundUser.isSet)
-      try writing.update(
-        kind: "acquisition", id: try fixture.acquisition().value["id"]?.stringValue ?? "",
-        assignments: [
-          try Assignment("title=Desks")
-        ])
+      try fixture.acquisition()
+      try writing.update(kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=Desks")])
       #expect(fixture.history.last?["user"] == .string(AuditLog.currentUser(root: fixture.root)))
     }
   }
