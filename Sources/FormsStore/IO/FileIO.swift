@@ -433,29 +433,31 @@ package enum FileIO {
       return
     }
     let paths = try paths()
+    func opened(_ path: String, _ body: (Int32) throws(StoreError) -> Void) throws(StoreError) {
+      let fd = POSIX.open(path, O_RDONLY | O_CLOEXEC)
+      guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
+      defer { close(fd) }
+      try body(fd)
+    }
+    // Files and directories alike (Linux refuses only pipes and sockets, which are never synced).
     if paths.count > 1, Platform.startWriteback != nil {
       for path in paths {
-        let fd = POSIX.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw StoreError.io(path, operation: "stat", errno: Errno(errno)) }
-        guard info.st_mode & S_IFMT == S_IFREG else { continue }
-        if POSIX.startWriteback(fd, path: path) != 0 {
-          throw StoreError.io(path, operation: "sync_file_range", errno: Errno(errno))
+        try opened(path) { fd throws(StoreError) in
+          if POSIX.startWriteback(fd, path: path) != 0 {
+            throw StoreError.io(path, operation: "sync_file_range", errno: Errno(errno))
+          }
         }
       }
     }
     for path in paths {
-      let fd = POSIX.open(path, O_RDONLY | O_CLOEXEC)
-      guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
-      defer { close(fd) }
-      // Some file systems refuse to fsync a directory (EINVAL); their entries are durable already.
-      // A file they refuse is an error.
-      guard POSIX.fsync(fd, path: path) != 0 else { continue }
-      let failure = errno
-      if !(failure == EINVAL && isDirectory(path)) {
-        throw StoreError.io(path, operation: "fsync", errno: Errno(failure))
+      try opened(path) { fd throws(StoreError) in
+        // Some file systems refuse to fsync a directory (EINVAL); their entries are durable already.
+        // A file they refuse is an error.
+        guard POSIX.fsync(fd, path: path) != 0 else { return }
+        let failure = errno
+        if !(failure == EINVAL && isDirectory(path)) {
+          throw StoreError.io(path, operation: "fsync", errno: Errno(failure))
+        }
       }
     }
   }
