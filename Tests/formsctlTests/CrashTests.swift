@@ -14,10 +14,12 @@ import Testing
 /// after the end. A run under test can be slower than the measured ones (a loaded machine, a sync
 /// that has more to flush), so once a quarter of the trials have passed without one of the two
 /// outcomes the window grows (no run finished) or shrinks (every run finished) by a quarter per trial.
-/// A random kill must have caught the journal open: when none did, up to as many again are aimed
-/// at the gap between the latest kill that came before the journal and the earliest that came after
-/// the end. Then two kills on purpose, paused by `FORMSCTL_DEBUG_PAUSE` on each side of the commit
-/// record, must be rolled back and finished by `recover`, so both outcomes happen for every operation.
+/// A random kill must have caught the journal open. Its window can be a few milliseconds at the end
+/// of a run that starts with a safety copy of the store, narrower than how much a run's start varies,
+/// so when no random kill caught it, up to as many again are aimed by watching: each such run is
+/// killed as soon as its plan is seen in the journal's directory. Then two kills on purpose, paused
+/// by `FORMSCTL_DEBUG_PAUSE` on each side of the commit record, must be rolled back and finished by
+/// `recover`, so both outcomes happen for every operation.
 /// `FORMSCTL_CRASH_TRIALS=N` sets the random kills per operation (default 34: 204 in all).
 @Suite(.serialized)
 struct CrashTests {
@@ -124,19 +126,32 @@ struct CrashTests {
       #expect(after != before)
       #expect(try Self.tree(dir + "/reference1") == after, "the operation is deterministic under FORMSCTL_NOW")
       var rng = SeededGenerator(state: UInt64(scenario.name.utf8.reduce(7) { $0 &* 31 &+ UInt64($1) }))
-      var kills: [(delay: TimeInterval, outcome: Outcome)] = []
+      var kills: [Outcome] = []
       var trial = 0
-      /// Kills a run after `delay` seconds, or once it has paused at `point` (`FORMSCTL_DEBUG_PAUSE`).
-      func killed(after delay: TimeInterval, pausedAt point: String? = nil) throws -> Outcome {
+      /// How a trial's kill is timed.
+      enum Moment {
+        /// After this many seconds.
+        case after(TimeInterval)
+        /// As soon as the journal's plan is seen (polled every 50 µs), or when the run has ended.
+        case onceThePlanIsSeen
+        /// Once the run has paused at this point (`FORMSCTL_DEBUG_PAUSE`).
+        case pausedAt(String)
+      }
+      func killed(_ moment: Moment) throws -> Outcome {
         defer { trial += 1 }
         let store = dir + "/trial\(trial)"
         try Self.copy(pristine, to: store)
         let process: Process
-        if let point {
+        switch moment {
+        case .pausedAt(let point):
           process = try startPaused(scenario.arguments, at: point, in: store, environment: Self.clock)
-        } else {
+        case .after(let seconds):
           (process, _) = try startFormsctl(scenario.arguments, in: store, environment: Self.clock)
-          usleep(UInt32(delay * 1_000_000))
+          usleep(UInt32(seconds * 1_000_000))
+        case .onceThePlanIsSeen:
+          let plan = try Journal(layout: StoreLayout(root: store)).planPath
+          (process, _) = try startFormsctl(scenario.arguments, in: store, environment: Self.clock)
+          while process.isRunning && access(plan, F_OK) != 0 { usleep(50) }
         }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -163,10 +178,10 @@ struct CrashTests {
           report.diagnostics.isEmpty,
           "\(scenario.name), trial \(trial): \(report.diagnostics.prefix(3).map(\.compilerStyle))")
         try FileManager.default.removeItem(atPath: store)
-        kills.append((delay, outcome))
+        kills.append(outcome)
         return outcome
       }
-      func count(_ outcome: Outcome) -> Int { kills.filter { $0.outcome == outcome }.count }
+      func count(_ outcome: Outcome) -> Int { kills.filter { $0 == outcome }.count }
 
       // Random kills over the window.
       var window = duration * 1.25
@@ -175,31 +190,20 @@ struct CrashTests {
           if count(.finishedByRecover) + count(.completed) == 0 { window *= 1.25 }
           if count(.untouched) + count(.rolledBack) == 0 { window *= 0.8 }
         }
-        _ = try killed(after: Double(rng.next() % 1_000_000) / 1_000_000 * window)
+        _ = try killed(.after(Double(rng.next() % 1_000_000) / 1_000_000 * window))
       }
-      // Then, if no random kill caught the journal open, kills aimed between the latest that came
-      // before it and the earliest that came after, the gap narrowing as they land.
+      // Then, if no random kill caught the journal open, kills aimed at it by watching for the plan.
       let random = kills.count
       func journalOpen() -> Int { count(.rolledBack) + count(.finishedByRecover) }
-      var earlier = kills.filter { $0.outcome == .untouched }.map(\.delay).max() ?? 0
-      var later = kills.filter { $0.outcome == .completed }.map(\.delay).min() ?? window
-      for _ in 0..<Self.trials where journalOpen() == 0 {
-        if earlier >= later { (earlier, later) = (later * 0.8, earlier * 1.2) }
-        let delay = earlier + Double(rng.next() % 1_000_000) / 1_000_000 * (later - earlier)
-        switch try killed(after: delay) {
-        case .untouched: earlier = max(earlier, delay)
-        case .completed: later = min(later, delay)
-        default: break
-        }
-      }
+      for _ in 0..<Self.trials where journalOpen() == 0 { _ = try killed(.onceThePlanIsSeen) }
       let caught = journalOpen()
       let tally =
         "\(kills.count) kills (\(kills.count - random) aimed), \(count(.untouched)) before any journal, "
         + "\(caught) with it open (\(count(.rolledBack)) rolled back, \(count(.finishedByRecover)) finished by recover), "
         + "\(count(.completed)) completed before the kill (run \(Int(duration * 1000)) ms, window \(Int(window * 1000)) ms)"
       // And each side of the commit record, on purpose: staged (rolled back) and committed (finished).
-      let staged = try killed(after: 0, pausedAt: "after-stage")
-      let committed = try killed(after: 0, pausedAt: "after-commit")
+      let staged = try killed(.pausedAt("after-stage"))
+      let committed = try killed(.pausedAt("after-commit"))
       print(
         "crash test \(scenario.name): \(tally); paused after staging: \(staged), after the commit record: \(committed)")
       #expect(caught > 0, "\(scenario.name): no kill landed while the journal was open")
