@@ -107,6 +107,18 @@ enum Comparisons {
       return seconds.sorted()[runs / 2]
     }
 
+    /// `cp -al` of the data (the unchanged snapshot's peer): the median of `runs`, each into a copy
+    /// of its own after a `sync`; the copies are removed after the last run.
+    func timedLinkCopy(runs: Int = 3) -> Double {
+      var k = 0
+      let seconds = timed(runs: runs) {
+        k += 1
+        _ = try? Shell.run(["cp", "-al", data, store + "/copy-al-\(k)"])
+      }
+      for j in 1...k { try? FileManager.default.removeItem(atPath: store + "/copy-al-\(j)") }
+      return seconds
+    }
+
     /// Runs `commands` at once (one process each) and waits for all.
     func together(_ commands: [[String]]) -> [String] {
       parallelChunks(count: commands.count, chunkSize: 1) { range in
@@ -178,12 +190,7 @@ enum Comparisons {
       try? FileManager.default.removeItem(atPath: store + "/copy-a")
       sleep(2)  // past the stat cache's racy window, as a real second snapshot would be
       let ours = timed { formsctl(["snapshot", "create"]) }
-      var k = 0
-      let theirs = timed {
-        k += 1
-        _ = try? Shell.run(["cp", "-al", data, store + "/copy-al-\(k)"])
-      }
-      for j in 1...k { try? FileManager.default.removeItem(atPath: store + "/copy-al-\(j)") }
+      let theirs = timedLinkCopy()
       return Row(
         work: "`snapshot create`, nothing changed", ours: ours, peer: "`cp -al` of the data", theirs: theirs,
         note: String(

@@ -46,11 +46,7 @@ enum RegressionCheck {
     bench.formsctl(["snapshot", "create", "-q"])
     sleep(2)  // past the stat cache's racy window, as a real second snapshot would be
     let snapshot = bench.timed(runs: 5) { bench.formsctl(["snapshot", "create", "-q"]) }
-    var k = 0
-    let links = bench.timed(runs: 5) {
-      k += 1
-      _ = try? Shell.run(["cp", "-al", bench.data, directory + "/copy-al-\(k)"])
-    }
+    let links = bench.timedLinkCopy(runs: 5)
     measured.append(("snapshot", snapshot, "cp -al of the data", links))
 
     var failed = 0
