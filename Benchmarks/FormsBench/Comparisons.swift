@@ -119,28 +119,6 @@ enum Comparisons {
       return seconds
     }
 
-    /// The first snapshot against `cp -a` of the data and a `sync` (its peer), `runs` of each taken
-    /// in turn, each after a `sync`; between runs the snapshots and the copy are removed (so the
-    /// next snapshot is a first one again). The medians, and the snapshots' peak memory in MB. The
-    /// last run's snapshot stays, for what is timed after.
-    func timedFirstSnapshot(runs: Int = 3) -> (ours: Double, copyAndSync: Double, peakMB: Int) {
-      var ours: [Double] = []
-      var theirs: [Double] = []
-      var peakMB = 0
-      for k in 0..<runs {
-        if k > 0 { try? FileManager.default.removeItem(atPath: store + "/.formsctl/snapshots") }
-        ours.append(timed(runs: 1) { formsctl(["snapshot", "create", "-m", "first"]) })
-        peakMB = max(peakMB, Shell.lastPeakKilobytes / 1024)
-        theirs.append(
-          timed(runs: 1) {
-            _ = try? Shell.run(["cp", "-a", data, store + "/copy-a"])
-            sync()
-          })
-        try? FileManager.default.removeItem(atPath: store + "/copy-a")
-      }
-      return (ours.sorted()[runs / 2], theirs.sorted()[runs / 2], peakMB)
-    }
-
     /// Runs `commands` at once (one process each) and waits for all.
     func together(_ commands: [[String]]) -> [String] {
       parallelChunks(count: commands.count, chunkSize: 1) { range in
@@ -204,15 +182,21 @@ enum Comparisons {
     }
 
     func snapshot() throws -> Row {
-      let first = timedFirstSnapshot()
+      let first = timed(runs: 1) { formsctl(["snapshot", "create", "-m", "first"]) }
+      let copy = timed(runs: 1) { _ = try? Shell.run(["cp", "-a", data, store + "/copy-a"]) }
+      let start = DispatchTime.now().uptimeNanoseconds
+      sync()
+      let copySync = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+      try? FileManager.default.removeItem(atPath: store + "/copy-a")
       sleep(2)  // past the stat cache's racy window, as a real second snapshot would be
       let ours = timed { formsctl(["snapshot", "create"]) }
       let theirs = timedLinkCopy()
       return Row(
         work: "`snapshot create`, nothing changed", ours: ours, peer: "`cp -al` of the data", theirs: theirs,
         note: String(
-          format: "first snapshot %.3f s; cp -a of the data and a sync %.3f s (%.2fx; medians of 3, in turn)",
-          first.ours, first.copyAndSync, first.ours / first.copyAndSync))
+          format: "first snapshot %.3f s; cp -a of the data %.3f s, then its sync %.3f s (%.2fx cp -a + sync)", first,
+          copy, copySync,
+          first / (copy + copySync)))
     }
 
     func importFeed() throws -> Row {
