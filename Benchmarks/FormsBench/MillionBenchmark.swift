@@ -13,8 +13,8 @@ import Foundation
 ///   snapshot list with 20 snapshots
 ///   get / set   median latency of 20 each
 ///
-/// The expensive steps run once at this size (a first snapshot, validate and their peers); the
-/// others, unchanged snapshots included, take the median of three.
+/// The expensive steps run once at this size (the cold list and jq, validate and fastjsonschema,
+/// the first snapshot and its copy); the others, unchanged snapshots included, take the median of three.
 enum MillionBenchmark {
   struct Line {
     var work: String
