@@ -13,8 +13,8 @@ import Foundation
 ///   snapshot list with 20 snapshots
 ///   get / set   median latency of 20 each
 ///
-/// The expensive steps run once at this size (the cold list and jq, validate and fastjsonschema,
-/// the first snapshot and its copy); the others, unchanged snapshots included, take the median of three.
+/// The expensive steps run once at this size (the cold list and jq, validate and fastjsonschema);
+/// the others, first and unchanged snapshots and their peers included, take the median of three.
 enum MillionBenchmark {
   struct Line {
     var work: String
@@ -109,13 +109,7 @@ enum MillionBenchmark {
         peerSeconds: nil, goal: "—"))
 
     // Snapshots: first against cp -a + sync, unchanged against cp -al.
-    let first = bench.timed(runs: 1) { bench.formsctl(["snapshot", "create", "-m", "first"]) }
-    let firstPeak = peak()
-    let copyStart = DispatchTime.now().uptimeNanoseconds
-    _ = try? Shell.run(["cp", "-a", bench.data, directory + "/copy-a"])
-    sync()
-    let copy = Double(DispatchTime.now().uptimeNanoseconds - copyStart) / 1e9
-    try? FileManager.default.removeItem(atPath: directory + "/copy-a")
+    let (first, firstPeak, copy) = bench.timedFirstSnapshots()
     add(
       Line(
         work: "snapshot create, first", seconds: first, peakMB: firstPeak, peer: "cp -a + sync", peerSeconds: copy,

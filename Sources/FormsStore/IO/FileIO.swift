@@ -73,13 +73,7 @@ package enum FileIO {
     -> Int32
   {
     let flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followLinks ? 0 : O_NOFOLLOW)
-    let fd =
-      directory.map { directory in
-        directory.relative(path) { name in
-          name.map { POSIX.openat(directory.fd, $0, flags, path: path) } ?? POSIX.open(path, flags)
-        }
-      }
-      ?? POSIX.open(path, flags)
+    let fd = directory?.open(path, flags) ?? POSIX.open(path, flags)
     guard fd >= 0 else {
       if errno == ENOENT { throw StoreError.fileNotFound(path) }
       if errno == ELOOP && !followLinks {
@@ -97,7 +91,7 @@ package enum FileIO {
 
     /// Opens `path`; nil when it cannot be opened (reads then open each path whole).
     package init?(_ path: String) {
-      fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+      fd = Foundation.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
       guard fd >= 0 else { return nil }
       self.path = path
     }
@@ -115,6 +109,13 @@ package enum FileIO {
             && memcmp(full, directory, prefix) == 0
           return body(below ? full + prefix + 1 : nil)
         }
+      }
+    }
+
+    /// Opens `path` by its name in this directory when it is below it, else whole.
+    func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
+      relative(path) { name in
+        name.map { POSIX.openat(fd, $0, flags, mode, path: path) } ?? POSIX.open(path, flags, mode)
       }
     }
 

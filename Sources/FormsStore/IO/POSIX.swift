@@ -15,8 +15,10 @@ enum POSIX {
   }
 
   /// `openat` of `name` (inside `path`'s C string) relative to `directory`.
-  static func openat(_ directory: Int32, _ name: UnsafePointer<CChar>, _ flags: Int32, path: String) -> Int32 {
-    fault(.open, path) ? -1 : Foundation.openat(directory, name, flags)
+  static func openat(
+    _ directory: Int32, _ name: UnsafePointer<CChar>, _ flags: Int32, _ mode: mode_t = 0, path: String
+  ) -> Int32 {
+    fault(.open, path) ? -1 : Foundation.openat(directory, name, flags, mode)
   }
 
   static func read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int, path: String) -> Int {

@@ -208,6 +208,9 @@ struct RunCopy {
   private let liveFD: Int32
   private let targetFD: Int32
   private let baseFD: Int32
+  /// The live and snapshot directories again, for reads and creates by name (nil: by whole path).
+  private let liveDirectory: FileIO.Directory?
+  private let targetDirectory: FileIO.Directory?
 
   /// What became of one file.
   enum Outcome: Sendable {
@@ -309,6 +312,8 @@ struct RunCopy {
       Foundation.close(liveFD)
       throw StoreError.io(target, operation: "open", errno: Errno(failure))
     }
+    liveDirectory = FileIO.Directory(live)
+    targetDirectory = FileIO.Directory(target)
     // A base without this directory (new since then) gives no links: its files are copied.
     baseFD =
       base.map {
@@ -367,29 +372,31 @@ struct RunCopy {
         changed.reduce(Int64(0)) { $0 + Int64($1.stamp.size) }, at: FilePath(target).parent.string,
         for: "the snapshot (\(plural(changed.count, "changed file")))")
     }
-    let live = self.live
-    let read = parallelMap(changed, chunkSize: 16) { file -> Result<(bytes: [UInt8], sha: String), StoreError> in
+    // Read, hashed and (unless the base's line has the same content) its `_schema` found on every
+    // core; this thread only links or creates.
+    let (live, liveDirectory, at) = (self.live, self.liveDirectory, String(decoding: prefix, as: UTF8.self))
+    let read = parallelMap(changed, chunkSize: 16) {
+      file -> Result<(bytes: [UInt8], sha: [UInt8], schema: [UInt8]?), StoreError> in
       Result { () throws(StoreError) in
-        let bytes = try FileIO.read((FilePath(live) / names[file.index]).string, limit: Int.max)
-        return (bytes, sha256Hex(bytes))
+        let bytes = try FileIO.read((FilePath(live) / names[file.index]).string, limit: Int.max, in: liveDirectory)
+        let sha = Array(sha256Hex(bytes).utf8)
+        if let line = previous[file.index], line.sha.elementsEqual(sha) { return (bytes, sha, line.schema) }
+        return (bytes, sha, Snapshots.schema(of: bytes, at: at).map { Array($0.utf8) })
       }
     }
     var wrote: [String] = []
     for (file, result) in zip(changed, read) {
-      let (bytes, sha) = try result.get()
+      let (bytes, sha, schema) = try result.get()
       let name = names[file.index]
       let path = (FilePath(target) / name).string
-      let shaBytes = Array(sha.utf8)
-      if let line = previous[file.index], line.sha.elementsEqual(shaBytes), baseFD >= 0,
+      outcomes[file.index] = .copied(stamp: file.stamp, sha: sha, size: bytes.count, schema: schema)
+      if let line = previous[file.index], line.sha.elementsEqual(sha), baseFD >= 0,
         POSIX.linkat(baseFD, name, targetFD, path: path) == 0
       {
-        outcomes[file.index] = .copied(stamp: file.stamp, sha: shaBytes, size: bytes.count, schema: line.schema)
         continue
       }
-      try Snapshots.writePlainly(bytes, to: path, mode: 0o444)
+      try Snapshots.writePlainly(bytes, to: path, mode: 0o444, in: targetDirectory)
       wrote.append(path)
-      let schema = Snapshots.schema(of: bytes, at: String(decoding: prefix, as: UTF8.self)).map { Array($0.utf8) }
-      outcomes[file.index] = .copied(stamp: file.stamp, sha: shaBytes, size: bytes.count, schema: schema)
     }
     return (try Self.every(outcomes), wrote)
   }

@@ -272,9 +272,15 @@ public struct Snapshots: Sendable {
     try out.close()
   }
 
-  /// Creates `path` (it must not exist) holding `bytes`, without a sync of its own.
-  static func writePlainly(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(StoreError) {
-    let fd = POSIX.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+  /// Creates `path` (it must not exist) holding `bytes`, without a sync of its own; relative to
+  /// `directory` when it is below it (one name looked up, not the whole path).
+  static func writePlainly(
+    _ bytes: [UInt8], to path: String, mode: mode_t = 0o644, in directory: FileIO.Directory? = nil
+  )
+    throws(StoreError)
+  {
+    let flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC
+    let fd = directory?.open(path, flags, mode) ?? POSIX.open(path, flags, mode)
     guard fd >= 0 else { throw StoreError.io(path, operation: "create", errno: Errno(errno)) }
     defer { close(fd) }
     try writeAll(fd, bytes, path: path)
@@ -323,10 +329,15 @@ public struct Snapshots: Sendable {
     return entries
   }
 
-  /// A document's `_schema`, for a manifest's counts (nil for a file outside `data/`).
+  /// A document's `_schema`, for a manifest's counts (nil for a file outside `data/`): read by
+  /// building only that member (the whole parse only where the two could differ).
   static func schema(of bytes: [UInt8], at relative: String) -> String? {
-    relative.hasPrefix("data/") ? (try? JSONParser().parse(bytes))?["_schema"]?.stringValue : nil
+    guard relative.hasPrefix("data/") else { return nil }
+    let document = schemaOnly.flatMap { JSONParser().parse(bytes, keeping: $0) } ?? (try? JSONParser().parse(bytes))
+    return document?["_schema"]?.stringValue
   }
+
+  private static let schemaOnly = JSONProjection(paths: [FormsCore.Expression.Path(steps: [.member("_schema")])])
 
   /// What the next snapshot will copy at most, for a check of free space before work that takes
   /// one: every live file when there is no snapshot yet (after that, unchanged files are links,
