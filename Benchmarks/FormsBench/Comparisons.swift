@@ -152,6 +152,10 @@ enum Comparisons {
           exit(1)
         }
       }
+      print(
+        "first snapshots: " + ours.map { String(format: "%.2f s", $0) }.joined(separator: ", ") + "; cp -a + sync: "
+          + theirs.map { String(format: "%.2f s", $0) }.joined(separator: ", ")
+          + " (in turn, the snapshot first in the 1st round)")
       return (ours.sorted()[runs / 2], peak, theirs.sorted()[runs / 2])
     }
 
