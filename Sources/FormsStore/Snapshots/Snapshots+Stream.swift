@@ -74,18 +74,42 @@ extension Snapshots {
         try cache.flushIfFull()
         progress?.add(count)
       }
+      // Each block is stat'ed and linked here while the block before it is put into words on a
+      // thread of its own; then its changed files are read and hashed on every core while the
+      // copies of the block before it are created here.
+      var reading: RunCopy.Read?
+      func finish(_ read: RunCopy.Read) throws(StoreError) -> (block: [String], copied: [RunCopy.Outcome]) {
+        let (copied, wrote) = try run.finish(read)
+        streamed.note(wrote)
+        return (read.stamped.names, copied)
+      }
       for (b, range) in blocks.enumerated() {
         let block = Array(names[range])
         let (done, first, next) = (pending, streamed.files == 0, b + 1 < blocks.count ? blocks[b + 1] : nil)
-        let ((words, nextFound), (copied, wrote)) = try alongside({
+        let ((words, nextFound), stamped) = try alongside({
           (done.map { RunCopy.words($0.block, $0.copied, prefix: prefix, first: first) }, next.map(lookUp))
         }) { () throws(StoreError) in
-          try run.copy(block, previous: found, trustedBefore: trustedBefore)
+          try run.stamp(block, previous: found, trustedBefore: trustedBefore)
         }
-        streamed.note(wrote)
         if let words, let done { try writeDown(words, count: done.block.count) }
-        pending = (block, copied)
+        pending = nil
         found = nextFound ?? []
+        let earlier = reading
+        let (read, finished) = try alongside({ run.read(stamped) }) {
+          () throws(StoreError) -> (block: [String], copied: [RunCopy.Outcome])? in
+          guard let earlier else { return nil }
+          return try finish(earlier)
+        }
+        pending = finished
+        reading = read
+      }
+      if let last = reading {
+        let finished = try finish(last)
+        if let done = pending {
+          try writeDown(
+            RunCopy.words(done.block, done.copied, prefix: prefix, first: streamed.files == 0), count: done.block.count)
+        }
+        pending = finished
       }
       if let done = pending {
         try writeDown(
@@ -325,13 +349,24 @@ struct RunCopy {
     for fd in [liveFD, targetFD, baseFD] where fd >= 0 { Foundation.close(fd) }
   }
 
-  /// Copies `names` (with the cache's line for each, when it has one): every core stats its
-  /// share and links what the cache vouches for (a stamp that matches, older than
-  /// `trustedBefore`); the rest are read and hashed on every core, then linked (same content as
-  /// the base's copy) or copied from this thread. A link that fails is a copy instead.
-  func copy(_ names: [String], previous: [CacheLine?], trustedBefore: Int64) throws(StoreError) -> (
-    [Outcome], wrote: [String]
-  ) {
+  /// A block stat'ed: each file linked (what the cache vouches for) or to be read.
+  struct Stamped: Sendable {
+    let names: [String]
+    let previous: [CacheLine?]
+    let outcomes: [Outcome?]
+    let changed: [(index: Int, stamp: FileStamp)]
+  }
+
+  /// A block's changed files read and hashed, each with its `_schema`.
+  struct Read: Sendable {
+    let stamped: Stamped
+    let files: [Result<(bytes: [UInt8], sha: [UInt8], schema: [UInt8]?), StoreError>]
+  }
+
+  /// Stats `names` (with the cache's line for each, when it has one) on every core, linking what
+  /// the cache vouches for (a stamp that matches, older than `trustedBefore`). A link that fails
+  /// leaves the file to be read.
+  func stamp(_ names: [String], previous: [CacheLine?], trustedBefore: Int64) throws(StoreError) -> Stamped {
     enum Stat: Sendable {
       case linked
       case stamped(FileStamp)
@@ -362,20 +397,24 @@ struct RunCopy {
       case .stamped(let stamp): changed.append((k, stamp))
       }
     }
-    var outcomes = zip(stats, previous).map { stat, line -> Outcome? in
+    let outcomes = zip(stats, previous).map { stat, line -> Outcome? in
       if case .linked = stat, let line { return .linked(line) }
       return nil
     }
-    guard !changed.isEmpty else { return (try Self.every(outcomes), []) }
-    if baseFD >= 0 {
+    if baseFD >= 0, !changed.isEmpty {
       try Storage.require(
         changed.reduce(Int64(0)) { $0 + Int64($1.stamp.size) }, at: FilePath(target).parent.string,
         for: "the snapshot (\(plural(changed.count, "changed file")))")
     }
-    // Read, hashed and (unless the base's line has the same content) its `_schema` found on every
-    // core; this thread only links or creates.
+    return Stamped(names: names, previous: previous, outcomes: outcomes, changed: changed)
+  }
+
+  /// Reads and hashes the changed files of `stamped` on every core, finding each one's `_schema`
+  /// (the base's line gives it when the content is the same).
+  func read(_ stamped: Stamped) -> Read {
     let (live, liveDirectory, at) = (self.live, self.liveDirectory, String(decoding: prefix, as: UTF8.self))
-    let read = parallelMap(changed, chunkSize: 16) {
+    let (names, previous) = (stamped.names, stamped.previous)
+    let files = parallelMap(stamped.changed, chunkSize: 16) {
       file -> Result<(bytes: [UInt8], sha: [UInt8], schema: [UInt8]?), StoreError> in
       Result { () throws(StoreError) in
         let bytes = try FileIO.read((FilePath(live) / names[file.index]).string, limit: Int.max, in: liveDirectory)
@@ -384,13 +423,21 @@ struct RunCopy {
         return (bytes, sha, Snapshots.schema(of: bytes, at: at).map { Array($0.utf8) })
       }
     }
+    return Read(stamped: stamped, files: files)
+  }
+
+  /// Puts the files of `read` in the snapshot from this thread: a link to the base's copy when the
+  /// content is the same, else a new copy. Returns every file's outcome and the copies made.
+  func finish(_ read: Read) throws(StoreError) -> ([Outcome], wrote: [String]) {
+    let stamped = read.stamped
+    var outcomes = stamped.outcomes
     var wrote: [String] = []
-    for (file, result) in zip(changed, read) {
+    for (file, result) in zip(stamped.changed, read.files) {
       let (bytes, sha, schema) = try result.get()
-      let name = names[file.index]
+      let name = stamped.names[file.index]
       let path = (FilePath(target) / name).string
       outcomes[file.index] = .copied(stamp: file.stamp, sha: sha, size: bytes.count, schema: schema)
-      if let line = previous[file.index], line.sha.elementsEqual(sha), baseFD >= 0,
+      if let line = stamped.previous[file.index], line.sha.elementsEqual(sha), baseFD >= 0,
         POSIX.linkat(baseFD, name, targetFD, path: path) == 0
       {
         continue
