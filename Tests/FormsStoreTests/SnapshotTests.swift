@@ -309,3 +309,35 @@ struct SnapshotTests {
     }
   }
 }
+
+/// A directory of more files than one block of the streamed copy (`Snapshots.blockSize`): its
+/// blocks are read, created and written into the manifest in turn, so every file must arrive once,
+/// in the manifest's order, with its content, schema and count.
+struct SnapshotBlockTests {
+  @Test func aDirectoryOfSeveralBlocksIsCopiedWholeAndInOrder() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try SnapshotFixture(dir)
+      let count = 2 * Snapshots.blockSize + 7
+      for k in 20..<count {
+        try writeFile(
+          "{\n  \"_schema\": \"note@1.0.0\",\n  \"id\": \"n\(k)\",\n  \"text\": \"note \(k)\"\n}\n",
+          to: dir + "/data/notes/n\(k).json")
+      }
+      let first = try fixture.take()
+      let files = try #require(first.manifest).files.map(\.path).filter { $0.hasPrefix("data/notes/") }
+      #expect(files.count == count)
+      let inWalkOrder = files == files.sorted { FileIO.walkOrder($0, $1) }
+      #expect(inWalkOrder)
+      #expect(fixture.tree(first) == (try fixture.liveTree()))
+      #expect(first.manifest?.counts["note"]?["1.0.0"] == count)
+      #expect(try fixture.snapshots.verify(first).isEmpty)
+      // Unchanged, past the cache's racy window: every file a link to the first snapshot's copy.
+      sleep(3)
+      let second = try fixture.take()
+      #expect(fixture.tree(second) == fixture.tree(first))
+      var linked = stat()
+      #expect(stat(second.path + "/data/notes/n\(count - 1).json", &linked) == 0 && linked.st_nlink == 2)
+      #expect(try fixture.snapshots.verify(second).isEmpty)
+    }
+  }
+}

@@ -92,7 +92,6 @@ extension Snapshots {
           try run.stamp(block, previous: found, trustedBefore: trustedBefore)
         }
         if let words, let done { try writeDown(words, count: done.block.count) }
-        pending = nil
         found = nextFound ?? []
         let earlier = reading
         let (read, finished) = try alongside({ run.read(stamped) }) {
@@ -103,18 +102,12 @@ extension Snapshots {
         pending = finished
         reading = read
       }
-      if let last = reading {
-        let finished = try finish(last)
-        if let done = pending {
-          try writeDown(
-            RunCopy.words(done.block, done.copied, prefix: prefix, first: streamed.files == 0), count: done.block.count)
-        }
-        pending = finished
-      }
-      if let done = pending {
+      // The last block read is created; then the two blocks not yet in words, in order.
+      var last: (block: [String], copied: [RunCopy.Outcome])?
+      if let reading { last = try finish(reading) }
+      for done in [pending, last].compactMap({ $0 }) {
         try writeDown(
-          RunCopy.words(done.block, done.copied, prefix: run.prefix, first: streamed.files == 0),
-          count: done.block.count)
+          RunCopy.words(done.block, done.copied, prefix: prefix, first: streamed.files == 0), count: done.block.count)
       }
     }
     try entries.close()

@@ -311,19 +311,17 @@ public struct Snapshots: Sendable {
     for start in stride(from: 0, to: files.count, by: 1024) {
       let batch = Array(files[start..<min(files.count, start + 1024)])
       let read = parallelMap(batch, chunkSize: 16, progress: copying) {
-        file -> Result<(bytes: [UInt8], sha: String)?, StoreError> in
+        file -> Result<(bytes: [UInt8], sha: String, schema: String?)?, StoreError> in
         Result { () throws(StoreError) in
           guard FileIO.exists(file.live) else { return nil }
           let bytes = try FileIO.read(file.live, limit: Int.max)
-          return (bytes, sha256Hex(bytes))
+          return (bytes, sha256Hex(bytes), Self.schema(of: bytes, at: file.relative))
         }
       }
       for (file, result) in zip(batch, read) {
-        guard let (bytes, sha) = try result.get() else { continue }
+        guard let (bytes, sha, schema) = try result.get() else { continue }
         try Self.writePlainly(bytes, to: (FilePath(temporary) / file.relative).string, mode: 0o444)
-        entries.append(
-          SnapshotManifest.Entry(
-            path: file.relative, size: bytes.count, sha256: sha, schema: Self.schema(of: bytes, at: file.relative)))
+        entries.append(SnapshotManifest.Entry(path: file.relative, size: bytes.count, sha256: sha, schema: schema))
       }
     }
     return entries
