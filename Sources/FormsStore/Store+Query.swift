@@ -45,7 +45,7 @@ extension Store {
     let filters = query.filters
     try refuseSealedReads(kind: kind, filters.flatMap(\.paths) + query.sort.map(\.path))
     let sort = query.sort.isEmpty ? schema.order : query.sort
-    let ordered: (Match, Match) -> Bool = { a, b in
+    let ordered: @Sendable (Match, Match) -> Bool = { a, b in
       for (index, key) in sort.enumerated() {
         switch (a.keys[index], b.keys[index]) {
         case (nil, nil): continue
@@ -58,20 +58,23 @@ extension Store {
       }
       return a.name < b.name
     }
+    // With --limit, only the first offset + limit in order are kept and sorted (a bounded heap),
+    // by each part of the pass over the index and then of what they kept.
+    let wanted = query.limit.map { limit in
+      let (wanted, overflow) = max(0, query.offset).addingReportingOverflow(max(0, limit))
+      return overflow ? Int.max : wanted
+    }
     let found: (results: [(Match?, String?)], irregular: [String])
-    if let indexed = try indexedMatches(kind: kind, directory: directory, filters: filters, sort: sort) {
+    if let indexed = try indexedMatches(
+      kind: kind, directory: directory, filters: filters, sort: sort, keeping: wanted.map { ($0, ordered) })
+    {
       found = indexed
     } else {
       found = try scannedMatches(kind: kind, directory: directory, filters: filters, sort: sort)
     }
     let (results, irregular) = found
     let all = results.compactMap(\.0)
-    // With --limit, only the first offset + limit in order are kept and sorted (a bounded heap).
-    let matches =
-      query.limit.map { limit in
-        let (wanted, overflow) = max(0, query.offset).addingReportingOverflow(max(0, limit))
-        return smallest(overflow ? Int.max : wanted, of: all, by: ordered)
-      } ?? all.sorted(by: ordered)
+    let matches = wanted.map { smallest($0, of: all, by: ordered) } ?? all.sorted(by: ordered)
     let start = min(max(0, query.offset), matches.count)
     let end = query.limit.map { start + min(max(0, $0), matches.count - start) } ?? matches.count
     let page = try parallelMap(Array(matches[start..<end]), chunkSize: 32) { match -> Result<Document?, StoreError> in

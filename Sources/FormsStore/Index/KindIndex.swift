@@ -14,7 +14,8 @@ import Foundation
 /// of 56 bytes (size, mtime ns, ctime ns, inode; then u32 offset and u16 length of the name in
 /// the heap, u8 flags (1 = parses), a pad byte, u32 offset and u32 length of the projection,
 /// u32 offset and u16 length of the names of the members that are not scalars, comma-separated,
-/// and 2 pad bytes), the heap, then a 64-bit checksum of everything before it.
+/// and 2 pad bytes), the heap, then a 64-bit checksum of everything before it (its blocks hashed
+/// on every core, see ``checksum(_:count:)``).
 struct KindIndex: Sendable {
   /// One document read now, as an entry to write.
   struct Entry: Sendable, Equatable {
@@ -27,7 +28,7 @@ struct KindIndex: Sendable {
   }
 
   static let magic = Array("FORMSIDX".utf8)
-  static let format: UInt32 = 3
+  static let format: UInt32 = 4
   static let recordSize = 56
 
   /// The file's bytes (mapped; empty: no index). Whatever is read in place (a projection, a
@@ -39,6 +40,10 @@ struct KindIndex: Sendable {
   let count: Int
   /// The file's checksum: names this index (see ``ListingStamp``).
   let identity: UInt64
+  /// True when every entry's name is the name of a document in the kind's directory itself
+  /// (`ID.json`: no `/`, not hidden), as a listing of that directory gives: then the index may
+  /// stand for the listing (see ``ListingStamp``).
+  private(set) var namesAreFlat: Bool
   private let records: Int
   private let heap: Int
 
@@ -48,6 +53,7 @@ struct KindIndex: Sendable {
     writtenAt = 0
     count = 0
     identity = 0
+    namesAreFlat = true
     records = 0
     heap = 0
   }
@@ -78,11 +84,31 @@ struct KindIndex: Sendable {
     heap = records + count * Self.recordSize
     guard heap <= bytes.count - 8 else { return nil }
     self.storage = storage
-    // Every reference into the heap must lie inside it: a damaged length is refused here, once.
-    for index in 0..<count {
-      guard range(nameAt: index) != nil, range(projectionAt: index) != nil, range(nonScalarAt: index) != nil
-      else { return nil }
+    namesAreFlat = true
+    // Every reference into the heap must lie inside it: a damaged length is refused here, once,
+    // on every core. The names are looked at on the way.
+    let unchecked = self
+    let checked = parallelChunks(count: count, chunkSize: 1 << 16) { range in [unchecked.check(range)] }
+    guard checked.allSatisfy(\.inside) else { return nil }
+    namesAreFlat = checked.allSatisfy(\.flat)
+  }
+
+  /// Whether the references of entries `range` lie inside the heap, and whether their names are flat.
+  private func check(_ range: Range<Int>) -> (inside: Bool, flat: Bool) {
+    var flat = true
+    let suffix = StoreLayout.documentSuffix.utf8
+    for index in range {
+      guard let name = self.range(nameAt: index), self.range(projectionAt: index) != nil,
+        self.range(nonScalarAt: index) != nil
+      else { return (false, false) }
+      if flat {
+        let name = bytes[name]
+        flat =
+          name.first != UInt8(ascii: ".") && !name.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 })
+          && name.count > suffix.count && name.suffix(suffix.count).elementsEqual(suffix)
+      }
     }
+    return (true, flat)
   }
 
   /// The index at `path` (mapped, not copied), or nil when there is none or it cannot be trusted.
@@ -121,22 +147,6 @@ struct KindIndex: Sendable {
   /// Entry `index`'s file name, relative to the kind's directory.
   func name(_ index: Int) -> String {
     String(decoding: slice(range(nameAt: index)), as: UTF8.self)
-  }
-
-  /// Every entry's name, in order, when each is the name of a document in the kind's directory
-  /// itself (`ID.json`: no `/`, not hidden); nil otherwise.
-  func flatNames() -> [String]? {
-    var names: [String] = []
-    names.reserveCapacity(count)
-    for index in 0..<count {
-      let name = slice(range(nameAt: index))
-      guard name.first != UInt8(ascii: "."), !name.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 }),
-        name.count > StoreLayout.documentSuffix.utf8.count,
-        name.suffix(StoreLayout.documentSuffix.utf8.count).elementsEqual(StoreLayout.documentSuffix.utf8)
-      else { return nil }
-      names.append(String(decoding: name, as: UTF8.self))
-    }
-    return names
   }
 
   /// True when entry `index`'s name is `name` (compared in place).
@@ -243,16 +253,40 @@ struct KindIndex: Sendable {
     encoded.withUnsafeBufferPointer { load(UInt64.self, $0, at: $0.count - 8) }
   }
 
-  /// FNV-1a over 64-bit words in four interleaved lanes (word k to lane k mod 4, so the
-  /// multiplications of a lane do not wait on the others'), the lanes folded into one, then the
-  /// tail's words and bytes: finds a torn or damaged file, not an adversary (the index is a cache).
+  /// Blocks of this many bytes are hashed apart, on every core (see ``checksum(_:count:)``).
+  static let checksumBlock = 1 << 20
+
+  /// FNV-1a over the first `count` bytes, block by block (``checksumBlock``) on every core, the
+  /// blocks' hashes folded in order: finds a torn or damaged file, not an adversary (the index is
+  /// a cache). A file of one block is hashed as that block.
   static func checksum(_ bytes: [UInt8], count: Int) -> UInt64 {
     bytes.withUnsafeBufferPointer { checksum($0, count: count) }
   }
 
   static func checksum(_ bytes: UnsafeBufferPointer<UInt8>, count: Int) -> UInt64 {
+    guard count > checksumBlock else {
+      return blockChecksum(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[0..<count])))
+    }
+    // Read only, and alive until the blocks are hashed (the call returns when they are).
+    nonisolated(unsafe) let whole = UnsafeRawBufferPointer(bytes)
+    let blocks = (count + checksumBlock - 1) / checksumBlock
+    let hashes = parallelChunks(count: blocks, chunkSize: 4) { range in
+      range.map { block in
+        blockChecksum(
+          UnsafeRawBufferPointer(rebasing: whole[(block * checksumBlock)..<min(count, (block + 1) * checksumBlock)]))
+      }
+    }
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for block in hashes { hash = (hash ^ block) &* 0x100_0000_01b3 }
+    return hash
+  }
+
+  /// FNV-1a over 64-bit words in four interleaved lanes (word k to lane k mod 4, so the
+  /// multiplications of a lane do not wait on the others'), the lanes folded into one, then the
+  /// tail's words and bytes.
+  private static func blockChecksum(_ raw: UnsafeRawBufferPointer) -> UInt64 {
     let (basis, prime): (UInt64, UInt64) = (0xcbf2_9ce4_8422_2325, 0x100_0000_01b3)
-    let raw = UnsafeRawBufferPointer(bytes)
+    let count = raw.count
     func word(_ offset: Int) -> UInt64 { raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self) }
     var (a, b, c, d) = (basis, basis ^ 1, basis ^ 2, basis ^ 3)
     var offset = 0

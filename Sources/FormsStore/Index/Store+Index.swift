@@ -135,10 +135,12 @@ extension Store {
   /// the index, when the stat vouches for it (the same stamp, modified before the racy window);
   /// else the file is read now. The entry's projection is judged where it lies (the index is
   /// mapped, not copied). What was read again is appended to the log; the index is written whole
-  /// (the log folded into it) when files came or went or the log grew long.
+  /// (the log folded into it) when files came or went or the log grew long. With `keeping`, each
+  /// part of the pass keeps only its first `count` matches in that order (the query's window).
   func indexedMatches(
     kind: String, directory: String, filters: [FormsCore.Expression],
-    sort: [(path: FormsCore.Expression.Path, descending: Bool)]
+    sort: [(path: FormsCore.Expression.Path, descending: Bool)],
+    keeping: (count: Int, by: @Sendable (Match, Match) -> Bool)? = nil
   ) throws(StoreError) -> (results: [(Match?, String?)], irregular: [String])? {
     let paths = filters.flatMap(\.paths) + sort.map(\.path)
     guard configuration.useIndex, let members = indexedMembers(kind, paths: paths) else { return nil }
@@ -155,18 +157,20 @@ extension Store {
     // (not followed: a directory replaced by a link to it is listed, and refused there).
     let directoryStamp = FileStamp(notFollowing: directory)
     let listing = try ListingStamp.load(listingStampPath(kind))
-    let vouched: [String]? =
-      if let now = directoryStamp, let listing, listing.vouches(for: index, now: now, racyWindow: racy) {
-        index.flatNames()
+    let vouched =
+      if let now = directoryStamp, let listing, index.namesAreFlat {
+        listing.vouches(for: index, now: now, racyWindow: racy)
       } else {
-        nil
+        false
       }
-    let (names, irregular) =
-      if let vouched { (vouched, [String]()) } else {
-        try FileIO.walkNames(directory, suffix: StoreLayout.documentSuffix)
-      }
+    // The files to visit: the index's names (read in place, on every core) when it stands for
+    // the listing, else the listing's.
+    let (listed, irregular) =
+      vouched ? ([String](), [String]()) : try FileIO.walkNames(directory, suffix: StoreLayout.documentSuffix)
+    let count = vouched ? index.count : listed.count
+    @Sendable func name(_ k: Int) -> String { vouched ? index.name(k) : listed[k] }
     guard let opened = FileIO.Directory(directory) else {
-      return names.isEmpty ? ([], irregular) : nil  // Not listable as a directory now: read the long way.
+      return count == 0 ? ([], irregular) : nil  // Not listable as a directory now: read the long way.
     }
     let sensitive = sensitiveMembers(kind)
     let judge = IndexJudge(
@@ -184,7 +188,7 @@ extension Store {
     // while the directory does: then entry k is file k. A file found elsewhere is looked up by
     // name after the pass.
     @Sendable func visit(_ k: Int, position: Int?, into chunk: inout Chunk) throws(StoreError) {
-      let name = names[k]
+      let name = name(k)
       // Gone since the listing (a concurrent rm): not a document any more.
       guard let stamp = FileStamp(name: name, in: opened) else {
         chunk.sources.append(Source.gone)
@@ -215,26 +219,32 @@ extension Store {
     }
     // The projections judged point into the mapped index: it stays until the function returns.
     defer { withExtendedLifetime(index) {} }
-    let sameCount = names.count == index.count
+    let sameCount = count == index.count
     func positions() -> [String: Int] {
       Dictionary((0..<index.count).map { (index.name($0), $0) }, uniquingKeysWith: { a, _ in a })
     }
     // Files came or went: every entry is looked up by name.
     let byName = sameCount ? nil : positions()
-    var chunks = try parallelChunks(count: names.count, chunkSize: 512) { range -> [Result<Chunk, StoreError>] in
+    // Parts of 512 files or more, some 64 on a large store: enough for every core to stay busy,
+    // few enough that what they keep of a window is small.
+    var chunks = try parallelChunks(count: count, chunkSize: max(512, count / 64)) {
+      range -> [Result<Chunk, StoreError>] in
       [
         Result { () throws(StoreError) in
           var chunk = Chunk()
           chunk.sources.reserveCapacity(range.count)
           for k in range {
             if let byName {
-              try visit(k, position: byName[names[k]], into: &chunk)
-            } else if vouched != nil || index.isNamed(k, names[k]) {
+              try visit(k, position: byName[listed[k]], into: &chunk)
+            } else if vouched || index.isNamed(k, listed[k]) {
               try visit(k, position: k, into: &chunk)
             } else {
               chunk.misplaced.append(k)
               chunk.sources.append(Source.gone)  // for now: visited after the pass
             }
+          }
+          if let keeping, chunk.matches.count > keeping.count {
+            chunk.matches = smallest(keeping.count, of: chunk.matches, by: keeping.by)
           }
           return chunk
         }
@@ -246,7 +256,7 @@ extension Store {
       let positions = positions()
       var late = Chunk()
       for k in misplaced {
-        try visit(k, position: positions[names[k]], into: &late)
+        try visit(k, position: positions[listed[k]], into: &late)
         sources[k] = late.sources.removeLast()
       }
       chunks.append(late)
@@ -255,28 +265,28 @@ extension Store {
     let documents = sources.count { $0 != Source.gone }
     if !misplaced.isEmpty || !sameCount || logged.count + read.count > IndexLog.foldThreshold(documents: documents) {
       let fresh = Dictionary(uniqueKeysWithValues: read)
-      let entries = names.indices.compactMap { k -> (name: String, entry: KindIndex.Entry)? in
+      let entries = (0..<count).compactMap { k -> (name: String, entry: KindIndex.Entry)? in
         switch sources[k] {
         case Source.gone: return nil
-        case Source.read: return fresh[k].map { (names[k], $0) }
-        case Source.logged: return logged[names[k]]?.entry.map { (names[k], $0) }
-        case let position: return (names[k], index.entry(Int(position)))
+        case Source.read: return fresh[k].map { (name(k), $0) }
+        case Source.logged: return logged[name(k)]?.entry.map { (name(k), $0) }
+        case let position: return (name(k), index.entry(Int(position)))
         }
       }
       let encoded = KindIndex.encode(entries, writtenAt: started, fingerprint: fingerprint)
       if saveIndex(encoded, to: path) {
         if logSize > 0 { dropIndexLog(logPath, folded: logSize) }
-        // The new index is `names` in order unless some are gone.
-        if entries.count == names.count {
+        // The new index is the files visited, in order, unless some are gone.
+        if entries.count == count {
           noteListing(
-            kind, KindIndex.identity(of: encoded), count: names.count,
+            kind, KindIndex.identity(of: encoded), count: count,
             stamp: directoryStamp, at: started, irregular: irregular, known: listing, racyWindow: racy)
         }
       }
     } else {
       if !read.isEmpty {
         saveIndexLog(
-          read.map { IndexLog.Line(name: names[$0.0], entry: $0.1, at: started) }, fingerprint: fingerprint,
+          read.map { IndexLog.Line(name: name($0.0), entry: $0.1, at: started) }, fingerprint: fingerprint,
           to: logPath)
       }
       // The index stands, and the listing named its files in its order.
