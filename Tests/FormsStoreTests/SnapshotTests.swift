@@ -323,7 +323,11 @@ struct SnapshotBlockTests {
           "{\n  \"_schema\": \"note@1.0.0\",\n  \"id\": \"n\(k)\",\n  \"text\": \"note \(k)\"\n}\n",
           to: dir + "/data/notes/n\(k).json")
       }
+      // The size the first snapshot checks for up front (its files stat'ed on every core, in
+      // the directories' own order) is the size of what it copies.
+      let size = try fixture.snapshots.storeSize()
       let first = try fixture.take()
+      #expect(size == Int64(try #require(first.manifest).files.map(\.size).reduce(0, +)))
       let files = try #require(first.manifest).files.map(\.path).filter { $0.hasPrefix("data/notes/") }
       #expect(files.count == count)
       let inWalkOrder = files == files.sorted { FileIO.walkOrder($0, $1) }

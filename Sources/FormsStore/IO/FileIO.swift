@@ -271,9 +271,14 @@ package enum FileIO {
     }
   }
 
+  /// The names in `directory` that are not hidden, in the order it lists them, and what each is.
+  package static func visibleEntries(of directory: String) throws(StoreError) -> [(name: String, kind: Entry)] {
+    try entries(of: directory).filter { !$0.name.hasPrefix(".") }
+  }
+
   /// A directory's entries but hidden ones, in the order a walk of sorted directories meets them.
   package static func sortedEntries(of directory: String) throws(StoreError) -> [(name: String, kind: Entry)] {
-    let listed = try entries(of: directory).filter { !$0.name.hasPrefix(".") }
+    let listed = try visibleEntries(of: directory)
     // One directory's names hold no `/`, so that order is their bytes' order; for ASCII names it
     // is also String's own, which is several times faster than comparing the bytes here.
     guard listed.allSatisfy({ $0.name.utf8.allSatisfy { $0 < 0x80 } }) else {
