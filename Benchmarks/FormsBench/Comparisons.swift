@@ -119,44 +119,52 @@ enum Comparisons {
       return seconds
     }
 
-    /// The first snapshot (seconds, peak MB) and its peer, `cp -a` of the data and a `sync`
-    /// (seconds): each the median of `runs`, taken in turn and the order swapped each round, every
-    /// run after a `sync`. Nothing is removed between runs: each first snapshot's directory is
-    /// renamed aside for the next (the last stays in place), and the copies stay until the store
-    /// goes. On this machine's disk, removing a million files made the next heavy write 4–5x slower
-    /// for minutes, whichever program wrote, so a run after a removal measured the removal.
-    func timedFirstSnapshots(runs: Int = 3) -> (seconds: Double, peakMB: Int, copySeconds: Double) {
-      let snapshots = store + "/.formsctl/snapshots"
-      var (ours, theirs, peak) = ([Double](), [Double](), 0)
+    /// `ours` and `theirs`, each run `runs` times in turn (ours first in the first round, the order
+    /// swapped each round), every run after a `sync`: the seconds of each run, in order. Each is
+    /// given its round.
+    func inTurn(runs: Int = 3, _ ours: (Int) -> Void, _ theirs: (Int) -> Void) -> (ours: [Double], theirs: [Double]) {
+      var (mine, peer) = ([Double](), [Double]())
       for k in 0..<runs {
-        let snapshot = {
-          ours.append(timed(runs: 1) { formsctl(["snapshot", "create", "-m", "first"]) })
-          peak = max(peak, Shell.lastPeakKilobytes / 1024)
-        }
-        let copy = {
-          theirs.append(
-            timed(runs: 1) {
-              _ = try? Shell.run(["cp", "-a", data, store + "/copy-a-\(k)"])
-              sync()
-            })
-        }
-        if k % 2 == 0 {
-          snapshot()
-          copy()
-        } else {
-          copy()
-          snapshot()
-        }
-        if k + 1 < runs, rename(snapshots, store + "/first-snapshots-\(k)") != 0 {
-          print("could not set aside \(snapshots): errno \(errno)")
-          exit(1)
+        for isOurs in k % 2 == 0 ? [true, false] : [false, true] {
+          let seconds = timed(runs: 1) { isOurs ? ours(k) : theirs(k) }
+          if isOurs { mine.append(seconds) } else { peer.append(seconds) }
         }
       }
-      print(
-        "first snapshots: " + ours.map { String(format: "%.2f s", $0) }.joined(separator: ", ") + "; cp -a + sync: "
-          + theirs.map { String(format: "%.2f s", $0) }.joined(separator: ", ")
-          + " (in turn, the snapshot first in the 1st round)")
-      return (ours.sorted()[runs / 2], peak, theirs.sorted()[runs / 2])
+      return (mine, peer)
+    }
+
+    /// Prints each run of `inTurn` under `label` and returns the two medians.
+    func medians(_ label: String, _ runs: (ours: [Double], theirs: [Double]), peer: String) -> (Double, Double) {
+      func list(_ seconds: [Double]) -> String { seconds.map { String(format: "%.2f s", $0) }.joined(separator: ", ") }
+      print("\(label): \(list(runs.ours)); \(peer): \(list(runs.theirs)) (in turn, formsctl first in the 1st round)")
+      return (runs.ours.sorted()[runs.ours.count / 2], runs.theirs.sorted()[runs.theirs.count / 2])
+    }
+
+    /// The first snapshot (seconds, peak MB) and its peer, `cp -a` of the data and a `sync`
+    /// (seconds): each the median of `runs`, taken in turn (``inTurn(runs:_:_:)``). Nothing is
+    /// removed between runs: each first snapshot's directory is renamed aside before the next
+    /// (the last stays in place), and the copies stay until the store goes. On this machine's
+    /// disk, removing a million files made the next heavy write 4–5x slower for minutes, whichever
+    /// program wrote, so a run after a removal measured the removal.
+    func timedFirstSnapshots(runs: Int = 3) -> (seconds: Double, peakMB: Int, copySeconds: Double) {
+      let snapshots = store + "/.formsctl/snapshots"
+      var peak = 0
+      let times = inTurn(
+        runs: runs,
+        { k in
+          if k > 0, rename(snapshots, store + "/first-snapshots-\(k - 1)") != 0 {
+            print("could not set aside \(snapshots): errno \(errno)")
+            exit(1)
+          }
+          formsctl(["snapshot", "create", "-m", "first"])
+          peak = max(peak, Shell.lastPeakKilobytes / 1024)
+        },
+        { k in
+          _ = try? Shell.run(["cp", "-a", data, store + "/copy-a-\(k)"])
+          sync()
+        })
+      let (ours, copy) = medians("first snapshots", times, peer: "cp -a + sync")
+      return (ours, peak, copy)
     }
 
     /// Runs `commands` at once (one process each) and waits for all.
