@@ -140,7 +140,7 @@ extension Store {
   func indexedMatches(
     kind: String, directory: String, filters: [FormsCore.Expression],
     sort: [(path: FormsCore.Expression.Path, descending: Bool)],
-    keeping: (count: Int, by: @Sendable (Match, Match) -> Bool)? = nil
+    keeping: (count: Int, by: @Sendable (Match, Match) -> Bool)?
   ) throws(StoreError) -> (results: [(Match?, String?)], irregular: [String])? {
     let paths = filters.flatMap(\.paths) + sort.map(\.path)
     guard configuration.useIndex, let members = indexedMembers(kind, paths: paths) else { return nil }
