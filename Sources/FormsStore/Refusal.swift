@@ -28,6 +28,11 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
   /// A signer `roles:` in formsctl.yaml gives no role a chain asks for.
   case holdsNoRole(signer: String, roles: [String])
   case notSubmitted(kind: String, id: String)
+  /// The content changed after its submission (or a change ended the round): it is submitted again first.
+  case submitAgain(kind: String, id: String, state: String)
+  /// `keys add/remove/reseal` would seal values of documents whose approvals it makes stale
+  /// (`kind id (state)` each); refused unless asked to reopen them.
+  case resealStalesApprovals(operation: String, documents: [String])
   case selfApproval(kind: String, id: String)
   case alreadySigned(kind: String, id: String, signer: String)
   /// A document with signed approval records cannot be renamed: each signs the id.
@@ -165,6 +170,13 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
       return "\(signer) holds none of the roles the chain asks for (\(roles.joined(separator: ", "))) in formsctl.yaml"
     case .notSubmitted(let kind, let id):
       return "\(kind) \(id) was never submitted for approval (the move into review is the signed submission)"
+    case .submitAgain(let kind, let id, let state):
+      return "\(kind) \(id) changed after it was submitted, so that submission no longer counts; its preparer "
+        + "submits it again (formsctl status \(kind) \(id) \(state), signed) before anyone approves it"
+    case .resealStalesApprovals(let operation, let documents):
+      return "\(operation) would seal values again in \(documents.count) signed document(s), and approvals sign the "
+        + "envelopes: \(documents.prefix(5).joined(separator: ", "))\(documents.count > 5 ? ", …" : ""); their rounds "
+        + "would end (approved ones back to review). Pass --reopen to do it; nothing written"
     case .selfApproval(let kind, let id):
       return "you submitted \(kind) \(id), so you may not approve or reject it (separation of duties)"
     case .signedRename(let kind, let id, let records):

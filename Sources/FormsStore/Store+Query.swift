@@ -222,7 +222,7 @@ extension Store {
     }
     let id = StoreLayout.id(fromFile: path) ?? FilePath(path).name
     let review = ApprovalReview(stored, schema: schema, kind: kind, id: id, roles: layout.roles)
-    guard let round = review.rounds[chain.to], round.preparer != nil, !round.rejected else { return [] }
+    guard let round = review.rounds[chain.to], round.isLive else { return [] }
     return Array(Set(chain.steps.map(\.role).filter { round.nextStep(for: $0) != nil })).sorted()
   }
 }

@@ -132,6 +132,8 @@ public final class Store: Sendable {
     /// The sensitive values sealed in the file that `value` holds opened (their plain text is
     /// what an access record names when it is shown).
     public let opened: [JSONPointer]
+    /// The approvals the write that returned this document made stale, if it did (nil for a read).
+    public var staleApprovals: StaleApprovals?
 
     public init(path: String, value: JSONValue, bytes: [UInt8], opened: [JSONPointer] = []) {
       self.path = path
@@ -229,10 +231,11 @@ public final class Store: Sendable {
       ) { _, _, path in exists(path()) }
   }
 
-  /// Canonical bytes of `document` after checking it, its sensitive values sealed (keeping the
-  /// envelopes of `stored` whose values did not change); invalid documents are refused with diagnostics.
-  func checkedBytes(_ document: JSONValue, schema: Schema, path: String, stored: Document?, exists: (String) -> Bool)
-    throws(StoreError) -> [UInt8]
+  /// `document` as it will be written, after checking it: its sensitive values sealed (keeping
+  /// the envelopes of `stored` whose values did not change); invalid documents are refused with
+  /// diagnostics. The write path then settles its approvals (``settleApprovals``).
+  func checkedSealed(_ document: JSONValue, schema: Schema, path: String, stored: Document?, exists: (String) -> Bool)
+    throws(StoreError) -> JSONValue
   {
     let findings = findings(for: document, schema: schema, path: path, exists: exists)
     guard findings.isEmpty else {
@@ -240,21 +243,10 @@ public final class Store: Sendable {
       throw StoreError.invalidDocument(
         "the \(schema.kind) \(id)", diagnostics(findings, document: document, path: path))
     }
+    guard schema.hasSensitiveFields else { return document }
     let id = document[schema.idField].flatMap(DocumentID.text) ?? ""
-    var sealed = document
-    if schema.hasSensitiveFields {
-      let previous = stored.flatMap { try? JSONParser().parse($0.bytes) }
-      sealed = try keyring.seal(document, schema: schema, previous: previous, what: "\(schema.kind) \(id)")
-    }
-    // Approvals sign the content as stored, sealed values as their envelopes.
-    if schema.approvals != nil {
-      let review = ApprovalReview(sealed, schema: schema, kind: schema.kind, id: id, roles: layout.roles)
-      if !review.findings.isEmpty {
-        throw StoreError.invalidDocument(
-          "the \(schema.kind) \(id)", diagnostics(review.findings, document: document, path: path))
-      }
-    }
-    return JSONWriter.canonical(sealed)
+    let previous = stored.flatMap { try? JSONParser().parse($0.bytes) }
+    return try keyring.seal(document, schema: schema, previous: previous, what: "\(schema.kind) \(id)")
   }
 
   /// Findings placed in the canonical text of `document`, as `path` would hold it; a document

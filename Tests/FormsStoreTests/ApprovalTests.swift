@@ -214,8 +214,13 @@ struct ApprovalTests {
         throw error
       }
       #expect(changed.value["status"] == .string("in_review"))
+      #expect(changed.staleApprovals?.records == 3 && changed.staleApprovals?.reopenedTo == "in_review")
       #expect(try validate(store).isEmpty)
-      // The old round's approvals are stale: both sign again.
+      // The reopened round starts empty: the preparer submits again, then both sign again.
+      #expect(
+        refusal { _ = try store.approve(kind: "claim", id: "c1", identity: people.reviewer) }
+          == .submitAgain(kind: "claim", id: "c1", state: "in_review"))
+      try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
       try store.approve(kind: "claim", id: "c1", identity: people.reviewer)
       #expect(try store.approve(kind: "claim", id: "c1", identity: people.officer).moved == "approved")
     }

@@ -22,6 +22,12 @@ public struct ApprovalRecord: Sendable, Equatable {
   public var comment: String?
   /// `sha256:` and the hex hash of the signed content.
   public var content: String
+  /// An approval's or rejection's round: the signature of the submission that started it, so a
+  /// copy of the record in a later round does not count (nil in records made before rounds were named).
+  public var round: String?
+  /// A submission's random nonce, so no two submissions are the same record and a copy of one is
+  /// seen as a replay (nil in records made before).
+  public var nonce: String?
   public var signature: String
 
   /// The record a JSON value holds; nil when a member is missing or of the wrong type.
@@ -33,12 +39,13 @@ public struct ApprovalRecord: Sendable, Equatable {
     else { return nil }
     self.init(
       action: action, chain: chain, step: object["step"]?.stringValue, role: object["role"]?.stringValue,
-      signer: signer, time: time, comment: object["comment"]?.stringValue, content: content, signature: signature)
+      signer: signer, time: time, comment: object["comment"]?.stringValue, content: content,
+      round: object["round"]?.stringValue, nonce: object["nonce"]?.stringValue, signature: signature)
   }
 
   init(
     action: Action, chain: String, step: String?, role: String?, signer: String, time: String, comment: String?,
-    content: String, signature: String
+    content: String, round: String? = nil, nonce: String? = nil, signature: String
   ) {
     self.action = action
     self.chain = chain
@@ -48,6 +55,8 @@ public struct ApprovalRecord: Sendable, Equatable {
     self.time = time
     self.comment = comment
     self.content = content
+    self.round = round
+    self.nonce = nonce
     self.signature = signature
   }
 
@@ -60,6 +69,8 @@ public struct ApprovalRecord: Sendable, Equatable {
     object["time"] = .string(time)
     if let comment { object["comment"] = .string(comment) }
     object["content"] = .string(content)
+    if let round { object["round"] = .string(round) }
+    if let nonce { object["nonce"] = .string(nonce) }
     object["signature"] = .string(signature)
     return .object(object)
   }
@@ -75,11 +86,12 @@ public struct ApprovalRecord: Sendable, Equatable {
   /// A record signed by `identity`.
   static func signed(
     _ action: Action, chain: String, step: String?, role: String?, by identity: Identity, time: String,
-    comment: String?, content: String, kind: String, id: String
+    comment: String?, content: String, round: String? = nil, kind: String, id: String
   ) throws(StoreError) -> ApprovalRecord {
+    let nonce = action == .submit ? Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString() : nil
     var record = ApprovalRecord(
       action: action, chain: chain, step: step, role: role, signer: identity.signer.description, time: time,
-      comment: comment, content: content, signature: "")
+      comment: comment, content: content, round: round, nonce: nonce, signature: "")
     record.signature = try identity.sign(record.message(kind: kind, id: id))
     return record
   }
@@ -88,6 +100,43 @@ public struct ApprovalRecord: Sendable, Equatable {
   func isSigned(kind: String, id: String) -> Bool {
     guard let signer = Signer(signer) else { return false }
     return signer.verifies(signature, of: message(kind: kind, id: id))
+  }
+}
+
+extension ApprovalRecord {
+  /// The record that ends a chain's round when a write changes signed content (`reopen`): the
+  /// submission and the approvals before it no longer count, even if the content comes back to
+  /// what they signed; the document is submitted again. It is not signed, since it only takes
+  /// away (removing it by hand gives back the file as it was before the change, as a revert would).
+  public struct Reopen: Sendable, Equatable {
+    /// The state the chain guards.
+    public var chain: String
+    public var time: String
+    /// The hash of the content the change made (what was not submitted).
+    public var content: String
+
+    public init(chain: String, time: String, content: String) {
+      self.chain = chain
+      self.time = time
+      self.content = content
+    }
+
+    /// The record a JSON value holds: exactly `action: "reopen"`, `chain`, `time` and `content`.
+    public init?(_ value: JSONValue) {
+      guard case .object(let object) = value, object["action"]?.stringValue == "reopen",
+        object.members.count == 4, let chain = object["chain"]?.stringValue,
+        let time = object["time"]?.stringValue, let content = object["content"]?.stringValue
+      else { return nil }
+      self.init(chain: chain, time: time, content: content)
+    }
+
+    /// The record as the document stores it.
+    public var json: JSONValue {
+      .object(
+        JSONObject([
+          "action": .string("reopen"), "chain": .string(chain), "content": .string(content), "time": .string(time),
+        ]))
+    }
   }
 }
 

@@ -6,13 +6,25 @@ import FormsCore
 /// state a chain guards has a complete chain of approvals of the content as it is now.
 ///
 /// A round of a chain starts with a submission (the move into its review state); approvals of
-/// earlier rounds are history, still verified but not counted. A rejection ends the round.
+/// earlier rounds are history, still verified but not counted. A rejection ends the round, and so
+/// does a `reopen` record: the write path appends one when a change of signed content ends a
+/// round (the document must be submitted again). An approval counts only when it signs the
+/// content its round's preparer submitted and the content as it is now.
 public struct ApprovalReview: Sendable {
   /// One chain's current round.
   public struct Round: Sendable, Equatable {
     public let chain: Schema.Approvals.Chain
     /// Who submitted the document (the preparer), if it was submitted.
     public var preparer: String?
+    /// The content hash the preparer signed in the submission.
+    public var submitted: String?
+    /// The submission's signature: what the round's approvals name as their `round`.
+    public var submission: String?
+    /// True when a change of signed content ended the previous round (a `reopen` record) and
+    /// no submission has started a new one.
+    public var reopened = false
+    /// True when the content as it is now is what the preparer submitted.
+    public var isSubmittedContent = false
     /// The signers of each step, by step name, whose approval covers the content as it is now.
     public var signed: [String: [String]] = [:]
     /// Approvals of this round whose content has changed since (pointers to the records).
@@ -29,7 +41,10 @@ public struct ApprovalReview: Sendable {
       }
     }
 
-    public var isComplete: Bool { preparer != nil && !rejected && missing.isEmpty }
+    public var isComplete: Bool { isLive && missing.isEmpty }
+
+    /// Submitted, not rejected, and the content is still what was submitted: steps may be signed.
+    public var isLive: Bool { preparer != nil && !rejected && isSubmittedContent }
 
     /// The next step `role`'s holders may sign, if any (in an ordered chain, only the first unfinished).
     public func nextStep(for role: String) -> Schema.Approvals.Step? {
@@ -62,10 +77,20 @@ public struct ApprovalReview: Sendable {
         Finding(pointer: base, rule: "approval", message: "_approvals must be a list of approval records"))
       return
     }
+    var seen: [String: Int] = [:]
     for (index, value) in values.enumerated() {
       let pointer = base.appending(index: index)
       func fail(_ rule: String, _ member: String?, _ message: String) {
         findings.append(Finding(pointer: member.map { pointer.appending($0) } ?? pointer, rule: rule, message: message))
+      }
+      // A round ended by a change of signed content: unsigned, since it only takes away.
+      if let reopen = ApprovalRecord.Reopen(value) {
+        guard let chain = approvals.guarding(reopen.chain) else {
+          fail("approval", "chain", "no approval chain guards \"\(reopen.chain)\"")
+          continue
+        }
+        rounds[chain.to] = Round(chain: chain, reopened: true)
+        continue
       }
       guard let record = ApprovalRecord(value) else {
         fail("approval", nil, "not an approval record (it needs action, chain, signer, time, content and signature)")
@@ -82,8 +107,17 @@ public struct ApprovalReview: Sendable {
             + "copied from another document or changed after signing")
         continue
       }
+      // A submission carries a nonce and an approval its round: a second copy is a replay.
+      if record.nonce != nil || record.round != nil {
+        if let first = seen[record.signature] {
+          fail("approval", nil, "a copy of record \(first) (each record counts once; a copy replays it)")
+          continue
+        }
+        seen[record.signature] = index
+      }
       if record.action == .submit {
-        rounds[chain.to] = Round(chain: chain, preparer: record.signer)
+        rounds[chain.to] = Round(
+          chain: chain, preparer: record.signer, submitted: record.content, submission: record.signature)
         continue
       }
       guard let stepName = record.step, let step = chain.steps.first(where: { $0.name == stepName }),
@@ -100,8 +134,14 @@ public struct ApprovalReview: Sendable {
           "\(Signer(record.signer)?.short ?? record.signer) does not hold the role \(step.role) in formsctl.yaml")
         continue
       }
-      guard var round = rounds[chain.to], !round.rejected else {
+      guard var round = rounds[chain.to], round.preparer != nil, !round.rejected else {
         fail("approval-order", nil, "\(record.action.rawValue)s \(chain.transition) before the document was submitted")
+        continue
+      }
+      if let named = record.round, named != round.submission {
+        fail(
+          "approval-order", "round",
+          "\(record.action.rawValue)s an earlier round of \(chain.transition) (a record counts only in its own round)")
         continue
       }
       if record.signer == round.preparer {
@@ -123,7 +163,8 @@ public struct ApprovalReview: Sendable {
         round.rejected = true
       } else {
         round.signedAtAll[step.name, default: []].append(record.signer)
-        if record.content == content {
+        // What counts is signed over the content the preparer submitted, which is the content now.
+        if record.content == content && record.content == round.submitted {
           round.signed[step.name, default: []].append(record.signer)
         } else {
           round.stale.append(pointer)
@@ -131,6 +172,7 @@ public struct ApprovalReview: Sendable {
       }
       rounds[chain.to] = round
     }
+    for (state, round) in rounds { rounds[state]?.isSubmittedContent = round.submitted == content }
     // A guarded state holds only with a complete chain over the content as it is.
     if let workflow = schema.workflow, let state = schema.workflowState(of: document),
       let chain = approvals.guarding(state)
@@ -147,8 +189,17 @@ public struct ApprovalReview: Sendable {
 
   /// What a round lacks: `it was not submitted`, `its approvals are stale`, `review needs 1 more reviewer`.
   static func describe(_ round: Round) -> String {
+    if round.reopened {
+      return "its signed content changed after its submission, which ended the round (it is submitted again, "
+        + "and each step signed again)"
+    }
     if round.preparer == nil { return "it was never submitted for approval" }
     if round.rejected { return "it was rejected" }
+    if !round.isSubmittedContent {
+      let approvals = round.stale.isEmpty ? "" : " and \(plural(round.stale.count, "approval"))"
+      return "its content changed after it was submitted: the submission\(approvals) are stale (it is submitted again, "
+        + "and each step signed again)"
+    }
     var parts = round.missing.map { "\($0.step.name) needs \($0.more) more \($0.step.role)" }
     if !round.stale.isEmpty {
       parts.insert("\(plural(round.stale.count, "approval")) are stale (the content changed after signing)", at: 0)

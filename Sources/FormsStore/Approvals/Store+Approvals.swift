@@ -59,8 +59,12 @@ extension Store {
       guard held.contains(where: asked.contains) else {
         throw StoreError.refused(.holdsNoRole(signer: signer.description, roles: Array(Set(asked)).sorted()))
       }
-      guard let round = review.rounds[chain.to], let preparer = round.preparer, !round.rejected else {
+      guard let round = review.rounds[chain.to], round.preparer != nil || round.reopened, !round.rejected else {
         throw StoreError.refused(.notSubmitted(kind: kind, id: id))
+      }
+      // Only the content its preparer submitted is approved: after a change, it is submitted again.
+      guard let preparer = round.preparer, round.isSubmittedContent else {
+        throw StoreError.refused(.submitAgain(kind: kind, id: id, state: chain.from))
       }
       guard preparer != signer.description else { throw StoreError.refused(.selfApproval(kind: kind, id: id)) }
       guard !round.signed.values.contains(where: { $0.contains(signer.description) }) else {
@@ -86,7 +90,7 @@ extension Store {
       }
       let record = try ApprovalRecord.signed(
         action, chain: chain.to, step: chosen.name, role: chosen.role, by: identity, time: Instant(now()).rfc3339,
-        comment: comment, content: review.content, kind: kind, id: id)
+        comment: comment, content: review.content, round: round.submission, kind: kind, id: id)
       document["_approvals"] = .array((document["_approvals"]?.arrayValue ?? []) + [record.json])
       var after = stored
       after["_approvals"] = document["_approvals"]
@@ -113,11 +117,16 @@ extension Store {
   func submission(
     _ document: JSONValue, into state: String, schema: Schema, kind: String, id: String, identity: Identity?
   ) throws(StoreError) -> ApprovalRecord? {
-    guard let chain = schema.approvals?.reviewing(state), schema.workflowState(of: document) != state else {
-      return nil
+    guard let chain = schema.approvals?.reviewing(state) else { return nil }
+    let stored = try sealedForm(document, schema: schema, kind: kind, id: id)
+    // Already in review: submitted again only when the round no longer stands (its content
+    // changed, a change ended it, it was rejected, or it was never submitted).
+    if schema.workflowState(of: document) == state {
+      let round = ApprovalReview(stored, schema: schema, kind: kind, id: id, roles: layout.roles).rounds[chain.to]
+      if round?.isLive == true { return nil }
     }
     guard let identity else { throw StoreError.refused(.submitNeedsIdentity(kind: kind, state: state)) }
-    let content = ApprovalContent.hash(try sealedForm(document, schema: schema, kind: kind, id: id), schema: schema)
+    let content = ApprovalContent.hash(stored, schema: schema)
     return try ApprovalRecord.signed(
       .submit, chain: chain.to, step: nil, role: nil, by: identity, time: Instant(now()).rfc3339, comment: nil,
       content: content, kind: kind, id: id)

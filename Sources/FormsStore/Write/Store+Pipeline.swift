@@ -1,4 +1,5 @@
 import FormsCore
+
 import class Foundation.Thread
 
 /// Who a document version comes from; decides which rules of the write path apply (DESIGN §12).
@@ -11,6 +12,11 @@ public enum ChangeSource: Sendable, Equatable {
   case feed(strictWorkflow: Bool)
   /// The store itself, keeping references whole (`rm`'s nullify, `mv`): may change an id.
   case store
+  /// The store sealing values again (`keys add`, `keys remove`, `keys reseal`): the proposed
+  /// document differs from the stored one only in envelopes; no stamps, no defaults. Approvals
+  /// that sign the old envelopes go stale: their rounds end, and a document in a state a chain
+  /// guards goes back to review whatever the descriptor's `on_change` says.
+  case sealing
 
   var isFeed: Bool { if case .feed = self { true } else { false } }
 }
@@ -27,8 +33,14 @@ extension WriteSession {
     public let warnings: [String]
     /// The stored file this version replaces under another name (a rename).
     let replacedPath: String?
+    /// The approvals this version makes stale, if it does.
+    public let staleApprovals: StaleApprovals?
 
-    public var document: Store.Document { Store.Document(path: path, value: value, bytes: bytes) }
+    public var document: Store.Document {
+      var document = Store.Document(path: path, value: value, bytes: bytes)
+      document.staleApprovals = staleApprovals
+      return document
+    }
   }
 
   /// The pipeline for one document: enforce (for a person: the workflow from the stored state
@@ -89,30 +101,32 @@ extension WriteSession {
         let what = "\(kind) \(id): \(workflow.field) \(from) → \(to) is not a transition the workflow allows"
         warnings.append(what + "; applied, as the feed is the source of truth for its states")
       }
-    case .store:
+    case .store, .sealing:
       break
     }
-    // A change of signed content takes a document out of the state its chain guards, when the
-    // descriptor says so (`on_change: reopen`); otherwise the chain's check refuses it below.
-    if let approvals = schema.approvals, approvals.onChange == .reopen, let workflow = schema.workflow, let stored,
-      let state = to, from == state, let chain = approvals.guarding(state),
-      ApprovalContent.hash(stored.value, schema: schema) != ApprovalContent.hash(document, schema: schema)
-    {
-      document[workflow.field] = .string(chain.from)
-      to = chain.from
-    }
     if let stored, stored.value == document, stored.path == path {
-      return Prepared(path: path, value: stored.value, bytes: stored.bytes, entry: nil, warnings: [], replacedPath: nil)
+      return Prepared(
+        path: path, value: stored.value, bytes: stored.bytes, entry: nil, warnings: [], replacedPath: nil,
+        staleApprovals: nil)
     }
-    let refresh = source == .store || (source == .person && stored != nil)
-    TimestampStamper(time: Instant(now).rfc3339, mode: refresh ? .refresh : .fillMissing)
-      .stamp(&document, before: stored?.value, type: schema.root)
+    if source != .sealing {
+      let refresh = source == .store || (source == .person && stored != nil)
+      TimestampStamper(time: Instant(now).rfc3339, mode: refresh ? .refresh : .fillMissing)
+        .stamp(&document, before: stored?.value, type: schema.root)
+    }
     if stored == nil || source.isFeed {
       schema.root.fillDefaults(&document)
     } else if let stored, source == .person {
       schema.root.fillDefaults(&document, newSince: stored.value)
     }
-    let bytes = try store.checkedBytes(document, schema: schema, path: path, stored: stored, exists: willExist)
+    var sealed = try store.checkedSealed(document, schema: schema, path: path, stored: stored, exists: willExist)
+    // A change of signed content ends the rounds it breaks, and takes a document out of the state
+    // its chain guards when the descriptor says so (`on_change: reopen`); else the check refuses it.
+    let stale = try store.settleApprovals(
+      &document, sealed: &sealed, stored: stored, schema: schema, id: id, path: path, reopen: source == .sealing,
+      time: Instant(now).rfc3339)
+    to = schema.workflowState(of: document)
+    let bytes = JSONWriter.canonical(sealed)
     let action: AuditEntry.Action = stored.map { $0.path == path ? .update : .rename } ?? .create
     let changedState = from != to ? (from, to) : (nil, nil)
     let entry = AuditEntry(
@@ -121,7 +135,7 @@ extension WriteSession {
       previousID: action == .rename ? stored?.value[schema.idField].flatMap(DocumentID.text) : nil)
     return Prepared(
       path: path, value: document, bytes: bytes, entry: entry, warnings: warnings,
-      replacedPath: action == .rename ? stored?.path : nil)
+      replacedPath: action == .rename ? stored?.path : nil, staleApprovals: stale)
   }
 
   /// A person's change: what the descriptor lets people edit, the workflow from the stored state
@@ -178,6 +192,7 @@ extension WriteSession {
   public func stage(_ prepared: Prepared) throws(StoreError) {
     guard let entry = prepared.entry else { return }
     try stage(prepared.bytes, to: prepared.path, entry: entry)
+    if let stale = prepared.staleApprovals { noteStale(stale) }
     if let old = prepared.replacedPath { try delete(old, entry: nil) }
   }
 

@@ -51,6 +51,7 @@ public final class WriteSession: Sendable {
     /// Files staged for writing, and for deleting, by this session (what `willExist` answers from).
     var writtenPaths = Set<String>()
     var deletedPaths = Set<String>()
+    var staleApprovals: [StaleApprovals] = []
   }
   private let state: Mutex<State>
 
@@ -76,6 +77,14 @@ public final class WriteSession: Sendable {
     get { state.withLock { $0.details } }
     set { state.withLock { $0.details = newValue } }
   }
+
+  /// The documents whose approvals the versions staged so far make stale, in order (the audit
+  /// record lists them as `staleApprovals`). A caller that reports what it wrote (import, sync,
+  /// a reseal) reads this before it returns from the session.
+  public var staleApprovals: [StaleApprovals] { state.withLock { $0.staleApprovals } }
+
+  /// Notes a document whose approvals a staged version makes stale.
+  func noteStale(_ stale: StaleApprovals) { state.withLock { $0.staleApprovals.append(stale) } }
 
   /// Stages `bytes` as the new content of `path` (visible only when the session commits).
   public func stage(_ bytes: [UInt8], to path: String, entry: AuditEntry?) throws(StoreError) {
@@ -126,9 +135,11 @@ public final class WriteSession: Sendable {
       guard !state.entries.isEmpty || state.operation.recordsWithoutDocuments || state.transaction != nil else {
         return nil
       }
+      var details = state.details
+      if !state.staleApprovals.isEmpty { details["staleApprovals"] = .array(state.staleApprovals.map(\.json)) }
       let record = AuditLog.record(
         time: now, user: user(), operation: state.operation.name, command: state.operation.command,
-        documents: state.entries, details: state.details)
+        documents: state.entries, details: details)
       try journal(&state).commit(record: record)
       state.transaction = nil
       return (Array(state.writtenPaths), Array(state.deletedPaths))
