@@ -37,8 +37,24 @@ extension Store {
   /// while sorting; the page returned is read again at the end.
   /// Files that do not parse, and names that are not regular files (never opened), are skipped
   /// and named in `skipped` with the reason.
+  ///
+  /// A filter or sort key that reads opened sealed values tells what they are (one question at a
+  /// time: which documents match, in which order), so the query records them first
+  /// (``recordAccess(_:)``): every document whose sealed values its paths reached. When that
+  /// record cannot be written (a read-only store, an operation awaiting `recover`) the query
+  /// fails. The documents returned are opened without a record, as ``read(kind:id:)`` returns them.
   public func list(kind: String, query: Query) throws(StoreError) -> (
     documents: [Document], skipped: [(path: String, reason: String)]
+  ) {
+    let found = try listed(kind: kind, query: query)
+    try recordAccess(found.read)
+    return (found.documents, found.skipped)
+  }
+
+  /// ``list(kind:query:)`` without its record: also the sealed values the filters and sort keys
+  /// read (`read`), for a caller that records them with what it shows, in one record.
+  func listed(kind: String, query: Query) throws(StoreError) -> (
+    documents: [Document], skipped: [(path: String, reason: String)], read: [AccessEntry]
   ) {
     let schema = try schema(kind)
     let directory = layout.documents(in: schema.directory)
@@ -64,15 +80,17 @@ extension Store {
       let (wanted, overflow) = max(0, query.offset).addingReportingOverflow(max(0, limit))
       return overflow ? Int.max : wanted
     }
-    let found: (results: [(Match?, String?)], irregular: [String])
+    let found: (results: [(Match?, String?)], irregular: [String], read: [AccessEntry])
+    // The index never holds a sensitive member (nor answers a path reaching one): what it answers
+    // read no sealed value.
     if let indexed = try indexedMatches(
       kind: kind, directory: directory, filters: filters, sort: sort, keeping: wanted.map { ($0, ordered) })
     {
-      found = indexed
+      found = (indexed.results, indexed.irregular, [])
     } else {
       found = try scannedMatches(kind: kind, directory: directory, filters: filters, sort: sort)
     }
-    let (results, irregular) = found
+    let (results, irregular, read) = found
     let all = results.compactMap(\.0)
     let matches = wanted.map { smallest($0, of: all, by: ordered) } ?? all.sorted(by: ordered)
     let start = min(max(0, query.offset), matches.count)
@@ -87,7 +105,7 @@ extension Store {
     let skipped =
       results.compactMap(\.1).map { ($0, "does not parse") }
       + irregular.map { ($0, "\(FileIO.describe($0)), not a regular file") }
-    return (page.compactMap { $0 }, skipped.sorted { $0.0 < $1.0 })
+    return (page.compactMap { $0 }, skipped.sorted { $0.0 < $1.0 }, read)
   }
 
   /// The full id of the `kind` document that `id` names: itself when that document exists, else
@@ -102,11 +120,13 @@ extension Store {
     return matches.first ?? id
   }
 
-  /// The documents of `kind` matching `filters`, with their `sort` keys, each file read.
+  /// The documents of `kind` matching `filters`, with their `sort` keys, each file read; and the
+  /// opened sealed values the filters and sort keys reached, per document (matching or not: a
+  /// filter that rejects a document has read its value too).
   func scannedMatches(
     kind: String, directory: String, filters: [FormsCore.Expression],
     sort: [(path: FormsCore.Expression.Path, descending: Bool)]
-  ) throws(StoreError) -> (results: [(Match?, String?)], irregular: [String]) {
+  ) throws(StoreError) -> (results: [(Match?, String?)], irregular: [String], read: [AccessEntry]) {
     // Unsorted: matches are ordered by their keys, then by path, by the caller.
     let (names, irregular) = try FileIO.walkNames(directory, suffix: StoreLayout.documentSuffix)
     // Only what the filters and sort keys read is built (the rest of each file is checked, not
@@ -118,25 +138,48 @@ extension Store {
     let sync = computed.contains("_sync") ? try SyncState.latest(layout)?.records(kind: kind) ?? [:] : nil
     let opened = FileIO.Directory(directory)
     // A file that cannot be read is an error (never "not there"); one that does not parse is skipped, named.
-    let results = try parallelMap(names, chunkSize: 32) { name -> Result<(Match?, String?), StoreError> in
+    let scanned = try parallelMap(names, chunkSize: 32) {
+      name -> Result<(Match?, String?, AccessEntry?), StoreError> in
       Result { () throws(StoreError) in
         let path = (FilePath(directory) / name).string
         let bytes: [UInt8]
         if let opened { bytes = try FileIO.readListed(path, in: opened) } else { bytes = try FileIO.read(path) }
         // Not parsing (or a broken envelope) skips the file, named; reading sync state may fail.
         let stored = projection == nil ? try? JSONParser().parse(bytes) : nil
-        guard
-          var value = projection.flatMap({ JSONParser().parse(bytes, keeping: $0) })
-            ?? stored.flatMap({ try? self.opened($0, path: path, bytes: bytes) })
-        else { return (nil, path) }
+        let document = stored.flatMap { try? self.openedDocument($0, path: path, bytes: bytes) }
+        guard var value = projection.flatMap({ JSONParser().parse(bytes, keeping: $0) }) ?? document?.value
+        else { return (nil, path, nil) }
+        let read = document.flatMap { document in
+          document.opened.isEmpty
+            ? nil
+            : self.access(
+              document, kind: kind, shown: paths.flatMap { $0.located(in: document.value).map(\.pointer) })
+        }
         if let stored, !computed.isEmpty {
           try self.compute(computed, into: &value, stored: stored, kind: kind, path: path, bytes: bytes, sync: sync)
         }
-        guard filters.allSatisfy({ $0.evaluate(value) }) else { return (nil, nil) }
-        return (Match(name: name, keys: sort.map { $0.path.values(in: value).first }), nil)
+        guard filters.allSatisfy({ $0.evaluate(value) }) else { return (nil, nil, read) }
+        return (Match(name: name, keys: sort.map { $0.path.values(in: value).first }), nil, read)
       }
     }.map { result throws(StoreError) in try result.get() }
-    return (results, irregular)
+    return (scanned.map { ($0.0, $0.1) }, irregular, scanned.compactMap(\.2))
+  }
+
+  /// `entries` with one entry per document (its pointers in the order first named), for one
+  /// record of what a query read and what it then showed.
+  static func merged(_ entries: [AccessEntry]) -> [AccessEntry] {
+    var merged: [AccessEntry] = []
+    var at: [String: Int] = [:]
+    for entry in entries {
+      let key = entry.kind + "\u{0}" + entry.id
+      guard let index = at[key] else {
+        at[key] = merged.count
+        merged.append(entry)
+        continue
+      }
+      merged[index].pointers += entry.pointers.filter { !merged[index].pointers.contains($0) }
+    }
+    return merged
   }
 
   /// A matching document while sorting: its sort-key values, and its file's name in the kind's

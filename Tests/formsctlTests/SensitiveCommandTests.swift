@@ -1,3 +1,4 @@
+import FormsCore
 import FormsTestSupport
 import Foundation
 import Testing
@@ -47,10 +48,11 @@ struct SensitiveCommandTests {
       let query = try run(
         ["list", "acquisition", "--where", "contracting_officer ~ \"Quinn\"", "--format", "paths"], as: "alice")
       #expect(query.stdout == "data/acquisitions/ACQ-2026-001.json\n", "\(query.stderr)")
-      // Bob's get showed the value: an access record names it (the paths alone showed none).
+      // Bob's get showed the value, and Alice's query read it to choose what to list: an access
+      // record names it for each.
       let access = try run(["log", "acquisition", "ACQ-2026-001", "--access"])
       #expect(access.stdout.contains("  read acquisition ACQ-2026-001: /contracting_officer"), "\(access.stdout)")
-      #expect(access.stdout.components(separatedBy: "  access  by ").count == 2, "\(access.stdout)")
+      #expect(access.stdout.components(separatedBy: "  access  by ").count == 3, "\(access.stdout)")
       #expect(!(try run(["log"]).stdout.contains("access")))
       #expect(!(try readFile(store + "/data/acquisitions/ACQ-2026-001.json")).contains("Quinn"))
       #expect(try run(["validate"], as: "bob").status == 0)
@@ -93,6 +95,125 @@ struct SensitiveCommandTests {
       #expect(!patch.contains("Quinn"), "the plain text is in git's history")
       #expect(!(try readFile(store + "/.formsctl/history.jsonl")).contains("Quinn"))
     }
+  }
+
+  /// Issue 51: a filter, a sort key or a stats group over a sealed field reads the opened values
+  /// (one question at a time, which documents match): each query records them first, and shows
+  /// nothing when the record cannot be written.
+  @Test func queriesOverASealedFieldRecordWhatTheyRead() throws {
+    try withTemporaryDirectory { dir in
+      let store = dir + "/store"
+      try copyExampleStore(to: store)
+      let holder = ["FORMSCTL_IDENTITY": try demoIdentity(at: dir + "/demo")]
+      func run(_ arguments: [String]) throws -> RunResult {
+        try Formsctl.run(arguments, in: store, environment: holder)
+      }
+      let history = store + "/.formsctl/history.jsonl"
+      func accessRecords() throws -> [JSONValue] {
+        guard FileManager.default.fileExists(atPath: history) else { return [] }
+        return try readFile(history).split(separator: "\n").map { try JSONParser().parse(Array($0.utf8)) }.filter {
+          $0["operation"] == .string("access")
+        }
+      }
+      func read(_ record: JSONValue?) -> [String] {
+        (record?["access"]?.arrayValue ?? []).map { entry in
+          (entry["id"]?.stringValue ?? "") + ":"
+            + (entry["pointers"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ",")
+        }
+      }
+      let everyOfficer = try FileManager.default.contentsOfDirectory(atPath: store + "/data/acquisitions").map {
+        String($0.dropLast(".json".count)) + ":/contracting_officer"
+      }.sorted()
+      // A probe that shows only paths: every document whose value the filter compared is named.
+      let probe = try run([
+        "list", "acquisition", "--where", #"contracting_officer == "J. Alvarez""#, "--format", "paths",
+      ])
+      #expect(probe.status == 0 && probe.stdout.contains("ACQ-2026-001.json"), "\(probe.transcript)")
+      #expect(try accessRecords().count == 1)
+      #expect(read(try accessRecords().last).sorted() == everyOfficer)
+      #expect(!(try readFile(history)).contains("Alvarez"))
+      // A sort key, with columns that show no sealed value: one record of what the sort read.
+      let sorted = try run(["list", "acquisition", "--sort", "contracting_officer", "--fields", "id"])
+      #expect(sorted.status == 0, "\(sorted.transcript)")
+      #expect(try accessRecords().count == 2 && read(try accessRecords().last).sorted() == everyOfficer)
+      // stats: the groups are the opened values.
+      let stats = try run(["stats", "acquisition", "--by", "contracting_officer", "--format", "csv"])
+      #expect(stats.status == 0 && stats.stdout.contains("J. Alvarez"), "\(stats.transcript)")
+      #expect(try accessRecords().count == 3 && read(try accessRecords().last).sorted() == everyOfficer)
+      // A query that reads no sealed value records nothing.
+      #expect(try run(["list", "acquisition", "--where", #"agency == "GSA""#, "--fields", "id"]).status == 0)
+      #expect(try run(["stats", "acquisition", "--by", "agency"]).status == 0)
+      #expect(try accessRecords().count == 3)
+      // While an operation awaits recover the record cannot be written: nothing is shown, as get.
+      try FileManager.default.createDirectory(atPath: store + "/.formsctl/journal", withIntermediateDirectories: true)
+      try writeFile("{\"operation\":\"import\"}\n", to: store + "/.formsctl/journal/plan.ndjson")
+      for arguments in [
+        ["get", "acquisition", "ACQ-2026-001", "--field", "contracting_officer"],
+        ["list", "acquisition", "--where", #"contracting_officer == "J. Alvarez""#, "--format", "paths"],
+        ["list", "acquisition", "--sort", "contracting_officer", "--fields", "id"],
+        ["stats", "acquisition", "--by", "contracting_officer"],
+        ["stats", "acquisition", "--where", #"contracting_officer ~ "Alv""#],
+      ] {
+        let refused = try run(arguments)
+        #expect(refused.status == 75 && refused.stdout.isEmpty, "\(arguments): \(refused.transcript)")
+        #expect(refused.stderr.contains("formsctl recover"), "\(arguments): \(refused.stderr)")
+      }
+      try FileManager.default.removeItem(atPath: store + "/.formsctl/journal/plan.ndjson")
+      // An audit log that cannot be appended to (here a directory in its place): nothing shown.
+      try FileManager.default.removeItem(atPath: history)
+      try FileManager.default.createDirectory(atPath: history, withIntermediateDirectories: false)
+      let unrecorded = try run([
+        "list", "acquisition", "--where", #"contracting_officer == "J. Alvarez""#, "--format", "paths",
+      ])
+      #expect(unrecorded.status != 0 && unrecorded.stdout.isEmpty, "\(unrecorded.transcript)")
+    }
+  }
+
+  /// Issue 51 on a store the person may read but not write: a query over a sealed field cannot
+  /// record its read, so it shows nothing (as `get`).
+  @Test(
+    .enabled(
+      if: getuid() == 0 && DocumentCommandTests.setpriv != nil, "needs root and setpriv to run as an unprivileged user")
+  )
+  func aSealedQueryOnAReadOnlyStoreShowsNothing() throws {
+    let base = "/tmp/formsctl-ro-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: base) }
+    let store = base + "/store"
+    try copyExampleStore(to: store)
+    let identity = base + "/demo"
+    try demoIdentity(at: identity)
+    for path in [base, store, identity] { chmod(path, path == identity ? 0o600 : 0o755) }
+    _ = try runShellLines(["chown 65534:65534 \(identity) && chmod -R a+rX \(store)"], in: base)
+    func asNobody(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: DocumentCommandTests.setpriv!)
+      process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", Formsctl.binary.path] + arguments
+      process.currentDirectoryURL = URL(fileURLWithPath: store)
+      var environment = testEnvironment()
+      environment["FORMSCTL_IDENTITY"] = identity
+      process.environment = environment
+      let (out, err) = (Pipe(), Pipe())
+      process.standardOutput = out
+      process.standardError = err
+      try process.run()
+      let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      process.waitUntilExit()
+      return (process.terminationStatus, stdout, stderr)
+    }
+    // Reading what shows no sealed value works; the sealed questions fail and show nothing.
+    let plain = try asNobody(["list", "acquisition", "--fields", "id", "--format", "csv"])
+    #expect(plain.status == 0 && plain.stdout.contains("ACQ-2026-001"), "\(plain)")
+    for arguments in [
+      ["list", "acquisition", "--where", #"contracting_officer == "J. Alvarez""#, "--format", "paths"],
+      ["list", "acquisition", "--sort", "contracting_officer", "--fields", "id"],
+      ["stats", "acquisition", "--by", "contracting_officer"],
+    ] {
+      let refused = try asNobody(arguments)
+      #expect(refused.status == 74 && refused.stdout.isEmpty, "\(arguments): \(refused)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: store + "/.formsctl/history.jsonl"))
   }
 
   @Test func badInputsAreRefusedAndWriteNothing() throws {

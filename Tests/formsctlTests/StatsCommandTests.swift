@@ -22,6 +22,83 @@ struct StatsCommandTests {
     }
   }
 
+  /// A store with a kind `ledger` (`id`, `group`, `amount: number`) and the documents `amounts`
+  /// (id → group and the amount's JSON text), written by hand as a script or an editor would.
+  static func ledgerStore(_ dir: String, _ amounts: [(String, String, String)]) throws -> (String, [String: String]) {
+    let env = try makeStore(dir)
+    let store = dir + "/store"
+    try FileManager.default.createDirectory(atPath: store + "/schemas/ledger", withIntermediateDirectories: true)
+    try writeFile(
+      """
+      kind: ledger
+      version: 1.0.0
+      title: Ledger entry
+      directory: ledger
+      id: id
+      fields:
+        id: string
+        group: string
+        amount: number
+
+      """, to: store + "/schemas/ledger/1.0.0.yaml")
+    try FileManager.default.createDirectory(atPath: store + "/data/ledger", withIntermediateDirectories: true)
+    for (id, group, amount) in amounts {
+      try writeFile(
+        "{\n  \"_schema\": \"ledger@1.0.0\",\n  \"amount\": \(amount),\n  \"group\": \"\(group)\",\n  \"id\": \"\(id)\"\n}\n",
+        to: store + "/data/ledger/\(id).json")
+    }
+    return (store, env)
+  }
+
+  /// Issue 51: sums are exact whatever the size of the numbers (1e200 is not 0, a 40-digit amount
+  /// keeps its cents), `-0` and exponents included.
+  @Test func sumsAreExactForHugeAndLongNumbers() throws {
+    try withTemporaryDirectory { dir in
+      let (store, env) = try Self.ledgerStore(
+        dir,
+        [
+          ("a1", "huge", "1e200"), ("b1", "long", "1234567890123456789012345678901234567890.25"),
+          ("b2", "long", "0.75"), ("b3", "long", "-0"), ("c1", "small", "1E+2"), ("c2", "small", "-0.5"),
+          ("d1", "zero", "-0.0"),
+        ])
+      #expect(try Formsctl.run(["validate"], in: store, environment: env).status == 0)
+      let result = try Formsctl.run(
+        ["stats", "ledger", "--by", "group", "--sum", "amount", "--format", "json"], in: store, environment: env)
+      #expect(result.status == 0, "\(result.transcript)")
+      let json = try JSONParser().parse(Array(result.stdout.utf8))
+      var sums: [String: String] = [:]
+      for row in json.arrayValue ?? [] {
+        guard case .string(let group)? = row["group"], case .number(let sum)? = row["sum_amount"] else { continue }
+        sums[group] = sum.text
+      }
+      #expect(
+        sums == [
+          "huge": "1e200", "long": "1234567890123456789012345678901234567891.00", "small": "99.50", "zero": "0.00",
+        ], "\(result.stdout)")
+      let table = try Formsctl.run(
+        ["stats", "ledger", "--sum", "amount", "--format", "csv"], in: store, environment: env)
+      #expect(table.status == 0 && table.stdout.hasPrefix("group,count,percent,sum amount\n"), "\(table.transcript)")
+      #expect(
+        table.stdout.contains(",100.0,1" + String(repeating: "0", count: 160)), "1e200 is counted: \(table.stdout)")
+    }
+  }
+
+  /// Issue 51: a document that does not parse is named and the status says so (exit 1), as `list`.
+  @Test func aFileThatDoesNotParseIsNamedAndExitsOne() throws {
+    try withTemporaryDirectory { dir in
+      let (store, env) = try Self.ledgerStore(dir, [("a1", "x", "1"), ("a2", "x", "2")])
+      try writeFile(
+        "{\"_schema\": \"ledger@1.0.0\", \"amount\": 3,\n<<<<<<< HEAD\n", to: store + "/data/ledger/a3.json")
+      let list = try Formsctl.run(["list", "ledger", "--format", "csv"], in: store, environment: env)
+      #expect(list.status == 1 && list.stderr.contains("data/ledger/a3.json: does not parse"), "\(list.transcript)")
+      let stats = try Formsctl.run(
+        ["stats", "ledger", "--sum", "amount", "--format", "csv"], in: store, environment: env)
+      #expect(stats.status == 1, "\(stats.transcript)")
+      #expect(stats.stderr.contains("data/ledger/a3.json: does not parse; not counted"), "\(stats.stderr)")
+      #expect(stats.stdout == "group,count,percent,sum amount\nall,2,100.0,3\n", "\(stats.stdout)")
+    }
+  }
+
   @Test func theWorkflowsTimesComeFromTheAuditLog() throws {
     try withTemporaryDirectory { dir in
       var env = try makeStore(dir)

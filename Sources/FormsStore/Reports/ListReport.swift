@@ -16,11 +16,13 @@ extension Store {
     public var report: TableReport
   }
 
+  /// What `list` shows of `query`. The sealed values its filters and sort keys read and those it
+  /// shows are recorded first, in one access record.
   public func listing(kind: String, query: Query, columns requested: [Column]? = nil) throws(StoreError) -> Listing {
-    let (found, skipped) = try list(kind: kind, query: query)
-    let (documents, report) = try listingReport(kind: kind, found, columns: requested)
+    let found = try listed(kind: kind, query: query)
+    let (documents, report) = try listingReport(kind: kind, found.documents, columns: requested, read: found.read)
     return Listing(
-      documents: documents, skipped: skipped, pending: try Journal(layout: layout).pending(), report: report)
+      documents: documents, skipped: found.skipped, pending: try Journal(layout: layout).pending(), report: report)
   }
 
   /// `documents` of `kind` as `list` shows them (sealed values opened where the identity can):
@@ -30,15 +32,25 @@ extension Store {
   public func listingReport(kind: String, _ documents: [Document], columns requested: [Column]?) throws(StoreError)
     -> (documents: [Document], report: TableReport)
   {
+    try listingReport(kind: kind, documents, columns: requested, read: [])
+  }
+
+  /// ``listingReport(kind:_:columns:)``, recording `read` (what the query read to find them) with
+  /// what is shown.
+  func listingReport(kind: String, _ documents: [Document], columns requested: [Column]?, read: [AccessEntry])
+    throws(StoreError) -> (documents: [Document], report: TableReport)
+  {
     let schema = try schema(kind)
     let columns = requested ?? Self.defaultColumns(schema)
     // Records are whole documents without columns asked for: all of each is shown.
     try recordAccess(
-      documents.compactMap { document in
-        access(
-          document, kind: kind,
-          shown: requested.map { $0.flatMap { $0.path.located(in: document.value).map(\.pointer) } } ?? [.root])
-      })
+      Self.merged(
+        read
+          + documents.compactMap { document in
+            access(
+              document, kind: kind,
+              shown: requested.map { $0.flatMap { $0.path.located(in: document.value).map(\.pointer) } } ?? [.root])
+          }))
     let documents = documents.map { Document(path: $0.path, value: shown($0), bytes: $0.bytes) }
     let report = TableReport(
       records: documents.map { requested == nil ? $0.value : Self.project($0.value, columns) },

@@ -5,39 +5,69 @@ extension Store {
   /// `stats`: the documents of `kind` that `query` finds, counted by the values `by` reaches (one
   /// group, `all`, without it), with each group's share of the documents and, per path of `sums`,
   /// the exact sum of its numbers. A document whose `by` path reaches several values (a list)
-  /// counts in each of their groups; one that reaches none is in `(none)`.
+  /// counts in each of their groups; one that reaches none is in `(none)`. Files that do not
+  /// parse are left out of every count and named in `skipped`, as `list` names them.
+  ///
+  /// The sealed values the filters read and those `by` and `sums` reach are opened values the
+  /// report shows (a group's name, a sum): they are recorded first, in one access record, and
+  /// when that cannot be written nothing is counted (as `get`).
   public func statistics(
     kind: String, query: Query, by: FormsCore.Expression.Path?, sums: [FormsCore.Expression.Path]
   ) throws(StoreError)
-    -> TableReport
+    -> (report: TableReport, skipped: [(path: String, reason: String)])
   {
     try refuseSealedReads(kind: kind, (by.map { [$0] } ?? []) + sums)
-    let documents = try list(kind: kind, query: Query(filters: query.filters)).documents
+    let found = try listed(kind: kind, query: Query(filters: query.filters))
+    let documents = found.documents
+    let reached = (by.map { [$0] } ?? []) + sums
+    try recordAccess(
+      Self.merged(
+        found.read
+          + documents.compactMap { document in
+            document.opened.isEmpty
+              ? nil
+              : access(document, kind: kind, shown: reached.flatMap { $0.located(in: document.value).map(\.pointer) })
+          }))
     var order: [String] = []
     // Each sum is written with the most decimals any of its numbers has (125000.00 stays so).
-    var scales = Array(repeating: 0, count: sums.count)
-    var groups: [String: (count: Int, sums: [Decimal])] = [:]
+    var groups: [String: (count: Int, sums: [DecimalSum])] = [:]
     for document in documents {
       let keys = by.map { path in path.values(in: document.value).map(TableReport.cell) } ?? ["all"]
+      // Each number once, whatever the groups it counts in; a sum is the same for every group.
+      let numbers = sums.map { path in
+        path.values(in: document.value).compactMap { value -> JSONNumber? in
+          guard case .number(let number) = value else { return nil }
+          return number
+        }
+      }
       for key in Set(keys.isEmpty ? ["(none)"] : keys) {
         if groups[key] == nil {
           order.append(key)
-          groups[key] = (0, Array(repeating: 0, count: sums.count))
+          groups[key] = (0, Array(repeating: DecimalSum(), count: sums.count))
         }
         groups[key]?.count += 1
         for (index, path) in sums.enumerated() {
-          for case .number(let number) in path.values(in: document.value) {
-            groups[key]?.sums[index] += Decimal(string: number.text) ?? 0
-            let fraction = number.text.split(separator: ".").dropFirst().first.map { $0.prefix { $0.isNumber }.count }
-            scales[index] = max(scales[index], fraction ?? 0)
+          for number in numbers[index] where groups[key]?.sums[index].add(number) == false {
+            // The number is not quoted: it may be a sealed value.
+            throw StoreError.invalidDocument(
+              display(document.path),
+              [
+                Diagnostic(
+                  file: display(document.path), position: nil,
+                  pointer: path.located(in: document.value).first?.pointer ?? .root, rule: "sum",
+                  message: "a number too far from the others summed to add them exactly (more than "
+                    + "\(DecimalSum.maximumDigits) digits from the lowest to the highest); leave it out with --where")
+              ])
           }
         }
       }
     }
+    // Every group's sum is written with the decimals of the widest number summed in any group.
+    let decimals = sums.indices.map { index in groups.values.map { $0.sums[index].decimals }.max() ?? 0 }
     let total = documents.count
     let rows = order.sorted { (groups[$0]?.count ?? 0, $1) > (groups[$1]?.count ?? 0, $0) }
     let by = by?.description ?? "group"
-    return TableReport(
+    let report = TableReport(
       records: rows.map { key in
         let group = groups[key] ?? (0, [])
         var object = JSONObject([
@@ -46,7 +76,7 @@ extension Store {
         ])
         for (index, path) in sums.enumerated() {
           object["sum_" + path.description] = .number(
-            JSONNumber(unchecked: Self.text(group.sums[index], scales[index])))
+            JSONNumber(unchecked: Self.text(group.sums[index], decimals[index])))
         }
         return .object(object)
       },
@@ -54,18 +84,15 @@ extension Store {
       rows: rows.map { key in
         let group = groups[key] ?? (0, [])
         return [key, String(group.count), Self.percent(group.count, total).text]
-          + group.sums.enumerated().map { Self.text($0.element, scales[$0.offset]) }
+          + group.sums.enumerated().map { Self.text($0.element, decimals[$0.offset]) }
       },
       notes: ["\(plural(total, "document")) of \(kind)"])
+    return (report, found.skipped)
   }
 
-  /// An exact sum with at least `scale` decimals.
-  static func text(_ value: Decimal, _ scale: Int) -> String {
-    var text = "\(value)"
-    let decimals = text.split(separator: ".", omittingEmptySubsequences: false).dropFirst().first?.count ?? 0
-    if decimals < scale { text += (decimals == 0 ? "." : "") + String(repeating: "0", count: scale - decimals) }
-    return text
-  }
+  /// An exact sum written with at least `decimals` digits after the point (every group of a
+  /// column alike).
+  static func text(_ sum: DecimalSum, _ decimals: Int) -> String { sum.text(decimals: decimals) }
 
   /// `part` of `whole` as a percentage with one decimal.
   static func percent(_ part: Int, _ whole: Int) -> JSONNumber {

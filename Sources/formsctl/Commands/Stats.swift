@@ -42,11 +42,16 @@ extension Formsctl {
     func run() throws {
       let store = try options.open()
       guard !workflow else { return render(try store.workflowStatistics(kind: kind), as: format) }
-      let report = try store.statistics(
+      let (report, skipped) = try store.statistics(
         kind: kind, query: Store.Query(filters: try parseFilters(filters, kind: kind, store: store)),
         by: try by.map { try Self.path($0, "--by", kind, store) },
         sums: try sum.map { try Self.path($0, "--sum", kind, store) })
+      for (path, reason) in skipped {
+        printWarning("\(store.display(path)): \(reason); not counted (formsctl validate says why; exit 1)")
+      }
       render(report, as: format)
+      // As list: counts that had to leave files out say so in their status.
+      if !skipped.isEmpty { throw ExitStatus.problems }
     }
 
     /// A path of the kind (any version), for `option`.
