@@ -122,6 +122,44 @@ struct MigrateCommandTests {
     }
   }
 
+  /// Issue 51: `migrate --dry-run` and `migrate status` say what the run would: a descriptor
+  /// changed since a migration used it is refused (the same message, exit 65) and shown.
+  @Test func dryRunAndStatusSayADescriptorChanged() throws {
+    try withTemporaryDirectory { dir in
+      let store = try Self.legacyStore(dir)
+      #expect(
+        try Formsctl.run(["migrate", "--kind", "purchase-order", "--no-snapshot"], in: store, environment: Self.env)
+          .status == 0)
+      let descriptor = store + "/schemas/purchase-order/1.1.0.yaml"
+      try writeFile(
+        try readFile(descriptor).replacingOccurrences(of: "title: Purchase order", with: "title: Purchase orders"),
+        to: descriptor)
+      let message = "schemas/purchase-order/1.1.0.yaml changed since the migration of 2026-11-22T08:00:00Z used it"
+      let real = try Formsctl.run(["migrate", "--no-snapshot"], in: store)
+      let dry = try Formsctl.run(["migrate", "--dry-run"], in: store)
+      #expect(real.status == 65 && real.stderr.contains(message), "\(real.transcript)")
+      #expect(dry.status == 65 && dry.stderr == real.stderr && dry.stdout.isEmpty, "\(dry.transcript)")
+      let status = try Formsctl.run(["migrate", "status"], in: store)
+      #expect(status.status == 0, "\(status.transcript)")
+      #expect(
+        status.stdout.contains("refused: " + message) && status.stdout.contains("formsctl migrate repair"),
+        "\(status.stdout)")
+      let json = try JSONSerialization.jsonObject(
+        with: Data(try Formsctl.run(["migrate", "status", "--format", "json"], in: store).stdout.utf8))
+      let kinds = (json as? [[String: Any]]) ?? []
+      let changed =
+        kinds.first { $0["kind"] as? String == "purchase-order" }?["changed_descriptors"] as? [[String: Any]]
+      #expect(changed?.first?["path"] as? String == "schemas/purchase-order/1.1.0.yaml", "\(kinds)")
+      #expect(changed?.first?["migrated_at"] as? String == "2026-11-22T08:00:00Z")
+      #expect((kinds.first { $0["kind"] as? String == "form" }?["changed_descriptors"] as? [Any])?.isEmpty == true)
+      // Repaired: the dry run plans again and status says nothing of it.
+      #expect(try Formsctl.run(["migrate", "repair"], in: store).status == 0)
+      let again = try Formsctl.run(["migrate", "--dry-run"], in: store)
+      #expect(again.status == 0 && again.stdout.contains("dry run: nothing written"), "\(again.transcript)")
+      #expect(!(try Formsctl.run(["migrate", "status"], in: store).stdout.contains("refused:")))
+    }
+  }
+
   /// A store of `count` documents of kind `item` at 1.0.0, with 2.0.0 = one rename + one add.
   static let jq = ["/usr/bin/jq", "/usr/local/bin/jq"].first { FileManager.default.isExecutableFile(atPath: $0) }
 

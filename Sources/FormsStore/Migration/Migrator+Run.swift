@@ -40,7 +40,8 @@ extension Migrator {
     let started = Date()
     return try store.write("migrate", summary: "migrate", dryRun: request.dryRun) {
       session throws(StoreError) -> Report in
-      if !request.dryRun { try checkHistory() }
+      // A dry run says what the run would: a plan over a changed descriptor is refused alike.
+      try checkHistory()
       return try execute(request, started: started, session: session)
     }
   }
@@ -203,13 +204,21 @@ extension Migrator {
 
   /// Refuses, naming the file, when a descriptor an earlier run used has changed since.
   public func checkHistory() throws(StoreError) {
+    if let changed = try changedDescriptors().first {
+      throw StoreError.refused(.descriptorChanged(path: changed.path, migratedAt: changed.migratedAt))
+    }
+  }
+
+  /// The descriptors earlier runs used that changed since (by path in the store), with the time
+  /// of the run that last recorded each: what `migrate` refuses until `migrate repair`.
+  public func changedDescriptors() throws(StoreError) -> [(path: String, migratedAt: String)] {
+    var changed: [(path: String, migratedAt: String)] = []
     for (relative, record) in try recordedChecksums().sorted(by: { $0.key < $1.key }) {
       let path = (FilePath(store.layout.root) / relative).string
       guard FileIO.exists(path) else { continue }
-      if try descriptorChecksum(path) != record.checksum {
-        throw StoreError.refused(.descriptorChanged(path: relative, migratedAt: record.time))
-      }
+      if try descriptorChecksum(path) != record.checksum { changed.append((relative, record.time)) }
     }
+    return changed
   }
 
   /// Records the current checksums of the descriptors earlier runs used (after a deliberate edit).

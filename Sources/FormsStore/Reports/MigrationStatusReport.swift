@@ -21,7 +21,16 @@ extension Migrator {
     let estimate = try estimate()
     let migrated = try lastMigrations()
     let last = migrated.values.max()
+    // A descriptor changed since a migration used it: `migrate` (and its dry run) refuses.
+    let changed = try changedDescriptors()
+    let kindOf = Dictionary(
+      store.registry.files.map { (store.layout.relative($0.value), String($0.key.prefix { $0 != "@" })) },
+      uniquingKeysWith: { a, _ in a })
     var notes = [last.map { "last migration: \($0)" } ?? "no migration recorded in the audit log"]
+    notes += changed.map { descriptor in
+      "refused: " + Refusal.descriptorChanged(path: descriptor.path, migratedAt: descriptor.migratedAt).description
+        + "; migrate refuses until `formsctl migrate repair` records it"
+    }
     notes +=
       estimate.documents == 0
       ? []
@@ -45,6 +54,15 @@ extension Migrator {
               }),
             "unreadable": .array(status.unreadable.map { .string(store.display($0)) }),
             "last_migrated": migrated[status.kind].map(JSONValue.string) ?? .null,
+            "changed_descriptors": .array(
+              changed.filter { kindOf[$0.path] == status.kind }.map { descriptor in
+                .object(
+                  JSONObject([
+                    "path": .string(descriptor.path), "migrated_at": .string(descriptor.migratedAt),
+                    "message": .string(
+                      Refusal.descriptorChanged(path: descriptor.path, migratedAt: descriptor.migratedAt).description),
+                  ]))
+              }),
           ]))
       }, columns: ["kind", "version", "documents", "target", "state"], rows: rows, notes: notes,
       remedies: statuses.contains { !$0.unreadable.isEmpty } ? [.validate] : [])
