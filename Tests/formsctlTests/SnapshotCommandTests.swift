@@ -98,6 +98,49 @@ struct SnapshotCommandTests {
     }
   }
 
+  /// Issue 51: `verify host:path` checks a remote copy (it was refused, 66), and a push finds a
+  /// damaged copy already there, sends it again and says so (it reported "already there", 0).
+  @Test(Rsync.enabled) func verifyReachesARemoteAndPushMendsADamagedCopy() throws {
+    try withTemporaryDirectory { dir in
+      var env = try makeStore(dir)
+      let store = dir + "/store"
+      #expect(try Formsctl.run(["snapshot", "create", "--label", "one"], in: store, environment: env).status == 0)
+      // A remote shell that runs the command here: rsync's own protocol carries the files.
+      try writeFile("#!/bin/sh\nshift\nexec \"$@\"\n", to: dir + "/remote-shell")
+      chmod(dir + "/remote-shell", 0o755)
+      env["RSYNC_RSH"] = dir + "/remote-shell"
+      func run(_ arguments: [String]) throws -> RunResult { try Formsctl.run(arguments, in: store, environment: env) }
+      for backup in ["backup-host:" + dir + "/far", "../near"] {
+        let local = backup.hasPrefix("..") ? dir + "/near" : dir + "/far"
+        try FileManager.default.createDirectory(atPath: local, withIntermediateDirectories: true)
+        #expect(try run(["snapshot", "push", backup]).status == 0)
+        let clean = try run(["snapshot", "verify", backup])
+        #expect(clean.status == 0 && clean.stdout == "verified 1 snapshot: all files match\n", "\(clean.transcript)")
+        // The copy's formsctl.yaml is damaged at the destination.
+        let damaged = local + "/2026-11-22T08-00-00Z-one/formsctl.yaml"
+        try FileManager.default.removeItem(atPath: damaged)
+        try writeFile("formsctl: 1\n# scribbled\n", to: damaged)
+        let found = try run(["snapshot", "verify", backup])
+        #expect(found.status == 1, "\(backup): \(found.transcript)")
+        #expect(
+          found.stdout.hasPrefix("2026-11-22T08-00-00Z-one/formsctl.yaml: ")
+            && found.stdout.hasSuffix("verified 1 snapshot: 1 problem(s)\n"), "\(backup): \(found.stdout)")
+        #expect(
+          !FileManager.default.fileExists(atPath: store + "/.formsctl/snapshots/.verifying-2026-11-22T08-00-00Z-one"))
+        let mended = try run(["snapshot", "push", backup])
+        #expect(mended.status == 0, "\(backup): \(mended.transcript)")
+        #expect(
+          mended.stdout.hasPrefix("repaired 2026-11-22T08-00-00Z-one/formsctl.yaml: ")
+            && mended.stdout.contains("pushed 0 snapshots (1 already there, 1 of them repaired)"),
+          "\(backup): \(mended.stdout)")
+        #expect(try run(["snapshot", "verify", backup]).status == 0, "\(backup)")
+        #expect(
+          try readFile(damaged) == (try readFile(store + "/.formsctl/snapshots/2026-11-22T08-00-00Z-one/formsctl.yaml"))
+        )
+      }
+    }
+  }
+
   @Test func aBrokenDescriptorCanBeRestoredFromASnapshot() throws {
     try withTemporaryDirectory { dir in
       let env = try makeStore(dir)

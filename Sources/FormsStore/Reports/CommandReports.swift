@@ -250,18 +250,19 @@ extension SchemaRegistry {
 }
 
 extension Snapshots.Transfer {
-  /// `{copied, present, problems: [{snapshot, path, problem}]}`.
+  /// `{copied, present, problems: [{snapshot, path, problem}], repaired: [{snapshot, path, problem}]}`.
   public var json: JSONValue {
-    .object(
+    func list(_ problems: [Snapshots.Problem]) -> JSONValue {
+      .array(
+        problems.map {
+          .object(
+            JSONObject(["snapshot": .string($0.snapshot), "path": .string($0.path), "problem": .string($0.problem)]))
+        })
+    }
+    return .object(
       JSONObject([
         "copied": .array(copied.map(JSONValue.string)), "present": .array(present.map(JSONValue.string)),
-        "problems": .array(
-          problems.map {
-            .object(
-              JSONObject([
-                "snapshot": .string($0.snapshot), "path": .string($0.path), "problem": .string($0.problem),
-              ]))
-          }),
+        "problems": list(problems), "repaired": list(repaired),
       ]))
   }
 }

@@ -15,8 +15,11 @@ extension Snapshots {
     /// The snapshots the other end had already.
     public var present: [String] = []
     /// Files of a copied snapshot that do not match its manifest after the copy (pull: the
-    /// snapshot was not put in place).
+    /// snapshot was not put in place), and of a copy already there that a push could not mend.
     public var problems: [Problem] = []
+    /// What a push found damaged in the copies already there and sent again from the store
+    /// (each file as it was found), the copy matching since.
+    public var repaired: [Problem] = []
   }
 
   /// Where copies go or come from: a local directory, or `host:path` (rsync over SSH; `RSYNC_RSH`
@@ -61,7 +64,75 @@ extension Snapshots {
         transfer.copied.append(info.name)
       }
       transfer.problems = try checkCopies(transfer.copied, at: place)
+      // A copy already there is checked too (a damaged one is no backup): what differs is sent
+      // again from the store's snapshot, when that one is whole, and checked once more.
+      let damaged = try checkCopies(transfer.present, at: place)
+      var mended: [String] = []
+      for info in local where damaged.contains(where: { $0.snapshot == info.name }) {
+        let own = try verify([info], full: false)
+        if let failure = own.lazy.compactMap(\.failure).first { throw failure }
+        guard own.isEmpty else {
+          // Sending a damaged snapshot again would not mend its copy: both are named.
+          transfer.problems +=
+            damaged.filter { $0.snapshot == info.name }
+            + own.map { problem in
+              Problem(snapshot: problem.snapshot, path: problem.path, problem: problem.problem + " (in the store)")
+            }
+          continue
+        }
+        try Self.resend(info.path, to: place.path(info.name), place)
+        mended.append(info.name)
+      }
+      let left = try checkCopies(mended, at: place)
+      transfer.problems += left
+      transfer.repaired = damaged.filter { problem in
+        mended.contains(problem.snapshot) && !left.contains { $0.snapshot == problem.snapshot }
+      }
       return transfer
+    }
+  }
+
+  /// Checks every copy at `place` against its own manifest (`snapshot verify DIR` or `host:path`):
+  /// the copies checked, oldest first, and what does not match. A directory is re-hashed here. A
+  /// remote, where nothing of formsctl runs, is fetched one snapshot at a time under a hidden name
+  /// in the store's snapshots directory (rsync compares checksums on both ends: files equal to the
+  /// store's copy of the same or an older snapshot are linked to it, not sent), re-hashed against
+  /// the manifest it came with, and removed. Holds the store's lock while it does.
+  public func verifyCopies(at place: Place, full: Bool, wait: Double) throws(StoreError) -> (
+    checked: [String], problems: [Problem]
+  ) {
+    guard place.isRemote else {
+      let copies = try Self.copies(in: place.text)
+      return (copies.map(\.name), try verify(copies, full: full))
+    }
+    return try layout.withWriteLock("snapshot verify", wait: wait) { () throws(StoreError) in
+      try FileIO.makeDirectories(directory)
+      try removeStaleTemporaries()
+      let here = Set(try list().map(\.name))
+      let there = try Self.snapshotDirectories(at: place).map { Info(name: $0, path: "") }.sorted {
+        ($0.time, $0.name) < ($1.time, $1.name)
+      }
+      var problems: [Problem] = []
+      for copy in there {
+        let fetched = Info(name: copy.name, path: (FilePath(directory) / (".verifying-" + copy.name)).string)
+        let base = here.contains(copy.name) ? copy.name : Self.newest(in: here, before: copy)
+        do throws(StoreError) {
+          _ = try Self.rsync(
+            ["-rtpc", "-H"] + (base.map { ["--link-dest=../" + $0] } ?? [])
+              + [place.path(copy.name) + "/", fetched.path + "/"], place: place)
+          let found = try verify([fetched], full: true)
+          if let failure = found.lazy.compactMap(\.failure).first { throw failure }
+          problems += found
+        } catch {
+          do throws(StoreError) { try Self.removeTree(fetched.path) } catch let cleanup {
+            throw StoreError.rollBackFailed(
+              operation: "snapshot verify", cause: error.description, failure: cleanup.description)
+          }
+          throw error
+        }
+        try Self.removeTree(fetched.path)
+      }
+      return (there.map(\.name), problems)
     }
   }
 
@@ -188,6 +259,26 @@ extension Snapshots {
       if isSnapshotName(name) { names.insert(name) }
     }
     return names
+  }
+
+  /// The names of every snapshot directory at `place`, with a manifest or not (`verify` names
+  /// one without as a problem).
+  static func snapshotDirectories(at place: Place) throws(StoreError) -> Set<String> {
+    let listing = try rsync(["--list-only", "--include=/*/", "--exclude=*", place.text + "/"], place: place)
+    var names = Set<String>()
+    for line in listing.split(separator: "\n") where line.hasPrefix("d") {
+      // `drwxr-xr-x  4,096 2026/11/22 08:00:00 NAME`
+      guard let name = line.split(separator: " ").last.map(String.init), isSnapshotName(name) else { continue }
+      names.insert(name)
+    }
+    return names
+  }
+
+  /// Sends again the files of the snapshot `source` whose content differs at `target` (or is
+  /// missing there), compared by checksum; each arrives under a temporary name and is renamed
+  /// over the damaged one, so the copies other snapshots there link to are left as they are.
+  static func resend(_ source: String, to target: String, _ place: Place) throws(StoreError) {
+    _ = try rsync(["-rtpc", source + "/", target + "/"], place: place)
   }
 
   /// The newest of `names` older than `info`: the snapshot a copy of `info` links unchanged files to.

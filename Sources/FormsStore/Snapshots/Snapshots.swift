@@ -350,7 +350,9 @@ public struct Snapshots: Sendable {
   func removeStaleTemporaries() throws(StoreError) -> Int {
     var removed = 0
     for entry in try FileIO.entries(of: directory) {
-      if entry.name.hasPrefix(".creating-") || entry.name.hasPrefix(".deleting-") || entry.name.hasPrefix(".pulling-") {
+      if entry.name.hasPrefix(".creating-") || entry.name.hasPrefix(".deleting-") || entry.name.hasPrefix(".pulling-")
+        || entry.name.hasPrefix(".verifying-")
+      {
         try Self.removeTree((FilePath(directory) / entry.name).string)
         removed += 1
       } else if AtomicWriter.isTemporaryName(entry.name) {

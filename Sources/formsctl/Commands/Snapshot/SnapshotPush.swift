@@ -9,7 +9,7 @@ extension Formsctl.Snapshot {
       commandName: "push",
       abstract: "Copy the snapshots a backup place lacks to it (a directory, or host:path over SSH), then check them.",
       discussion: """
-        DEST is a directory outside the store (a mounted drive) or [user@]host:path, copied to with rsync (over SSH; RSYNC_RSH names another remote shell). Only the snapshots DEST lacks are copied; files unchanged since the previous snapshot stay hard links there too, and a snapshot counts at DEST once its manifest is there, so an interrupted push is finished by the next one. After copying, each copied file is checked against its manifest (a directory) or against the store's copy by checksum (a remote); a mismatch exits 1 naming the file. `formsctl snapshot verify DIR` re-checks a copy in a directory at any time. Needs rsync (apt-get install rsync, as root or with sudo).
+        DEST is a directory outside the store (a mounted drive) or [user@]host:path, copied to with rsync (over SSH; RSYNC_RSH names another remote shell). Only the snapshots DEST lacks are copied; files unchanged since the previous snapshot stay hard links there too, and a snapshot counts at DEST once its manifest is there, so an interrupted push is finished by the next one. After copying, each copy there, new or already there, is checked against its manifest (a directory) or against the store's copy by checksum (a remote); a copy already there that does not match is sent again from the store and checked once more ("repaired"), and what still does not match exits 1 naming the file. `formsctl snapshot verify DEST` re-checks the copies at any time. Needs rsync (apt-get install rsync, as root or with sudo).
 
         Examples:
           mkdir -p ../formsctl-backup && formsctl snapshot create
@@ -67,9 +67,13 @@ extension Formsctl.Snapshot {
       FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(transfer.json))
     } else {
       for name in transfer.copied { printOut("\(verb) \(name)") }
+      for problem in transfer.repaired { printOut("repaired \(problem) (sent again from the store)") }
       for problem in transfer.problems { printOut("\(problem)") }
       printOut(
-        "\(verb) \(plural(transfer.copied.count, "snapshot")) (\(transfer.present.count) already there)"
+        "\(verb) \(plural(transfer.copied.count, "snapshot")) (\(transfer.present.count) already there"
+          + (transfer.repaired.isEmpty
+            ? "" : ", \(Set(transfer.repaired.map(\.snapshot)).count) of them repaired")
+          + ")"
           + (transfer.problems.isEmpty
             ? "; every copied file matches its manifest" : "; \(transfer.problems.count) problem(s)")
       )

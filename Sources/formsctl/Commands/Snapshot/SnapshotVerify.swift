@@ -9,7 +9,7 @@ extension Formsctl.Snapshot {
       commandName: "verify",
       abstract: "Re-hash snapshot files against their manifests; exit 1 naming each missing or altered file.",
       discussion: """
-        With a directory (a path holding a /), the copies `formsctl snapshot push` made there are checked instead, each against its own manifest.
+        With a directory (a path holding a /) or [user@]host:path, the copies `formsctl snapshot push` made there are checked instead, each against its own manifest. A remote's copies are fetched with rsync into the store's snapshots directory one at a time (files equal by checksum to the store's own copy are linked, not sent), re-hashed and removed.
 
         Examples:
           formsctl snapshot create && formsctl snapshot verify
@@ -19,22 +19,23 @@ extension Formsctl.Snapshot {
         """)
     @OptionGroup var options: StoreOptions
     @Argument(
-      help: "The snapshot (default: all), or a directory of pushed copies (./DIR, ../DIR or /DIR).",
+      help: "The snapshot (default: all), or a place of pushed copies (./DIR, ../DIR, /DIR or host:path).",
       completion: Completions.snapshots) var id: String?
     @Flag(help: "Read every file of every snapshot, even the hard links one read already covers.") var full = false
 
     func run() throws {
       let (_, snapshots) = try Formsctl.Snapshot.open(options)
-      let targets =
-        if let id, id.contains("/") {
-          try FormsStore.Snapshots.copies(in: id)
-        } else {
-          try id.map { [try snapshots.find($0)] } ?? snapshots.list()
-        }
-      let problems = try snapshots.verify(targets, full: full)
+      let (count, problems): (Int, [FormsStore.Snapshots.Problem])
+      if let id, id.contains("/") || (try? FormsStore.Snapshots.Place(id).isRemote) == true {
+        let copies = try snapshots.verifyCopies(at: try FormsStore.Snapshots.Place(id), full: full, wait: options.wait)
+        (count, problems) = (copies.checked.count, copies.problems)
+      } else {
+        let targets = try id.map { [try snapshots.find($0)] } ?? snapshots.list()
+        (count, problems) = (targets.count, try snapshots.verify(targets, full: full))
+      }
       for problem in problems { printOut("\(problem)") }
       printOut(
-        "verified \(plural(targets.count, "snapshot")): \(problems.isEmpty ? "all files match" : "\(problems.count) problem(s)")"
+        "verified \(plural(count, "snapshot")): \(problems.isEmpty ? "all files match" : "\(problems.count) problem(s)")"
       )
       if !problems.isEmpty { throw ExitStatus.problems }
     }
