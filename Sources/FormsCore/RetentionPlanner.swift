@@ -1,14 +1,22 @@
 /// Decides which snapshots `snapshot prune` keeps: every snapshot younger than `keepWithin`, then
 /// the newest of each ISO week younger than `keepWeeklyWithin`, the newest `keepLast`, and always
 /// the newest one; everything else is deleted. Pure: the caller passes the time.
+///
+/// Only whole-store snapshots fill the slots (a week's, the last N, the newest whole one): a
+/// partial snapshot (the documents an import was about to change) cannot stand for the store, so
+/// it is kept while it is younger than `keepWithin` (or when it is the newest of all), and never
+/// takes the place of a whole one.
 public enum RetentionPlanner {
-  /// One snapshot's name and time (seconds since 1970, UTC).
+  /// One snapshot's name and time (seconds since 1970, UTC), and whether it holds the whole store.
   public struct Snapshot: Sendable, Equatable {
     public let name: String
     public let time: Int64
-    public init(name: String, time: Int64) {
+    /// False for a partial snapshot (it covers some documents only).
+    public let whole: Bool
+    public init(name: String, time: Int64, whole: Bool = true) {
       self.name = name
       self.time = time
+      self.whole = whole
     }
   }
 
@@ -31,18 +39,26 @@ public enum RetentionPlanner {
     let newestFirst = snapshots.enumerated().sorted { ($0.element.time, $0.offset) > ($1.element.time, $1.offset) }.map(
       \.element)
     var weeksSeen = Set<String>()
+    var wholeSeen = 0
     var decisions: [Decision] = []
     for (index, snapshot) in newestFirst.enumerated() {
+      // A clock set back makes a snapshot look younger than it is, never older than now.
       let age = now - snapshot.time
       let week = isoWeek(snapshot.time)
-      let firstOfWeek = weeksSeen.insert(week).inserted
+      let firstOfWeek = snapshot.whole && weeksSeen.insert(week).inserted
+      let wholeRank = snapshot.whole ? wholeSeen : nil
+      if snapshot.whole { wholeSeen += 1 }
       let decision: (Bool, String)
       if index == 0 {
         decision = (true, "newest")
-      } else if index < keepLast {
-        decision = (true, "one of the last \(keepLast)")
+      } else if wholeRank == 0 {
+        decision = (true, "newest whole-store snapshot")
+      } else if let wholeRank, wholeRank < keepLast {
+        decision = (true, "one of the last \(keepLast) whole-store snapshots")
       } else if age < Int64(keepWithin) {
         decision = (true, "within \(duration(keepWithin))")
+      } else if !snapshot.whole {
+        decision = (false, "partial, older than \(duration(keepWithin)) (only whole-store snapshots keep a week)")
       } else if age < Int64(keepWeeklyWithin) && firstOfWeek {
         decision = (true, "newest of week \(week)")
       } else if age < Int64(keepWeeklyWithin) {

@@ -48,3 +48,54 @@ struct RetentionPlannerTests {
       ])
   }
 }
+
+/// Issue 51: partial snapshots (an import's safety copy) never stand for a whole-store one.
+struct RetentionPartialSnapshotTests {
+  static func time(_ text: String) -> Int64 { Instant(text)!.seconds }
+
+  /// A daily feed: an import's partial snapshot every day at 06:00, a whole-store snapshot each
+  /// Monday at 01:00. Every week keeps its whole-store snapshot; partial ones go after 7 days.
+  @Test func aDailyFeedDoesNotPruneTheWeeklyWholeSnapshots() {
+    let now = Self.time("2026-11-30T12:00:00Z")  // a Monday
+    var snapshots: [RetentionPlanner.Snapshot] = []
+    for day in 0..<29 {
+      let date = now - Int64(day) * 86400
+      let midnight = date - (date % 86400)
+      snapshots.append(.init(name: "import-\(day)", time: midnight + 6 * 3600, whole: false))
+      if RetentionPlanner.isoWeek(midnight) != RetentionPlanner.isoWeek(midnight - 86400) {
+        snapshots.append(.init(name: "whole-\(day)", time: midnight + 3600, whole: true))
+      }
+    }
+    let decisions = RetentionPlanner.decide(
+      snapshots.shuffled(), now: now, keepWithin: 7 * 86400, keepWeeklyWithin: 30 * 86400)
+    let kept = Set(decisions.filter(\.keep).map(\.name))
+    let wholes = snapshots.filter(\.whole).map(\.name)
+    #expect(wholes.count == 5)
+    #expect(wholes.allSatisfy(kept.contains), "\(decisions.filter { !$0.keep })")
+    for day in 0..<29 where !kept.contains("import-\(day)") {
+      #expect(day >= 7, "import-\(day) is younger than 7 days")
+    }
+    #expect(kept.filter { $0.hasPrefix("import-") }.count == 7)
+    let reason = decisions.first { $0.name == "import-10" }?.reason
+    #expect(reason == "partial, older than 7d (only whole-store snapshots keep a week)")
+  }
+
+  @Test func theNewestWholeSnapshotAndTheLastNCountOnlyWholeOnes() {
+    let now = Self.time("2026-11-22T00:00:00Z")
+    let snapshots: [RetentionPlanner.Snapshot] = [
+      .init(name: "w1", time: Self.time("2025-01-01T00:00:00Z")),
+      .init(name: "w2", time: Self.time("2025-01-02T00:00:00Z")),
+      .init(name: "p1", time: Self.time("2025-01-03T00:00:00Z"), whole: false),
+      .init(name: "p2", time: Self.time("2025-01-04T00:00:00Z"), whole: false),
+    ]
+    let plain = RetentionPlanner.decide(snapshots, now: now, keepWithin: 7 * 86400, keepWeeklyWithin: 30 * 86400)
+    #expect(plain.map { "\($0.name) \($0.keep)" } == ["p2 true", "p1 false", "w2 true", "w1 false"])
+    let lastTwo = RetentionPlanner.decide(snapshots, now: now, keepWithin: 0, keepWeeklyWithin: 0, keepLast: 2)
+    #expect(lastTwo.map { "\($0.name) \($0.keep)" } == ["p2 true", "p1 false", "w2 true", "w1 true"])
+    // A clock set back (snapshots "from the future"): their age is negative, so they are young.
+    let skewed = RetentionPlanner.decide(
+      snapshots + [.init(name: "future", time: Self.time("2027-01-01T00:00:00Z"), whole: false)],
+      now: now, keepWithin: 7 * 86400, keepWeeklyWithin: 30 * 86400)
+    #expect(skewed.filter(\.keep).map(\.name) == ["future", "w2"])
+  }
+}

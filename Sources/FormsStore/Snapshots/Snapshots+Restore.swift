@@ -173,7 +173,9 @@ extension Snapshots {
   {
     let all = try list()
     let decisions = RetentionPlanner.decide(
-      all.map { RetentionPlanner.Snapshot(name: $0.name, time: $0.time) }, now: Int64(now().timeIntervalSince1970),
+      // A snapshot whose summary cannot be read cannot stand for the store either.
+      all.map { RetentionPlanner.Snapshot(name: $0.name, time: $0.time, whole: $0.summary?.scope == "whole store") },
+      now: Int64(now().timeIntervalSince1970),
       keepWithin: keepWithin, keepWeeklyWithin: keepWeeklyWithin, keepLast: keepLast
     ).map {
       $0.name == sparing && !$0.keep
