@@ -15,6 +15,8 @@ extension Sync {
     switch plan {
     case .wait(let why):
       return why.isEmpty ? nil : entry("waiting", why)
+    case .unsettled(let why):
+      return Entry(kind: kind, id: id, action: "waiting", detail: why, unsettled: true)
     case .forget:
       try save { () throws(StoreError) in try table.forget(id) }
       return nil
@@ -111,14 +113,15 @@ extension Sync {
       let why = places.map { "\($0): here \(show(ours[pointer: $0])), there \(show(theirs[pointer: $0]))" }
       return try conflict(kind, id, record, row, why.joined(separator: "; "), table)
     }
-    let written: [UInt8]
+    let done: Written
     do throws(StoreError) {
-      written = try write(kind, id, merged.text, user: row.user)
+      done = try write(kind, id, merged.text, user: row.user)
     } catch  where error.kind == .badInput {
       return try conflict(kind, id, record, row, "the merge is not valid: \(Self.oneLine(error))", table)
     } catch {
       throw SyncError.store(error)
     }
+    let written = done.bytes
     guard let revision = try await push(kind, id, written, revision: row.revision, database) else {
       // Merged here; the row moved on meanwhile: the next run merges again from the row we read.
       try agree(kind, id, Array(row.text.utf8), revision: row.revision, table, local: false)
@@ -126,7 +129,9 @@ extension Sync {
         kind: kind, id: id, action: "waiting", detail: "changed in the database meanwhile; the next sync takes it up")
     }
     try agree(kind, id, written, revision: revision, table)
-    return Entry(kind: kind, id: id, action: "merged", detail: "changes from both sides")
+    return Entry(
+      kind: kind, id: id, action: "merged", detail: "changes from both sides", warnings: done.warnings,
+      staleApprovals: done.staleApprovals)
   }
 
   /// The revision at which the row holds exactly `bytes`: the row's own when its text is
@@ -135,7 +140,7 @@ extension Sync {
   func exact(_ kind: String, _ id: String, _ bytes: [UInt8], _ row: Row, _ database: Database) async throws(SyncError)
     -> Int64
   {
-    guard row.text != String(decoding: bytes, as: UTF8.self) else { return row.revision }
+    guard row.inconsistent || row.text != String(decoding: bytes, as: UTF8.self) else { return row.revision }
     return try await push(kind, id, bytes, revision: row.revision, database) ?? row.revision
   }
 
@@ -179,7 +184,7 @@ extension Sync {
 
   /// `text` written as the document `kind` `id` through the write path (operation `sync`, by
   /// `user`); the file's bytes after.
-  func write(_ kind: String, _ id: String, _ text: String, user: String) throws(StoreError) -> [UInt8] {
+  func write(_ kind: String, _ id: String, _ text: String, user: String) throws(StoreError) -> Written {
     guard let written = try write(kind, [(id, text)], user: user)[id] else {
       throw StoreError.internalError("sync wrote \(kind) \(id), but the write path did not answer for it")
     }
@@ -194,15 +199,33 @@ extension Sync {
     return a == b
   }
 
-  /// A refusal in one line: an invalid document's diagnostics (pointer and message), else its description.
+  /// A refusal in one line: an invalid document's diagnostics (pointer and message), else its
+  /// whole description; control characters (a newline in an id written in SQL) escaped.
   static func oneLine(_ error: StoreError) -> String {
     if case .invalidDocument(_, let diagnostics) = error, !diagnostics.isEmpty {
-      return diagnostics.map { "\($0.pointer): \($0.message)" }.joined(separator: "; ")
+      return escaped(diagnostics.map { "\($0.pointer): \($0.message)" }.joined(separator: "; "))
     }
     if case .migrationFailed(_, let diagnostics) = error, !diagnostics.isEmpty {
-      return diagnostics.map(\.message).joined(separator: "; ")
+      return escaped(diagnostics.map(\.message).joined(separator: "; "))
     }
-    return error.description.split(separator: "\n").first.map(String.init) ?? "refused"
+    return escaped(error.description)
+  }
+
+  /// `text` with its control characters escaped (`\n`, `\t`, `\u{7}`), so it stays one line.
+  static func escaped(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
+    var out = ""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\n": out += "\\n"
+      case "\r": out += "\\r"
+      case "\t": out += "\\t"
+      case _ where scalar.properties.generalCategory == .control:
+        out += "\\u{" + String(scalar.value, radix: 16) + "}"
+      default: out.unicodeScalars.append(scalar)
+      }
+    }
+    return out
   }
 
   func save(_ body: () throws(StoreError) -> Void) throws(SyncError) {

@@ -70,7 +70,7 @@ extension Sync {
       written =
         resolution == .ours
         ? Array(text.utf8)
-        : try write(kind, id, text, user: author)
+        : try write(kind, id, text, user: author).bytes
     } catch { throw SyncError.store(error) }
     guard let revision = try await push(kind, id, written, revision: record.remoteRevision, database) else {
       throw SyncError.changedMeanwhile(kind: kind, id: id)

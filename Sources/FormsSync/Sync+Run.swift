@@ -10,6 +10,8 @@ extension Sync {
     case conflict(String)
     case adopt
     case wait(String)
+    /// Nothing to do, but the document stays out of step: a conflict or a rejected row.
+    case unsettled(String)
     /// A conflict whose row changed again: its `theirs` is read again.
     case refreshConflict
 
@@ -214,26 +216,30 @@ extension Sync {
       let byAuthor = Dictionary(grouping: chunk.compactMap { id in rows[id].map { (id: id, row: $0) } }, by: \.row.user)
       for author in byAuthor.keys.sorted() {
         let group = byAuthor[author] ?? []
-        let written: [String: Result<[UInt8], StoreError>]
+        let written: [String: Result<Written, StoreError>]
         do throws(StoreError) {
           written = try write(kind, group.map { ($0.id, $0.row.text) }, user: author)
         } catch { throw SyncError.store(error) }
         DebugPause.at("sync-pulled")
-        // The write path may have added to them (defaults, stamps, canonical form): the rows get
-        // that too, in one statement.
+        // The write path may have added to them (defaults, stamps, canonical form), and a row's
+        // columns may disagree: the rows get the file's text, in one statement.
         let exact = try await writeRows(
           kind,
           group.compactMap { id, row in
-            guard case .success(let bytes)? = written[id], row.text != String(decoding: bytes, as: UTF8.self) else {
+            guard case .success(let done)? = written[id],
+              row.inconsistent || row.text != String(decoding: done.bytes, as: UTF8.self)
+            else {
               return nil
             }
-            return Outgoing(id: id, bytes: bytes, revision: row.revision)
+            return Outgoing(id: id, bytes: done.bytes, revision: row.revision)
           }, database)
         for (id, row) in group {
           switch written[id] {
-          case .success(let bytes)?:
-            try agree(kind, id, bytes, revision: exact[id] ?? row.revision, table)
-            entries[id] = Entry(kind: kind, id: id, action: "pulled", detail: "by \(row.user)")
+          case .success(let done)?:
+            try agree(kind, id, done.bytes, revision: exact[id] ?? row.revision, table)
+            entries[id] = Entry(
+              kind: kind, id: id, action: "pulled", detail: "by \(row.user)", warnings: done.warnings,
+              staleApprovals: done.staleApprovals)
           case .failure(let error)?:
             var rejected = records[id] ?? SyncState.Record(kind: kind, id: id, status: .rejected)
             rejected.status = .rejected
@@ -250,30 +256,86 @@ extension Sync {
     return entries
   }
 
+  /// A document written through the write path: the file's bytes, what was applied with a
+  /// warning, and the approvals it made stale.
+  struct Written: Sendable {
+    var bytes: [UInt8]
+    var warnings: [String] = []
+    var staleApprovals: [StaleApprovals] = []
+  }
+
   /// `texts` written as documents of `kind` through the write path in one operation (`sync`, by
-  /// `user`): each one's bytes after, or why the store refused it (then it is not written).
+  /// `user`): each one's outcome, or why the store refused it (then it is not written).
+  ///
+  /// A row is a feed's record for the workflow (a move the workflow does not list is applied
+  /// with a warning, refused with `strictWorkflow`), and a person's edit for the rest: the
+  /// fields `editable:` leaves out and immutable fields are refused, and whatever changed is
+  /// stamped (DESIGN §12). Its document must have the row's id.
   func write(_ kind: String, _ texts: [(id: String, text: String)], user: String) throws(StoreError) -> [String: Result<
-    [UInt8], StoreError
+    Written, StoreError
   >] {
-    try store.write(
+    let source = ChangeSource.feed(strictWorkflow: strictWorkflow)
+    return try store.write(
       "sync", summary: texts.count == 1 ? "sync \(kind) \(texts[0].id)" : "sync \(kind) (\(texts.count))", user: user
     ) {
-      session throws(StoreError) -> [String: Result<[UInt8], StoreError>] in
-      var out: [String: Result<[UInt8], StoreError>] = [:]
+      session throws(StoreError) -> [String: Result<Written, StoreError>] in
+      var out: [String: Result<Written, StoreError>] = [:]
       for (id, text) in texts {
         do throws(StoreError) {
+          let shown = "the database's \(kind) \(Self.escaped(id))"
           let path = try store.path(kind: kind, id: id)
           let stored = FileIO.entry(path) == .missing ? nil : try store.read(kind: kind, id: id)
-          let value = try brought(
-            try Store.parsed(Array(text.utf8), shown: "the database's \(kind) \(id)"), kind: kind, id: id,
-            to: stored?.value)
+          var value = try brought(
+            try Store.parsed(Array(text.utf8), shown: shown), kind: kind, id: id, to: stored?.value)
+          if let schema = store.registry.schema(of: value) {
+            try checkRow(value, id: id, stored: stored?.value, schema: schema, shown: shown, path: path)
+            if let stored {
+              TimestampStamper(time: Instant(session.now).rfc3339, mode: .refresh)
+                .stamp(&value, before: stored.value, type: schema.root)
+            }
+          }
+          let before = session.staleApprovals.count
+          let prepared = try session.prepare(value, replacing: stored, kind: kind, source: source)
+          try session.stage(prepared)
           out[id] = .success(
-            try session.save(value, replacing: stored, kind: kind, source: .feed(strictWorkflow: false)).bytes)
+            Written(
+              bytes: prepared.bytes, warnings: prepared.warnings,
+              staleApprovals: Array(session.staleApprovals.dropFirst(before))))
         } catch  where error.kind == .badInput {
           out[id] = .failure(error)
         }
       }
       return out
+    }
+  }
+
+  /// Refuses a row whose document has another id than the row (it would be taken under the
+  /// document's, and the row deleted by the next run), and an edit of fields people may not
+  /// edit: those `editable:` leaves out, and immutable ones.
+  func checkRow(_ value: JSONValue, id: String, stored: JSONValue?, schema: Schema, shown: String, path: String)
+    throws(StoreError)
+  {
+    func refuse(_ pointer: JSONPointer, _ rule: String, _ message: String) -> StoreError {
+      .invalidDocument(
+        shown, [Diagnostic(file: store.display(path), position: nil, pointer: pointer, rule: rule, message: message)])
+    }
+    let named = value[schema.idField]
+    guard named.flatMap(DocumentID.text) == id else {
+      let says = named.map { JSONWriter.compact($0) } ?? "no id"
+      throw refuse(
+        JSONPointer.root.appending(schema.idField), "sync",
+        "the row's id is \(Self.escaped(id)), but its document says \(Self.escaped(says)); a row is taken only under its own id"
+      )
+    }
+    guard let stored else { return }
+    let refused = ChangeRules.notEditable(old: stored, new: value, schema: schema)
+    if !refused.isEmpty, let editable = schema.editable {
+      throw StoreError.refused(
+        .notEditable(kind: schema.kind, id: id, fields: refused.map(\.path), editable: editable.map(\.description)))
+    }
+    let immutable = ChangeRules.findings(old: stored, new: value, schema: schema).filter { $0.rule == "immutable" }
+    if let first = immutable.first {
+      throw refuse(first.pointer, first.rule, first.message)
     }
   }
 
@@ -283,7 +345,8 @@ extension Sync {
   /// takes a document back to it.
   func brought(_ value: JSONValue, kind: String, id: String, to ours: JSONValue?) throws(StoreError) -> JSONValue {
     let target = ours.flatMap { store.registry.schema(of: $0)?.version }
-    return try Migrator(store: store).brought(value, kind: kind, to: target, shown: "the database's \(kind) \(id)")
+    return try Migrator(store: store).brought(
+      value, kind: kind, to: target, shown: "the database's \(kind) \(Self.escaped(id))")
       ?? value
   }
 
@@ -333,12 +396,12 @@ extension Sync {
   func plan(_ record: SyncState.Record?, sha256: String?, revision: Int64?, _ direction: Direction) -> Plan {
     if let record, record.status == .conflict {
       if revision != record.remoteRevision { return .refreshConflict }
-      return .wait("conflict: waiting to be resolved (ours, theirs or a settled file)")
+      return .unsettled("conflict: waiting to be resolved (ours, theirs or a settled file)")
     }
     let bytes = sha256
     let localChanged = sha256.map { $0 != record?.sha256 } ?? (record?.sha256 != nil)
     if let record, record.status == .rejected, revision == record.remoteRevision, !localChanged {
-      return .wait("rejected: \(record.problem ?? "")")
+      return .unsettled("rejected: \(record.problem ?? "")")
     }
     guard let record, record.text != nil else {
       switch (bytes, revision) {

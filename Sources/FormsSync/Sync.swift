@@ -26,6 +26,9 @@ public struct Sync: Sendable {
   public let schema: String
   /// Who the rows this store writes name as `updated_by` (the audit log's user).
   let author: String
+  /// Refuse (report as rejected) a pulled row whose workflow move the workflow does not list,
+  /// as `import --strict-workflow` does; without it the move is applied with a warning.
+  public var strictWorkflow = false
 
   public init(store: Store, url: DatabaseURL, schema: String = "formsctl") throws(SyncError) {
     guard SyncSQL.isSchemaName(schema) else {
@@ -71,6 +74,37 @@ public struct Sync: Sendable {
     /// pulled, pushed, merged, deleted-here, deleted-there, conflict, rejected, waiting.
     public var action: String
     public var detail: String
+    /// A conflict or rejected row that this run leaves as it was (reported `waiting`): the run
+    /// is not in step while any are left.
+    public var unsettled = false
+    /// What the write path applied although a person could not have made the change (a
+    /// workflow move the workflow does not list).
+    public var warnings: [String] = []
+    /// The documents whose approvals this entry's write made stale.
+    public var staleApprovals: [StaleApprovals] = []
+
+    public init(
+      kind: String, id: String, action: String, detail: String, unsettled: Bool = false, warnings: [String] = [],
+      staleApprovals: [StaleApprovals] = []
+    ) {
+      self.kind = kind
+      self.id = id
+      self.action = action
+      self.detail = detail
+      self.unsettled = unsettled
+      self.warnings = warnings
+      self.staleApprovals = staleApprovals
+    }
+
+    /// True when the entry leaves the document out of step: a conflict or a rejected row, new
+    /// in this run or left from an earlier one.
+    public var isProblem: Bool { unsettled || action == "conflict" || action == "rejected" }
+
+    /// The detail with the warnings and stale approvals after it (the table's column).
+    public var fullDetail: String {
+      ([detail].filter { !$0.isEmpty } + warnings.map { "warning: " + $0 }
+        + staleApprovals.map { "approvals made stale: " + $0.description }).joined(separator: "; ")
+    }
   }
 
   /// Syncs every kind in `direction`; deletions on either side are held to `maxDelete` (the
@@ -117,16 +151,20 @@ public struct Sync: Sendable {
     }
   }
 
-  /// The report of a run: records `{kind, id, action, detail}` and a table of the same.
+  /// The report of a run: records `{kind, id, action, detail}` (with `warnings` and
+  /// `staleApprovals` when there are any) and a table of the same (the detail followed by them).
   public static func report(_ entries: [Entry]) -> TableReport {
     TableReport(
       records: entries.map { entry in
-        .object(
-          JSONObject([
-            "kind": .string(entry.kind), "id": .string(entry.id), "action": .string(entry.action),
-            "detail": .string(entry.detail),
-          ]))
-      }, columns: ["kind", "id", "action", "detail"], rows: entries.map { [$0.kind, $0.id, $0.action, $0.detail] })
+        var object = JSONObject([
+          "kind": .string(entry.kind), "id": .string(entry.id), "action": .string(entry.action),
+          "detail": .string(entry.detail),
+        ])
+        if !entry.warnings.isEmpty { object["warnings"] = .array(entry.warnings.map { .string($0) }) }
+        if !entry.staleApprovals.isEmpty { object["staleApprovals"] = .array(entry.staleApprovals.map(\.json)) }
+        return .object(object)
+      }, columns: ["kind", "id", "action", "detail"],
+      rows: entries.map { [$0.kind, $0.id, $0.action, $0.fullDetail] })
   }
 
   /// The state this database's records live in, after checking the schema is formsctl's and
@@ -175,12 +213,15 @@ public struct Sync: Sendable {
     }
   }
 
-  /// A row as sync reads it: its text (the canonical text when it still matches its hash, else
-  /// the jsonb's), revision and author.
+  /// A row as sync reads it: its text (the canonical text when it still matches its hash and
+  /// says what the jsonb says, else the jsonb's), revision and author. `inconsistent`: its
+  /// columns disagree (a canonical text or a `schema_version` other than the jsonb's), so the
+  /// row is written again once it is agreed on, even when its text is already the store's.
   struct Row: Sendable {
     var text: String
     var revision: Int64
     var user: String
+    var inconsistent = false
   }
 
   func fetch(_ kind: String, _ id: String, _ database: Database) async throws(SyncError) -> Row? {
@@ -192,21 +233,56 @@ public struct Sync: Sendable {
     let table = SyncSQL.qualified(schema, SyncSQL.table(kind))
     let rows = try await database.rows(
       """
-      SELECT id, document::text, canonical, content_sha256, revision, updated_by FROM \(unescaped: table)
+      SELECT id, document::text, canonical, content_sha256, revision, updated_by, schema_version FROM \(unescaped: table)
       WHERE id = ANY(\(ids)::text[])
       """)
     var found: [String: Row] = [:]
     for row in rows {
       do {
-        let (id, json, canonical, hash, revision, user) = try row.decode(
-          (String, String, String?, String?, Int64, String).self)
-        let text = canonical.flatMap { sha256(Array($0.utf8)) == hash ? $0 : nil } ?? json
-        found[id] = Row(text: text, revision: revision, user: user)
+        let (id, json, canonical, hash, revision, user, version) = try row.decode(
+          (String, String, String?, String?, Int64, String, String).self)
+        found[id] = Self.row(
+          json: json, canonical: canonical, hash: hash, revision: revision, user: user, version: version)
       } catch {
         throw SyncError.unreadableRow(schema: schema, table: SyncSQL.table(kind), detail: "\(error)")
       }
     }
     return found
+  }
+
+  /// A row from its columns. The jsonb is what the row says (every reader of the database sees
+  /// it): a canonical text that does not say the same (written around the trigger, or with a
+  /// hash of its own) is not taken; nor is a `schema_version` other than the document's.
+  static func row(json: String, canonical: String?, hash: String?, revision: Int64, user: String, version: String)
+    -> Row
+  {
+    let document = try? JSONParser().parse(Array(json.utf8))
+    var row = Row(text: json, revision: revision, user: user)
+    if let canonical, SyncState.hash(Array(canonical.utf8)) == hash {
+      if let document, let text = try? JSONParser().parse(Array(canonical.utf8)), equivalent(text, document) {
+        row.text = canonical
+      } else {
+        row.inconsistent = true
+      }
+    }
+    if let reference = document?["_schema"]?.stringValue, reference.contains("@"),
+      reference.split(separator: "@").last.map(String.init) != version
+    {
+      row.inconsistent = true
+    }
+    return row
+  }
+
+  /// True when `a` and `b` are the same JSON value, numbers compared by value (jsonb spells
+  /// `1e2` as `100`).
+  static func equivalent(_ a: JSONValue, _ b: JSONValue) -> Bool {
+    switch (a, b) {
+    case (.number(let x), .number(let y)): return x.compare(y) == .orderedSame
+    case (.array(let x), .array(let y)): return x.count == y.count && zip(x, y).allSatisfy { equivalent($0, $1) }
+    case (.object(let x), .object(let y)):
+      return x.keys == y.keys && x.keys.allSatisfy { key in equivalent(x[key] ?? .null, y[key] ?? .null) }
+    default: return a == b
+    }
   }
 
   /// A stored document on its way to its row: what the row's columns take, worked out once.

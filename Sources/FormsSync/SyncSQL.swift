@@ -6,7 +6,7 @@ import Foundation
 /// the schema as formsctl's (DESIGN §13).
 public enum SyncSQL {
   /// The format of the tables this formsctl writes (in `formsctl_meta`).
-  public static let format = "1"
+  public static let format = "2"
 
   /// The columns of a kind's table and their types as `information_schema` names them.
   public static let columns: [(name: String, type: String)] = [
@@ -54,19 +54,37 @@ public enum SyncSQL {
       INSERT INTO \(qualified(schema, "formsctl_meta")) (key, value) VALUES ('format', \(literal(format)))
       ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value
       """,
-      // A row's revision counts its changes; a change to the jsonb alone (an SQL writer) clears
-      // the canonical text and its hash, so sync takes the jsonb for what it says.
+      // Revisions come from one sequence: a row deleted and inserted again, or a revision set
+      // by hand, never repeats one that sync recorded.
+      "CREATE SEQUENCE IF NOT EXISTS \(qualified(schema, "formsctl_revision"))",
+      // The trigger keeps a row's columns telling one story, whatever an SQL writer sets: a new
+      // revision on every change; the jsonb made from `canonical` when only that changed (or an
+      // insert gave no jsonb); the canonical text and its hash cleared when the jsonb changed
+      // without them; `schema_version` taken from the document's `_schema`.
       """
       CREATE OR REPLACE FUNCTION \(qualified(schema, "formsctl_touch"))() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
+        NEW.revision := nextval(\(literal(schema + ".formsctl_revision"))::regclass);
         IF TG_OP = 'UPDATE' THEN
-          NEW.revision := OLD.revision + 1;
-          IF NEW.canonical IS NOT DISTINCT FROM OLD.canonical AND NEW.document IS DISTINCT FROM OLD.document THEN
-            NEW.canonical := NULL;
-          END IF;
-          IF NEW.updated_by IS NOT DISTINCT FROM OLD.updated_by AND NEW.canonical IS NULL THEN
+          -- A writer that names nobody is the database user (sync names its author, and writes
+          -- the jsonb and the text together).
+          IF NEW.updated_by IS NOT DISTINCT FROM OLD.updated_by
+            AND (NEW.canonical IS NULL OR NEW.canonical IS NOT DISTINCT FROM OLD.canonical
+              OR NEW.document IS NOT DISTINCT FROM OLD.document) THEN
             NEW.updated_by := current_user;
           END IF;
+          IF NEW.canonical IS DISTINCT FROM OLD.canonical AND NEW.canonical IS NOT NULL
+            AND NEW.document IS NOT DISTINCT FROM OLD.document THEN
+            NEW.document := NEW.canonical::jsonb;
+          ELSIF NEW.canonical IS NOT DISTINCT FROM OLD.canonical AND NEW.document IS DISTINCT FROM OLD.document THEN
+            NEW.canonical := NULL;
+          END IF;
+        ELSIF NEW.document IS NULL AND NEW.canonical IS NOT NULL THEN
+          NEW.document := NEW.canonical::jsonb;
+        END IF;
+        IF jsonb_typeof(NEW.document) = 'object' AND jsonb_typeof(NEW.document->'_schema') = 'string'
+          AND strpos(NEW.document->>'_schema', '@') > 0 THEN
+          NEW.schema_version := split_part(NEW.document->>'_schema', '@', 2);
         END IF;
         IF NEW.canonical IS NULL THEN NEW.content_sha256 := NULL; END IF;
         NEW.updated_at := now();
@@ -74,6 +92,20 @@ public enum SyncSQL {
       END $$
       """,
     ]
+    // Casts that give NULL, not an error, for a value that is not of the type: one bad row
+    // never stops a view from answering for the others.
+    for (name, type) in safeCasts {
+      statements.append(
+        """
+        CREATE OR REPLACE FUNCTION \(qualified(schema, name))(value text) RETURNS \(type)
+        LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
+        BEGIN
+          RETURN value::\(type);
+        EXCEPTION WHEN others THEN
+          RETURN NULL;
+        END $$
+        """)
+    }
     for (kind, versions) in kinds {
       let table = qualified(schema, Self.table(kind))
       statements += [
@@ -89,6 +121,13 @@ public enum SyncSQL {
           updated_by text NOT NULL DEFAULT current_user
         )
         """,
+        // A database made by an earlier formsctl counted each row's revisions from 1: the
+        // sequence starts past every revision there is.
+        """
+        SELECT setval(\(literal(schema + ".formsctl_revision"))::regclass, greatest(
+          (SELECT last_value FROM \(qualified(schema, "formsctl_revision"))),
+          (SELECT coalesce(max(revision), 0) FROM \(table)), 1))
+        """,
         "DROP TRIGGER IF EXISTS formsctl_touch ON \(table)",
         """
         CREATE TRIGGER formsctl_touch BEFORE INSERT OR UPDATE ON \(table)
@@ -102,35 +141,52 @@ public enum SyncSQL {
       }
       for version in versions {
         let view = qualified(schema, Self.view(kind, version.version))
-        statements += ["DROP VIEW IF EXISTS \(view)", "CREATE VIEW \(view) AS \(select(version, from: table))"]
+        statements += [
+          "DROP VIEW IF EXISTS \(view)", "CREATE VIEW \(view) AS \(select(version, from: table, in: schema))",
+        ]
       }
     }
     return statements
   }
 
-  /// The typed columns of a version's top-level scalar fields (sensitive ones left out).
-  public static func typedColumns(_ schema: Schema) -> [(name: String, sql: String)] {
+  /// The functions the views cast with (`formsctl_date(text)`: a date, or NULL when the text is
+  /// not one), and the type each gives.
+  static let safeCasts: [(name: String, type: String)] = [
+    ("formsctl_numeric", "numeric"), ("formsctl_boolean", "boolean"), ("formsctl_date", "date"),
+    ("formsctl_timestamptz", "timestamptz"),
+  ]
+
+  /// The row's own columns in every view, named so no document field can take their place: a
+  /// descriptor cannot declare a top-level member starting with `_` (DESIGN §13).
+  public static let bookkeeping: [(column: String, view: String)] = [
+    ("id", "_id"), ("schema_version", "_schema_version"), ("revision", "_revision"), ("updated_at", "_updated_at"),
+    ("updated_by", "_updated_by"),
+  ]
+
+  /// The typed columns of a version's top-level scalar fields (sensitive ones left out). A value
+  /// that is not of its type (a date written by hand as `2026-13-45`) is NULL in its column.
+  public static func typedColumns(_ schema: Schema, in namespace: String = "formsctl") -> [(name: String, sql: String)]
+  {
     schema.root.fieldOrder.compactMap { name -> (String, String)? in
       guard let field = schema.root.fields[name], !field.sensitive else { return nil }
       let text = "(document->>\(literal(name)))"
+      func cast(_ function: String) -> String { qualified(namespace, function) + text }
       switch field.type.kind {
       case .string, .uuid, .enumeration: return (name, text)
-      case .integer, .decimal, .number: return (name, text + "::numeric")
-      case .boolean: return (name, text + "::boolean")
-      case .date: return (name, text + "::date")
-      case .datetime: return (name, text + "::timestamptz")
+      case .integer, .decimal, .number: return (name, cast("formsctl_numeric"))
+      case .boolean: return (name, cast("formsctl_boolean"))
+      case .date: return (name, cast("formsctl_date"))
+      case .datetime: return (name, cast("formsctl_timestamptz"))
       default: return nil
       }
     }
   }
 
-  /// A version's view: the row's id, version and stamps, then its typed columns.
-  static func select(_ schema: Schema, from table: String) -> String {
-    let reserved: Set<String> = ["id", "schema_version", "updated_at", "updated_by", "revision"]
-    let typed = typedColumns(schema).filter { !reserved.contains($0.name) }.map {
-      "\($0.sql) AS \(identifier($0.name))"
-    }
-    return (["SELECT id", "schema_version", "revision", "updated_at", "updated_by"] + typed).joined(separator: ", ")
+  /// A version's view: the row's bookkeeping (`_id`, `_revision`...), then its typed columns.
+  static func select(_ schema: Schema, from table: String, in namespace: String) -> String {
+    let typed = typedColumns(schema, in: namespace).map { "\($0.sql) AS \(identifier($0.name))" }
+    let own = bookkeeping.map { "\($0.column) AS \(identifier($0.view))" }
+    return "SELECT " + (own + typed).joined(separator: ", ")
       + " FROM \(table) WHERE schema_version = \(literal(schema.version.description))"
   }
 

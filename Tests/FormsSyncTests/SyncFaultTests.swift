@@ -71,7 +71,12 @@ struct SyncFaultTests {
   func copy(_ source: String, to target: String, server: PostgresServer) throws -> Store {
     try? FileManager.default.removeItem(atPath: target)
     try FileManager.default.copyItem(atPath: source, toPath: target)
-    try server.psql("DELETE FROM formsctl.claim; INSERT INTO formsctl.claim SELECT * FROM formsctl.saved")
+    // Put back exactly, revisions included: the trigger (a new revision on every insert) is skipped.
+    try server.psql(
+      """
+      BEGIN; SET LOCAL session_replication_role = replica;
+      DELETE FROM formsctl.claim; INSERT INTO formsctl.claim SELECT * FROM formsctl.saved; COMMIT
+      """)
     var configuration = Store.Configuration()
     configuration.user = "tester"
     let opened = try Store.open(at: target, configuration: configuration)

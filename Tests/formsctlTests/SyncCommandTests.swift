@@ -172,3 +172,25 @@ struct SyncCommandTests {
     }
   }
 }
+
+extension SyncCommandTests {
+  /// `sync || alert` alerts on every run while a rejected row is left, not only on the run that
+  /// rejected it; once the row is fixed, sync exits 0.
+  @Test(
+    PostgresServer.enabled)
+  func syncExitsOneWhileARejectedRowIsLeft() throws {
+    try withSyncedStore([("ACQ-2026-001", "Chairs")]) { server, _, _, run in
+      #expect(try run(["sync"]).status == 0)
+      try server.psql("UPDATE formsctl.acquisition SET document = jsonb_set(document, '{title}', '\"\"')")
+      let rejected = try run(["sync"])
+      #expect(rejected.status == 1 && rejected.stdout.contains("rejected"), "\(rejected.transcript)")
+      let still = try run(["sync", "--format", "json"])
+      #expect(still.status == 1 && still.stdout.contains("rejected: /title"), "\(still.transcript)")
+      #expect(try run(["sync", "--push"]).status == 1)
+      try server.psql("UPDATE formsctl.acquisition SET document = jsonb_set(document, '{title}', '\"Desks\"')")
+      let fixed = try run(["sync"])
+      #expect(fixed.status == 0 && fixed.stdout.contains("pulled"), "\(fixed.transcript)")
+      #expect(try run(["sync"]).status == 0)
+    }
+  }
+}

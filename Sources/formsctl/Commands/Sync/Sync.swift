@@ -55,6 +55,8 @@ extension Formsctl.SyncCommand {
     @Flag(help: "Only copy from the store to the database.") var push = false
     @Option(help: ArgumentHelp("How many deletions a run may make on each side: N or P%.", valueName: "BOUND"))
     var maxDelete: PruneBound?
+    @Flag(help: "Reject a row whose workflow move the workflow does not list (else applied with a warning).")
+    var strictWorkflow = false
     @Option(help: "Output: table, json, ndjson or csv.") var format: ReportFormat = .table
 
     func validate() throws {
@@ -62,9 +64,12 @@ extension Formsctl.SyncCommand {
     }
 
     func run() throws {
-      let entries = try database.sync(try options.open()).run(pull ? .pull : push ? .push : .both, maxDelete: maxDelete)
+      var sync = try database.sync(try options.open())
+      sync.strictWorkflow = strictWorkflow
+      let entries = try sync.run(pull ? .pull : push ? .push : .both, maxDelete: maxDelete)
       render(Sync.report(entries), as: format)
-      if entries.contains(where: { $0.action == "conflict" || $0.action == "rejected" }) { throw ExitStatus.problems }
+      // Rejected rows and conflicts left from earlier runs count as much as new ones.
+      if entries.contains(where: \.isProblem) { throw ExitStatus.problems }
     }
   }
 
