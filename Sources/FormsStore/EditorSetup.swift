@@ -60,14 +60,62 @@ public struct EditorSetup: Sendable {
   /// Writes `<kind>-<version>.schema.json` for every version and `<kind>.schema.json`, which picks
   /// the version by `_schema`, into `directory`; returns the associations.
   public func exportSchemas(to directory: String, draft: JSONSchemaExporter.Draft) throws(StoreError) -> [Association] {
+    // Every file the export replaces, and the directories above it, must be what they seem: a
+    // link there would carry the write elsewhere (into a store document, say).
+    try FileIO.refuseLinks(directory, below: workspace)
+    for exported in registry.jsonSchemaFiles(draft: draft) {
+      try refuseLink((FilePath(directory) / exported.file).string)
+    }
     _ = try registry.writeJSONSchemas(to: directory, draft: draft, boundary: workspace)
     let schemas = fromWorkspace(directory)
     let data = fromWorkspace(layout.dataDirectory)
     return registry.latestByKind.map { kind, latest in
       Association(
-        kind: kind, fileMatch: "/" + (data == "." ? "" : data + "/") + latest.directory + "/*.json",
+        kind: kind,
+        fileMatch: "/" + Self.uriPath((data == "." ? "" : data + "/") + latest.directory) + "/*.json",
         schema: (schemas.hasPrefix("/") ? "" : "./") + schemas + "/\(kind).schema.json")
     }
+  }
+
+  /// `path` as it appears in a `file:` URI as VS Code's JSON language service writes one
+  /// (vscode-uri): every byte but `A-Z a-z 0-9 - . _ ~ /` percent-encoded, hex in capitals.
+  /// `fileMatch` patterns are matched against that form of a document's URI, and the glob syntax
+  /// there (`* ? [ ] { } ,`) has no escape, so a directory named `forms [EU]` or `x{a,b}` is
+  /// written `forms%20%5BEU%5D` and `x%7Ba%2Cb%7D`: nothing special is left in it.
+  static func uriPath(_ path: String) -> String {
+    var out = ""
+    for byte in path.utf8 {
+      switch byte {
+      case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+        UInt8(ascii: "~"), UInt8(ascii: "/"):
+        out.unicodeScalars.append(Unicode.Scalar(byte))
+      default:
+        let hex = Array("0123456789ABCDEF".utf8)
+        out += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]], as: UTF8.self)
+      }
+    }
+    return out
+  }
+
+  /// Refuses `path` when it is a symbolic link (or anything but a regular file): editor setup
+  /// writes nothing through a link, wherever it leads.
+  func refuseLink(_ path: String) throws(StoreError) {
+    switch FileIO.entry(path) {
+    case .file, .missing: return
+    case .symlink:
+      throw StoreError.wrongFileType(fromWorkspace(path), found: "a symbolic link", expected: "a regular file")
+    case .directory:
+      throw StoreError.wrongFileType(fromWorkspace(path), found: "a directory", expected: "a regular file")
+    case .other:
+      throw StoreError.wrongFileType(fromWorkspace(path), found: "not a regular file", expected: "a regular file")
+    }
+  }
+
+  /// Refuses `path` when it, or a directory between it and the project's root, is a link.
+  func refuseLinks(at path: String) throws(StoreError) {
+    try refuseLink(path)
+    try FileIO.refuseLinks(FilePath(path).parent.string, below: workspace)
   }
 
   /// The store's root from the project's root, for the language server's configuration.
@@ -79,6 +127,9 @@ public struct EditorSetup: Sendable {
   public func configuration(
     for editor: Editor, associations: [Association], schemaDirectory: String
   ) throws(StoreError) -> ConfigurationFile {
+    // Nothing is read or written through a link: the file formsctl merges into (a committed
+    // settings.json that links to a store document, say) would be changed behind the store's back.
+    try refuseLinks(at: (FilePath(workspace) / Self.file(editor)).string)
     switch editor {
     case .vscode:
       let path = (FilePath(workspace) / ".vscode/settings.json").string
@@ -95,9 +146,11 @@ public struct EditorSetup: Sendable {
         note: "Zed checks documents against the schemas through its JSON language server; it starts other "
           + "language servers from extensions only")
     case .neovim:
+      let path = (FilePath(workspace) / ".nvimrc").string
       return ConfigurationFile(
-        path: (FilePath(workspace) / ".nvim.lua").string, contents: Array(neovimConfiguration.utf8),
-        note: "Neovim reads .nvim.lua with `vim.o.exrc = true` in your init.lua, once you :trust it")
+        path: path, contents: Array(try neovimConfiguration(in: path).utf8),
+        note: "Neovim runs .nvimrc when it starts in the project's root with 'exrc' set (`set exrc` in init.vim; "
+          + "in init.lua, `vim.o.exrc = true` from Neovim 0.9 on, which asks once to :trust it)")
     case .helix:
       return ConfigurationFile(
         path: (FilePath(workspace) / ".helix/languages.toml").string, contents: Array(helixConfiguration.utf8),
@@ -135,32 +188,112 @@ public struct EditorSetup: Sendable {
     }
   }
 
-  /// Writes `file` atomically under the project's root, never through a link.
+  /// Where `editor`'s configuration goes, from the project's root.
+  static func file(_ editor: Editor) -> String {
+    switch editor {
+    case .vscode: return ".vscode/settings.json"
+    case .zed: return ".zed/settings.json"
+    case .neovim: return ".nvimrc"
+    case .helix: return ".helix/languages.toml"
+    }
+  }
+
+  /// Writes `file` atomically under the project's root, never through a link: neither the file
+  /// nor a directory above it may be one (checked again just before the write).
   public func write(_ file: ConfigurationFile) throws(StoreError) {
-    try FileIO.refuseLinks(FilePath(file.path).parent.string, below: workspace)
-    try FileIO.makeDirectories(FilePath(file.path).parent.string)
+    try refuseLinks(at: file.path)
+    try AtomicWriter(boundary: workspace).makeDirectories(FilePath(file.path).parent.string)
+    try refuseLinks(at: file.path)
     try AtomicWriter(boundary: workspace).write(file.contents, to: file.path)
   }
 
-  /// `.nvim.lua`: starts `formsctl lsp` for the store's JSON and YAML files (Neovim 0.7 and later).
-  var neovimConfiguration: String {
-    let store = storeFromWorkspace == "." ? "" : "/" + storeFromWorkspace
+  /// The line of `.nvimrc` that lists its stores (from the project's root) as a JSON array.
+  static let neovimStoresMarker = "\" formsctl-stores: "
+
+  /// `.nvimrc`: Vim script that Neovim 0.7 and later run with 'exrc' (0.9 and later once it is
+  /// trusted), starting `formsctl lsp` for the JSON and YAML files of each store set up in the
+  /// project: the stores already in the file at `path` that still exist, and this one. A file
+  /// formsctl did not write is refused, untouched. No glob or pattern holds a store's path: a
+  /// file belongs to the store of the nearest `formsctl.yaml` above it, compared as a string.
+  func neovimConfiguration(in path: String) throws(StoreError) -> String {
+    var stores: Set<String> = [storeFromWorkspace]
+    if FileIO.exists(path) {
+      let text = String(decoding: try FileIO.read(path, followLinks: false), as: UTF8.self)
+      guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(Self.neovimStoresMarker) }),
+        let listed = try? JSONParser().parse(Array(line.dropFirst(Self.neovimStoresMarker.count).utf8)).arrayValue
+      else {
+        throw StoreError.refused(
+          .editorSettings(
+            path: fromWorkspace(path), position: nil,
+            message: "not written by `formsctl editor setup`, so it is not replaced; move it away, or add the "
+              + "lines `formsctl editor setup --editor neovim --print` shows to it by hand"))
+      }
+      for store in listed.compactMap(\.stringValue) {
+        let root = store == "." ? workspace : (FilePath(workspace) / store).string
+        if FileIO.entry((FilePath(root) / "formsctl.yaml").string) == .file { stores.insert(store) }
+      }
+    }
+    let sorted = stores.sorted()
+    let list = JSONWriter.compact(.array(sorted.map { JSONValue.string($0) }))
+    let entries = sorted.map { "  " + Self.luaString($0) + "," }.joined(separator: "\n")
     return """
-      -- Written by `formsctl editor setup --editor neovim`. Neovim reads this file when `vim.o.exrc = true`
-      -- is in your init.lua and you have trusted it (:trust). It starts the store's language server,
-      -- `formsctl lsp`, for the store's documents and descriptors.
-      local root = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h')
-      local store = root .. '\(store)'
-      local client
+      " Written by `formsctl editor setup --editor neovim`, which keeps the list of stores below (run it once
+      " for each store of the project). Neovim runs this file when it starts in this directory with 'exrc'
+      " set (see formsctl's README, "Editing in your editor"). It starts each store's language server,
+      " `formsctl lsp`, for the store's JSON and YAML files.
+      \(Self.neovimStoresMarker)\(list)
+      lua << FORMSCTL_EOF
+      local stores = {
+      \(entries)
+      }
+      local clients = {}
+      -- The store around a file (the nearest directory holding formsctl.yaml), when it is one of the
+      -- stores above and the project's root there holds this file.
+      local function store_of(file)
+        if file == nil or file == '' then return nil end
+        local dir = vim.fn.fnamemodify(vim.fn.resolve(vim.fn.fnamemodify(file, ':p')), ':h')
+        while vim.fn.filereadable(dir .. '/formsctl.yaml') == 0 do
+          local parent = vim.fn.fnamemodify(dir, ':h')
+          if parent == dir then return nil end
+          dir = parent
+        end
+        for _, store in ipairs(stores) do
+          local root = dir
+          if store ~= '.' then
+            root = dir:sub(-#store - 1) == '/' .. store and dir:sub(1, -#store - 2) or nil
+          end
+          if root and vim.fn.filereadable(root .. '/.nvimrc') == 1 then return dir end
+        end
+        return nil
+      end
       vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile' }, {
-        pattern = { store .. '/*.json', store .. '/*.yaml' },
+        pattern = { '*.json', '*.yaml' },
         callback = function(args)
-          client = client or vim.lsp.start_client({ name = 'formsctl', cmd = { 'formsctl', 'lsp' }, cmd_cwd = store, root_dir = store })
-          if client then vim.lsp.buf_attach_client(args.buf, client) end
+          local store = store_of(args.file)
+          if not store then return end
+          clients[store] = clients[store]
+            or vim.lsp.start_client({ name = 'formsctl', cmd = { 'formsctl', 'lsp' }, cmd_cwd = store, root_dir = store })
+          if clients[store] then vim.lsp.buf_attach_client(args.buf, clients[store]) end
         end,
       })
+      FORMSCTL_EOF
 
       """
+  }
+
+  /// `text` as a Lua string literal: quotes and backslashes escaped, control bytes as `\ddd`,
+  /// other UTF-8 as it is.
+  static func luaString(_ text: String) -> String {
+    var out: [UInt8] = [UInt8(ascii: "\"")]
+    for byte in text.utf8 {
+      switch byte {
+      case UInt8(ascii: "\""), UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), byte]
+      case 0..<0x20, 0x7F:
+        out += [UInt8(ascii: "\\"), 0x30 + byte / 100, 0x30 + byte / 10 % 10, 0x30 + byte % 10]
+      default: out.append(byte)
+      }
+    }
+    return String(decoding: out + [UInt8(ascii: "\"")], as: UTF8.self)
   }
 
   /// `.helix/languages.toml`: `formsctl lsp` beside Helix's own JSON and YAML servers.

@@ -59,7 +59,7 @@ struct ReadmeTests {
       #expect(try runShellLines(blocks[0], in: dir) == [])
       let settings = try readFile(dir + "/.vscode/settings.json")
       #expect(settings.contains(#""url": "./examples/acquisitions/json-schema/purchase-order.schema.json""#))
-      #expect(try readFile(dir + "/.nvim.lua").contains("local store = root .. '/examples/acquisitions'"))
+      #expect(try readFile(dir + "/.nvimrc").contains(#"" formsctl-stores: ["examples/acquisitions"]"#))
       #expect(FileIO.exists(dir + "/examples/acquisitions/json-schema/form-2.0.0.schema.json"))
     }
   }
