@@ -26,6 +26,13 @@ public final class LanguageServer: Sendable {
     var encoding = LineIndex.Encoding.utf16
     var initialized = false
     var shutdown = false
+    /// Hover in Markdown unless the client's `hover.contentFormat` prefers plain text.
+    var hoverMarkdown = true
+    /// What was last published for each open buffer: the same diagnostics of the same version
+    /// are not sent again (a watch's first look after `didOpen`, a save that changed nothing).
+    var published: [String: JSONValue] = [:]
+    /// A write to the client failed: it is gone.
+    var disconnected = false
     var buffers: [String: Buffer] = [:]
     var workspaces: [String: Workspace] = [:]
     var watches: [String: WatchCancellation] = [:]
@@ -55,7 +62,18 @@ public final class LanguageServer: Sendable {
   public func run() -> Int32 {
     var reader = FrameReader(input)
     defer { for watch in state.withLock({ Array($0.watches.values) }) { watch.cancel() } }
-    while let body = reader.next() {
+    loop: while !state.withLock({ $0.disconnected }), let frame = reader.nextFrame() {
+      let body: [UInt8]
+      switch frame {
+      case .message(let bytes): body = bytes
+      case .invalid(let reason):
+        send(error: -32700, message: reason, id: .null)
+        continue
+      case .unreadable(let reason):
+        // No frame can be found after this: say so and end, as when the input ends.
+        send(error: -32700, message: reason + "; formsctl lsp stops", id: .null)
+        break loop
+      }
       let message: JSONValue
       do {
         message = try JSONParser().parse(body)
@@ -63,26 +81,77 @@ public final class LanguageServer: Sendable {
         send(error: -32700, message: "not JSON: \(error.message)", id: .null)
         continue
       }
-      guard let method = message["method"]?.stringValue else { continue }  // a response to us
+      guard case .object = message else {
+        let what = message.arrayValue != nil ? "a batch (LSP sends one message per frame)" : "not an object"
+        send(error: -32600, message: "invalid request: \(what)", id: .null)
+        continue
+      }
+      let id = message["id"]
+      switch id {
+      case nil, .string?, .number?: break
+      case .null?:
+        guard message["method"] != nil else { continue }  // an error answered to us
+        break
+      default:
+        send(error: -32600, message: "invalid request: an id is a number or a string", id: .null)
+        continue
+      }
+      guard let method = message["method"]?.stringValue else {
+        if message["result"] != nil || message["error"] != nil { continue }  // a response to us
+        send(error: -32600, message: "invalid request: no method", id: id ?? .null)
+        continue
+      }
       if method == "exit" { break }
-      handle(method, id: message["id"], params: message["params"] ?? .null)
+      handle(method, id: id == .null ? nil : id, params: message["params"] ?? .null)
     }
     return state.withLock { $0.shutdown } ? 0 : 1
   }
 
   // MARK: Dispatch
 
+  /// The methods LSP defines as notifications: they take no id and get no answer.
+  static let notifications: Set<String> = [
+    "initialized", "exit", "textDocument/didOpen", "textDocument/didChange", "textDocument/didClose",
+    "textDocument/didSave", "textDocument/willSave", "workspace/didChangeWatchedFiles",
+    "workspace/didChangeConfiguration", "workspace/didChangeWorkspaceFolders",
+  ]
+
   func handle(_ method: String, id: JSONValue?, params: JSONValue) {
-    let ready = state.withLock { $0.initialized && !$0.shutdown }
-    guard ready || method == "initialize" || method == "shutdown" || id == nil else {
-      return send(error: -32002, message: "the server is not initialized (or was shut down)", id: id ?? .null)
+    let (initialized, shutdown) = state.withLock { ($0.initialized, $0.shutdown) }
+    guard let id else {
+      // A notification before `initialize` or after `shutdown` is dropped (only `exit` counts),
+      // and so is a request sent without an id: there is nowhere to send its answer.
+      guard initialized && !shutdown, Self.notifications.contains(method) else { return }
+      return handleNotification(method, params: params)
+    }
+    if Self.notifications.contains(method) {
+      return send(error: -32600, message: "invalid request: \(method) is a notification and takes no id", id: id)
+    }
+    if shutdown {
+      return send(error: -32600, message: "invalid request: the server was shut down; only exit is accepted", id: id)
+    }
+    if !initialized && method != "initialize" {
+      return send(error: -32002, message: "the server is not initialized", id: id)
     }
     switch method {
-    case "initialize": respond(id, initialize(params))
-    case "initialized": break
+    case "initialize":
+      guard !initialized else { return send(error: -32600, message: "invalid request: initialized already", id: id) }
+      respond(id, initialize(params))
     case "shutdown":
       state.withLock { $0.shutdown = true }
       respond(id, .null)
+    case "textDocument/completion": respond(id, answer(params) { self.completion($0, $1, $2) })
+    case "textDocument/hover": respond(id, answer(params) { self.hover($0, $1, $2) })
+    case "textDocument/definition": respond(id, answer(params) { self.definition($0, $1, $2) })
+    case "textDocument/references": respond(id, answer(params) { self.references($0, $1, $2) })
+    case "textDocument/formatting": respond(id, answer(params) { self.formatting($0, $1, $2) })
+    case "textDocument/codeAction": respond(id, answer(params) { self.codeActions($0, $1, $2, params) })
+    default: send(error: -32601, message: "formsctl lsp does not handle \(method)", id: id)
+    }
+  }
+
+  func handleNotification(_ method: String, params: JSONValue) {
+    switch method {
     case "textDocument/didOpen":
       let document = params["textDocument"] ?? .null
       guard let uri = document["uri"]?.stringValue, let path = Self.path(of: uri) else { return }
@@ -105,28 +174,28 @@ public final class LanguageServer: Sendable {
       publish([uri])
     case "textDocument/didClose":
       guard let uri = params["textDocument"]?["uri"]?.stringValue else { return }
-      _ = state.withLock { $0.buffers.removeValue(forKey: uri) }
+      state.withLock {
+        $0.buffers[uri] = nil
+        $0.published[uri] = nil
+      }
       notify(
         "textDocument/publishDiagnostics",
         .object(JSONObject(["uri": .string(uri), "diagnostics": .array([])])))
     case "textDocument/didSave", "workspace/didChangeWatchedFiles":
       publish(state.withLock { Array($0.buffers.keys) })
-    case "textDocument/completion": respond(id, answer(params) { self.completion($0, $1, $2) })
-    case "textDocument/hover": respond(id, answer(params) { self.hover($0, $1, $2) })
-    case "textDocument/definition": respond(id, answer(params) { self.definition($0, $1, $2) })
-    case "textDocument/references": respond(id, answer(params) { self.references($0, $1, $2) })
-    case "textDocument/formatting": respond(id, answer(params) { self.formatting($0, $1, $2) })
-    case "textDocument/codeAction": respond(id, answer(params) { self.codeActions($0, $1, $2, params) })
-    default:
-      if let id { send(error: -32601, message: "formsctl lsp does not handle \(method)", id: id) }
+    default: break  // initialized, and what the server does not follow
     }
   }
 
   func initialize(_ params: JSONValue) -> JSONValue {
     let offered = params["capabilities"]?["general"]?["positionEncodings"]?.arrayValue?.compactMap(\.stringValue) ?? []
     let encoding: LineIndex.Encoding = offered.contains("utf-8") ? .utf8 : .utf16
+    // The client's formats in its order of preference; Markdown when it names none.
+    let formats = (params["capabilities"]?["textDocument"]?["hover"]?["contentFormat"]?.arrayValue ?? [])
+      .compactMap(\.stringValue).filter { $0 == "markdown" || $0 == "plaintext" }
     state.withLock {
       $0.encoding = encoding
+      $0.hoverMarkdown = formats.first ?? "markdown" == "markdown"
       $0.initialized = true
     }
     return .object(
@@ -194,11 +263,20 @@ public final class LanguageServer: Sendable {
 
   func hover(_ service: LanguageService, _ buffer: Buffer, _ offset: Int) -> JSONValue {
     guard let (markdown, span) = service.hover(path: buffer.path, text: buffer.text, at: offset) else { return .null }
+    let contents =
+      state.withLock { $0.hoverMarkdown }
+      ? JSONObject(["kind": .string("markdown"), "value": .string(markdown)])
+      : JSONObject(["kind": .string("plaintext"), "value": .string(Self.plainText(markdown))])
     return .object(
       JSONObject([
-        "contents": .object(JSONObject(["kind": .string("markdown"), "value": .string(markdown)])),
+        "contents": .object(contents),
         "range": range(span, in: buffer.text),
       ]))
+  }
+
+  /// The hover's Markdown as plain text: the text without its emphasis and code marks.
+  static func plainText(_ markdown: String) -> String {
+    markdown.replacingOccurrences(of: "**", with: "").replacingOccurrences(of: "`", with: "")
   }
 
   func definition(_ service: LanguageService, _ buffer: Buffer, _ offset: Int) -> JSONValue {
@@ -255,7 +333,14 @@ public final class LanguageServer: Sendable {
     publishing.withLock { _ in
       for uri in uris {
         guard let buffer = state.withLock({ $0.buffers[uri] }) else { continue }
-        notify("textDocument/publishDiagnostics", diagnostics(uri: uri, buffer: buffer))
+        let params = diagnostics(uri: uri, buffer: buffer)
+        let fresh = state.withLock { state -> Bool in
+          // Closed meanwhile, or the same as last time: nothing to say.
+          guard state.buffers[uri] != nil, state.published[uri] != params else { return false }
+          state.published[uri] = params
+          return true
+        }
+        if fresh { notify("textDocument/publishDiagnostics", params) }
       }
     }
   }
@@ -453,45 +538,115 @@ public final class LanguageServer: Sendable {
         ])))
   }
 
-  /// One message, framed; a client that stopped reading ends the server (its input ends next).
+  /// One message, framed; a client that stopped reading ends the server after the message it
+  /// sent last (SIGPIPE is ignored by `formsctl lsp`, so the write fails instead of killing it).
   func send(_ message: JSONValue) {
     let body = Array(JSONWriter.compact(message).utf8)
     let frame = Array("Content-Length: \(body.count)\r\n\r\n".utf8) + body
     output.withLock { handle in
-      do { try handle.write(contentsOf: frame) } catch { input.closeFile() }
+      guard !state.withLock({ $0.disconnected }) else { return }
+      do { try handle.write(contentsOf: frame) } catch { state.withLock { $0.disconnected = true } }
     }
   }
 }
 
 /// Reads `Content-Length`-framed messages from a file handle (the server's input; the
-/// benchmark's and the tests' client read the server's output with it too).
+/// benchmark's and the tests' client read the server's output with it too). Every header is
+/// checked and bounded: a frame whose length is missing, not a number or negative is reported and
+/// skipped (the next header follows its blank line); one longer than `maxBody` is reported and
+/// its bytes dropped as they arrive, never held; a header that never ends is unreadable.
 package struct FrameReader {
+  /// What the input holds next.
+  package enum Frame: Sendable, Equatable {
+    case message([UInt8])
+    /// A frame that cannot be read, skipped: the reader goes on after it.
+    case invalid(String)
+    /// Nothing after this can be framed (a header longer than `maxHeader`).
+    case unreadable(String)
+  }
+
+  /// The longest body read (a document of 64 MiB, escaped as a JSON string, fits).
+  package static let maxBody = 192 << 20
+  /// The longest header (its lines and the blank line that ends it).
+  package static let maxHeader = 8 << 10
+
   let handle: FileHandle
   var buffer: [UInt8] = []
+  /// Bytes of a too long body still to drop.
+  var dropping = 0
 
   package init(_ handle: FileHandle) { self.handle = handle }
 
-  /// The next message's body; nil when the input ends.
+  /// The next message's body, skipping frames that cannot be read; nil when the input ends.
   package mutating func next() -> [UInt8]? {
+    while let frame = nextFrame() {
+      switch frame {
+      case .message(let body): return body
+      case .invalid: continue
+      case .unreadable: return nil
+      }
+    }
+    return nil
+  }
+
+  /// The next frame; nil when the input ends.
+  package mutating func nextFrame() -> Frame? {
     let separator = Array("\r\n\r\n".utf8)
     while true {
-      if let end = buffer.firstRange(of: separator) {
-        let header = String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
-        let length =
-          header.split(separator: "\r\n").compactMap { line -> Int? in
-            let parts = line.split(separator: ":", maxSplits: 1)
-            guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
-            return Int(parts[1].trimmingCharacters(in: .whitespaces))
-          }.first ?? 0
-        if buffer.count - end.upperBound >= length {
-          let body = Array(buffer[end.upperBound..<(end.upperBound + length)])
-          buffer.removeFirst(end.upperBound + length)
-          return body
+      if dropping > 0 {
+        let dropped = min(dropping, buffer.count)
+        buffer.removeFirst(dropped)
+        dropping -= dropped
+      }
+      if dropping == 0, let end = buffer.firstRange(of: separator) {
+        let header = buffer[..<end.lowerBound]
+        switch Self.contentLength(header) {
+        case .failure(let problem):
+          buffer.removeFirst(end.upperBound)
+          return .invalid(problem.reason)
+        case .success(let length) where length > Self.maxBody:
+          buffer.removeFirst(end.upperBound)
+          dropping = length
+          return .invalid("a message of \(length) bytes, more than the limit of \(Self.maxBody); skipped")
+        case .success(let length):
+          if buffer.count - end.upperBound >= length {
+            let body = Array(buffer[end.upperBound..<(end.upperBound + length)])
+            buffer.removeFirst(end.upperBound + length)
+            return .message(body)
+          }
         }
+      } else if dropping == 0, buffer.count > Self.maxHeader, buffer.firstRange(of: separator) == nil {
+        buffer = []
+        return .unreadable("no message header ends within \(Self.maxHeader) bytes")
       }
       let data = handle.availableData
       guard !data.isEmpty else { return nil }
       buffer += data
     }
+  }
+
+  struct HeaderProblem: Error { let reason: String }
+
+  /// The length a header gives: exactly one `Content-Length` of decimal digits.
+  static func contentLength(_ header: ArraySlice<UInt8>) -> Result<Int, HeaderProblem> {
+    var lengths: [Substring] = []
+    for line in String(decoding: header, as: UTF8.self).split(separator: "\r\n") {
+      let parts = line.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+      guard parts.count == 2 else {
+        return .failure(HeaderProblem(reason: "a header line without a colon: \(line.prefix(80).debugDescription)"))
+      }
+      if parts[0].lowercased() == "content-length" { lengths.append(parts[1]) }
+    }
+    guard let text = lengths.first?.trimmingCharacters(in: .whitespaces) else {
+      return .failure(HeaderProblem(reason: "a message header without Content-Length"))
+    }
+    guard lengths.count == 1 else { return .failure(HeaderProblem(reason: "a message header with two Content-Length")) }
+    // Digits only (no sign), and few enough that the number is no overflow.
+    guard !text.isEmpty, text.count <= 18, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let length = Int(text)
+    else {
+      return .failure(
+        HeaderProblem(reason: "Content-Length \(text.prefix(40).debugDescription) is not a length in bytes"))
+    }
+    return .success(length)
   }
 }

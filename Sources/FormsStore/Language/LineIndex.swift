@@ -12,20 +12,35 @@ public struct LineIndex: Sendable {
   }
 
   let text: [UInt8]
+  /// Where each line starts as LSP counts lines: after `\n`, `\r\n` or a lone `\r`.
   let starts: [Int]
+  /// Where each line starts as formsctl's JSON diagnostics count lines: after `\n` only.
+  let lineFeedStarts: [Int]
 
   public init(_ text: [UInt8]) {
     self.text = text
     var starts = [0]
-    for (offset, byte) in text.enumerated() where byte == UInt8(ascii: "\n") { starts.append(offset + 1) }
+    var lineFeedStarts = [0]
+    for (offset, byte) in text.enumerated() {
+      if byte == UInt8(ascii: "\n") {
+        lineFeedStarts.append(offset + 1)
+        starts.append(offset + 1)
+      } else if byte == UInt8(ascii: "\r"), offset + 1 == text.count || text[offset + 1] != UInt8(ascii: "\n") {
+        starts.append(offset + 1)
+      }
+    }
     self.starts = starts
+    self.lineFeedStarts = lineFeedStarts
   }
 
+  /// True for the bytes that end a line in LSP's count.
+  static func isLineEnd(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") }
+
   /// The byte offset of a 1-based line and column in Unicode scalars (the end of the line when
-  /// the column is past it).
+  /// the column is past it), lines counted as formsctl's diagnostics count them (line feeds).
   public func offset(of position: SourcePosition) -> Int {
-    guard position.line >= 1, position.line <= starts.count else { return text.count }
-    var offset = starts[position.line - 1]
+    guard position.line >= 1, position.line <= lineFeedStarts.count else { return text.count }
+    var offset = lineFeedStarts[position.line - 1]
     var column = 1
     while column < position.column, offset < text.count, text[offset] != UInt8(ascii: "\n") {
       offset += 1
@@ -53,13 +68,13 @@ public struct LineIndex: Sendable {
 
   /// The byte offset of a 0-based line and character (clamped to the line's end).
   public func offset(line: Int, character: Int, encoding: Encoding) -> Int {
-    guard line >= 0 else { return 0 }
+    guard line >= 0, character >= 0 else { return line < 0 ? 0 : offset(line: line, character: 0, encoding: encoding) }
     guard line < starts.count else { return text.count }
     let start = starts[line]
     var end = start
-    while end < text.count, text[end] != UInt8(ascii: "\n") { end += 1 }
+    while end < text.count, !Self.isLineEnd(text[end]) { end += 1 }
     switch encoding {
-    case .utf8: return min(start + character, end)
+    case .utf8: return character >= end - start ? end : start + character  // no overflow for a huge character
     case .utf16:
       var units = 0
       var offset = start

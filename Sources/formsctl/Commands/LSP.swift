@@ -30,7 +30,11 @@ extension Formsctl {
     func run() throws {
       let server = LanguageServer(
         store: store, environment: ProcessInfo.processInfo.environment, workingDirectory: FileIO.currentDirectory)
-      guard let diagnose else { throw ExitStatus.exit(server.run()) }
+      guard let diagnose else {
+        // A client that goes away fails the next write (EPIPE), which ends the server cleanly.
+        signal(SIGPIPE, SIG_IGN)
+        throw ExitStatus.exit(server.run())
+      }
       let published = try server.diagnostics(ofFile: (FilePath(FileIO.currentDirectory) / diagnose).string)
       FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(published))
       if published["diagnostics"]?.arrayValue?.isEmpty == false { throw ExitStatus.problems }
