@@ -160,4 +160,98 @@ struct JSONSchemaDifferentialTests {
       #expect(documents.contains { JSONWriter.compact($0).contains("\"unit_price\":12.0") })
     }
   }
+
+  /// Resolves the export as each mainstream way of loading it does: a registry keyed by every
+  /// resource's own `$id` (as Ajv keys schemas), one keyed by the files' URIs, and every version
+  /// schema's `$id` equal to its file name. Then judges the example purchase orders and some
+  /// datetimes with no format checking (most validators' default), so the pattern alone decides.
+  static let resolve = """
+    import json, sys, glob, os, pathlib
+    import jsonschema, referencing
+    directory, documents = sys.argv[1], sys.argv[2:]
+    schemas = {os.path.basename(p): json.load(open(p)) for p in glob.glob(os.path.join(directory, '*.schema.json'))}
+    for name, schema in schemas.items():
+        assert schema.get('$id') == (name if name.count('-') and name.split('-')[-1][0].isdigit() else None), name
+    by_id = referencing.Registry().with_resources(
+        (r.id(), r) for r in map(referencing.Resource.from_contents, schemas.values()) if r.id())
+    by_file = referencing.Registry().with_resources(
+        (pathlib.Path(directory, n).resolve().as_uri(), referencing.Resource.from_contents(s)) for n, s in schemas.items())
+    order = schemas['purchase-order.schema.json']
+    by_uri = {'$ref': pathlib.Path(directory, 'purchase-order.schema.json').resolve().as_uri()}
+    for path in documents:
+        document = json.load(open(path))
+        for schema, registry in ((order, by_id), (by_uri, by_file)):
+            errors = list(jsonschema.Draft7Validator(schema, registry=registry).iter_errors(document))
+            print('valid' if not errors else 'invalid: ' + errors[0].message)
+        for stamp in ['2026-01-02T25:00:00Z', '2026-13-02T10:00:00Z', '2026-01-32T10:00:00Z', '2026-01-02T10:60:00Z',
+                      '2026-01-02T10:00:61Z', '2026-01-02T10:00:00+24:00', '2026-01-02T23:59:60Z', '2026-01-02T00:00:00.5-05:30']:
+            changed = dict(document, last_updated=stamp)
+            print(stamp, jsonschema.Draft7Validator(order, registry=by_id).is_valid(changed))
+    """
+
+  @Test(
+    .enabled(
+      if: python != nil || ProcessInfo.processInfo.environment["CI"] == "true",
+      "python3 with jsonschema and rfc3339-validator is not installed (pip install jsonschema rfc3339-validator); skipped outside CI"
+    ))
+  func theExportResolvesByIdAndByFileAndItsDatetimesAreRealTimes() throws {
+    try withTemporaryDirectory { dir in
+      let examples = Formsctl.packageRoot.appendingPathComponent("examples").path
+      let export = try Formsctl.run(
+        ["schema", "export", "--json-schema", "--out", dir + "/exported", "--store", examples + "/acquisitions"],
+        in: dir)
+      #expect(export.status == 0, "\(export.stderr)")
+      let order = examples + "/acquisitions/data/purchase-orders/PO-000201.json"
+      try writeFile(Self.resolve, to: dir + "/resolve.py")
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: try #require(Self.python))
+      process.arguments = [dir + "/resolve.py", dir + "/exported", order]
+      let output = Pipe()
+      let errors = Pipe()
+      process.standardOutput = output
+      process.standardError = errors
+      try process.run()
+      let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      process.waitUntilExit()
+      #expect(process.terminationStatus == 0, "\(problems)")
+      #expect(
+        lines.split(separator: "\n")
+          == [
+            "valid", "valid", "2026-01-02T25:00:00Z False", "2026-13-02T10:00:00Z False", "2026-01-32T10:00:00Z False",
+            "2026-01-02T10:60:00Z False", "2026-01-02T10:00:61Z False", "2026-01-02T10:00:00+24:00 False",
+            "2026-01-02T23:59:60Z True", "2026-01-02T00:00:00.5-05:30 True",
+          ], "\(lines)\(problems)")
+    }
+  }
+
+  static let checkJSONSchema: String? = ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":")
+    .map { $0 + "/check-jsonschema" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+
+  @Test(
+    .enabled(
+      if: checkJSONSchema != nil || ProcessInfo.processInfo.environment["CI"] == "true",
+      "check-jsonschema is not installed (pip install check-jsonschema); skipped outside CI"))
+  func checkJSONSchemaValidatesTheExamplesWithTheShippedSchemas() throws {
+    let store = Formsctl.packageRoot.appendingPathComponent("examples/acquisitions").path
+    for (kind, directory) in [
+      ("purchase-order", "purchase-orders"), ("acquisition", "acquisitions"), ("form", "forms"),
+    ] {
+      let files = try FileIO.files(under: store + "/data/" + directory, suffix: ".json").prefix(5)
+      let checked = try runShell(
+        "check-jsonschema --schemafile json-schema/\(kind).schema.json " + files.joined(separator: " ") + " >&2",
+        in: store)
+      #expect(checked.status == 0, "\(kind): \(checked.stderr)")
+      // One version's schema on its own, from another directory.
+      let version = try #require(
+        try FileManager.default.contentsOfDirectory(atPath: store + "/json-schema").filter {
+          $0.hasPrefix(kind + "-") && $0.dropFirst(kind.count + 1).first?.isNumber == true
+        }.max())
+      let alone = try runShell(
+        "check-jsonschema --schemafile \(store)/json-schema/\(version) " + files.joined(separator: " ") + " >&2",
+        in: "/")
+      #expect(alone.status == 0 || alone.stderr.contains("validation errors"), "\(version): \(alone.stderr)")
+      #expect(!alone.stderr.contains("Unresolvable"), "\(version): \(alone.stderr)")
+    }
+  }
 }

@@ -43,7 +43,13 @@ public struct JSONSchemaExporter: Sendable {
     required.insert(.string("_schema"), at: 0)
     root["required"] = .array(required)
     root["$schema"] = .string(draft.uri)
-    root["$id"] = .string("urn:formsctl:\(schema.kind):\(schema.version)")
+    // The file's own name, relative: a validator that registers schemas by `$id` (Ajv, python's
+    // `referencing` keyed by each resource's id) finds it under the name `<kind>.schema.json`
+    // refers to it by, and one that loads files (check-jsonschema, VS Code) resolves the name
+    // against the file's own URI, which is the same file. (`<kind>.schema.json` itself has no
+    // `$id`: a relative one at the root would become the base of its references, and
+    // check-jsonschema would look for the version files in its working directory.)
+    root["$id"] = .string(Self.file(kind: schema.kind, version: schema.version))
     if let title = schema.title { root["title"] = .string(title) }
     var allOf = root["allOf"]?.arrayValue ?? []
     var skipped: [String] = []
@@ -102,6 +108,16 @@ public struct JSONSchemaExporter: Sendable {
       ]))
   }
 
+  /// A calendar date as a pattern says it, for validators that do not check `format`: month
+  /// 01-12, day 01-31 (the days of each month are left to `format` and to formsctl).
+  static let datePattern = "[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+
+  /// The file an export writes a kind's schema to: `<kind>-<version>.schema.json` for one
+  /// version, `<kind>.schema.json` for the one that picks the version by `_schema`.
+  public static func file(kind: String, version: SemanticVersion? = nil) -> String {
+    version.map { "\(kind)-\($0).schema.json" } ?? "\(kind).schema.json"
+  }
+
   func string(_ s: String) -> JSONValue { .string(s) }
   func number(_ n: Int) -> JSONValue { .number(JSONNumber(n)) }
 
@@ -123,12 +139,13 @@ public struct JSONSchemaExporter: Sendable {
     case .date:
       out["type"] = string("string")
       out["format"] = string("date")
-      out["pattern"] = string("^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+      out["pattern"] = string("^" + Self.datePattern + "$")
     case .datetime:
       out["type"] = string("string")
       out["format"] = string("date-time")
       out["pattern"] = string(
-        "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$")
+        "^" + Self.datePattern + "[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\\.[0-9]+)?"
+          + "([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$")
     case .uuid:
       out["type"] = string("string")
       out["format"] = string("uuid")
