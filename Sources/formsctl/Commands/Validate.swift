@@ -40,6 +40,12 @@ extension Formsctl {
         "Also report changes since REV that immutable / immutable_when or the workflow forbid.", valueName: "REV"))
     var against: String?
 
+    @Flag(
+      help:
+        "Leave named files that lie in no store alone, without a warning, and pass when none is in a store (the pre-commit hook)."
+    )
+    var documentsOnly = false
+
     func run() throws {
       let cwd = FileIO.currentDirectory
       // GitHub annotations name files from the top of the repository, wherever CI runs.
@@ -49,7 +55,7 @@ extension Formsctl {
       guard !paths.isEmpty, named == nil else {
         return try Self.finish(validate(options.locate(), paths: paths, display: display))
       }
-      let stores = try Self.stores(holding: paths, cwd: cwd)
+      let stores = try Self.stores(holding: paths, cwd: cwd, documentsOnly: documentsOnly)
       var worst: Int32 = 0
       for store in stores {
         let label = stores.count > 1 ? display(store.layout.root) + ": " : ""
@@ -60,13 +66,17 @@ extension Formsctl {
 
     /// Files named from anywhere (a pre-commit hook at the top of the repository), grouped by the
     /// store each lies in; one in no store is skipped with a warning, one that does not exist is an error.
-    static func stores(holding paths: [String], cwd: String) throws -> [(layout: StoreLayout, paths: [String])] {
+    /// With `documentsOnly` (the hook's JSON in a `data/` folder of no store), those are left
+    /// alone quietly, and none in a store is nothing to check.
+    static func stores(holding paths: [String], cwd: String, documentsOnly: Bool = false) throws -> [(
+      layout: StoreLayout, paths: [String]
+    )] {
       let (stores, outside) = try StoreLayout.group(paths, workingDirectory: cwd)
       for path in outside {
         if !FileIO.exists((FilePath(cwd) / path).string) { throw StoreError.fileNotFound(path) }
-        printWarning("\(path) is inside no formsctl store (no formsctl.yaml above it); skipped")
+        if !documentsOnly { printWarning("\(path) is inside no formsctl store (no formsctl.yaml above it); skipped") }
       }
-      if stores.isEmpty { throw StoreError.notAStore(searchedFrom: cwd) }
+      if stores.isEmpty && !documentsOnly { throw StoreError.notAStore(searchedFrom: cwd) }
       return stores
     }
 
