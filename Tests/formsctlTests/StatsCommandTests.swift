@@ -135,6 +135,9 @@ struct StatsCommandTests {
         (["stats", "form", "--workflow", "--by", "status"], 64, "--workflow reads the audit log"),
         (["stats", "scenario", "--workflow"], 65, "scenario has no workflow"),
         (["stats", "acquisition", "--by", "contracting_officer"], 65, "contracting_officer"),
+        // A sum of what holds no number printed 0.
+        (["stats", "acquisition", "--sum", "title"], 64, "--sum title: not a number field in any version"),
+        (["stats", "form", "--sum", "status"], 64, "--sum status: not a number field"),
       ] {
         let result = try Formsctl.run(arguments, in: store, environment: env)
         #expect(result.status == status, "\(arguments): \(result.stderr)")

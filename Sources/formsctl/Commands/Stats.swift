@@ -45,13 +45,40 @@ extension Formsctl {
       let (report, skipped) = try store.statistics(
         kind: kind, query: Store.Query(filters: try parseFilters(filters, kind: kind, store: store)),
         by: try by.map { try Self.path($0, "--by", kind, store) },
-        sums: try sum.map { try Self.path($0, "--sum", kind, store) })
+        sums: try sum.map { text in
+          let path = try Self.path(text, "--sum", kind, store)
+          // A sum over a path that holds no number would print 0, as if the numbers added up to it.
+          guard store.registry.schemas(of: kind).contains(where: { Self.mayHoldNumbers(path, in: $0.root) }) else {
+            throw CommandError.usage("--sum \(text): not a number field in any version of \(kind); --sum adds numbers")
+          }
+          return path
+        })
       for (path, reason) in skipped {
         printWarning("\(store.display(path)): \(reason); not counted (formsctl validate says why; exit 1)")
       }
       render(report, as: format)
       // As list: counts that had to leave files out say so in their status.
       if !skipped.isEmpty { throw ExitStatus.problems }
+    }
+
+    /// True when `path`, from a value of `type`, can reach a number (an integer, decimal or
+    /// number field, or a value of any type).
+    static func mayHoldNumbers(_ path: Expression.Path, in type: FormsCore.SchemaType) -> Bool {
+      func reach(_ steps: ArraySlice<Expression.Path.Step>, _ type: FormsCore.SchemaType) -> Bool {
+        type.alternatives.contains { type in
+          guard let step = steps.first else { return [.integer, .decimal, .number, .any].contains(type.kind) }
+          switch (step, type.kind) {
+          case (_, .any): return true
+          case (.member, .object) where type.additional: return true
+          case (.member, .map): return type.element.map { reach(steps.dropFirst(), $0) } ?? false
+          case (.member(let name), _): return type.fields[name].map { reach(steps.dropFirst(), $0.type) } ?? false
+          case (.index, .list), (.each, .list), (.each, .map):
+            return type.element.map { reach(steps.dropFirst(), $0) } ?? false
+          default: return false
+          }
+        }
+      }
+      return reach(path.steps[...], type)
     }
 
     /// A path of the kind (any version), for `option`.
