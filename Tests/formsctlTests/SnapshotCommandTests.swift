@@ -141,6 +141,37 @@ struct SnapshotCommandTests {
     }
   }
 
+  /// Found attacking push: a destination that is a symbolic link was written through (and only
+  /// then refused, 65); one of its snapshot names linked elsewhere had the copy written there; a
+  /// file was "no such file or directory".
+  @Test(Rsync.enabled) func pushNeverWritesThroughASymbolicLink() throws {
+    try withTemporaryDirectory { dir in
+      let env = try makeStore(dir)
+      let store = dir + "/store"
+      #expect(try Formsctl.run(["snapshot", "create", "--label", "one"], in: store, environment: env).status == 0)
+      func run(_ arguments: [String]) throws -> RunResult { try Formsctl.run(arguments, in: store, environment: env) }
+      let fm = FileManager.default
+      try fm.createDirectory(atPath: dir + "/elsewhere", withIntermediateDirectories: true)
+      try fm.createSymbolicLink(atPath: dir + "/link", withDestinationPath: dir + "/elsewhere")
+      let linked = try run(["snapshot", "push", "../link"])
+      #expect(
+        linked.status == 65 && linked.stderr.contains("../link is a symbolic link, not a directory"),
+        "\(linked.transcript)")
+      try writeFile("x", to: dir + "/afile")
+      let file = try run(["snapshot", "push", "../afile"])
+      #expect(file.status == 65 && file.stderr.contains("../afile is a file, not a directory"), "\(file.transcript)")
+      try fm.createDirectory(atPath: dir + "/backup", withIntermediateDirectories: true)
+      try fm.createSymbolicLink(
+        atPath: dir + "/backup/2026-11-22T08-00-00Z-one", withDestinationPath: dir + "/elsewhere")
+      let inside = try run(["snapshot", "push", "../backup"])
+      #expect(
+        inside.status == 65
+          && inside.stderr.contains("../backup/2026-11-22T08-00-00Z-one is a symbolic link, not a directory"),
+        "\(inside.transcript)")
+      #expect(try fm.contentsOfDirectory(atPath: dir + "/elsewhere").isEmpty, "nothing was written through a link")
+    }
+  }
+
   @Test func aBrokenDescriptorCanBeRestoredFromASnapshot() throws {
     try withTemporaryDirectory { dir in
       let env = try makeStore(dir)

@@ -54,6 +54,7 @@ extension Snapshots {
       let there = try Self.snapshotNames(at: place)
       var transfer = Transfer()
       var held = there
+      try Self.requireNoOtherEntries(local.map(\.name).filter { !there.contains($0) }, at: place)
       for info in local {
         if there.contains(info.name) {
           transfer.present.append(info.name)
@@ -323,8 +324,33 @@ extension Snapshots {
     }
   }
 
+  /// A directory, not followed through a symbolic link (copies are never written through one).
   static func requireDirectory(_ path: String) throws(StoreError) {
-    guard FileIO.isDirectory(path) else { throw StoreError.fileNotFound(path) }
+    switch FileIO.entry(path) {
+    case .directory: return
+    case .missing: throw StoreError.fileNotFound(path)
+    case .file: throw StoreError.wrongFileType(path, found: "a file", expected: "a directory")
+    case .symlink, .other: throw StoreError.wrongFileType(path, found: FileIO.describe(path), expected: "a directory")
+    }
+  }
+
+  /// Refuses, before anything is copied, a name among `names` that `place` holds as something
+  /// else than a directory (a symbolic link would have rsync write through it, outside the place).
+  static func requireNoOtherEntries(_ names: [String], at place: Place) throws(StoreError) {
+    guard !names.isEmpty else { return }
+    let listing = try rsync(["--list-only", place.text + "/"], place: place)
+    for line in listing.split(separator: "\n") where !line.hasPrefix("d") {
+      // `lrwxrwxrwx  19 2026/11/22 08:00:00 NAME -> TARGET`, `-rw-r--r--  2 2026/11/22 08:00:00 NAME`
+      let fields = line.split(separator: " ", maxSplits: 4, omittingEmptySubsequences: true)
+      guard fields.count == 5 else { continue }
+      let rest = String(fields[4])
+      let name = line.hasPrefix("l") ? String(rest.prefix { $0 != " " }) : rest
+      if names.contains(name) {
+        throw StoreError.wrongFileType(
+          place.path(name), found: line.hasPrefix("l") ? "a symbolic link" : "not a directory",
+          expected: "a directory")
+      }
+    }
   }
 
   /// `2026-11-22T03-48-14Z`, with an optional `-label` (and `-N`): a name `create` gives.
