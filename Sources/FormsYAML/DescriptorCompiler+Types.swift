@@ -144,8 +144,11 @@ extension DescriptorCompiler {
     case .string:
       var pattern: CompiledPattern?
       if let patternNode = node["pattern"], let source = string(patternNode, "pattern") {
-        pattern = CompiledPattern(source)
-        if pattern == nil { error("pattern \(source) is not a valid regular expression", at: patternNode.position) }
+        do {
+          pattern = try CompiledPattern(source)
+        } catch {
+          self.error("pattern \(source) \(error)", at: patternNode.position)
+        }
       }
       return SchemaType(
         kind: .string, minLength: count(node["min_length"], "min_length"),

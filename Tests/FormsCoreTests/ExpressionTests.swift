@@ -48,7 +48,7 @@ struct ExpressionTests {
   @Test(arguments: [
     ("status = \"open\"", 8, "compare with '=='"), ("status ==", 10, "unexpected end of expression"),
     ("(status == \"a\"", 15, "expected ')'"), ("status == \"a\" and", 18, "unexpected end"),
-    ("ticker ~ \"[\"", 10, "invalid regular expression"), ("status in \"a\"", 11, "'['"),
+    ("ticker ~ \"[\"", 10, "is not a valid regular expression (ECMA-262"), ("status in \"a\"", 11, "'['"),
     ("status", 7, "expected a comparison"), ("\"x\" exists", 1, "'exists' follows a path"),
     ("a == \"unterminated", 6, "unterminated string"), ("a == 1 b", 8, "after the end"),
   ])

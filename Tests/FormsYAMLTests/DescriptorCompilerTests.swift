@@ -22,7 +22,14 @@ struct DescriptorCompilerTests {
       "fields:\n  id: string\n  n: {type: integer, minimum: 0}\n",
       "5:22: unknown key \"minimum\" in field \"n\" of type integer; did you mean \"min\"?"
     ),
-    ("fields:\n  id: {type: string, pattern: '([a-z'}\n", "4:31: pattern ([a-z is not a valid regular expression"),
+    (
+      "fields:\n  id: {type: string, pattern: '([a-z'}\n",
+      "4:31: pattern ([a-z is not a valid regular expression (ECMA-262, JSON Schema's dialect): unterminated character class at character 2"
+    ),
+    (
+      "fields:\n  id: {type: string, pattern: '^(a)\\1$'}\n",
+      "4:31: pattern ^(a)\\1$ is not supported: a backreference (\\1) at character 5 (formsctl matches patterns exactly as ECMA-262, JSON Schema's dialect, does)"
+    ),
     (
       "fields:\n  id: string\n  n: {type: integer, min: 0, default: -1}\n",
       "5:39: the default -1 breaks its own constraints: -1 is less than the minimum 0"

@@ -239,8 +239,11 @@ struct Parser {
         throw fail("a regular expression in quotes")
       }
       k += 1
-      guard let compiled = CompiledPattern(source) else {
-        throw ExpressionError(message: "invalid regular expression \"\(source)\"", column: token.column)
+      let compiled: CompiledPattern
+      do {
+        compiled = try CompiledPattern(source)
+      } catch {
+        throw ExpressionError(message: "regular expression \"\(source)\" \(error)", column: token.column)
       }
       return .matches(left, Expression.Regex(source: source, compiled: compiled))
     }

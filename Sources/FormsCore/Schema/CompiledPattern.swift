@@ -1,28 +1,36 @@
 import Foundation
 import Synchronization
 
-/// A regular expression compiled once (ICU syntax via NSRegularExpression; patterns in descriptors
-/// should stay in the subset that JSON Schema's ECMA 262 dialect shares). Unanchored, as in JSON Schema.
+/// A descriptor's `pattern` (or an expression's `~ "regex"`), compiled once: an ECMA-262 regular
+/// expression as JSON Schema means it (`ECMAPattern`), so that formsctl and the exported JSON
+/// Schema accept the same strings. Unanchored, as in JSON Schema.
 ///
 /// The patterns descriptors use most (`^[A-Z]{3}$`, `^ACQ-[0-9]{4}-[0-9]{3}$`: anchored runs of
 /// characters and classes with counts) are also compiled to a small byte matcher, used for
-/// strings of printable ASCII; anything else goes to NSRegularExpression, which gives the same
-/// answers at a hundred times the cost. Such a pattern is valid ICU syntax by construction, so
-/// its NSRegularExpression is only made when a string first needs it: a command whose values are
-/// all judged by the byte matcher never starts ICU's regular expressions (a few milliseconds of
-/// every `get` and `set`). Any other pattern is compiled at once, so that one ICU refuses is
-/// refused when its descriptor is read.
+/// strings of printable ASCII; anything else goes to NSRegularExpression with the pattern restated
+/// in ICU syntax, which gives the same answers at a hundred times the cost. The restatement of such
+/// a pattern is ICU syntax by construction, so its NSRegularExpression is only made when a string
+/// first needs it: a command whose values are all judged by the byte matcher never starts ICU's
+/// regular expressions (a few milliseconds of every `get` and `set`). Any other pattern is compiled
+/// at once, so that one ICU refuses is refused when its descriptor is read.
 public final class CompiledPattern: Sendable {
   public let source: String
+  /// `source` in ICU syntax, with ECMA-262's meaning.
+  let icuSource: String
   private let regex: Mutex<NSRegularExpression?>
   private let simple: [Step]?
 
-  public init?(_ source: String) {
+  /// Compiles `source`, or says why it is not ECMA-262 or not a pattern formsctl matches.
+  public init(_ source: String) throws(PatternError) {
     self.source = source
+    icuSource = try ECMAPattern.icu(source)
     simple = Self.compileSimple(source)
     if simple == nil {
-      guard let regex = try? NSRegularExpression(pattern: source) else { return nil }
-      self.regex = Mutex(regex)
+      do {
+        regex = Mutex(try NSRegularExpression(pattern: icuSource))
+      } catch {
+        throw PatternError(reason: "its ICU form \(icuSource) does not compile", offset: 0, unsupported: true)
+      }
     } else {
       regex = Mutex(nil)
     }
@@ -33,11 +41,11 @@ public final class CompiledPattern: Sendable {
     var text = string
     if let answer = text.withUTF8({ matches(bytes: $0) }) { return answer }
     let regex = self.regex.withLock { regex in
-      // The simple subset is ICU syntax (CompiledPatternTests holds it to that).
-      if regex == nil { regex = try? NSRegularExpression(pattern: source) }
+      // The simple subset's restatement is ICU syntax (CompiledPatternTests holds it to that).
+      if regex == nil { regex = try? NSRegularExpression(pattern: icuSource) }
       return regex
     }
-    guard let regex else { preconditionFailure("ICU refused the simple pattern \(source)") }
+    guard let regex else { preconditionFailure("ICU refused the simple pattern \(source) as \(icuSource)") }
     let range = NSRange(string.startIndex..<string.endIndex, in: string)
     return regex.firstMatch(in: string, options: [], range: range) != nil
   }
@@ -80,7 +88,9 @@ public final class CompiledPattern: Sendable {
   static let largestCount = 100_000
 
   /// `^ (atom quantifier?)* $` with atoms an ASCII literal, `\d`, an escaped punctuation mark or a
-  /// non-negated class of them and ranges; nil for anything else.
+  /// non-negated class of them and ranges; nil for anything else. Only called on valid ECMA-262
+  /// (which `\-` outside a class, say, is not); on printable ASCII, `^`, `$` and `\d` mean the
+  /// same in ECMA-262 and here.
   static func compileSimple(_ source: String) -> [Step]? {
     let b = Array(source.utf8)
     guard b.count >= 2, b.first == UInt8(ascii: "^"), b.last == UInt8(ascii: "$"),
