@@ -186,12 +186,32 @@ public struct Sync: Sendable {
       throw SyncError.otherFormat(schema: schema, format: values["format"])
     }
     for kind in store.registry.kinds { try await checkTable(kind, database) }
+    try await remakeDroppedViews(database)
     let state = SyncState(layout: store.layout, identity: id + "/" + schema)
     do throws(StoreError) {
       try state.describe(
         .object(JSONObject(["database_id": .string(id), "database": .string(url.database), "schema": .string(schema)])))
     } catch { throw SyncError.store(error) }
     return state
+  }
+
+  /// Makes again the typed views someone dropped (they hold no data; apps read them), as
+  /// `sync init` makes them.
+  func remakeDroppedViews(_ database: Database) async throws(SyncError) {
+    var views: [(name: String, statement: String)] = []
+    for kind in store.registry.kinds {
+      for version in store.registry.schemas(of: kind) {
+        let name = SyncSQL.qualified(schema, SyncSQL.view(kind, version.version))
+        views.append((name, SyncSQL.createView(version, schema: schema)))
+      }
+    }
+    let rows = try await database.rows(
+      "SELECT v FROM unnest(\(views.map(\.name))::text[]) AS v WHERE to_regclass(v) IS NULL")
+    var missing: Set<String> = []
+    for row in rows {
+      if let name = try? row.decode(String.self) { missing.insert(name) }
+    }
+    for view in views where missing.contains(view.name) { try await database.run(view.statement) }
   }
 
   /// Refuses a kind's table that is missing or whose columns were changed by hand.

@@ -142,7 +142,7 @@ public enum SyncSQL {
       for version in versions {
         let view = qualified(schema, Self.view(kind, version.version))
         statements += [
-          "DROP VIEW IF EXISTS \(view)", "CREATE VIEW \(view) AS \(select(version, from: table, in: schema))",
+          "DROP VIEW IF EXISTS \(view)", createView(version, schema: schema),
         ]
       }
     }
@@ -188,6 +188,13 @@ public enum SyncSQL {
     let own = bookkeeping.map { "\($0.column) AS \(identifier($0.view))" }
     return "SELECT " + (own + typed).joined(separator: ", ")
       + " FROM \(table) WHERE schema_version = \(literal(schema.version.description))"
+  }
+
+  /// The statement that makes the typed view of `version` in `schema`.
+  public static func createView(_ version: Schema, schema: String) -> String {
+    let table = qualified(schema, Self.table(version.kind))
+    return "CREATE VIEW \(qualified(schema, view(version.kind, version.version))) AS "
+      + select(version, from: table, in: schema)
   }
 
   /// Each version's top-level enums, as one check: a row of that version holds one of the values

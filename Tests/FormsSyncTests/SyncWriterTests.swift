@@ -305,3 +305,14 @@ extension SyncTests {
     }
   }
 }
+
+extension SyncTests {
+  /// A typed view dropped in SQL is made again by the next run (apps read it; it holds no data).
+  @Test func aDroppedViewIsMadeAgainByTheNextRun() throws {
+    try withSynced { server, _, syncer, _ in
+      try server.psql("DROP VIEW formsctl.claim_v1_0_0")
+      #expect(try syncer.run() == [])
+      #expect(try server.psql("SELECT string_agg(_id, ',' ORDER BY _id) FROM formsctl.claim_v1_0_0") == "c1,c2,c3\n")
+    }
+  }
+}
