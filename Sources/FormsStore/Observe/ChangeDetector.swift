@@ -8,9 +8,17 @@ import Foundation
 /// Memory: one packed 64-bit word per member (its name's number, 24 bits, and 40 bits of the hash
 /// of its canonical text), names kept once.
 struct ChangeDetector {
+  /// What a document's directory entry was when looked at: a regular file's stamp, or what
+  /// else is there (a directory, a symbolic link, a FIFO: never opened, never followed), as its
+  /// `lstat` says, with the problem to report.
+  enum Signature: Equatable {
+    case file(FileStamp)
+    case other(type: mode_t, inode: UInt64, changed: Int64, problem: String)
+  }
+
   /// One document as last seen.
   struct Known {
-    var stamp: FileStamp
+    var stamp: Signature
     /// Each top-level member when it last parsed (nil: never), packed and sorted (see the type).
     var members: [UInt64]?
     /// The file does not parse now.
@@ -31,7 +39,8 @@ struct ChangeDetector {
     var out: [(String, String)] = []
     for directory in directories {
       guard let kind = kinds[directory], FileIO.entry(directory) == .directory else { continue }
-      for (name, entry) in try FileIO.entries(of: directory) where Self.isDocumentName(name) && entry == .file {
+      // Every entry with a document's name: one that is no regular file is reported as such.
+      for (name, _) in try FileIO.entries(of: directory) where Self.isDocumentName(name) {
         out.append(((FilePath(directory) / name).string, kind))
       }
     }
@@ -61,18 +70,12 @@ struct ChangeDetector {
     }
     let known = known
     let looked = parallelMap(candidates.sorted { $0.path < $1.path }, chunkSize: 32) {
-      candidate -> Result<(String, String, FileStamp?, [(String, Int)]?), StoreError> in
-      Result { () throws(StoreError) in
-        guard let stamp = FileStamp(candidate.path) else { return (candidate.path, candidate.kind, nil, nil) }
-        if let before = known[candidate.path], before.stamp == stamp {
-          return (candidate.path, candidate.kind, stamp, nil)
-        }
-        return (candidate.path, candidate.kind, stamp, try Self.members(candidate.path))
-      }
+      candidate -> (String, String, Signature?, [(String, Int)]?) in
+      let (stamp, read) = Self.look(candidate.path, unless: known[candidate.path]?.stamp)
+      return (candidate.path, candidate.kind, stamp, read)
     }
     var changes: [Store.Change] = []
-    for result in looked {
-      let (path, kind, stamp, read) = try result.get()
+    for (path, kind, stamp, read) in looked {
       var now: Known?
       if let stamp {
         if let before = known[path], before.stamp == stamp {
@@ -94,12 +97,13 @@ struct ChangeDetector {
         changes.append(
           Store.Change(
             kind: kind, id: id, operation: .create, pointers: [.root],
-            problem: now.members == nil ? "does not parse" : nil))
+            problem: now.members == nil ? now.stamp.problem : nil))
       case (let before?, let now?):
         guard before.stamp != now.stamp else { continue }
         state.append((path, Known(stamp: now.stamp, members: now.members ?? before.members, broken: now.broken)))
         guard let members = now.members else {
-          changes.append(Store.Change(kind: kind, id: id, operation: .update, pointers: [], problem: "does not parse"))
+          changes.append(
+            Store.Change(kind: kind, id: id, operation: .update, pointers: [], problem: now.stamp.problem))
           continue
         }
         let pointers = changedMembers(before.members, members)
@@ -116,19 +120,52 @@ struct ChangeDetector {
     for (path, entry) in updates { known[path] = entry }
   }
 
-  /// The top-level members of the document at `path`, each with the hash of its canonical text;
-  /// nil when it does not parse (a merge conflict, a half-saved file) or is gone.
-  static func members(_ path: String) throws(StoreError) -> [(String, Int)]? {
+  /// What is at `path` (nil: nothing) and, for a regular file whose stamp is not `unless`, its
+  /// members (nil when it does not parse or cannot be read: the signature says why). A document
+  /// name that is a directory, a symbolic link, a FIFO or a socket is reported, never opened or
+  /// followed (so a FIFO never blocks the watch), as `list` skips it with a warning; so is a file
+  /// that cannot be read (permission denied), and the watch goes on.
+  static func look(_ path: String, unless previous: Signature?) -> (Signature?, [(String, Int)]?) {
+    var info = stat()
+    guard lstat(path, &info) == 0 else {
+      if errno == ENOENT || errno == ENOTDIR { return (nil, nil) }
+      let problem = "cannot be looked at: \(Errno(errno))"
+      return (.other(type: 0, inode: 0, changed: 0, problem: problem), nil)
+    }
+    let type = info.st_mode & S_IFMT
+    guard type == S_IFREG else {
+      let problem =
+        "\(FileIO.describe(mode: info.st_mode)), not a document; formsctl does not "
+        + (type == S_IFLNK ? "follow it" : "read it")
+      let changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+      return (.other(type: type, inode: UInt64(info.st_ino), changed: changed, problem: problem), nil)
+    }
+    guard let stamp = FileStamp(path) else { return (nil, nil) }
+    if case .file(stamp)? = previous { return (.file(stamp), nil) }
     let bytes: [UInt8]
     do throws(StoreError) {
-      bytes = try FileIO.read(path)
+      bytes = try FileIO.read(path, followLinks: false)
     } catch {
+      switch error {
       // Gone between the stat and the read: the next look sees it missing.
-      if case .fileNotFound = error { return nil }
-      throw error
+      case .fileNotFound: return (nil, nil)
+      case .wrongFileType(_, let found, _):
+        return (
+          .other(type: 0, inode: 0, changed: 0, problem: "\(found), not a document; formsctl does not read it"), nil
+        )
+      case .io(_, _, let code):
+        return (
+          .other(
+            type: S_IFREG, inode: stamp.inode, changed: stamp.ctimeNanoseconds, problem: "cannot be read: \(code)"), nil
+        )
+      default:
+        return (
+          .other(type: S_IFREG, inode: stamp.inode, changed: stamp.ctimeNanoseconds, problem: error.description), nil
+        )
+      }
     }
-    guard case .object(let object)? = try? JSONParser().parse(bytes) else { return nil }
-    return object.members.map { ($0.key, JSONWriter.compact($0.value).hashValue) }
+    guard case .object(let object)? = try? JSONParser().parse(bytes) else { return (.file(stamp), nil) }
+    return (.file(stamp), object.members.map { ($0.key, JSONWriter.compact($0.value).hashValue) })
   }
 
   private static let hashBits: UInt64 = 40
@@ -154,5 +191,15 @@ struct ChangeDetector {
     let new = Dictionary(after.map { ($0 >> Self.hashBits, $0) }, uniquingKeysWith: { a, _ in a })
     let differing = Set(old.keys).union(new.keys).filter { old[$0] != new[$0] }
     return differing.map { names[Int($0)] }.sorted().map { JSONPointer(tokens: [$0]) }
+  }
+}
+
+extension ChangeDetector.Signature {
+  /// What to report of an entry whose members are unknown: why it is no document.
+  var problem: String {
+    switch self {
+    case .file: return "does not parse"
+    case .other(_, _, _, let problem): return problem
+    }
   }
 }

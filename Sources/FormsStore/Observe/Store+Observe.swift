@@ -132,7 +132,8 @@ extension Store {
       var kept = batch
       kept.changes = []
       for change in batch.changes {
-        let matches = try currentlyMatches(kind: kind, id: change.id, filters)
+        // A name that is no document now (a link, a directory, a FIFO) is never read or followed.
+        let matches = change.problem == nil ? try currentlyMatches(kind: kind, id: change.id, filters) : false
         if matches || matching.contains(change.id) || change.previousID.map(matching.contains) == true {
           kept.changes.append(change)
         }

@@ -65,7 +65,15 @@ struct StoreWatcher {
         {
           try requireStore()
         }
-        if event.isDirectoryCreated, event.directory == store.layout.dataDirectory {
+        if event.isDirectoryCreated, event.directory == store.layout.root,
+          (FilePath(event.directory) / event.name).string == store.layout.dataDirectory
+        {
+          // data/ made again (removed, then restored by a checkout or a copy): its watch and its
+          // kinds' went with it. Watch them again and look at everything.
+          try events.watch(store.layout.dataDirectory)
+          for directory in detector.kinds.keys.sorted() { try events.watch(directory) }
+          everything = true
+        } else if event.isDirectoryCreated, event.directory == store.layout.dataDirectory {
           // A kind's directory made again (a checkout that emptied it, then filled it): watch it
           // and look at all of it.
           let directory = (FilePath(event.directory) / event.name).string

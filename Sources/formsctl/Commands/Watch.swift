@@ -70,6 +70,11 @@ extension Formsctl {
 
     /// A batch as `format` asks: one line per change, or the batch as one JSON object.
     func print(_ batch: Store.ChangeBatch, as format: Format) {
+      // A document name that is no regular file (a directory, a link, a FIFO) or cannot be read
+      // is reported and warned about, as `list` warns; the watch goes on.
+      for change in batch.changes where change.problem != nil && change.problem != "does not parse" {
+        printWarning("\(change.kind) \(change.id): \(change.problem ?? "")")
+      }
       switch format {
       case .json: FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(batch.json))
       case .ndjson: for record in batch.records { printOut(JSONWriter.compact(record)) }
