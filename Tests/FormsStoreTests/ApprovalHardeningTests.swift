@@ -154,6 +154,78 @@ struct ApprovalHardeningTests {
   }
 }
 
+extension ApprovalHardeningTests {
+  /// A claim store whose claims have a sensitive `secret`, sealed for `holder`; c1 approved.
+  func sealedStore(_ dir: String, _ people: ApprovalTests.People, holder: Identity) throws -> Store {
+    _ = try base.store(dir, people)
+    try writeFile(
+      try readFile(dir + "/formsctl.yaml") + "encryption:\n  recipients:\n    - \(holder.recipient)\n",
+      to: dir + "/formsctl.yaml")
+    try writeFile(
+      try readFile(dir + "/schemas/claim/1.0.0.yaml").replacingOccurrences(
+        of: "  note: {type: string, optional: true}\n",
+        with: "  note: {type: string, optional: true}\n  secret: {type: string, optional: true, sensitive: true}\n"),
+      to: dir + "/schemas/claim/1.0.0.yaml")
+    let store = try open(dir, holder: holder)
+    try store.update(kind: "claim", id: "c1", assignments: [try Assignment("secret=vendor bank account")])
+    try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
+    try store.approve(kind: "claim", id: "c1", identity: people.reviewer)
+    try store.approve(kind: "claim", id: "c1", identity: people.officer)
+    return store
+  }
+
+  /// The store as a command opens it: its manifest's recipients, `holder`'s identity.
+  func open(_ dir: String, holder: Identity) throws -> Store {
+    let layout = try StoreLayout(root: dir)
+    var configuration = Store.Configuration()
+    configuration.user = "test"
+    return Store(
+      layout: layout, registry: try SchemaRegistry.load(directory: layout.schemasDirectory, display: { $0 }),
+      configuration: configuration, keyring: Keyring(recipients: layout.recipients, identity: holder))
+  }
+
+  @Test func aResealThatStalesApprovalsIsRefusedNamingThemThenReopensThemThroughTheWritePath() throws {
+    try withTemporaryDirectory { dir in
+      let people = ApprovalTests.People()
+      let holder = Identity.generate()
+      let newcomer = Identity.generate()
+      let store = try sealedStore(dir, people, holder: holder)
+      let path = dir + "/data/claims/c1.json"
+      let before = try readFile(path)
+      let log = try readFile(dir + "/.formsctl/history.jsonl")
+      #expect(try base.validate(store).isEmpty)
+      // Refused before anything is written, naming the form.
+      #expect(
+        base.refusal { _ = try store.reseal("keys add") { $0 + [newcomer.recipient] } }
+          == .resealStalesApprovals(operation: "keys add", documents: ["claim c1 (approved)"]))
+      #expect(try readFile(path) == before)
+      #expect(try readFile(dir + "/.formsctl/history.jsonl") == log)
+      #expect(try !readFile(dir + "/formsctl.yaml").contains(newcomer.recipient.description))
+      // A dry run lists it.
+      let dry = try store.reseal("keys add", dryRun: true) { $0 + [newcomer.recipient] }
+      #expect(dry.staleApprovals.map(\.id) == ["c1"] && dry.staleApprovals.first?.reopenedTo == "in_review")
+      // With reopen: written through the pipeline, the form back in review, the round ended, and
+      // the store still valid (never an approved form whose approvals fail).
+      let report = try store.reseal("keys add", reopen: true) { $0 + [newcomer.recipient] }
+      #expect(report.staleApprovals.map(\.id) == ["c1"] && report.documents == 1)
+      let after = try JSONParser().parse(Array(try readFile(path).utf8))
+      #expect(after["status"] == .string("in_review"))
+      #expect(ApprovalRecord.Reopen(after["_approvals"]!.arrayValue!.last!) != nil)
+      let found = try base.validate(store)
+      #expect(found.isEmpty, "\(found.map(\.compilerStyle))")
+      let record = try #require(try AuditLog.query(store.layout, AuditLog.Query(kind: "claim", id: "c1")).records.first)
+      #expect(record["operation"] == .string("keys add"))
+      #expect(record["staleApprovals"]?.arrayValue?.first?["reopenedTo"] == .string("in_review"))
+      // And it can be approved again: submitted again, then each step signed again.
+      let reopened = try open(dir, holder: holder)
+      try reopened.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
+      try reopened.approve(kind: "claim", id: "c1", identity: people.reviewer)
+      #expect(try reopened.approve(kind: "claim", id: "c1", identity: people.officer).moved == "approved")
+      #expect(try base.validate(reopened).isEmpty)
+    }
+  }
+}
+
 extension JSONValue {
   /// The document without its last `count` approval records, in `status`.
   fileprivate func removing(appended count: Int, status: String) -> JSONValue {

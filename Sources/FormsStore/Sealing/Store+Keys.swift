@@ -7,6 +7,9 @@ extension Store {
     /// Documents rewritten, and sensitive values sealed afresh in them.
     public var documents = 0
     public var values = 0
+    /// Signed documents whose approvals the new envelopes make stale (approvals sign the
+    /// envelopes): their rounds end, and those in a state a chain guards go back to review.
+    public var staleApprovals: [StaleApprovals] = []
   }
 
   /// Seals every sensitive value of the store for the recipients `change` makes of the current
@@ -14,8 +17,14 @@ extension Store {
   /// values sealed for other recipients are opened and sealed again, values in plain text are
   /// sealed, the rest keep their envelope. The manifest is read, and `change` runs, under the lock.
   /// Needs an identity that opens every value and stays a recipient; refuses an empty list.
+  ///
+  /// Each document goes through the write path (`ChangeSource.sealing`). Approvals sign the
+  /// envelopes, so a new envelope in a signed document makes its approvals stale: unless
+  /// `reopen` says so, such a reseal is refused naming the documents (a dry run lists them in
+  /// the report); with it, their rounds end and approved ones go back to review, each listed.
   public func reseal(
-    _ operation: String, dryRun: Bool = false, recipients change: ([Recipient]) throws(StoreError) -> [Recipient]
+    _ operation: String, dryRun: Bool = false, reopen: Bool = false,
+    recipients change: ([Recipient]) throws(StoreError) -> [Recipient]
   )
     throws(StoreError) -> ResealReport
   {
@@ -44,7 +53,7 @@ extension Store {
       let outcomes = parallelMap(
         files, chunkSize: 16, progress: ProgressCounter("sealing", total: files.count, progress)
       ) {
-        path -> Result<(bytes: [UInt8], entry: AuditEntry, values: Int)?, StoreError> in
+        path -> Result<(prepared: WriteSession.Prepared, values: Int)?, StoreError> in
         do throws(StoreError) {
           let bytes = try FileIO.read(path, followLinks: false)
           guard let stored = try? JSONParser().parse(bytes), let reference = stored["_schema"]?.stringValue,
@@ -64,24 +73,31 @@ extension Store {
           let sealed = try ring.seal(
             opened.value, schema: schema, previous: stored, what: "\(schema.kind) \(FilePath(path).name)")
           guard sealed != stored else { return .success(nil) }
-          let pointers = stored.changedPointers(to: sealed)
-          let id = sealed[schema.idField].flatMap(DocumentID.text) ?? ""
-          return .success(
-            (
-              JSONWriter.canonical(sealed), AuditEntry(kind: schema.kind, id: id, action: .update, pointers: pointers),
-              pointers.count
-            ))
+          let values = stored.changedPointers(to: sealed).count
+          let prepared = try session.prepare(
+            sealed, replacing: Document(path: path, value: stored, bytes: bytes), kind: schema.kind, source: .sealing)
+          return .success((prepared, values))
         } catch {
           return .failure(error)
         }
       }
       var report = ResealReport(recipients: recipients)
-      for (path, outcome) in zip(files, outcomes) {
+      var prepared: [WriteSession.Prepared] = []
+      for outcome in outcomes {
         guard let change = try outcome.get() else { continue }
-        try session.stage(change.bytes, to: path, entry: change.entry)
+        prepared.append(change.prepared)
         report.documents += 1
         report.values += change.values
+        if let stale = change.prepared.staleApprovals { report.staleApprovals.append(stale) }
       }
+      // Said before anything is written: which signed documents the new envelopes would reopen.
+      if !report.staleApprovals.isEmpty, !reopen, !dryRun {
+        throw StoreError.refused(
+          .resealStalesApprovals(
+            operation: operation,
+            documents: report.staleApprovals.map { "\($0.kind) \($0.id) (\($0.state ?? "no state"))" }))
+      }
+      for version in prepared { try session.stage(version) }
       if recipients != current {
         let manifest = StoreLayout.manifestPath(root: layout.root)
         let text = String(decoding: try FileIO.read(manifest), as: UTF8.self)

@@ -37,11 +37,20 @@ extension Formsctl {
       }
     }
 
+    /// What every command that reseals says about signed documents.
+    static let reopenNote =
+      "Approvals sign the envelopes: when new envelopes would make a signed document's approvals stale, the "
+      + "command names those documents and writes nothing, unless --reopen: then their rounds end (each is "
+      + "submitted again and signed again) and approved ones go back to review, each named on stderr."
+
     static func reseal(
-      _ store: Store, _ operation: String, dryRun: Bool, quiet: Bool,
+      _ store: Store, _ operation: String, dryRun: Bool, reopen: Bool, quiet: Bool,
       recipients change: ([Recipient]) throws(StoreError) -> [Recipient]
     ) throws {
-      let report = try store.reseal(operation, dryRun: dryRun, recipients: change)
+      let report = try store.reseal(operation, dryRun: dryRun, reopen: reopen, recipients: change)
+      for stale in report.staleApprovals {
+        printWarning((dryRun ? "would make approvals stale: " : "approvals made stale: ") + stale.description)
+      }
       if !quiet {
         let documents = "\(plural(report.documents, "document"))"
         let count = "\(plural(report.recipients.count, "recipient"))"

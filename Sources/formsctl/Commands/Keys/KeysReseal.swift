@@ -11,6 +11,8 @@ extension Formsctl.Keys {
       discussion: """
         What `validate` reports as [sensitive] plain text (a value typed into a file by hand, or a field made sensitive by a new descriptor) is sealed; values sealed for another list of recipients (a merge from a branch) are sealed for the current one; the rest is left as it is.
 
+        \(Formsctl.Keys.reopenNote)
+
         Examples:
           formsctl keys reseal --dry-run
           formsctl keys reseal
@@ -18,10 +20,12 @@ extension Formsctl.Keys {
     )
     @OptionGroup var options: StoreOptions
     @Flag(help: "Say what would change; write nothing.") var dryRun = false
+    @Flag(help: "Seal signed documents too, ending their approval rounds (approved ones go back to review).")
+    var reopen = false
 
     func run() throws {
       let store = try options.open()
-      try Formsctl.Keys.reseal(store, "keys reseal", dryRun: dryRun, quiet: options.quiet) {
+      try Formsctl.Keys.reseal(store, "keys reseal", dryRun: dryRun, reopen: reopen, quiet: options.quiet) {
         current throws(StoreError) in
         current
       }
