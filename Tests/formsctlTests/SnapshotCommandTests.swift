@@ -172,6 +172,33 @@ struct SnapshotCommandTests {
     }
   }
 
+  /// Found attacking retention: with the clock set back, the snapshot just taken is older than
+  /// the newest, and automatic pruning removed it at once ("created ... (0 files)", then pruned).
+  @Test func aClockSetBackNeverPrunesTheSnapshotJustTaken() throws {
+    try withTemporaryDirectory { dir in
+      var env = try makeStore(dir)
+      let store = dir + "/store"
+      let manifest = try readFile(store + "/formsctl.yaml")
+      try writeFile(
+        manifest.replacingOccurrences(of: "keep_within: 7d", with: "keep_within: 0d").replacingOccurrences(
+          of: "keep_weekly_within: 30d", with: "keep_weekly_within: 0d"), to: store + "/formsctl.yaml")
+      env["FORMSCTL_NOW"] = "2027-01-01T00:00:00Z"
+      #expect(try Formsctl.run(["snapshot", "create", "--label", "ahead"], in: store, environment: env).status == 0)
+      env["FORMSCTL_NOW"] = "2026-06-01T00:00:00Z"
+      let taken = try Formsctl.run(["snapshot", "create", "--label", "now"], in: store, environment: env)
+      #expect(
+        taken.status == 0 && taken.stdout == "created snapshot 2026-06-01T00-00-00Z-now (12 files)\n",
+        "\(taken.transcript)")
+      let list = try Formsctl.run(["snapshot", "list"], in: store, environment: env)
+      #expect(list.stdout.contains("2026-06-01T00-00-00Z-now") && list.stdout.contains("2027-01-01T00-00-00Z-ahead"))
+      // The next one prunes it by the policy, as any older snapshot.
+      let next = try Formsctl.run(["snapshot", "create", "--label", "later"], in: store, environment: env)
+      #expect(
+        next.stdout.contains("pruned 1 snapshot") && next.stdout.contains("2026-06-01T00-00-00Z-now"),
+        "\(next.transcript)")
+    }
+  }
+
   @Test func aBrokenDescriptorCanBeRestoredFromASnapshot() throws {
     try withTemporaryDirectory { dir in
       let env = try makeStore(dir)

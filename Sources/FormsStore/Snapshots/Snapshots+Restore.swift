@@ -156,21 +156,26 @@ extension Snapshots {
 
   /// The retention policy of the manifest applied after a command took a snapshot, unless it
   /// says `auto_prune: false` (DESIGN §10); the caller holds the lock. `sparing` (the snapshot a
-  /// restore reads) is kept whatever its age. The names removed, newest first.
+  /// restore reads) and the snapshot just taken are kept whatever their age (a clock set back
+  /// dates the one just taken before the newest). The names removed, newest first.
   func autoPrune(sparing: String? = nil) throws(StoreError) -> [String] {
     let policy = layout.retention
     guard policy.autoPrune else { return [] }
     return try prune(
       keepWithin: policy.keepWithin, keepWeeklyWithin: policy.keepWeeklyWithin, keepLast: 0, dryRun: false,
-      sparing: sparing
+      sparing: sparing, sparingTaken: true
     ).filter { !$0.keep }.map(\.name)
   }
 
   /// `prune`, the caller holding the lock.
-  func prune(keepWithin: Int, keepWeeklyWithin: Int, keepLast: Int, dryRun: Bool, sparing: String? = nil)
+  func prune(
+    keepWithin: Int, keepWeeklyWithin: Int, keepLast: Int, dryRun: Bool, sparing: String? = nil,
+    sparingTaken: Bool = false
+  )
     throws(StoreError)
     -> [RetentionPlanner.Decision]
   {
+    let justTaken = sparingTaken ? taken.last : nil
     let all = try list()
     let decisions = RetentionPlanner.decide(
       // A snapshot whose summary cannot be read cannot stand for the store either.
@@ -178,8 +183,9 @@ extension Snapshots {
       now: Int64(now().timeIntervalSince1970),
       keepWithin: keepWithin, keepWeeklyWithin: keepWeeklyWithin, keepLast: keepLast
     ).map {
-      $0.name == sparing && !$0.keep
-        ? RetentionPlanner.Decision(name: $0.name, keep: true, reason: "restored from") : $0
+      guard !$0.keep else { return $0 }
+      if $0.name == sparing { return RetentionPlanner.Decision(name: $0.name, keep: true, reason: "restored from") }
+      return $0.name == justTaken ? RetentionPlanner.Decision(name: $0.name, keep: true, reason: "just taken") : $0
     }
     if !dryRun && decisions.contains(where: { !$0.keep }) {
       let removing = ProgressCounter("pruning", total: decisions.filter { !$0.keep }.count, progress)

@@ -1,5 +1,6 @@
 import FormsCore
 import Foundation
+import Synchronization
 
 /// The snapshots of a store (DESIGN §10): plain, read-only, timestamped directories under
 /// `.formsctl/snapshots/`, each with `data/`, `schemas/` (when inside the store), `formsctl.yaml`
@@ -10,6 +11,17 @@ public struct Snapshots: Sendable {
   public var now: @Sendable () -> Date = { Date() }
   /// Hears how far `create`, `verify` and `prune` are; nil: silent.
   public var progress: ProgressHandler?
+  /// The snapshot this value (or a copy of it) took last: the retention policy applied right
+  /// after it never removes it, whatever the clock says (a clock set back dates it before the
+  /// newest).
+  let taken = Taken()
+
+  /// The name of the snapshot taken last, shared by the copies of a `Snapshots`.
+  final class Taken: Sendable {
+    private let name = Mutex<String?>(nil)
+    func set(_ name: String) { self.name.withLock { $0 = name } }
+    var last: String? { name.withLock { $0 } }
+  }
 
   public init(layout: StoreLayout) { self.layout = layout }
 
@@ -245,6 +257,7 @@ public struct Snapshots: Sendable {
     // rebuilds it from the manifest, and its temporary is a leftover `recover` removes.
     if documents == nil, POSIX.rename(newCache, cachePath) != 0 { _ = POSIX.unlink(newCache) }
     try AtomicWriter.syncDirectory(directory)
+    taken.set(name)
     return info(name)
   }
 
