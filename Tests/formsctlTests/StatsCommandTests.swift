@@ -96,6 +96,14 @@ struct StatsCommandTests {
       #expect(stats.status == 1, "\(stats.transcript)")
       #expect(stats.stderr.contains("data/ledger/a3.json: does not parse; not counted"), "\(stats.stderr)")
       #expect(stats.stdout == "group,count,percent,sum amount\nall,2,100.0,3\n", "\(stats.stdout)")
+      // While an interrupted operation waits, the counts say they may be half-changed, as list does.
+      try FileManager.default.removeItem(atPath: store + "/data/ledger/a3.json")
+      try FileManager.default.createDirectory(atPath: store + "/.formsctl/journal", withIntermediateDirectories: true)
+      try writeFile("{\"operation\":\"import\"}\n", to: store + "/.formsctl/journal/plan.ndjson")
+      let pending = try Formsctl.run(["stats", "ledger"], in: store, environment: env)
+      #expect(
+        pending.status == 0 && pending.stderr.contains("an interrupted import awaits `formsctl recover`"),
+        "\(pending.transcript)")
     }
   }
 

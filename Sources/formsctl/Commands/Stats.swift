@@ -53,6 +53,10 @@ extension Formsctl {
           }
           return path
         })
+      // As list: counts taken while an interrupted operation waits may be half-changed.
+      if let operation = try Journal(layout: store.layout).pending() {
+        printWarning("an interrupted \(operation) awaits `formsctl recover`; what is counted may be half-changed")
+      }
       for (path, reason) in skipped {
         printWarning("\(store.display(path)): \(reason); not counted (formsctl validate says why; exit 1)")
       }
