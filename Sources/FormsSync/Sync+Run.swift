@@ -26,22 +26,93 @@ extension Sync {
 
   func run(_ direction: Direction, maxDelete: PruneBound?, database: Database) async throws(SyncError) -> [Entry] {
     let state = try await state(database)
-    var entries: [Entry] = []
+    // Every kind is planned, and the deletions bounded, before either side is written: a row
+    // deleted in the database deletes here what its relations cascade to, and those are
+    // deleted in the database after, so they count where they fall.
+    var prepared: [Prepared] = []
     for kind in store.registry.kinds {
-      entries += try await run(kind: kind, direction, maxDelete: maxDelete, state: state, database: database)
+      prepared.append(try await prepare(kind: kind, direction, state: state, database: database))
+    }
+    try bound(prepared, maxDelete: maxDelete)
+    var entries: [Entry] = []
+    for kind in prepared {
+      entries += try await carry(kind, database: database)
     }
     return entries
   }
 
-  func run(kind: String, _ direction: Direction, maxDelete: PruneBound?, state: SyncState, database: Database)
-    async throws(SyncError) -> [Entry]
+  /// One kind's plans, made before anything is written.
+  struct Prepared {
+    var kind: String
+    var directory: String
+    var table: SyncState.Table
+    var records: [String: SyncState.Record]
+    var local: [String: (sha256: String, refreshed: SyncState.Stamp?)]
+    var remote: [String: Int64]
+    var plans: [(id: String, plan: Plan)]
+  }
+
+  /// Refuses the run when it would delete more of a kind, on either side, than `maxDelete`
+  /// allows (as import --prune's): a deletion here counted with every document its relations
+  /// cascade to (deleted here, then in the database).
+  func bound(_ prepared: [Prepared], maxDelete: PruneBound?) throws(SyncError) {
+    let bound = maxDelete ?? .standard
+    var here: [String: Set<String>] = [:]
+    var there: [String: Set<String>] = [:]
+    var cause: [String: String] = [:]
+    for kind in prepared {
+      for (id, plan) in kind.plans {
+        switch plan {
+        case .deleteHere: here[kind.kind, default: []].insert(id)
+        case .deleteThere: there[kind.kind, default: []].insert(id)
+        default: break
+        }
+      }
+    }
+    let remoteOf = Dictionary(uniqueKeysWithValues: prepared.map { ($0.kind, $0.remote) })
+    for kind in prepared {
+      for (id, plan) in kind.plans {
+        guard case .deleteHere = plan else { continue }
+        let cascade: Store.ChangePlan
+        do throws(StoreError) { cascade = try store.planDelete(kind: kind.kind, id: id) } catch {
+          if error.kind == .badInput { continue }  // refused when applied, and reported rejected
+          throw SyncError.store(error)
+        }
+        guard cascade.blockers.isEmpty else { continue }
+        for entry in cascade.deletes where !(entry.kind == kind.kind && entry.id == id) {
+          here[entry.kind, default: []].insert(entry.id)
+          cause[entry.kind] = cause[entry.kind] ?? "\(kind.kind) \(Self.escaped(id))"
+          if remoteOf[entry.kind]?[entry.id] != nil { there[entry.kind, default: []].insert(entry.id) }
+        }
+      }
+    }
+    for kind in prepared {
+      let followed = cause[kind.kind].map { " (following the relations of \($0), deleted in the database)" } ?? ""
+      let removingHere = here[kind.kind]?.count ?? 0
+      if let why = bound.refusal(
+        removing: removingHere, of: kind.local.count, feedRecords: kind.remote.count, explicit: maxDelete != nil)
+      {
+        throw SyncError.deletionBeyondBound(
+          kind: kind.kind, removing: removingHere, of: kind.local.count, inDatabase: false, reason: why + followed)
+      }
+      let removingThere = there[kind.kind]?.count ?? 0
+      if let why = bound.refusal(
+        removing: removingThere, of: kind.remote.count, feedRecords: kind.local.count, explicit: maxDelete != nil)
+      {
+        throw SyncError.deletionBeyondBound(
+          kind: kind.kind, removing: removingThere, of: kind.remote.count, inDatabase: true, reason: why + followed)
+      }
+    }
+  }
+
+  func prepare(kind: String, _ direction: Direction, state: SyncState, database: Database)
+    async throws(SyncError) -> Prepared
   {
     // The rows' query is sent first; the database answers while the records and files are read.
     async let revisions = revisions(kind, database)
     await Task.yield()
     let directory: String
     do throws(StoreError) { directory = try store.schema(kind).directory } catch { throw SyncError.store(error) }
-    func path(_ id: String) -> String { store.layout.path(directory: directory, id: id) }
     let table = try storeTable(kind, state: state)
     let records = table.records
     let local = try localHashes(kind, records: records)
@@ -80,17 +151,15 @@ extension Sync {
       for id in remote.keys where local[id] == nil && records[id] == nil { consider(id, sha256: nil) }
     }
     plans.sort { $0.id < $1.id }
-    // Deletions on either side are bounded, as import --prune's are.
-    let bound = maxDelete ?? .standard
-    let here = plans.filter { if case .deleteHere = $0.plan { true } else { false } }.count
-    let there = plans.filter { if case .deleteThere = $0.plan { true } else { false } }.count
-    if let why = bound.refusal(removing: here, of: local.count, feedRecords: remote.count, explicit: maxDelete != nil) {
-      throw SyncError.deletionBeyondBound(kind: kind, removing: here, of: local.count, inDatabase: false, reason: why)
-    }
-    if let why = bound.refusal(removing: there, of: remote.count, feedRecords: local.count, explicit: maxDelete != nil)
-    {
-      throw SyncError.deletionBeyondBound(kind: kind, removing: there, of: remote.count, inDatabase: true, reason: why)
-    }
+    return Prepared(
+      kind: kind, directory: directory, table: table, records: records, local: local, remote: remote, plans: plans)
+  }
+
+  func carry(_ prepared: Prepared, database: Database) async throws(SyncError) -> [Entry] {
+    let (kind, directory, table, records, local, plans) = (
+      prepared.kind, prepared.directory, prepared.table, prepared.records, prepared.local, prepared.plans
+    )
+    func path(_ id: String) -> String { store.layout.path(directory: directory, id: id) }
     // A row is inserted for a document never agreed on; else updated while it has the revision
     // of the last sync.
     let pushing = plans.compactMap { id, plan -> (String, String, Int64?)? in

@@ -93,7 +93,7 @@ public enum SyncError: FormsError, Equatable {
       return "a row of \(schema).\(table) cannot be read: \(detail)"
     case .deletionBeyondBound(let kind, let removing, let of, let inDatabase, let reason):
       let place = inDatabase ? "\(kind) rows in the database" : "\(kind) documents here"
-      return "sync would delete \(removing) of \(of) \(place), \(reason); nothing of \(kind) was synced"
+      return "sync would delete \(removing) of \(of) \(place), \(reason); nothing was synced"
     case .nothingToResolve(let kind, let id): return "\(kind) \(id) has no sync conflict to resolve"
     case .changedMeanwhile(let kind, let id): return "\(kind) \(id) changed in the database meanwhile"
     case .alreadyRunning(let pid, let command, let waited):

@@ -1,0 +1,66 @@
+import FormsCore
+import FormsStore
+import FormsSync
+import FormsTestSupport
+import Foundation
+import Testing
+
+/// A run never does more harm than its bound allows, on either side, whatever the database did
+/// (hostile pass h2).
+extension SyncTests {
+  /// Payers p1, p2; claims c1..c4 of p1 and c5 of p2, deleted with their payer (cascade); synced.
+  func withCascade(_ body: (PostgresServer, Store, Sync, String) throws -> Void) throws {
+    try withServer { server, dir in
+      try writeFile("formsctl: 1\n", to: dir + "/formsctl.yaml")
+      try writeFile(
+        "kind: payer\nversion: 1.0.0\ndirectory: payers\nfields:\n  id: string\n", to: dir + "/schemas/payer/1.0.0.yaml"
+      )
+      try writeFile(
+        """
+        kind: claim
+        version: 1.0.0
+        directory: claims
+        fields:
+          id: string
+          payer: string
+        relations:
+          - {field: payer, kind: payer, on_delete: cascade}
+
+        """, to: dir + "/schemas/claim/1.0.0.yaml")
+      let store = try Store.open(at: dir)
+      for payer in ["p1", "p2"] { try store.create(kind: "payer", assignments: [try Assignment("id=\(payer)")]) }
+      for (claim, payer) in [("c1", "p1"), ("c2", "p1"), ("c3", "p1"), ("c4", "p1"), ("c5", "p2")] {
+        try store.create(kind: "claim", assignments: [try Assignment("id=\(claim)"), try Assignment("payer=\(payer)")])
+      }
+      let syncer = try sync(store, server)
+      _ = try syncer.initialize()
+      #expect(try syncer.run().count == 7)
+      try body(server, store, syncer, dir)
+    }
+  }
+
+  /// One payer row deleted in SQL would cascade here to 4 of 5 claims: beyond the bound, the
+  /// run is refused before anything is written on either side.
+  @Test func aPulledDeletionIsBoundedWithWhatItCascadesTo() throws {
+    try withCascade { server, store, syncer, dir in
+      try server.psql("DELETE FROM formsctl.payer WHERE id = 'p1'")
+      let refused = #expect(throws: SyncError.self) { try syncer.run() }
+      guard case .deletionBeyondBound(let kind, let removing, let of, let inDatabase, _)? = refused else {
+        Issue.record("\(String(describing: refused))")
+        return
+      }
+      #expect(kind == "claim" && removing == 4 && of == 5 && !inDatabase)
+      for claim in ["c1", "c2", "c3", "c4", "c5"] {
+        #expect(FileManager.default.fileExists(atPath: dir + "/data/claims/\(claim).json"))
+      }
+      #expect(FileManager.default.fileExists(atPath: dir + "/data/payers/p1.json"))
+      #expect(try server.psql("SELECT count(*) FROM formsctl.claim") == "5\n")
+      // Allowed: deleted here with its claims, and the claims' rows then.
+      let allowed = try syncer.run(maxDelete: .percent(100))
+      #expect(allowed.contains { $0.action == "deleted-here" && $0.id == "p1" }, "\(allowed)")
+      _ = try syncer.run(maxDelete: .percent(100))
+      #expect(try server.psql("SELECT string_agg(id, ',' ORDER BY id) FROM formsctl.claim") == "c5\n")
+      _ = store
+    }
+  }
+}
