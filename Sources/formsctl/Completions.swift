@@ -46,9 +46,49 @@ enum Completions {
     return fieldPaths(words).map { head + $0 }.filter { $0.hasPrefix(prefix) }
   }
 
-  /// `PATH=` for `set`'s assignments.
+  /// `PATH=` for `set`'s assignments: only paths `set` accepts. A list's elements are `[+]` (a
+  /// new element) and, for the document the command line names, the indices it has (`items[0]`);
+  /// never `[]`, which `set` refuses.
   static let assignments = CompletionKind.custom { words, _, prefix in
-    fieldPaths(words).map { $0 + "=" }.filter { $0.hasPrefix(prefix) }
+    assignmentPaths(words).map { $0 + "=" }.filter { $0.hasPrefix(prefix) }
+  }
+
+  /// At most this many indexed paths per field path, so a long list does not flood the shell.
+  static let indexedPathLimit = 100
+
+  static func assignmentPaths(_ words: [String]) -> [String] {
+    var document: JSONValue?
+    if let store = store(words), let kind = kind(in: words, store: store), let index = words.firstIndex(of: kind),
+      index + 1 < words.count
+    {
+      // Completion offers what it can read: a document it cannot read offers `[+]` only.
+      let id = (try? store.expand(kind: kind, id: words[index + 1])) ?? words[index + 1]
+      document = (try? store.read(kind: kind, id: id))?.value
+    }
+    var seen = Set<String>()
+    return fieldPaths(words).flatMap { path -> [String] in
+      guard path.contains("[]") else { return [path] }
+      var out = [path.replacingOccurrences(of: "[]", with: "[+]")]
+      if let document { out += indexed(path, in: document) }
+      return out
+    }.filter { seen.insert($0).inserted }
+  }
+
+  /// `path`'s `[]` steps made the indices `document` has there (each later `[]` also `[+]`).
+  static func indexed(_ path: String, in document: JSONValue) -> [String] {
+    var out: [String] = []
+    func expand(_ head: String, _ rest: Substring) {
+      guard out.count < indexedPathLimit else { return }
+      guard let range = rest.range(of: "[]") else { return out.append(head + rest) }
+      let list = head + rest[..<range.lowerBound]
+      let tail = rest[range.upperBound...]
+      out.append(list + "[+]" + tail.replacingOccurrences(of: "[]", with: "[+]"))
+      let count = Expression.Path(list)?.values(in: document).first?.arrayValue?.count ?? 0
+      for index in 0..<count { expand(list + "[\(index)]", tail) }
+    }
+    expand("", Substring(path))
+    // The first entry is the all-`[+]` path, which the caller already offers.
+    return Array(out.dropFirst())
   }
 
   static func fieldPaths(_ words: [String]) -> [String] {

@@ -1,3 +1,4 @@
+import FormsCore
 import FormsTestSupport
 import Foundation
 import Testing
@@ -216,6 +217,26 @@ struct CommandLineTests {
       #expect(!(try Self.onTerminal("\(Formsctl.binary.path) validate -q", in: dir) ?? "").contains("checking"))
       let piped = try Formsctl.run(["snapshot", "create"], in: dir)
       #expect(piped.status == 0 && !piped.stderr.contains("\u{1B}"), "no progress when stderr is not a terminal")
+    }
+  }
+
+  @Test func setIsOfferedOnlyPathsItAccepts() throws {
+    try withTemporaryDirectory { dir in
+      let store = try Example(dir)
+      let offered = try store.run([
+        "---completion", "set", "--", "positional@2", "3", "5", "set", "purchase-order", "PO-000201", "items",
+      ]).stdout.split(separator: "\n").map(String.init)
+      #expect(offered.contains("items[+].quantity=") && offered.contains("items[0].quantity="), "\(offered)")
+      #expect(!offered.contains { $0.contains("[]") }, "\(offered)")
+      // Every one parses as the assignment `set` takes.
+      for path in offered {
+        #expect(throws: Never.self, "\(path)") { _ = try Assignment(path + "1") }
+      }
+      // Without a document to read, a list's elements are offered as a new one only.
+      let unknown = try store.run([
+        "---completion", "set", "--", "positional@2", "3", "5", "set", "purchase-order", "PO-NONE", "items",
+      ]).stdout
+      #expect(unknown.contains("items[+].quantity=") && !unknown.contains("items[0]"), "\(unknown)")
     }
   }
 
