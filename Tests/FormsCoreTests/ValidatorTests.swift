@@ -137,6 +137,73 @@ struct ValidatorTests {
   }
 }
 
+/// Diagnostics are placed through one index of the text (`SourcePositionIndex`), not a scan from
+/// the start per diagnostic: every position must still be the one a scan finds.
+struct DiagnosticPositionTests {
+  static let schema = try! compile(
+    """
+    kind: crowd
+    version: 1.0.0
+    directory: crowds
+    fields:
+      id: string
+      items: {type: list, of: item}
+      text: {type: json_string, of: {type: list, of: {type: integer, min: 0}}, optional: true}
+    types:
+      item:
+        fields:
+          label: string
+          quantity: {type: integer, min: 1}
+    """)
+
+  /// A document with `count` items each `quantity: 0` and a json_string with `count` findings
+  /// inside its text (written with escapes), each finding's place marked; on one line or many.
+  static func document(count: Int, oneLine: Bool) -> Marked {
+    let separator = oneLine ? ", " : ",\n  "
+    let items = (0..<count).map { i in
+      #"{"label": "é😀\u00e9 \#(i)", "quantity": ‸0}"#
+    }
+    let inner = (0..<count).map { i in
+      [#"‸-\#(i + 1)"#, #"‸\"\\u00e9\""#, #"‸\"\u00e9😀\""#, "\(i)"][i % 4]
+    }
+    return Marked(
+      #"{"_schema": "crowd@1.0.0", "id": "C-1","# + (oneLine ? " " : "\n  ") + #""items": ["#
+        + items.joined(separator: separator) + "]," + (oneLine ? " " : "\n  ") + #""text": "["#
+        + inner.joined(separator: ", ") + #"]"}"# + "\n")
+  }
+
+  @Test(arguments: [false, true])
+  func manyDiagnosticsAreEachWhereTheirValueIs(oneLine: Bool) throws {
+    let marked = Self.document(count: 600, oneLine: oneLine)
+    let bytes = Array(marked.text.utf8)
+    let findings = Validator(schema: Self.schema).validate(try JSONParser().parse(bytes))
+    #expect(findings.count == marked.positions.count)
+    let placed = Diagnostic.placed(findings, in: bytes, file: "c.json")
+    let positions = placed.compactMap(\.position)
+    #expect(positions.count == findings.count)
+    #expect(positions.sorted() == marked.positions.sorted())
+  }
+
+  /// The index answers exactly as a scan from the start does, at every offset of texts with line
+  /// breaks, multi-byte scalars and lines longer than its blocks.
+  @Test func indexAnswersAsAScanDoes() {
+    var rng = SeededGenerator(state: 7)
+    let pieces = ["a", "\n", "é", "😀", "\r\n", "    ", String(repeating: "x", count: 70), "\u{7FF}"]
+    for _ in 0..<40 {
+      let text = (0..<Int.random(in: 0...40, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()
+      let bytes = Array(text.utf8)
+      let index = SourcePositionIndex(bytes)
+      var scalars = 0
+      for offset in 0...(bytes.count + 2) {
+        let scanned = bytes.withUnsafeBufferPointer { SourcePosition.of(offset: offset, in: $0) }
+        #expect(index.position(of: offset) == scanned, "offset \(offset) of \(text.debugDescription)")
+        #expect(index.scalarIndex(of: offset) == scalars, "offset \(offset) of \(text.debugDescription)")
+        if offset < bytes.count, bytes[offset] & 0xC0 != 0x80 { scalars += 1 }
+      }
+    }
+  }
+}
+
 extension String {
   func replacingOccurrences(of target: String, with replacement: String) -> String {
     components(separatedBy: target).joined(separator: replacement)

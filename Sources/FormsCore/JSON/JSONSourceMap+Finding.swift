@@ -2,43 +2,48 @@ extension JSONSourceMap {
   /// Where `finding` is in the text `bytes` this map was made from: its key or value, and for a
   /// finding inside a `json_string`, the place inside the string's text (escapes counted as written).
   public func position(of finding: Finding, in bytes: [UInt8]) -> SourcePosition {
-    let base = finding.atKey ? keyPosition(finding.pointer) : valuePosition(finding.pointer)
-    guard let inner = finding.inner else { return base }
-    return SourcePosition.inside(stringAt: base, scalar: inner, in: bytes)
+    index.position(of: offset(of: finding, in: bytes))
   }
-}
 
-extension SourcePosition {
-  /// The position in `bytes` of scalar `index` of the decoded text of the JSON string whose
-  /// opening quote is at `quote`: each escape (`\"`, `\n`, `\u00e9`, a surrogate pair) is as many
-  /// columns as it is written with.
-  static func inside(stringAt quote: SourcePosition, scalar index: Int, in bytes: [UInt8]) -> SourcePosition {
-    let scalars = Array(String(decoding: bytes, as: UTF8.self).unicodeScalars)
-    // The quote's scalar offset from line and column (a JSON string never spans lines).
-    var line = 1
-    var start = 0
-    while line < quote.line, start < scalars.count {
-      if scalars[start] == "\n" { line += 1 }
-      start += 1
-    }
-    var raw = start + quote.column - 1 + 1
+  /// The index, in Unicode scalars of the text, of `position(of: finding, in: bytes)`.
+  public func scalarIndex(of finding: Finding, in bytes: [UInt8]) -> Int {
+    index.scalarIndex(of: offset(of: finding, in: bytes))
+  }
+
+  /// The byte offset of `position(of:in:)`.
+  func offset(of finding: Finding, in bytes: [UInt8]) -> Int {
+    let offset = finding.atKey ? nearestKeyOffset(finding.pointer) : nearestValueOffset(finding.pointer)
+    guard let inner = finding.inner else { return offset }
+    return Self.offset(ofScalar: inner, inStringAt: offset, in: bytes)
+  }
+
+  /// The byte offset in `bytes` of scalar `index` of the decoded text of the JSON string whose
+  /// opening quote is at byte `quote`: each escape (`\"`, `\n`, `\u00e9`, a surrogate pair) is
+  /// passed over as written. Walks the string only, never the text before it.
+  static func offset(ofScalar index: Int, inStringAt quote: Int, in bytes: [UInt8]) -> Int {
+    let backslash = UInt8(ascii: "\\")
+    var raw = quote + 1
     var decoded = 0
-    while decoded < index, raw < scalars.count, scalars[raw] != "\"" {
-      if scalars[raw] == "\\", raw + 1 < scalars.count {
-        if scalars[raw + 1] == "u" {
+    while decoded < index, raw < bytes.count, bytes[raw] != UInt8(ascii: "\"") {
+      if bytes[raw] == backslash, raw + 1 < bytes.count {
+        if bytes[raw + 1] == UInt8(ascii: "u") {
+          // A high surrogate escape followed by another escape is a pair: one scalar.
           let isHigh =
-            raw + 5 < scalars.count && ["d", "D"].contains(scalars[raw + 2])
-            && "89abAB".unicodeScalars.contains(scalars[raw + 3])
-          raw += isHigh && raw + 7 < scalars.count && scalars[raw + 6] == "\\" ? 12 : 6
+            raw + 5 < bytes.count && (bytes[raw + 2] | 0x20) == UInt8(ascii: "d")
+            && [UInt8(ascii: "8"), UInt8(ascii: "9"), UInt8(ascii: "a"), UInt8(ascii: "b")].contains(
+              bytes[raw + 3] | 0x20)
+          raw += isHigh && raw + 7 < bytes.count && bytes[raw + 6] == backslash ? 12 : 6
         } else {
           raw += 2
         }
       } else {
+        // One scalar: its lead byte and continuation bytes.
         raw += 1
+        while raw < bytes.count, bytes[raw] & 0xC0 == 0x80 { raw += 1 }
       }
       decoded += 1
     }
-    return SourcePosition(line: quote.line, column: raw - start + 1)
+    return min(raw, bytes.count)
   }
 }
 

@@ -1,28 +1,34 @@
 /// Where each value of a parsed document starts in its file, by JSON Pointer.
 ///
 /// Built by `JSONParser.parseWithSourceMap` on demand (for documents with findings only), so the
-/// fast path of validation records nothing.
+/// fast path of validation records nothing. Positions come from a `SourcePositionIndex` of the
+/// text, so each costs a lookup, however many findings a document has.
 public struct JSONSourceMap: Sendable {
-  private let bytes: [UInt8]
+  let index: SourcePositionIndex
   private let values: [String: Int]
   private let keys: [String: Int]
 
   init(bytes: [UInt8], values: [String: Int], keys: [String: Int]) {
-    self.bytes = bytes
+    index = SourcePositionIndex(bytes)
     self.values = values
     self.keys = keys
   }
 
   /// Where the value at `pointer` starts; for a pointer that does not exist, its nearest existing parent.
   public func valuePosition(_ pointer: JSONPointer) -> SourcePosition {
-    position(of: nearest(pointer, in: values))
+    index.position(of: nearestValueOffset(pointer))
   }
 
   /// Where the key of the member at `pointer` starts (its value's position for array elements and the root).
   public func keyPosition(_ pointer: JSONPointer) -> SourcePosition {
-    if let offset = keys[pointer.description] { return position(of: offset) }
-    return valuePosition(pointer)
+    index.position(of: nearestKeyOffset(pointer))
   }
+
+  /// The byte offset of `valuePosition`.
+  func nearestValueOffset(_ pointer: JSONPointer) -> Int { nearest(pointer, in: values) }
+
+  /// The byte offset of `keyPosition`.
+  func nearestKeyOffset(_ pointer: JSONPointer) -> Int { keys[pointer.description] ?? nearestValueOffset(pointer) }
 
   /// The byte offset where the value at `pointer` starts, if it exists.
   public func valueOffset(_ pointer: JSONPointer) -> Int? { values[pointer.description] }
@@ -37,9 +43,5 @@ public struct JSONSourceMap: Sendable {
       guard let parent = current.parent else { return 0 }
       current = parent
     }
-  }
-
-  private func position(of offset: Int) -> SourcePosition {
-    bytes.withUnsafeBufferPointer { SourcePosition.of(offset: offset, in: $0) }
   }
 }

@@ -212,12 +212,11 @@ struct Walk {
     var inside = Walk()
     inside.check(parsed.0, against: element, parent: nil)
     for finding in inside.findings {
-      let at = parsed.1.position(of: finding, in: bytes)
       let place = finding.pointer.path.isEmpty ? "" : finding.pointer.path + ": "
       findings.append(
         Finding(
           pointer: pointer, rule: finding.rule, message: "in its JSON text: \(place)\(finding.message)",
-          inner: text.scalarIndex(of: at)))
+          inner: parsed.1.scalarIndex(of: finding, in: bytes)))
     }
   }
 
