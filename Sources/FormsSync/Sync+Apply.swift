@@ -140,7 +140,9 @@ extension Sync {
   func exact(_ kind: String, _ id: String, _ bytes: [UInt8], _ row: Row, _ database: Database) async throws(SyncError)
     -> Int64
   {
-    guard row.inconsistent || row.text != String(decoding: bytes, as: UTF8.self) else { return row.revision }
+    guard row.inconsistent || !row.vouched || row.text != String(decoding: bytes, as: UTF8.self) else {
+      return row.revision
+    }
     return try await push(kind, id, bytes, revision: row.revision, database) ?? row.revision
   }
 

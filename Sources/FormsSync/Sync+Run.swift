@@ -109,12 +109,12 @@ extension Sync {
     async throws(SyncError) -> Prepared
   {
     // The rows' query is sent first; the database answers while the records and files are read.
-    async let revisions = revisions(kind, database)
+    let table = try storeTable(kind, state: state)
+    let records = table.records
+    async let revisions = revisions(kind, records: records, database)
     await Task.yield()
     let directory: String
     do throws(StoreError) { directory = try store.schema(kind).directory } catch { throw SyncError.store(error) }
-    let table = try storeTable(kind, state: state)
-    let records = table.records
     let local = try localHashes(kind, records: records)
     let remote: [String: Int64]
     do { remote = try await revisions } catch { throw Database.classify(error, url: url, connected: true) }
@@ -188,21 +188,44 @@ extension Sync {
 
   /// Every row of `kind`'s table: its revision, by id (two arrays in one row: decoding 100,000
   /// rows one by one costs more than the query).
-  func revisions(_ kind: String, _ database: Database) async throws(SyncError) -> [String: Int64] {
+  func revisions(_ kind: String, records: [String: SyncState.Record], _ database: Database) async throws(SyncError)
+    -> [String: Int64]
+  {
     let table = SyncSQL.qualified(schema, SyncSQL.table(kind))
     var remote: [String: Int64] = [:]
     for row in try await database.rows(
-      "SELECT coalesce(array_agg(id), '{}'), coalesce(array_agg(revision), '{}') FROM \(unescaped: table)")
+      """
+      SELECT coalesce(array_agg(id), '{}'), coalesce(array_agg(revision), '{}'),
+      coalesce(array_agg(coalesce(CASE
+        WHEN content_sha256 IS DISTINCT FROM encode(sha256(convert_to(canonical, 'UTF8')), 'hex') THEN NULL
+        WHEN canonical::jsonb = document THEN content_sha256 END, '')), '{}')
+      FROM \(unescaped: table)
+      """)
     {
       do {
-        let (ids, revisions) = try row.decode(([String], [Int64]).self)
-        remote = Dictionary(zip(ids, revisions)) { first, _ in first }
+        let (ids, revisions, hashes) = try row.decode(([String], [Int64], [String]).self)
+        for (index, id) in ids.enumerated() where remote[id] == nil {
+          let revision = revisions[index]
+          // A row whose content is not what was recorded at its revision was written around the
+          // trigger (session_replication_role = replica): it changed, whatever its revision says.
+          if let record = records[id], record.text != nil, record.revision == revision,
+            record.sha256 == nil || hashes[index] != record.sha256
+          {
+            remote[id] = Self.drifted(revision)
+          } else {
+            remote[id] = revision
+          }
+        }
       } catch {
         throw SyncError.unreadableRow(schema: schema, table: SyncSQL.table(kind), detail: "\(error)")
       }
     }
     return remote
   }
+
+  /// The revision planned for a row whose content changed without its revision: one no row
+  /// has (revisions are positive), so the row is read again as changed.
+  static func drifted(_ revision: Int64) -> Int64 { -revision - 1 }
 
   /// Documents changed here, written to the database 500 to a statement (as a bulk load goes):
   /// inserted when `revision` is nil, else updated while the row still has it; recorded 500 at
@@ -296,7 +319,7 @@ extension Sync {
           kind,
           group.compactMap { id, row in
             guard case .success(let done)? = written[id],
-              row.inconsistent || row.text != String(decoding: done.bytes, as: UTF8.self)
+              row.inconsistent || !row.vouched || row.text != String(decoding: done.bytes, as: UTF8.self)
             else {
               return nil
             }

@@ -242,6 +242,8 @@ public struct Sync: Sendable {
     var revision: Int64
     var user: String
     var inconsistent = false
+    /// Its canonical text has its hash and says what the jsonb says: the row holds that text.
+    var vouched = false
   }
 
   func fetch(_ kind: String, _ id: String, _ database: Database) async throws(SyncError) -> Row? {
@@ -281,6 +283,7 @@ public struct Sync: Sendable {
     if let canonical, SyncState.hash(Array(canonical.utf8)) == hash {
       if let document, let text = try? JSONParser().parse(Array(canonical.utf8)), equivalent(text, document) {
         row.text = canonical
+        row.vouched = true
       } else {
         row.inconsistent = true
       }

@@ -63,4 +63,32 @@ extension SyncTests {
       _ = store
     }
   }
+
+  /// Changes written with the trigger off (`session_replication_role = replica`) keep the
+  /// revision: the row's content, against what was recorded, shows them. Pulled; and a push of
+  /// a change here never overwrites one, it waits, and both ways merges.
+  @Test func aChangeWrittenAroundTheTriggerIsSeenAndNeverOverwritten() throws {
+    try withSynced { server, store, syncer, dir in
+      func around(_ id: String, _ note: String) throws {
+        try server.psql(
+          """
+          SET session_replication_role = replica;
+          UPDATE formsctl.claim SET document = jsonb_set(document, '{note}', '"\(note)"') WHERE id = '\(id)'
+          """)
+      }
+      try around("c1", "replica")
+      let pulled = try syncer.run()
+      #expect(pulled.map(\.action) == ["pulled"], "\(pulled)")
+      #expect(try file(dir, "c1").contains("\"note\": \"replica\""))
+      #expect(try syncer.run() == [])
+      try around("c2", "theirs")
+      try store.update(kind: "claim", id: "c2", assignments: [try Assignment("amount=21.00")])
+      let pushed = try syncer.run(.push)
+      #expect(pushed.map(\.action) == ["waiting"], "\(pushed)")
+      #expect(try server.psql("SELECT document->>'note' FROM formsctl.claim WHERE id = 'c2'") == "theirs\n")
+      #expect(try syncer.run().map(\.action) == ["merged"])
+      #expect(try file(dir, "c2").contains("\"note\": \"theirs\"") && (try file(dir, "c2")).contains("21.00"))
+      #expect(try syncer.run() == [])
+    }
+  }
 }
