@@ -40,7 +40,7 @@ struct ApprovalHardeningTests {
       #expect(try base.validate(store).isEmpty)
       // The audit record of the change names the stale approvals.
       let log = try readFile(dir + "/.formsctl/history.jsonl")
-      #expect(log.contains(#""staleApprovals":[{"id":"c1","kind":"claim","records":1,"state":"in_review"}]"#))
+      #expect(log.contains(#""stale_approvals":[{"id":"c1","kind":"claim","records":1,"state":"in_review"}]"#))
     }
   }
 
@@ -215,7 +215,7 @@ extension ApprovalHardeningTests {
       #expect(found.isEmpty, "\(found.map(\.compilerStyle))")
       let record = try #require(try AuditLog.query(store.layout, AuditLog.Query(kind: "claim", id: "c1")).records.first)
       #expect(record["operation"] == .string("keys add"))
-      #expect(record["staleApprovals"]?.arrayValue?.first?["reopenedTo"] == .string("in_review"))
+      #expect(record["stale_approvals"]?.arrayValue?.first?["reopened_to"] == .string("in_review"))
       // And it can be approved again: submitted again, then each step signed again.
       let reopened = try open(dir, holder: holder)
       try reopened.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)

@@ -4,7 +4,7 @@ import FormsCore
 /// the current round of its chains (the submission and the approvals no longer count; it is
 /// submitted again) and, in a state a chain guards, moved it back to review. Every write reports
 /// these (``Store/Document/staleApprovals``, ``WriteSession/staleApprovals``, the audit record's
-/// `staleApprovals`), so a command, the sync report or an app can name them.
+/// `stale_approvals`), so a command, the sync report or an app can name them.
 public struct StaleApprovals: Sendable, Equatable, CustomStringConvertible {
   public let kind: String
   public let id: String
@@ -36,7 +36,7 @@ public struct StaleApprovals: Sendable, Equatable, CustomStringConvertible {
       "kind": .string(kind), "id": .string(id), "records": .number(JSONNumber(records)),
     ])
     if let state { object["state"] = .string(state) }
-    if let reopenedTo { object["reopenedTo"] = .string(reopenedTo) }
+    if let reopenedTo { object["reopened_to"] = .string(reopenedTo) }
     return .object(object)
   }
 }

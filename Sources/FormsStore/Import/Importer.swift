@@ -61,6 +61,9 @@ public struct Importer: Sendable {
     public var dropped: [String: Int] = [:]
     public var snapshot: String?
     /// The snapshots the retention policy removed after it (`auto_prune`).
+    /// Signed documents whose approvals the import makes stale (their rounds end; approved ones
+    /// go back to review where the descriptor says `on_change: reopen`).
+    public var staleApprovals: [StaleApprovals] = []
     public var prunedSnapshots: [String] = []
 
     public func count(_ test: (FeedMerger.Action) -> Bool) -> Int { records.filter { test($0.action) }.count }
@@ -269,6 +272,7 @@ public struct Importer: Sendable {
     guard failures.isEmpty else {
       throw StoreError.importFailed(records: Set(failures.map { $0.position?.line ?? 0 }).count, failures)
     }
+    report.staleApprovals = prepared.compactMap(\.staleApprovals)
     if prepared.isEmpty && report.pruned.deletes.isEmpty { return report }
     // The safety copy holds just the documents this import changes (a partial snapshot): its
     // cost follows the feed, not the store, and restoring it undoes exactly this import.

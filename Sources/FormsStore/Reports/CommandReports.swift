@@ -44,6 +44,7 @@ extension Importer.Report {
         "warnings": .array((workflowWarnings + warnings).map(JSONValue.string)),
         "snapshot": snapshot.map(JSONValue.string) ?? .null,
         "pruned_snapshots": .array(prunedSnapshots.map(JSONValue.string)),
+        "stale_approvals": .array(staleApprovals.map(\.json)),
         "summary": .string(summary),
       ]))
   }

@@ -52,13 +52,34 @@ extension Store {
               shown: requested.map { $0.flatMap { $0.path.located(in: document.value).map(\.pointer) } } ?? [.root])
           }))
     let documents = documents.map { Document(path: $0.path, value: shown($0), bytes: $0.bytes) }
+    // Columns of computed members (`_awaiting`, `_sync`) read them as `--where` and `--sort` do.
+    let values = try computing(requested ?? [], into: documents, kind: kind)
     let report = TableReport(
-      records: documents.map { requested == nil ? $0.value : Self.project($0.value, columns) },
+      records: values.map { requested == nil ? $0 : Self.project($0, columns) },
       columns: columns.map(\.name),
-      rows: documents.map { document in
-        columns.map { column in column.path.values(in: document.value).map(TableReport.cell).joined(separator: "; ") }
+      rows: values.map { value in
+        columns.map { column in column.path.values(in: value).map(TableReport.cell).joined(separator: "; ") }
       })
     return (documents, report)
+  }
+
+  /// The values of `documents` with the computed members `columns` read added, each computed
+  /// from the file as stored (what `list --where` evaluates).
+  func computing(_ columns: [Column], into documents: [Document], kind: String) throws(StoreError) -> [JSONValue] {
+    let computed = Self.computedMembers(columns.map(\.path))
+    guard !computed.isEmpty else { return documents.map(\.value) }
+    let sync = computed.contains("_sync") ? try SyncState.latest(layout)?.records(kind: kind) ?? [:] : nil
+    var values: [JSONValue] = []
+    for document in documents {
+      var value = document.value
+      // Listed documents parsed when they were read; one that no longer parses is shown without.
+      if let stored = try? JSONParser().parse(document.bytes) {
+        try compute(
+          computed, into: &value, stored: stored, kind: kind, path: document.path, bytes: document.bytes, sync: sync)
+      }
+      values.append(value)
+    }
+    return values
   }
 
   /// The id, the workflow field, then scalar fields up to five, then the updated timestamp.

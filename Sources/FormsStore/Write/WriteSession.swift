@@ -79,7 +79,7 @@ public final class WriteSession: Sendable {
   }
 
   /// The documents whose approvals the versions staged so far make stale, in order (the audit
-  /// record lists them as `staleApprovals`). A caller that reports what it wrote (import, sync,
+  /// record lists them as `stale_approvals`). A caller that reports what it wrote (import, sync,
   /// a reseal) reads this before it returns from the session.
   public var staleApprovals: [StaleApprovals] { state.withLock { $0.staleApprovals } }
 
@@ -136,7 +136,7 @@ public final class WriteSession: Sendable {
         return nil
       }
       var details = state.details
-      if !state.staleApprovals.isEmpty { details["staleApprovals"] = .array(state.staleApprovals.map(\.json)) }
+      if !state.staleApprovals.isEmpty { details["stale_approvals"] = .array(state.staleApprovals.map(\.json)) }
       let record = AuditLog.record(
         time: now, user: user(), operation: state.operation.name, command: state.operation.command,
         documents: state.entries, details: details)

@@ -74,3 +74,11 @@ struct SigningOptions: ParsableArguments {
     return line
   }
 }
+
+/// Names on stderr each document whose approvals a write made stale (its round ended; approved
+/// ones went back to review), so nobody learns it only from `validate`.
+func warnStale(_ stale: [StaleApprovals], dryRun: Bool = false) {
+  for document in stale {
+    printWarning((dryRun ? "would make approvals stale: " : "approvals made stale: ") + document.description)
+  }
+}

@@ -31,7 +31,9 @@ extension Formsctl {
         resuming: resume.map { (FilePath(FileIO.currentDirectory) / $0).string },
         runEditor: { Store.runEditor($0, environment: environment) })
       {
-      case .saved(let document): printOut("saved \(store.display(document.path))")
+      case .saved(let document):
+        warnStale(document.staleApprovals.map { [$0] } ?? [])
+        printOut("saved \(store.display(document.path))")
       case .unchanged: printOut("unchanged; nothing written")
       case .emptied: printOut("the file was emptied; edit cancelled, nothing written")
       }

@@ -78,6 +78,7 @@ extension Formsctl {
       // What --prune deletes or rewrites is listed always: it is the part that removes data.
       printPlan(report.pruned, store: store, dryRun: dryRun, format: .text)
       for warning in report.workflowWarnings { printWarning(warning) }
+      warnStale(report.staleApprovals, dryRun: dryRun)
       for warning in report.warnings.prefix(5) { printWarning(warning) }
       if report.warnings.count > 5 {
         printWarning("\(report.warnings.count - 5) more records have timestamps in the future")

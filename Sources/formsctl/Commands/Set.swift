@@ -54,11 +54,13 @@ extension Formsctl {
           throw CommandError.usage("--dry-run goes with --where; a single set is checked before it is written anyway")
         }
         let written = try store.update(kind: kind, id: try store.expand(kind: kind, id: id), assignments: changes)
+        warnStale(written.staleApprovals.map { [$0] } ?? [])
         printWritten(written, format: format, store: store)
       case .matching(let filters):
         let written = try store.update(
           kind: kind, matching: try parseFilters(filters, kind: kind, store: store), assignments: changes,
           dryRun: dryRun)
+        warnStale(written.compactMap(\.staleApprovals), dryRun: dryRun)
         printBatch(written, store: store)
       }
     }

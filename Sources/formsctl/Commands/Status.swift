@@ -29,6 +29,7 @@ extension Formsctl {
       let identity = submits ? try store.signingIdentity(environment: ProcessInfo.processInfo.environment) : nil
       let document = try store.transition(
         kind: kind, id: try store.expand(kind: kind, id: id), to: state, identity: identity)
+      warnStale(document.staleApprovals.map { [$0] } ?? [])
       printOut(
         "\(kind) \(StoreLayout.id(fromFile: document.path) ?? "") is now \(state)  (\(store.display(document.path)))")
     }

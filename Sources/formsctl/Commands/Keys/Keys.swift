@@ -48,9 +48,7 @@ extension Formsctl {
       recipients change: ([Recipient]) throws(StoreError) -> [Recipient]
     ) throws {
       let report = try store.reseal(operation, dryRun: dryRun, reopen: reopen, recipients: change)
-      for stale in report.staleApprovals {
-        printWarning((dryRun ? "would make approvals stale: " : "approvals made stale: ") + stale.description)
-      }
+      warnStale(report.staleApprovals, dryRun: dryRun)
       if !quiet {
         let documents = "\(plural(report.documents, "document"))"
         let count = "\(plural(report.recipients.count, "recipient"))"

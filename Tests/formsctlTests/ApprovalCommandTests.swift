@@ -1,0 +1,92 @@
+import FormsTestSupport
+import Foundation
+import Testing
+
+/// Approvals at the command line (issue 51): a change of submitted content names the approvals it
+/// makes stale and ends the round, and `_awaiting` reads the same in `--fields` and `--sort` as
+/// in `--where`.
+struct ApprovalCommandTests {
+  /// A store whose SF 1449 forms need a review and a signature; Pat, Rae and Cory's identity files.
+  func store(_ dir: String) throws -> (store: String, files: [String: String], form: String) {
+    let environment = testEnvironment()
+    #expect(try Formsctl.run(["init", "store"], in: dir, environment: environment).status == 0)
+    let store = dir + "/store"
+    var files: [String: String] = [:]
+    var signers: [String: String] = [:]
+    for name in ["pat", "rae", "cory"] {
+      files[name] = dir + "/" + name + ".id"
+      let made = try Formsctl.run(["keygen", "--signer", "--out", files[name]!], in: dir, environment: environment)
+      signers[name] = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    try writeFile(
+      try readFile(store + "/formsctl.yaml")
+        + "roles:\n  reviewer: [\(signers["rae"]!)]\n  contracting_officer: [\(signers["cory"]!)]\n",
+      to: store + "/formsctl.yaml")
+    try writeFile(
+      try readFile(store + "/schemas/form/2.0.0.yaml")
+        + "approvals:\n  chains:\n    - {from: in_review, to: approved, steps: [{name: review, role: reviewer}, "
+        + "{name: sign, role: contracting_officer}]}\n",
+      to: store + "/schemas/form/2.0.0.yaml")
+    let form = "11111111-2222-4333-8444-555555555555"
+    for args in [
+      ["new", "acquisition", "--set", "id=ACQ-2026-001", "--set", "title=Chairs", "--set", "agency=GSA"],
+      [
+        "new", "form", "--set", "form_type=SF26", "--set", "id=\(form)", "--set", "acquisition_id=ACQ-2026-001",
+        "--set", "form_number=SF 26", "--set", "fields.contract_number=C-1", "--set", "fields.award_date=2026-01-02",
+        "--set", "approved_by=K", "--set", "approved_on=2026-01-03",
+      ],
+    ] {
+      let made = try Formsctl.run(args, in: store, environment: environment)
+      #expect(made.status == 0, "\(made.stderr)")
+    }
+    return (store, files, form)
+  }
+
+  func run(_ args: [String], as file: String? = nil, in store: String) throws -> RunResult {
+    var environment = testEnvironment()
+    environment["FORMSCTL_IDENTITY"] = file
+    return try Formsctl.run(args, in: store, environment: environment)
+  }
+
+  @Test func aChangeInReviewNamesTheStaleSubmissionAndTheReviewerCannotApproveIt() throws {
+    try withTemporaryDirectory { dir in
+      let (store, files, form) = try store(dir)
+      #expect(try run(["status", "form", form, "in_review"], as: files["pat"], in: store).status == 0)
+      // Anyone changes the submitted content: written, and the stale submission named on stderr.
+      let changed = try run(["set", "form", form, "fields.contract_number=C-2"], in: store)
+      #expect(changed.status == 0, "\(changed.stderr)")
+      #expect(changed.stderr.contains("approvals made stale: form \(form): 1 signed record no longer counts"))
+      let approve = try run(["approve", "form", form], as: files["rae"], in: store)
+      #expect(approve.status == 65 && approve.stderr.contains("changed after it was submitted"), "\(approve.stderr)")
+      #expect(try run(["validate"], in: store).status == 0)
+      // Submitted again by Pat, the chain completes, and validate agrees.
+      #expect(try run(["status", "form", form, "in_review"], as: files["pat"], in: store).status == 0)
+      #expect(try run(["approve", "form", form], as: files["rae"], in: store).status == 0)
+      #expect(try run(["approve", "form", form], as: files["cory"], in: store).status == 0)
+      #expect(try run(["get", "form", form, "--field", "status"], in: store).stdout == "approved\n")
+      #expect(try run(["validate"], in: store).status == 0)
+    }
+  }
+
+  @Test func awaitingReadsTheSameInFieldsSortAndWhere() throws {
+    try withTemporaryDirectory { dir in
+      let (store, files, form) = try store(dir)
+      #expect(try run(["status", "form", form, "in_review"], as: files["pat"], in: store).status == 0)
+      let query = ["list", "form", "--where", #"_awaiting[] == "reviewer""#, "--fields", "id,_awaiting"]
+      let json = try run(query + ["--format", "json"], in: store)
+      #expect(json.status == 0, "\(json.stderr)")
+      #expect(json.stdout.contains(#""_awaiting": ["#) && json.stdout.contains(#""reviewer""#), "\(json.stdout)")
+      #expect(!json.stdout.contains("null"), "\(json.stdout)")
+      let ndjson = try run(query + ["--format", "ndjson"], in: store)
+      #expect(ndjson.stdout.contains(#""_awaiting":["reviewer"]"#), "\(ndjson.stdout)")
+      let csv = try run(query + ["--format", "csv"], in: store)
+      #expect(csv.stdout.contains(#"\#(form),"[""reviewer""]""#), "\(csv.stdout)")
+      let table = try run(query, in: store)
+      #expect(table.stdout.contains("reviewer"), "\(table.stdout)")
+      // Sorted by it, the value shown is the one sorted on.
+      let sorted = try run(
+        ["list", "form", "--sort", "-_awaiting", "--fields", "id,_awaiting", "--format", "ndjson"], in: store)
+      #expect(sorted.status == 0 && sorted.stdout.contains(#""_awaiting":["reviewer"]"#), "\(sorted.stdout)")
+    }
+  }
+}
