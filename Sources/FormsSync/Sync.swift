@@ -349,7 +349,7 @@ public struct Sync: Sendable {
       revisions = try await revisionsByID(
         """
         INSERT INTO \(unescaped: table) (id, schema_version, document, canonical, content_sha256, updated_by)
-        SELECT u.id, u.version, u.text::jsonb, u.text, u.hash, \(user)
+        SELECT u.id, u.version, u.text::jsonb, u.text, u.hash, set_config('formsctl.author', \(user), true)
         FROM unnest(\(new.map(\.id))::text[], \(new.map(\.version))::text[], \(new.map(\.text))::text[],
         \(new.map(\.sha256))::text[]) AS u(id, version, text, hash)
         ON CONFLICT (id) DO NOTHING RETURNING id, revision
@@ -360,7 +360,7 @@ public struct Sync: Sendable {
       let updated = try await revisionsByID(
         """
         UPDATE \(unescaped: table) AS t SET document = u.text::jsonb, canonical = u.text, content_sha256 = u.hash,
-        schema_version = u.version, updated_by = \(user)
+        schema_version = u.version, updated_by = set_config('formsctl.author', \(user), true)
         FROM unnest(\(changed.map(\.id))::text[], \(changed.map { $0.revision ?? 0 })::int8[],
         \(changed.map(\.version))::text[], \(changed.map(\.text))::text[], \(changed.map(\.sha256))::text[])
         AS u(id, revision, version, text, hash)

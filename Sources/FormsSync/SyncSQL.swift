@@ -6,7 +6,7 @@ import Foundation
 /// the schema as formsctl's (DESIGN §13).
 public enum SyncSQL {
   /// The format of the tables this formsctl writes (in `formsctl_meta`).
-  public static let format = "2"
+  public static let format = "3"
 
   /// The columns of a kind's table and their types as `information_schema` names them.
   public static let columns: [(name: String, type: String)] = [
@@ -65,14 +65,19 @@ public enum SyncSQL {
       CREATE OR REPLACE FUNCTION \(qualified(schema, "formsctl_touch"))() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         NEW.revision := nextval(\(literal(schema + ".formsctl_revision"))::regclass);
-        IF TG_OP = 'UPDATE' THEN
-          -- A writer that names nobody is the database user (sync names its author, and writes
-          -- the jsonb and the text together).
-          IF NEW.updated_by IS NOT DISTINCT FROM OLD.updated_by
-            AND (NEW.canonical IS NULL OR NEW.canonical IS NOT DISTINCT FROM OLD.canonical
-              OR NEW.document IS NOT DISTINCT FROM OLD.document) THEN
-            NEW.updated_by := current_user;
+        -- The author is the role that logged in (session_user), whatever the writer claims:
+        -- only formsctl's own statements (which set formsctl.author to the name they write)
+        -- name their store's user. A name the writer claimed is kept beside the role.
+        IF NEW.updated_by IS DISTINCT FROM nullif(current_setting('formsctl.author', true), '') THEN
+          IF NEW.updated_by IS NULL OR NEW.updated_by = session_user
+            OR (TG_OP = 'UPDATE' AND NEW.updated_by IS NOT DISTINCT FROM OLD.updated_by)
+            OR (TG_OP = 'INSERT' AND NEW.updated_by = current_user) THEN
+            NEW.updated_by := session_user;
+          ELSE
+            NEW.updated_by := session_user || ' (claimed ' || NEW.updated_by || ')';
           END IF;
+        END IF;
+        IF TG_OP = 'UPDATE' THEN
           IF NEW.canonical IS DISTINCT FROM OLD.canonical AND NEW.canonical IS NOT NULL
             AND NEW.document IS NOT DISTINCT FROM OLD.document THEN
             NEW.document := NEW.canonical::jsonb;

@@ -91,4 +91,25 @@ extension SyncTests {
       #expect(try syncer.run() == [])
     }
   }
+
+  /// An SQL writer that names someone in `updated_by` is recorded as the role it logged in as,
+  /// with the claimed name only beside it; formsctl's own pushes name the store's user.
+  @Test func aNameWrittenInUpdatedByIsKeptOnlyBesideTheRealRole() throws {
+    try withSynced { server, store, syncer, _ in
+      try server.psql(
+        """
+        UPDATE formsctl.claim SET document = jsonb_set(document, '{note}', '"by sql"'),
+        updated_by = 'Contracting Officer Cory' WHERE id = 'c1'
+        """)
+      let role = try server.psql("SELECT session_user").trimmingCharacters(in: .whitespacesAndNewlines)
+      #expect(
+        try server.psql("SELECT updated_by FROM formsctl.claim WHERE id = 'c1'")
+          == "\(role) (claimed Contracting Officer Cory)\n")
+      let pulled = try syncer.run()
+      #expect(pulled.map(\.detail) == ["by \(role) (claimed Contracting Officer Cory)"], "\(pulled)")
+      try store.update(kind: "claim", id: "c2", assignments: [try Assignment("note=here")])
+      #expect(try syncer.run().map(\.action) == ["pushed"])
+      #expect(try server.psql("SELECT updated_by FROM formsctl.claim WHERE id = 'c2'") == "tester\n")
+    }
+  }
 }
