@@ -174,6 +174,32 @@ extension ApprovalHardeningTests {
     return store
   }
 
+  @Test func aMigrationThatMapsAStateIntoAGuardedOneIsRefused() throws {
+    try withTemporaryDirectory { dir in
+      let people = ApprovalTests.People()
+      _ = try base.store(dir, people)
+      let first = try Store.open(at: dir)
+      try first.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
+      // A new version whose migration maps in_review to approved: no chain was signed.
+      let descriptor =
+        try readFile(dir + "/schemas/claim/1.0.0.yaml")
+        .replacingOccurrences(of: "version: 1.0.0\n", with: "version: 2.0.0\nfrom: 1.0.0\n")
+        + "changes:\n  - map: {field: status, values: {in_review: approved}}\n"
+      try writeFile(descriptor, to: dir + "/schemas/claim/2.0.0.yaml")
+      let store = try Store.open(at: dir)
+      let path = dir + "/data/claims/c1.json"
+      let before = try readFile(path)
+      do throws(StoreError) {
+        _ = try Migrator(store: store).run(.init(snapshot: false))
+        Issue.record("a migration moved a form into approved without its chain")
+      } catch {
+        guard case .migrationFailed(_, let diagnostics) = error else { throw error }
+        #expect(diagnostics.contains { $0.rule == "approval-chain" }, "\(diagnostics)")
+      }
+      #expect(try readFile(path) == before)
+    }
+  }
+
   /// The store as a command opens it: its manifest's recipients, `holder`'s identity.
   func open(_ dir: String, holder: Identity) throws -> Store {
     let layout = try StoreLayout(root: dir)

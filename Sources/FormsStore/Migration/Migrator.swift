@@ -235,6 +235,16 @@ public struct Migrator: Sendable {
     } catch {
       return .failed(step: "seal", message: error.description)
     }
+    // Nothing reaches a state a chain guards without a complete chain, a migration included (a
+    // step that maps states): the document is judged as `validate` judges it.
+    if validate, let approvals = target.approvals, let state = target.workflowState(of: sealed),
+      approvals.guarding(state) != nil, source.workflowState(of: before) != state,
+      let id = sealed[target.idField].flatMap(DocumentID.text)
+    {
+      let findings = ApprovalReview(sealed, schema: target, kind: target.kind, id: id, roles: store.layout.roles)
+        .findings.filter { $0.rule == "approval-chain" }
+      if !findings.isEmpty { return .invalidAfter(findings) }
+    }
     return .migrated(before: before, after: sealed, bytes: JSONWriter.canonical(sealed), changedSteps: changedSteps)
   }
 
