@@ -39,9 +39,9 @@ public struct DocumentFormatter: Sendable {
   /// Only report, never write.
   public let check: Bool
   /// Where writes may go.
-  public let writer: AtomicWriter
+  package let writer: AtomicWriter
 
-  public init(check: Bool, writer: AtomicWriter) {
+  package init(check: Bool, writer: AtomicWriter) {
     self.check = check
     self.writer = writer
   }
@@ -107,7 +107,7 @@ public struct DocumentFormatter: Sendable {
   }
 
   /// Formats (or checks) every file; one file's failure never stops the others.
-  public func run(_ files: [String]) -> Report {
+  package func run(_ files: [String]) -> Report {
     let this = self
     return Report(results: parallelMap(files, chunkSize: 16) { this.process($0) })
   }

@@ -200,7 +200,7 @@ public final class Store: Sendable {
   }
 
   /// Runs `body` holding the store lock, after checking no interrupted operation waits.
-  public func withWriteLock<T>(_ command: String, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+  package func withWriteLock<T>(_ command: String, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
     try layout.withWriteLock(command, wait: configuration.lockWait, body)
   }
 

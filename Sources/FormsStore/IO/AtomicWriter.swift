@@ -3,23 +3,23 @@ import Foundation
 /// The one way formsctl writes a file (DESIGN §8): a temporary file created exclusively in the
 /// target's directory, written, fsynced, renamed over the target, then the directory fsynced.
 /// A reader sees the whole old file or the whole new one, never part of either.
-public struct AtomicWriter: Sendable {
+package struct AtomicWriter: Sendable {
   /// The real path of the directory that every write must stay inside (the store root).
-  public let boundary: String
+  package let boundary: String
   /// Called after the temporary file is durable and before the rename; tests inject failures here.
   var beforeRename: (@Sendable (String) throws(StoreError) -> Void)?
   /// The mode of a file that does not exist yet (a file that exists keeps its own): 0600 for
   /// files that may hold a sensitive value's plain text (`edit`'s copy) or a key.
-  public var newFileMode: mode_t = 0o644
+  package var newFileMode: mode_t = 0o644
 
   /// A writer confined to `boundary`, which must exist.
-  public init(boundary: String) {
+  package init(boundary: String) {
     self.boundary = FileIO.realPath(boundary) ?? boundary
   }
 
   /// Replaces (or creates) `path` with `bytes`, atomically and durably; with `sync` false,
   /// atomically only: the caller makes many such files durable at once (`FileIO.sync`).
-  public func write(_ bytes: [UInt8], to path: String, sync: Bool = true) throws(StoreError) {
+  package func write(_ bytes: [UInt8], to path: String, sync: Bool = true) throws(StoreError) {
     let target = try resolveInsideBoundary(path)
     let directory = FilePath(target).parent.string
     let (fd, temp) = try createTemporary(nextTo: target)
@@ -46,7 +46,7 @@ public struct AtomicWriter: Sendable {
   }
 
   /// Makes a directory's entries (creations, renames, deletions) durable.
-  public static func syncDirectory(_ directory: String) throws(StoreError) {
+  package static func syncDirectory(_ directory: String) throws(StoreError) {
     try FileIO.sync([directory])
   }
 
@@ -66,7 +66,7 @@ public struct AtomicWriter: Sendable {
 
   /// Creates `directory` and its missing parents, after checking that the nearest existing ancestor
   /// really is inside the boundary (a symlinked directory must not lead creation out of the store).
-  public func makeDirectories(_ directory: String) throws(StoreError) {
+  package func makeDirectories(_ directory: String) throws(StoreError) {
     var existing = directory
     while !FileIO.exists(existing) {
       let parent = FilePath(existing).parent.string

@@ -5,7 +5,7 @@ import Foundation
 extension StoreLayout {
   /// Runs `body` holding the store lock, after checking no interrupted operation waits. Needs no
   /// compiled schemas, so snapshots and recovery work even while a descriptor is broken.
-  public func withWriteLock<T>(_ command: String, wait: Double, _ body: () throws(StoreError) -> T) throws(StoreError)
+  package func withWriteLock<T>(_ command: String, wait: Double, _ body: () throws(StoreError) -> T) throws(StoreError)
     -> T
   {
     let lock = try StoreLock(store: self, command: command, wait: wait)
@@ -15,17 +15,17 @@ extension StoreLayout {
   }
 }
 
-public final class StoreLock {
+package final class StoreLock {
   private let fd: Int32
 
   /// Takes the store lock, waiting up to `wait` seconds; names the holder's pid and command when it cannot.
-  public convenience init(store: StoreLayout, command: String, wait: Double) throws(StoreError) {
+  package convenience init(store: StoreLayout, command: String, wait: Double) throws(StoreError) {
     try self.init(store: store, path: store.lockPath, command: command, wait: wait)
   }
 
   /// Takes the sync lock (`.formsctl/sync/lock`): one sync of a store at a time, whatever the
   /// database, while writers still take the store lock for each write inside it.
-  public static func sync(_ store: StoreLayout, command: String, wait: Double) throws(StoreError) -> StoreLock {
+  package static func sync(_ store: StoreLayout, command: String, wait: Double) throws(StoreError) -> StoreLock {
     try StoreLock(store: store, path: store.syncLockPath, command: command, wait: wait)
   }
 

@@ -27,13 +27,13 @@ import Foundation
 /// every file it puts in place or removes against the plan's hashes, and refuses (exit 65, the
 /// journal kept) when a staged file is missing or altered, naming `recover --abandon` and the
 /// operation's safety snapshot as the ways out. Every step of `recover` is safe to run twice.
-public struct Journal: Sendable {
+package struct Journal: Sendable {
   /// One change to one file (what a restore plans).
-  public enum Step: Sendable, Equatable {
+  package enum Step: Sendable, Equatable {
     case write(path: String, bytes: [UInt8])
     case delete(path: String)
 
-    public var path: String {
+    package var path: String {
       switch self {
       case .write(let path, _), .delete(let path): return path
       }
@@ -43,29 +43,29 @@ public struct Journal: Sendable {
   /// The plan format this version writes: 2 adds the hashes `recover` verifies.
   static let planFormat = 2
 
-  public let layout: StoreLayout
+  package let layout: StoreLayout
   var directory: String { layout.journalDirectory }
   var planPath: String { (FilePath(directory) / "plan.ndjson").string }
   var commitPath: String { (FilePath(directory) / "COMMIT").string }
   /// The staged audit record; its target is always `AuditLog.path(layout)`, whatever a plan says.
   var auditPath: String { (FilePath(directory) / "audit.jsonl").string }
 
-  public init(layout: StoreLayout) { self.layout = layout }
+  package init(layout: StoreLayout) { self.layout = layout }
 
   /// The operation an interrupted journal belongs to, or nil when none waits. A plan that cannot
   /// be read is an error, not "none".
-  public func pending() throws(StoreError) -> String? {
+  package func pending() throws(StoreError) -> String? {
     guard FileIO.entry(planPath) != .missing else { return nil }
     return try readPlan().operation
   }
 
   /// Refuses (exit 75) while an interrupted operation awaits `formsctl recover`.
-  public func requireNone() throws(StoreError) {
+  package func requireNone() throws(StoreError) {
     if let operation = try pending() { throw StoreError.recoveryNeeded(operation: operation) }
   }
 
   /// Starts a transaction to stage files into one by one. The caller holds the store lock.
-  public func begin(operation: String) throws(StoreError) -> Transaction {
+  package func begin(operation: String) throws(StoreError) -> Transaction {
     try requireNone()
     try FileIO.makeDirectories(directory)
     // What a finished operation could not remove (its plan went first, so nothing waits).
@@ -84,7 +84,7 @@ public struct Journal: Sendable {
   }
 
   /// A journaled change in progress.
-  public final class Transaction {
+  package final class Transaction {
     let journal: Journal
     let operation: String
     private var planFD: Int32
@@ -107,7 +107,7 @@ public struct Journal: Sendable {
     }
 
     /// Stages the new content of `path` (not yet visible).
-    public func stage(_ bytes: [UInt8], for path: String) throws(StoreError) {
+    package func stage(_ bytes: [UInt8], for path: String) throws(StoreError) {
       try writer.makeDirectories(FilePath(path).parent.string)
       _ = try writer.resolveInsideBoundary(path)
       let step = PlannedStep.write(path, bytes: bytes, replaces: try Journal.hash(ofFileAt: path))
@@ -120,7 +120,7 @@ public struct Journal: Sendable {
 
     /// Schedules the deletion of `path`. Its directory must be writable now: found after the
     /// commit record, that would leave the operation half-applied until permissions change.
-    public func delete(_ path: String) throws(StoreError) {
+    package func delete(_ path: String) throws(StoreError) {
       _ = try writer.resolveInsideBoundary(path)
       if !directories.contains(FilePath(path).parent.string) {
         try Journal.requireWritable(FilePath(path).parent.string, toChange: path)
@@ -137,7 +137,7 @@ public struct Journal: Sendable {
     /// Makes everything durable, writes the commit record, and applies the steps; `record`, one
     /// line of the audit log, is appended to the history as the last step. An error before the
     /// commit record rolls back; at or after it, it is `unfinished` and the journal stays.
-    public func commit(record: [UInt8]? = nil) throws(StoreError) {
+    package func commit(record: [UInt8]? = nil) throws(StoreError) {
       do throws(StoreError) {
         if let record {
           let history = AuditLog.path(journal.layout)
@@ -172,7 +172,7 @@ public struct Journal: Sendable {
 
     /// Drops everything staged after `error` (before the commit record) and throws it; the store
     /// is as it was. When that fails too, the journal stays for `recover`, and the error says so.
-    public func abort(after error: StoreError) throws(StoreError) -> Never {
+    package func abort(after error: StoreError) throws(StoreError) -> Never {
       closePlan()
       try journal.rollBack(steps, after: error, operation: operation)
     }
@@ -189,7 +189,7 @@ public struct Journal: Sendable {
 
   /// Finishes or undoes an interrupted operation; returns what was done, or nil when nothing
   /// waited. With `abandon`, drops the journal and leaves every document as it is.
-  public func recover(abandon: Bool = false) throws(StoreError) -> String? {
+  package func recover(abandon: Bool = false) throws(StoreError) -> String? {
     guard FileIO.entry(planPath) != .missing else { return nil }
     let plan = try readPlan()
     if !plan.untrusted.isEmpty {
