@@ -267,3 +267,127 @@ struct LanguageServerProtocolTests {
     }
   }
 }
+
+/// The hardening found by a hostile tester after the first: many diagnostics, a buffer over the
+/// store's limit, a frame that loses its place, bare line feeds, missing params, odd ids, stale changes.
+struct LanguageServerLimitsTests {
+  static let initialize: JSONValue = ["processId": .null, "rootUri": .null, "capabilities": [:]]
+
+  func errorCode(_ message: JSONValue?) -> Int? { message?["error"]?["code"]?.numberValue?.intValue }
+
+  /// An order of `count` items, each with a negative quantity (one diagnostic each).
+  func orderWithBadItems(_ text: String, count: Int) throws -> String {
+    let start = try #require(text.range(of: "\"items\": ["))
+    let end = try #require(text.range(of: "\n  ],", range: start.upperBound..<text.endIndex))
+    let items = (1...count).map { index in
+      "\n    {\n      \"last_updated\": \"2026-02-05T09:32:28.213Z\",\n      \"product_item_id\": \(index),\n"
+        + "      \"quantity\": -1,\n      \"unit_price\": 4.5\n    }"
+    }
+    return String(text[..<start.upperBound]) + items.joined(separator: ",") + String(text[end.lowerBound...])
+  }
+
+  @Test func manyDiagnosticsEachPointAtTheirOwnLine() throws {
+    try withTemporaryDirectory { dir in
+      try copyExampleStore(to: dir + "/acquisitions")
+      let order = dir + "/acquisitions/data/purchase-orders/PO-000201.json"
+      let text = try orderWithBadItems(try readFile(order), count: 300)
+      let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+      let client = try LSPClient(in: dir + "/acquisitions")
+      client.request("initialize", Self.initialize)
+      client.open(order, text: text)
+      let diagnostics = try #require(client.diagnostics("file://" + order))
+      let quantityLines = diagnostics.compactMap { diagnostic -> Int? in
+        guard diagnostic["message"]?.stringValue?.contains("quantity") == true else { return nil }
+        return diagnostic["range"]?["start"]?["line"]?.numberValue?.intValue
+      }
+      #expect(Set(quantityLines).count == 300)
+      #expect(quantityLines.allSatisfy { $0 < lines.count && lines[$0].contains("\"quantity\": -1") })
+      #expect(client.finish() == 0)
+    }
+  }
+
+  @Test func aBufferOverTheDocumentLimitGetsOneDiagnosticAtOnce() throws {
+    try withTemporaryDirectory { dir in
+      try copyExampleStore(to: dir + "/acquisitions")
+      let order = dir + "/acquisitions/data/purchase-orders/PO-000201.json"
+      let text = try readFile(order)
+      let huge = text.replacingOccurrences(
+        of: "\"Receiving", with: "\"" + String(repeating: "A", count: FileIO.maxFileSize) + "Receiving")
+      let client = try LSPClient(in: dir + "/acquisitions")
+      client.request("initialize", Self.initialize)
+      client.open(order, text: huge)
+      let diagnostics = try #require(client.diagnostics("file://" + order, version: 1))
+      #expect(diagnostics.count == 1)
+      #expect(diagnostics.first?["message"]?.stringValue?.contains("more than the limit of 67108864 bytes") == true)
+      // The server still answers.
+      #expect(client.request("textDocument/hover", LSPClient.document(order, 0, 2))["error"] == nil)
+      #expect(client.finish() == 0)
+    }
+  }
+
+  @Test func aFrameWithoutALengthIsSkippedUpToTheNextFrame() throws {
+    try withTemporaryDirectory { dir in
+      let client = try LSPClient(in: dir)
+      client.input.write(Data("X-Foo: 1\r\n\r\n{}".utf8))
+      #expect(errorCode(client.wait { $0["error"] != nil && $0["id"] == .null }) == -32700)
+      #expect(client.request("initialize", Self.initialize)["capabilities"] != nil)
+      #expect(errorCode(client.request("foo/bar", [:])) == -32601)
+      #expect(client.finish() == 0)
+    }
+  }
+
+  @Test func headerLinesEndedByLineFeedsAlone() throws {
+    try withTemporaryDirectory { dir in
+      let client = try LSPClient(in: dir)
+      let body = Array(
+        JSONWriter.compact(
+          ["jsonrpc": "2.0", "id": .number(JSONNumber(41)), "method": "initialize", "params": Self.initialize]
+        ).utf8)
+      client.input.write(Data(Array("Content-Type: x\nContent-Length: \(body.count)\n\n".utf8) + body))
+      #expect(client.wait { $0["id"] == .number(JSONNumber(41)) }?["result"]?["capabilities"] != nil)
+      #expect(client.finish() == 0)
+    }
+  }
+
+  @Test func requestsWithoutTheirParamsAndOddIdsAreRefused() throws {
+    try withTemporaryDirectory { dir in
+      let client = try LSPClient(in: dir)
+      client.request("initialize", Self.initialize)
+      for method in ["textDocument/hover", "textDocument/completion", "textDocument/formatting"] {
+        #expect(errorCode(client.request(method)) == -32602, "\(method)")
+      }
+      let noPosition: JSONValue = ["textDocument": ["uri": .string("file://" + dir + "/x.json")]]
+      #expect(errorCode(client.request("textDocument/definition", noPosition)) == -32602)
+      client.send(raw: Array(#"{"jsonrpc":"2.0","id":1.5,"method":"textDocument/hover","params":{}}"#.utf8))
+      #expect(errorCode(client.wait { $0["error"] != nil && $0["id"] == .null }) == -32600)
+      #expect(client.finish() == 0)
+    }
+  }
+
+  @Test func aChangeOlderThanTheBufferIsIgnored() throws {
+    try withTemporaryDirectory { dir in
+      try copyExampleStore(to: dir + "/acquisitions")
+      let order = dir + "/acquisitions/data/purchase-orders/PO-000201.json"
+      let text = try readFile(order)
+      let unknown = text.replacingOccurrences(of: "\"currency\": \"USD\"", with: "\"currency\": \"USD\", \"zz\": 1")
+      let client = try LSPClient(in: dir + "/acquisitions")
+      client.request("initialize", Self.initialize)
+      client.open(order, text: text)
+      #expect(client.diagnostics("file://" + order, version: 1) == [])
+      client.change(order, text: unknown, version: 3)
+      #expect(client.diagnostics("file://" + order, version: 3)?.contains { $0["code"] == "unknown-field" } == true)
+      // Late: version 2 after version 3. Had it been applied, the text would not parse.
+      client.change(order, text: "{", version: 2)
+      client.notify(
+        "textDocument/didChange",
+        [
+          "textDocument": ["uri": .string("file://" + order), "version": .number(JSONNumber(4))],
+          "contentChanges": [["range": ["start": LSPClient.at(0, 0), "end": LSPClient.at(0, 0)], "text": " "]],
+        ])
+      let latest = try #require(client.diagnostics("file://" + order, version: 4))
+      #expect(latest.contains { $0["code"] == "unknown-field" })
+      #expect(!latest.contains { $0["code"] == "parse" })
+      #expect(client.finish() == 0)
+    }
+  }
+}

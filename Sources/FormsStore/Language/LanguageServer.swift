@@ -88,7 +88,13 @@ public final class LanguageServer: Sendable {
       }
       let id = message["id"]
       switch id {
-      case nil, .string?, .number?: break
+      case nil, .string?: break
+      case .number(let number)?:
+        // JSON-RPC ids are integers or strings: `1.5` is no id to answer to.
+        guard number.intValue != nil else {
+          send(error: -32600, message: "invalid request: an id is an integer or a string", id: .null)
+          continue
+        }
       case .null?:
         guard message["method"] != nil else { continue }  // an error answered to us
         break
@@ -133,6 +139,9 @@ public final class LanguageServer: Sendable {
     if !initialized && method != "initialize" {
       return send(error: -32002, message: "the server is not initialized", id: id)
     }
+    if let missing = Self.missingParams(method, params) {
+      return send(error: -32602, message: "invalid params: \(method) needs \(missing)", id: id)
+    }
     switch method {
     case "initialize":
       guard !initialized else { return send(error: -32600, message: "invalid request: initialized already", id: id) }
@@ -150,6 +159,30 @@ public final class LanguageServer: Sendable {
     }
   }
 
+  /// What a request's params lack that its method requires (`textDocument.uri`, a `position`,
+  /// a `range`), or nil when nothing is missing.
+  static func missingParams(_ method: String, _ params: JSONValue) -> String? {
+    func isPosition(_ value: JSONValue?) -> Bool {
+      value?["line"]?.numberValue?.isInteger == true && value?["character"]?.numberValue?.isInteger == true
+    }
+    let positioned: Set<String> = [
+      "textDocument/completion", "textDocument/hover", "textDocument/definition", "textDocument/references",
+    ]
+    guard positioned.contains(method) || method == "textDocument/formatting" || method == "textDocument/codeAction"
+    else { return nil }
+    guard case .object = params else { return "params (an object)" }
+    guard params["textDocument"]?["uri"]?.stringValue != nil else { return "textDocument.uri (a string)" }
+    if positioned.contains(method), !isPosition(params["position"]) {
+      return "position (integer line and character)"
+    }
+    if method == "textDocument/codeAction",
+      !isPosition(params["range"]?["start"]) || !isPosition(params["range"]?["end"])
+    {
+      return "range (start and end positions)"
+    }
+    return nil
+  }
+
   func handleNotification(_ method: String, params: JSONValue) {
     switch method {
     case "textDocument/didOpen":
@@ -163,12 +196,16 @@ public final class LanguageServer: Sendable {
       publish([uri])
     case "textDocument/didChange":
       guard let uri = params["textDocument"]?["uri"]?.stringValue else { return }
+      let version = params["textDocument"]?["version"]?.numberValue?.intValue
       state.withLock { state in
         guard var buffer = state.buffers[uri] else { return }
+        // A change older than the buffer's version arrived late (or is wrong): applying it would
+        // put the server's text out of step with the editor's.
+        if let version, let last = buffer.version, version < last { return }
         for change in params["contentChanges"]?.arrayValue ?? [] {
           buffer.text = Self.applying(change, to: buffer.text, encoding: state.encoding)
         }
-        buffer.version = params["textDocument"]?["version"]?.numberValue?.intValue
+        buffer.version = version
         state.buffers[uri] = buffer
       }
       publish([uri])
@@ -235,6 +272,8 @@ public final class LanguageServer: Sendable {
     } else {
       do { text = try FileIO.read(path) } catch { return .null }  // not open and not readable: nothing to say
     }
+    // A buffer over the store's limit is not parsed (its one diagnostic says why): nothing to answer.
+    guard text.count <= FileIO.maxFileSize else { return .null }
     let position = params["position"] ?? .null
     let offset = LineIndex(text).offset(
       line: position["line"]?.numberValue?.intValue ?? 0, character: position["character"]?.numberValue?.intValue ?? 0,
@@ -320,7 +359,7 @@ public final class LanguageServer: Sendable {
             "kind": .string(fix.rule == nil ? "source" : "quickfix"),
             "edit": .object(
               JSONObject([
-                "changes": .object(JSONObject([uri: .array(fix.edits.map { edit($0, in: buffer.text) })]))
+                "changes": .object(JSONObject([uri: .array(fix.edits.map { edit($0, lines: lines) })]))
               ])),
           ]))
       })
@@ -347,13 +386,26 @@ public final class LanguageServer: Sendable {
 
   /// What `textDocument/publishDiagnostics` says of `buffer`.
   func diagnostics(uri: String, buffer: Buffer) -> JSONValue {
-    let problems = service(for: buffer.path)?.diagnose(path: buffer.path, text: buffer.text) ?? []
+    let problems: [LanguageService.Problem]
+    if buffer.text.count > FileIO.maxFileSize {
+      // The store refuses such a document: say so at once instead of parsing and validating it.
+      let message =
+        "the text is \(buffer.text.count) bytes, more than the limit of \(FileIO.maxFileSize) bytes (64 MiB); not checked"
+      problems = [
+        LanguageService.Problem(
+          diagnostic: Diagnostic(file: buffer.path, position: nil, rule: "read", message: message), range: 0..<0)
+      ]
+    } else {
+      problems = service(for: buffer.path)?.diagnose(path: buffer.path, text: buffer.text) ?? []
+    }
     let severities: [Diagnostic.Severity: Int] = [.error: 1, .warning: 2, .note: 3]
+    // One index for all the diagnostics, not one each; none for a text that was not checked.
+    let lines = LineIndex(buffer.text.count > FileIO.maxFileSize ? [] : buffer.text)
     let diagnostics = problems.map { problem -> JSONValue in
       let path = problem.diagnostic.pointer.path
       return .object(
         JSONObject([
-          "range": range(problem.range, in: buffer.text),
+          "range": range(problem.range, lines: lines),
           "severity": .number(JSONNumber(severities[problem.diagnostic.severity] ?? 1)),
           "code": .string(problem.diagnostic.rule), "source": .string("formsctl"),
           "message": .string((path.isEmpty ? "" : path + ": ") + problem.diagnostic.message),
@@ -464,8 +516,12 @@ public final class LanguageServer: Sendable {
   // MARK: Protocol values
 
   func range(_ span: Range<Int>, in text: [UInt8]) -> JSONValue {
+    range(span, lines: LineIndex(text))
+  }
+
+  /// The range of `span` in the text `lines` indexes (for many ranges in one text).
+  func range(_ span: Range<Int>, lines: LineIndex) -> JSONValue {
     let encoding = state.withLock { $0.encoding }
-    let lines = LineIndex(text)
     func position(_ offset: Int) -> JSONValue {
       let (line, character) = lines.position(of: offset, encoding: encoding)
       return .object(JSONObject(["line": .number(JSONNumber(line)), "character": .number(JSONNumber(character))]))
@@ -474,7 +530,11 @@ public final class LanguageServer: Sendable {
   }
 
   func edit(_ edit: LanguageService.Edit, in text: [UInt8]) -> JSONValue {
-    .object(JSONObject(["range": range(edit.range, in: text), "newText": .string(edit.text)]))
+    self.edit(edit, lines: LineIndex(text))
+  }
+
+  func edit(_ edit: LanguageService.Edit, lines: LineIndex) -> JSONValue {
+    .object(JSONObject(["range": range(edit.range, lines: lines), "newText": .string(edit.text)]))
   }
 
   func location(_ location: LanguageService.Location) -> JSONValue {
@@ -574,6 +634,8 @@ package struct FrameReader {
   var buffer: [UInt8] = []
   /// Bytes of a too long body still to drop.
   var dropping = 0
+  /// After a header without a usable length: dropping bytes up to the next `Content-Length`.
+  var resyncing = false
 
   package init(_ handle: FileHandle) { self.handle = handle }
 
@@ -591,31 +653,33 @@ package struct FrameReader {
 
   /// The next frame; nil when the input ends.
   package mutating func nextFrame() -> Frame? {
-    let separator = Array("\r\n\r\n".utf8)
     while true {
       if dropping > 0 {
         let dropped = min(dropping, buffer.count)
         buffer.removeFirst(dropped)
         dropping -= dropped
       }
-      if dropping == 0, let end = buffer.firstRange(of: separator) {
-        let header = buffer[..<end.lowerBound]
+      if dropping == 0, resyncing { resync() }
+      if dropping == 0, !resyncing, let end = Self.headerEnd(in: buffer) {
+        let header = buffer[..<end.header]
         switch Self.contentLength(header) {
         case .failure(let problem):
-          buffer.removeFirst(end.upperBound)
+          // What follows has no known length: skip to the next `Content-Length`, which starts the next frame.
+          buffer.removeFirst(end.body)
+          resyncing = true
           return .invalid(problem.reason)
         case .success(let length) where length > Self.maxBody:
-          buffer.removeFirst(end.upperBound)
+          buffer.removeFirst(end.body)
           dropping = length
           return .invalid("a message of \(length) bytes, more than the limit of \(Self.maxBody); skipped")
         case .success(let length):
-          if buffer.count - end.upperBound >= length {
-            let body = Array(buffer[end.upperBound..<(end.upperBound + length)])
-            buffer.removeFirst(end.upperBound + length)
+          if buffer.count - end.body >= length {
+            let body = Array(buffer[end.body..<(end.body + length)])
+            buffer.removeFirst(end.body + length)
             return .message(body)
           }
         }
-      } else if dropping == 0, buffer.count > Self.maxHeader, buffer.firstRange(of: separator) == nil {
+      } else if dropping == 0, !resyncing, buffer.count > Self.maxHeader, Self.headerEnd(in: buffer) == nil {
         buffer = []
         return .unreadable("no message header ends within \(Self.maxHeader) bytes")
       }
@@ -625,12 +689,48 @@ package struct FrameReader {
     }
   }
 
+  /// Drops what comes before the next `Content-Length` (any case), keeping a tail that may be
+  /// the start of one still arriving.
+  mutating func resync() {
+    let name = Array("content-length".utf8)
+    if buffer.count >= name.count {
+      for start in 0...(buffer.count - name.count)
+      where zip(buffer[start...], name).allSatisfy({ ((0x41...0x5A).contains($0) ? $0 | 0x20 : $0) == $1 }) {
+        buffer.removeFirst(start)
+        resyncing = false
+        return
+      }
+    }
+    buffer.removeFirst(max(0, buffer.count - (name.count - 1)))
+  }
+
+  /// Where the header at the start of `bytes` ends (before its blank line) and its body starts:
+  /// the blank line is `\r\n\r\n` or, from clients that end lines with a bare line feed, `\n\n`.
+  static func headerEnd(in bytes: [UInt8]) -> (header: Int, body: Int)? {
+    let lf = UInt8(ascii: "\n")
+    let cr = UInt8(ascii: "\r")
+    var index = 0
+    while let found = bytes[index...].firstIndex(of: lf) {
+      let next = found + 1
+      if next < bytes.count, bytes[next] == lf {
+        return (found > 0 && bytes[found - 1] == cr ? found - 1 : found, next + 1)
+      }
+      if next + 1 < bytes.count, bytes[next] == cr, bytes[next + 1] == lf {
+        return (found > 0 && bytes[found - 1] == cr ? found - 1 : found, next + 2)
+      }
+      index = next
+    }
+    return nil
+  }
+
   struct HeaderProblem: Error { let reason: String }
 
   /// The length a header gives: exactly one `Content-Length` of decimal digits.
   static func contentLength(_ header: ArraySlice<UInt8>) -> Result<Int, HeaderProblem> {
     var lengths: [Substring] = []
-    for line in String(decoding: header, as: UTF8.self).split(separator: "\r\n") {
+    // Lines end with `\r\n` or a bare `\n`.
+    for line in String(decoding: header, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+      let line = line.hasSuffix("\r") ? line.dropLast() : line
       let parts = line.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
       guard parts.count == 2 else {
         return .failure(HeaderProblem(reason: "a header line without a colon: \(line.prefix(80).debugDescription)"))

@@ -107,7 +107,8 @@ public struct LanguageService: Sendable {
               rule: finding.rule, message: finding.message + " (compared with the saved file)"))
         }
       }
-      return diagnostics.map { Problem(diagnostic: $0, range: Self.range(of: $0.position, in: text)) }
+      let lines = LineIndex(text)  // one for all the diagnostics: a document with thousands stays linear
+      return diagnostics.map { Problem(diagnostic: $0, range: Self.range(of: $0.position, in: text, lines: lines)) }
     case .descriptor:
       let shown = store.display(path)
       let registry: SchemaRegistry
@@ -118,8 +119,9 @@ public struct LanguageService: Sendable {
         let diagnostic = Diagnostic(file: shown, position: nil, rule: "read", message: error.description)
         return [Problem(diagnostic: diagnostic, range: 0..<0)]
       }
+      let lines = LineIndex(text)
       return registry.diagnostics.filter { $0.file == shown }.map {
-        Problem(diagnostic: $0, range: Self.range(of: $0.position, in: text))
+        Problem(diagnostic: $0, range: Self.range(of: $0.position, in: text, lines: lines))
       }
     case .other:
       return []
@@ -139,9 +141,10 @@ public struct LanguageService: Sendable {
 
   /// What a diagnostic at `position` underlines: the key or scalar that starts there (a string
   /// with its quotes), or one character for an object, an array or anything else.
-  static func range(of position: SourcePosition?, in text: [UInt8]) -> Range<Int> {
+  /// `lines` is `text`'s index, built once by the caller for all its diagnostics.
+  static func range(of position: SourcePosition?, in text: [UInt8], lines: LineIndex? = nil) -> Range<Int> {
     guard let position else { return 0..<0 }
-    let start = LineIndex(text).offset(of: position)
+    let start = (lines ?? LineIndex(text)).offset(of: position)
     guard start < text.count else { return text.count..<text.count }
     switch text[start] {
     case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "<"), UInt8(ascii: "="): return start..<(start + 1)

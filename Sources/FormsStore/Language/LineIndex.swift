@@ -21,12 +21,15 @@ public struct LineIndex: Sendable {
     self.text = text
     var starts = [0]
     var lineFeedStarts = [0]
-    for (offset, byte) in text.enumerated() {
-      if byte == UInt8(ascii: "\n") {
-        lineFeedStarts.append(offset + 1)
-        starts.append(offset + 1)
-      } else if byte == UInt8(ascii: "\r"), offset + 1 == text.count || text[offset + 1] != UInt8(ascii: "\n") {
-        starts.append(offset + 1)
+    text.withUnsafeBufferPointer { bytes in
+      for offset in 0..<bytes.count {
+        let byte = bytes[offset]
+        if byte == UInt8(ascii: "\n") {
+          lineFeedStarts.append(offset + 1)
+          starts.append(offset + 1)
+        } else if byte == UInt8(ascii: "\r"), offset + 1 == bytes.count || bytes[offset + 1] != UInt8(ascii: "\n") {
+          starts.append(offset + 1)
+        }
       }
     }
     self.starts = starts
