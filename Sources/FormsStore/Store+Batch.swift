@@ -3,9 +3,17 @@ import FormsCore
 extension Store {
   /// The ids of the `kind` documents for which every expression of `filters` holds, in id order.
   public func ids(of kind: String, matching filters: [Expression]) throws(StoreError) -> [String] {
+    try ids(of: kind, matching: filters, session: nil)
+  }
+
+  /// ``ids(of:matching:)`` inside `session`: the sealed values the filters read are recorded
+  /// under the lock the session already holds.
+  func ids(of kind: String, matching filters: [Expression], session: WriteSession?) throws(StoreError) -> [String] {
     let schema = try schema(kind)
     let idPath = Expression.Path(steps: [.member(schema.idField)])
-    let (documents, skipped) = try list(kind: kind, query: Query(filters: filters, sort: [(idPath, false)]))
+    let found = try listed(kind: kind, query: Query(filters: filters, sort: [(idPath, false)]))
+    if let session { try recordAccess(found.read, in: session) } else { try recordAccess(found.read) }
+    let (documents, skipped) = (found.documents, found.skipped)
     if let unreadable = skipped.first {
       throw StoreError.refused(.unreadableMatch(path: display(unreadable.path), reason: unreadable.reason))
     }
@@ -18,10 +26,10 @@ extension Store {
   public func update(kind: String, matching filters: [Expression], assignments: [Assignment], dryRun: Bool = false)
     throws(StoreError) -> [Document]
   {
-    let summary = "set \(kind) --where \(filters.map(\.description).joined(separator: " and "))"
+    let summary = "set \(kind) --where \(whereSummary(filters))"
     return try write("set", summary: summary, dryRun: dryRun) { session throws(StoreError) -> [Document] in
       var written: [Document] = []
-      for id in try ids(of: kind, matching: filters) {
+      for id in try ids(of: kind, matching: filters, session: session) {
         let stored = try read(kind: kind, id: id)
         var document = stored.value
         let schema = try schema(of: stored.value, path: stored.path)
@@ -38,9 +46,10 @@ extension Store {
   public func delete(kind: String, matching filters: [Expression], dryRun: Bool = false) throws(StoreError)
     -> ChangePlan
   {
-    let summary = "rm \(kind) --where \(filters.map(\.description).joined(separator: " and "))"
+    let summary = "rm \(kind) --where \(whereSummary(filters))"
     return try write("rm", summary: summary, dryRun: dryRun) { session throws(StoreError) -> ChangePlan in
-      let plan = try planDelete(try ids(of: kind, matching: filters).map { (kind, $0) }, reason: "matches --where")
+      let plan = try planDelete(
+        try ids(of: kind, matching: filters, session: session).map { (kind, $0) }, reason: "matches --where")
       if !plan.blockers.isEmpty {
         if dryRun { return plan }
         throw StoreError.refused(
@@ -49,5 +58,12 @@ extension Store {
       try stage(plan, in: session)
       return plan
     }
+  }
+
+  /// The filters as the lock file and its holder's message show them: an expression naming a
+  /// sensitive field is «redacted» whole (it may hold a plain sealed value), as in the audit
+  /// record's command.
+  func whereSummary(_ filters: [Expression]) -> String {
+    redactingSensitive(filters.map(\.description), names: registry.sensitiveFieldNames).joined(separator: " and ")
   }
 }

@@ -22,12 +22,13 @@ extension Store {
   /// Where two documents differ, by JSON Pointer, as a report: records `{pointer, left, right}`
   /// (a side where the value is absent has no member), and a table POINTER LEFT RIGHT. Values
   /// are shown as `list` shows them: sealed ones opened for a key holder, else the placeholder
-  /// (the opened values shown are recorded first, ``recordAccess(_:)``).
+  /// (``recordAccess(_:)``). Every opened value of both sides is recorded first, not only those
+  /// shown: an equal pair has no row, and that missing row tells the value as surely as a row.
   public func comparison(kind: String, _ left: Document, _ right: Document) throws(StoreError) -> TableReport {
     let a = shown(left)
     let b = shown(right)
     let pointers = a.changedPointers(to: b)
-    try recordAccess([left, right].compactMap { access($0, kind: kind, shown: pointers) })
+    try recordAccess([left, right].compactMap { access($0, kind: kind) })
     var records: [JSONValue] = []
     var rows: [[String]] = []
     for pointer in pointers {

@@ -73,21 +73,32 @@ extension Store {
   /// is thrown and the caller shows nothing). Nothing is written when `entries` is empty.
   public func recordAccess(_ entries: [AccessEntry]) throws(StoreError) {
     guard !entries.isEmpty else { return }
+    try withWriteLock(Self.accessOperation) { () throws(StoreError) in try appendAccess(entries) }
+  }
+
+  /// ``recordAccess(_:)`` for a command that already holds the store lock (a write session
+  /// whose journal is not yet begun, such as `set`/`rm --where` reading its matches): the lock
+  /// is not taken again (a second `flock` on another descriptor would wait on this process).
+  func recordAccess(_ entries: [AccessEntry], in session: WriteSession) throws(StoreError) {
+    guard !entries.isEmpty else { return }
+    guard !session.dryRun else { return try recordAccess(entries) }
+    try appendAccess(entries)
+  }
+
+  private func appendAccess(_ entries: [AccessEntry]) throws(StoreError) {
     let record = AuditLog.accessRecord(
       time: now(), user: auditUser(), command: commandLine ?? Self.accessOperation, entries: entries)
-    try withWriteLock(Self.accessOperation) { () throws(StoreError) in
-      let path = AuditLog.path(layout)
-      let size = AuditLog.size(path)
-      do throws(StoreError) {
-        try AuditLog.appendOnce(record, layout: layout, at: size)
-      } catch {
-        // No journal holds this record: a failed append is cut off again (a log left torn is
-        // the truncation's own error).
-        if FileIO.entry(path) != .missing && AuditLog.size(path) != size {
-          try AuditLog.truncate(layout, to: size)
-        }
-        throw error
+    let path = AuditLog.path(layout)
+    let size = AuditLog.size(path)
+    do throws(StoreError) {
+      try AuditLog.appendOnce(record, layout: layout, at: size)
+    } catch {
+      // No journal holds this record: a failed append is cut off again (a log left torn is
+      // the truncation's own error).
+      if FileIO.entry(path) != .missing && AuditLog.size(path) != size {
+        try AuditLog.truncate(layout, to: size)
       }
+      throw error
     }
   }
 

@@ -1,0 +1,112 @@
+import FormsCore
+import FormsTestSupport
+import Foundation
+import Testing
+
+/// Reads of sealed values beyond `get` and `list`: every command that opens a sealed value to
+/// judge or compare it records that it did (hostile tester h1).
+struct SealedReadTests {
+  /// The example store with the demo identity: `run` as its key holder, `anonymous` without.
+  struct Fixture {
+    let store: String
+    let holder: [String: String]
+
+    init(_ dir: String) throws {
+      store = dir + "/store"
+      try copyExampleStore(to: store)
+      holder = ["FORMSCTL_IDENTITY": try demoIdentity(at: dir + "/demo")]
+    }
+
+    func run(_ arguments: [String]) throws -> RunResult {
+      try Formsctl.run(arguments, in: store, environment: holder)
+    }
+
+    func anonymous(_ arguments: [String]) throws -> RunResult {
+      try Formsctl.run(arguments, in: store)
+    }
+
+    var history: String { store + "/.formsctl/history.jsonl" }
+
+    func records() throws -> [JSONValue] {
+      guard FileManager.default.fileExists(atPath: history) else { return [] }
+      return try readFile(history).split(separator: "\n").map { try JSONParser().parse(Array($0.utf8)) }
+    }
+
+    /// The access records, each as its `id:pointer,pointer` entries, sorted.
+    func accessRecords() throws -> [[String]] {
+      try records().filter { $0["operation"] == .string("access") }.map { record in
+        (record["access"]?.arrayValue ?? []).map { entry in
+          (entry["id"]?.stringValue ?? "") + ":"
+            + (entry["pointers"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ",")
+        }.sorted()
+      }
+    }
+
+    var everyOfficer: [String] {
+      get throws {
+        try FileManager.default.contentsOfDirectory(atPath: store + "/data/acquisitions").map {
+          String($0.dropLast(".json".count)) + ":/contracting_officer"
+        }.sorted()
+      }
+    }
+  }
+
+  /// h1 item 1: `set`/`rm --where` over a sealed field records what its filter read under the
+  /// lock it already holds (it waited on itself, exit 75), and the lock's note, which other
+  /// writers are shown, never carries the plain value of the query.
+  @Test func batchWritesOverASealedFilterRecordUnderTheirOwnLock() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try Fixture(dir)
+      let filter = #"contracting_officer == "J. Alvarez""#
+      let (writer, stderr) = try startPaused(
+        ["set", "acquisition", "--where", filter, "title=Probe", "--wait", "2"], at: "after-lock", seconds: 2,
+        in: fixture.store, environment: fixture.holder)
+      let note = try readFile(fixture.store + "/.formsctl/lock")
+      #expect(note.contains("formsctl set acquisition --where") && !note.contains("Alvarez"), "\(note)")
+      let blocked = try fixture.run(["set", "acquisition", "ACQ-2026-002", "title=Other", "--wait", "0"])
+      #expect(blocked.status == 75 && !blocked.stderr.contains("Alvarez"), "\(blocked.stderr)")
+      writer.waitUntilExit()
+      let said = String(decoding: stderr.readDataToEndOfFile(), as: UTF8.self)
+      #expect(writer.terminationStatus == 0, "\(said)")
+      #expect(try fixture.anonymous(["get", "acquisition", "ACQ-2026-001", "--field", "title"]).stdout == "Probe\n")
+      #expect(try fixture.accessRecords() == [try fixture.everyOfficer])
+      let written = try fixture.records().filter { $0["operation"] == .string("set") }
+      let log = try readFile(fixture.history)
+      #expect(written.count == 1 && !log.contains("Alvarez"))
+
+      let removed = try fixture.run([
+        "rm", "acquisition", "--where", #"contracting_officer == "M. Chen""#, "--wait", "2",
+      ])
+      #expect(removed.status == 0 || removed.status == 65, "\(removed.transcript)")
+      #expect(!removed.stderr.contains("locked"), "\(removed.transcript)")
+      #expect(try fixture.accessRecords().count == 2)
+      // A dry run records its read too (it holds no lock).
+      let dry = try fixture.run(["set", "acquisition", "--where", filter, "title=Again", "--dry-run"])
+      #expect(dry.status == 0, "\(dry.transcript)")
+      #expect(try fixture.accessRecords().count == 3)
+      #expect(!(try readFile(fixture.history)).contains("Chen"))
+    }
+  }
+
+  /// h1 item 2: `diff` compares every opened sealed value of both documents; an equal pair has
+  /// no row, which tells the value as a row would: the comparison is recorded either way.
+  @Test func diffRecordsEverySealedValueItCompared() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try Fixture(dir)
+      let created = try fixture.run([
+        "new", "acquisition", "--set", "id=ACQ-2026-099", "--set", "title=probe", "--set", "agency=x", "--set",
+        "contracting_officer=J. Alvarez",
+      ])
+      #expect(created.status == 0, "\(created.transcript)")
+      let before = try fixture.accessRecords().count
+      let equal = try fixture.run(["diff", "acquisition", "ACQ-2026-001", "ACQ-2026-099"])
+      #expect(!equal.stdout.contains("contracting_officer"), "\(equal.transcript)")
+      let records = try fixture.accessRecords()
+      #expect(records.count == before + 1, "\(equal.transcript)")
+      #expect(records.last == ["ACQ-2026-001:/contracting_officer", "ACQ-2026-099:/contracting_officer"])
+      // Without an identity nothing is opened, and nothing recorded.
+      _ = try fixture.anonymous(["diff", "acquisition", "ACQ-2026-001", "ACQ-2026-099"])
+      #expect(try fixture.accessRecords().count == before + 1)
+    }
+  }
+}
