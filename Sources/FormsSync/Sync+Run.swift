@@ -33,6 +33,12 @@ extension Sync {
     for kind in store.registry.kinds {
       prepared.append(try await prepare(kind: kind, direction, state: state, database: database))
     }
+    // Revisions come from one sequence and only grow: a row below its recorded revision means
+    // the database was restored from an older copy, and its old content must not be pulled
+    // over newer work.
+    for kind in prepared where !kind.backwards.isEmpty {
+      throw SyncError.wentBack(kind: kind.kind, ids: kind.backwards.map(Self.escaped))
+    }
     try bound(prepared, maxDelete: maxDelete)
     var entries: [Entry] = []
     for kind in prepared {
@@ -50,6 +56,8 @@ extension Sync {
     var local: [String: (sha256: String, refreshed: SyncState.Stamp?)]
     var remote: [String: Int64]
     var plans: [(id: String, plan: Plan)]
+    /// Rows at a lower revision than recorded, in order.
+    var backwards: [String] = []
   }
 
   /// Refuses the run when it would delete more of a kind, on either side, than `maxDelete`
@@ -151,8 +159,15 @@ extension Sync {
       for id in remote.keys where local[id] == nil && records[id] == nil { consider(id, sha256: nil) }
     }
     plans.sort { $0.id < $1.id }
+    let backwards = remote.compactMap { id, revision -> String? in
+      guard revision >= 0, let recorded = records[id]?.revision, records[id]?.text != nil, revision < recorded else {
+        return nil
+      }
+      return id
+    }.sorted()
     return Prepared(
-      kind: kind, directory: directory, table: table, records: records, local: local, remote: remote, plans: plans)
+      kind: kind, directory: directory, table: table, records: records, local: local, remote: remote, plans: plans,
+      backwards: backwards)
   }
 
   func carry(_ prepared: Prepared, database: Database) async throws(SyncError) -> [Entry] {

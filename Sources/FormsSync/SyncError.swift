@@ -42,6 +42,9 @@ public enum SyncError: FormsError, Equatable {
   case unreadableRow(schema: String, table: String, detail: String)
   /// Deleting this many would pass the deletion bound; nothing of the kind was synced (65).
   case deletionBeyondBound(kind: String, removing: Int, of: Int, inDatabase: Bool, reason: String)
+  /// Rows hold a revision lower than the one recorded at the last sync: the database went back
+  /// (restored from an older copy); nothing was synced (65).
+  case wentBack(kind: String, ids: [String])
   /// `resolve` of a document with no conflict (65).
   case nothingToResolve(kind: String, id: String)
   /// The row changed in the database while it was being resolved (65).
@@ -94,6 +97,10 @@ public enum SyncError: FormsError, Equatable {
     case .deletionBeyondBound(let kind, let removing, let of, let inDatabase, let reason):
       let place = inDatabase ? "\(kind) rows in the database" : "\(kind) documents here"
       return "sync would delete \(removing) of \(of) \(place), \(reason); nothing was synced"
+    case .wentBack(let kind, let ids):
+      let shown = ids.prefix(10).joined(separator: ", ") + (ids.count > 10 ? " and \(ids.count - 10) more" : "")
+      return "the database went back: \(kind) \(shown) hold an older revision than at the last sync "
+        + "(restored from an older copy?); nothing was synced, so nothing newer is lost"
     case .nothingToResolve(let kind, let id): return "\(kind) \(id) has no sync conflict to resolve"
     case .changedMeanwhile(let kind, let id): return "\(kind) \(id) changed in the database meanwhile"
     case .alreadyRunning(let pid, let command, let waited):

@@ -112,4 +112,22 @@ extension SyncTests {
       #expect(try server.psql("SELECT updated_by FROM formsctl.claim WHERE id = 'c2'") == "tester\n")
     }
   }
+
+  /// A row back at a revision below the one recorded (the database restored from an older
+  /// dump) is refused with its id, 65: its old content is never pulled over the newer file.
+  @Test func aDatabaseThatWentBackIsRefusedNamingTheRows() throws {
+    try withSynced { server, _, syncer, dir in
+      let before = try file(dir, "c1")
+      try server.psql(
+        """
+        SET session_replication_role = replica;
+        UPDATE formsctl.claim SET revision = revision - 1, document = jsonb_set(document, '{note}', '"old"'),
+        canonical = NULL, content_sha256 = NULL WHERE id = 'c1'
+        """)
+      let refused = #expect(throws: SyncError.self) { try syncer.run() }
+      #expect(refused == .wentBack(kind: "claim", ids: ["c1"]))
+      #expect(refused?.kind == .badInput)
+      #expect(try file(dir, "c1") == before)
+    }
+  }
 }
