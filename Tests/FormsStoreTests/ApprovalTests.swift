@@ -172,6 +172,35 @@ struct ApprovalTests {
     }
   }
 
+  @Test func anUnsignedMemberBesideASignedRecordIsAnError() throws {
+    try withTemporaryDirectory { dir in
+      let people = People()
+      let store = try store(dir, people)
+      try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
+      try store.approve(kind: "claim", id: "c1", identity: people.reviewer)
+      try store.approve(kind: "claim", id: "c1", identity: people.officer)
+      #expect(try validate(store).isEmpty)
+      let path = dir + "/data/claims/c1.json"
+      // By hand: a condition added to the officer's signed record, which its signature never covered.
+      for extra: (String, JSONValue) in [("conditions", .string("only if the amount halves")), ("step", .bool(true))] {
+        var document = try JSONParser().parse(Array(try readFile(path).utf8))
+        var records = document["_approvals"]!.arrayValue!
+        let honest = records[2]
+        var changed = honest.objectValue!
+        changed[extra.0] = extra.1
+        records[2] = .object(changed)
+        document["_approvals"] = .array(records)
+        try writeFile(String(decoding: JSONWriter.canonical(document), as: UTF8.self), to: path)
+        let found = try validate(store)
+        #expect(found.contains { $0.rule == "approval" && $0.pointer.description == "/_approvals/2" }, "\(extra.0)")
+        #expect(found.contains { $0.rule == "approval-chain" }, "\(extra.0): the chain is no longer complete")
+        records[2] = honest
+        document["_approvals"] = .array(records)
+        try writeFile(String(decoding: JSONWriter.canonical(document), as: UTF8.self), to: path)
+      }
+    }
+  }
+
   @Test func changedContentMakesApprovalsStale() throws {
     try withTemporaryDirectory { dir in
       let people = People()

@@ -30,9 +30,18 @@ public struct ApprovalRecord: Sendable, Equatable {
   public var nonce: String?
   public var signature: String
 
-  /// The record a JSON value holds; nil when a member is missing or of the wrong type.
+  /// Every member a record may hold: the signature covers exactly these, so a member beyond them
+  /// (an unsigned "conditions" added by hand) makes the value no record at all.
+  static let members: Set<String> = [
+    "action", "chain", "step", "role", "signer", "time", "comment", "content", "round", "nonce", "signature",
+  ]
+
+  /// The record a JSON value holds; nil when a member is missing, of the wrong type, or not one
+  /// of ``members``.
   public init?(_ value: JSONValue) {
-    guard case .object(let object) = value, let action = object["action"]?.stringValue.flatMap(Action.init),
+    guard case .object(let object) = value, object.keys.allSatisfy(Self.members.contains),
+      object.members.allSatisfy({ $0.value.stringValue != nil }),
+      let action = object["action"]?.stringValue.flatMap(Action.init),
       let chain = object["chain"]?.stringValue, let signer = object["signer"]?.stringValue,
       let time = object["time"]?.stringValue, let content = object["content"]?.stringValue,
       let signature = object["signature"]?.stringValue

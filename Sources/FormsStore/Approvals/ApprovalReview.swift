@@ -93,7 +93,10 @@ public struct ApprovalReview: Sendable {
         continue
       }
       guard let record = ApprovalRecord(value) else {
-        fail("approval", nil, "not an approval record (it needs action, chain, signer, time, content and signature)")
+        fail(
+          "approval", nil,
+          "not an approval record (it needs action, chain, signer, time, content and signature, all text, and nothing unsigned beside them)"
+        )
         continue
       }
       guard let chain = approvals.guarding(record.chain) else {
