@@ -40,6 +40,7 @@ extension Sync {
       throw SyncError.wentBack(kind: kind.kind, ids: kind.backwards.map(Self.escaped))
     }
     try bound(prepared, maxDelete: maxDelete)
+    DebugPause.at("sync-planned")
     var entries: [Entry] = []
     for kind in prepared {
       entries += try await carry(kind, database: database)
