@@ -109,4 +109,27 @@ struct SealedReadTests {
       #expect(try fixture.accessRecords().count == before + 1)
     }
   }
+
+  /// h1 item 3: `validate` with an identity judges value rules on the sealed form, as without
+  /// one: a pattern on a sensitive field must not tell which sealed values match it.
+  @Test func validateIsNoOracleForSealedValues() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try Fixture(dir)
+      let descriptor = dir + "/schemas/acquisition/1.1.0.yaml"
+      try FileManager.default.copyItem(
+        atPath: Formsctl.packageRoot.appendingPathComponent("schemas").path, toPath: dir + "/schemas")
+      try writeFile(exampleManifest(schemas: dir + "/schemas"), to: fixture.store + "/formsctl.yaml")
+      let text = try readFile(descriptor)
+      let probe = text.replacingOccurrences(
+        of: "contracting_officer: {type: string, optional: true, sensitive: true",
+        with: "contracting_officer: {type: string, optional: true, sensitive: true, pattern: '^J'")
+      #expect(probe != text)
+      try writeFile(probe, to: descriptor)
+      let anonymous = try fixture.anonymous(["validate"])
+      let holder = try fixture.run(["validate"])
+      #expect(holder.stdout == anonymous.stdout && holder.status == anonymous.status, "\(holder.transcript)")
+      #expect(!holder.stdout.contains("ACQ-2026-002.json") || !holder.stdout.contains("contracting_officer"))
+      #expect(try fixture.accessRecords().isEmpty)
+    }
+  }
 }
