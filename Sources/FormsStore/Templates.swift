@@ -85,7 +85,16 @@ extension Store {
         let findings = Validator(schema: schema).validate(value).filter { finding in
           finding.rule != "required" && !holes.contains { finding.pointer.description.hasPrefix($0.description) }
         }
-        out += Diagnostic.placed(findings, in: bytes, file: shown)
+        // A sensitive field holds a placeholder or an envelope: plain text in a template would be
+        // committed in the clear, and copied into every document made from it (h1).
+        let plain = schema.root.sensitiveLocations(in: value).filter { pointer in
+          !holes.contains(pointer) && !(value[pointer: pointer].map(SealedText.isSealed) ?? false)
+        }.map { pointer in
+          Finding(
+            pointer: pointer, rule: "sensitive",
+            message: "a sensitive field holds plain text in a template; use a placeholder or an enc:v1 envelope")
+        }
+        out += Diagnostic.placed(findings + plain, in: bytes, file: shown)
       }
     }
     return out

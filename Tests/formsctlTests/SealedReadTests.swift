@@ -132,4 +132,26 @@ struct SealedReadTests {
       #expect(try fixture.accessRecords().isEmpty)
     }
   }
+
+  /// h1 item 4: plain text in a sensitive field of a template is reported by `schema check`.
+  @Test func aTemplateWithPlainSensitiveTextIsReported() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try Fixture(dir)
+      try FileManager.default.createDirectory(
+        atPath: fixture.store + "/templates/acquisition", withIntermediateDirectories: true)
+      let before = try fixture.anonymous(["schema", "check"])
+      try writeFile(
+        #"{"title": "{{title}}", "agency": "GSA", "contracting_officer": "{{officer}}"}"# + "\n",
+        to: fixture.store + "/templates/acquisition/held.json")
+      #expect(try fixture.anonymous(["schema", "check"]).stdout == before.stdout)
+      try writeFile(
+        #"{"title": "{{title}}", "agency": "GSA", "contracting_officer": "K. Secretname"}"# + "\n",
+        to: fixture.store + "/templates/acquisition/plain.json")
+      let check = try fixture.anonymous(["schema", "check"])
+      #expect(check.status == 1, "\(check.transcript)")
+      #expect(check.transcript.contains("plain.json:1:"), "\(check.transcript)")
+      #expect(check.transcript.contains("[sensitive]"), "\(check.transcript)")
+      #expect(!check.transcript.contains("Secretname"), "\(check.transcript)")
+    }
+  }
 }
