@@ -2,7 +2,7 @@ import FormsCore
 import FormsStore
 import Foundation
 
-/// The rows of the performance table (issue 14), each formsctl beside its peer in one run with
+/// The rows of the performance table, each formsctl beside its peer in one run with
 /// their ratio, on a store made from the example purchase orders (`ExampleStore`):
 ///
 ///   validate   formsctl validate vs fastjsonschema (2 processes, the exported schema), and the floor

@@ -2,7 +2,7 @@ import FormsCore
 import FormsStore
 import Foundation
 
-/// `formsctl lsp` on a large store (issue 29): from a `didChange` sent over stdio to the
+/// `formsctl lsp` on a large store: from a `didChange` sent over stdio to the
 /// `publishDiagnostics` that answers it, for a purchase order whose relation is broken and mended
 /// in turn, after start-up (the first answer, which opens the store and starts its watch, is
 /// reported apart).

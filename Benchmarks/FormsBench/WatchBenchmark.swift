@@ -3,7 +3,7 @@ import FormsStore
 import Foundation
 import Synchronization
 
-/// `Store.changes` on a large store (issue 28): how long from a commit to the batch that reports
+/// `Store.changes` on a large store: how long from a commit to the batch that reports
 /// it, with the default debounce window, and whether memory stays flat while watching.
 enum WatchBenchmark {
   static func run(count: Int, repository: String, rounds: Int = 41) throws {

@@ -2,7 +2,7 @@ import FormsCore
 import FormsStore
 import Foundation
 
-/// `new` and `set` on a large store (issue 10): each goes through the whole write path (lock,
+/// `new` and `set` on a large store: each goes through the whole write path (lock,
 /// journal, relation checks by stat under the lock, audit record), so neither may read the store.
 /// Whole processes (what a user waits for) and in-process library calls (what an app waits for).
 enum WriteBenchmark {

@@ -151,7 +151,7 @@ case "generate":
     count: arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000, at: arguments[1],
     repository: FileManager.default.currentDirectoryPath)
 case _ where command == "table" || Comparisons.rows.contains(command):
-  // FormsBench table|validate|list|snapshot|import|migrate [COUNT...]: formsctl beside its peer (issue 14).
+  // FormsBench table|validate|list|snapshot|import|migrate [COUNT...]: formsctl beside its peer.
   let counts = arguments.dropFirst().compactMap { Int($0) }
   try Comparisons.run(
     rows: command == "table" ? Comparisons.rows : [command], counts: counts.isEmpty ? [10_000, 100_000] : counts,

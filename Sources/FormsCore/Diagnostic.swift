@@ -42,7 +42,7 @@ public struct Diagnostic: Sendable, Hashable {
   }
 }
 
-/// What kind of failure an error is; the executable maps each to one exit code (DESIGN §7).
+/// What kind of failure an error is; the executable maps each to one exit code (docs/design.md §7).
 public enum FailureKind: Sendable {
   /// Bad arguments (exit 64).
   case usage

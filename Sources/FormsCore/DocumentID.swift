@@ -1,4 +1,4 @@
-/// The rules for document ids (DESIGN §4), which also keep paths inside the store.
+/// The rules for document ids (docs/design.md §4), which also keep paths inside the store.
 public enum DocumentID {
   /// 1–128 characters of `A–Z a–z 0–9 . _ -`, not starting with `.` or `-`.
   public static func isValid(_ id: String) -> Bool {

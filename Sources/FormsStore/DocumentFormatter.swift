@@ -1,6 +1,6 @@
 import FormsCore
 
-/// `formsctl fmt`: makes JSON files canonical (DESIGN §4), or reports which are not.
+/// `formsctl fmt`: makes JSON files canonical (docs/design.md §4), or reports which are not.
 public struct DocumentFormatter: Sendable {
   /// What happened to one file.
   public enum Outcome: Sendable, Equatable {

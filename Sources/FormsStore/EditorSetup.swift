@@ -46,7 +46,7 @@ public struct EditorSetup: Sendable {
     }
   }
 
-  /// Where the schemas go by default: committed with the store (DESIGN §13).
+  /// Where the schemas go by default: committed with the store (docs/design.md §13).
   public var defaultDirectory: String { layout.jsonSchemaDirectory }
 
   /// `path` from the project's root (`examples/acquisitions/json-schema`), or as given outside it.

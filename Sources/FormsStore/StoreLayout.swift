@@ -1,7 +1,7 @@
 import FormsCore
 import FormsYAML
 
-/// Where a store's parts are on disk, read from its `formsctl.yaml` manifest (DESIGN §3).
+/// Where a store's parts are on disk, read from its `formsctl.yaml` manifest (docs/design.md §3).
 public struct StoreLayout: Sendable, Equatable {
   /// The manifest's file name, which marks a store.
   public static let manifestName = "formsctl.yaml"
@@ -20,7 +20,7 @@ public struct StoreLayout: Sendable, Equatable {
   public let roles: [String: [Signer]]
 
   /// `.formsctl/`, the tool's own state. Its parts are named below, the one place they are spelled
-  /// (DESIGN §13).
+  /// (docs/design.md §13).
   public var stateDirectory: String { state.string }
   var state: FilePath { FilePath(root) / ".formsctl" }
   /// `.formsctl/journal/`: the plan and commit record of a multi-file operation.

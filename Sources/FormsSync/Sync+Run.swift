@@ -378,7 +378,7 @@ extension Sync {
   /// A row is a feed's record for the workflow (a move the workflow does not list is applied
   /// with a warning, refused with `strictWorkflow`), and a person's edit for the rest: the
   /// fields `editable:` leaves out and immutable fields are refused, and whatever changed is
-  /// stamped (DESIGN §12). Its document must have the row's id.
+  /// stamped (docs/design.md §12). Its document must have the row's id.
   func write(_ kind: String, _ texts: [(id: String, text: String)], user: String) throws(StoreError) -> [String: Result<
     Written, StoreError
   >] {

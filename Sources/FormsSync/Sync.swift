@@ -3,7 +3,7 @@ import FormsStore
 import Foundation
 import PostgresNIO
 
-/// `formsctl sync`: a store and a PostgreSQL schema kept in step, both ways (DESIGN §13).
+/// `formsctl sync`: a store and a PostgreSQL schema kept in step, both ways (docs/design.md §13).
 ///
 /// Per document the store keeps, under `.formsctl/sync/<database>/`, the text both sides agreed
 /// on at the last sync and the row's revision then (`SyncState`). A run compares each document's

@@ -1,7 +1,7 @@
 import FormsCore
 import FormsStore
 
-/// What can go wrong in a sync, each with its exit code (DESIGN §7, §13). Each case states the
+/// What can go wrong in a sync, each with its exit code (docs/design.md §7, §13). Each case states the
 /// fact with its data; what to type next is the command line's to add.
 public enum SyncError: FormsError, Equatable {
   /// The URL is not a PostgreSQL URL formsctl can use (64).

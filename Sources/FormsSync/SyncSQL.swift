@@ -3,7 +3,7 @@ import Foundation
 
 /// The SQL of a synced schema, as text (pure; `sync init` runs it): one table per kind, one typed
 /// view per kind and version, a trigger that keeps each row's revision, and a table that marks
-/// the schema as formsctl's (DESIGN §13).
+/// the schema as formsctl's (docs/design.md §13).
 public enum SyncSQL {
   /// The format of the tables this formsctl writes (in `formsctl_meta`).
   public static let format = "3"
@@ -162,7 +162,7 @@ public enum SyncSQL {
   ]
 
   /// The row's own columns in every view, named so no document field can take their place: a
-  /// descriptor cannot declare a top-level member starting with `_` (DESIGN §13).
+  /// descriptor cannot declare a top-level member starting with `_` (docs/design.md §13).
   public static let bookkeeping: [(column: String, view: String)] = [
     ("id", "_id"), ("schema_version", "_schema_version"), ("revision", "_revision"), ("updated_at", "_updated_at"),
     ("updated_by", "_updated_by"),

@@ -1,6 +1,6 @@
 import FormsCore
 
-/// Compiles one schema descriptor (DESIGN §5) into a `Schema`, collecting every problem with its
+/// Compiles one schema descriptor (docs/design.md §5) into a `Schema`, collecting every problem with its
 /// `file:line:col`, as `schema check` reports them. Includes are read through `loadInclude`.
 public struct DescriptorCompiler {
   /// Reads an included file: given the `include:` text, returns its display name and YAML root.

@@ -16,7 +16,7 @@ struct ExpressionTests {
     ("items[].quantity >= 10", true), ("items[0].quantity >= 10", false), ("items[5].quantity exists", false),
     ("ticker ~ \"^AA\"", true), ("ticker ~ \"^MS\"", false), ("meta.agency == 'GSA'", true),
     ("note exists", false), ("missing exists", false), ("not missing exists", true), ("missing == 1", false),
-    // A date against a datetime compares calendar days, the datetime's as written (DESIGN §12).
+    // A date against a datetime compares calendar days, the datetime's as written (docs/design.md §12).
     ("issued > \"2026-03-01\"", false), ("issued >= \"2026-03-01\"", true), ("issued > due", false),
     ("issued == due", true),
     ("due >= \"2026-03-01T00:00:00Z\"", true), ("due < \"2026-03-01T23:59:59Z\"", false),

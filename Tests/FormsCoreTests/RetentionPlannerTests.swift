@@ -49,7 +49,7 @@ struct RetentionPlannerTests {
   }
 }
 
-/// Issue 51: partial snapshots (an import's safety copy) never stand for a whole-store one.
+/// Partial snapshots (an import's safety copy) never stand for a whole-store one.
 struct RetentionPartialSnapshotTests {
   static func time(_ text: String) -> Int64 { Instant(text)!.seconds }
 

@@ -5,7 +5,7 @@ import Testing
 
 @testable import FormsStore
 
-/// Issue 51: ways around separation of duties — a change of submitted content, a reopened round
+/// Ways around separation of duties — a change of submitted content, a reopened round
 /// whose content comes back, records copied into a later round — each refused by the write path
 /// and reported by `validate`.
 struct ApprovalHardeningTests {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import FormsStore
 
-/// I/O errors the system returns (DESIGN §8), the way SQLite's `ioerr` tests find them: every
+/// I/O errors the system returns (docs/design.md §8), the way SQLite's `ioerr` tests find them: every
 /// journaled operation runs once to count the system calls it makes on the store, then once for
 /// every N with the Nth call failing, transiently (that call only) and persistently (from it on).
 /// After each run, `recover` runs without faults, and the store must be whole: no journal or

@@ -5,7 +5,7 @@ import Testing
 
 @testable import FormsStore
 
-/// Issue 26: what a file, a feed or a slip of the hand must never destroy. Each test failed
+/// What a file, a feed or a slip of the hand must never destroy. Each test failed
 /// before its fix.
 struct GuardTests {
   // MARK: init never overwrites

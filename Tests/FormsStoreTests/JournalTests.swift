@@ -77,7 +77,7 @@ struct JournalTests {
     }
   }
 
-  /// What no kill shows, only a power loss (DESIGN §8): the commit record is created only once
+  /// What no kill shows, only a power loss (docs/design.md §8): the commit record is created only once
   /// everything it stands for is durable. Each file the operation wrote (the staged document, the
   /// plan, the staged audit record) is fsynced after its last write and before `COMMIT` is
   /// created, and so is each directory naming them; the journal's directory is fsynced after

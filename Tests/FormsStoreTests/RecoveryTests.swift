@@ -5,7 +5,7 @@ import Testing
 
 @testable import FormsStore
 
-/// The situations issue 25 found, each reproduced and answered: `recover` that cannot verify what
+/// The situations a hostile pass found, each reproduced and answered: `recover` that cannot verify what
 /// it would apply, listings that fail, dependants that do not parse, a plan that cannot be begun.
 struct RecoveryTests {
   /// A store whose `rm acquisition ACQ-2026-001` (two forms cascade, an order's reference is

@@ -71,7 +71,7 @@ struct SnapshotTests {
     }
   }
 
-  /// Every command that snapshots applies the retention policy after it (DESIGN §10), never to
+  /// Every command that snapshots applies the retention policy after it (docs/design.md §10), never to
   /// the snapshot a restore reads; `auto_prune: false` turns it off.
   @Test func takingASnapshotPrunesByThePolicy() throws {
     try withTemporaryDirectory { dir in

@@ -5,7 +5,7 @@ import Testing
 
 @testable import FormsStore
 
-/// The single write path (DESIGN §12), through the library as an app would use it.
+/// The single write path (docs/design.md §12), through the library as an app would use it.
 struct WritePathTests {
   @Test func aPersonCannotMoveAFormBackAlongNoTransition() throws {
     try withTemporaryDirectory { dir in

@@ -6,7 +6,7 @@ import Foundation
 import Testing
 
 /// A careless SQL writer (psql) against a synced schema: whatever it writes, the rows, the typed
-/// views and the files never disagree silently (issue 51).
+/// views and the files never disagree silently.
 extension SyncTests {
   /// The store of `store(_:)`, synced once; `body` gets the server, the store, its sync and the
   /// store's directory.

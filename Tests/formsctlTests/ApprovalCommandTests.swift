@@ -2,7 +2,7 @@ import FormsTestSupport
 import Foundation
 import Testing
 
-/// Approvals at the command line (issue 51): a change of submitted content names the approvals it
+/// Approvals at the command line: a change of submitted content names the approvals it
 /// makes stale and ends the round, and `_awaiting` reads the same in `--fields` and `--sort` as
 /// in `--where`.
 struct ApprovalCommandTests {

@@ -2,7 +2,7 @@ import FormsTestSupport
 import Foundation
 import Testing
 
-/// Issue 26 through the binary: what a value, a feed or a slip of the hand must never do to the
+/// The guards through the binary: what a value, a feed or a slip of the hand must never do to the
 /// terminal, a secret or the store.
 struct GuardCommandTests {
   func store(_ dir: String) throws {

@@ -122,7 +122,7 @@ struct MigrateCommandTests {
     }
   }
 
-  /// Issue 51: `migrate --dry-run` and `migrate status` say what the run would: a descriptor
+  /// `migrate --dry-run` and `migrate status` say what the run would: a descriptor
   /// changed since a migration used it is refused (the same message, exit 65) and shown.
   @Test func dryRunAndStatusSayADescriptorChanged() throws {
     try withTemporaryDirectory { dir in

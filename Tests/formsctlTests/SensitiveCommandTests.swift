@@ -97,7 +97,7 @@ struct SensitiveCommandTests {
     }
   }
 
-  /// Issue 51: a filter, a sort key or a stats group over a sealed field reads the opened values
+  /// A filter, a sort key or a stats group over a sealed field reads the opened values
   /// (one question at a time, which documents match): each query records them first, and shows
   /// nothing when the record cannot be written.
   @Test func queriesOverASealedFieldRecordWhatTheyRead() throws {
@@ -169,7 +169,7 @@ struct SensitiveCommandTests {
     }
   }
 
-  /// Issue 51 on a store the person may read but not write: a query over a sealed field cannot
+  /// On a store the person may read but not write: a query over a sealed field cannot
   /// record its read, so it shows nothing (as `get`).
   @Test(
     .enabled(

@@ -98,7 +98,7 @@ struct SnapshotCommandTests {
     }
   }
 
-  /// Issue 51: `verify host:path` checks a remote copy (it was refused, 66), and a push finds a
+  /// `verify host:path` checks a remote copy (it was refused, 66), and a push finds a
   /// damaged copy already there, sends it again and says so (it reported "already there", 0).
   @Test(Rsync.enabled) func verifyReachesARemoteAndPushMendsADamagedCopy() throws {
     try withTemporaryDirectory { dir in

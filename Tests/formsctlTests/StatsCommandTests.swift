@@ -50,7 +50,7 @@ struct StatsCommandTests {
     return (store, env)
   }
 
-  /// Issue 51: sums are exact whatever the size of the numbers (1e200 is not 0, a 40-digit amount
+  /// Sums are exact whatever the size of the numbers (1e200 is not 0, a 40-digit amount
   /// keeps its cents), `-0` and exponents included.
   @Test func sumsAreExactForHugeAndLongNumbers() throws {
     try withTemporaryDirectory { dir in
@@ -83,7 +83,7 @@ struct StatsCommandTests {
     }
   }
 
-  /// Issue 51: a document that does not parse is named and the status says so (exit 1), as `list`.
+  /// A document that does not parse is named and the status says so (exit 1), as `list`.
   @Test func aFileThatDoesNotParseIsNamedAndExitsOne() throws {
     try withTemporaryDirectory { dir in
       let (store, env) = try Self.ledgerStore(dir, [("a1", "x", "1"), ("a2", "x", "2")])

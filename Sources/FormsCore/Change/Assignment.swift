@@ -79,7 +79,7 @@ public struct Assignment: Sendable, Equatable {
     var type: SchemaType? = schema.root
     var parent: JSONValue? = nil
     var current: JSONValue? = document
-    // Inside a sensitive field, a message never quotes the value (DESIGN §12).
+    // Inside a sensitive field, a message never quotes the value (docs/design.md §12).
     var sensitive = false
     for step in path.steps {
       var next: SchemaType? = nil

@@ -1,4 +1,4 @@
-/// Maintains timestamps at every level (DESIGN §12): the document's, and those a named type
+/// Maintains timestamps at every level (docs/design.md §12): the document's, and those a named type
 /// declares with `timestamps: {updated: FIELD}` (purchase-order items, invoices, receipts).
 ///
 /// An object is matched with its counterpart in the stored document by member name, in a list by

@@ -1,4 +1,4 @@
-/// A parsed filter or rule expression (DESIGN §9): comparisons, `~`, `in`, `exists`, `and`, `or`,
+/// A parsed filter or rule expression (docs/design.md §9): comparisons, `~`, `in`, `exists`, `and`, `or`,
 /// `not`, parentheses, and paths with `.` and `[]`.
 public indirect enum Expression: Sendable, Equatable {
   case and(Expression, Expression)

@@ -1,4 +1,4 @@
-/// The merge rules of `import` (DESIGN §9, §12), one generic recursion driven by the descriptor:
+/// The merge rules of `import` (docs/design.md §9, §12), one generic recursion driven by the descriptor:
 /// the kind's `updated` timestamp decides between a stored document and a feed record, and, below
 /// the document, between elements of lists that have a `unique` key (compared by the `updated`
 /// timestamp their type declares, else by their own field of the document's name).

@@ -3,7 +3,7 @@
 /// Members merge independently; lists with a `unique` key merge element by element by key; a change
 /// on one side is taken; the same change on both sides is taken once. An `updated` timestamp (the
 /// document's, or one a named type declares) that both sides changed becomes the later of the two,
-/// never a conflict (DESIGN §12); a `created` one that differs stays a conflict. A document's
+/// never a conflict (docs/design.md §12); a `created` one that differs stays a conflict. A document's
 /// `_approvals` (signed records, only appended) merge as the union of both sides. When both sides
 /// changed one value differently, the result carries git conflict markers around exactly that
 /// member's lines (everything else merged), written so that keeping either side, or deleting

@@ -1,4 +1,4 @@
-/// The canonical writer of DESIGN §4: keys in code-point order, two-space indent, one member or
+/// The canonical writer of docs/design.md §4: keys in code-point order, two-space indent, one member or
 /// element per line, `{}`/`[]` when empty, minimal escapes, numbers as read, LF, one final newline.
 ///
 /// The output matches `jq -S --indent 2 .` in key order and layout.

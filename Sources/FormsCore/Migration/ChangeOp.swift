@@ -1,4 +1,4 @@
-/// One step of a migration (DESIGN §10), applied to a document. Values a step does not touch are
+/// One step of a migration (docs/design.md §10), applied to a document. Values a step does not touch are
 /// kept exactly (numbers keep their text).
 public indirect enum ChangeOp: Sendable, Equatable, CustomStringConvertible {
   case rename(from: FieldPath, to: FieldPath, ifPresent: Bool)

@@ -46,7 +46,7 @@ public struct Instant: Sendable, Comparable, Hashable {
       + time + (fraction.isEmpty ? "" : "." + fraction) + "Z"
   }
 
-  /// Orders two date or datetime texts: -1, 0 or 1; nil when either is neither (DESIGN §12).
+  /// Orders two date or datetime texts: -1, 0 or 1; nil when either is neither (docs/design.md §12).
   ///
   /// Two datetimes compare as instants. When either side is a date, both compare by calendar day,
   /// a datetime's day being the one it is written in (its own offset): `2020-05-07` is equal to,

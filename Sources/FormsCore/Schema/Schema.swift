@@ -1,4 +1,4 @@
-/// One kind at one version, compiled from its descriptor (DESIGN §5) into a form that validates fast.
+/// One kind at one version, compiled from its descriptor (docs/design.md §5) into a form that validates fast.
 public struct Schema: Sendable {
   public let kind: String
   public let version: SemanticVersion
@@ -158,9 +158,9 @@ public struct Schema: Sendable {
 
 /// A type of a value, with its constraints. Named types are shared instances, so a field of type
 /// `item` points at the one `item` type. Immutable: the descriptor compiler builds each type whole,
-/// the types it names first (DESIGN §5), and validation only reads it.
+/// the types it names first (docs/design.md §5), and validation only reads it.
 public final class SchemaType: Sendable {
-  /// The built-in type names of DESIGN §5.
+  /// The built-in type names of docs/design.md §5.
   public enum Kind: String, Sendable, CaseIterable {
     case string, integer, decimal, number, boolean, date, datetime, uuid
     case enumeration = "enum"
@@ -194,7 +194,7 @@ public final class SchemaType: Sendable {
   public let cases: [String: SchemaType]
   public let caseOrder: [String]
   /// The object's own timestamp fields (`timestamps:` on a named type, or the descriptor's for
-  /// the document), maintained on every write that changes the object (DESIGN §12).
+  /// the document), maintained on every write that changes the object (docs/design.md §12).
   public let timestamps: Schema.Timestamps
   /// Fields that must be present: not optional and without a default.
   public let requiredFields: [String]

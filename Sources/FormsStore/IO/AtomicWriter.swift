@@ -1,6 +1,6 @@
 import Foundation
 
-/// The one way formsctl writes a file (DESIGN §8): a temporary file created exclusively in the
+/// The one way formsctl writes a file (docs/design.md §8): a temporary file created exclusively in the
 /// target's directory, written, fsynced, renamed over the target, then the directory fsynced.
 /// A reader sees the whole old file or the whole new one, never part of either.
 package struct AtomicWriter: Sendable {

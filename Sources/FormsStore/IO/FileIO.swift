@@ -307,7 +307,7 @@ package enum FileIO {
 
   /// The names in a directory (without `.` and `..`) and what each is, with one `readdir` pass.
   /// A directory that does not exist has none; one that cannot be read is an error naming it,
-  /// never "nothing there" (DESIGN §8). `directory` is not followed when it is a symbolic link
+  /// never "nothing there" (docs/design.md §8). `directory` is not followed when it is a symbolic link
   /// (an error saying so), unless `followingLink`. A name that is not valid UTF-8 is an error
   /// naming it: formsctl could not name that file again to read, copy or remove it.
   package static func entries(of directory: String, followingLink: Bool = false) throws(StoreError) -> [(

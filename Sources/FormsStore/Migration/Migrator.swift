@@ -1,7 +1,7 @@
 import FormsCore
 import Foundation
 
-/// `formsctl migrate`: moves documents between schema versions, all or nothing (DESIGN §10).
+/// `formsctl migrate`: moves documents between schema versions, all or nothing (docs/design.md §10).
 public struct Migrator: Sendable {
   public let store: Store
   /// Runs `jq` steps; by default the `jq` program.

@@ -28,7 +28,7 @@ struct HashCache: Sendable {
 
   static func load(_ path: String) -> HashCache {
     var cache = HashCache()
-    // Only a cache (DESIGN §13): missing, unreadable or corrupt, it is bypassed (the next
+    // Only a cache (docs/design.md §13): missing, unreadable or corrupt, it is bypassed (the next
     // snapshot reads and hashes every file, then writes a new one); it never fails a snapshot.
     let bytes: [UInt8]
     do throws(StoreError) {

@@ -59,7 +59,7 @@ final class CacheReader: @unchecked Sendable {
   private var pending: CacheLine?
 
   /// Reads the cache at `path`; missing, unreadable or of another format, it has no lines (only a
-  /// cache, DESIGN §13: it never fails a snapshot).
+  /// cache, docs/design.md §13: it never fails a snapshot).
   init(path: String) {
     fd = POSIX.open(path, O_RDONLY | O_CLOEXEC)
     self.path = path

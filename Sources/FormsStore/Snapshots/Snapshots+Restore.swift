@@ -155,7 +155,7 @@ extension Snapshots {
   }
 
   /// The retention policy of the manifest applied after a command took a snapshot, unless it
-  /// says `auto_prune: false` (DESIGN §10); the caller holds the lock. `sparing` (the snapshot a
+  /// says `auto_prune: false` (docs/design.md §10); the caller holds the lock. `sparing` (the snapshot a
   /// restore reads) and the snapshot just taken are kept whatever their age (a clock set back
   /// dates the one just taken before the newest). The names removed, newest first.
   func autoPrune(sparing: String? = nil) throws(StoreError) -> [String] {

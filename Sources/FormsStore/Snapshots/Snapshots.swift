@@ -2,7 +2,7 @@ import FormsCore
 import Foundation
 import Synchronization
 
-/// The snapshots of a store (DESIGN §10): plain, read-only, timestamped directories under
+/// The snapshots of a store (docs/design.md §10): plain, read-only, timestamped directories under
 /// `.formsctl/snapshots/`, each with `data/`, `schemas/` (when inside the store), `formsctl.yaml`
 /// and `manifest.json`; files unchanged since the previous snapshot are hard links to its copies.
 public struct Snapshots: Sendable {
@@ -253,7 +253,7 @@ public struct Snapshots: Sendable {
       throw error
     }
     // The snapshot is there. The cache names the snapshot it describes, so it goes in place after
-    // it; it is only a cache (DESIGN §13): when it cannot be put in place, the next create
+    // it; it is only a cache (docs/design.md §13): when it cannot be put in place, the next create
     // rebuilds it from the manifest, and its temporary is a leftover `recover` removes.
     if documents == nil, POSIX.rename(newCache, cachePath) != 0 { _ = POSIX.unlink(newCache) }
     try AtomicWriter.syncDirectory(directory)

@@ -2,7 +2,7 @@ import FormsCore
 import Foundation
 
 /// What a store knows of one database it syncs with (`.formsctl/sync/<database>/`, git-ignored,
-/// DESIGN §13): the database's identity, and per document the text both sides agreed on at the
+/// docs/design.md §13): the database's identity, and per document the text both sides agreed on at the
 /// last sync (the base of a three-way merge), its hash, the row's revision then, a status, and
 /// the file's stat signature then (so an unchanged file is known without reading it).
 /// Without a record from this same database, sync never deletes a document on either side.

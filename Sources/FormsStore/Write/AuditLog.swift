@@ -1,7 +1,7 @@
 import FormsCore
 import Foundation
 
-/// One document's part in a committed change, as the audit log keeps it (DESIGN §12).
+/// One document's part in a committed change, as the audit log keeps it (docs/design.md §12).
 public struct AuditEntry: Sendable, Equatable {
   public enum Action: String, Sendable { case create, update, delete, rename }
 

@@ -1,7 +1,7 @@
 import FormsCore
 import Foundation
 
-/// Changes many files together or not at all (DESIGN §8). The whole life of a change, and what
+/// Changes many files together or not at all (docs/design.md §8). The whole life of a change, and what
 /// each failure leaves, is in this file:
 ///
 /// 1. **plan**: `plan.ndjson` starts with the operation; each step is appended before its file is

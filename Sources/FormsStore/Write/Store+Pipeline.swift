@@ -2,7 +2,7 @@ import FormsCore
 
 import class Foundation.Thread
 
-/// Who a document version comes from; decides which rules of the write path apply (DESIGN §12).
+/// Who a document version comes from; decides which rules of the write path apply (docs/design.md §12).
 public enum ChangeSource: Sendable, Equatable {
   /// A person (`new`, `set`, `edit`, `status`, the library's API): the workflow and immutable
   /// fields are enforced, and the timestamps of whatever changed are set to the write time.

@@ -22,7 +22,7 @@ public struct WriteOperation: Sendable {
   }
 }
 
-/// One change to the store, from the lock to the audit record: the single write path (DESIGN §12).
+/// One change to the store, from the lock to the audit record: the single write path (docs/design.md §12).
 ///
 /// `StoreLayout.write` (and `Store.write`, which adds the document rules) takes the lock, refuses
 /// while an interrupted operation awaits `recover`, and hands a session to the caller, who stages

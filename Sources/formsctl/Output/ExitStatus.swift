@@ -1,7 +1,7 @@
 import ArgumentParser
 import FormsCore
 
-/// Every exit code formsctl ends with (DESIGN §7), and only here.
+/// Every exit code formsctl ends with (docs/design.md §7), and only here.
 enum ExitStatus {
   static let ok: Int32 = 0
   /// The check ran and found problems (invalid documents, unformatted files, blockers).
