@@ -43,6 +43,8 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
   /// A move into a chain's review state is a submission, signed with the person's identity.
   case submitNeedsIdentity(kind: String, state: String)
   case submitUnsigned(kind: String, id: String, state: String)
+  /// A write that removes, reorders or changes a record already in `_approvals` (at `index`).
+  case approvalsRewritten(kind: String, id: String, index: Int)
   /// `new --template NAME` of `kind`: no such template (`available` are the kind's).
   case unknownTemplate(kind: String, name: String, available: [String])
   /// A template's placeholder (`{{NAME}}`) that the change left unfilled, at `pointer`.
@@ -192,6 +194,9 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
       return "no step \"\(step)\"\(didYouMean(step, among: steps)) (steps: \(steps.joined(separator: ", ")))"
     case .submitNeedsIdentity(let kind, let state):
       return "moving a \(kind) into \(state) submits it for approval, which is signed: no identity to sign with"
+    case .approvalsRewritten(let kind, let id, let index):
+      return "\(kind) \(id): _approvals only grows, and record \(index) was removed or changed (a signature, a "
+        + "submission or the end of a round is never taken back)"
     case .submitUnsigned(let kind, let id, let state):
       return "moving \(kind) \(id) into \(state) submits it for approval and needs a signed submission; "
         + "only `status` (with an identity) signs one"

@@ -201,6 +201,34 @@ struct ApprovalTests {
     }
   }
 
+  @Test func anEditThatTakesBackARecordOfApprovalsIsRefused() throws {
+    try withTemporaryDirectory { dir in
+      let people = People()
+      let store = try store(dir, people)
+      try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
+      try store.approve(kind: "claim", id: "c1", identity: people.reviewer)
+      let submitted = try store.read(kind: "claim", id: "c1")
+      // A change of submitted content ends the round with a record; changing it back does not revive it.
+      try store.update(kind: "claim", id: "c1", assignments: [try Assignment("amount=20.00")])
+      let reopened = try store.update(kind: "claim", id: "c1", assignments: [try Assignment("amount=19.99")])
+      let records = try #require(reopened.value["_approvals"]?.arrayValue)
+      #expect(records.count == 3)
+      // An editor that drops the record that ended the round, or writes back the file as it was
+      // before the change, is refused: the old round's approval would count again.
+      var dropped = reopened.value
+      dropped["_approvals"] = .array(Array(records.prefix(2)))
+      var reordered = reopened.value
+      reordered["_approvals"] = .array([records[1], records[0], records[2]])
+      for (edited, index) in [(dropped, 2), (submitted.value, 2), (reordered, 0)] {
+        let refusal = refusal { try store.replace(kind: "claim", id: "c1", original: reopened.bytes, with: edited) }
+        #expect(refusal == .approvalsRewritten(kind: "claim", id: "c1", index: index))
+      }
+      #expect(try store.read(kind: "claim", id: "c1").bytes == reopened.bytes)
+      // The officer cannot complete the old round.
+      #expect(refusal { try store.approve(kind: "claim", id: "c1", identity: people.officer) } != nil)
+    }
+  }
+
   @Test func changedContentMakesApprovalsStale() throws {
     try withTemporaryDirectory { dir in
       let people = People()

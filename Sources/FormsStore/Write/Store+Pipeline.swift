@@ -87,6 +87,15 @@ extension WriteSession {
     } else if willExist(path) {
       throw StoreError.refused(.alreadyExists(kind: kind, id: id, path: store.display(path)))
     }
+    // `_approvals` only grows: a person or a feed never takes back a signature, a submission or
+    // the unsigned record that ended a round (which would let the old round count again).
+    if source == .person || source.isFeed, let stored {
+      let before = stored.value["_approvals"]?.arrayValue ?? []
+      let after = document["_approvals"]?.arrayValue ?? []
+      if let index = before.indices.first(where: { $0 >= after.count || before[$0] != after[$0] }) {
+        throw StoreError.refused(.approvalsRewritten(kind: kind, id: id, index: index))
+      }
+    }
     let from = stored.flatMap { schema.workflowState(of: $0.value) }
     var to = schema.workflowState(of: document)
     switch source {
