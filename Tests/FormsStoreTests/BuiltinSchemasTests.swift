@@ -4,7 +4,7 @@ import Testing
 
 @testable import FormsStore
 
-/// `Sources/FormsStore/BuiltinSchemas.swift` embeds `schemas/` so an installed formsctl can `init`
+/// `Sources/FormsStore/Schemas/BuiltinSchemas.swift` embeds `schemas/` so an installed formsctl can `init`
 /// without this repository. This test fails when they drift; `RECORD_SNAPSHOTS=1` regenerates it.
 struct BuiltinSchemasTests {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -30,7 +30,7 @@ struct BuiltinSchemasTests {
   }
 
   @Test func embeddedSchemasMatchTheRepository() throws {
-    let target = Self.root.appendingPathComponent("Sources/FormsStore/BuiltinSchemas.swift")
+    let target = Self.root.appendingPathComponent("Sources/FormsStore/Schemas/BuiltinSchemas.swift")
     let generated = try Self.generatedSource()
     if let embedded = try Golden.difference(generated, at: target) {
       #expect(embedded == generated, "run RECORD_SNAPSHOTS=1 swift test --filter BuiltinSchemasTests")
