@@ -45,9 +45,10 @@ package final class StoreLock {
     // A monotonic clock: a wall clock set back (NTP, a person) would stretch the wait.
     let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(wait * 1000)))
     while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-      guard errno == EWOULDBLOCK || errno == EINTR else {
+      let failure = errno  // read before close, which may set errno itself
+      guard failure == EWOULDBLOCK || failure == EINTR else {
         close(fd)
-        throw StoreError.io(path, operation: "flock", errno: Errno(errno))
+        throw StoreError.io(path, operation: "flock", errno: Errno(failure))
       }
       if ContinuousClock.now >= deadline {
         // The holder's note only makes the message precise; unreadable, it names "formsctl".
