@@ -37,7 +37,7 @@ public struct ApprovalRecord: Sendable, Equatable {
   ]
 
   /// The record a JSON value holds; nil when a member is missing, of the wrong type, or not one
-  /// of ``members``.
+  /// of `members`.
   public init?(_ value: JSONValue) {
     guard case .object(let object) = value, object.keys.allSatisfy(Self.members.contains),
       object.members.allSatisfy({ $0.value.stringValue != nil }),
