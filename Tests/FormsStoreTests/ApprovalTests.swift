@@ -67,6 +67,16 @@ struct ApprovalTests {
     return store
   }
 
+  /// The store of ``store(_:_:onChange:)`` with `c1` submitted by the preparer and approved by
+  /// the reviewer and the officer.
+  func approvedStore(_ dir: String, _ people: People) throws -> Store {
+    let store = try store(dir, people)
+    try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
+    try store.approve(kind: "claim", id: "c1", identity: people.reviewer)
+    try store.approve(kind: "claim", id: "c1", identity: people.officer)
+    return store
+  }
+
   func validate(_ store: Store) throws -> [Diagnostic] {
     let validator = StoreValidator(layout: store.layout, registry: store.registry, display: { $0 })
     return try validator.validate(try validator.allFiles()).diagnostics
@@ -175,10 +185,7 @@ struct ApprovalTests {
   @Test func anUnsignedMemberBesideASignedRecordIsAnError() throws {
     try withTemporaryDirectory { dir in
       let people = People()
-      let store = try store(dir, people)
-      try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
-      try store.approve(kind: "claim", id: "c1", identity: people.reviewer)
-      try store.approve(kind: "claim", id: "c1", identity: people.officer)
+      let store = try approvedStore(dir, people)
       #expect(try validate(store).isEmpty)
       let path = dir + "/data/claims/c1.json"
       // By hand: a condition added to the officer's signed record, which its signature never covered.
@@ -232,10 +239,7 @@ struct ApprovalTests {
   @Test func changedContentMakesApprovalsStale() throws {
     try withTemporaryDirectory { dir in
       let people = People()
-      let store = try store(dir, people)
-      try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
-      try store.approve(kind: "claim", id: "c1", identity: people.reviewer)
-      try store.approve(kind: "claim", id: "c1", identity: people.officer)
+      let store = try approvedStore(dir, people)
       // An approval-free field may change; signed content may not (on_change: refuse).
       try store.update(kind: "claim", id: "c1", assignments: [try Assignment("note=filed")])
       let path = dir + "/data/claims/c1.json"

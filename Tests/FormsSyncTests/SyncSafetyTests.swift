@@ -11,22 +11,7 @@ extension SyncTests {
   /// Payers p1, p2; claims c1..c4 of p1 and c5 of p2, deleted with their payer (cascade); synced.
   func withCascade(_ body: (PostgresServer, Store, Sync, String) throws -> Void) throws {
     try withServer { server, dir in
-      try writeFile("formsctl: 1\n", to: dir + "/formsctl.yaml")
-      try writeFile(
-        "kind: payer\nversion: 1.0.0\ndirectory: payers\nfields:\n  id: string\n", to: dir + "/schemas/payer/1.0.0.yaml"
-      )
-      try writeFile(
-        """
-        kind: claim
-        version: 1.0.0
-        directory: claims
-        fields:
-          id: string
-          payer: string
-        relations:
-          - {field: payer, kind: payer, on_delete: cascade}
-
-        """, to: dir + "/schemas/claim/1.0.0.yaml")
+      try writePayersAndClaims(dir, onDelete: "cascade")
       let store = try Store.open(at: dir)
       for payer in ["p1", "p2"] { try store.create(kind: "payer", assignments: [try Assignment("id=\(payer)")]) }
       for (claim, payer) in [("c1", "p1"), ("c2", "p1"), ("c3", "p1"), ("c4", "p1"), ("c5", "p2")] {

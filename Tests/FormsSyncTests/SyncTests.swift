@@ -240,24 +240,28 @@ struct SyncTests {
     }
   }
 
+  /// A manifest and two kinds: payers, and claims that name one (`on_delete` as given).
+  func writePayersAndClaims(_ dir: String, onDelete: String) throws {
+    try writeFile("formsctl: 1\n", to: dir + "/formsctl.yaml")
+    try writeFile(
+      "kind: payer\nversion: 1.0.0\ndirectory: payers\nfields:\n  id: string\n", to: dir + "/schemas/payer/1.0.0.yaml")
+    try writeFile(
+      """
+      kind: claim
+      version: 1.0.0
+      directory: claims
+      fields:
+        id: string
+        payer: string
+      relations:
+        - {field: payer, kind: payer, on_delete: \(onDelete)}
+
+      """, to: dir + "/schemas/claim/1.0.0.yaml")
+  }
+
   @Test func aDeletionTheRelationsRestrictIsRejectedAndReported() throws {
     try withServer { server, dir in
-      try writeFile("formsctl: 1\n", to: dir + "/formsctl.yaml")
-      try writeFile(
-        "kind: payer\nversion: 1.0.0\ndirectory: payers\nfields:\n  id: string\n", to: dir + "/schemas/payer/1.0.0.yaml"
-      )
-      try writeFile(
-        """
-        kind: claim
-        version: 1.0.0
-        directory: claims
-        fields:
-          id: string
-          payer: string
-        relations:
-          - {field: payer, kind: payer, on_delete: restrict}
-
-        """, to: dir + "/schemas/claim/1.0.0.yaml")
+      try writePayersAndClaims(dir, onDelete: "restrict")
       let store = try Store.open(at: dir)
       try store.create(kind: "payer", assignments: [try Assignment("id=p1")])
       try store.create(kind: "payer", assignments: [try Assignment("id=p2")])

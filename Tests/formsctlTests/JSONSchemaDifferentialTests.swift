@@ -87,6 +87,15 @@ struct JSONSchemaDifferentialTests {
     return out
   }
 
+  /// The example store's JSON Schemas exported by formsctl into `dir/exported`; the examples' folder.
+  func exportExamples(into dir: String) throws -> String {
+    let examples = Formsctl.packageRoot.appendingPathComponent("examples").path
+    let export = try Formsctl.run(
+      ["schema", "export", "--json-schema", "--out", dir + "/exported", "--store", examples + "/acquisitions"], in: dir)
+    #expect(export.status == 0, "\(export.stderr)")
+    return examples
+  }
+
   @Test(
     .enabled(
       if: python != nil || ProcessInfo.processInfo.environment["CI"] == "true",
@@ -94,11 +103,7 @@ struct JSONSchemaDifferentialTests {
     ))
   func formsctlAgreesWithExportedJSONSchema() throws {
     try withTemporaryDirectory { dir in
-      let examples = Formsctl.packageRoot.appendingPathComponent("examples").path
-      let export = try Formsctl.run(
-        ["schema", "export", "--json-schema", "--out", dir + "/exported", "--store", examples + "/acquisitions"],
-        in: dir)
-      #expect(export.status == 0, "\(export.stderr)")
+      let examples = try exportExamples(into: dir)
       let registry = try SchemaRegistry.load(directory: Formsctl.packageRoot.appendingPathComponent("schemas").path) {
         $0
       }
@@ -196,11 +201,7 @@ struct JSONSchemaDifferentialTests {
     ))
   func theExportResolvesByIdAndByFileAndItsDatetimesAreRealTimes() throws {
     try withTemporaryDirectory { dir in
-      let examples = Formsctl.packageRoot.appendingPathComponent("examples").path
-      let export = try Formsctl.run(
-        ["schema", "export", "--json-schema", "--out", dir + "/exported", "--store", examples + "/acquisitions"],
-        in: dir)
-      #expect(export.status == 0, "\(export.stderr)")
+      let examples = try exportExamples(into: dir)
       let order = examples + "/acquisitions/data/purchase-orders/PO-000201.json"
       try writeFile(Self.resolve, to: dir + "/resolve.py")
       let process = Process()

@@ -170,17 +170,7 @@ struct LanguageServerProtocolTests {
 
   @Test func aClientThatGoesAwayEndsTheServerWithoutASignal() throws {
     try withTemporaryDirectory { dir in
-      let process = Process()
-      process.executableURL = Formsctl.binary
-      process.arguments = ["lsp"]
-      process.currentDirectoryURL = URL(fileURLWithPath: dir)
-      process.environment = testEnvironment()
-      let stdin = Pipe()
-      let stdout = Pipe()
-      process.standardInput = stdin
-      process.standardOutput = stdout
-      process.standardError = FileHandle.nullDevice
-      try process.run()
+      let (process, stdin, stdout) = try LSPClient.start(in: dir)
       // Nobody reads the answers: the server's write fails (EPIPE), and it must end by itself.
       try stdout.fileHandleForReading.close()
       let body = Array(

@@ -13,8 +13,9 @@ final class LSPClient: Sendable {
   let arrived = DispatchSemaphore(value: 0)
   let nextID = Mutex(0)
 
-  init(in directory: String) throws {
-    process = Process()
+  /// `formsctl lsp` started in `directory`, its stdin and stdout piped, its stderr dropped.
+  static func start(in directory: String) throws -> (process: Process, stdin: Pipe, stdout: Pipe) {
+    let process = Process()
     process.executableURL = Formsctl.binary
     process.arguments = ["lsp"]
     process.currentDirectoryURL = URL(fileURLWithPath: directory)
@@ -25,6 +26,12 @@ final class LSPClient: Sendable {
     process.standardOutput = stdout
     process.standardError = FileHandle.nullDevice
     try process.run()
+    return (process, stdin, stdout)
+  }
+
+  init(in directory: String) throws {
+    let (process, stdin, stdout) = try Self.start(in: directory)
+    self.process = process
     input = stdin.fileHandleForWriting
     let output = stdout.fileHandleForReading
     let thread = Thread { [self] in
