@@ -40,7 +40,7 @@ extension Sync {
           if let schema = store.registry.schema(of: value) {
             try checkRow(value, id: id, stored: stored?.value, schema: schema, shown: shown, path: path)
             if let stored {
-              TimestampStamper(time: Instant(session.now).rfc3339, mode: .refresh)
+              TimestampStamper(time: Instant(session.now).rfc3339, mode: .refreshUnlessGiven)
                 .stamp(&value, before: stored.value, type: schema.root)
             }
           }

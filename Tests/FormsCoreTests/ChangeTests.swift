@@ -74,6 +74,25 @@ struct ChangeTests {
     #expect(same == stored, "nothing changed, nothing stamped")
   }
 
+  /// Another clone's change keeps the time it was made (else two clones restamp it for ever); a
+  /// writer that changed content but left the stamp as stored gets the write time.
+  @Test func refreshUnlessGivenKeepsAStampTheWriterChanged() {
+    let stored = Self.json(
+      #"{"n": "P", "u": "2026-01-01T00:00:00Z", "items": [{"k": 1, "q": 1, "u": "2026-01-01T00:00:00Z"}]}"#)
+    var fromClone = stored
+    fromClone["n"] = .string("Q")
+    fromClone["u"] = .string("2026-05-05T05:05:05Z")
+    fromClone["items"] = Self.json(#"[{"k": 1, "q": 2, "u": "2026-01-01T00:00:00Z"}]"#)
+    let now = "2026-11-22T08:00:00Z"
+    TimestampStamper(time: now, mode: .refreshUnlessGiven).stamp(&fromClone, before: stored, type: Self.schema.root)
+    #expect(fromClone["u"] == .string("2026-05-05T05:05:05Z"), "the writer's own stamp is kept")
+    #expect(
+      fromClone["items"]?.arrayValue?.first?["u"] == .string(now), "a change whose stamp was left as stored is stamped")
+    var same = stored
+    TimestampStamper(time: now, mode: .refreshUnlessGiven).stamp(&same, before: stored, type: Self.schema.root)
+    #expect(same == stored)
+  }
+
   @Test func fillMissingKeepsGivenStamps() {
     var created = Self.json(
       #"{"n": "P", "u": "2025-01-01T00:00:00Z", "items": [{"k": 1, "q": 1}, {"k": 2, "q": 1, "u": "2025-06-01T00:00:00Z"}]}"#

@@ -46,10 +46,11 @@ struct SyncTests {
     return store
   }
 
-  /// The store at `dir`, opened with Alice's identity.
-  func opened(_ dir: String) throws -> Store {
+  /// The store at `dir`, opened with Alice's identity (its clock `ahead` seconds ahead).
+  func opened(_ dir: String, ahead: TimeInterval = 0) throws -> Store {
     var configuration = Store.Configuration()
     configuration.user = "tester"
+    configuration.now = { Date().addingTimeInterval(ahead) }
     let opened = try Store.open(at: dir, configuration: configuration)
     let store = Store(
       layout: opened.layout, registry: opened.registry, configuration: configuration,
@@ -130,14 +131,15 @@ struct SyncTests {
 
   /// Two copies of a store (a clone: the same descriptors, its own files and sync records) meet
   /// through one database: each one's changes reach the other, a document changed in both merges,
-  /// and both end with the same files and nothing left to do.
+  /// and both end with the same files and nothing left to do. The clones' clocks differ by an
+  /// hour: a change keeps the time it was made in the clone that made it.
   @Test func twoClonesSyncThroughOneDatabase() throws {
     try withServer { server, dir in
       let a = try store(dir + "/a")
       try writeFile(
         "formsctl: 1\nencryption:\n  recipients: [\(Self.alice.recipient)]\n", to: dir + "/b/formsctl.yaml")
       try writeFile(Self.descriptor, to: dir + "/b/schemas/claim/1.0.0.yaml")
-      let b = try opened(dir + "/b")
+      let b = try opened(dir + "/b", ahead: 3600)
       _ = try sync(a, server).initialize()
       #expect(try sync(a, server).run().map(\.action) == ["pushed", "pushed", "pushed"])
       #expect(try sync(b, server).run().map(\.action) == ["pulled", "pulled", "pulled"])

@@ -12,6 +12,10 @@ public struct TimestampStamper: Sendable {
     case refresh
     /// A new document, or a feed's record: only missing stamps are filled; given ones are kept.
     case fillMissing
+    /// A change from a writer that may keep stamps itself (another clone, through sync): a
+    /// changed object whose stamp the writer left as stored gets the write time; a stamp the
+    /// writer changed is its own and kept, so clones that exchange a change agree on its time.
+    case refreshUnlessGiven
   }
 
   /// The write time, RFC 3339 in UTC (`2026-11-22T05:37:08Z`); a `date` field gets its day.
@@ -43,6 +47,9 @@ public struct TimestampStamper: Sendable {
         case .refresh:
           if before.map({ $0 != original }) ?? true { object[updated] = stampValue(for: updated, in: type) }
         case .fillMissing: if object[updated] == nil { object[updated] = stampValue(for: updated, in: type) }
+        case .refreshUnlessGiven:
+          let given = object[updated] != nil && object[updated] != before?[updated]
+          if !given, before.map({ $0 != original }) ?? true { object[updated] = stampValue(for: updated, in: type) }
         }
       }
       if let created = type.timestamps.created, before == nil, object[created] == nil {
