@@ -3,21 +3,42 @@ import FormsTestSupport
 import Foundation
 import Testing
 
-/// The README's tour, run as a newcomer would run it: every command behaves as shown.
+/// The README's tour and the user guides, run as a newcomer would run them: every command behaves as shown.
 struct ReadmeTests {
-  /// The `sh` blocks of the README section headed `title`.
-  static func blocks(under title: String) throws -> [[String]] {
-    let readme = try readFile(Formsctl.packageRoot.appendingPathComponent("README.md").path)
-    guard
-      let section = readme.components(separatedBy: "\n## \(title)\n").dropFirst().first?.components(
-        separatedBy: "\n## "
-      ).first
-    else {
-      return []
+  /// The `sh` blocks of the section headed `title` in `file` (a path from the package's root:
+  /// `README.md`, or a guide such as `docs/guide/sync.md`). The section is the heading's line
+  /// (`# title`, `## title`, ...) and everything up to the next heading of the same or a higher
+  /// level; lines inside fenced blocks are never taken for headings.
+  static func blocks(in file: String = "README.md", under title: String) throws -> [[String]] {
+    let text = try readFile(Formsctl.packageRoot.appendingPathComponent(file).path)
+    var level: Int?
+    var inFence = false
+    var blocks: [[String]] = []
+    var current: [String]?
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+      if line.hasPrefix("```") {
+        if let block = current, inFence {
+          blocks.append(block)
+          current = nil
+        } else if !inFence, level != nil, line == "```sh" {
+          current = []
+        }
+        inFence.toggle()
+        continue
+      }
+      if inFence {
+        if !line.isEmpty { current?.append(line) }
+        continue
+      }
+      let hashes = line.prefix { $0 == "#" }.count
+      guard hashes > 0, line.dropFirst(hashes).hasPrefix(" ") else { continue }
+      if let open = level {
+        if hashes <= open { break }
+      } else if line.dropFirst(hashes + 1) == title {
+        level = hashes
+      }
     }
-    return section.components(separatedBy: "```sh\n").dropFirst().map { block in
-      block.components(separatedBy: "\n```")[0].split(separator: "\n").map(String.init)
-    }
+    return blocks
   }
 
   @Test func theTourRunsAsShown() throws {
@@ -33,7 +54,7 @@ struct ReadmeTests {
   }
 
   @Test func theSensitiveFieldsSectionRunsAsShown() throws {
-    let blocks = try Self.blocks(under: "Sensitive fields")
+    let blocks = try Self.blocks(in: "docs/guide/sensitive-fields.md", under: "Sensitive fields")
     #expect(blocks.count == 1)
     try withTemporaryDirectory { dir in
       try copyExampleStore(to: dir + "/examples/acquisitions")
@@ -51,7 +72,7 @@ struct ReadmeTests {
   }
 
   @Test func theEditorSectionRunsAsShown() throws {
-    let blocks = try Self.blocks(under: "Editing in your editor")
+    let blocks = try Self.blocks(in: "docs/guide/editors.md", under: "Editing in your editor")
     #expect(blocks.count == 1)
     try withTemporaryDirectory { dir in
       try copyExampleStore(to: dir + "/examples/acquisitions")
@@ -67,7 +88,7 @@ struct ReadmeTests {
   @Test(
     PostgresServer.enabled)
   func theSyncSectionRunsAsShown() throws {
-    let blocks = try Self.blocks(under: "Sync with PostgreSQL")
+    let blocks = try Self.blocks(in: "docs/guide/sync.md", under: "Sync with PostgreSQL")
     #expect(blocks.count == 1)
     let server = try PostgresServer()
     defer { server.stop() }
@@ -85,7 +106,7 @@ struct ReadmeTests {
   }
 
   @Test func theApprovalsSectionRunsAsShown() throws {
-    let blocks = try Self.blocks(under: "Approvals")
+    let blocks = try Self.blocks(in: "docs/guide/approvals.md", under: "Approvals")
     #expect(blocks.count == 1)
     try withTemporaryDirectory { dir in
       let environment = [
