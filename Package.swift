@@ -9,6 +9,9 @@ let package = Package(
   platforms: [.macOS(.v15)],
   products: [
     .executable(name: "formsctl", targets: ["formsctl"]),
+    // `formsctl sync` runs this program from beside formsctl (as git runs git-NAME), so that
+    // formsctl itself never compiles or links the PostgreSQL client.
+    .executable(name: "formsctl-sync", targets: ["formsctl-sync"]),
     .library(name: "FormsCore", targets: ["FormsCore"]),
     .library(name: "FormsYAML", targets: ["FormsYAML"]),
     .library(name: "FormsStore", targets: ["FormsStore"]),
@@ -43,16 +46,36 @@ let package = Package(
       ],
       swiftSettings: settings
     ),
+    // What every formsctl program shares: store options, output, error words, exit codes, the
+    // main loop (package access only; not a product).
+    .target(
+      name: "FormsCommandLine",
+      dependencies: ["FormsCore", "FormsStore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+      swiftSettings: settings
+    ),
     .executableTarget(
       name: "formsctl",
       dependencies: [
-        "FormsCore", "FormsStore", "FormsSync", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "FormsCore", "FormsStore", "FormsCommandLine",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: settings
     ),
     .executableTarget(
-      name: "FormsBench", dependencies: ["FormsCore", "FormsStore", "FormsSync", "FormsTestSupport"],
+      name: "formsctl-sync",
+      dependencies: [
+        "FormsCore", "FormsStore", "FormsSync", "FormsCommandLine",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      swiftSettings: settings
+    ),
+    .executableTarget(
+      name: "FormsBench", dependencies: ["FormsCore", "FormsStore", "FormsTestSupport"],
       path: "Benchmarks/FormsBench",
+      swiftSettings: settings),
+    .executableTarget(
+      name: "SyncBench", dependencies: ["FormsCore", "FormsStore", "FormsSync", "FormsTestSupport"],
+      path: "Benchmarks/SyncBench",
       swiftSettings: settings),
     // What every test layer shares: temporary directories, a seeded generator, descriptor
     // fixtures, position markers, golden files.
@@ -69,7 +92,8 @@ let package = Package(
       name: "FormsSyncTests", dependencies: ["FormsCore", "FormsStore", "FormsSync", "FormsTestSupport"],
       swiftSettings: settings),
     .testTarget(
-      name: "formsctlTests", dependencies: ["formsctl", "FormsStore", "FormsCore", "FormsTestSupport"],
+      name: "formsctlTests",
+      dependencies: ["formsctl", "formsctl-sync", "FormsCommandLine", "FormsStore", "FormsCore", "FormsTestSupport"],
       exclude: ["Snapshots"], swiftSettings: settings),
   ]
 )

@@ -1,5 +1,6 @@
 import FormsCore
 import FormsStore
+import FormsTestSupport
 import Foundation
 
 /// The rows of the performance table, each formsctl beside its peer in one run with

@@ -1,5 +1,6 @@
 import FormsCore
 import FormsStore
+import FormsTestSupport
 import Foundation
 
 /// `formsctl lsp` on a large store: from a `didChange` sent over stdio to the

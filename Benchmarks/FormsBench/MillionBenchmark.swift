@@ -1,5 +1,6 @@
 import FormsCore
 import FormsStore
+import FormsTestSupport
 import Foundation
 
 /// `FormsBench million [COUNT]` (default 1,000,000; not in CI): the issue-33 table, formsctl

@@ -1,10 +1,11 @@
 import FormsCore
+import FormsTestSupport
 
 /// Realistic purchase orders (2–4 KB: items, invoices, receipts), deterministic for a seed.
 struct PurchaseOrderGenerator {
-  var rng: SplitMix64
+  var rng: SeededGenerator
 
-  init(seed: UInt64) { rng = SplitMix64(state: seed) }
+  init(seed: UInt64) { rng = SeededGenerator(state: seed) }
 
   mutating func next(number: Int) -> JSONValue {
     let day = 1 + Int.random(in: 0..<28, using: &rng)
@@ -57,21 +58,5 @@ struct PurchaseOrderGenerator {
         "items": .array(items),
         "invoices": .array(invoices),
       ]))
-  }
-}
-
-func pad(_ n: Int, _ width: Int = 2) -> String {
-  let s = String(n)
-  return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
-}
-
-struct SplitMix64: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

@@ -1,5 +1,6 @@
 import FormsCore
 import FormsStore
+import FormsTestSupport
 import Foundation
 
 /// `FormsBench check [COUNT]`: CI's performance regression check, in under a minute. On a small

@@ -1,5 +1,6 @@
 import FormsCore
 import FormsStore
+import FormsTestSupport
 import Foundation
 import Synchronization
 

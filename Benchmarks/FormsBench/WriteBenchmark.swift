@@ -1,5 +1,6 @@
 import FormsCore
 import FormsStore
+import FormsTestSupport
 import Foundation
 
 /// `new` and `set` on a large store: each goes through the whole write path (lock,

@@ -1,5 +1,6 @@
 import FormsCore
 import FormsStore
+import FormsTestSupport
 import Foundation
 
 // Benchmarks for formsctl; run in release mode:
@@ -120,11 +121,6 @@ case "watch":
 case "lsp":
   // FormsBench lsp [COUNT]: formsctl lsp's didChange → publishDiagnostics latency (default 100,000).
   try LanguageServerBenchmark.run(
-    count: count == 10_000 && arguments.count < 2 ? 100_000 : count,
-    repository: FileManager.default.currentDirectoryPath)
-case "sync":
-  // FormsBench sync [COUNT]: first push against COPY, and incremental syncs (default 100,000).
-  try SyncBenchmark.run(
     count: count == 10_000 && arguments.count < 2 ? 100_000 : count,
     repository: FileManager.default.currentDirectoryPath)
 case "million":

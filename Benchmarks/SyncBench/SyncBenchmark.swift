@@ -4,7 +4,7 @@ import FormsSync
 import FormsTestSupport
 import Foundation
 
-/// `FormsBench sync [COUNT]`: a store of COUNT purchase orders synced with a real
+/// `SyncBench [COUNT]`: a store of COUNT purchase orders synced with a real
 /// PostgreSQL started for the run, beside PostgreSQL's own `COPY` of the same rows into a table of
 /// the same shape (its trigger included). Prints the first push, a second sync that finds nothing
 /// to do, and a sync of 10 documents changed here and 10 rows changed in the database.

@@ -6,12 +6,12 @@ import Foundation
 /// Shell completion from the store in the working directory (or --store / FORMSCTL_STORE):
 /// kinds, the ids of the kind already typed, and the field paths of that kind. The shell calls
 /// formsctl back for these (`formsctl --generate-completion-script bash` writes the script).
-enum Completions {
-  static let kinds = CompletionKind.custom { words, _, prefix in
+package enum Completions {
+  package static let kinds = CompletionKind.custom { words, _, prefix in
     (store(words)?.registry.kinds ?? []).filter { $0.hasPrefix(prefix) }
   }
 
-  static let ids = CompletionKind.custom { words, _, prefix in
+  package static let ids = CompletionKind.custom { words, _, prefix in
     guard let store = store(words), let kind = kind(in: words, store: store), let schema = store.registry.latest(kind)
     else { return [] }
     // Completion offers what it can read; an unreadable directory offers nothing.
@@ -19,7 +19,7 @@ enum Completions {
   }
 
   /// The states the document already typed may move to next (`status KIND ID STATE`).
-  static let nextStates = CompletionKind.custom { words, _, prefix in
+  package static let nextStates = CompletionKind.custom { words, _, prefix in
     guard let store = store(words), let kind = kind(in: words, store: store), let schema = store.registry.latest(kind),
       let workflow = schema.workflow, let index = words.firstIndex(of: kind), index + 1 < words.count
     else { return [] }
@@ -31,7 +31,7 @@ enum Completions {
   }
 
   /// Snapshots by label (newest first), then by id, and `latest`.
-  static let snapshots = CompletionKind.custom { words, _, prefix in
+  package static let snapshots = CompletionKind.custom { words, _, prefix in
     guard let store = store(words), let all = try? Snapshots(layout: store.layout).list() else { return [] }
     let labels = all.reversed().compactMap { $0.manifest?.label }
     var seen = Set<String>()
@@ -41,7 +41,7 @@ enum Completions {
   }
 
   /// Field paths, for --where, --sort (also `-path`) and --fields (after the last comma).
-  static let paths = CompletionKind.custom { words, _, prefix in
+  package static let paths = CompletionKind.custom { words, _, prefix in
     let head = prefix.lastIndex(of: ",").map { String(prefix[...$0]) } ?? (prefix.hasPrefix("-") ? "-" : "")
     return fieldPaths(words).map { head + $0 }.filter { $0.hasPrefix(prefix) }
   }
@@ -49,14 +49,14 @@ enum Completions {
   /// `PATH=` for `set`'s assignments: only paths `set` accepts. A list's elements are `[+]` (a
   /// new element) and, for the document the command line names, the indices it has (`items[0]`);
   /// never `[]`, which `set` refuses.
-  static let assignments = CompletionKind.custom { words, _, prefix in
+  package static let assignments = CompletionKind.custom { words, _, prefix in
     assignmentPaths(words).map { $0 + "=" }.filter { $0.hasPrefix(prefix) }
   }
 
   /// At most this many indexed paths per field path, so a long list does not flood the shell.
-  static let indexedPathLimit = 100
+  package static let indexedPathLimit = 100
 
-  static func assignmentPaths(_ words: [String]) -> [String] {
+  package static func assignmentPaths(_ words: [String]) -> [String] {
     var document: JSONValue?
     if let store = store(words), let kind = kind(in: words, store: store), let index = words.firstIndex(of: kind),
       index + 1 < words.count
@@ -75,7 +75,7 @@ enum Completions {
   }
 
   /// `path`'s `[]` steps made the indices `document` has there (each later `[]` also `[+]`).
-  static func indexed(_ path: String, in document: JSONValue) -> [String] {
+  package static func indexed(_ path: String, in document: JSONValue) -> [String] {
     var out: [String] = []
     func expand(_ head: String, _ rest: Substring) {
       guard out.count < indexedPathLimit else { return }
@@ -91,7 +91,7 @@ enum Completions {
     return Array(out.dropFirst())
   }
 
-  static func fieldPaths(_ words: [String]) -> [String] {
+  package static func fieldPaths(_ words: [String]) -> [String] {
     guard let store = store(words), let kind = kind(in: words, store: store),
       let versions = store.registry.schemas[kind]
     else { return [] }
@@ -102,7 +102,7 @@ enum Completions {
   }
 
   /// The store the command line names, or the one around the working directory.
-  static func store(_ words: [String]) -> Store? {
+  package static func store(_ words: [String]) -> Store? {
     let explicit = words.firstIndex(of: "--store").flatMap { $0 + 1 < words.count ? words[$0 + 1] : nil }
     guard
       let layout = try? StoreLayout.locate(
@@ -113,46 +113,8 @@ enum Completions {
   }
 
   /// The first word that names a kind of the store.
-  static func kind(in words: [String], store: Store) -> String? {
+  package static func kind(in words: [String], store: Store) -> String? {
     let kinds = Set(store.registry.kinds)
     return words.first { kinds.contains($0) }
-  }
-}
-
-extension Completions {
-  /// The script `--generate-completion-script SHELL` prints: argument-parser's, with one change
-  /// for bash and zsh. A candidate that ends in `=` (`set`'s `PATH=`) is the start of a word, so
-  /// the shell adds no space after it (and bash does not escape the `=`); fish already leaves
-  /// the space out after `=`.
-  static func script(_ arguments: [String]) -> String? {
-    guard arguments.count == 2, arguments[0] == "--generate-completion-script",
-      let shell = CompletionShell(rawValue: arguments[1])
-    else { return nil }
-    let script = Formsctl.completionScript(for: shell)
-    switch shell {
-    case .bash:
-      return script.replacingOccurrences(
-        of: "    done < <(IFS=$'\\n' compgen \"${@}\" -- \"${cur}\")\n}",
-        with: """
-              done < <(IFS=$'\\n' compgen "${@}" -- "${cur}")
-              if [[ ${#COMPREPLY[@]} -gt 0 && ${COMPREPLY[0]} == *= ]]; then
-                  compopt -o nospace +o filenames 2>/dev/null
-              fi
-          }
-          """)
-    case .zsh:
-      return script.replacingOccurrences(
-        of: "    _describe -V '' non_empty_completions -- empty_completions -P $'\\'\\''\n}",
-        with: """
-              if [[ ${non_empty_completions[1]} == *= ]]; then
-                  _describe -V '' non_empty_completions -S '' -- empty_completions -P $'\\'\\''
-              else
-                  _describe -V '' non_empty_completions -- empty_completions -P $'\\'\\''
-              fi
-          }
-          """)
-    default:
-      return script
-    }
   }
 }

@@ -4,27 +4,29 @@ import FormsStore
 import Foundation
 
 /// Options every store command shares.
-struct StoreOptions: ParsableArguments {
+package struct StoreOptions: ParsableArguments {
+  package init() {}
+
   @Option(
     name: .long,
     help: ArgumentHelp(
       "The store's directory (default: FORMSCTL_STORE, else walk up to formsctl.yaml).", valueName: "DIR"))
-  var store: String?
+  package var store: String?
 
   @Option(name: .long, help: "Seconds to wait for another writer to release the store lock.")
-  var wait: Double = 10
+  package var wait: Double = 10
 
   @Flag(name: .shortAndLong, help: "No progress bar and no summary line.")
-  var quiet = false
+  package var quiet = false
 
-  func validate() throws {
+  package func validate() throws {
     guard wait.isFinite, (0...86_400).contains(wait) else {
       throw ValidationError("--wait must be between 0 and 86400 seconds")
     }
   }
 
   /// The store this command works on.
-  func locate() throws -> StoreLayout {
+  package func locate() throws -> StoreLayout {
     try StoreLayout.locate(
       explicit: store, environment: ProcessInfo.processInfo.environment, workingDirectory: FileIO.currentDirectory)
   }
@@ -32,7 +34,7 @@ struct StoreOptions: ParsableArguments {
   /// The store, opened: descriptors compiled, the lock wait, the clock and the command line set.
   /// `toWrite`: the command changes documents, so the audit record's user is looked up while the
   /// store opens (`Store.Configuration.opensToWrite`).
-  func open(useIndex: Bool = true, toWrite: Bool = false) throws -> Store {
+  package func open(useIndex: Bool = true, toWrite: Bool = false) throws -> Store {
     var configuration = Store.Configuration()
     configuration.useIndex = useIndex
     configuration.opensToWrite = toWrite
@@ -47,10 +49,10 @@ struct StoreOptions: ParsableArguments {
   }
 
   /// The progress line's handler (terminals only, not with --quiet).
-  var progress: ProgressHandler? { ProgressLine.handler(quiet: quiet) }
+  package var progress: ProgressHandler? { ProgressLine.handler(quiet: quiet) }
 
   /// The clock: `FORMSCTL_NOW` (an RFC 3339 time) fixes it, for reproducible tests and examples.
-  static let clock: @Sendable () -> Date = {
+  package static let clock: @Sendable () -> Date = {
     guard let fixed = ProcessInfo.processInfo.environment["FORMSCTL_NOW"], let instant = Instant(fixed) else {
       return { Date() }
     }

@@ -1,28 +1,35 @@
 import ArgumentParser
+import FormsCommandLine
 import FormsCore
 import FormsStore
 import FormsSync
 import Foundation
 
-extension Formsctl {
-  struct SyncCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-      commandName: "sync",
-      abstract: "Keep the store and a PostgreSQL database in step, both ways.",
-      discussion: """
-        The database is named by --database URL or FORMSCTL_DATABASE_URL, in libpq's form (postgresql://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=require). The URL is never written to the store or the audit log. `sync init` makes one table per kind in a PostgreSQL schema (default formsctl) and one typed view per kind and version; `sync` then copies what changed on one side to the other, merges what changed on both (as merge-file does), and leaves real conflicts for `sync resolve`. Rows come into the store through its write path (workflow, validation, stamps, an audit record with operation sync and the row's updated_by as the user); a row the store refuses is reported as rejected. Sealed values travel sealed. Per document, the state of each database is kept under .formsctl/sync/ (git-ignored); `sync status` prints it.
+/// `formsctl sync`: a program of its own (`formsctl-sync`, which `formsctl sync` runs), so that
+/// formsctl itself never links the PostgreSQL client.
+@main
+struct SyncCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "formsctl sync",
+    abstract: "Keep the store and a PostgreSQL database in step, both ways.",
+    discussion: """
+      The database is named by --database URL or FORMSCTL_DATABASE_URL, in libpq's form (postgresql://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=require). The URL is never written to the store or the audit log. `sync init` makes one table per kind in a PostgreSQL schema (default formsctl) and one typed view per kind and version; `sync` then copies what changed on one side to the other, merges what changed on both (as merge-file does), and leaves real conflicts for `sync resolve`. Rows come into the store through its write path (workflow, validation, stamps, an audit record with operation sync and the row's updated_by as the user); a row the store refuses is reported as rejected. Sealed values travel sealed. Per document, the state of each database is kept under .formsctl/sync/ (git-ignored); `sync status` prints it.
 
-        Exit status: 0 when all is in step, 1 when conflicts or rejected rows are left, 65 when the database refuses (a wrong password, no formsctl schema, a table changed by hand, a deletion beyond the bound), 75 when it cannot be reached (run again: a sync stopped anywhere converges on the next run).
+      Exit status: 0 when all is in step, 1 when conflicts or rejected rows are left, 65 when the database refuses (a wrong password, no formsctl schema, a table changed by hand, a deletion beyond the bound), 75 when it cannot be reached (run again: a sync stopped anywhere converges on the next run).
 
-        Examples:
-          formsctl sync init
-          formsctl sync
-          formsctl sync --pull --format json
-          formsctl sync status
-        """,
-      subcommands: [Run.self, Init.self, Status.self, Resolve.self],
-      defaultSubcommand: Run.self
-    )
+      Examples:
+        formsctl sync init
+        formsctl sync
+        formsctl sync --pull --format json
+        formsctl sync status
+      """,
+    version: formsctlVersion,
+    subcommands: [Run.self, Init.self, Status.self, Resolve.self],
+    defaultSubcommand: Run.self
+  )
+
+  static func main() {
+    CommandLineMain.run(SyncCommand.self, words: ["sync"])
   }
 }
 
@@ -37,7 +44,7 @@ struct DatabaseOptions: ParsableArguments {
   }
 }
 
-extension Formsctl.SyncCommand {
+extension SyncCommand {
   struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "run",

@@ -7,12 +7,12 @@ import Foundation
 /// numbers change from copy to copy; the example acquisitions come along so every relation holds.
 /// The manifest is the example's; the store has its own copy of this repository's descriptors
 /// (so the migrate row can add a version).
-enum ExampleStore {
-  static let statuses = ["open", "partially_received", "received", "closed", "cancelled"]
+public enum ExampleStore {
+  public static let statuses = ["open", "partially_received", "received", "closed", "cancelled"]
 
   /// `generate`, and the demo identity beside the store named by FORMSCTL_IDENTITY, so the
   /// example store's sensitive values open as they would for a key holder. `remove` undoes both.
-  static func prepare(count: Int, at directory: String, repository: String) throws -> [String] {
+  public static func prepare(count: Int, at directory: String, repository: String) throws -> [String] {
     let paths = try generate(count: count, at: directory, repository: repository)
     let identity = directory + ".identity"
     try FileManager.default.copyItem(atPath: repository + "/examples/demo-identity", toPath: identity)
@@ -22,14 +22,14 @@ enum ExampleStore {
   }
 
   /// Removes a prepared store and its identity.
-  static func remove(_ directory: String) {
+  public static func remove(_ directory: String) {
     try? FileManager.default.removeItem(atPath: directory)
     unlink(directory + ".identity")
   }
 
   /// Writes the store at `directory`; returns the purchase orders' paths.
   @discardableResult
-  static func generate(count: Int, at directory: String, repository: String) throws -> [String] {
+  public static func generate(count: Int, at directory: String, repository: String) throws -> [String] {
     let example = repository + "/examples/acquisitions"
     let orders = directory + "/data/purchase-orders"
     let acquisitions = directory + "/data/acquisitions"
@@ -55,8 +55,8 @@ enum ExampleStore {
   }
 
   /// Copy `k` of a template: its own number, status, day and quantities.
-  static func order(_ k: Int, from template: JSONValue) -> JSONValue {
-    var rng = SplitMix64(state: UInt64(k) &* 0x9E37_79B9)
+  public static func order(_ k: Int, from template: JSONValue) -> JSONValue {
+    var rng = SeededGenerator(state: UInt64(k) &* 0x9E37_79B9)
     let day = 1 + k % 28
     let month = 1 + (k / 28) % 12
     let minute = k % 60
@@ -91,4 +91,10 @@ enum ExampleStore {
     }
     return order
   }
+}
+
+/// `n` in decimal, zero-padded to `width` digits (`pad(7)` is `07`).
+public func pad(_ n: Int, _ width: Int = 2) -> String {
+  let s = String(n)
+  return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
 }

@@ -1,10 +1,11 @@
+import FormsCommandLine
 import FormsCore
 import FormsStore
 import FormsSync
 import Foundation
 import Testing
 
-@testable import formsctl
+@testable import formsctl_sync
 
 /// The library states what failed; only the command line says what to type next.
 @Suite struct ErrorTextTests {

@@ -1,6 +1,5 @@
+import FormsCommandLine
 import Testing
-
-@testable import formsctl
 
 struct TextTableTests {
   @Test func theFirstColumnIsNeverCutOthersGiveWay() {

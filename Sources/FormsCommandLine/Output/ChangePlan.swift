@@ -2,7 +2,7 @@ import FormsCore
 import FormsStore
 
 /// Prints what a delete or a cascade does (or would do): a line per document, or one JSON object.
-func printPlan(_ plan: Store.ChangePlan, store: Store, dryRun: Bool, format: TextOrJSON) {
+package func printPlan(_ plan: Store.ChangePlan, store: Store, dryRun: Bool, format: TextOrJSON) {
   if format == .json {
     var object = plan.json(display: store.display).objectValue ?? JSONObject()
     object["dry_run"] = .bool(dryRun)

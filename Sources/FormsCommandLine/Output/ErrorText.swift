@@ -1,13 +1,12 @@
 import FormsCore
 import FormsStore
-import FormsSync
 
 /// The sentence formsctl prints for an error: the library's statement of what failed, and, where
 /// the command line has one, what to type next (commands, flags, environment variables). The
 /// library never speaks command line; only this file does.
-enum ErrorText {
+package enum ErrorText {
   /// A ``Remedy`` in the command line's words.
-  static func advice(for remedy: Remedy) -> String {
+  package static func advice(for remedy: Remedy) -> String {
     switch remedy {
     case .validate: return "run formsctl validate"
     case .format: return "then run formsctl fmt"
@@ -24,7 +23,7 @@ enum ErrorText {
   }
 
   /// `diagnostics` with each one's remedy worded after its message.
-  static func worded(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
+  package static func worded(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
     diagnostics.map { diagnostic in
       guard let remedy = diagnostic.remedy else { return diagnostic }
       var worded = diagnostic
@@ -33,37 +32,13 @@ enum ErrorText {
     }
   }
 
-  static func message(for error: any FormsError) -> String {
-    if let error = error as? SyncError { return message(for: error) }
+  package static func message(for error: any FormsError) -> String {
+    if let error = error as? any WordedError { return error.worded }
     guard let error = error as? StoreError else { return error.description }
     return message(for: error)
   }
 
-  static func message(for error: SyncError) -> String {
-    switch error {
-    case .store(let error): return message(for: error)
-    case .badSchemaName: return "--schema: " + error.description
-    default: return error.description + (advice(for: error) ?? "")
-    }
-  }
-
-  static func advice(for error: SyncError) -> String? {
-    switch error {
-    case .noDatabase: return "; give --database URL or set FORMSCTL_DATABASE_URL"
-    case .notInitialized: return "; create it with formsctl sync init"
-    case .otherFormat, .missingTable: return "; run formsctl sync init"
-    case .connectionLost: return "; run sync again"
-    case .tlsHandshake: return "; check that sslrootcert names the certificate that signed the server's"
-    case .alreadyRunning: return ". Retry when it ends, or pass --wait 600"
-    case .passwordRequired: return "; put it in the URL"
-    case .deletionBeyondBound: return " (--max-delete N or P% allows more)"
-    case .nothingToResolve: return " (formsctl sync status lists them)"
-    case .changedMeanwhile: return "; run formsctl sync, then resolve again"
-    default: return nil
-    }
-  }
-
-  static func message(for error: StoreError) -> String {
+  package static func message(for error: StoreError) -> String {
     switch error {
     case .refused(let refusal):
       return message(for: refusal)
@@ -81,7 +56,7 @@ enum ErrorText {
   }
 
   /// What to type next after the library's sentence, for the errors that have a next step here.
-  static func advice(for error: StoreError) -> String? {
+  package static func advice(for error: StoreError) -> String? {
     switch error {
     case .storeNotFound(let root, let isDirectory):
       return isDirectory ? "; run `formsctl init \(root)` to make it one" : " (named by --store or FORMSCTL_STORE)"
@@ -107,7 +82,7 @@ enum ErrorText {
     }
   }
 
-  static func message(for refusal: Refusal) -> String {
+  package static func message(for refusal: Refusal) -> String {
     switch refusal {
     case .targetVersionWithoutKind: return "--to needs --kind: versions belong to one kind"
     case .identityMissing(let path):
@@ -116,7 +91,7 @@ enum ErrorText {
     }
   }
 
-  static func advice(for refusal: Refusal) -> String? {
+  package static func advice(for refusal: Refusal) -> String? {
     switch refusal {
     case .noMigrationPath(_, _, _, let remedy?): return "; " + advice(for: remedy)
     case .unknownSchema: return "; run `formsctl validate` on it"
@@ -141,4 +116,11 @@ enum ErrorText {
     default: return nil
     }
   }
+}
+
+/// An error of a door's own (sync's, a server's) that words itself in the command line's words;
+/// the door's executable conforms it, so this module never imports the door.
+package protocol WordedError: FormsError {
+  /// The one line `formsctl: error:` prints.
+  var worded: String { get }
 }

@@ -2,21 +2,21 @@ import ArgumentParser
 import FormsCore
 
 /// Every exit code formsctl ends with (docs/design.md §7), and only here.
-enum ExitStatus {
-  static let ok: Int32 = 0
+package enum ExitStatus {
+  package static let ok: Int32 = 0
   /// The check ran and found problems (invalid documents, unformatted files, blockers).
-  static let problemsFound: Int32 = 1
+  package static let problemsFound: Int32 = 1
 
   /// Ends a command with `code` (its output already said why).
-  static func exit(_ code: Int32) -> ExitCode { ExitCode(code) }
+  package static func exit(_ code: Int32) -> ExitCode { ExitCode(code) }
 
   /// Ends a check that found problems with `problemsFound` (its output already said which).
-  static var problems: ExitCode { exit(problemsFound) }
+  package static var problems: ExitCode { exit(problemsFound) }
 
   /// Ends a command with the code of `kind` (its output already said why).
-  static func exit(_ kind: FailureKind) -> ExitCode { ExitCode(code(for: kind)) }
+  package static func exit(_ kind: FailureKind) -> ExitCode { ExitCode(code(for: kind)) }
 
-  static func code(for kind: FailureKind) -> Int32 {
+  package static func code(for kind: FailureKind) -> Int32 {
     switch kind {
     case .usage: return 64
     case .badInput: return 65

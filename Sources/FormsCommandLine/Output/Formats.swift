@@ -2,19 +2,19 @@ import ArgumentParser
 import FormsStore
 
 /// What `set` and `status` print: the written path, or the document.
-enum WriteOutput: String, ExpressibleByArgument, CaseIterable { case path, json }
+package enum WriteOutput: String, ExpressibleByArgument, CaseIterable { case path, json }
 
 /// What `new` prints: the id every next command wants, the path, or the document.
-enum NewOutput: String, ExpressibleByArgument, CaseIterable { case id, path, json }
+package enum NewOutput: String, ExpressibleByArgument, CaseIterable { case id, path, json }
 
 /// Text for people, or one JSON object for scripts.
-enum TextOrJSON: String, ExpressibleByArgument, CaseIterable { case text, json }
+package enum TextOrJSON: String, ExpressibleByArgument, CaseIterable { case text, json }
 
 /// A table for people, JSON for scripts, or plain text.
-enum TableOrJSON: String, ExpressibleByArgument, CaseIterable { case table, json, text }
+package enum TableOrJSON: String, ExpressibleByArgument, CaseIterable { case table, json, text }
 
 /// Prints a written document's path, or the document itself.
-func printWritten(_ document: Store.Document, format: WriteOutput, store: Store) {
+package func printWritten(_ document: Store.Document, format: WriteOutput, store: Store) {
   switch format {
   case .path: printOut(store.display(document.path))
   case .json: FileHandleOutput.standardOutput.write(String(decoding: document.bytes, as: UTF8.self))

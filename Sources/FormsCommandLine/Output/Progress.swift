@@ -5,30 +5,30 @@ import Synchronization
 /// The one progress line: `migrate: checking [#####     ] 12000/40032  9521/s` on stderr, redrawn
 /// at most ten times a second, only on a terminal and never with --quiet. A new phase replaces
 /// the line; any other output clears it first (`FileHandleOutput.write`).
-final class ProgressLine: Sendable {
+package final class ProgressLine: Sendable {
   /// The line of this process, if one is drawn.
-  static let active = Mutex<ProgressLine?>(nil)
+  package static let active = Mutex<ProgressLine?>(nil)
 
   private let command: String
   private struct State {
-    var phase = ""
-    var started = Date()
-    var lastDrawn = Date.distantPast
-    var drawn = false
+    package var phase = ""
+    package var started = Date()
+    package var lastDrawn = Date.distantPast
+    package var drawn = false
   }
   private let state = Mutex(State())
 
-  init(command: String) { self.command = command }
+  package init(command: String) { self.command = command }
 
   /// A handler for the store's long operations, or nil when nothing should be drawn.
-  static func handler(quiet: Bool) -> ProgressHandler? {
+  package static func handler(quiet: Bool) -> ProgressHandler? {
     guard !quiet, FileHandleOutput.standardError.isTerminal else { return nil }
     let line = ProgressLine(command: CommandLine.arguments.dropFirst().first ?? "formsctl")
     active.withLock { $0 = line }
     return { phase, done, total in line.update(phase, done, total) }
   }
 
-  func update(_ phase: String, _ done: Int, _ total: Int) {
+  package func update(_ phase: String, _ done: Int, _ total: Int) {
     state.withLock { state in
       let now = Date()
       if phase != state.phase {
@@ -49,7 +49,7 @@ final class ProgressLine: Sendable {
   }
 
   /// Clears the line.
-  func finish() {
+  package func finish() {
     state.withLock { state in
       if state.drawn { FileHandleOutput.standardError.writeRaw("\r\u{1B}[K") }
       state.drawn = false

@@ -3,12 +3,12 @@ import FormsCore
 
 /// The formats every report prints in: a table for people; JSON, one JSON record per line, or
 /// CSV for scripts.
-enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
+package enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
   case table, json, ndjson, csv
 }
 
 /// Prints `report` on stdout as `format` asks: the one place a report becomes text.
-func render(_ report: TableReport, as format: ReportFormat) {
+package func render(_ report: TableReport, as format: ReportFormat) {
   let out = FileHandleOutput.standardOutput
   switch format {
   case .json:
@@ -27,12 +27,12 @@ func render(_ report: TableReport, as format: ReportFormat) {
 }
 
 /// Prints `diagnostics` on `output` as `format` asks, each remedy worded by ``ErrorText``.
-func render(_ diagnostics: [Diagnostic], as format: DiagnosticPrinter.Format, to output: FileHandleOutput) {
+package func render(_ diagnostics: [Diagnostic], as format: DiagnosticPrinter.Format, to output: FileHandleOutput) {
   output.write(DiagnosticPrinter.render(ErrorText.worded(diagnostics), as: format))
 }
 
 /// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break.
-func csvField(_ text: String) -> String {
+package func csvField(_ text: String) -> String {
   guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
   return "\"" + String(text.flatMap { $0 == "\"" ? ["\"", "\""] : [$0] }) + "\""
 }

@@ -4,14 +4,14 @@ import Synchronization
 
 /// The keyrings of the stores a command opened, so the note about sensitive values that could
 /// not be opened is said once, at the end, whatever the command did.
-final class SensitiveNote: Sendable {
-  static let shared = SensitiveNote()
+package final class SensitiveNote: Sendable {
+  package static let shared = SensitiveNote()
   private let keyrings = Mutex<[Keyring]>([])
 
-  func track(_ keyring: Keyring) { keyrings.withLock { $0.append(keyring) } }
+  package func track(_ keyring: Keyring) { keyrings.withLock { $0.append(keyring) } }
 
   /// Prints each store's note (if any) as a warning.
-  func flush() {
+  package func flush() {
     let all = keyrings.withLock { keyrings in
       defer { keyrings = [] }
       return keyrings
@@ -20,7 +20,7 @@ final class SensitiveNote: Sendable {
   }
 
   /// `3 sensitive values were not readable (shown as «encrypted»): ...`, and what to do.
-  static func note(_ keyring: Keyring) -> String? {
+  package static func note(_ keyring: Keyring) -> String? {
     guard let (values, notForMe) = keyring.unopened else { return nil }
     let said =
       "\(values) sensitive value\(values == 1 ? " was" : "s were") not readable (shown as \(SealedText.placeholder))"

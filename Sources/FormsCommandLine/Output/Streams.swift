@@ -4,17 +4,17 @@ import Foundation
 import Synchronization
 
 /// Unbuffered writes to stdout or stderr, for data and messages respectively.
-struct FileHandleOutput {
-  let fd: Int32
+package struct FileHandleOutput {
+  package let fd: Int32
 
-  static let standardOutput = FileHandleOutput(fd: 1)
-  static let standardError = FileHandleOutput(fd: 2)
+  package static let standardOutput = FileHandleOutput(fd: 1)
+  package static let standardError = FileHandleOutput(fd: 2)
 
   /// True when this stream is a terminal (progress bars and tables only then).
-  var isTerminal: Bool { isatty(fd) == 1 }
+  package var isTerminal: Bool { isatty(fd) == 1 }
 
   /// Writes `text`, clearing a progress line first, so output never lands on the line's end.
-  func write(_ text: String) {
+  package func write(_ text: String) {
     ProgressLine.active.withLock { $0 }?.finish()
     writeRaw(text)
   }
@@ -22,7 +22,7 @@ struct FileHandleOutput {
   /// Writes `text` as it is (what the progress line itself draws with). A write to stdout that
   /// fails ends the command: a closed pipe (`| head`) quietly, as SIGPIPE would, anything else
   /// (`> /dev/full`, EIO) with an error and exit 74. On stderr there is nowhere left to say it.
-  func writeRaw(_ text: String) {
+  package func writeRaw(_ text: String) {
     var text = text
     let failure: Int32? = text.withUTF8 { bytes in
       var done = 0
@@ -45,19 +45,19 @@ struct FileHandleOutput {
 }
 
 /// Prints data to stdout.
-func printOut(_ text: String) {
+package func printOut(_ text: String) {
   FileHandleOutput.standardOutput.write(text + "\n")
 }
 
 /// The terminal's width in columns (stdout), else COLUMNS, else 100.
-func terminalWidth() -> Int {
+package func terminalWidth() -> Int {
   var size = winsize()
   if ioctl(1, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 { return Int(size.ws_col) }
   return getenv("COLUMNS").flatMap { Int(String(cString: $0)) } ?? 100
 }
 
 /// Standard input, up to `limit` bytes (the document size limit unless told; read no further: it may be endless).
-func readStandardInput(limit: Int = FileIO.maxFileSize) throws -> [UInt8] {
+package func readStandardInput(limit: Int = FileIO.maxFileSize) throws -> [UInt8] {
   var bytes: [UInt8] = []
   var buffer = [UInt8](repeating: 0, count: 65536)
   while true {
@@ -76,11 +76,11 @@ func readStandardInput(limit: Int = FileIO.maxFileSize) throws -> [UInt8] {
 }
 
 /// Prints `formsctl: warning: message` on stderr, on one line (control characters escaped).
-func printWarning(_ message: String) {
+package func printWarning(_ message: String) {
   FileHandleOutput.standardError.write("formsctl: warning: \(message.escapingControlCharacters)\n")
 }
 
 /// Prints `formsctl: error: message` on stderr, on one line (control characters escaped).
-func printError(_ message: String) {
+package func printError(_ message: String) {
   FileHandleOutput.standardError.write("formsctl: error: \(message.escapingControlCharacters)\n")
 }

@@ -4,8 +4,8 @@ import FormsCore
 /// but the first are cut (ending in …) until a row fits: the first column names the row (an id, a
 /// snapshot, a kind), and a name cut short names nothing (`PO-0002…` six times). A cell's control characters are escaped (`\n`,
 /// `\u001b`), as diagnostics escape them: a value can neither forge a row nor drive the terminal.
-enum TextTable {
-  static func render(_ rows: [[String]], width: Int? = nil) -> String {
+package enum TextTable {
+  package static func render(_ rows: [[String]], width: Int? = nil) -> String {
     let rows: [[String]] = rows.map { $0.map(\.escapingControlCharacters) }
     guard let first = rows.first else { return "" }
     var widths = Array(repeating: 0, count: first.count)

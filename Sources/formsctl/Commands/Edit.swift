@@ -1,4 +1,5 @@
 import ArgumentParser
+import FormsCommandLine
 import FormsStore
 import Foundation
 

@@ -1,10 +1,7 @@
 import ArgumentParser
+import FormsCommandLine
 import FormsCore
 import FormsStore
-
-extension PruneBound: ExpressibleByArgument {
-  public init?(argument: String) { self.init(argument) }
-}
 
 extension Formsctl {
   struct Import: ParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import FormsCommandLine
 import FormsCore
 import FormsStore
 import Foundation

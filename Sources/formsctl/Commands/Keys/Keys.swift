@@ -1,4 +1,5 @@
 import ArgumentParser
+import FormsCommandLine
 import FormsCore
 import FormsStore
 import Foundation
