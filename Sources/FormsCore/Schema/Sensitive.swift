@@ -1,7 +1,7 @@
 import Foundation
 
 /// The text of a sensitive value on disk: `enc:v1:` and the base64 of the sealed value (the format
-/// is in docs/decisions.md; FormsStore seals and opens it).
+/// is in docs/decisions/0040-sealed-value-envelope.md; FormsStore seals and opens it).
 public enum SealedText {
   public static let prefix = "enc:v1:"
   /// The pattern JSON Schema exports for a sensitive field.
