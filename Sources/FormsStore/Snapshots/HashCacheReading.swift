@@ -1,5 +1,6 @@
 import FormsCore
 import Foundation
+import Synchronization
 
 /// A line of the hash cache as read: its bytes (without the line break) and its fields.
 struct CacheLine: Sendable {
@@ -45,97 +46,128 @@ struct CacheLine: Sendable {
 /// The previous snapshot's hash cache (see `HashCache`), read a block at a time in the order a
 /// snapshot walks the store: `entry(for:)` is asked in that order and moves forward only. A cache
 /// in another order, or damaged, only costs reads: a file without its line is hashed again.
-/// One thread uses it at a time: a snapshot hands it to the thread that reads ahead for the next
-/// block while the current one is copied, and waits for that thread before going on.
-final class CacheReader: @unchecked Sendable {
+/// A snapshot asks it from the thread that reads ahead for the next block while the current one
+/// is copied; its reading position is behind a `Mutex`, so that is safe by construction.
+final class CacheReader: Sendable {
   /// The snapshot the lines describe; empty when there is no usable cache.
-  private(set) var snapshot = ""
-  private(set) var writtenAtNanoseconds: Int64 = 0
-  private var fd: Int32 = -1
-  private var path = ""
-  private var buffer: [UInt8] = []
-  private var position = 0
-  private var ended = false
-  private var pending: CacheLine?
+  let snapshot: String
+  let writtenAtNanoseconds: Int64
+  private let lines: Mutex<Lines>
 
   /// Reads the cache at `path`; missing, unreadable or of another format, it has no lines (only a
   /// cache, docs/design.md §13: it never fails a snapshot).
-  init(path: String) {
-    fd = POSIX.open(path, O_RDONLY | O_CLOEXEC)
-    self.path = path
-    ended = fd < 0
-    readHeader()
+  convenience init(path: String) {
+    let fd = POSIX.open(path, O_RDONLY | O_CLOEXEC)
+    self.init(Lines(fd: fd, path: path, ended: fd < 0))
   }
 
   /// The lines in `bytes` (a cache made from a manifest).
-  init(bytes: [UInt8]) {
-    buffer = bytes
-    ended = true
-    readHeader()
+  convenience init(bytes: [UInt8]) {
+    self.init(Lines(fd: -1, path: "", buffer: bytes, ended: true))
   }
 
-  deinit { if fd >= 0 { close(fd) } }
-
-  private func readHeader() {
+  private init(_ source: consuming Lines) {
+    var source = source
     // `# v3 WRITTEN SNAPSHOT`
-    guard let header = nextLine(), header.starts(with: Array("# v3 ".utf8)) else { return finish() }
-    let fields = header.dropFirst(5).split(separator: 0x20, maxSplits: 1)
-    guard fields.count == 2, let written = Int64(String(decoding: fields[0], as: UTF8.self)) else { return finish() }
-    writtenAtNanoseconds = written
-    snapshot = String(decoding: fields[1], as: UTF8.self)
-    pending = nextEntry()
-  }
-
-  private func finish() {
-    snapshot = ""
-    ended = true
-    buffer = []
-    position = 0
+    let header = source.nextLine()
+    let fields = header.map { $0.dropFirst(5).split(separator: 0x20, maxSplits: 1) } ?? []
+    if let header, header.starts(with: Array("# v3 ".utf8)), fields.count == 2,
+      let written = Int64(String(decoding: fields[0], as: UTF8.self))
+    {
+      writtenAtNanoseconds = written
+      snapshot = String(decoding: fields[1], as: UTF8.self)
+      source.pending = source.nextEntry()
+    } else {
+      writtenAtNanoseconds = 0
+      snapshot = ""
+      source.finish()
+    }
+    lines = Mutex(source)
   }
 
   /// The line for `path` (the path inside the snapshot), when the cache has one.
   func entry(for path: [UInt8]) -> CacheLine? {
-    while let line = pending {
-      let order = line.bytes.withUnsafeBufferPointer { b in
-        path.withUnsafeBufferPointer { p -> Int in
-          let own = UnsafeBufferPointer(rebasing: b[line.pathRange])
-          if FileIO.walkOrder(own, p) { return -1 }
-          return own.elementsEqual(p) ? 0 : 1
-        }
-      }
-      if order > 0 { return nil }
-      pending = nextEntry()
-      if order == 0 { return line }
-    }
-    return nil
+    lines.withLock { $0.entry(for: path) }
   }
 
-  private func nextEntry() -> CacheLine? {
-    while let bytes = nextLine() {
-      if let line = CacheLine(bytes) { return line }
-    }
-    return nil
-  }
+  /// The cache's file, read forward a megabyte at a time.
+  private struct Lines: ~Copyable {
+    let fd: Int32
+    let path: String
+    var buffer: [UInt8] = []
+    var position = 0
+    var ended: Bool
+    var pending: CacheLine?
 
-  private func nextLine() -> [UInt8]? {
-    while true {
-      if let end = buffer[position...].firstIndex(of: 0x0A) {
-        defer { position = end + 1 }
-        return Array(buffer[position..<end])
-      }
-      if ended {
-        guard position < buffer.count else { return nil }
-        defer { position = buffer.count }
-        return Array(buffer[position...])
-      }
-      buffer.removeSubrange(0..<position)
+    init(fd: Int32, path: String, buffer: [UInt8] = [], ended: Bool) {
+      self.fd = fd
+      self.path = path
+      self.buffer = buffer
+      self.ended = ended
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    mutating func finish() {
+      ended = true
+      buffer = []
       position = 0
-      let had = buffer.count
-      buffer += repeatElement(0, count: 1 << 20)
-      let n = buffer.withUnsafeMutableBytes { POSIX.read(fd, $0.baseAddress.map { $0 + had }, 1 << 20, path: path) }
-      // Only a cache: what cannot be read ends it (the files after are hashed again).
-      buffer.removeSubrange((had + max(n, 0))...)
-      if n <= 0 { ended = true }
+    }
+
+    mutating func entry(for path: [UInt8]) -> CacheLine? {
+      while let line = pending {
+        let order = line.bytes.withUnsafeBufferPointer { b in
+          path.withUnsafeBufferPointer { p -> Int in
+            let own = UnsafeBufferPointer(rebasing: b[line.pathRange])
+            if FileIO.walkOrder(own, p) { return -1 }
+            return own.elementsEqual(p) ? 0 : 1
+          }
+        }
+        if order > 0 { return nil }
+        pending = nextEntry()
+        if order == 0 { return line }
+      }
+      return nil
+    }
+
+    mutating func nextEntry() -> CacheLine? {
+      while let bytes = nextLine() {
+        if let line = CacheLine(bytes) { return line }
+      }
+      return nil
+    }
+
+    mutating func nextLine() -> [UInt8]? {
+      while true {
+        let start = position
+        let newline = buffer.withUnsafeBufferPointer { all -> Int? in
+          guard start < all.count, let base = all.baseAddress,
+            let found = memchr(base + start, 0x0A, all.count - start)
+          else { return nil }
+          return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        }
+        if let end = newline {
+          position = end + 1
+          return Array(buffer[start..<end])
+        }
+        if ended {
+          guard start < buffer.count else { return nil }
+          position = buffer.count
+          return Array(buffer[start...])
+        }
+        buffer.removeSubrange(0..<start)
+        position = 0
+        // Read into new capacity, never filled first: a megabyte of zeros a read costs more than
+        // the read (in a debug build, much more).
+        var n = 0
+        let chunk = [UInt8](unsafeUninitializedCapacity: 1 << 20) { bytes, count in
+          n = POSIX.read(fd, bytes.baseAddress, bytes.count, path: path)
+          count = max(n, 0)
+        }
+        buffer += chunk
+        // Only a cache: what cannot be read ends it (the files after are hashed again).
+        if n <= 0 { ended = true }
+      }
     }
   }
 }
