@@ -36,6 +36,8 @@ let package = Package(
       dependencies: ["FormsCore", "FormsYAML", .product(name: "Crypto", package: "swift-crypto")],
       swiftSettings: settings
     ),
+    // The language server editors start (formsctl lsp): a door of its own, over the store library.
+    .target(name: "FormsLanguageServer", dependencies: ["FormsCore", "FormsStore"], swiftSettings: settings),
     // Two-way sync with a PostgreSQL database (formsctl sync): its own target, so that the
     // libraries and the apps that do not sync never link the PostgreSQL client.
     .target(
@@ -56,7 +58,7 @@ let package = Package(
     .executableTarget(
       name: "formsctl",
       dependencies: [
-        "FormsCore", "FormsStore", "FormsCommandLine",
+        "FormsCore", "FormsStore", "FormsCommandLine", "FormsLanguageServer",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: settings
@@ -70,7 +72,7 @@ let package = Package(
       swiftSettings: settings
     ),
     .executableTarget(
-      name: "FormsBench", dependencies: ["FormsCore", "FormsStore", "FormsTestSupport"],
+      name: "FormsBench", dependencies: ["FormsCore", "FormsStore", "FormsLanguageServer", "FormsTestSupport"],
       path: "Benchmarks/FormsBench",
       swiftSettings: settings),
     .executableTarget(
@@ -93,7 +95,10 @@ let package = Package(
       swiftSettings: settings),
     .testTarget(
       name: "formsctlTests",
-      dependencies: ["formsctl", "formsctl-sync", "FormsCommandLine", "FormsStore", "FormsCore", "FormsTestSupport"],
+      dependencies: [
+        "formsctl", "formsctl-sync", "FormsCommandLine", "FormsLanguageServer", "FormsStore", "FormsCore",
+        "FormsTestSupport",
+      ],
       exclude: ["Snapshots"], swiftSettings: settings),
   ]
 )

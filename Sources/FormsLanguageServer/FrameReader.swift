@@ -1,3 +1,4 @@
+import FormsStore
 import Foundation
 
 /// Reads `Content-Length`-framed messages from a file handle (the server's input; the

@@ -1,4 +1,5 @@
 import FormsCore
+import FormsStore
 import Foundation
 import Synchronization
 

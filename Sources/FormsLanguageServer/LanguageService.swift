@@ -1,4 +1,5 @@
 import FormsCore
+import FormsStore
 
 /// What an editor asks about a store's files while they are typed, answered from the text of
 /// the buffer (saved or not) by the same checks `formsctl validate` and `schema check` make:

@@ -1,4 +1,5 @@
 import FormsCore
+import FormsStore
 
 /// Where each line of a UTF-8 text starts, to turn byte offsets into the positions editors use
 /// (0-based line and character, characters counted in UTF-16 code units or in bytes, as the

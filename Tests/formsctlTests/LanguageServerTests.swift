@@ -1,4 +1,5 @@
 import FormsCore
+import FormsLanguageServer
 import FormsStore
 import FormsTestSupport
 import Foundation

@@ -2,14 +2,14 @@ import Foundation
 
 /// What `stat` says about a file, for deciding "unchanged" without reading it. The ctime is the
 /// part nobody can set: an edit that restores the mtime (`cp -p`, `touch -r`) still changes it.
-struct FileStamp: Equatable, Sendable {
-  let size: Int
-  let mtimeNanoseconds: Int64
-  let ctimeNanoseconds: Int64
-  let inode: UInt64
+package struct FileStamp: Equatable, Sendable {
+  package let size: Int
+  package let mtimeNanoseconds: Int64
+  package let ctimeNanoseconds: Int64
+  package let inode: UInt64
 
   /// With `directory`, a path below it is looked up from its open descriptor (one name, not the whole path).
-  init?(_ path: String, in directory: FileIO.Directory? = nil) {
+  package init?(_ path: String, in directory: FileIO.Directory? = nil) {
     var info = stat()
     let found =
       directory.map { directory in
@@ -23,12 +23,12 @@ struct FileStamp: Equatable, Sendable {
   /// True when the file was last changed (mtime and ctime) more than `racyWindow` nanoseconds
   /// before `at`, when this stamp was taken or vouched for (git's racily-clean rule): a later
   /// change gives it another stamp even where the clock that dates files is coarse.
-  func isSettled(at: Int64, racyWindow: Int64) -> Bool {
+  package func isSettled(at: Int64, racyWindow: Int64) -> Bool {
     mtimeNanoseconds < at - racyWindow && ctimeNanoseconds < at - racyWindow
   }
 
   /// `path` itself when it is a symbolic link (`lstat`), not what it points at.
-  init?(notFollowing path: String) {
+  package init?(notFollowing path: String) {
     var info = stat()
     guard lstat(path, &info) == 0 else { return nil }
     self.init(info)

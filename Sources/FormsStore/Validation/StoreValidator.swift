@@ -151,8 +151,8 @@ public struct StoreValidator: Sendable {
     return report
   }
 
-  struct Outcome {
-    var diagnostics: [Diagnostic] = []
+  package struct Outcome {
+    package var diagnostics: [Diagnostic] = []
     var kind: String?
     var unreadable = false
 
@@ -191,7 +191,7 @@ public struct StoreValidator: Sendable {
   }
 
   /// Checks the text `bytes` as the document at `path` (a file's, or an editor's unsaved buffer).
-  func check(_ path: String, bytes: [UInt8]) -> Outcome {
+  package func check(_ path: String, bytes: [UInt8]) -> Outcome {
     var outcome = Outcome()
     func fail(
       _ rule: String, _ message: String, at position: SourcePosition? = SourcePosition(line: 1, column: 1),
@@ -260,7 +260,7 @@ public struct StoreValidator: Sendable {
 
   /// The `_schema` a file opens with, as formsctl writes files (`{`, then `"_schema": "kind@1.0.0"`
   /// first, plain ASCII); nil for anything else (the full path reads such files).
-  static func leadingSchema(_ bytes: [UInt8]) -> String? {
+  package static func leadingSchema(_ bytes: [UInt8]) -> String? {
     var i = 0
     func skipWhitespace() {
       while i < bytes.count && (bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09) { i += 1 }

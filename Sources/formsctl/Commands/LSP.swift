@@ -1,6 +1,7 @@
 import ArgumentParser
 import FormsCommandLine
 import FormsCore
+import FormsLanguageServer
 import FormsStore
 import Foundation
 
