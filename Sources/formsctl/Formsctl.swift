@@ -3,6 +3,7 @@ import FormsCommandLine
 import FormsCore
 import FormsStore
 import Foundation
+import Synchronization
 
 @main
 struct Formsctl: ParsableCommand {
@@ -26,7 +27,7 @@ struct Formsctl: ParsableCommand {
       Remove.self,
       Move.self,
       Validate.self, Fmt.self, Schema.self, Migrate.self, Snapshot.self, Import.self, Log.self, Git.self,
-      MergeFile.self, Editor.self, LSP.self, Door.Sync.self, Keygen.self, Keys.self, Recover.self,
+      MergeFile.self, Editor.self, LSP.self, SyncCommand.self, Keygen.self, Keys.self, Recover.self,
     ]
   )
 
@@ -36,12 +37,13 @@ struct Formsctl: ParsableCommand {
       print(script)
       return
     }
-    if let door = Door.named(arguments.first) {
-      do { try door.run(Array(arguments.dropFirst())) } catch {
-        printError(ErrorText.message(for: error))
-        Platform.exit(ExitStatus.code(for: error.kind))
-      }
+    do { try Door.checkNotStartedAsADoor() } catch {
+      printError(ErrorText.message(for: error))
+      Platform.exit(ExitStatus.code(for: error.kind))
     }
+    // formsctl parses sync's arguments (its help and completion are formsctl's); the program
+    // formsctl-sync, run with the same arguments, does the work.
+    SyncCommand.performer.withLock { $0 = { _ in try Door.sync.run() } }
     CommandLineMain.run(Formsctl.self)
   }
 }

@@ -2,15 +2,17 @@ import ArgumentParser
 import FormsCommandLine
 import FormsCore
 import FormsStore
-import FormsSync
 import Foundation
+import Synchronization
 
-/// `formsctl sync`: a program of its own (`formsctl-sync`, which `formsctl sync` runs), so that
-/// formsctl itself never links the PostgreSQL client.
-@main
-struct SyncCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "formsctl sync",
+/// `formsctl sync`: its arguments, help and completion, known to formsctl; its work is done by
+/// the program formsctl-sync (``performer``), which formsctl runs from beside itself, so that
+/// formsctl never links the PostgreSQL client.
+package struct SyncCommand: ParsableCommand {
+  package init() {}
+
+  package static let configuration = CommandConfiguration(
+    commandName: "sync",
     abstract: "Keep the store and a PostgreSQL database in step, both ways.",
     discussion: """
       The database is named by --database URL or FORMSCTL_DATABASE_URL, in libpq's form (postgresql://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=require). The URL is never written to the store or the audit log. `sync init` makes one table per kind in a PostgreSQL schema (default formsctl) and one typed view per kind and version; `sync` then copies what changed on one side to the other, merges what changed on both (as merge-file does), and leaves real conflicts for `sync resolve`. Rows come into the store through its write path (workflow, validation, stamps, an audit record with operation sync and the row's updated_by as the user); a row the store refuses is reported as rejected. Sealed values travel sealed. Per document, the state of each database is kept under .formsctl/sync/ (git-ignored); `sync status` prints it.
@@ -23,30 +25,34 @@ struct SyncCommand: ParsableCommand {
         formsctl sync --pull --format json
         formsctl sync status
       """,
-    version: formsctlVersion,
     subcommands: [Run.self, Init.self, Status.self, Resolve.self],
     defaultSubcommand: Run.self
   )
 
-  static func main() {
-    CommandLineMain.run(SyncCommand.self, words: ["sync"])
+  /// Does a parsed sync command's work: in formsctl-sync, sync itself; in formsctl, running
+  /// formsctl-sync with the same arguments. Set once, as the program starts.
+  package static let performer = Mutex<(@Sendable (any ParsableCommand) throws -> Void)?>(nil)
+
+  static func perform(_ command: any ParsableCommand) throws {
+    guard let perform = performer.withLock({ $0 }) else {
+      throw CommandError.missingProgram("this program cannot run sync (no performer set)")
+    }
+    try perform(command)
   }
 }
 
 /// Where the database is.
-struct DatabaseOptions: ParsableArguments {
-  @Option(help: ArgumentHelp("The database (default: $FORMSCTL_DATABASE_URL).", valueName: "URL")) var database: String?
-  @Option(help: "The PostgreSQL schema that holds the tables.") var schema = "formsctl"
-
-  func sync(_ store: Store) throws -> Sync {
-    try Sync(
-      store: store, url: try Sync.url(database, environment: ProcessInfo.processInfo.environment), schema: schema)
-  }
+package struct DatabaseOptions: ParsableArguments {
+  package init() {}
+  @Option(help: ArgumentHelp("The database (default: $FORMSCTL_DATABASE_URL).", valueName: "URL"))
+  package var database: String?
+  @Option(help: "The PostgreSQL schema that holds the tables.") package var schema = "formsctl"
 }
 
 extension SyncCommand {
-  struct Run: ParsableCommand {
-    static let configuration = CommandConfiguration(
+  package struct Run: ParsableCommand {
+    package init() {}
+    package static let configuration = CommandConfiguration(
       commandName: "run",
       abstract: "Pull what changed in the database, push what changed here (the default of sync).",
       discussion: """
@@ -56,32 +62,26 @@ extension SyncCommand {
           formsctl sync
           formsctl sync --push --max-delete 10
         """)
-    @OptionGroup var options: StoreOptions
-    @OptionGroup var database: DatabaseOptions
-    @Flag(help: "Only copy from the database to the store.") var pull = false
-    @Flag(help: "Only copy from the store to the database.") var push = false
+    @OptionGroup package var options: StoreOptions
+    @OptionGroup package var database: DatabaseOptions
+    @Flag(help: "Only copy from the database to the store.") package var pull = false
+    @Flag(help: "Only copy from the store to the database.") package var push = false
     @Option(help: ArgumentHelp("How many deletions a run may make on each side: N or P%.", valueName: "BOUND"))
-    var maxDelete: PruneBound?
+    package var maxDelete: PruneBound?
     @Flag(help: "Reject a row whose workflow move the workflow does not list (else applied with a warning).")
-    var strictWorkflow = false
-    @Option(help: "Output: table, json, ndjson or csv.") var format: ReportFormat = .table
+    package var strictWorkflow = false
+    @Option(help: "Output: table, json, ndjson or csv.") package var format: ReportFormat = .table
 
-    func validate() throws {
+    package func validate() throws {
       if pull && push { throw ValidationError("--pull and --push exclude each other (without either, sync does both)") }
     }
 
-    func run() throws {
-      var sync = try database.sync(try options.open())
-      sync.strictWorkflow = strictWorkflow
-      let entries = try sync.run(pull ? .pull : push ? .push : .both, maxDelete: maxDelete)
-      render(Sync.report(entries), as: format)
-      // Rejected rows and conflicts left from earlier runs count as much as new ones.
-      if entries.contains(where: \.isProblem) { throw ExitStatus.problems }
-    }
+    package func run() throws { try SyncCommand.perform(self) }
   }
 
-  struct Init: ParsableCommand {
-    static let configuration = CommandConfiguration(
+  package struct Init: ParsableCommand {
+    package init() {}
+    package static let configuration = CommandConfiguration(
       commandName: "init",
       abstract: "Create the tables, trigger and typed views (again after a migration: never drops data).",
       discussion: """
@@ -89,16 +89,15 @@ extension SyncCommand {
           formsctl sync init
           formsctl sync init --schema forms_test
         """)
-    @OptionGroup var options: StoreOptions
-    @OptionGroup var database: DatabaseOptions
+    @OptionGroup package var options: StoreOptions
+    @OptionGroup package var database: DatabaseOptions
 
-    func run() throws {
-      for view in try database.sync(try options.open()).initialize() { printOut("view \(database.schema).\(view)") }
-    }
+    package func run() throws { try SyncCommand.perform(self) }
   }
 
-  struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(
+  package struct Status: ParsableCommand {
+    package init() {}
+    package static let configuration = CommandConfiguration(
       commandName: "status",
       abstract: "Each document's sync state: synced, local-changed, remote-changed, conflict or rejected.",
       discussion: """
@@ -108,16 +107,15 @@ extension SyncCommand {
           formsctl sync status
           formsctl sync status --format json | jq '.[] | select(.status != "synced")'
         """)
-    @OptionGroup var options: StoreOptions
-    @Option(help: "Output: table, json, ndjson or csv.") var format: ReportFormat = .table
+    @OptionGroup package var options: StoreOptions
+    @Option(help: "Output: table, json, ndjson or csv.") package var format: ReportFormat = .table
 
-    func run() throws {
-      render(try Sync.status(try options.open()), as: format)
-    }
+    package func run() throws { try SyncCommand.perform(self) }
   }
 
-  struct Resolve: ParsableCommand {
-    static let configuration = CommandConfiguration(
+  package struct Resolve: ParsableCommand {
+    package init() {}
+    package static let configuration = CommandConfiguration(
       commandName: "resolve",
       abstract: "Settle a sync conflict: keep this side, the database's, or a file's document.",
       discussion: """
@@ -127,24 +125,20 @@ extension SyncCommand {
           formsctl list purchase-order --where '_sync == "conflict"'
           formsctl sync resolve purchase-order PO-000201 --ours  # exit 65: no conflict
         """)
-    @OptionGroup var options: StoreOptions
-    @OptionGroup var database: DatabaseOptions
-    @Argument(help: "The kind.", completion: Completions.kinds) var kind: String
-    @Argument(help: "The document's id.", completion: Completions.ids) var id: String
-    @Flag(help: "Keep the store's document.") var ours = false
-    @Flag(help: "Keep the database's document.") var theirs = false
-    @Option(help: ArgumentHelp("Keep this file's document.", valueName: "FILE")) var file: String?
+    @OptionGroup package var options: StoreOptions
+    @OptionGroup package var database: DatabaseOptions
+    @Argument(help: "The kind.", completion: Completions.kinds) package var kind: String
+    @Argument(help: "The document's id.", completion: Completions.ids) package var id: String
+    @Flag(help: "Keep the store's document.") package var ours = false
+    @Flag(help: "Keep the database's document.") package var theirs = false
+    @Option(help: ArgumentHelp("Keep this file's document.", valueName: "FILE")) package var file: String?
 
-    func validate() throws {
+    package func validate() throws {
       guard [ours, theirs, file != nil].filter({ $0 }).count == 1 else {
         throw ValidationError("choose one of --ours, --theirs or --file FILE")
       }
     }
 
-    func run() throws {
-      let resolution: Sync.Resolution = ours ? .ours : theirs ? .theirs : .file(file ?? "")
-      let entry = try database.sync(try options.open()).resolve(kind: kind, id: id, resolution)
-      printOut("\(entry.kind) \(entry.id): \(entry.detail)")
-    }
+    package func run() throws { try SyncCommand.perform(self) }
   }
 }

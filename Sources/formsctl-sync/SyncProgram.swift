@@ -1,0 +1,61 @@
+import ArgumentParser
+import FormsCommandLine
+import FormsCore
+import FormsStore
+import FormsSync
+import Foundation
+import Synchronization
+
+/// The program formsctl-sync: `formsctl sync` runs it from beside formsctl, with the same
+/// arguments (`formsctl-sync sync status` is `formsctl sync status`), and it does sync's work.
+@main
+struct SyncProgram: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "formsctl",
+    abstract: "The program behind `formsctl sync` (run it as formsctl sync ...).",
+    version: formsctlVersion,
+    subcommands: [SyncCommand.self]
+  )
+
+  static func main() {
+    // Set by formsctl for the program it runs; not for what this one runs in turn.
+    unsetenv(Door.environmentKey)
+    SyncCommand.performer.withLock { $0 = perform }
+    CommandLineMain.run(SyncProgram.self)
+  }
+
+  @Sendable static func perform(_ command: any ParsableCommand) throws {
+    switch command {
+    case let command as SyncCommand.Run:
+      var sync = try command.database.sync(try command.options.open())
+      sync.strictWorkflow = command.strictWorkflow
+      let entries = try sync.run(
+        command.pull ? .pull : command.push ? .push : .both, maxDelete: command.maxDelete)
+      render(Sync.report(entries), as: command.format)
+      // Rejected rows and conflicts left from earlier runs count as much as new ones.
+      if entries.contains(where: \.isProblem) { throw ExitStatus.problems }
+    case let command as SyncCommand.Init:
+      for view in try command.database.sync(try command.options.open()).initialize() {
+        printOut("view \(command.database.schema).\(view)")
+      }
+    case let command as SyncCommand.Status:
+      render(try Sync.status(try command.options.open()), as: command.format)
+    case let command as SyncCommand.Resolve:
+      let resolution: Sync.Resolution =
+        command.ours ? .ours : command.theirs ? .theirs : .file(command.file ?? "")
+      let entry = try command.database.sync(try command.options.open()).resolve(
+        kind: command.kind, id: command.id, resolution)
+      printOut("\(entry.kind) \(entry.id): \(entry.detail)")
+    default:
+      throw CommandError.badInput("formsctl-sync does not run \(type(of: command))")
+    }
+  }
+}
+
+extension DatabaseOptions {
+  /// Sync between `store` and the database these options name.
+  func sync(_ store: Store) throws -> Sync {
+    try Sync(
+      store: store, url: try Sync.url(database, environment: ProcessInfo.processInfo.environment), schema: schema)
+  }
+}
