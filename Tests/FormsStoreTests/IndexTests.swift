@@ -64,7 +64,8 @@ import Testing
 
   /// What a list answered: each document's path and bytes, then the skipped files.
   static func answer(_ store: Store, _ query: Store.Query) throws -> [String] {
-    let (documents, skipped) = try store.list(kind: "acquisition", query: query)
+    let listing = try store.list(kind: "acquisition", query: query)
+    let (documents, skipped) = (listing.documents, listing.skipped)
     return documents.map { $0.path + " " + String(decoding: $0.bytes, as: UTF8.self) }
       + skipped.map { "skipped \($0.path): \($0.reason)" }
   }

@@ -35,7 +35,8 @@ struct LibraryGuideTests {
       let query = Store.Query(
         filters: [try ExpressionParser.parse(#"status == "draft""#)],
         sort: [(path: Expression.Path("last_modified_date")!, descending: true)], limit: 20)
-      let (documents, skipped) = try store.list(kind: "form", query: query)
+      let listing = try store.list(kind: "form", query: query)
+      let (documents, skipped) = (listing.documents, listing.skipped)
       for document in documents {
         opened.append(document.value["form_number"]?.stringValue ?? "?")
       }

@@ -4,9 +4,8 @@ import Foundation
 extension Store {
   /// One document's part in a change the store saw.
   public struct Change: Sendable, Equatable {
-    public enum Operation: String, Sendable {
-      case create, update, delete, rename
-    }
+    /// What happened to the document: the audit log's four actions.
+    public typealias Operation = AuditEntry.Action
 
     public var kind: String
     public var id: String
@@ -166,7 +165,7 @@ extension Store {
   public struct QueryResult: Sendable {
     public var documents: [Document]
     /// Files of the kind that could not be read or parsed, with why; not in the result.
-    public var skipped: [(path: String, reason: String)]
+    public var skipped: [Skipped]
     /// Ids new to the result.
     public var inserted: [String]
     /// Ids in both results whose document changed.
@@ -202,7 +201,8 @@ extension Store {
   func queryResult(kind: String, query: Query, after previous: QueryResult?, cause: ChangeBatch?) throws(StoreError)
     -> QueryResult
   {
-    let (documents, skipped) = try list(kind: kind, query: query)
+    let found = try list(kind: kind, query: query)
+    let (documents, skipped) = (found.documents, found.skipped)
     let ids = documents.map(\.id)
     let before = previous?.documents ?? []
     let beforeIDs = before.map(\.id)

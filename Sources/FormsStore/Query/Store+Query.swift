@@ -43,18 +43,30 @@ extension Store {
   /// (``recordAccess(_:)``): every document whose sealed values its paths reached. When that
   /// record cannot be written (a read-only store, an operation awaiting `recover`) the query
   /// fails. The documents returned are opened without a record, as ``read(kind:id:)`` returns them.
-  public func list(kind: String, query: Query) throws(StoreError) -> (
-    documents: [Document], skipped: [(path: String, reason: String)]
-  ) {
+  public func list(kind: String, query: Query) throws(StoreError) -> Matches {
     let found = try listed(kind: kind, query: query)
     try recordAccess(found.read)
-    return (found.documents, found.skipped)
+    return Matches(documents: found.documents, skipped: found.skipped)
+  }
+
+  /// What ``list(kind:query:)`` found.
+  public struct Matches: Sendable {
+    /// The documents that match, in the query's order, within its offset and limit.
+    public var documents: [Document]
+    /// The files of the kind that could not be read or parsed: named, not listed.
+    public var skipped: [Skipped]
+  }
+
+  /// A file a listing could not read or parse, and why.
+  public struct Skipped: Sendable, Equatable {
+    public var path: String
+    public var reason: String
   }
 
   /// ``list(kind:query:)`` without its record: also the sealed values the filters and sort keys
   /// read (`read`), for a caller that records them with what it shows, in one record.
   func listed(kind: String, query: Query) throws(StoreError) -> (
-    documents: [Document], skipped: [(path: String, reason: String)], read: [AccessEntry]
+    documents: [Document], skipped: [Skipped], read: [AccessEntry]
   ) {
     let schema = try schema(kind)
     let directory = layout.documents(in: schema.directory)
@@ -103,9 +115,9 @@ extension Store {
       }
     }.map { result throws(StoreError) in try result.get() }
     let skipped =
-      results.compactMap(\.1).map { ($0, "does not parse") }
-      + irregular.map { ($0, "\(FileIO.describe($0)), not a regular file") }
-    return (page.compactMap { $0 }, skipped.sorted { $0.0 < $1.0 }, read)
+      results.compactMap(\.1).map { Skipped(path: $0, reason: "does not parse") }
+      + irregular.map { Skipped(path: $0, reason: "\(FileIO.describe($0)), not a regular file") }
+    return (page.compactMap { $0 }, skipped.sorted { $0.path < $1.path }, read)
   }
 
   /// The full id of the `kind` document that `id` names: itself when that document exists, else

@@ -10,7 +10,7 @@ extension Store {
   public struct Listing: Sendable {
     public var documents: [Document]
     /// Files that could not be read or parsed (a merge conflict), with why; not listed.
-    public var skipped: [(path: String, reason: String)]
+    public var skipped: [Skipped]
     /// An interrupted operation awaiting `recover`, when there is one: what is listed may be half-changed.
     public var pending: String?
     public var report: TableReport

@@ -14,7 +14,7 @@ extension Store {
   public func statistics(
     kind: String, query: Query, by: FormsCore.Expression.Path?, sums: [FormsCore.Expression.Path]
   ) throws(StoreError)
-    -> (report: TableReport, skipped: [(path: String, reason: String)])
+    -> (report: TableReport, skipped: [Skipped])
   {
     try refuseSealedReads(kind: kind, (by.map { [$0] } ?? []) + sums)
     let found = try listed(kind: kind, query: Query(filters: query.filters))

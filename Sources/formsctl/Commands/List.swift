@@ -92,8 +92,8 @@ extension Formsctl {
       if let operation = listing.pending {
         printWarning("an interrupted \(operation) awaits `formsctl recover`; what is listed may be half-changed")
       }
-      for (path, reason) in listing.skipped {
-        printWarning("\(store.display(path)): \(reason); not listed (formsctl validate says why; exit 1)")
+      for file in listing.skipped {
+        printWarning("\(store.display(file.path)): \(file.reason); not listed (formsctl validate says why; exit 1)")
       }
     }
 

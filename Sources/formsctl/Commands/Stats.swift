@@ -58,8 +58,8 @@ extension Formsctl {
       if let operation = try Journal(layout: store.layout).pending() {
         printWarning("an interrupted \(operation) awaits `formsctl recover`; what is counted may be half-changed")
       }
-      for (path, reason) in skipped {
-        printWarning("\(store.display(path)): \(reason); not counted (formsctl validate says why; exit 1)")
+      for file in skipped {
+        printWarning("\(store.display(file.path)): \(file.reason); not counted (formsctl validate says why; exit 1)")
       }
       render(report, as: format)
       // As list: counts that had to leave files out say so in their status.

@@ -118,7 +118,7 @@ struct LiveResult {
         printOut(
           "\(changed)\(plural(result.documents.count, "document")) (\(result.inserted.count) new, "
             + "\(result.updated.count) updated, \(result.removed.count) removed, \(result.moved.count) moved)")
-        for (path, reason) in result.skipped { printWarning("\(store.display(path)): \(reason); skipped") }
+        for file in result.skipped { printWarning("\(store.display(file.path)): \(file.reason); skipped") }
       }
     }
   }
