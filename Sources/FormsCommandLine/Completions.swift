@@ -83,7 +83,7 @@ package enum Completions {
       let list = head + rest[..<range.lowerBound]
       let tail = rest[range.upperBound...]
       out.append(list + "[+]" + tail.replacingOccurrences(of: "[]", with: "[+]"))
-      let count = Expression.Path(list)?.values(in: document).first?.arrayValue?.count ?? 0
+      let count = FilterExpression.Path(list)?.values(in: document).first?.arrayValue?.count ?? 0
       for index in 0..<count { expand(list + "[\(index)]", tail) }
     }
     expand("", Substring(path))

@@ -1,7 +1,7 @@
 import FormsCore
 
 extension DescriptorCompiler {
-  mutating func expression(_ node: YAMLNode, _ what: String) -> Expression? {
+  mutating func expression(_ node: YAMLNode, _ what: String) -> FilterExpression? {
     guard let text = string(node, what) else { return nil }
     do {
       return try ExpressionParser.parse(text)
@@ -152,25 +152,25 @@ extension DescriptorCompiler {
   /// (given the key and the path); entries with a path missing or wrong are reported and left out.
   mutating func pathPairs(
     _ node: YAMLNode, section: String, second: String, what: String, example: String,
-    problem: (String, Expression.Path) -> String?
-  ) -> [(field: Expression.Path, other: Expression.Path, message: String?)] {
+    problem: (String, FilterExpression.Path) -> String?
+  ) -> [(field: FilterExpression.Path, other: FilterExpression.Path, message: String?)] {
     let keys = ["field", second, "message"]
     guard let entries = node.sequence else {
       error("\(section) must be a list of {field, \(second), message}", at: node.position)
       return []
     }
-    var out: [(field: Expression.Path, other: Expression.Path, message: String?)] = []
+    var out: [(field: FilterExpression.Path, other: FilterExpression.Path, message: String?)] = []
     for entry in entries {
       for pair in entry.mapping ?? [] where !keys.contains(pair.key.scalar?.text ?? "") {
         unknownKey(pair.key, allowed: keys, context: what)
       }
-      var paths: [Expression.Path] = []
+      var paths: [FilterExpression.Path] = []
       for key in ["field", second] {
         guard let pathNode = entry[key], let text = pathNode.string else {
           error("\(what) needs `\(key):`, a field path such as \(example)", at: entry.position)
           continue
         }
-        guard let path = Expression.Path(text) else {
+        guard let path = FilterExpression.Path(text) else {
           error("\(key): \(text) is not a field path", at: pathNode.position)
           continue
         }

@@ -112,7 +112,7 @@ public struct DescriptorCompiler {
     }
     guard let kind, let version else { return nil }
     func schema(
-      order: [(path: Expression.Path, descending: Bool)] = [], editable: [EditablePath]? = nil,
+      order: [(path: FilterExpression.Path, descending: Bool)] = [], editable: [EditablePath]? = nil,
       references: [Schema.Reference] = [], derived: [Schema.Derived] = []
     ) -> Schema {
       Schema(
@@ -180,16 +180,16 @@ public struct DescriptorCompiler {
 
   /// `order: -last_updated`, or a list of such keys: what `--sort` takes, each a field path of the
   /// kind, `-` for descending.
-  mutating func compileOrder(_ node: YAMLNode, _ schema: Schema) -> [(path: Expression.Path, descending: Bool)] {
+  mutating func compileOrder(_ node: YAMLNode, _ schema: Schema) -> [(path: FilterExpression.Path, descending: Bool)] {
     let items = node.sequence ?? [node]
-    var order: [(path: Expression.Path, descending: Bool)] = []
+    var order: [(path: FilterExpression.Path, descending: Bool)] = []
     for item in items {
       guard let text = item.string else {
         error("order takes a field path (-path for descending), or a list of them", at: item.position)
         continue
       }
       let descending = text.hasPrefix("-")
-      guard let path = Expression.Path(descending ? String(text.dropFirst()) : text) else {
+      guard let path = FilterExpression.Path(descending ? String(text.dropFirst()) : text) else {
         error("order: \"\(text)\" is not a field path", at: item.position)
         continue
       }

@@ -3,7 +3,7 @@ import Testing
 
 @testable import FormsCore
 
-/// `Expression.compactFragments` are necessary: every document an expression holds for has, in
+/// `FilterExpression.compactFragments` are necessary: every document an expression holds for has, in
 /// the compact text of its top-level scalars, one fragment of each group. Random documents with
 /// awkward strings (escapes, non-ASCII, canonically equivalent spellings, dates) and random
 /// expressions of every shape; and `TextFragment.occurs` agrees with a plain search.
@@ -28,9 +28,10 @@ struct FragmentTests {
     }
   }
 
-  static func expression(_ rng: inout SeededGenerator, depth: Int = 0) -> Expression {
-    let path = Expression.Operand.path(Expression.Path(steps: [.member(Self.keys.randomElement(using: &rng)!)]))
-    let literal = Expression.Operand.literal(.string(Self.strings.randomElement(using: &rng)!))
+  static func expression(_ rng: inout SeededGenerator, depth: Int = 0) -> FilterExpression {
+    let path = FilterExpression.Operand.path(
+      FilterExpression.Path(steps: [.member(Self.keys.randomElement(using: &rng)!)]))
+    let literal = FilterExpression.Operand.literal(.string(Self.strings.randomElement(using: &rng)!))
     switch Int.random(in: 0..<(depth < 2 ? 8 : 4), using: &rng) {
     case 0: return .compare(path, .equal, literal)
     case 1: return .compare(literal, .equal, path)

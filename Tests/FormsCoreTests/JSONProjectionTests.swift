@@ -7,7 +7,7 @@ import Testing
 /// and what it builds must be what `parse` gives at those paths.
 struct JSONProjectionTests {
   static func projection(_ paths: String...) -> JSONProjection {
-    JSONProjection(paths: paths.map { Expression.Path($0)! })!
+    JSONProjection(paths: paths.map { FilterExpression.Path($0)! })!
   }
 
   /// Every file of the conformance suite, as the value of a member that is skipped or kept.
@@ -82,7 +82,7 @@ struct JSONProjectionTests {
   }
 
   @Test func aPathOfTheWholeDocumentMeansNoProjection() {
-    #expect(JSONProjection(paths: [Expression.Path(steps: [])]) == nil)
+    #expect(JSONProjection(paths: [FilterExpression.Path(steps: [])]) == nil)
   }
 
   /// What the projection keeps of a fully parsed value (the reference).

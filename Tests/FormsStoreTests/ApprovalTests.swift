@@ -321,7 +321,7 @@ struct ApprovalTests {
       try store.approve(kind: "claim", id: "c1", identity: people.officer)
       #expect(try awaiting("officer") == [])
       // The computed member is never answered from the index (no file stores it).
-      #expect(store.indexedMembers("claim", paths: [try #require(Expression.Path("_awaiting"))]) == nil)
+      #expect(store.indexedMembers("claim", paths: [try #require(FilterExpression.Path("_awaiting"))]) == nil)
     }
   }
 

@@ -43,7 +43,7 @@ import Testing
   /// A random query over the top-level members the index holds (sometimes a nested or unknown
   /// path, which the index leaves to a scan).
   static func query(_ rng: inout SeededGenerator) throws -> Store.Query {
-    var filters: [FormsCore.Expression] = []
+    var filters: [FilterExpression] = []
     let agency = agencies.randomElement(using: &rng)!
     let title = titles.randomElement(using: &rng)!
     let texts = [
@@ -56,7 +56,7 @@ import Testing
     }
     let keys = ["title", "agency", "estimated_value", "created_date", "id"]
     let sort = (0..<Int.random(in: 0...2, using: &rng)).map { _ in
-      (path: FormsCore.Expression.Path(keys.randomElement(using: &rng)!)!, descending: Bool.random(using: &rng))
+      (path: FilterExpression.Path(keys.randomElement(using: &rng)!)!, descending: Bool.random(using: &rng))
     }
     let limit = Bool.random(using: &rng) ? Int.random(in: 1...8, using: &rng) : nil
     return Store.Query(filters: filters, sort: sort, offset: Int.random(in: 0...2, using: &rng), limit: limit)
@@ -172,7 +172,7 @@ import Testing
       let (fixture, indexed, scanning) = try Self.store(dir, racy: .zero)
       try fixture.acquisition()
       try fixture.acquisition("ACQ-2026-002")
-      let query = Store.Query(sort: [(FormsCore.Expression.Path("title")!, false)])
+      let query = Store.Query(sort: [(FilterExpression.Path("title")!, false)])
       let expected = try Self.answer(scanning, query)
       #expect(try Self.answer(indexed, query) == expected)
       let path = indexed.indexPath("acquisition")
@@ -212,11 +212,11 @@ import Testing
         try writeBytes(JSONWriter.canonical(.object(template)), to: fixture.root + "/data/acquisitions/\(id).json")
       }
       let queries = [
-        Store.Query(sort: [(FormsCore.Expression.Path("title")!, false)], offset: 3, limit: 7),
-        Store.Query(sort: [(FormsCore.Expression.Path("estimated_value")!, true)], limit: 25),
+        Store.Query(sort: [(FilterExpression.Path("title")!, false)], offset: 3, limit: 7),
+        Store.Query(sort: [(FilterExpression.Path("estimated_value")!, true)], limit: 25),
         Store.Query(
           filters: [try ExpressionParser.parse("agency == \"GSA\"")],
-          sort: [(FormsCore.Expression.Path("estimated_value")!, false)], offset: 200, limit: 9),
+          sort: [(FilterExpression.Path("estimated_value")!, false)], offset: 200, limit: 9),
       ]
       for pass in ["builds the index", "trusts it"] {
         for query in queries {
@@ -267,7 +267,7 @@ import Testing
       try writeFile("in the way", to: fixture.root + "/.formsctl/index")
       _ = try fixture.store.update(
         kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=Desks")])
-      let query = Store.Query(sort: [(FormsCore.Expression.Path("title")!, false)])
+      let query = Store.Query(sort: [(FilterExpression.Path("title")!, false)])
       #expect(try Self.answer(indexed, query) == Self.answer(scanning, query))
       #expect(try readFile(fixture.root + "/.formsctl/index") == "in the way")
     }
@@ -315,7 +315,7 @@ import Testing
       let text = try readFile(path).replacingOccurrences(
         of: "\"agency\":", with: "\"contracting_officer\": \"Jane Secret\",\n  \"agency\":")
       try writeFile(text, to: path)
-      _ = try indexed.list(kind: "acquisition", query: .init(sort: [(FormsCore.Expression.Path("agency")!, false)]))
+      _ = try indexed.list(kind: "acquisition", query: .init(sort: [(FilterExpression.Path("agency")!, false)]))
       let index = try Self.bytes(indexed.indexPath("acquisition"))
       #expect(Self.contains(index, "ACQ-2026-001") && !Self.contains(index, "Jane Secret"))
     }
@@ -332,7 +332,7 @@ import Testing
     try withTemporaryDirectory { dir in
       let (fixture, indexed, scanning) = try Self.store(dir, racy: .zero)
       for k in 1...5 { _ = try fixture.acquisition(String(format: "ACQ-2026-%03d", k)) }
-      let query = Store.Query(sort: [(FormsCore.Expression.Path("title")!, false)])
+      let query = Store.Query(sort: [(FilterExpression.Path("title")!, false)])
       _ = try indexed.list(kind: "acquisition", query: query)
       let index = indexed.indexPath("acquisition")
       let log = indexed.indexLogPath("acquisition")
@@ -382,7 +382,7 @@ import Testing
     try withTemporaryDirectory { dir in
       let (fixture, indexed, scanning) = try Self.store(dir, racy: .zero)
       for k in 1...5 { _ = try fixture.acquisition(String(format: "ACQ-2026-%03d", k)) }
-      let query = Store.Query(sort: [(FormsCore.Expression.Path("title")!, false)])
+      let query = Store.Query(sort: [(FilterExpression.Path("title")!, false)])
       #expect(try Self.answer(indexed, query) == Self.answer(scanning, query))
       let directory = fixture.root + "/data/acquisitions"
       let stampPath = indexed.listingStampPath("acquisition")

@@ -34,7 +34,7 @@ struct LibraryGuideTests {
       // guide: query
       let query = Store.Query(
         filters: [try ExpressionParser.parse(#"status == "draft""#)],
-        sort: [(path: Expression.Path("last_modified_date")!, descending: true)], limit: 20)
+        sort: [(path: FilterExpression.Path("last_modified_date")!, descending: true)], limit: 20)
       let listing = try store.list(kind: "form", query: query)
       let (documents, skipped) = (listing.documents, listing.skipped)
       for document in documents {

@@ -108,7 +108,7 @@ struct SealingTests {
       try store.recordAccess([try #require(store.access(read, kind: "acquisition"))])
       // list: whole documents record every opened value; columns only theirs.
       _ = try store.listing(kind: "acquisition", query: Store.Query())
-      let title = try #require(Expression.Path("title"))
+      let title = try #require(FilterExpression.Path("title"))
       _ = try store.listing(kind: "acquisition", query: Store.Query(), columns: [("title", title)])
       let records = try accesses()
       #expect(records.count == 2, "\(records)")

@@ -216,7 +216,7 @@ import Testing
       let opened = try Store.open(at: store)
       let query = Store.Query(
         filters: [try ExpressionParser.parse("acquisition_id == \"ACQ-2026-001\"")],
-        sort: [(Expression.Path("form_number")!, false)])
+        sort: [(FilterExpression.Path("form_number")!, false)])
       var iterator = opened.observe(kind: "form", query: query, options: Self.options).makeAsyncIterator()
       let first = try #require(try await iterator.next())
       #expect(first.inserted.count == first.documents.count && first.cause == nil)

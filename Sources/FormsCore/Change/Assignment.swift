@@ -26,7 +26,7 @@ public struct Assignment: Sendable, Equatable {
     }
   }
 
-  public private(set) var path: Expression.Path
+  public private(set) var path: FilterExpression.Path
   public let source: String
   public let value: Value
   /// The positions in `path` of the steps written `[+]` (append to the list).
@@ -47,7 +47,7 @@ public struct Assignment: Sendable, Equatable {
         "\(argument): expected PATH=VALUE, e.g. status=open or items[0].quantity=5 (or PATH- to remove it)")
     }
     // `[+]` parses as an index; which index steps were written so is read from the text.
-    guard let path = Expression.Path(pathText.replacingOccurrences("[+]", "[0]")), !path.steps.contains(.each)
+    guard let path = FilterExpression.Path(pathText.replacingOccurrences("[+]", "[0]")), !path.steps.contains(.each)
     else {
       throw Problem("\(pathText): not a field path (use name, a.b, items[2].quantity or items[+].quantity)")
     }
@@ -133,7 +133,7 @@ public struct Assignment: Sendable, Equatable {
   public func resolvingAppends(in document: JSONValue, appended: inout [String: Int]) -> Assignment {
     var resolved = self
     for position in appending.sorted() {
-      let list = Expression.Path(steps: Array(resolved.path.steps[..<position]))
+      let list = FilterExpression.Path(steps: Array(resolved.path.steps[..<position]))
       let index = appended[list.description] ?? list.values(in: document).first?.arrayValue?.count ?? 0
       appended[list.description] = index
       resolved.path.steps[position] = .index(index)
@@ -143,7 +143,7 @@ public struct Assignment: Sendable, Equatable {
   }
 
   /// Removes what `steps` reach in `target` (it is there: `apply` checked).
-  static func remove(at steps: ArraySlice<Expression.Path.Step>, in target: inout JSONValue) {
+  static func remove(at steps: ArraySlice<FilterExpression.Path.Step>, in target: inout JSONValue) {
     guard let step = steps.first else { return }
     let last = steps.count == 1
     switch (step, target) {
@@ -204,7 +204,7 @@ public struct Assignment: Sendable, Equatable {
   }
 
   static func set(
-    _ value: JSONValue, at steps: ArraySlice<Expression.Path.Step>, in target: inout JSONValue, source: String
+    _ value: JSONValue, at steps: ArraySlice<FilterExpression.Path.Step>, in target: inout JSONValue, source: String
   )
     throws(Assignment.Problem)
   {

@@ -20,7 +20,7 @@ public struct EditablePath: Sendable, Equatable, CustomStringConvertible {
   public var description: String { members.joined(separator: ".") + (appendOnly ? "[+]" : "") }
 
   /// The field path, for checking it against the descriptor.
-  public var path: Expression.Path { Expression.Path(steps: members.map { .member($0) }) }
+  public var path: FilterExpression.Path { FilterExpression.Path(steps: members.map { .member($0) }) }
 
   /// True when this path lets a person make the change at `pointer` (one of `changedPointers`).
   /// `before` is the stored document (nil for a new one).

@@ -1,6 +1,6 @@
 import Foundation
 
-extension Expression {
+extension FilterExpression {
   /// True when `document` satisfies the expression. A path reaching several values (`[]`) is
   /// satisfied when any of them is; a comparison with a missing side is false.
   public func evaluate(_ document: JSONValue) -> Bool {

@@ -1,6 +1,6 @@
 import Foundation
 
-extension Expression {
+extension FilterExpression {
   /// What the compact JSON text of a document's top level (``JSONWriter/compact(_:)`` of its
   /// scalar members) must contain for the expression to hold there: a list of groups, each of
   /// which needs one of its fragments in the text. A document whose text lacks every fragment of

@@ -1,9 +1,9 @@
 /// A parsed filter or rule expression (docs/design.md §9): comparisons, `~`, `in`, `exists`, `and`, `or`,
 /// `not`, parentheses, and paths with `.` and `[]`.
-public indirect enum Expression: Sendable, Equatable {
-  case and(Expression, Expression)
-  case or(Expression, Expression)
-  case not(Expression)
+public indirect enum FilterExpression: Sendable, Equatable {
+  case and(FilterExpression, FilterExpression)
+  case or(FilterExpression, FilterExpression)
+  case not(FilterExpression)
   case exists(Path)
   case compare(Operand, ComparisonOperator, Operand)
   case matches(Operand, Regex)
@@ -158,7 +158,7 @@ public indirect enum Expression: Sendable, Equatable {
   }
 }
 
-extension Expression: CustomStringConvertible {
+extension FilterExpression: CustomStringConvertible {
   /// The expression written back in the language (`status == "approved" and total > 0`).
   public var description: String {
     func operand(_ o: Operand) -> String {
@@ -167,7 +167,7 @@ extension Expression: CustomStringConvertible {
       case .literal(let value): return JSONWriter.compact(value)
       }
     }
-    func grouped(_ e: Expression) -> String {
+    func grouped(_ e: FilterExpression) -> String {
       switch e {
       case .and, .or: return "(\(e))"
       default: return e.description

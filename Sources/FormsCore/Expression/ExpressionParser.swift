@@ -20,7 +20,7 @@ public enum ExpressionParser {
   /// The most `and`/`or` operators in one expression (each adds a level to the tree).
   public static let maxOperators = 1024
 
-  public static func parse(_ text: String) throws(ExpressionError) -> Expression {
+  public static func parse(_ text: String) throws(ExpressionError) -> FilterExpression {
     var lexer = Lexer(text)
     var parser = Parser(tokens: try lexer.tokens(), end: text.unicodeScalars.count + 1)
     let expression = try parser.orExpression()
@@ -175,7 +175,7 @@ struct Parser {
     return ExpressionError(message: "unexpected \(token.kind.shown); expected \(expected)", column: token.column)
   }
 
-  mutating func orExpression() throws(ExpressionError) -> Expression {
+  mutating func orExpression() throws(ExpressionError) -> FilterExpression {
     var left = try andExpression()
     while isWord("or") {
       try countOperator()
@@ -184,7 +184,7 @@ struct Parser {
     return left
   }
 
-  mutating func andExpression() throws(ExpressionError) -> Expression {
+  mutating func andExpression() throws(ExpressionError) -> FilterExpression {
     var left = try unary()
     while isWord("and") {
       try countOperator()
@@ -202,7 +202,7 @@ struct Parser {
     k += 1
   }
 
-  mutating func unary() throws(ExpressionError) -> Expression {
+  mutating func unary() throws(ExpressionError) -> FilterExpression {
     let nests = isWord("not") || isSymbol("(")
     if nests {
       nesting += 1
@@ -245,7 +245,7 @@ struct Parser {
       } catch {
         throw ExpressionError(message: "regular expression \"\(source)\" \(error)", column: token.column)
       }
-      return .matches(left, Expression.Regex(source: source, compiled: compiled))
+      return .matches(left, FilterExpression.Regex(source: source, compiled: compiled))
     }
     if isWord("in") {
       k += 1
@@ -260,14 +260,14 @@ struct Parser {
       k += 1
       return .isIn(left, values)
     }
-    if let token = peek, case .symbol(let s) = token.kind, let op = Expression.ComparisonOperator(rawValue: s) {
+    if let token = peek, case .symbol(let s) = token.kind, let op = FilterExpression.ComparisonOperator(rawValue: s) {
       k += 1
       return .compare(left, op, try operand())
     }
     throw fail("a comparison (==, !=, <, <=, >, >=, ~, in) or 'exists'")
   }
 
-  mutating func operand(allowPath: Bool = true) throws(ExpressionError) -> Expression.Operand {
+  mutating func operand(allowPath: Bool = true) throws(ExpressionError) -> FilterExpression.Operand {
     guard let token = peek else { throw fail("a path or a value") }
     switch token.kind {
     case .string(let s):
@@ -293,8 +293,8 @@ struct Parser {
     }
   }
 
-  mutating func pathRest(first: String) throws(ExpressionError) -> Expression.Path {
-    var steps: [Expression.Path.Step] = [.member(first)]
+  mutating func pathRest(first: String) throws(ExpressionError) -> FilterExpression.Path {
+    var steps: [FilterExpression.Path.Step] = [.member(first)]
     while true {
       if isSymbol(".") {
         k += 1
@@ -314,7 +314,7 @@ struct Parser {
         k += 1
         steps.append(.index(index))
       } else {
-        return Expression.Path(steps: steps)
+        return FilterExpression.Path(steps: steps)
       }
     }
   }

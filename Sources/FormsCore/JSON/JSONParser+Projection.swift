@@ -12,7 +12,7 @@ public struct JSONProjection: Sendable, Equatable {
   var members: [Member] = []
 
   /// The projection keeping what `paths` reach; nil when one of them is the whole document.
-  public init?(paths: [Expression.Path]) {
+  public init?(paths: [FilterExpression.Path]) {
     for path in paths {
       let names = path.steps.compactMap { step -> String? in if case .member(let name) = step { name } else { nil } }
       guard !names.isEmpty else { return nil }

@@ -5,7 +5,7 @@ extension JSONValue {
   /// record shows only what changed.
   public func keepingNumberText(of original: JSONValue) -> JSONValue {
     switch (self, original) {
-    case (.number, .number) where Expression.order(self, original) == 0:
+    case (.number, .number) where FilterExpression.order(self, original) == 0:
       return original
     case (.object(let object), .object(let before)):
       var out = JSONObject()

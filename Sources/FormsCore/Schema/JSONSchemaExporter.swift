@@ -274,7 +274,7 @@ public struct JSONSchemaExporter: Sendable {
     return .object(JSONObject(["if": condition, "then": then]))
   }
 
-  func memberNames(_ path: Expression.Path) -> [String]? {
+  func memberNames(_ path: FilterExpression.Path) -> [String]? {
     var names: [String] = []
     for step in path.steps {
       guard case .member(let name) = step else { return nil }
@@ -296,7 +296,7 @@ public struct JSONSchemaExporter: Sendable {
   }
 
   /// `exists` means present and not null, as formsctl evaluates it.
-  func requirement(_ expression: Expression) -> JSONValue? {
+  func requirement(_ expression: FilterExpression) -> JSONValue? {
     switch expression {
     case .exists(let path):
       guard let names = memberNames(path) else { return nil }
@@ -309,7 +309,7 @@ public struct JSONSchemaExporter: Sendable {
     }
   }
 
-  func condition(_ expression: Expression) -> JSONValue? {
+  func condition(_ expression: FilterExpression) -> JSONValue? {
     switch expression {
     case .compare(.path(let path), let op, .literal(let value)) where op == .equal || op == .notEqual:
       guard let names = memberNames(path) else { return nil }

@@ -7,7 +7,7 @@ extension Schema {
   /// Why `path` can reach nothing in a document of any of `versions` (one kind), or nil when it
   /// can in at least one: `unknown field "stauts"; did you mean "status"?`. For `--where`,
   /// `--sort` and `--fields`, which would otherwise match nothing without a word.
-  public static func pathProblem(_ path: Expression.Path, in versions: [Schema]) -> String? {
+  public static func pathProblem(_ path: FilterExpression.Path, in versions: [Schema]) -> String? {
     if path.steps.first == .member("_schema") && path.steps.count == 1 { return nil }
     if path.steps.first == .member("_sync") {
       return path.steps.count == 1
@@ -31,7 +31,7 @@ extension Schema {
 
   /// `pathProblem`, except that a top-level `json_string` field may be followed by a path into
   /// the type of the JSON its text holds (a derived field's `from:`).
-  public static func textPathProblem(_ path: Expression.Path, in schema: Schema) -> String? {
+  public static func textPathProblem(_ path: FilterExpression.Path, in schema: Schema) -> String? {
     guard case .member(let first)? = path.steps.first, path.steps.count > 1,
       let field = schema.root.fields[first], field.type.kind == .jsonString, let element = field.type.element
     else { return pathProblem(path, in: [schema]) }
@@ -44,11 +44,11 @@ extension SchemaType {
   public var alternatives: [SchemaType] { kind == .oneOf ? caseOrder.compactMap { cases[$0] } : [self] }
 
   /// Why `steps` lead nowhere from a value of this type, with how many steps were fine.
-  func pathProblem(_ steps: ArraySlice<Expression.Path.Step>, walked: [Expression.Path.Step]) -> (
+  func pathProblem(_ steps: ArraySlice<FilterExpression.Path.Step>, walked: [FilterExpression.Path.Step]) -> (
     depth: Int, message: String
   )? {
     guard let step = steps.first else { return nil }
-    let here = walked.isEmpty ? "" : Expression.Path(steps: walked).description
+    let here = walked.isEmpty ? "" : FilterExpression.Path(steps: walked).description
     var best: (depth: Int, message: String)?
     for type in alternatives {
       let next: SchemaType
@@ -101,7 +101,7 @@ extension SchemaType {
   }
 }
 
-extension Expression {
+extension FilterExpression {
   /// The first path the expression reads that no version of its kind has, explained; a bare word
   /// compared with a path (`status == in_review`) is taken for the unquoted text it probably is.
   public func pathProblem(in versions: [Schema]) -> String? {
@@ -123,7 +123,7 @@ extension Expression {
   }
 }
 
-extension Expression.Operand {
+extension FilterExpression.Operand {
   func pathProblem(in versions: [Schema]) -> String? {
     guard case .path(let path) = self else { return nil }
     return Schema.pathProblem(path, in: versions)

@@ -26,7 +26,7 @@ public struct Schema: Sendable {
   public let from: SemanticVersion?
   public let changes: [JSONValue]?
   /// The order `list` shows documents in when no `--sort` is given (descriptor `order:`).
-  public let order: [(path: Expression.Path, descending: Bool)]
+  public let order: [(path: FilterExpression.Path, descending: Bool)]
   /// What people may change (descriptor `editable:`); nil: everything. Feeds, migrations and
   /// renames are not limited by it.
   public let editable: [EditablePath]?
@@ -40,7 +40,7 @@ public struct Schema: Sendable {
   public init(
     kind: String, version: SemanticVersion, title: String?, directory: String, idField: String, root: SchemaType,
     namedTypes: [String: SchemaType], relations: [Relation], workflow: Workflow?, rules: [Rule],
-    from: SemanticVersion?, changes: [JSONValue]?, order: [(path: Expression.Path, descending: Bool)] = [],
+    from: SemanticVersion?, changes: [JSONValue]?, order: [(path: FilterExpression.Path, descending: Bool)] = [],
     editable: [EditablePath]? = nil, references: [Reference] = [], derived: [Derived] = [],
     approvals: Approvals? = nil
   ) {
@@ -103,10 +103,10 @@ public struct Schema: Sendable {
 
   /// A reference inside the document: each value `field` reaches must be one `to` reaches.
   public struct Reference: Sendable, Equatable {
-    public let field: Expression.Path
-    public let to: Expression.Path
+    public let field: FilterExpression.Path
+    public let to: FilterExpression.Path
     public let message: String?
-    public init(field: Expression.Path, to: Expression.Path, message: String?) {
+    public init(field: FilterExpression.Path, to: FilterExpression.Path, message: String?) {
       self.field = field
       self.to = to
       self.message = message
@@ -117,10 +117,10 @@ public struct Schema: Sendable {
   /// (numbers as exact decimals). A step of `from` into a string reads the JSON text the string
   /// holds, so `outputsJSON.intrinsic_value` reaches into a `json_string` field.
   public struct Derived: Sendable, Equatable {
-    public let field: Expression.Path
-    public let from: Expression.Path
+    public let field: FilterExpression.Path
+    public let from: FilterExpression.Path
     public let message: String?
-    public init(field: Expression.Path, from: Expression.Path, message: String?) {
+    public init(field: FilterExpression.Path, from: FilterExpression.Path, message: String?) {
       self.field = field
       self.from = from
       self.message = message
@@ -132,9 +132,9 @@ public struct Schema: Sendable {
       var current = [document]
       for step in from.steps {
         current = current.flatMap { item -> [JSONValue] in
-          guard case .string(let text) = item else { return Expression.Path(steps: [step]).values(in: item) }
+          guard case .string(let text) = item else { return FilterExpression.Path(steps: [step]).values(in: item) }
           guard let parsed = try? JSONParser().parse(Array(text.utf8)) else { return [] }
-          return Expression.Path(steps: [step]).values(in: parsed)
+          return FilterExpression.Path(steps: [step]).values(in: parsed)
         }
       }
       return current
@@ -143,11 +143,11 @@ public struct Schema: Sendable {
 
   /// A rule across fields: when `when` holds (or always), `require` must.
   public struct Rule: Sendable, Equatable {
-    public let when: Expression?
-    public let require: Expression
+    public let when: FilterExpression?
+    public let require: FilterExpression
     public let source: String
     public let message: String?
-    public init(when: Expression?, require: Expression, source: String, message: String?) {
+    public init(when: FilterExpression?, require: FilterExpression, source: String, message: String?) {
       self.when = when
       self.require = require
       self.source = source
@@ -300,7 +300,7 @@ public struct Field: Sendable {
   public var nullable: Bool
   public var defaultValue: JSONValue?
   public var immutable: Bool
-  public var immutableWhen: Expression?
+  public var immutableWhen: FilterExpression?
   public var description: String?
   /// Stored encrypted (`sensitive: true`): the value on disk is an `enc:v1:` envelope.
   public var sensitive = false
@@ -310,7 +310,7 @@ public struct Field: Sendable {
 
   public init(
     name: String, type: SchemaType, optional: Bool = false, nullable: Bool = false, defaultValue: JSONValue? = nil,
-    immutable: Bool = false, immutableWhen: Expression? = nil, description: String? = nil
+    immutable: Bool = false, immutableWhen: FilterExpression? = nil, description: String? = nil
   ) {
     self.name = name
     self.type = type

@@ -59,7 +59,7 @@ public struct Validator: Sendable {
       let sources = derived.sources(in: document)
       guard let source = sources.first else { continue }
       for (pointer, value) in derived.field.located(in: document)
-      where !value.isNull && !Expression.compare(value, .equal, source) {
+      where !value.isNull && !FilterExpression.compare(value, .equal, source) {
         out.append(
           Finding(
             pointer: pointer, rule: "derived",

@@ -116,7 +116,7 @@ extension Store {
   /// With `filters` (and one kind), only changes to documents that match them before or after
   /// the change are reported.
   public func watchChanges(
-    kinds: Set<String>? = nil, matching filters: [FormsCore.Expression] = [],
+    kinds: Set<String>? = nil, matching filters: [FilterExpression] = [],
     options: ObserveOptions = ObserveOptions(),
     cancellation: WatchCancellation, _ body: (ChangeBatch) throws(StoreError) -> Void
   ) throws(StoreError) {
@@ -144,8 +144,7 @@ extension Store {
   }
 
   /// True when the document `kind` `id` exists, parses and satisfies every filter.
-  private func currentlyMatches(kind: String, id: String, _ filters: [FormsCore.Expression]) throws(StoreError) -> Bool
-  {
+  private func currentlyMatches(kind: String, id: String, _ filters: [FilterExpression]) throws(StoreError) -> Bool {
     let document: Document
     do throws(StoreError) {
       document = try read(kind: kind, id: id)

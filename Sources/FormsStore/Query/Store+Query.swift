@@ -3,14 +3,14 @@ import FormsCore
 extension Store {
   /// A query of `list`: filters (all must hold), sort keys, and a window.
   public struct Query: Sendable {
-    public var filters: [Expression] = []
+    public var filters: [FilterExpression] = []
     /// Paths to sort by, each ascending or descending; missing values sort last.
-    public var sort: [(path: FormsCore.Expression.Path, descending: Bool)] = []
+    public var sort: [(path: FilterExpression.Path, descending: Bool)] = []
     public var offset = 0
     public var limit: Int?
 
     public init(
-      filters: [Expression] = [], sort: [(path: FormsCore.Expression.Path, descending: Bool)] = [], offset: Int = 0,
+      filters: [FilterExpression] = [], sort: [(path: FilterExpression.Path, descending: Bool)] = [], offset: Int = 0,
       limit: Int? = nil
     ) {
       self.filters = filters
@@ -22,7 +22,7 @@ extension Store {
 
   /// Refuses a filter or sort key that reads a sensitive field when no identity opens sealed
   /// values: every document would compare its envelope, so `--where` would silently match nothing.
-  func refuseSealedReads(kind: String, _ paths: [FormsCore.Expression.Path]) throws(StoreError) {
+  func refuseSealedReads(kind: String, _ paths: [FilterExpression.Path]) throws(StoreError) {
     guard keyring.identity == nil else { return }
     let sensitive = Set((registry.schemas[kind]?.values).map { $0.flatMap(\.sensitiveFieldNames) } ?? [])
     for path in paths {
@@ -80,7 +80,7 @@ extension Store {
         case (nil, _): return false
         case (_, nil): return true
         case (let x?, let y?):
-          guard let order = Expression.order(x, y), order != 0 else { continue }
+          guard let order = FilterExpression.order(x, y), order != 0 else { continue }
           return key.descending ? order > 0 : order < 0
         }
       }
@@ -136,8 +136,8 @@ extension Store {
   /// opened sealed values the filters and sort keys reached, per document (matching or not: a
   /// filter that rejects a document has read its value too).
   func scannedMatches(
-    kind: String, directory: String, filters: [FormsCore.Expression],
-    sort: [(path: FormsCore.Expression.Path, descending: Bool)]
+    kind: String, directory: String, filters: [FilterExpression],
+    sort: [(path: FilterExpression.Path, descending: Bool)]
   ) throws(StoreError) -> (results: [(Match?, String?)], irregular: [String], read: [AccessEntry]) {
     // Unsorted: matches are ordered by their keys, then by path, by the caller.
     let (names, irregular) = try FileIO.walkNames(directory, suffix: StoreLayout.documentSuffix)
@@ -247,7 +247,7 @@ extension Store {
   public static var computedMemberNames: Set<String> { Schema.computedMemberNames }
 
   /// The computed members `paths` read.
-  static func computedMembers(_ paths: [FormsCore.Expression.Path]) -> Set<String> {
+  static func computedMembers(_ paths: [FilterExpression.Path]) -> Set<String> {
     var names = Set<String>()
     for path in paths {
       if case .member(let name)? = path.steps.first, computedMemberNames.contains(name) { names.insert(name) }

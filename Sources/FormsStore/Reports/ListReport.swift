@@ -2,7 +2,7 @@ import FormsCore
 
 extension Store {
   /// A column of `list`: its name (a header, a key of the records) and the path it reads.
-  public typealias Column = (name: String, path: Expression.Path)
+  public typealias Column = (name: String, path: FilterExpression.Path)
 
   /// What `list` shows: the documents `query` finds, with sealed values opened where the
   /// identity can (else the placeholder), as records and as a table of `columns` (nil: the
@@ -94,7 +94,7 @@ extension Store {
       }
     }
     if let updated = schema.timestamps.updated { names.append(updated) }
-    return names.map { ($0, Expression.Path(steps: [.member($0)])) }
+    return names.map { ($0, FilterExpression.Path(steps: [.member($0)])) }
   }
 
   /// The document narrowed to `columns`: each name holds its path's value (an array when the

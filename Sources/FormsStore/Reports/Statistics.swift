@@ -12,7 +12,7 @@ extension Store {
   /// report shows (a group's name, a sum): they are recorded first, in one access record, and
   /// when that cannot be written nothing is counted (as `get`).
   public func statistics(
-    kind: String, query: Query, by: FormsCore.Expression.Path?, sums: [FormsCore.Expression.Path]
+    kind: String, query: Query, by: FilterExpression.Path?, sums: [FilterExpression.Path]
   ) throws(StoreError)
     -> (report: TableReport, skipped: [Skipped])
   {

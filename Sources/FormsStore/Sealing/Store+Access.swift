@@ -43,8 +43,7 @@ extension Store {
   /// sealed values opened for a key holder (the access record written before they are returned).
   /// A field the document lacks, or whose values stay sealed, is refused: a placeholder is not
   /// the value, and a script must not take «encrypted» for data.
-  public func shownValues(kind: String, id: String, field: FormsCore.Expression.Path?) throws(StoreError) -> [JSONValue]
-  {
+  public func shownValues(kind: String, id: String, field: FilterExpression.Path?) throws(StoreError) -> [JSONValue] {
     let read = try read(kind: kind, id: id)
     guard let field else {
       try recordAccess([access(read, kind: kind)].compactMap { $0 })

@@ -348,7 +348,7 @@ public struct Snapshots: Sendable {
     return document?["_schema"]?.stringValue
   }
 
-  private static let schemaOnly = JSONProjection(paths: [FormsCore.Expression.Path(steps: [.member("_schema")])])
+  private static let schemaOnly = JSONProjection(paths: [FilterExpression.Path(steps: [.member("_schema")])])
 
   /// What the next snapshot will copy at most, for a check of free space before work that takes
   /// one: every live file when there is no snapshot yet (after that, unchanged files are links,

@@ -2,15 +2,16 @@ import FormsCore
 
 extension Store {
   /// The ids of the `kind` documents for which every expression of `filters` holds, in id order.
-  public func ids(of kind: String, matching filters: [Expression]) throws(StoreError) -> [String] {
+  public func ids(of kind: String, matching filters: [FilterExpression]) throws(StoreError) -> [String] {
     try ids(of: kind, matching: filters, session: nil)
   }
 
   /// ``ids(of:matching:)`` inside `session`: the sealed values the filters read are recorded
   /// under the lock the session already holds.
-  func ids(of kind: String, matching filters: [Expression], session: WriteSession?) throws(StoreError) -> [String] {
+  func ids(of kind: String, matching filters: [FilterExpression], session: WriteSession?) throws(StoreError) -> [String]
+  {
     let schema = try schema(kind)
-    let idPath = Expression.Path(steps: [.member(schema.idField)])
+    let idPath = FilterExpression.Path(steps: [.member(schema.idField)])
     let found = try listed(kind: kind, query: Query(filters: filters, sort: [(idPath, false)]))
     if let session { try recordAccess(found.read, in: session) } else { try recordAccess(found.read) }
     let (documents, skipped) = (found.documents, found.skipped)
@@ -23,7 +24,9 @@ extension Store {
   /// `set` on every `kind` document `filters` match, as a person's change to each (workflow,
   /// timestamps, validation), all in one journaled operation with one audit record; with
   /// `dryRun`, checks everything and writes nothing. Returns the documents as written.
-  public func update(kind: String, matching filters: [Expression], assignments: [Assignment], dryRun: Bool = false)
+  public func update(
+    kind: String, matching filters: [FilterExpression], assignments: [Assignment], dryRun: Bool = false
+  )
     throws(StoreError) -> [Document]
   {
     let summary = "set \(kind) --where \(whereSummary(filters))"
@@ -43,7 +46,7 @@ extension Store {
   /// `rm` of every `kind` document `filters` match, following relations as for one (cascade,
   /// nullify, restrict), in one journaled operation; with `dryRun`, plans and writes nothing.
   @discardableResult
-  public func delete(kind: String, matching filters: [Expression], dryRun: Bool = false) throws(StoreError)
+  public func delete(kind: String, matching filters: [FilterExpression], dryRun: Bool = false) throws(StoreError)
     -> ChangePlan
   {
     let summary = "rm \(kind) --where \(whereSummary(filters))"
@@ -63,7 +66,7 @@ extension Store {
   /// The filters as the lock file and its holder's message show them: an expression naming a
   /// sensitive field is «redacted» whole (it may hold a plain sealed value), as in the audit
   /// record's command.
-  func whereSummary(_ filters: [Expression]) -> String {
+  func whereSummary(_ filters: [FilterExpression]) -> String {
     redactingSensitive(filters.map(\.description), names: registry.sensitiveFieldNames).joined(separator: " and ")
   }
 }

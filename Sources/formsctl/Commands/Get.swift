@@ -26,7 +26,7 @@ extension Formsctl {
     func run() throws {
       let store = try options.open()
       let path = try field.map { field in
-        guard let path = Expression.Path(field) else { throw CommandError.usage("\(field): not a field path") }
+        guard let path = FilterExpression.Path(field) else { throw CommandError.usage("\(field): not a field path") }
         return path
       }
       let values = try store.shownValues(kind: kind, id: try store.expand(kind: kind, id: id), field: path)

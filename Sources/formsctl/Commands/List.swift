@@ -99,12 +99,12 @@ extension Formsctl {
 
     /// `--sort` keys, each a path of the kind (any version), a leading `-` for descending.
     static func sortKeys(_ keys: [String], _ kind: String, _ store: Store) throws -> [(
-      path: Expression.Path, descending: Bool
+      path: FilterExpression.Path, descending: Bool
     )] {
       let versions = store.registry.schemas(of: kind)
       return try keys.map { key in
         let descending = key.hasPrefix("-")
-        guard let path = Expression.Path(descending ? String(key.dropFirst()) : key) else {
+        guard let path = FilterExpression.Path(descending ? String(key.dropFirst()) : key) else {
           throw CommandError.usage("--sort \(key): not a field path")
         }
         if let problem = FormsCore.Schema.pathProblem(path, in: versions) {
@@ -117,7 +117,7 @@ extension Formsctl {
     /// `--fields A,B`: each a path of the kind (any version).
     static func columns(_ list: String, _ kind: String, _ store: Store) throws -> [Store.Column] {
       try list.split(separator: ",").map { name in
-        guard let path = Expression.Path(String(name)) else {
+        guard let path = FilterExpression.Path(String(name)) else {
           throw CommandError.usage("--fields: \(name) is not a field path")
         }
         if let problem = FormsCore.Schema.pathProblem(path, in: store.registry.schemas(of: kind)) {

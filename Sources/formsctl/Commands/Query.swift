@@ -5,11 +5,11 @@ import FormsStore
 
 /// `--where` texts parsed and checked against every version of `kind`: a syntax error shows the
 /// text with a caret; a path the kind does not have is a usage error with a suggestion.
-func parseFilters(_ texts: [String], kind: String, store: Store) throws -> [Expression] {
+func parseFilters(_ texts: [String], kind: String, store: Store) throws -> [FilterExpression] {
   _ = try store.schema(kind)  // an unknown kind is named before any path of its filters
   let versions = store.registry.schemas(of: kind)
   return try texts.enumerated().map { k, text in
-    let expression: Expression
+    let expression: FilterExpression
     do throws(ExpressionError) {
       expression = try ExpressionParser.parse(text)
     } catch {

@@ -68,8 +68,8 @@ extension Formsctl {
 
     /// True when `path`, from a value of `type`, can reach a number (an integer, decimal or
     /// number field, or a value of any type).
-    static func mayHoldNumbers(_ path: Expression.Path, in type: FormsCore.SchemaType) -> Bool {
-      func reach(_ steps: ArraySlice<Expression.Path.Step>, _ type: FormsCore.SchemaType) -> Bool {
+    static func mayHoldNumbers(_ path: FilterExpression.Path, in type: FormsCore.SchemaType) -> Bool {
+      func reach(_ steps: ArraySlice<FilterExpression.Path.Step>, _ type: FormsCore.SchemaType) -> Bool {
         type.alternatives.contains { type in
           guard let step = steps.first else { return [.integer, .decimal, .number, .any].contains(type.kind) }
           switch (step, type.kind) {
@@ -87,8 +87,10 @@ extension Formsctl {
     }
 
     /// A path of the kind (any version), for `option`.
-    static func path(_ text: String, _ option: String, _ kind: String, _ store: Store) throws -> Expression.Path {
-      guard let path = Expression.Path(text) else { throw CommandError.usage("\(option) \(text): not a field path") }
+    static func path(_ text: String, _ option: String, _ kind: String, _ store: Store) throws -> FilterExpression.Path {
+      guard let path = FilterExpression.Path(text) else {
+        throw CommandError.usage("\(option) \(text): not a field path")
+      }
       if let problem = FormsCore.Schema.pathProblem(path, in: store.registry.schemas(of: kind)) {
         throw CommandError.usage("\(option) \(text): \(problem)")
       }

@@ -25,7 +25,7 @@ extension Store {
 
   /// The members a query reads when each of its paths is one top-level member that is not
   /// sensitive (what the index can answer); nil otherwise.
-  func indexedMembers(_ kind: String, paths: [FormsCore.Expression.Path]) -> Set<String>? {
+  func indexedMembers(_ kind: String, paths: [FilterExpression.Path]) -> Set<String>? {
     let sensitive = sensitiveMembers(kind)
     var names = Set<String>()
     for path in paths {
@@ -138,8 +138,8 @@ extension Store {
   /// (the log folded into it) when files came or went or the log grew long. With `keeping`, each
   /// part of the pass keeps only its first `count` matches in that order (the query's window).
   func indexedMatches(
-    kind: String, directory: String, filters: [FormsCore.Expression],
-    sort: [(path: FormsCore.Expression.Path, descending: Bool)],
+    kind: String, directory: String, filters: [FilterExpression],
+    sort: [(path: FilterExpression.Path, descending: Bool)],
     keeping: (count: Int, by: @Sendable (Match, Match) -> Bool)?
   ) throws(StoreError) -> (results: [(Match?, String?)], irregular: [String])? {
     let paths = filters.flatMap(\.paths) + sort.map(\.path)
@@ -303,8 +303,8 @@ extension Store {
 /// How ``Store/indexedMatches`` judges one document from its entry: the filters over its
 /// projection, and the sort keys of a match.
 private struct IndexJudge: Sendable {
-  let filters: [FormsCore.Expression]
-  let sort: [(path: FormsCore.Expression.Path, descending: Bool)]
+  let filters: [FilterExpression]
+  let sort: [(path: FilterExpression.Path, descending: Bool)]
   let projection: JSONProjection?
   /// The top-level members the query reads.
   let wanted: [[UInt8]]
