@@ -96,6 +96,10 @@ struct ReadmeTests {
       let environment = ["HOME": dir, "FORMSCTL_DATABASE_URL": server.url, "FORMSCTL_IDENTITY": ""]
       let failures = try runShellLines(blocks[0], in: dir, environment: environment)
       #expect(failures == [])
+      // The README's own lines, in the store the guide made.
+      let readme = try Self.blocks(under: "Sync with PostgreSQL").flatMap { $0 }
+      #expect(!readme.isEmpty)
+      #expect(try runShellLines(readme, in: dir + "/sync-demo", environment: environment) == [])
       let document = try readFile(dir + "/sync-demo/data/acquisitions/ACQ-2026-001.json")
       #expect(document.contains(#""title": "Desks""#))
       let title = try server.psql("SELECT title FROM formsctl.acquisition_v1_1_0")
@@ -114,10 +118,46 @@ struct ReadmeTests {
         "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com", "FORMSCTL_IDENTITY": "",
       ]
       #expect(try runShellLines(blocks[0], in: dir, environment: environment) == [])
+      let readme = try Self.blocks(under: "Approvals").flatMap { $0 }
+      #expect(!readme.isEmpty)
+      #expect(try runShellLines(readme, in: dir + "/approvals-demo", environment: environment) == [])
       let forms = try FileManager.default.contentsOfDirectory(atPath: dir + "/approvals-demo/data/forms")
       let form = try readFile(dir + "/approvals-demo/data/forms/" + forms[0])
       #expect(form.contains(#""status": "approved""#) && form.contains(#""step": "sign""#))
     }
+  }
+
+  /// Every other section of the README shows a command or two and links to its guide: each runs
+  /// as shown, in a copy of the repository's examples (from the top of the checkout when it starts
+  /// with `cd` or names `examples/`, else inside the example store). `watch` runs until stopped,
+  /// so it must still be running after two seconds; sync's needs a database, and the approvals
+  /// section a store with a chain (their guides' tests run those).
+  @Test func everyOtherReadmeSectionRunsAsShown() throws {
+    let readme = try readFile(Formsctl.packageRoot.appendingPathComponent("README.md").path)
+    let titles = readme.split(separator: "\n").filter { $0.hasPrefix("## ") }.map { String($0.dropFirst(3)) }
+    let runElsewhere: Set = ["On a fresh machine", "A tour", "Sync with PostgreSQL", "Approvals"]
+    var ran = 0
+    for title in titles where !runElsewhere.contains(title) {
+      for block in try Self.blocks(under: title) {
+        try withTemporaryDirectory { dir in
+          try copyExampleStore(to: dir + "/examples/acquisitions")
+          try FileManager.default.copyItem(
+            atPath: Formsctl.packageRoot.appendingPathComponent("examples/feeds").path, toPath: dir + "/examples/feeds")
+          try FileManager.default.copyItem(
+            atPath: Formsctl.packageRoot.appendingPathComponent("examples/demo-identity").path,
+            toPath: dir + "/examples/demo-identity")
+          #expect(try runShellLines(["git init -q ."], in: dir) == [])
+          let fromTop = block.first?.hasPrefix("cd ") == true || block.contains { $0.contains("examples/") }
+          let lines = block.map { $0.hasPrefix("formsctl watch ") ? "timeout 2 " + $0 + "; [ $? -eq 124 ]" : $0 }
+          let failures = try runShellLines(
+            lines, in: fromTop ? dir : dir + "/examples/acquisitions",
+            environment: ["HOME": dir, "FORMSCTL_IDENTITY": ""])
+          #expect(failures == [], "\(title)")
+          ran += 1
+        }
+      }
+    }
+    #expect(ran >= 8, "the README's sections with commands")
   }
 
 }
