@@ -3,7 +3,7 @@ import FormsStore
 import FormsTestSupport
 import Foundation
 
-/// `FormsBench million [COUNT]` (default 1,000,000; not in CI): the issue-33 table, formsctl
+/// `FormsBench million [COUNT]` (default 1,000,000; not in CI): the one-million-document table of docs/benchmarks.md, formsctl
 /// beside its peer in one run, with each formsctl process's peak memory (`wait4`'s `ru_maxrss`,
 /// what `/usr/bin/time -f %M` prints):
 ///

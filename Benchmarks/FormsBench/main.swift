@@ -124,7 +124,7 @@ case "lsp":
     count: count == 10_000 && arguments.count < 2 ? 100_000 : count,
     repository: FileManager.default.currentDirectoryPath)
 case "million":
-  // FormsBench million [COUNT]: the issue-33 table at 1,000,000 documents (default), with peak memory.
+  // FormsBench million [COUNT]: the one-million-document table of docs/benchmarks.md (default 1,000,000), with peak memory.
   try MillionBenchmark.run(
     count: count == 10_000 && arguments.count < 2 ? 1_000_000 : count,
     repository: FileManager.default.currentDirectoryPath)

@@ -6,7 +6,7 @@ import Foundation
 import Testing
 
 /// A run never does more harm than its bound allows, on either side, whatever the database did
-/// (hostile pass h2).
+/// (found by a hostile pass).
 extension SyncTests {
   /// Payers p1, p2; claims c1..c4 of p1 and c5 of p2, deleted with their payer (cascade); synced.
   func withCascade(_ body: (PostgresServer, Store, Sync, String) throws -> Void) throws {

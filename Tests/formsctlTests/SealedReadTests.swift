@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// Reads of sealed values beyond `get` and `list`: every command that opens a sealed value to
-/// judge or compare it records that it did (hostile tester h1).
+/// judge or compare it records that it did (found by a hostile pass).
 struct SealedReadTests {
   /// The example store with the demo identity: `run` as its key holder, `anonymous` without.
   struct Fixture {
