@@ -51,7 +51,8 @@ import Testing
     "Store.ChangeBatch", "Store.ChangePlan", "Store.ChangePlan.Entry",
     "Store.Configuration", "Store.Document", "Store.EditOutcome", "Store.Initialized", "Store.Listing",
     "Store.ObserveOptions", "Store.Query", "Store.QueryResult", "Store.ResealReport", "StoreError", "StoreLayout",
-    "StoreValidator", "StoreValidator.Report", "SyncState", "SyncState.Record", "SyncState.Stamp",
+    "StoreValidation", "StoreValidation.Request", "StoreValidation.Verdict", "StoreValidator", "StoreValidator.Report",
+    "SyncState", "SyncState.Record", "SyncState.Stamp",
     "SyncState.Status", "SyncState.Table", "SyncState.Text", "WatchCancellation", "WriteOperation", "WriteSession",
     "WriteSession.Prepared",
   ]

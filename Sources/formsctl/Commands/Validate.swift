@@ -85,61 +85,43 @@ extension Formsctl {
       if code != ExitStatus.ok { throw ExitStatus.exit(code) }
     }
 
-    /// Validates `paths` (all documents when empty) of one store; returns the exit code.
+    /// Validates `paths` (all documents when empty) of one store, prints what it found; returns
+    /// the exit code.
     func validate(
       _ layout: StoreLayout, paths: [String], display: @escaping @Sendable (String) -> String, label: String = ""
     )
       throws -> Int32
     {
-      let cwd = FileIO.currentDirectory
-      let registry = try SchemaRegistry.load(directory: layout.schemasDirectory, display: display)
-      if !registry.diagnostics.isEmpty {
-        render(registry.diagnostics, as: format, to: .standardOutput)
+      var request = StoreValidation.Request(
+        workingDirectory: FileIO.currentDirectory, environment: ProcessInfo.processInfo.environment)
+      request.paths = paths
+      request.changedSince = changedSince
+      request.against = against
+      request.progress = options.progress
+      let outcome = try StoreValidation.run(layout, request, display: display)
+      if let keyring = outcome.keyring { SensitiveNote.shared.track(keyring) }
+      guard let report = outcome.report else {
+        render(outcome.descriptorProblems, as: format, to: .standardOutput)
         printError(
-          "the schema descriptors have \(registry.diagnostics.count) problem(s); fix them first (formsctl schema check)"
+          "the schema descriptors have \(outcome.descriptorProblems.count) problem(s); fix them first (formsctl schema check)"
         )
         return ExitStatus.code(for: .badInput)
       }
-      var validator = StoreValidator(layout: layout, registry: registry, display: display)
-      validator.keyring = try Keyring.load(layout, registry: registry, environment: ProcessInfo.processInfo.environment)
-      SensitiveNote.shared.track(validator.keyring)
-      // The whole store, as it stands: walked a directory at a time, never listed whole.
-      let whole = paths.isEmpty && changedSince == nil && against == nil
-      var files =
-        try whole ? [] : paths.isEmpty ? validator.allFiles() : validator.files(named: paths, workingDirectory: cwd)
-      var why = ""
-      if let revision = changedSince ?? against {
-        let git = try GitRepository(around: layout.root)
-        let (changed, deleted) = try git.changes(since: revision, under: layout.dataDirectory)
-        let touched = (changed + deleted).compactMap(validator.identify)
-        let referrers = try validator.referrers(of: touched).filter { !changed.contains($0) }
-        if changedSince != nil || paths.isEmpty {
-          files = (changed.filter { FileIO.exists($0) } + referrers).sorted()
-          why = " (\(changed.count) changed since \(revision), \(referrers.count) referring to changed or deleted ones)"
-        }
-      }
-      var report =
-        try whole
-        ? validator.validateStore(progress: options.progress) : validator.validate(files, progress: options.progress)
-      if let revision = against {
-        let git = try GitRepository(around: layout.root)
-        report.diagnostics += try RevisionCheck.run(
-          files: files, revision: revision, git: git, registry: registry, layout: layout, display: display)
-        report.invalid = Set(report.diagnostics.map(\.file)).count
-      }
       render(report.diagnostics, as: format, to: .standardOutput)
       if !options.quiet {
-        let summary = label + report.summary + why
+        let summary = label + report.summary + outcome.scope
         if format == .json { FileHandleOutput.standardError.write(summary + "\n") } else { printOut(summary) }
       }
-      if let operation = try Journal(layout: layout).pending() {
+      switch outcome.verdict {
+      case .noVerdict:
         printWarning(
-          "\(label)an interrupted \(operation) awaits `formsctl recover`; the documents may be half-changed, so this is no verdict"
+          "\(label)an interrupted \(outcome.pending ?? "operation") awaits `formsctl recover`; the documents may be half-changed, so this is no verdict"
         )
         return ExitStatus.code(for: .tryAgain)
+      case .unreadable, .descriptorsInvalid: return ExitStatus.code(for: .badInput)
+      case .invalid: return ExitStatus.problemsFound
+      case .valid: return ExitStatus.ok
       }
-      if report.unreadable > 0 { return ExitStatus.code(for: .badInput) }
-      return report.invalid > 0 ? ExitStatus.problemsFound : ExitStatus.ok
     }
   }
 }
