@@ -55,7 +55,7 @@ package enum Door: String, CaseIterable, Sendable {
     // (a mask and SIG_IGN survive exec; this process's runtime may have set either).
     var none = sigset_t()
     sigemptyset(&none)
-    sigprocmask(SIG_SETMASK, &none, nil)
+    pthread_sigmask(SIG_SETMASK, &none, nil)
     for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD] { _ = Foundation.signal(signal, SIG_DFL) }
     let argv = [strdup(path)] + (1..<Int(CommandLine.argc)).map { CommandLine.unsafeArgv[$0] } + [nil]
     execv(path, argv)

@@ -71,9 +71,10 @@ struct DoorTests {
     try withTemporaryDirectory { dir in
       try FileManager.default.copyItem(atPath: Formsctl.binary.path, toPath: dir + "/formsctl")
       try writeFile(
-        // It also prints its blocked and ignored signals, which must be none.
+        // It also prints the signals it was started with blocked or ignored (as grep, which it
+        // becomes: the shell itself blocks signals while it waits for a pipeline), which must be none.
         "#!/bin/sh\nfor a in \"$@\"; do printf '%s' \"$a\" | od -An -tx1; done\n"
-          + "grep -E '^Sig(Blk|Ign)' /proc/$$/status 2>/dev/null\n", to: dir + "/formsctl-sync")
+          + "exec grep -E '^Sig(Blk|Ign)' /proc/self/status\n", to: dir + "/formsctl-sync")
       chmod(dir + "/formsctl-sync", 0o755)
       let example = Formsctl.packageRoot.appendingPathComponent("examples/acquisitions").path
       let process = Process()
@@ -98,13 +99,15 @@ struct DoorTests {
     }
   }
 
-  /// Runs `binary` with `arguments` in `directory`, with a plain PATH.
-  static func run(_ binary: String, _ arguments: [String], in directory: String) throws -> RunResult {
+  /// Runs `binary` with `arguments` in `directory`, with a plain PATH after `path`.
+  static func run(_ binary: String, _ arguments: [String], in directory: String, path: String? = nil) throws
+    -> RunResult
+  {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binary)
     process.arguments = arguments
     process.currentDirectoryURL = URL(fileURLWithPath: directory)
-    process.environment = ["PATH": "/usr/bin:/bin"]
+    process.environment = ["PATH": (path.map { $0 + ":" } ?? "") + "/usr/bin:/bin"]
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out
@@ -125,21 +128,13 @@ struct DoorTests {
       // A formsctl-sync on PATH is never taken for the one beside formsctl.
       try writeFile("#!/bin/sh\necho from-path\n", to: dir + "/path/formsctl-sync")
       chmod(dir + "/path/formsctl-sync", 0o755)
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: dir + "/formsctl")
-      process.arguments = ["sync", "status"]
-      process.currentDirectoryURL = Formsctl.packageRoot.appendingPathComponent("examples/acquisitions")
-      process.environment = ["PATH": dir + "/path:/usr/bin:/bin"]
-      let out = Pipe()
-      let err = Pipe()
-      process.standardOutput = out
-      process.standardError = err
-      try process.run()
-      process.waitUntilExit()
-      let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      #expect(process.terminationStatus == 66, "\(stderr)")
-      #expect(stdout.isEmpty)
+      let run = try Self.run(
+        dir + "/formsctl", ["sync", "status"],
+        in: Formsctl.packageRoot.appendingPathComponent("examples/acquisitions").path,
+        path: dir + "/path")
+      let stderr = run.stderr
+      #expect(run.status == 66, "\(stderr)")
+      #expect(run.stdout.isEmpty)
       #expect(
         stderr.hasPrefix("formsctl: error: formsctl sync is the program formsctl-sync, which is not beside formsctl")
           && stderr.contains("swift build --product formsctl-sync") && stderr.split(separator: "\n").count == 1,
