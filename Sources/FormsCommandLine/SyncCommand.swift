@@ -35,7 +35,8 @@ package struct SyncCommand: ParsableCommand {
 
   static func perform(_ command: any ParsableCommand) throws {
     guard let perform = performer.withLock({ $0 }) else {
-      throw CommandError.missingProgram("this program cannot run sync (no performer set)")
+      // A program that lists sync without saying who does its work: a bug (exit 70), not a missing file.
+      throw StoreError.internalError("sync has no performer in this program")
     }
     try perform(command)
   }
