@@ -1,5 +1,4 @@
 import ArgumentParser
-import FormsCommandLine
 import FormsCore
 import FormsStore
 import Foundation

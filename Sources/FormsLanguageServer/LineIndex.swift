@@ -72,7 +72,8 @@ public struct LineIndex: Sendable {
 
   /// The byte offset of a 0-based line and character (clamped to the line's end).
   public func offset(line: Int, character: Int, encoding: Encoding) -> Int {
-    guard line >= 0, character >= 0 else { return line < 0 ? 0 : offset(line: line, character: 0, encoding: encoding) }
+    guard line >= 0 else { return 0 }
+    let character = max(character, 0)
     guard line < starts.count else { return text.count }
     let start = starts[line]
     var end = start

@@ -58,6 +58,8 @@ public final class Store: Sendable {
   /// The audit log's user when the configuration names none, found at the first write (or as
   /// the store opens, `Configuration.opensToWrite`).
   let foundUser: Memo<String>
+  /// What a document must satisfy to be written: the value every write session owns.
+  let rules: DocumentRules
 
   /// A store over `registry`; `keyring` nil seals for the manifest's recipients and opens nothing.
   public convenience init(
@@ -76,6 +78,8 @@ public final class Store: Sendable {
     self.configuration = configuration
     self.keyring = keyring ?? Keyring(recipients: layout.recipients, identity: nil)
     self.foundUser = foundUser
+    rules = DocumentRules(
+      layout: layout, registry: registry, keyring: self.keyring, display: configuration.display)
   }
 
   /// Opens the store at `root`; refuses one whose descriptors have errors.
@@ -111,18 +115,10 @@ public final class Store: Sendable {
   }
 
   /// The newest schema of `kind`, or an error naming the kinds there are.
-  public func schema(_ kind: String) throws(StoreError) -> Schema {
-    guard let schema = registry.latest(kind) else {
-      throw StoreError.refused(.unknownKind(kind, kinds: registry.kinds))
-    }
-    return schema
-  }
+  public func schema(_ kind: String) throws(StoreError) -> Schema { try rules.schema(kind) }
 
   /// Where the document `id` of `kind` lives (the id is checked first, which keeps paths in the store).
-  public func path(kind: String, id: String) throws(StoreError) -> String {
-    guard DocumentID.isValid(id) else { throw StoreError.refused(.badID(id)) }
-    return layout.path(directory: try schema(kind).directory, id: id)
-  }
+  public func path(kind: String, id: String) throws(StoreError) -> String { try rules.path(kind: kind, id: id) }
 
   /// A document and its file's bytes.
   public struct Document: Sendable {
@@ -204,61 +200,10 @@ public final class Store: Sendable {
     try layout.withWriteLock(command, wait: configuration.lockWait, body)
   }
 
-  /// The schema a stored document names.
-  func schema(of document: JSONValue, path: String) throws(StoreError) -> Schema {
-    guard let schema = registry.schema(of: document) else {
-      throw StoreError.refused(.unknownSchema(path: display(path)))
-    }
-    return schema
-  }
-
-  /// Every finding for a document about to be written to `path`: schema, id, file name, relations.
-  /// Relations are checked with one `exists` call each (a stat, or what a write session leaves),
-  /// so a write never scans the store.
-  /// Values still sealed are not checked (their type is the envelope's), and findings about a
-  /// sensitive value do not quote it.
+  /// Every finding for a document about to be written to `path`: schema, id, file name, relations
+  /// (each checked with one stat). Values still sealed are not checked (their type is the
+  /// envelope's), and findings about a sensitive value do not quote it.
   public func findings(for document: JSONValue, schema: Schema, path: String) -> [Finding] {
-    findings(for: document, schema: schema, path: path, exists: FileIO.exists)
-  }
-
-  /// `findings(for:schema:path:)`, with `exists` answering whether a related document exists
-  /// (what a write session will leave).
-  func findings(for document: JSONValue, schema: Schema, path: String, exists: (String) -> Bool) -> [Finding] {
-    Validator(schema: schema).validate(document).aboutSensitive(in: document, schema: schema)
-      + DocumentChecks.crossDocumentFindings(
-        document, schema: schema, path: path, layout: layout, registry: registry,
-        display: display
-      ) { _, _, path in exists(path()) }
-  }
-
-  /// `document` as it will be written, after checking it: its sensitive values sealed (keeping
-  /// the envelopes of `stored` whose values did not change); invalid documents are refused with
-  /// diagnostics. The write path then settles its approvals (``settleApprovals``).
-  func checkedSealed(_ document: JSONValue, schema: Schema, path: String, stored: Document?, exists: (String) -> Bool)
-    throws(StoreError) -> JSONValue
-  {
-    let findings = findings(for: document, schema: schema, path: path, exists: exists)
-    guard findings.isEmpty else {
-      let id = document[schema.idField].flatMap(DocumentID.text) ?? ""
-      throw StoreError.invalidDocument(
-        "the \(schema.kind) \(id)", diagnostics(findings, document: document, path: path))
-    }
-    guard schema.hasSensitiveFields else { return document }
-    let id = document[schema.idField].flatMap(DocumentID.text) ?? ""
-    let previous = stored.flatMap { try? JSONParser().parse($0.bytes) }
-    return try keyring.seal(document, schema: schema, previous: previous, what: "\(schema.kind) \(id)")
-  }
-
-  /// Findings placed in the canonical text of `document`, as `path` would hold it; a document
-  /// not yet written has no file to point into, so its findings name the path it would have and
-  /// the pointer only.
-  func diagnostics(_ findings: [Finding], document: JSONValue, path: String) -> [Diagnostic] {
-    let written = FileIO.exists(path)
-    let file = written ? display(path) : display(path) + " (new, not written)"
-    let schema = registry.schema(of: document)
-    let locations = schema.map { $0.hasSensitiveFields ? $0.root.sensitiveLocations(in: document) : [] } ?? []
-    return Diagnostic.placed(
-      findings.map { $0.withholdingValue(under: locations) }, in: written ? JSONWriter.canonical(document) : nil,
-      file: file)
+    rules.findings(for: document, schema: schema, path: path, exists: FileIO.exists)
   }
 }

@@ -35,7 +35,7 @@ extension Store {
       for id in try ids(of: kind, matching: filters, session: session) {
         let stored = try read(kind: kind, id: id)
         var document = stored.value
-        let schema = try schema(of: stored.value, path: stored.path)
+        let schema = try rules.schema(of: stored.value, path: stored.path)
         try assignments.apply(to: &document, schema: schema)
         written.append(try session.save(document, replacing: stored, kind: kind, source: .person))
       }

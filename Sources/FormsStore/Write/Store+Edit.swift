@@ -68,7 +68,7 @@ extension Store {
   func keep(_ text: String, at temp: String, stored: Document) throws(StoreError) -> String {
     var writer = AtomicWriter(boundary: layout.root)
     writer.newFileMode = 0o600
-    guard let schema = try? schema(of: stored.value, path: stored.path), schema.hasSensitiveFields,
+    guard let schema = try? rules.schema(of: stored.value, path: stored.path), schema.hasSensitiveFields,
       !keyring.recipients.isEmpty
     else {
       try writer.write(Array(text.utf8), to: temp)
@@ -99,7 +99,8 @@ extension Store {
   func keptText(_ path: String, stored: Document) throws(StoreError) -> String {
     let bytes = try FileIO.read(path, followLinks: false)
     guard path.hasSuffix(".sealed") else {
-      guard let value = try? JSONParser().parse(bytes), let schema = try? schema(of: value, path: stored.path) else {
+      guard let value = try? JSONParser().parse(bytes), let schema = try? rules.schema(of: value, path: stored.path)
+      else {
         return String(decoding: bytes, as: UTF8.self)
       }
       return JSONWriter.canonicalString(keyring.open(value, schema: schema).value)
@@ -148,7 +149,7 @@ extension Store {
       }
       let schema: Schema
       do throws(StoreError) {
-        schema = try self.schema(of: value, path: stored.path)
+        schema = try rules.schema(of: value, path: stored.path)
       } catch {
         header = Self.header([error.description])
         continue

@@ -3,7 +3,7 @@ import FormsCore
 import class Foundation.Thread
 
 /// Who a document version comes from; decides which rules of the write path apply (docs/design.md §12).
-public enum ChangeSource: Sendable, Equatable {
+package enum ChangeSource: Sendable, Equatable {
   /// A person (`new`, `set`, `edit`, `status`, the library's API): the workflow and immutable
   /// fields are enforced, and the timestamps of whatever changed are set to the write time.
   case person
@@ -23,20 +23,20 @@ public enum ChangeSource: Sendable, Equatable {
 
 extension WriteSession {
   /// A document version that went through the pipeline, ready to stage.
-  public struct Prepared: Sendable {
-    public let path: String
-    public let value: JSONValue
-    public let bytes: [UInt8]
+  package struct Prepared: Sendable {
+    package let path: String
+    package let value: JSONValue
+    package let bytes: [UInt8]
     /// What the audit log will say; nil when the document does not change.
-    public let entry: AuditEntry?
+    package let entry: AuditEntry?
     /// Things applied although a person could not have done them (a feed's transition).
-    public let warnings: [String]
+    package let warnings: [String]
     /// The stored file this version replaces under another name (a rename).
     let replacedPath: String?
     /// The approvals this version makes stale, if it does.
-    public let staleApprovals: StaleApprovals?
+    package let staleApprovals: StaleApprovals?
 
-    public var document: Store.Document {
+    package var document: Store.Document {
       var document = Store.Document(path: path, value: value, bytes: bytes)
       document.staleApprovals = staleApprovals
       return document
@@ -49,26 +49,25 @@ extension WriteSession {
   /// validate against the schema and the store as this session leaves it (relations to documents
   /// that exist after the session's own creates and deletes; under the lock), and make the
   /// canonical bytes. Reads the session only, so it may run in parallel.
-  public func prepare(_ proposed: JSONValue, replacing stored: Store.Document?, kind: String, source: ChangeSource)
+  package func prepare(_ proposed: JSONValue, replacing stored: Store.Document?, kind: String, source: ChangeSource)
     throws(StoreError) -> Prepared
   {
-    guard let store else { throw StoreError.internalError("a document is written without its store's schemas") }
     guard case .object = proposed else {
       throw StoreError.refused(.notAnObject(kind: kind, found: proposed.typeName))
     }
     var document = proposed
     if document["_schema"] == nil {
-      let latest = try store.schema(kind).reference
+      let latest = try rules.schema(kind).reference
       document["_schema"] = stored?.value["_schema"] ?? .string(latest)
     }
-    let schema = try store.schema(of: document, path: stored?.path ?? kind)
+    let schema = try rules.schema(of: document, path: stored?.path ?? kind)
     guard schema.kind == kind else {
       throw StoreError.refused(.wrongSchema(kind: kind, reference: schema.reference))
     }
     guard let id = document[schema.idField].flatMap(DocumentID.text) else {
       throw StoreError.refused(.missingID(kind: kind, field: schema.idField))
     }
-    let path = try store.path(kind: kind, id: id)
+    let path = try rules.path(kind: kind, id: id)
     var warnings: [String] = []
     if let stored {
       let storedID = stored.value[schema.idField].flatMap(DocumentID.text) ?? id
@@ -82,10 +81,10 @@ extension WriteSession {
         }
       }
       if path != stored.path, willExist(path) {
-        throw StoreError.refused(.alreadyExists(kind: kind, id: id, path: store.display(path)))
+        throw StoreError.refused(.alreadyExists(kind: kind, id: id, path: rules.display(path)))
       }
     } else if willExist(path) {
-      throw StoreError.refused(.alreadyExists(kind: kind, id: id, path: store.display(path)))
+      throw StoreError.refused(.alreadyExists(kind: kind, id: id, path: rules.display(path)))
     }
     // `_approvals` only grows: a person or a feed never takes back a signature, a submission or
     // the unsigned record that ended a round (which would let the old round count again).
@@ -128,10 +127,10 @@ extension WriteSession {
     } else if let stored, source == .person {
       schema.root.fillDefaults(&document, newSince: stored.value)
     }
-    var sealed = try store.checkedSealed(document, schema: schema, path: path, stored: stored, exists: willExist)
+    var sealed = try rules.checkedSealed(document, schema: schema, path: path, stored: stored, exists: willExist)
     // A change of signed content ends the rounds it breaks, and takes a document out of the state
     // its chain guards when the descriptor says so (`on_change: reopen`); else the check refuses it.
-    let stale = try store.settleApprovals(
+    let stale = try rules.settleApprovals(
       &document, sealed: &sealed, stored: stored, schema: schema, id: id, path: path, reopen: source == .sealing,
       time: Instant(now).rfc3339)
     to = schema.workflowState(of: document)
@@ -177,19 +176,19 @@ extension WriteSession {
         throw StoreError.refused(.submitUnsigned(kind: schema.kind, id: id, state: to))
       }
     }
-    guard let stored, let store else { return }
+    guard let stored else { return }
     let findings = ChangeRules.findings(old: stored.value, new: document, schema: schema).filter {
       $0.rule == "immutable"
     }
     if !findings.isEmpty {
       throw StoreError.invalidDocument(
-        "the \(schema.kind) \(id)", store.diagnostics(findings, document: document, path: stored.path))
+        "the \(schema.kind) \(id)", rules.diagnostics(findings, document: document, path: stored.path))
     }
   }
 
   /// Runs the pipeline on `proposed` and stages it; returns the document as it will be written.
   @discardableResult
-  public func save(_ proposed: JSONValue, replacing stored: Store.Document?, kind: String, source: ChangeSource)
+  package func save(_ proposed: JSONValue, replacing stored: Store.Document?, kind: String, source: ChangeSource)
     throws(StoreError) -> Store.Document
   {
     let prepared = try prepare(proposed, replacing: stored, kind: kind, source: source)
@@ -198,7 +197,7 @@ extension WriteSession {
   }
 
   /// Stages a prepared version (nothing when it does not change the document).
-  public func stage(_ prepared: Prepared) throws(StoreError) {
+  package func stage(_ prepared: Prepared) throws(StoreError) {
     guard let entry = prepared.entry else { return }
     try stage(prepared.bytes, to: prepared.path, entry: entry)
     if let stale = prepared.staleApprovals { noteStale(stale) }
@@ -206,16 +205,13 @@ extension WriteSession {
   }
 
   /// Stages the deletion of a stored document.
-  public func remove(_ stored: Store.Document, kind: String) throws(StoreError) {
-    let schema = try store?.schema(of: stored.value, path: stored.path)
-    let id =
-      schema.flatMap { stored.value[$0.idField].flatMap(DocumentID.text) } ?? StoreLayout.id(fromFile: stored.path)
-      ?? ""
+  package func remove(_ stored: Store.Document, kind: String) throws(StoreError) {
+    let schema = try rules.schema(of: stored.value, path: stored.path)
+    let id = stored.value[schema.idField].flatMap(DocumentID.text) ?? StoreLayout.id(fromFile: stored.path) ?? ""
     try delete(
       stored.path,
       entry: AuditEntry(
-        kind: kind, id: id, action: .delete, pointers: [.root],
-        from: schema?.workflowState(of: stored.value)))
+        kind: kind, id: id, action: .delete, pointers: [.root], from: schema.workflowState(of: stored.value)))
   }
 }
 
@@ -234,8 +230,8 @@ extension Store {
     if !dryRun && user == nil { prefetchAuditUser() }
     return try layout.write(
       WriteOperation(name, summary: summary, command: commandLine), dryRun: dryRun, wait: configuration.lockWait,
-      clock: now,
-      user: { [self] in user ?? auditUser() }, store: self, body)
+      clock: now, user: { [self] in user ?? auditUser() }, rules: rules,
+      onCommit: { [self] in noteCommitted($0) }, body)
   }
 
   /// Who the audit log names: the configuration's `user` when set, else git's user of the

@@ -74,7 +74,7 @@ extension Store {
       plan.deletes.append(.init(kind: next.kind, id: next.id, path: next.document.path, reason: next.reason))
       for dependant in try dependants(of: next.kind, id: next.id, cache: &cache) {
         let document = dependant.document
-        let dependantSchema = try schema(of: document.value, path: document.path)
+        let dependantSchema = try rules.schema(of: document.value, path: document.path)
         let dependantID =
           document.value[dependantSchema.idField].flatMap(DocumentID.text)
           ?? StoreLayout.id(fromFile: document.path) ?? ""
@@ -169,7 +169,7 @@ extension Store {
       if case .array(let records)? = document["_approvals"], !records.isEmpty {
         throw StoreError.refused(.signedRename(kind: kind, id: oldID, records: records.count))
       }
-      document[try schema(of: stored.value, path: stored.path).idField] = .string(newID)
+      document[try rules.schema(of: stored.value, path: stored.path).idField] = .string(newID)
       var plan = ChangePlan()
       let renamed = try session.save(document, replacing: stored, kind: kind, source: .store)
       plan.rewrites.append(.init(kind: kind, id: newID, path: renamed.path, reason: "renamed from \(oldID)"))
@@ -185,7 +185,7 @@ extension Store {
       }
       for (path, change) in changed.sorted(by: { $0.key < $1.key }) {
         let saved = try session.save(change.value, replacing: change.stored, kind: change.kind, source: .store)
-        let id = try schema(of: saved.value, path: path).idField
+        let id = try rules.schema(of: saved.value, path: path).idField
         plan.rewrites.append(
           .init(
             kind: change.kind, id: saved.value[id].flatMap(DocumentID.text) ?? "", path: path,

@@ -74,7 +74,7 @@ extension Store {
         throw StoreError.refused(.changedMeanwhile(path: display(stored.path), during: "while it was being edited"))
       }
       var document = stored.value
-      try change(&document, try schema(of: stored.value, path: stored.path))
+      try change(&document, try rules.schema(of: stored.value, path: stored.path))
       if let details { session.details = details() }
       return try session.save(document, replacing: stored, kind: kind, source: .person)
     }

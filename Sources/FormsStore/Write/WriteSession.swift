@@ -35,9 +35,11 @@ public struct WriteOperation: Sendable {
 public final class WriteSession: Sendable {
   public let layout: StoreLayout
   public let dryRun: Bool
-  /// The store, for document rules; nil for layout-level work (restoring a snapshot while a
-  /// descriptor is broken).
-  public let store: Store?
+  /// What a document must satisfy to be written (``DocumentRules``).
+  let rules: DocumentRules
+  /// Told what each commit wrote and removed, under the lock once it is durable: whoever keeps
+  /// something derived from the files (the store's index) learns of the change here, not by name.
+  private let onCommit: (@Sendable (Commit) -> Void)?
   /// The write time: timestamps and the audit record.
   public let now: Date
 
@@ -55,10 +57,20 @@ public final class WriteSession: Sendable {
   }
   private let state: Mutex<State>
 
-  init(layout: StoreLayout, operation: WriteOperation, dryRun: Bool, store: Store?, now: Date) {
+  /// The files a commit wrote and removed.
+  struct Commit: Sendable {
+    let written: [String]
+    let deleted: [String]
+  }
+
+  init(
+    layout: StoreLayout, operation: WriteOperation, dryRun: Bool, rules: DocumentRules,
+    onCommit: (@Sendable (Commit) -> Void)?, now: Date
+  ) {
     self.layout = layout
     self.dryRun = dryRun
-    self.store = store
+    self.rules = rules
+    self.onCommit = onCommit
     self.now = now
     state = Mutex(State(operation: operation))
   }
@@ -87,7 +99,7 @@ public final class WriteSession: Sendable {
   func noteStale(_ stale: StaleApprovals) { state.withLock { $0.staleApprovals.append(stale) } }
 
   /// Stages `bytes` as the new content of `path` (visible only when the session commits).
-  public func stage(_ bytes: [UInt8], to path: String, entry: AuditEntry?) throws(StoreError) {
+  func stage(_ bytes: [UInt8], to path: String, entry: AuditEntry?) throws(StoreError) {
     // Every reader refuses a larger file, so no write path may make one.
     if bytes.count > FileIO.maxFileSize {
       throw StoreError.fileTooLarge(layout.relative(path), size: bytes.count, limit: FileIO.maxFileSize)
@@ -101,7 +113,7 @@ public final class WriteSession: Sendable {
   }
 
   /// Stages the deletion of `path`.
-  public func delete(_ path: String, entry: AuditEntry?) throws(StoreError) {
+  func delete(_ path: String, entry: AuditEntry?) throws(StoreError) {
     try state.withLock { (state) throws(StoreError) in
       if !dryRun { try journal(&state).delete(path) }
       state.deletedPaths.insert(path)
@@ -127,11 +139,10 @@ public final class WriteSession: Sendable {
   }
 
   /// Commits everything staged with the audit record naming `user` (nothing when nothing
-  /// changed), then notes the documents written and removed in the index's logs (still under
-  /// the lock).
+  /// changed), then tells `onCommit` what it wrote and removed (still under the lock).
   func commit(user: () -> String) throws(StoreError) {
     guard !dryRun else { return }
-    let committed = try state.withLock { (state) throws(StoreError) -> (written: [String], deleted: [String])? in
+    let committed = try state.withLock { (state) throws(StoreError) -> Commit? in
       guard !state.entries.isEmpty || state.operation.recordsWithoutDocuments || state.transaction != nil else {
         return nil
       }
@@ -142,9 +153,9 @@ public final class WriteSession: Sendable {
         documents: state.entries, details: details)
       try journal(&state).commit(record: record)
       state.transaction = nil
-      return (Array(state.writtenPaths), Array(state.deletedPaths))
+      return Commit(written: Array(state.writtenPaths), deleted: Array(state.deletedPaths))
     }
-    if let committed { store?.noteCommitted(written: committed.written, deleted: committed.deleted) }
+    if let committed { onCommit?(committed) }
   }
 
   /// Drops everything staged after `error` and throws it (see `Journal.Transaction.abort`).
@@ -159,18 +170,22 @@ public final class WriteSession: Sendable {
 
 extension StoreLayout {
   /// Runs `body` with a write session for `operation` (see `WriteSession`), then commits what it
-  /// staged with one audit record; a dry run takes no lock and writes nothing.
-  public func write<T>(
+  /// staged with one audit record; a dry run takes no lock and writes nothing. `rules` are what
+  /// a document must satisfy (none: the session stages files only); `onCommit` hears each commit.
+  func write<T>(
     _ operation: WriteOperation, dryRun: Bool = false, wait: Double, clock: () -> Date, user: () -> String,
-    store: Store? = nil, _ body: (WriteSession) throws(StoreError) -> T
+    rules: DocumentRules? = nil, onCommit: (@Sendable (WriteSession.Commit) -> Void)? = nil,
+    _ body: (WriteSession) throws(StoreError) -> T
   ) throws(StoreError) -> T {
+    let rules = rules ?? .none(self)
     if dryRun {
       return try body(
-        WriteSession(layout: self, operation: operation, dryRun: true, store: store, now: clock()))
+        WriteSession(layout: self, operation: operation, dryRun: true, rules: rules, onCommit: nil, now: clock()))
     }
     return try withWriteLock(operation.summary, wait: wait) { () throws(StoreError) -> T in
       // The time is read once the lock is held, so stamps follow the order of the writes.
-      let session = WriteSession(layout: self, operation: operation, dryRun: false, store: store, now: clock())
+      let session = WriteSession(
+        layout: self, operation: operation, dryRun: false, rules: rules, onCommit: onCommit, now: clock())
       // The body's errors roll back; the commit decides its own outcome (rolled back before its
       // commit record, kept for `recover` after it).
       let result: T

@@ -49,7 +49,8 @@ extension Store {
   /// under the lock once the commit is durable, so the next query trusts these entries without
   /// reading the files, and no write rewrites a whole index. Past the fold threshold it notes
   /// nothing (a migration rewrites every file: the next query reads them and writes the index).
-  func noteCommitted(written: [String], deleted: [String]) {
+  func noteCommitted(_ commit: WriteSession.Commit) {
+    let (written, deleted) = (commit.written, commit.deleted)
     guard configuration.useIndex, written.count + deleted.count <= IndexLog.foldThreshold(documents: 0) else {
       return
     }
