@@ -240,8 +240,8 @@ extension ApprovalHardeningTests {
       let found = try base.validate(store)
       #expect(found.isEmpty, "\(found.map(\.compilerStyle))")
       let record = try #require(try AuditLog.query(store.layout, AuditLog.Query(kind: "claim", id: "c1")).records.first)
-      #expect(record["operation"] == .string("keys add"))
-      #expect(record["stale_approvals"]?.arrayValue?.first?["reopened_to"] == .string("in_review"))
+      #expect(record.operation == "keys add")
+      #expect(record.json["stale_approvals"]?.arrayValue?.first?["reopened_to"] == .string("in_review"))
       // And it can be approved again: submitted again, then each step signed again.
       let reopened = try open(dir, holder: holder)
       try reopened.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)

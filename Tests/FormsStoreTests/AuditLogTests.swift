@@ -102,7 +102,7 @@ struct AuditLogTests {
       let layout = fixture.store.layout
       func ids(_ query: AuditLog.Query) throws -> [String] {
         try AuditLog.query(layout, query).records.map { record in
-          record["documents"]!.arrayValue!.map { $0["id"]!.stringValue! }.joined(separator: "+")
+          record.documents!.map(\.id).joined(separator: "+")
         }
       }
       #expect(try ids(.init()) == ["ACQ-2026-001", "PO-2", "PO-1", "ACQ-2026-001"])
@@ -126,6 +126,31 @@ struct AuditLogTests {
       #expect(records.count == 2)
       #expect(problems.map(\.line) == [2, 3])
       #expect(problems.last?.message == "a record must be a JSON object, not a list")
+    }
+  }
+
+  @Test func recordsAreReadTypedAndAHandEditedEntryIsKeptAsItIs() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try StoreFixture(dir)
+      try fixture.acquisition()
+      let path = AuditLog.path(fixture.store.layout)
+      let edited =
+        #"{"time":"2099-01-02T00:00:00Z","user":"a","operation":"set","documents":"#
+        + #"[{"kind":"acquisition","id":"ACQ-2026-001","action":"update","pointers":["/title"],"from":"x"},"#
+        + #"{"kind":"acquisition","id":"ACQ-2026-001","action":"shredded","pointers":[]}]}"#
+      try writeFile(try readFile(path) + edited + "\n", to: path)
+      let (records, problems) = try AuditLog.query(fixture.store.layout, .init())
+      #expect(problems.isEmpty && records.count == 2)
+      let record = try #require(records.first)
+      #expect(record.time == "2099-01-02T00:00:00Z" && record.user == "a" && record.command == nil)
+      #expect(
+        record.documents
+          == [
+            AuditEntry(
+              kind: "acquisition", id: "ACQ-2026-001", action: .update, pointers: [JSONPointer("/title")!], from: "x")
+          ])
+      #expect(record.unreadable.count == 1 && record.unreadable.first?["action"] == .string("shredded"))
+      #expect(records.last?.documents?.first?.action == .create && records.last?.access == nil)
     }
   }
 }

@@ -72,12 +72,9 @@ extension Migrator {
   /// that names one of its documents.
   func lastMigrations() throws(StoreError) -> [String: String] {
     var out: [String: String] = [:]
-    for record in try AuditLog.query(store.layout, AuditLog.Query()).records
-    where record["operation"]?.stringValue == "migrate" {
-      guard let time = record["time"]?.stringValue else { continue }
-      for document in record["documents"]?.arrayValue ?? [] {
-        if let kind = document["kind"]?.stringValue, out[kind] == nil { out[kind] = time }
-      }
+    for record in try AuditLog.query(store.layout, AuditLog.Query()).records where record.operation == "migrate" {
+      guard let time = record.time else { continue }
+      for document in record.documents ?? [] where out[document.kind] == nil { out[document.kind] = time }
     }
     return out
   }

@@ -231,12 +231,12 @@ extension AuditLog {
   /// the start of several is ``StoreError/ambiguousID(kind:prefix:candidates:)``. Lines that do
   /// not parse come back as problems.
   public static func query(_ layout: StoreLayout, _ query: Query) throws(StoreError) -> (
-    records: [JSONValue], problems: [Problem]
+    records: [AuditRecord], problems: [Problem]
   ) {
     let (all, problems) = try read(layout)
     var query = query
     if let kind = query.kind, let id = query.id { query.id = try expand(id, kind: kind, in: all.map(\.value)) }
-    var out: [JSONValue] = []
+    var out: [AuditRecord] = []
     // Newest first by time (each parsed once); records of one time, or without one, by line, last first.
     let ordered = all.map { (time: $0.value["time"]?.stringValue.flatMap(Instant.init), record: $0) }.sorted { a, b in
       if let x = a.time, let y = b.time, x != y { return y < x }
@@ -254,7 +254,7 @@ extension AuditLog {
         guard case .array(let documents)? = record[member] else {
           // Records from before the audit log named documents: by the kind(s) they name.
           let named = record["kind"]?.stringValue == kind || record["kinds"]?[kind] != nil
-          if named && query.id == nil { out.append(record) }
+          if named && query.id == nil { out.append(AuditRecord(record)) }
           continue
         }
         let matching = documents.filter { document in
@@ -265,7 +265,7 @@ extension AuditLog {
         guard !matching.isEmpty else { continue }
         record[member] = .array(matching)
       }
-      out.append(record)
+      out.append(AuditRecord(record))
       if let limit = query.limit, out.count >= limit { break }
     }
     return (out, problems)

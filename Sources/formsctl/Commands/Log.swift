@@ -47,8 +47,8 @@ extension Formsctl {
       let (records, problems) = try AuditLog.query(
         store.layout, AuditLog.Query(kind: kind, id: id, since: since, limit: limit, access: access))
       switch format {
-      case .json: FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.array(records)))
-      case .ndjson: for record in records { printOut(JSONWriter.compact(record)) }
+      case .json: FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.array(records.map(\.json))))
+      case .ndjson: for record in records { printOut(JSONWriter.compact(record.json)) }
       case .text: for record in records { printOut(Self.text(record, all: kind != nil)) }
       }
       let shown = store.display(AuditLog.path(store.layout))
@@ -59,36 +59,28 @@ extension Formsctl {
     }
 
     /// A record for people: the time, operation and user, the command line, one line per document.
-    static func text(_ record: JSONValue, all: Bool) -> String {
-      func field(_ name: String) -> String { record[name]?.stringValue ?? "?" }
-      var lines = ["\(field("time"))  \(field("operation"))  by \(field("user"))"]
-      if let command = record["command"]?.stringValue { lines.append("  $ " + command) }
-      if let approval = record["approval"] {
-        func part(_ name: String) -> String? { approval[name]?.stringValue }
+    static func text(_ record: AuditRecord, all: Bool) -> String {
+      var lines = ["\(record.time ?? "?")  \(record.operation ?? "?")  by \(record.user ?? "?")"]
+      if let command = record.command { lines.append("  $ " + command) }
+      if let approval = record.approval {
         var line =
-          "  \(part("action") ?? "?") step \(part("step") ?? "?") as \(part("role") ?? "?"), signed \(part("signer") ?? "?")"
-        if let comment = part("comment") { line += ": " + comment }
+          "  \(approval.action ?? "?") step \(approval.step ?? "?") as \(approval.role ?? "?"), signed \(approval.signer ?? "?")"
+        if let comment = approval.comment { line += ": " + comment }
         lines.append(line)
       }
-      if case .array(let read)? = record["access"] {
-        for document in read {
-          let pointers = document["pointers"]?.arrayValue?.compactMap(\.stringValue) ?? []
-          lines.append(
-            "  read \(document["kind"]?.stringValue ?? "?") \(document["id"]?.stringValue ?? "?"): "
-              + pointers.map { $0.isEmpty ? "(whole document)" : $0 }.joined(separator: " "))
-        }
-      } else if case .array(let documents)? = record["documents"] {
+      func shown(_ pointers: [JSONPointer]) -> String {
+        pointers.map { $0 == .root ? "(whole document)" : $0.description }.joined(separator: " ")
+      }
+      if let read = record.access {
+        for entry in read { lines.append("  read \(entry.kind) \(entry.id): " + shown(entry.pointers)) }
+      } else if let documents = record.documents {
         let limit = all ? documents.count : 20
-        for document in documents.prefix(limit) {
-          let pointers = document["pointers"]?.arrayValue?.compactMap(\.stringValue) ?? []
-          var line =
-            "  \(document["action"]?.stringValue ?? "change") \(document["kind"]?.stringValue ?? "?") \(document["id"]?.stringValue ?? "?")"
-          if let previous = document["previous_id"]?.stringValue { line += " (was \(previous))" }
-          let changed = pointers.filter { $0 != "" }
-          if !changed.isEmpty { line += ": " + changed.joined(separator: " ") }
-          let from = document["from"]?.stringValue
-          let to = document["to"]?.stringValue
-          if from != nil || to != nil { line += "  [\(from ?? "·") → \(to ?? "·")]" }
+        for entry in documents.prefix(limit) {
+          var line = "  \(entry.action.rawValue) \(entry.kind) \(entry.id)"
+          if let previous = entry.previousID { line += " (was \(previous))" }
+          let changed = entry.pointers.filter { $0 != .root }
+          if !changed.isEmpty { line += ": " + shown(changed) }
+          if entry.from != nil || entry.to != nil { line += "  [\(entry.from ?? "·") → \(entry.to ?? "·")]" }
           lines.append(line)
         }
         if documents.count > limit {
@@ -96,10 +88,11 @@ extension Formsctl {
             "  … and \(documents.count - limit) more documents (name a kind, or use --format json, to see them)")
         }
       } else {
-        var rest = record.objectValue ?? JSONObject()
+        var rest = record.json.objectValue ?? JSONObject()
         for name in ["time", "user", "operation", "command"] { rest[name] = nil }
         if !rest.isEmpty { lines.append("  " + JSONWriter.compact(.object(rest))) }
       }
+      for element in record.unreadable { lines.append("  (not an entry) " + JSONWriter.compact(element)) }
       // Values from the log (a user name, a command line, an id) can hold anything: each line's
       // control characters are escaped, so no value forges a line or recolours the terminal.
       return lines.map(\.escapingControlCharacters).joined(separator: "\n")
