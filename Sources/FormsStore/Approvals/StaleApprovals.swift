@@ -3,7 +3,7 @@ import FormsCore
 /// A document whose approvals a write made stale: the write changed signed content, which ended
 /// the current round of its chains (the submission and the approvals no longer count; it is
 /// submitted again) and, in a state a chain guards, moved it back to review. Every write reports
-/// these (``Store/Document/staleApprovals``, ``WriteSession/staleApprovals``, the audit record's
+/// these (``Store/Document/staleApprovals``, `WriteSession.staleApprovals`, the audit record's
 /// `stale_approvals`), so a command, the sync report or an app can name them.
 public struct StaleApprovals: Sendable, Equatable, CustomStringConvertible {
   public let kind: String

@@ -54,7 +54,7 @@ struct DocumentRules: Sendable {
 
   /// `document` as it will be written, after checking it: its sensitive values sealed (keeping
   /// the envelopes of `stored` whose values did not change); invalid documents are refused with
-  /// diagnostics. The pipeline then settles its approvals (``settleApprovals``).
+  /// diagnostics. The pipeline then settles its approvals (`settleApprovals`).
   func checkedSealed(
     _ document: JSONValue, schema: Schema, path: String, stored: Store.Document?, exists: (String) -> Bool
   ) throws(StoreError) -> JSONValue {

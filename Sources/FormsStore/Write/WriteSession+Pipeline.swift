@@ -221,7 +221,7 @@ extension Store {
   /// `operation`, `summary` what the lock file and `recover` call it.
   /// `user` names who the audit record says made the change (a synced row's author); nil: the
   /// person running.
-  public func write<T>(
+  package func write<T>(
     _ name: String, summary: String, dryRun: Bool = false, user: String? = nil,
     _ body: (WriteSession) throws(StoreError) -> T
   )

@@ -3,19 +3,19 @@ import Foundation
 import Synchronization
 
 /// What a change is called in the lock file, the journal and the audit log.
-public struct WriteOperation: Sendable {
+package struct WriteOperation: Sendable {
   /// The verb, the audit log's `operation`: `new`, `set`, `edit`, `status`, `rm`, `mv`, `import`,
   /// `migrate`, `snapshot restore`...
-  public var name: String
+  package var name: String
   /// The verb and its arguments (`rm acquisition ACQ-2026-001`): named by the lock file while the
   /// change runs, and by `recover` when it was interrupted.
-  public var summary: String
+  package var summary: String
   /// The command line as typed, the audit log's `command` (the summary when not given).
-  public var command: String
+  package var command: String
   /// Records the change in the audit log even when no document changed (`migrate repair`).
-  public var recordsWithoutDocuments = false
+  package var recordsWithoutDocuments = false
 
-  public init(_ name: String, summary: String? = nil, command: String? = nil) {
+  package init(_ name: String, summary: String? = nil, command: String? = nil) {
     self.name = name
     self.summary = summary ?? name
     self.command = command ?? summary ?? name
@@ -32,16 +32,16 @@ public struct WriteOperation: Sendable {
 ///
 /// Concurrency: `prepare` (see `Store+Pipeline`) only reads the session, so callers may run it in
 /// parallel; staging is serial.
-public final class WriteSession: Sendable {
-  public let layout: StoreLayout
-  public let dryRun: Bool
+package final class WriteSession: Sendable {
+  package let layout: StoreLayout
+  package let dryRun: Bool
   /// What a document must satisfy to be written (``DocumentRules``).
   let rules: DocumentRules
   /// Told what each commit wrote and removed, under the lock once it is durable: whoever keeps
   /// something derived from the files (the store's index) learns of the change here, not by name.
   private let onCommit: (@Sendable (Commit) -> Void)?
   /// The write time: timestamps and the audit record.
-  public let now: Date
+  package let now: Date
 
   /// What staging changes. Staging is serial, but `prepare` may read `willExist` from several
   /// threads meanwhile, so it lives behind a lock the compiler checks.
@@ -76,16 +76,16 @@ public final class WriteSession: Sendable {
   }
 
   /// The operation; its summary may be made more precise until the first file is staged.
-  public var operation: WriteOperation {
+  package var operation: WriteOperation {
     get { state.withLock { $0.operation } }
     set { state.withLock { $0.operation = newValue } }
   }
 
   /// Every document changed so far, in order.
-  public var entries: [AuditEntry] { state.withLock { $0.entries } }
+  package var entries: [AuditEntry] { state.withLock { $0.entries } }
 
   /// Extra members of the audit record (`feed`, `snapshot`, `descriptors`...).
-  public var details: JSONObject {
+  package var details: JSONObject {
     get { state.withLock { $0.details } }
     set { state.withLock { $0.details = newValue } }
   }
@@ -93,7 +93,7 @@ public final class WriteSession: Sendable {
   /// The documents whose approvals the versions staged so far make stale, in order (the audit
   /// record lists them as `stale_approvals`). A caller that reports what it wrote (import, sync,
   /// a reseal) reads this before it returns from the session.
-  public var staleApprovals: [StaleApprovals] { state.withLock { $0.staleApprovals } }
+  package var staleApprovals: [StaleApprovals] { state.withLock { $0.staleApprovals } }
 
   /// Notes a document whose approvals a staged version makes stale.
   func noteStale(_ stale: StaleApprovals) { state.withLock { $0.staleApprovals.append(stale) } }
@@ -123,7 +123,7 @@ public final class WriteSession: Sendable {
   }
 
   /// True when `path` holds a document once this session commits.
-  public func willExist(_ path: String) -> Bool {
+  package func willExist(_ path: String) -> Bool {
     let staged: Bool? = state.withLock { state in
       state.writtenPaths.contains(path) ? true : state.deletedPaths.contains(path) ? false : nil
     }
