@@ -23,7 +23,7 @@ struct Formsctl: ParsableCommand {
     version: formsctlVersion,
     subcommands: [
       Init.self, New.self, Get.self, ListCommand.self, Watch.self, Diff.self, Stats.self, SetCommand.self, Edit.self,
-      Status.self, Approve.self, Reject.self,
+      Status.self, Approve.self, Reject.self, Inbox.self,
       Remove.self,
       Move.self,
       Validate.self, Fmt.self, Schema.self, Migrate.self, Snapshot.self, Import.self, Log.self, Git.self,

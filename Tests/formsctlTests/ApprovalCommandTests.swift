@@ -1,3 +1,4 @@
+import FormsCore
 import FormsTestSupport
 import Foundation
 import Testing
@@ -46,6 +47,33 @@ struct ApprovalCommandTests {
     var environment = testEnvironment()
     environment["FORMSCTL_IDENTITY"] = file
     return try Formsctl.run(args, in: store, environment: environment)
+  }
+
+  @Test func theInboxListsWhatWaitsForTheIdentityInUse() throws {
+    try withTemporaryDirectory { dir in
+      let (store, files, form) = try store(dir)
+      #expect(try run(["status", "form", form, "in_review"], as: files["pat"], in: store).status == 0)
+      let rae = try run(["inbox", "--format", "json"], as: files["rae"], in: store)
+      #expect(rae.status == 0, "\(rae.stderr)")
+      let items = try JSONParser().parse(Array(rae.stdout.utf8)).arrayValue ?? []
+      #expect(items.count == 1 && items.first?["id"] == .string(form) && items.first?["step"] == .string("review"))
+      #expect(items.first?["path"] == .string("data/forms/\(form).json"))
+      // Cory signs after Rae; Pat submitted it and holds no role.
+      #expect(try run(["inbox", "--format", "json"], as: files["cory"], in: store).stdout == "[]\n")
+      let pat = try run(["inbox"], as: files["pat"], in: store)
+      #expect(pat.status == 0 && pat.stdout.contains("you hold no role"), "\(pat.stdout)")
+      #expect(try run(["approve", "form", form], as: files["rae"], in: store).status == 0)
+      let cory = try run(["inbox"], as: files["cory"], in: store)
+      #expect(cory.stdout.contains(form) && cory.stdout.contains("sign"), "\(cory.stdout)")
+      // No identity: refused by name, as approve is.
+      let none = try run(["inbox"], as: dir + "/nobody.id", in: store)
+      #expect(none.status == 65, "\(none.status) \(none.stderr)")
+      #expect(none.stderr.contains("nobody.id") && none.stderr.contains("does not exist"), "\(none.stderr)")
+      // A file that cannot be read is named, and the exit status says the inbox may be short.
+      try writeFile("{", to: store + "/data/forms/broken.json")
+      let short = try run(["inbox"], as: files["cory"], in: store)
+      #expect(short.status == 1 && short.stderr.contains("broken.json"), "\(short.status) \(short.stderr)")
+    }
   }
 
   @Test func aChangeInReviewNamesTheStaleSubmissionAndTheReviewerCannotApproveIt() throws {
