@@ -62,7 +62,7 @@ public final class Store: Sendable {
   let rules: DocumentRules
 
   /// A store over `registry`; `keyring` nil seals for the manifest's recipients and opens nothing.
-  public convenience init(
+  package convenience init(
     layout: StoreLayout, registry: SchemaRegistry, configuration: Configuration = Configuration(),
     keyring: Keyring? = nil
   ) {

@@ -30,6 +30,14 @@ import Testing
     "WriteSession.remove(_:kind:)", "Store.write(_:summary:dryRun:user:_:)",
     "StoreLayout.write(_:dryRun:wait:clock:user:store:_:)",
     "StoreLayout.write(_:dryRun:wait:clock:user:rules:onCommit:_:)",
+    // A store is opened with its own descriptors and keyring (`Store.open`): one made over a
+    // registry or keyring of the app's would validate and seal by the app's rules.
+    "Store.init(layout:registry:configuration:keyring:)",
+    // Each writes files without the lock: a snapshot of paths the caller names (`..` led outside),
+    // a merge over `ours` (a live document), exported schemas into a directory the caller names.
+    "Snapshots.create(reason:message:label:only:)",
+    "MergeDriver.mergeFiles(base:ours:theirs:path:workTree:preferNewer:)",
+    "SchemaRegistry.writeJSONSchemas(to:draft:boundary:)", "EditorSetup.exportSchemas(to:draft:)",
   ]
 
   @Test func anAppReachesNoneOfThePipelinesOwnTools() throws {

@@ -54,6 +54,11 @@ struct SealingTests {
       let fixture = try StoreFixture(dir + "/store")
       let inside = #expect(throws: StoreError.self) { try alice.write(to: fixture.root + "/identity", created: "") }
       #expect(inside?.description.contains("inside the store") == true)
+      // Nor through a link that leads into it (the link outside, its target a store's directory).
+      try FileManager.default.createSymbolicLink(atPath: dir + "/link", withDestinationPath: fixture.root + "/data")
+      let linked = #expect(throws: StoreError.self) { try alice.write(to: dir + "/link/forms/k.json", created: "") }
+      #expect(linked?.description.contains("inside the store") == true)
+      #expect(!FileManager.default.fileExists(atPath: fixture.root + "/data/forms/k.json"))
     }
   }
 

@@ -344,4 +344,23 @@ struct SnapshotBlockTests {
       #expect(try fixture.snapshots.verify(second).isEmpty)
     }
   }
+
+  @Test func aPartialSnapshotTakesOnlyTheStoresDocumentPaths() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try StoreFixture(dir + "/store")
+      try fixture.acquisition()
+      try writeFile("{}", to: dir + "/outside.json")
+      let snapshots = fixture.snapshots()
+      for path in [
+        fixture.root + "/data/acquisitions/../../../outside.json", dir + "/outside.json",
+        fixture.root + "/formsctl.yaml",
+      ] {
+        #expect(throws: StoreError.self) { try snapshots.create(reason: "import", only: [path]) }
+      }
+      #expect(try snapshots.list().isEmpty)
+      #expect(
+        try snapshots.create(reason: "import", only: [fixture.root + "/data/acquisitions/ACQ-2026-001.json"]).name != ""
+      )
+    }
+  }
 }

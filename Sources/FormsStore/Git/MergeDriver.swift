@@ -36,7 +36,7 @@ public enum MergeDriver {
   /// git's merge driver (`formsctl merge-file %O %A %B %P`): reads the three versions from the
   /// files git names, merges them, and writes the result over `ours`, the file git reads back
   /// (with conflict markers where a conflict is left). An empty base is a file both sides added.
-  public static func mergeFiles(
+  package static func mergeFiles(
     base: String, ours: String, theirs: String, path: String?, workTree: String, preferNewer: Bool
   ) throws(StoreError) -> Outcome {
     let shown = path ?? ours

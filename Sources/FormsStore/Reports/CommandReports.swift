@@ -204,7 +204,7 @@ extension SchemaRegistry {
 
   /// Writes `jsonSchemaFiles` into `directory` (made if missing, never through a link below
   /// `boundary`), each file atomically; their paths.
-  public func writeJSONSchemas(
+  package func writeJSONSchemas(
     to directory: String, draft: JSONSchemaExporter.Draft, boundary: String
   ) throws(StoreError) -> [String] {
     try FileIO.refuseLinks(directory, below: boundary)

@@ -175,8 +175,13 @@ extension Identity {
       throw StoreError.refused(.identityExists(path: path))
     }
     let directory = FilePath(path).parent.string
-    if let store = StoreLayout.nearest(holding: StoreLayout.manifestName, from: directory) {
-      throw StoreError.refused(.identityInStore(path: path, store: store))
+    // By the path as given, and by where it leads: a link to a store's directory leads into it.
+    var existing = FilePath(directory)
+    while FileIO.entry(existing.string) == .missing, existing.parent != existing { existing = existing.parent }
+    for start in [directory, FileIO.realPath(existing.string) ?? existing.string] {
+      if let store = StoreLayout.nearest(holding: StoreLayout.manifestName, from: start) {
+        throw StoreError.refused(.identityInStore(path: path, store: store))
+      }
     }
     try FileIO.makeDirectories(directory, mode: 0o700)
     var writer = AtomicWriter(boundary: directory)

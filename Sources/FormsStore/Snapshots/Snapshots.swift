@@ -177,11 +177,16 @@ public struct Snapshots: Sendable {
   /// yet are recorded as absent. An operation that is about to change those documents (`import`)
   /// takes one, at a cost in proportion to what it changes; restoring it brings those documents
   /// back to this state (absent ones are removed) and leaves every other file alone.
-  public func create(reason: String, message: String? = nil, label: String? = nil, only documents: [String]? = nil)
+  package func create(reason: String, message: String? = nil, label: String? = nil, only documents: [String]? = nil)
     throws(StoreError) -> Info
   {
     if let label, !DocumentID.isValid(label) {
       throw StoreError.refused(.badLabel(label))
+    }
+    // Only live document paths, as the store spells them: a `..` or a path outside data/ would
+    // copy a file from elsewhere into the snapshot, and a restore would bring it into the store.
+    for path in documents ?? [] where FilePath(path).normalized.string != path || layout.identify(path) == nil {
+      throw StoreError.internalError("a partial snapshot names \(path), which is not a document path of the store")
     }
     try FileIO.makeDirectories(directory)
     try removeStaleTemporaries()
