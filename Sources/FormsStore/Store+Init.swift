@@ -30,21 +30,21 @@ extension Store {
   /// before its first file.
   public static func initialize(at directory: String) throws(StoreError) -> Initialized {
     let absolute = FilePath(directory).absolute(from: FileIO.currentDirectory).string
-    if FileIO.exists(StoreLayout.manifestPath(root: absolute)) { throw StoreError.storeExists(directory) }
+    if FileIO.exists(FilePath(StoreLayout.manifestPath(root: absolute))) { throw StoreError.storeExists(directory) }
     if absolute != "/",
       let outer = StoreLayout.nearest(holding: StoreLayout.manifestName, from: FilePath(absolute).parent.string)
     {
       throw StoreError.refused(.storeInsideStore(directory: directory, outer: outer))
     }
-    try FileIO.makeDirectories(directory)
-    let root = FileIO.realPath(directory) ?? directory
+    try FileIO.makeDirectories(FilePath(directory))
+    let root = FileIO.realPath(FilePath(directory))?.string ?? directory
     let gitignore = (FilePath(root) / ".gitignore").string
     let ignore = ".formsctl/*\n!.formsctl/history.jsonl\n"
     var files = BuiltinSchemas.files.map {
       (path: (FilePath(root) / "schemas" / $0.path).string, contents: Array($0.contents.utf8))
     }
-    if FileIO.entry(gitignore) != .missing {
-      let text = String(decoding: try FileIO.read(gitignore), as: UTF8.self)
+    if FileIO.entry(FilePath(gitignore)) != .missing {
+      let text = String(decoding: try FileIO.read(FilePath(gitignore)), as: UTF8.self)
       let added = text + (text.hasSuffix("\n") || text.isEmpty ? "" : "\n") + ignore
       files.append((gitignore, Array((text.contains(".formsctl/*") ? text : added).utf8)))
     } else {
@@ -54,26 +54,27 @@ extension Store {
       [(FilePath(root) / "data").string, (FilePath(root) / ".formsctl").string]
       + Set(files.map { FilePath($0.path).parent.string }).sorted()
     // Every check before the first write: a link anywhere init would write refuses it all.
-    for path in directories { try FileIO.refuseLinks(path, below: root) }
+    for path in directories { try FileIO.refuseLinks(FilePath(path), below: FilePath(root)) }
     var kept: [String] = []
     var missing: [(path: String, contents: [UInt8])] = []
     for file in files {
-      switch FileIO.entry(file.path) {
+      switch FileIO.entry(FilePath(file.path)) {
       case .missing: missing.append(file)
       case .file:
-        if try FileIO.read(file.path) != file.contents, file.path != gitignore {
+        if try FileIO.read(FilePath(file.path)) != file.contents, file.path != gitignore {
           kept.append(FilePath(root).relative(FilePath(file.path)) ?? file.path)
         }
         if file.path == gitignore { missing.append(file) }  // the rule is added to what is there
       default:
-        throw StoreError.wrongFileType(file.path, found: FileIO.describe(file.path), expected: "a regular file")
+        throw StoreError.wrongFileType(
+          file.path, found: FileIO.describe(FilePath(file.path)), expected: "a regular file")
       }
     }
-    let writer = AtomicWriter(boundary: root)
-    for path in directories { try writer.makeDirectories(path) }
-    for file in missing { try writer.write(file.contents, to: file.path) }
+    let writer = AtomicWriter(boundary: FilePath(root))
+    for path in directories { try writer.makeDirectories(FilePath(path)) }
+    for file in missing { try writer.write(file.contents, to: FilePath(file.path)) }
     // The manifest last: a store exists only once everything it names does.
-    try writer.write(Array(initialManifest.utf8), to: StoreLayout.manifestPath(root: root))
+    try writer.write(Array(initialManifest.utf8), to: FilePath(StoreLayout.manifestPath(root: root)))
     return Initialized(layout: try StoreLayout(root: root), kept: kept)
   }
 
@@ -89,7 +90,7 @@ extension Store {
     if abandon, let operation = try journal.pending() {
       // Recorded before the journal goes, once: a run that failed after the append finds its
       // record (by the plan's hash) and does not add a second.
-      let plan = sha256Hex(try FileIO.read(journal.planPath, limit: Int.max, followLinks: false))
+      let plan = sha256Hex(try FileIO.read(FilePath(journal.planPath), limit: Int.max, followLinks: false))
       if try AuditLog.read(layout).records.last?.value["abandoned_plan"]?.stringValue != plan {
         let record = AuditLog.record(
           time: now(), user: AuditLog.currentUser(root: layout.root), operation: "recover --abandon",

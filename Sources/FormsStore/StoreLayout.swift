@@ -51,7 +51,7 @@ public struct StoreLayout: Sendable, Equatable {
   /// Reads the manifest of the store at `root`.
   public init(root: String) throws(StoreError) {
     let manifestPath = Self.manifestPath(root: root)
-    let bytes = try FileIO.read(manifestPath)
+    let bytes = try FileIO.read(FilePath(manifestPath))
     let node: YAMLNode?
     do throws(YAMLError) {
       node = try YAMLReader().read(bytes)
@@ -116,14 +116,14 @@ public struct StoreLayout: Sendable, Equatable {
   /// directory).
   func checkDirectories() throws(StoreError) {
     func check(_ path: String, key: String, required: Bool) throws(StoreError) {
-      let found = FileIO.entry(path)
+      let found = FileIO.entry(FilePath(path))
       switch found {
       case .directory: return
       case .missing where !required: return
       case .missing: throw StoreError.missingDirectory(path, key: key)
       case .symlink where !isInsideRoot(path):
-        guard FileIO.isDirectory(path) else { throw StoreError.missingDirectory(path, key: key) }
-      default: throw StoreError.wrongFileType(path, found: FileIO.describe(path), expected: "a directory")
+        guard FileIO.isDirectory(FilePath(path)) else { throw StoreError.missingDirectory(path, key: key) }
+      default: throw StoreError.wrongFileType(path, found: FileIO.describe(FilePath(path)), expected: "a directory")
       }
     }
     try check(schemasDirectory, key: "schemas", required: true)
@@ -209,8 +209,8 @@ public struct StoreLayout: Sendable, Equatable {
   {
     if let given = named(explicit: explicit, environment: environment) {
       let root = FilePath(given).absolute(from: workingDirectory).string
-      guard FileIO.exists(manifestPath(root: root)) else {
-        throw StoreError.storeNotFound(root, isDirectory: FileIO.isDirectory(root))
+      guard FileIO.exists(FilePath(manifestPath(root: root))) else {
+        throw StoreError.storeNotFound(root, isDirectory: FileIO.isDirectory(FilePath(root)))
       }
       return try StoreLayout(root: root)
     }
@@ -231,7 +231,7 @@ public struct StoreLayout: Sendable, Equatable {
     var current = FilePath(directory).normalized.string
     let top = FilePath(ceiling).normalized.string
     while true {
-      if FileIO.exists((FilePath(current) / name).string) { return current }
+      if FileIO.exists(FilePath(current) / name) { return current }
       if current == top || current == "/" { return nil }
       current = FilePath(current).parent.string
     }
@@ -250,7 +250,7 @@ public struct StoreLayout: Sendable, Equatable {
     var roots: [String: String?] = [:]
     for path in paths {
       let absolute = FilePath(path).absolute(from: workingDirectory).string
-      let start = FileIO.isDirectory(absolute) ? absolute : FilePath(absolute).parent.string
+      let start = FileIO.isDirectory(FilePath(absolute)) ? absolute : FilePath(absolute).parent.string
       if roots[start] == nil { roots[start] = nearest(holding: manifestName, from: start) }
       guard let root = roots[start] ?? nil else {
         outside.append(path)
@@ -280,13 +280,13 @@ public struct StoreLayout: Sendable, Equatable {
 
   /// Every document file (regular, `*.json`) a schema stores in `directory` and below, sorted.
   public func documentFiles(in directory: String) throws(StoreError) -> [String] {
-    try FileIO.files(under: documents(in: directory), suffix: Self.documentSuffix)
+    try FileIO.files(under: FilePath(documents(in: directory)), suffix: Self.documentSuffix)
   }
 
   /// The ids of the documents a schema stores in `directory` (its own entries, one `readdir`),
   /// those starting with `prefix`, sorted.
   public func ids(in directory: String, prefix: String = "", sorted: Bool = true) throws(StoreError) -> [String] {
-    let ids = try FileIO.entries(of: documents(in: directory)).compactMap { entry -> String? in
+    let ids = try FileIO.entries(of: FilePath(documents(in: directory))).compactMap { entry -> String? in
       guard entry.kind == .file, !entry.name.hasPrefix("."), entry.name.hasPrefix(prefix) else { return nil }
       return Self.id(fromFile: entry.name)
     }

@@ -336,8 +336,8 @@ import Testing
       _ = try indexed.list(kind: "acquisition", query: query)
       let index = indexed.indexPath("acquisition")
       let log = indexed.indexLogPath("acquisition")
-      let built = try #require(FileStamp(index))
-      #expect(FileStamp(log) == nil)
+      let built = try #require(FileStamp(FilePath(index)))
+      #expect(FileStamp(FilePath(log)) == nil)
       // A change through the write path: one line in the log, written in its commit.
       _ = try indexed.update(kind: "acquisition", id: "ACQ-2026-002", assignments: [try Assignment("title=Zulu")])
       let lines = try IndexLog.load(log, fingerprint: indexed.indexFingerprint("acquisition")).lines
@@ -346,7 +346,7 @@ import Testing
       // The next query trusts the line: the right answer, and the index file is not written again.
       #expect(try Self.answer(indexed, query) == Self.answer(scanning, query))
       #expect(try indexed.list(kind: "acquisition", query: query).documents.last?.id == "ACQ-2026-002")
-      #expect(FileStamp(index) == built)
+      #expect(FileStamp(FilePath(index)) == built)
       // A line that no longer matches its file (changed behind formsctl's back) is not trusted.
       let path = fixture.root + "/data/acquisitions/ACQ-2026-002.json"
       try writeFile(try readFile(path).replacingOccurrences(of: "Zulu", with: "Aaaa"), to: path)
@@ -359,7 +359,7 @@ import Testing
       try handle.close()
       _ = try fixture.acquisition("ACQ-2026-006")
       #expect(try Self.answer(indexed, query) == Self.answer(scanning, query))
-      #expect(FileStamp(log) == nil && FileStamp(index) != built)
+      #expect(FileStamp(FilePath(log)) == nil && FileStamp(FilePath(index)) != built)
     }
   }
 
@@ -389,22 +389,22 @@ import Testing
       let noted = try #require(try ListingStamp.load(stampPath))
       let index = try #require(
         try KindIndex.load(indexed.indexPath("acquisition"), fingerprint: indexed.indexFingerprint("acquisition")))
-      #expect(noted.stamp == FileStamp(directory) && noted.index == index.identity && noted.count == 5)
-      #expect(noted.vouches(for: index, now: try #require(FileStamp(directory)), racyWindow: 0))
+      #expect(noted.stamp == FileStamp(FilePath(directory)) && noted.index == index.identity && noted.count == 5)
+      #expect(noted.vouches(for: index, now: try #require(FileStamp(FilePath(directory))), racyWindow: 0))
       #expect(index.namesAreFlat && index.count == 5)
       // Past the clock's tick, a copy made by hand with the directory's mtime set back.
       usleep(20_000)
       let before = Self.modified(directory)
       try writeFile(try readFile(directory + "/ACQ-2026-001.json"), to: directory + "/copy.json")
       Self.setModified(directory, to: before)
-      #expect(FileStamp(directory)?.mtimeNanoseconds == noted.stamp.mtimeNanoseconds)
+      #expect(FileStamp(FilePath(directory))?.mtimeNanoseconds == noted.stamp.mtimeNanoseconds)
       let answer = try Self.answer(indexed, query)
       #expect(answer == (try Self.answer(scanning, query)) && answer.contains { $0.contains("/copy.json ") })
       // A damaged stamp is ignored, then written again.
       for damage in [Array("not a stamp".utf8), [], Array(try Self.bytes(stampPath).dropLast())] {
         try writeBytes(damage, to: stampPath)
         #expect(try Self.answer(indexed, query) == Self.answer(scanning, query))
-        #expect(try ListingStamp.load(stampPath)?.stamp == FileStamp(directory))
+        #expect(try ListingStamp.load(stampPath)?.stamp == FileStamp(FilePath(directory)))
       }
       // The directory replaced by a link to it: listed, and refused, as without the stamp.
       #expect(rename(directory, directory + "-real") == 0 && symlink(directory + "-real", directory) == 0)

@@ -95,8 +95,8 @@ struct CrashTests {
   static func tree(_ root: String) throws -> [String: [UInt8]] {
     let data = root + "/data"
     var out: [String: [UInt8]] = [:]
-    for path in try FileIO.files(under: data, suffix: "") {
-      out[String(path.dropFirst(data.count))] = try? FileIO.read(path)
+    for path in try FileIO.files(under: FilePath(data), suffix: "") {
+      out[String(path.dropFirst(data.count))] = try? FileIO.read(FilePath(path))
     }
     return out
   }

@@ -51,10 +51,10 @@ public struct EditorSetup: Sendable {
 
   /// `path` from the project's root (`examples/acquisitions/json-schema`), or as given outside it.
   func fromWorkspace(_ path: String) -> String {
-    let real = FileIO.realPath(path) ?? path
-    let root = FileIO.realPath(workspace) ?? workspace
+    let real = FileIO.realPath(FilePath(path)) ?? FilePath(path)
+    let root = FileIO.realPath(FilePath(workspace)) ?? FilePath(workspace)
     if real == root { return "." }
-    return FilePath(root).relative(FilePath(real)) ?? path
+    return root.relative(real) ?? path
   }
 
   /// Writes `<kind>-<version>.schema.json` for every version and `<kind>.schema.json`, which picks
@@ -62,7 +62,7 @@ public struct EditorSetup: Sendable {
   public func exportSchemas(to directory: String, draft: JSONSchemaExporter.Draft) throws(StoreError) -> [Association] {
     // Every file the export replaces, and the directories above it, must be what they seem: a
     // link there would carry the write elsewhere (into a store document, say).
-    try FileIO.refuseLinks(directory, below: workspace)
+    try FileIO.refuseLinks(FilePath(directory), below: FilePath(workspace))
     for exported in registry.jsonSchemaFiles(draft: draft) {
       try refuseLink((FilePath(directory) / exported.file).string)
     }
@@ -101,7 +101,7 @@ public struct EditorSetup: Sendable {
   /// Refuses `path` when it is a symbolic link (or anything but a regular file): editor setup
   /// writes nothing through a link, wherever it leads.
   func refuseLink(_ path: String) throws(StoreError) {
-    switch FileIO.entry(path) {
+    switch FileIO.entry(FilePath(path)) {
     case .file, .missing: return
     case .symlink:
       throw StoreError.wrongFileType(fromWorkspace(path), found: "a symbolic link", expected: "a regular file")
@@ -115,7 +115,7 @@ public struct EditorSetup: Sendable {
   /// Refuses `path` when it, or a directory between it and the project's root, is a link.
   func refuseLinks(at path: String) throws(StoreError) {
     try refuseLink(path)
-    try FileIO.refuseLinks(FilePath(path).parent.string, below: workspace)
+    try FileIO.refuseLinks(FilePath(path).parent, below: FilePath(workspace))
   }
 
   /// The store's root from the project's root, for the language server's configuration.
@@ -164,7 +164,7 @@ public struct EditorSetup: Sendable {
   func settingSchemas(
     _ associations: [Association], in path: String, at key: [String], schemaDirectory: String
   ) throws(StoreError) -> [UInt8] {
-    let bytes = FileIO.exists(path) ? try FileIO.read(path) : []
+    let bytes = FileIO.exists(FilePath(path)) ? try FileIO.read(FilePath(path)) : []
     func refused(_ error: JSONParseError) -> StoreError {
       .refused(.editorSettings(path: fromWorkspace(path), position: error.location, message: error.message))
     }
@@ -202,9 +202,9 @@ public struct EditorSetup: Sendable {
   /// nor a directory above it may be one (checked again just before the write).
   public func write(_ file: ConfigurationFile) throws(StoreError) {
     try refuseLinks(at: file.path)
-    try AtomicWriter(boundary: workspace).makeDirectories(FilePath(file.path).parent.string)
+    try AtomicWriter(boundary: FilePath(workspace)).makeDirectories(FilePath(file.path).parent)
     try refuseLinks(at: file.path)
-    try AtomicWriter(boundary: workspace).write(file.contents, to: file.path)
+    try AtomicWriter(boundary: FilePath(workspace)).write(file.contents, to: FilePath(file.path))
   }
 
   /// The line of `.nvimrc` that lists its stores (from the project's root) as a JSON array.
@@ -217,8 +217,8 @@ public struct EditorSetup: Sendable {
   /// file belongs to the store of the nearest `formsctl.yaml` above it, compared as a string.
   func neovimConfiguration(in path: String) throws(StoreError) -> String {
     var stores: Set<String> = [storeFromWorkspace]
-    if FileIO.exists(path) {
-      let text = String(decoding: try FileIO.read(path, followLinks: false), as: UTF8.self)
+    if FileIO.exists(FilePath(path)) {
+      let text = String(decoding: try FileIO.read(FilePath(path), followLinks: false), as: UTF8.self)
       guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(Self.neovimStoresMarker) }),
         let listed = try? JSONParser().parse(Array(line.dropFirst(Self.neovimStoresMarker.count).utf8)).arrayValue
       else {
@@ -230,7 +230,7 @@ public struct EditorSetup: Sendable {
       }
       for store in listed.compactMap(\.stringValue) {
         let root = store == "." ? workspace : (FilePath(workspace) / store).string
-        if FileIO.entry((FilePath(root) / "formsctl.yaml").string) == .file { stores.insert(store) }
+        if FileIO.entry(FilePath(root) / "formsctl.yaml") == .file { stores.insert(store) }
       }
     }
     let sorted = stores.sorted()

@@ -102,19 +102,19 @@ public struct GitRepository: Sendable {
     ]
     let attributes = (FilePath(root) / ".gitattributes").string
     // An attributes file that cannot be read is an error: rewriting it from nothing would lose its lines.
-    let existing = FileIO.entry(attributes) == .missing ? [] : try FileIO.read(attributes)
+    let existing = FileIO.entry(FilePath(attributes)) == .missing ? [] : try FileIO.read(FilePath(attributes))
     var lines = String(decoding: existing, as: UTF8.self)
       .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     if lines.last == "" { lines.removeLast() }
     var done: [String] = []
-    let writer = AtomicWriter(boundary: root)
+    let writer = AtomicWriter(boundary: FilePath(root))
     if uninstall {
       let kept = lines.filter { !wanted.contains($0) }
       if kept.count != lines.count {
         if kept.allSatisfy({ $0.allSatisfy(\.isWhitespace) }) {
-          try FileIO.remove(attributes)
+          try FileIO.remove(FilePath(attributes))
         } else {
-          try writer.write(Array((kept.joined(separator: "\n") + "\n").utf8), to: attributes)
+          try writer.write(Array((kept.joined(separator: "\n") + "\n").utf8), to: FilePath(attributes))
         }
         done += wanted.filter(lines.contains).map { "removed the line `\($0)` from .gitattributes" }
       }
@@ -126,7 +126,7 @@ public struct GitRepository: Sendable {
     }
     let missing = wanted.filter { !lines.contains($0) }
     if !missing.isEmpty {
-      try writer.write(Array(((lines + missing).joined(separator: "\n") + "\n").utf8), to: attributes)
+      try writer.write(Array(((lines + missing).joined(separator: "\n") + "\n").utf8), to: FilePath(attributes))
       done += missing.map { "added the line `\($0)` to .gitattributes" }
     }
     let driver = "formsctl merge-file %O %A %B %P"
@@ -157,8 +157,8 @@ public enum RevisionCheck {
     // New files are judged too: an approval needs no earlier version to be checked.
     // A file new since REV, not a regular file, or not parsing on either side has nothing to
     // compare (validate reports those); one that cannot be read is an error.
-    for path in files where FileIO.entry(path) == .file {
-      let bytes = try FileIO.read(path)
+    for path in files where FileIO.entry(FilePath(path)) == .file {
+      let bytes = try FileIO.read(FilePath(path))
       guard let (new, map) = try? JSONParser().parseWithSourceMap(bytes),
         let schema = new["_schema"]?.stringValue.flatMap({ registry.schema(reference: $0) })
       else { continue }

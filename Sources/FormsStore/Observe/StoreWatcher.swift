@@ -37,7 +37,7 @@ struct StoreWatcher {
     events = try DirectoryEvents(cancellation: cancellation)
     detector = ChangeDetector(kinds: directories)
     gitIndexLock = StoreLayout.nearest(holding: ".git", from: store.layout.root).flatMap { top in
-      FileIO.entry((FilePath(top) / ".git").string) == .directory ? (FilePath(top) / ".git/index.lock").string : nil
+      FileIO.entry(FilePath(top) / ".git") == .directory ? (FilePath(top) / ".git/index.lock").string : nil
     }
     // Watches first, then the first look: nothing that changes in between is missed.
     try events.watch(store.layout.root)
@@ -105,15 +105,15 @@ struct StoreWatcher {
 
   /// The store is still there (its manifest), or the watch ends with an error.
   private func requireStore() throws(StoreError) {
-    guard FileIO.entry(StoreLayout.manifestPath(root: store.layout.root)) == .file else {
+    guard FileIO.entry(FilePath(StoreLayout.manifestPath(root: store.layout.root))) == .file else {
       throw StoreError.storeGone(store.layout.root)
     }
   }
 
   /// True while a change is under way: an operation's journal, or git's index lock.
   private func busy() -> Bool {
-    FileIO.entry(Journal(layout: store.layout).planPath) != .missing
-      || gitIndexLock.map { FileIO.entry($0) != .missing } ?? false
+    FileIO.entry(FilePath(Journal(layout: store.layout).planPath)) != .missing
+      || gitIndexLock.map { FileIO.entry(FilePath($0)) != .missing } ?? false
   }
 
   /// Looks at `paths` (nil: everything) and returns the batches, or nil when an operation

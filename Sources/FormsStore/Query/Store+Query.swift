@@ -110,13 +110,13 @@ extension Store {
     let page = try parallelMap(Array(matches[start..<end]), chunkSize: 32) { match -> Result<Document?, StoreError> in
       Result { () throws(StoreError) in
         let path = (FilePath(directory) / match.name).string
-        let bytes = try FileIO.read(path)
+        let bytes = try FileIO.read(FilePath(path))
         return try? self.openedDocument(JSONParser().parse(bytes), path: path, bytes: bytes)
       }
     }.map { result throws(StoreError) in try result.get() }
     let skipped =
       results.compactMap(\.1).map { Skipped(path: $0, reason: "does not parse") }
-      + irregular.map { Skipped(path: $0, reason: "\(FileIO.describe($0)), not a regular file") }
+      + irregular.map { Skipped(path: $0, reason: "\(FileIO.describe(FilePath($0))), not a regular file") }
     return (page.compactMap { $0 }, skipped.sorted { $0.path < $1.path }, read)
   }
 
@@ -126,7 +126,7 @@ extension Store {
   /// it is not there).
   public func expand(kind: String, id: String) throws(StoreError) -> String {
     let exact = try path(kind: kind, id: id)
-    guard id.count >= 4, !FileIO.exists(exact) else { return id }
+    guard id.count >= 4, !FileIO.exists(FilePath(exact)) else { return id }
     let matches = try layout.ids(in: try schema(kind).directory, prefix: id)
     if matches.count > 1 { throw StoreError.ambiguousID(kind: kind, prefix: id, candidates: matches) }
     return matches.first ?? id
@@ -140,7 +140,7 @@ extension Store {
     sort: [(path: FilterExpression.Path, descending: Bool)]
   ) throws(StoreError) -> (results: [(Match?, String?)], irregular: [String], read: [AccessEntry]) {
     // Unsorted: matches are ordered by their keys, then by path, by the caller.
-    let (names, irregular) = try FileIO.walkNames(directory, suffix: StoreLayout.documentSuffix)
+    let (names, irregular) = try FileIO.walkNames(FilePath(directory), suffix: StoreLayout.documentSuffix)
     // Only what the filters and sort keys read is built (the rest of each file is checked, not
     // kept), unless a version of the kind seals fields: opening needs the whole document.
     let sealed = registry.schemas[kind]?.values.contains { $0.hasSensitiveFields } ?? false
@@ -148,14 +148,18 @@ extension Store {
     let computed = Self.computedMembers(paths)
     let projection = sealed || !computed.isEmpty ? nil : JSONProjection(paths: paths)
     let sync = computed.contains("_sync") ? try SyncState.latest(layout)?.records(kind: kind) ?? [:] : nil
-    let opened = FileIO.Directory(directory)
+    let opened = FileIO.Directory(FilePath(directory))
     // A file that cannot be read is an error (never "not there"); one that does not parse is skipped, named.
     let scanned = try parallelMap(names, chunkSize: 32) {
       name -> Result<(Match?, String?, AccessEntry?), StoreError> in
       Result { () throws(StoreError) in
         let path = (FilePath(directory) / name).string
         let bytes: [UInt8]
-        if let opened { bytes = try FileIO.readListed(path, in: opened) } else { bytes = try FileIO.read(path) }
+        if let opened {
+          bytes = try FileIO.readListed(FilePath(path), in: opened)
+        } else {
+          bytes = try FileIO.read(FilePath(path))
+        }
         // Not parsing (or a broken envelope) skips the file, named; reading sync state may fail.
         let stored = projection == nil ? try? JSONParser().parse(bytes) : nil
         let document = stored.flatMap { try? self.openedDocument($0, path: path, bytes: bytes) }

@@ -17,7 +17,7 @@ extension Store {
       throw StoreError.refused(.unknownTemplate(kind: kind, name: name, available: available))
     }
     let path = (FilePath(layout.templatesDirectory) / kind / (name + StoreLayout.documentSuffix)).string
-    return try Self.parsed(try FileIO.read(path, followLinks: false), shown: display(path))
+    return try Self.parsed(try FileIO.read(FilePath(path), followLinks: false), shown: display(path))
   }
 
   /// Creates a document of `kind` from its template `name` with `assignments` on top, through the
@@ -54,7 +54,7 @@ extension Store {
     layout: StoreLayout, registry: SchemaRegistry, display: @Sendable (String) -> String
   ) throws(StoreError) -> [Diagnostic] {
     var out: [Diagnostic] = []
-    for (kind, entry) in try FileIO.entries(of: layout.templatesDirectory) where entry == .directory {
+    for (kind, entry) in try FileIO.entries(of: FilePath(layout.templatesDirectory)) where entry == .directory {
       let directory = (FilePath(layout.templatesDirectory) / kind).string
       guard let schema = registry.latest(kind) else {
         out.append(
@@ -66,7 +66,7 @@ extension Store {
       for name in try StoreLayout.templates(in: directory) {
         let path = (FilePath(directory) / (name + StoreLayout.documentSuffix)).string
         let shown = display(path)
-        let bytes = try FileIO.read(path, followLinks: false)
+        let bytes = try FileIO.read(FilePath(path), followLinks: false)
         let value: JSONValue
         do {
           value = try JSONParser().parse(bytes)
@@ -104,7 +104,7 @@ extension Store {
 extension StoreLayout {
   /// The template names (`NAME.json`, not hidden) in `directory`, sorted; none when it is missing.
   static func templates(in directory: String) throws(StoreError) -> [String] {
-    try FileIO.entries(of: directory).filter {
+    try FileIO.entries(of: FilePath(directory)).filter {
       $0.kind == .file && !$0.name.hasPrefix(".") && $0.name.hasSuffix(documentSuffix)
     }.map { String($0.name.dropLast(documentSuffix.count)) }.sorted()
   }

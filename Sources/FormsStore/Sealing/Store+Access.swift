@@ -94,7 +94,7 @@ extension Store {
     } catch {
       // No journal holds this record: a failed append is cut off again (a log left torn is
       // the truncation's own error).
-      if FileIO.entry(path) != .missing && AuditLog.size(path) != size {
+      if FileIO.entry(FilePath(path)) != .missing && AuditLog.size(path) != size {
         try AuditLog.truncate(layout, to: size)
       }
       throw error

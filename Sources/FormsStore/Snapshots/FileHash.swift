@@ -32,7 +32,7 @@ struct HashCache: Sendable {
     // snapshot reads and hashes every file, then writes a new one); it never fails a snapshot.
     let bytes: [UInt8]
     do throws(StoreError) {
-      bytes = try FileIO.read(path, limit: Int.max)
+      bytes = try FileIO.read(FilePath(path), limit: Int.max)
     } catch {
       return cache
     }

@@ -57,7 +57,7 @@ final class CacheReader: Sendable {
   /// Reads the cache at `path`; missing, unreadable or of another format, it has no lines (only a
   /// cache, docs/design.md §13: it never fails a snapshot).
   convenience init(path: String) {
-    let fd = POSIX.open(path, O_RDONLY | O_CLOEXEC)
+    let fd = POSIX.open(FilePath(path), O_RDONLY | O_CLOEXEC)
     self.init(Lines(fd: fd, path: path, ended: fd < 0))
   }
 
@@ -161,7 +161,7 @@ final class CacheReader: Sendable {
         // the read (in a debug build, much more).
         var n = 0
         let chunk = [UInt8](unsafeUninitializedCapacity: 1 << 20) { bytes, count in
-          n = POSIX.read(fd, bytes.baseAddress, bytes.count, path: path)
+          n = POSIX.read(fd, bytes.baseAddress, bytes.count, path: FilePath(path))
           count = max(n, 0)
         }
         buffer += chunk
@@ -181,7 +181,7 @@ final class BufferedFile {
 
   init(creating path: String, mode: mode_t = 0o644) throws(StoreError) {
     self.path = path
-    fd = POSIX.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+    fd = POSIX.open(FilePath(path), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
     guard fd >= 0 else { throw StoreError.io(path, operation: "create", errno: Errno(errno)) }
     buffer.reserveCapacity(1 << 20 + 4096)
   }
@@ -195,7 +195,7 @@ final class BufferedFile {
   }
 
   func flush() throws(StoreError) {
-    try writeAll(fd, buffer, path: path)
+    try writeAll(fd, buffer, path: FilePath(path))
     buffer.removeAll(keepingCapacity: true)
   }
 

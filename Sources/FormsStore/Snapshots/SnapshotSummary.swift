@@ -64,9 +64,9 @@ extension Snapshots.Info {
   func readSummary() -> SnapshotSummary? {
     let path = (FilePath(self.path) / SnapshotSummary.fileName).string
     var bytes: [UInt8]?
-    if FileIO.entry(path) == .file {
+    if FileIO.entry(FilePath(path)) == .file {
       do throws(StoreError) {
-        bytes = try FileIO.read(path, limit: 1 << 20)
+        bytes = try FileIO.read(FilePath(path), limit: 1 << 20)
       } catch {
         // Only shows or ranks snapshots: a summary that cannot be read falls back to the manifest.
         bytes = nil

@@ -107,7 +107,7 @@ extension Snapshots {
       return (copies.map(\.name), try verify(copies, full: full))
     }
     return try layout.withWriteLock("snapshot verify", wait: wait) { () throws(StoreError) in
-      try FileIO.makeDirectories(directory)
+      try FileIO.makeDirectories(FilePath(directory))
       try removeStaleTemporaries()
       let here = Set(try list().map(\.name))
       let there = try Self.snapshotDirectories(at: place).map { Info(name: $0, path: "") }.sorted {
@@ -143,7 +143,7 @@ extension Snapshots {
   public func pull(from place: Place, names: [String]? = nil, wait: Double) throws(StoreError) -> Transfer {
     try checkPlace(place)
     return try layout.withWriteLock("snapshot pull", wait: wait) { () throws(StoreError) -> Transfer in
-      try FileIO.makeDirectories(directory)
+      try FileIO.makeDirectories(FilePath(directory))
       try removeStaleTemporaries()
       let there = try Self.snapshotNames(at: place)
       let here = Set(try list().map(\.name))
@@ -175,7 +175,7 @@ extension Snapshots {
   /// The snapshots of a copy in a directory (`snapshot verify DIR`), oldest first.
   public static func copies(in directory: String) throws(StoreError) -> [Info] {
     try requireDirectory(directory)
-    return try FileIO.entries(of: directory).filter { $0.kind == .directory && isSnapshotName($0.name) }
+    return try FileIO.entries(of: FilePath(directory)).filter { $0.kind == .directory && isSnapshotName($0.name) }
       .map { Info(name: $0.name, path: (FilePath(directory) / $0.name).string) }.sorted {
         ($0.time, $0.name) < ($1.time, $1.name)
       }
@@ -198,9 +198,9 @@ extension Snapshots {
         try Self.removeTree(arriving.path)
         return problems
       }
-      let tree = try FileIO.tree(arriving.path)
-      try FileIO.sync(tree, orFileSystemOf: arriving.path)
-      if POSIX.rename(arriving.path, (FilePath(directory) / name).string) != 0 {
+      let tree = try FileIO.tree(FilePath(arriving.path))
+      try FileIO.sync(tree, orFileSystemOf: FilePath(arriving.path))
+      if POSIX.rename(FilePath(arriving.path), FilePath(directory) / name) != 0 {
         throw StoreError.io(arriving.path, operation: "rename", errno: Errno(errno))
       }
     } catch {
@@ -212,7 +212,7 @@ extension Snapshots {
       }
       throw error
     }
-    try AtomicWriter.syncDirectory(directory)
+    try AtomicWriter.syncDirectory(FilePath(directory))
     return []
   }
 
@@ -220,7 +220,7 @@ extension Snapshots {
   /// manifest's presence is enough here (a manifest is large, and rsync copies it whole): the
   /// check after the copy re-hashes against it.
   func complete(_ infos: [Info], names: [String]?) throws(StoreError) -> [Info] {
-    let usable = infos.filter { FileIO.entry((FilePath($0.path) / "manifest.json").string) == .file }
+    let usable = infos.filter { FileIO.entry(FilePath($0.path) / "manifest.json") == .file }
     guard let names else { return usable }
     for name in names where !usable.contains(where: { $0.name == name }) {
       throw StoreError.refused(.noSuchSnapshot(reference: name, newest: usable.suffix(3).reversed().map(\.name)))
@@ -317,20 +317,21 @@ extension Snapshots {
   func checkPlace(_ place: Place) throws(StoreError) {
     guard !place.isRemote else { return }
     try Self.requireDirectory(place.text)
-    let resolved = FileIO.realPath(place.text) ?? place.text
-    let root = FileIO.realPath(layout.root) ?? layout.root
-    if FilePath(root).contains(FilePath(resolved)) {
+    let resolved = FileIO.realPath(FilePath(place.text)) ?? FilePath(place.text)
+    let root = FileIO.realPath(FilePath(layout.root)) ?? FilePath(layout.root)
+    if root.contains(resolved) {
       throw StoreError.refused(.copyInsideStore(path: place.text))
     }
   }
 
   /// A directory, not followed through a symbolic link (copies are never written through one).
   static func requireDirectory(_ path: String) throws(StoreError) {
-    switch FileIO.entry(path) {
+    switch FileIO.entry(FilePath(path)) {
     case .directory: return
     case .missing: throw StoreError.fileNotFound(path)
     case .file: throw StoreError.wrongFileType(path, found: "a file", expected: "a directory")
-    case .symlink, .other: throw StoreError.wrongFileType(path, found: FileIO.describe(path), expected: "a directory")
+    case .symlink, .other:
+      throw StoreError.wrongFileType(path, found: FileIO.describe(FilePath(path)), expected: "a directory")
     }
   }
 

@@ -33,14 +33,14 @@ extension Snapshots {
       var exposure = Exposure(snapshot: snapshot)
       for directory in directories {
         let top = (FilePath(snapshot.path) / "data" / directory).string
-        guard FileIO.entry(top) == .directory else { continue }
-        for path in try FileIO.walk(top, suffix: ".json").files {
-          let inode = FileStamp(path)?.inode
+        guard FileIO.entry(FilePath(top)) == .directory else { continue }
+        for path in try FileIO.walk(FilePath(top), suffix: ".json").files {
+          let inode = FileStamp(FilePath(path))?.inode
           let values: Int
           if let inode, let known = valuesByInode[inode] {
             values = known
           } else {
-            values = Self.plaintextValues(try FileIO.read(path, followLinks: false), kinds: kinds)
+            values = Self.plaintextValues(try FileIO.read(FilePath(path), followLinks: false), kinds: kinds)
             if let inode { valuesByInode[inode] = values }
           }
           guard values > 0 else { continue }
@@ -79,10 +79,10 @@ extension Snapshots {
   /// interruption leaves no half snapshot that looks whole; the next lock holder finishes it.
   func delete(_ name: String) throws(StoreError) {
     let doomed = (FilePath(directory) / (".deleting-" + name)).string
-    if POSIX.rename((FilePath(directory) / name).string, doomed) != 0 {
+    if POSIX.rename(FilePath(directory) / name, FilePath(doomed)) != 0 {
       throw StoreError.io((FilePath(directory) / name).string, operation: "rename", errno: Errno(errno))
     }
-    try AtomicWriter.syncDirectory(directory)
+    try AtomicWriter.syncDirectory(FilePath(directory))
     try Self.removeTree(doomed)
   }
 }

@@ -122,13 +122,13 @@ extension Snapshots {
   func storeSize() throws(StoreError) -> Int64 {
     var bytes: Int64 = 0
     try forEachRun(sorted: false) { live, _, names throws(StoreError) in
-      let opened = FileIO.Directory(live)
+      let opened = FileIO.Directory(FilePath(live))
       bytes += parallelChunks(count: names.count, chunkSize: 1024) { range in
         [
           range.reduce(Int64(0)) { sum, k in
             let stamp =
               if let opened { FileStamp(name: names[k], in: opened) } else {
-                FileStamp((FilePath(live) / names[k]).string)
+                FileStamp(FilePath(live) / names[k])
               }
             return sum + Int64(stamp?.size ?? 0)
           }
@@ -156,7 +156,7 @@ extension Snapshots {
   ) throws(StoreError) {
     var run: [String] = []
     let entries =
-      sorted ? try FileIO.sortedEntries(of: directory) : try FileIO.visibleEntries(of: directory)
+      sorted ? try FileIO.sortedEntries(of: FilePath(directory)) : try FileIO.visibleEntries(of: FilePath(directory))
     for (name, kind) in entries {
       switch kind {
       case .file: run.append(name)
@@ -175,7 +175,7 @@ extension Snapshots {
   /// never vouch for a file by its stamp: each is read and hashed, and linked where it is the same).
   func previousEntries() throws(StoreError) -> CacheReader {
     let cached = CacheReader(path: cachePath)
-    if !cached.snapshot.isEmpty, FileIO.exists((FilePath(directory) / cached.snapshot / "manifest.json").string) {
+    if !cached.snapshot.isEmpty, FileIO.exists(FilePath(directory) / cached.snapshot / "manifest.json") {
       return cached
     }
     guard let base = try list().last(where: { $0.manifest.map { $0.covers == nil } ?? false }),
@@ -334,17 +334,17 @@ struct RunCopy {
     self.relative = relative
     self.target = relative.isEmpty ? temporary : (FilePath(temporary) / relative).string
     prefix = relative.isEmpty ? [] : Array((relative + "/").utf8)
-    try FileIO.makeDirectories(target)
-    liveFD = POSIX.open(live, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    try FileIO.makeDirectories(FilePath(target))
+    liveFD = POSIX.open(FilePath(live), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard liveFD >= 0 else { throw StoreError.io(live, operation: "open", errno: Errno(errno)) }
-    targetFD = POSIX.open(target, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    targetFD = POSIX.open(FilePath(target), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard targetFD >= 0 else {
       let failure = errno
       Foundation.close(liveFD)
       throw StoreError.io(target, operation: "open", errno: Errno(failure))
     }
-    liveDirectory = FileIO.Directory(live)
-    targetDirectory = FileIO.Directory(target)
+    liveDirectory = FileIO.Directory(FilePath(live))
+    targetDirectory = FileIO.Directory(FilePath(target))
     // A base without this directory (new since then) gives no links: its files are copied.
     baseFD =
       base.map {
@@ -388,7 +388,7 @@ struct RunCopy {
         let stamp = FileStamp(
           size: Int(info.st_size), mtimeNanoseconds: mtime, ctimeNanoseconds: ctime, inode: UInt64(info.st_ino))
         if let line = previous[k], line.stamp == stamp, max(mtime, ctime) < trustedBefore, baseFD >= 0,
-          POSIX.linkat(baseFD, names[k], targetFD, path: (FilePath(target) / names[k]).string) == 0
+          POSIX.linkat(baseFD, names[k], targetFD, path: FilePath(target) / names[k]) == 0
         {
           return .linked
         }
@@ -424,7 +424,7 @@ struct RunCopy {
     let files = parallelMap(stamped.changed, chunkSize: 16) {
       file -> Result<(bytes: [UInt8], sha: [UInt8], schema: [UInt8]?), StoreError> in
       Result { () throws(StoreError) in
-        let bytes = try FileIO.read((FilePath(live) / names[file.index]).string, limit: Int.max, in: liveDirectory)
+        let bytes = try FileIO.read(FilePath(live) / names[file.index], limit: Int.max, in: liveDirectory)
         let sha = Array(sha256Hex(bytes).utf8)
         if let line = previous[file.index], line.sha.elementsEqual(sha) { return (bytes, sha, line.schema) }
         return (bytes, sha, Snapshots.schema(of: bytes, at: at).map { Array($0.utf8) })
@@ -445,7 +445,7 @@ struct RunCopy {
       let path = (FilePath(target) / name).string
       outcomes[file.index] = .copied(stamp: file.stamp, sha: sha, size: bytes.count, schema: schema)
       if let line = stamped.previous[file.index], line.sha.elementsEqual(sha), baseFD >= 0,
-        POSIX.linkat(baseFD, name, targetFD, path: path) == 0
+        POSIX.linkat(baseFD, name, targetFD, path: FilePath(path)) == 0
       {
         continue
       }

@@ -51,8 +51,8 @@ public struct Snapshots: Sendable {
       let path = (FilePath(self.path) / "manifest.json").string
       return try loaded.value {
         Result { () throws(StoreError) -> SnapshotManifest? in
-          guard FileIO.entry(path) != .missing else { return nil }
-          let bytes = try FileIO.read(path)
+          guard FileIO.entry(FilePath(path)) != .missing else { return nil }
+          let bytes = try FileIO.read(FilePath(path))
           return (try? JSONParser().parse(bytes)).flatMap(SnapshotManifest.init(json:))
         }
       }.get()
@@ -66,11 +66,12 @@ public struct Snapshots: Sendable {
 
   /// Every snapshot, oldest first. Names starting with `.` (a create in progress) are not snapshots.
   public func list() throws(StoreError) -> [Info] {
-    let names = try FileIO.entries(of: directory).filter { !$0.name.hasPrefix(".") && $0.kind == .directory }.map(
-      \.name)
+    let names = try FileIO.entries(of: FilePath(directory)).filter { !$0.name.hasPrefix(".") && $0.kind == .directory }
+      .map(
+        \.name)
     // By time, then by when the manifest was written (two snapshots can share a second).
     let infos = names.map { info($0) }
-    let written = infos.map { FileStamp((FilePath($0.path) / "manifest.json").string)?.mtimeNanoseconds ?? 0 }
+    let written = infos.map { FileStamp(FilePath($0.path) / "manifest.json")?.mtimeNanoseconds ?? 0 }
     return infos.indices.sorted { a, b in
       if infos[a].time != infos[b].time { return infos[a].time < infos[b].time }
       return written[a] != written[b] ? written[a] < written[b] : infos[a].name < infos[b].name
@@ -147,7 +148,7 @@ public struct Snapshots: Sendable {
   func liveFiles() throws(StoreError) -> [(relative: String, live: String)] {
     func under(_ directory: String, as prefix: String) throws(StoreError) -> [(String, String)] {
       let skip = directory.utf8.count + 1
-      return try FileIO.files(under: directory, suffix: "").map {
+      return try FileIO.files(under: FilePath(directory), suffix: "").map {
         (prefix + String(decoding: $0.utf8.dropFirst(skip), as: UTF8.self), $0)
       }
     }
@@ -183,13 +184,13 @@ public struct Snapshots: Sendable {
     if let label, !DocumentID.isValid(label) {
       throw StoreError.refused(.badLabel(label))
     }
-    try FileIO.makeDirectories(directory)
+    try FileIO.makeDirectories(FilePath(directory))
     try removeStaleTemporaries()
     let date = now()
     let time = Instant(date).rfc3339
     var name = time.replacingOccurrences(of: ":", with: "-") + (label.map { "-" + $0 } ?? "")
     var suffix = 1
-    while FileIO.exists((FilePath(directory) / name).string) {
+    while FileIO.exists(FilePath(directory) / name) {
       suffix += 1
       name = time.replacingOccurrences(of: ":", with: "-") + (label.map { "-" + $0 } ?? "") + "-\(suffix)"
     }
@@ -199,9 +200,9 @@ public struct Snapshots: Sendable {
     let summary: SnapshotSummary
     // What must be made durable: the snapshot's directories and new files (nil: too many to
     // fsync one by one, so its whole file system is synced).
-    var written: [String]?
+    var written: [FilePath]?
     do throws(StoreError) {
-      try FileIO.makeDirectories(temporary)
+      try FileIO.makeDirectories(FilePath(temporary))
       if let documents {
         let covers = try Set(documents.map { path throws(StoreError) in try relativeDocumentPath(path) }).sorted()
         let manifest = SnapshotManifest(
@@ -209,7 +210,7 @@ public struct Snapshots: Sendable {
           files: try copy(covers.map { ($0, layout.livePath($0)) }, into: temporary), covers: covers)
         try Self.writePlainly(manifest.serialized(), to: manifestPath, mode: 0o444)
         summary = SnapshotSummary(manifest)
-        let tree = try FileIO.tree(temporary)
+        let tree = try FileIO.tree(FilePath(temporary))
         written = tree.count > Self.fewWrites ? nil : tree
       } else {
         // The entries go to a hidden file as they are made; the manifest, whose counts come
@@ -221,11 +222,11 @@ public struct Snapshots: Sendable {
         let head = SnapshotManifest.head(
           name: name, time: time, reason: reason, message: message, label: label, counts: streamed.counts)
         try Self.writeManifest(head, entries: entries, empty: streamed.files == 0, to: manifestPath)
-        try FileIO.remove(entries)
+        try FileIO.remove(FilePath(entries))
         summary = SnapshotSummary(
           time: time, reason: reason, message: message, label: label, files: streamed.files, scope: "whole store")
         // The new hash cache is renamed into place after the snapshot: it is made durable with it.
-        written = streamed.written.map { [manifestPath, newCache] + $0 }
+        written = streamed.written.map { ([manifestPath, newCache] + $0).map(FilePath.init) }
       }
       // Written plainly, then made durable at once: each new file and directory fsynced when
       // there are few (a link is durable with its directory), else one syncfs for all (where there
@@ -233,12 +234,12 @@ public struct Snapshots: Sendable {
       let summaryPath = (FilePath(temporary) / SnapshotSummary.fileName).string
       try Self.writePlainly(Array(JSONWriter.canonical(summary.json)), to: summaryPath, mode: 0o444)
       if let written {
-        try FileIO.sync(written + [summaryPath])
+        try FileIO.sync(written + [FilePath(summaryPath)])
       } else {
-        try FileIO.sync(try FileIO.tree(temporary), orFileSystemOf: temporary)
+        try FileIO.sync(try FileIO.tree(FilePath(temporary)), orFileSystemOf: FilePath(temporary))
       }
       DebugPause.at("snapshot-before-rename")
-      if POSIX.rename(temporary, (FilePath(directory) / name).string) != 0 {
+      if POSIX.rename(FilePath(temporary), FilePath(directory) / name) != 0 {
         throw StoreError.io(temporary, operation: "rename", errno: Errno(errno))
       }
     } catch {
@@ -246,7 +247,7 @@ public struct Snapshots: Sendable {
       // the next create or `recover` removes (under the lock).
       do throws(StoreError) {
         try Self.removeTree(temporary)
-        try FileIO.remove(newCache)
+        try FileIO.remove(FilePath(newCache))
       } catch let cleanup {
         throw StoreError.rollBackFailed(operation: "snapshot", cause: error.description, failure: cleanup.description)
       }
@@ -255,8 +256,10 @@ public struct Snapshots: Sendable {
     // The snapshot is there. The cache names the snapshot it describes, so it goes in place after
     // it; it is only a cache (docs/design.md §13): when it cannot be put in place, the next create
     // rebuilds it from the manifest, and its temporary is a leftover `recover` removes.
-    if documents == nil, POSIX.rename(newCache, cachePath) != 0 { _ = POSIX.unlink(newCache) }
-    try AtomicWriter.syncDirectory(directory)
+    if documents == nil, POSIX.rename(FilePath(newCache), FilePath(cachePath)) != 0 {
+      _ = POSIX.unlink(FilePath(newCache))
+    }
+    try AtomicWriter.syncDirectory(FilePath(directory))
     taken.set(name)
     return info(name)
   }
@@ -267,12 +270,12 @@ public struct Snapshots: Sendable {
     let (before, after) = SnapshotManifest.frame(head)
     let out = try BufferedFile(creating: path, mode: 0o444)
     out.append(before + SnapshotManifest.openFiles(empty: empty))
-    let fd = POSIX.open(entries, O_RDONLY | O_CLOEXEC)
+    let fd = POSIX.open(FilePath(entries), O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { throw StoreError.io(entries, operation: "open", errno: Errno(errno)) }
     defer { close(fd) }
     var chunk = [UInt8](repeating: 0, count: 1 << 20)
     while true {
-      let n = chunk.withUnsafeMutableBytes { POSIX.read(fd, $0.baseAddress, $0.count, path: entries) }
+      let n = chunk.withUnsafeMutableBytes { POSIX.read(fd, $0.baseAddress, $0.count, path: FilePath(entries)) }
       if n < 0 {
         if errno == EINTR { continue }
         throw StoreError.io(entries, operation: "read", errno: Errno(errno))
@@ -293,10 +296,10 @@ public struct Snapshots: Sendable {
     throws(StoreError)
   {
     let flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC
-    let fd = directory?.open(path, flags, mode) ?? POSIX.open(path, flags, mode)
+    let fd = directory?.open(FilePath(path), flags, mode) ?? POSIX.open(FilePath(path), flags, mode)
     guard fd >= 0 else { throw StoreError.io(path, operation: "create", errno: Errno(errno)) }
     defer { close(fd) }
-    try writeAll(fd, bytes, path: path)
+    try writeAll(fd, bytes, path: FilePath(path))
   }
 
   /// `data/...` for a live document path; anything else is not a document a partial snapshot takes.
@@ -314,10 +317,10 @@ public struct Snapshots: Sendable {
     -> [SnapshotManifest.Entry]
   {
     for made in Set(files.map { (FilePath(temporary) / $0.relative).parent.string }) {
-      try FileIO.makeDirectories(made)
+      try FileIO.makeDirectories(FilePath(made))
     }
     try Storage.require(
-      Storage.size(of: files.map(\.live)), at: directory,
+      Storage.size(of: files.map { FilePath($0.live) }), at: directory,
       for: "the snapshot (\(plural(files.count, "changed file")))")
     let copying = ProgressCounter("copying", total: files.count, progress)
     var entries: [SnapshotManifest.Entry] = []
@@ -326,8 +329,8 @@ public struct Snapshots: Sendable {
       let read = parallelMap(batch, chunkSize: 16, progress: copying) {
         file -> Result<(bytes: [UInt8], sha: String, schema: String?)?, StoreError> in
         Result { () throws(StoreError) in
-          guard FileIO.exists(file.live) else { return nil }
-          let bytes = try FileIO.read(file.live, limit: Int.max)
+          guard FileIO.exists(FilePath(file.live)) else { return nil }
+          let bytes = try FileIO.read(FilePath(file.live), limit: Int.max)
           return (bytes, sha256Hex(bytes), Self.schema(of: bytes, at: file.relative))
         }
       }
@@ -362,14 +365,14 @@ public struct Snapshots: Sendable {
   @discardableResult
   func removeStaleTemporaries() throws(StoreError) -> Int {
     var removed = 0
-    for entry in try FileIO.entries(of: directory) {
+    for entry in try FileIO.entries(of: FilePath(directory)) {
       if entry.name.hasPrefix(".creating-") || entry.name.hasPrefix(".deleting-") || entry.name.hasPrefix(".pulling-")
         || entry.name.hasPrefix(".verifying-")
       {
         try Self.removeTree((FilePath(directory) / entry.name).string)
         removed += 1
       } else if AtomicWriter.isTemporaryName(entry.name) {
-        try FileIO.remove((FilePath(directory) / entry.name).string)  // a hash cache never put in place
+        try FileIO.remove(FilePath(directory) / entry.name)  // a hash cache never put in place
       }
     }
     return removed
@@ -378,11 +381,13 @@ public struct Snapshots: Sendable {
   /// Deletes a directory tree (snapshot files are read-only, but their directories are not); a
   /// missing one is not an error.
   static func removeTree(_ path: String) throws(StoreError) {
-    guard FileIO.entry(path) == .directory else {
-      try FileIO.remove(path)
+    guard FileIO.entry(FilePath(path)) == .directory else {
+      try FileIO.remove(FilePath(path))
       return
     }
-    for entry in try FileIO.entries(of: path) { try removeTree((FilePath(path) / entry.name).string) }
-    if POSIX.rmdir(path) != 0 && errno != ENOENT { throw StoreError.io(path, operation: "rmdir", errno: Errno(errno)) }
+    for entry in try FileIO.entries(of: FilePath(path)) { try removeTree((FilePath(path) / entry.name).string) }
+    if POSIX.rmdir(FilePath(path)) != 0 && errno != ENOENT {
+      throw StoreError.io(path, operation: "rmdir", errno: Errno(errno))
+    }
   }
 }

@@ -40,7 +40,7 @@ public struct SyncState: Sendable {
 
     /// The signature of the file at `path` now; nil when it is not there.
     public static func of(_ path: String) -> Stamp? {
-      FileStamp(path).map { Stamp(file: $0, recorded: Int64(Date().timeIntervalSince1970 * 1e9)) }
+      FileStamp(FilePath(path)).map { Stamp(file: $0, recorded: Int64(Date().timeIntervalSince1970 * 1e9)) }
     }
 
     /// True when `now` (the file's signature now) proves the file unchanged: equal, and written
@@ -118,17 +118,17 @@ public struct SyncState: Sendable {
 
   /// Writes the database's identity beside its records (for people; nothing reads it back).
   public func describe(_ identity: JSONValue) throws(StoreError) {
-    try FileIO.makeDirectories(directory)
-    try AtomicWriter(boundary: layout.root).write(
-      Array(JSONWriter.canonicalString(identity).utf8), to: (FilePath(directory) / "database.json").string)
+    try FileIO.makeDirectories(FilePath(directory))
+    try AtomicWriter(boundary: FilePath(layout.root)).write(
+      Array(JSONWriter.canonicalString(identity).utf8), to: FilePath(directory) / "database.json")
   }
 
   /// The state of the database synced with most recently (its `database.json` written last), if any.
   public static func latest(_ layout: StoreLayout) throws(StoreError) -> SyncState? {
     let root = layout.syncDirectory
-    guard FileIO.isDirectory(root) else { return nil }
+    guard FileIO.isDirectory(FilePath(root)) else { return nil }
     var best: (time: Int64, name: String)?
-    for entry in try FileIO.entries(of: root) {
+    for entry in try FileIO.entries(of: FilePath(root)) {
       var info = stat()
       guard stat((FilePath(root) / entry.name / "database.json").string, &info) == 0 else { continue }
       let time = Platform.times(info).modified
@@ -163,12 +163,12 @@ public struct SyncState: Sendable {
       sha256: String, refreshed: Stamp?
     )?
   {
-    guard let now = FileStamp(path, in: directory) else {
-      if FileIO.entry(path) == .missing { return nil }
+    guard let now = FileStamp(FilePath(path), in: directory) else {
+      if FileIO.entry(FilePath(path)) == .missing { return nil }
       throw StoreError.io(path, operation: "stat", errno: Errno(errno))
     }
     if let record, let stamp = record.stamp, let sha = record.sha256, stamp.vouchesFor(now) { return (sha, nil) }
-    let sha = hash(try FileIO.read(path, followLinks: false))
+    let sha = hash(try FileIO.read(FilePath(path), followLinks: false))
     let fresh = Stamp(file: now, recorded: Int64(Date().timeIntervalSince1970 * 1e9))
     guard let record, record.status == .synced, record.sha256 == sha, fresh.vouchesFor(now) else { return (sha, nil) }
     return (sha, fresh)
@@ -199,8 +199,8 @@ extension SyncState {
       base = (FilePath(directory) / kind).string
       records = [:]
       generation = 0
-      if FileIO.entry(recordsPath) != .missing {
-        let bytes = try FileIO.read(recordsPath, limit: Int.max)
+      if FileIO.entry(FilePath(recordsPath)) != .missing {
+        let bytes = try FileIO.read(FilePath(recordsPath), limit: Int.max)
         let lines = bytes.split(separator: 0x0A)
         guard let header = lines.first, header.starts(with: Self.header.utf8),
           let number = Int(String(decoding: header.dropFirst(Self.header.utf8.count), as: UTF8.self))
@@ -211,8 +211,8 @@ extension SyncState {
         records.reserveCapacity(lines.count)
         for line in lines.dropFirst() { apply(line) }
       }
-      if FileIO.entry(logPath) != .missing {
-        for line in try FileIO.read(logPath, limit: Int.max).split(separator: 0x0A) {
+      if FileIO.entry(FilePath(logPath)) != .missing {
+        for line in try FileIO.read(FilePath(logPath), limit: Int.max).split(separator: 0x0A) {
           // A line of another texts file was folded into the records already; a torn last line
           // (power lost mid-append) does not parse and is dropped.
           guard let tab = line.firstIndex(of: 0x09),
@@ -262,14 +262,15 @@ extension SyncState {
       case .given(let string): return string
       case .kept(let offset, let length):
         let path = textsPath(generation)
-        let fd = POSIX.open(path, O_RDONLY | O_CLOEXEC)
+        let fd = POSIX.open(FilePath(path), O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: length)
         var done = 0
         while done < length {
           let got = bytes.withUnsafeMutableBytes {
-            POSIX.pread(fd, $0.baseAddress.map { $0 + done }, length - done, off_t(offset) + off_t(done), path: path)
+            POSIX.pread(
+              fd, $0.baseAddress.map { $0 + done }, length - done, off_t(offset) + off_t(done), path: FilePath(path))
           }
           if got < 0 { throw StoreError.io(path, operation: "read", errno: Errno(errno)) }
           if got == 0 { return nil }  // cut short (power lost before it was made durable)
@@ -311,7 +312,7 @@ extension SyncState {
         lines += "\(generation)\t" + Self.line(record) + "\n"
       }
       if !texts.isEmpty {
-        try writeAll(self.texts, texts, path: textsPath(generation))
+        try writeAll(self.texts, texts, path: FilePath(textsPath(generation)))
         textsSize += Int64(texts.count)
       }
       try append(lines)
@@ -333,8 +334,8 @@ extension SyncState {
     /// fsync, rename) and removed; and when most kept text is stale, the live texts are first
     /// copied to a new texts file, the old one removed after.
     public func finish() throws(StoreError) {
-      guard log >= 0 || texts >= 0 || FileIO.entry(logPath) != .missing else { return }
-      try FileIO.makeDirectories(FilePath(base).parent.string)
+      guard log >= 0 || texts >= 0 || FileIO.entry(FilePath(logPath)) != .missing else { return }
+      try FileIO.makeDirectories(FilePath(base).parent)
       var live: Int64 = 0
       for record in records.values {
         for case .kept(_, let length)? in [record.text, record.theirs] { live += Int64(length) }
@@ -343,9 +344,11 @@ extension SyncState {
       let stale = size > 2 * live + 1_048_576
       if !stale && logLines < max(1_000, records.count / 8) {
         for (fd, path) in [(texts, textsPath(generation)), (log, logPath)] where fd >= 0 {
-          if POSIX.fsync(fd, path: path) != 0 { throw StoreError.io(path, operation: "fsync", errno: Errno(errno)) }
+          if POSIX.fsync(fd, path: FilePath(path)) != 0 {
+            throw StoreError.io(path, operation: "fsync", errno: Errno(errno))
+          }
         }
-        try AtomicWriter.syncDirectory(FilePath(base).parent.string)
+        try AtomicWriter.syncDirectory(FilePath(base).parent)
         return
       }
       let old = generation
@@ -363,32 +366,32 @@ extension SyncState {
           moved[id] = record
         }
         generation += 1
-        try AtomicWriter(boundary: FilePath(base).parent.string).write(compacted, to: textsPath(generation))
+        try AtomicWriter(boundary: FilePath(base).parent).write(compacted, to: FilePath(textsPath(generation)))
         records = moved
         if texts >= 0 { close(texts) }
         texts = -1
       } else if texts >= 0 {
-        if POSIX.fsync(texts, path: textsPath(generation)) != 0 {
+        if POSIX.fsync(texts, path: FilePath(textsPath(generation))) != 0 {
           throw StoreError.io(textsPath(generation), operation: "fsync", errno: Errno(errno))
         }
       }
       var text = Self.header + "\(generation)\n"
       for (_, record) in records.sorted(by: { $0.key < $1.key }) { text += Self.line(record) + "\n" }
-      try AtomicWriter(boundary: FilePath(base).parent.string).write(Array(text.utf8), to: recordsPath)
+      try AtomicWriter(boundary: FilePath(base).parent).write(Array(text.utf8), to: FilePath(recordsPath))
       if log >= 0 { close(log) }
       log = -1
-      try FileIO.remove(logPath)
+      try FileIO.remove(FilePath(logPath))
       logLines = 0
-      if generation != old { try FileIO.remove(textsPath(old)) }
-      try AtomicWriter.syncDirectory(FilePath(base).parent.string)
+      if generation != old { try FileIO.remove(FilePath(textsPath(old))) }
+      try AtomicWriter.syncDirectory(FilePath(base).parent)
     }
 
     /// Where the next text goes (opening the texts file for appending).
     func textsEnd() throws(StoreError) -> Int64 {
       if texts < 0 {
         let path = textsPath(generation)
-        try FileIO.makeDirectories(FilePath(path).parent.string)
-        texts = POSIX.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        try FileIO.makeDirectories(FilePath(path).parent)
+        texts = POSIX.open(FilePath(path), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard texts >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
         var info = stat()
         guard fstat(texts, &info) == 0 else { throw StoreError.io(path, operation: "stat", errno: Errno(errno)) }
@@ -399,11 +402,11 @@ extension SyncState {
 
     func append(_ text: String) throws(StoreError) {
       if log < 0 {
-        try FileIO.makeDirectories(FilePath(logPath).parent.string)
-        log = POSIX.open(logPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        try FileIO.makeDirectories(FilePath(logPath).parent)
+        log = POSIX.open(FilePath(logPath), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard log >= 0 else { throw StoreError.io(logPath, operation: "open", errno: Errno(errno)) }
       }
-      try writeAll(log, Array(text.utf8), path: logPath)
+      try writeAll(log, Array(text.utf8), path: FilePath(logPath))
     }
   }
 }

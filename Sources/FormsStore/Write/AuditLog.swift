@@ -96,7 +96,7 @@ public enum AuditLog {
   /// a torn copy of it at `offset` (a crash mid-append) is replaced. Durable when it returns.
   static func appendOnce(_ line: [UInt8], layout: StoreLayout, at offset: Int) throws(StoreError) {
     let path = path(layout)
-    let fd = POSIX.open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+    let fd = POSIX.open(FilePath(path), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
     guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
     defer { close(fd) }
     var end = Int(lseek(fd, 0, SEEK_END))
@@ -105,33 +105,33 @@ public enum AuditLog {
       if tail.count == min(end - offset, line.count) && tail == Array(line.prefix(tail.count)) {
         if tail.count == line.count { return }
         // Torn by a crash: cut it off and write the record whole.
-        guard POSIX.ftruncate(fd, off_t(offset), path: path) == 0 else {
+        guard POSIX.ftruncate(fd, off_t(offset), path: FilePath(path)) == 0 else {
           throw StoreError.io(path, operation: "truncate", errno: Errno(errno))
         }
         end = offset
       }
     }
     let last = end > 0 ? try read(fd, path: path, at: end - 1, count: 1) : [0x0A]
-    try writeAll(fd, last == [0x0A] ? line : [0x0A] + line, path: path)
-    if POSIX.fsync(fd, path: path) != 0 { throw StoreError.io(path, operation: "fsync", errno: Errno(errno)) }
+    try writeAll(fd, last == [0x0A] ? line : [0x0A] + line, path: FilePath(path))
+    if POSIX.fsync(fd, path: FilePath(path)) != 0 { throw StoreError.io(path, operation: "fsync", errno: Errno(errno)) }
   }
 
   /// Cuts the log back to `size` bytes, durably (an append that failed and has no journal).
   static func truncate(_ layout: StoreLayout, to size: Int) throws(StoreError) {
     let path = path(layout)
-    let fd = POSIX.open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+    let fd = POSIX.open(FilePath(path), O_RDWR | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
     defer { close(fd) }
-    guard POSIX.ftruncate(fd, off_t(size), path: path) == 0 else {
+    guard POSIX.ftruncate(fd, off_t(size), path: FilePath(path)) == 0 else {
       throw StoreError.io(path, operation: "truncate", errno: Errno(errno))
     }
-    if POSIX.fsync(fd, path: path) != 0 { throw StoreError.io(path, operation: "fsync", errno: Errno(errno)) }
+    if POSIX.fsync(fd, path: FilePath(path)) != 0 { throw StoreError.io(path, operation: "fsync", errno: Errno(errno)) }
   }
 
   /// The log from `offset` to its end (empty when it is shorter).
   static func bytes(_ layout: StoreLayout, from offset: Int) throws(StoreError) -> [UInt8] {
     let path = path(layout)
-    let fd = POSIX.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    let fd = POSIX.open(FilePath(path), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else {
       if errno == ENOENT { return [] }
       throw StoreError.io(path, operation: "open", errno: Errno(errno))
@@ -144,8 +144,8 @@ public enum AuditLog {
   /// SHA-256 of the `length` bytes of the log at `offset`; nil when the log is shorter.
   static func hash(_ layout: StoreLayout, at offset: Int, length: Int) throws(StoreError) -> String? {
     let path = path(layout)
-    guard FileIO.entry(path) != .missing else { return nil }
-    let fd = POSIX.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    guard FileIO.entry(FilePath(path)) != .missing else { return nil }
+    let fd = POSIX.open(FilePath(path), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
     defer { close(fd) }
     let bytes = try read(fd, path: path, at: offset, count: length)
@@ -158,7 +158,7 @@ public enum AuditLog {
     var total = 0
     while total < count {
       let n = bytes.withUnsafeMutableBytes {
-        POSIX.pread(fd, $0.baseAddress.map { $0 + total }, count - total, off_t(offset + total), path: path)
+        POSIX.pread(fd, $0.baseAddress.map { $0 + total }, count - total, off_t(offset + total), path: FilePath(path))
       }
       if n < 0 && errno == EINTR { continue }
       if n < 0 { throw StoreError.io(path, operation: "read", errno: Errno(errno)) }
@@ -183,8 +183,8 @@ extension AuditLog {
   public static func read(_ layout: StoreLayout) throws(StoreError) -> (
     records: [(line: Int, value: JSONValue)], problems: [Problem]
   ) {
-    guard FileIO.entry(path(layout)) != .missing else { return ([], []) }
-    let bytes = try FileIO.read(path(layout), limit: Int.max)
+    guard FileIO.entry(FilePath(path(layout))) != .missing else { return ([], []) }
+    let bytes = try FileIO.read(FilePath(path(layout)), limit: Int.max)
     var records: [(line: Int, value: JSONValue)] = []
     var problems: [Problem] = []
     for (index, line) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {

@@ -101,7 +101,7 @@ extension Journal {
   /// while appending, before the commit record) is ignored; any other line that is not a step
   /// formsctl writes comes back as untrusted.
   func readPlan() throws(StoreError) -> Plan {
-    let bytes = try FileIO.read(planPath, limit: Int.max, followLinks: false)
+    let bytes = try FileIO.read(FilePath(planPath), limit: Int.max, followLinks: false)
     let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
     let header = lines.first.flatMap(Self.parsedLine)
     let hashed = (header?["format"]?.numberValue?.intValue ?? 1) >= 2
@@ -131,7 +131,7 @@ extension Journal {
 
   /// SHA-256 of the file at `path`, or nil when there is none.
   static func hash(ofFileAt path: String) throws(StoreError) -> String? {
-    guard FileIO.entry(path) != .missing else { return nil }
-    return sha256Hex(try FileIO.read(path, limit: Int.max))
+    guard FileIO.entry(FilePath(path)) != .missing else { return nil }
+    return sha256Hex(try FileIO.read(FilePath(path), limit: Int.max))
   }
 }

@@ -55,7 +55,7 @@ package struct Journal: Sendable {
   /// The operation an interrupted journal belongs to, or nil when none waits. A plan that cannot
   /// be read is an error, not "none".
   package func pending() throws(StoreError) -> String? {
-    guard FileIO.entry(planPath) != .missing else { return nil }
+    guard FileIO.entry(FilePath(planPath)) != .missing else { return nil }
     return try readPlan().operation
   }
 
@@ -67,7 +67,7 @@ package struct Journal: Sendable {
   /// Starts a transaction to stage files into one by one. The caller holds the store lock.
   package func begin(operation: String) throws(StoreError) -> Transaction {
     try requireNone()
-    try FileIO.makeDirectories(directory)
+    try FileIO.makeDirectories(FilePath(directory))
     // What a finished operation could not remove (its plan went first, so nothing waits).
     try removeJournalFiles()
     // Made durable with everything else at the commit (step 4).
@@ -75,7 +75,7 @@ package struct Journal: Sendable {
     do throws(StoreError) {
       fd = try Journal.createNew(planPath)
       let header = JSONObject(["operation": .string(operation), "format": .number(JSONNumber(Self.planFormat))])
-      try writeAll(fd, Array((JSONWriter.compact(.object(header)) + "\n").utf8), path: planPath)
+      try writeAll(fd, Array((JSONWriter.compact(.object(header)) + "\n").utf8), path: FilePath(planPath))
     } catch {
       if fd >= 0 { close(fd) }
       try rollBack([], after: error, operation: operation)
@@ -96,7 +96,7 @@ package struct Journal: Sendable {
       self.journal = journal
       self.operation = operation
       self.planFD = planFD
-      self.writer = AtomicWriter(boundary: journal.layout.root)
+      self.writer = AtomicWriter(boundary: FilePath(journal.layout.root))
     }
 
     deinit { closePlan() }
@@ -108,20 +108,20 @@ package struct Journal: Sendable {
 
     /// Stages the new content of `path` (not yet visible).
     package func stage(_ bytes: [UInt8], for path: String) throws(StoreError) {
-      try writer.makeDirectories(FilePath(path).parent.string)
-      _ = try writer.resolveInsideBoundary(path)
+      try writer.makeDirectories(FilePath(path).parent)
+      _ = try writer.resolveInsideBoundary(FilePath(path))
       let step = PlannedStep.write(path, bytes: bytes, replaces: try Journal.hash(ofFileAt: path))
       try record(step)
       let fd = try Journal.createNew(step.stagedPath)
       defer { close(fd) }
-      try writeAll(fd, bytes, path: step.stagedPath)
+      try writeAll(fd, bytes, path: FilePath(step.stagedPath))
       directories.insert(FilePath(path).parent.string)
     }
 
     /// Schedules the deletion of `path`. Its directory must be writable now: found after the
     /// commit record, that would leave the operation half-applied until permissions change.
     package func delete(_ path: String) throws(StoreError) {
-      _ = try writer.resolveInsideBoundary(path)
+      _ = try writer.resolveInsideBoundary(FilePath(path))
       if !directories.contains(FilePath(path).parent.string) {
         try Journal.requireWritable(FilePath(path).parent.string, toChange: path)
       }
@@ -130,7 +130,7 @@ package struct Journal: Sendable {
     }
 
     private func record(_ step: PlannedStep) throws(StoreError) {
-      try writeAll(planFD, step.line(journal.layout), path: journal.planPath)
+      try writeAll(planFD, step.line(journal.layout), path: FilePath(journal.planPath))
       steps.append(step)
     }
 
@@ -142,10 +142,10 @@ package struct Journal: Sendable {
         if let record {
           let history = AuditLog.path(journal.layout)
           try Journal.requireWritable(
-            FileIO.exists(history) ? history : FilePath(history).parent.string, toChange: history)
+            FileIO.exists(FilePath(history)) ? history : FilePath(history).parent.string, toChange: history)
           let fd = try Journal.createNew(journal.auditPath)
           defer { close(fd) }
-          try writeAll(fd, record, path: journal.auditPath)
+          try writeAll(fd, record, path: FilePath(journal.auditPath))
           try self.record(.append(record, to: history, at: AuditLog.size(history)))
         }
         closePlan()
@@ -154,8 +154,9 @@ package struct Journal: Sendable {
         let staged = steps.compactMap(\.staged)
         let journalFiles = [journal.planPath] + (record == nil ? [] : [journal.auditPath])
         try FileIO.sync(
-          staged + directories.filter(FileIO.isDirectory) + journalFiles + [journal.directory],
-          orFileSystemOf: staged.count > 64 ? journal.layout.root : nil)
+          staged.map(FilePath.init) + directories.map(FilePath.init).filter(FileIO.isDirectory)
+            + (journalFiles + [journal.directory]).map(FilePath.init),
+          orFileSystemOf: staged.count > 64 ? FilePath(journal.layout.root) : nil)
         DebugPause.at("after-stage")
         try journal.writeCommitRecord()
       } catch {
@@ -163,7 +164,7 @@ package struct Journal: Sendable {
       }
       DebugPause.at("after-commit")
       do throws(StoreError) {
-        try AtomicWriter.syncDirectory(journal.directory)
+        try AtomicWriter.syncDirectory(FilePath(journal.directory))
         try journal.rollForward(steps, verify: false, operation: operation)
       } catch {
         throw StoreError.unfinished(operation: operation, cause: error.description)
@@ -182,7 +183,7 @@ package struct Journal: Sendable {
   /// asks only whether it is there). Throws only when it was not created, so the caller rolls
   /// back; the caller makes it durable (the journal's directory) after it.
   func writeCommitRecord() throws(StoreError) {
-    let fd = POSIX.open(commitPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+    let fd = POSIX.open(FilePath(commitPath), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw StoreError.io(commitPath, operation: "create", errno: Errno(errno)) }
     close(fd)
   }
@@ -190,17 +191,17 @@ package struct Journal: Sendable {
   /// Finishes or undoes an interrupted operation; returns what was done, or nil when nothing
   /// waited. With `abandon`, drops the journal and leaves every document as it is.
   package func recover(abandon: Bool = false) throws(StoreError) -> String? {
-    guard FileIO.entry(planPath) != .missing else { return nil }
+    guard FileIO.entry(FilePath(planPath)) != .missing else { return nil }
     let plan = try readPlan()
     if !plan.untrusted.isEmpty {
       throw StoreError.refused(.untrustedJournal(plan: layout.relative(planPath), names: plan.untrusted))
     }
     if abandon {
-      for step in plan.steps { if let staged = step.staged { try FileIO.remove(staged) } }
+      for step in plan.steps { if let staged = step.staged { try FileIO.remove(FilePath(staged)) } }
       try finish()
       return "abandoned the interrupted \(plan.operation); every document is as it was found"
     }
-    if FileIO.entry(commitPath) != .missing {
+    if FileIO.entry(FilePath(commitPath)) != .missing {
       do throws(StoreError) {
         try rollForward(plan.steps, verify: true, operation: plan.operation)
       } catch {
@@ -222,13 +223,13 @@ package struct Journal: Sendable {
   /// target holds the new content, or is gone) is skipped, so this may run any number of times.
   /// Every step is checked before any is applied, so a refusal changes nothing.
   func rollForward(_ steps: [PlannedStep], verify: Bool, operation: String) throws(StoreError) {
-    let writer = AtomicWriter(boundary: layout.root)
+    let writer = AtomicWriter(boundary: FilePath(layout.root))
     var remaining: [PlannedStep] = []
     var directories = Set<String>()
     for step in steps {
       if step.action != .append {
         // A directory on the way may have become a symbolic link leading out since the plan was written.
-        _ = try writer.resolveInsideBoundary(step.path)
+        _ = try writer.resolveInsideBoundary(FilePath(step.path))
         directories.insert(FilePath(step.path).parent.string)
       }
       if try !isDone(step, verify: verify, operation: operation) { remaining.append(step) }
@@ -236,18 +237,18 @@ package struct Journal: Sendable {
     for step in remaining {
       switch step.action {
       case .write:
-        if POSIX.rename(step.stagedPath, step.path) != 0 {
+        if POSIX.rename(FilePath(step.stagedPath), FilePath(step.path)) != 0 {
           throw StoreError.io(step.path, operation: "rename", errno: Errno(errno))
         }
       case .delete:
-        try FileIO.remove(step.path)
+        try FileIO.remove(FilePath(step.path))
       case .append:
-        let record = try FileIO.read(auditPath, limit: Int.max, followLinks: false)
+        let record = try FileIO.read(FilePath(auditPath), limit: Int.max, followLinks: false)
         try AuditLog.appendOnce(record, layout: layout, at: step.offset ?? AuditLog.size(step.path))
       }
     }
-    for directory in directories.sorted() where FileIO.isDirectory(directory) {
-      try AtomicWriter.syncDirectory(directory)
+    for directory in directories.sorted() where FileIO.isDirectory(FilePath(directory)) {
+      try AtomicWriter.syncDirectory(FilePath(directory))
     }
     try finish()
   }
@@ -261,7 +262,7 @@ package struct Journal: Sendable {
     switch step.action {
     case .write:
       let staged = step.stagedPath
-      guard FileIO.entry(staged) != .missing else {
+      guard FileIO.entry(FilePath(staged)) != .missing else {
         let found = try Journal.hash(ofFileAt: step.path)
         guard let expected = step.sha256, found == expected else {
           let what = found == step.replaces ? "its staged file is gone (a `git clean`?)" : "it was changed since"
@@ -274,15 +275,15 @@ package struct Journal: Sendable {
       }
       return false
     case .delete:
-      guard FileIO.entry(step.path) != .missing else { return true }
+      guard FileIO.entry(FilePath(step.path)) != .missing else { return true }
       if verify, let expected = step.replaces, try Journal.hash(ofFileAt: step.path) != expected {
         throw unverifiable(step.path, "it was changed since the operation planned to delete it")
       }
       return false
     case .append:
-      guard FileIO.entry(auditPath) == .missing else {
+      guard FileIO.entry(FilePath(auditPath)) == .missing else {
         if verify, let expected = step.sha256,
-          sha256Hex(try FileIO.read(auditPath, limit: Int.max, followLinks: false)) != expected
+          sha256Hex(try FileIO.read(FilePath(auditPath), limit: Int.max, followLinks: false)) != expected
         {
           throw unverifiable(auditPath, "the staged audit record was altered since it was written")
         }
@@ -298,7 +299,7 @@ package struct Journal: Sendable {
 
   /// Removes what a plan staged, then the journal; the store is as it was.
   func rollBack(_ steps: [PlannedStep]) throws(StoreError) {
-    for step in steps { if let staged = step.staged { try FileIO.remove(staged) } }
+    for step in steps { if let staged = step.staged { try FileIO.remove(FilePath(staged)) } }
     // A file staged just before a crash may have outrun its plan line: sweep the data directory.
     try removeStrayStagedFiles(in: layout.dataDirectory)
     try finish()
@@ -316,9 +317,9 @@ package struct Journal: Sendable {
   }
 
   func removeStrayStagedFiles(in directory: String) throws(StoreError) {
-    for (name, kind) in try FileIO.entries(of: directory) {
+    for (name, kind) in try FileIO.entries(of: FilePath(directory)) {
       if name.hasSuffix(".formsctl-journal") {
-        try FileIO.remove((FilePath(directory) / name).string)
+        try FileIO.remove(FilePath(directory) / name)
       } else if !name.hasPrefix(".") && kind == .directory {
         try removeStrayStagedFiles(in: (FilePath(directory) / name).string)
       }
@@ -329,15 +330,16 @@ package struct Journal: Sendable {
   /// nothing waits), then the commit record.
   func finish() throws(StoreError) {
     try removeJournalFiles(keeping: [planPath, commitPath])
-    try FileIO.remove(planPath)
-    try FileIO.remove(commitPath)
-    try AtomicWriter.syncDirectory(directory)
+    try FileIO.remove(FilePath(planPath))
+    try FileIO.remove(FilePath(commitPath))
+    try AtomicWriter.syncDirectory(FilePath(directory))
   }
 
   /// Removes the files of the journal directory but `keeping`.
   func removeJournalFiles(keeping: Set<String> = []) throws(StoreError) {
-    for (name, _) in try FileIO.entries(of: directory) where !keeping.contains((FilePath(directory) / name).string) {
-      try FileIO.remove((FilePath(directory) / name).string)
+    for (name, _) in try FileIO.entries(of: FilePath(directory))
+    where !keeping.contains((FilePath(directory) / name).string) {
+      try FileIO.remove(FilePath(directory) / name)
     }
   }
 
@@ -348,10 +350,10 @@ package struct Journal: Sendable {
   func removeLeftovers() throws(StoreError) -> String? {
     var temporaries = 0
     func sweep(_ directory: String, recursive: Bool) throws(StoreError) {
-      for (name, kind) in try FileIO.entries(of: directory) {
+      for (name, kind) in try FileIO.entries(of: FilePath(directory)) {
         let path = (FilePath(directory) / name).string
         if kind == .file && (AtomicWriter.isTemporaryName(name) || name.hasPrefix(Journal.probePrefix)) {
-          try FileIO.remove(path)
+          try FileIO.remove(FilePath(path))
           temporaries += 1
         } else if recursive && kind == .directory && !name.hasPrefix(".") {
           try sweep(path, recursive: true)
@@ -364,8 +366,8 @@ package struct Journal: Sendable {
     try sweep(layout.indexDirectory, recursive: false)
     try sweep(layout.dataDirectory, recursive: true)
     if layout.schemasInsideRoot { try sweep(layout.schemasDirectory, recursive: true) }
-    if FileIO.entry(planPath) == .missing {
-      let left = try FileIO.entries(of: directory).count
+    if FileIO.entry(FilePath(planPath)) == .missing {
+      let left = try FileIO.entries(of: FilePath(directory)).count
       try removeJournalFiles()
       temporaries += left
     }
@@ -382,24 +384,25 @@ package struct Journal: Sendable {
   /// Refuses unless `path` (a directory, or a file to append to) can be written now, naming what
   /// needs it. Tried, not asked (`access` says yes to root on an immutable or read-only directory).
   static func requireWritable(_ path: String, toChange target: String) throws(StoreError) {
-    let probe = FileIO.entry(path) == .directory ? (FilePath(path) / (probePrefix + "\(getpid())")).string : nil
-    if let probe { try FileIO.remove(probe) }  // a killed writer's, under the lock this one now holds
+    let probe =
+      FileIO.entry(FilePath(path)) == .directory ? (FilePath(path) / (probePrefix + "\(getpid())")).string : nil
+    if let probe { try FileIO.remove(FilePath(probe)) }  // a killed writer's, under the lock this one now holds
     let fd =
-      probe.map { POSIX.open($0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
-      ?? POSIX.open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
+      probe.map { POSIX.open(FilePath($0), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
+      ?? POSIX.open(FilePath(path), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else {
       if errno == ENOENT { return }
       throw StoreError.io(path, operation: "write (needed to change \(FilePath(target).name))", errno: Errno(errno))
     }
     close(fd)
-    if let probe { try FileIO.remove(probe) }
+    if let probe { try FileIO.remove(FilePath(probe)) }
   }
 
   /// Creates `path` afresh for writing: whatever was there (a leftover, or a symbolic link planted
   /// in a checkout) is unlinked, never written through (`O_EXCL | O_NOFOLLOW`).
   static func createNew(_ path: String) throws(StoreError) -> Int32 {
-    try FileIO.remove(path)
-    let fd = POSIX.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+    try FileIO.remove(FilePath(path))
+    let fd = POSIX.open(FilePath(path), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw StoreError.io(path, operation: "create", errno: Errno(errno)) }
     return fd
   }

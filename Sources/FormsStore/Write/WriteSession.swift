@@ -127,7 +127,7 @@ public final class WriteSession: Sendable {
     let staged: Bool? = state.withLock { state in
       state.writtenPaths.contains(path) ? true : state.deletedPaths.contains(path) ? false : nil
     }
-    return staged ?? FileIO.exists(path)
+    return staged ?? FileIO.exists(FilePath(path))
   }
 
   /// The journal's transaction, begun on the first file staged.

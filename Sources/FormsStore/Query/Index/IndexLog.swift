@@ -36,8 +36,8 @@ enum IndexLog {
   /// The lines at `path` with `fingerprint`, the last per name, and the file's size in bytes (0
   /// when there is none).
   static func load(_ path: String, fingerprint: String) throws(StoreError) -> (lines: [String: Line], size: Int) {
-    guard FileIO.entry(path) == .file else { return ([:], 0) }
-    let bytes = try FileIO.read(path, followLinks: false)
+    guard FileIO.entry(FilePath(path)) == .file else { return ([:], 0) }
+    let bytes = try FileIO.read(FilePath(path), followLinks: false)
     var lines: [String: Line] = [:]
     for text in bytes.split(separator: UInt8(ascii: "\n")) {
       guard let value = try? JSONParser().parse(Array(text)), let line = Self.line(value, fingerprint: fingerprint)
@@ -51,11 +51,11 @@ enum IndexLog {
   static func append(_ lines: [Line], fingerprint: String, to path: String) throws(StoreError) {
     guard !lines.isEmpty else { return }
     let text = lines.map { JSONWriter.compact(json($0, fingerprint: fingerprint)) + "\n" }.joined()
-    try FileIO.makeDirectories(FilePath(path).parent.string)
-    let fd = POSIX.open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+    try FileIO.makeDirectories(FilePath(path).parent)
+    let fd = POSIX.open(FilePath(path), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
     defer { close(fd) }
-    try writeAll(fd, Array(text.utf8), path: path)
+    try writeAll(fd, Array(text.utf8), path: FilePath(path))
   }
 
   static func json(_ line: Line, fingerprint: String) -> JSONValue {

@@ -66,9 +66,9 @@ extension Store {
         lines[kind, default: []].append(IndexLog.Line(name: name, entry: nil, at: at))
         continue
       }
-      let stamp = FileStamp(path)
+      let stamp = FileStamp(FilePath(path))
       let bytes: [UInt8]
-      do throws(StoreError) { bytes = try FileIO.read(path, followLinks: false) } catch {
+      do throws(StoreError) { bytes = try FileIO.read(FilePath(path), followLinks: false) } catch {
         continue  // A cache: the next query reads the file itself.
       }
       guard let stamp else { continue }
@@ -107,8 +107,8 @@ extension Store {
   /// Removes a log folded into its index, unless lines were appended meanwhile (they stay, to be
   /// checked by stat as every line is).
   private func dropIndexLog(_ path: String, folded size: Int) {
-    guard FileStamp(path)?.size == size else { return }
-    do throws(StoreError) { try FileIO.remove(path) } catch {
+    guard FileStamp(FilePath(path))?.size == size else { return }
+    do throws(StoreError) { try FileIO.remove(FilePath(path)) } catch {
       // Deliberately not an error: a log left behind is checked line by line as before.
       return
     }
@@ -119,8 +119,8 @@ extension Store {
   @discardableResult
   private func saveIndex(_ bytes: [UInt8], to path: String) -> Bool {
     do throws(StoreError) {
-      try FileIO.makeDirectories(FilePath(path).parent.string)
-      try AtomicWriter(boundary: layout.stateDirectory).write(bytes, to: path)
+      try FileIO.makeDirectories(FilePath(path).parent)
+      try AtomicWriter(boundary: FilePath(layout.stateDirectory)).write(bytes, to: FilePath(path))
       return true
     } catch {
       // Deliberately not an error: see above.
@@ -156,7 +156,7 @@ extension Store {
       + configuration.indexRacyWindow.components.attoseconds / 1_000_000_000
     // The directory is listed unless its stat vouches that it still lists the index's files
     // (not followed: a directory replaced by a link to it is listed, and refused there).
-    let directoryStamp = FileStamp(notFollowing: directory)
+    let directoryStamp = FileStamp(notFollowing: FilePath(directory))
     let listing = try ListingStamp.load(listingStampPath(kind))
     let vouched =
       if let now = directoryStamp, let listing, index.namesAreFlat {
@@ -167,10 +167,10 @@ extension Store {
     // The files to visit: the index's names (read in place, on every core) when it stands for
     // the listing, else the listing's.
     let (listed, irregular) =
-      vouched ? ([String](), [String]()) : try FileIO.walkNames(directory, suffix: StoreLayout.documentSuffix)
+      vouched ? ([String](), [String]()) : try FileIO.walkNames(FilePath(directory), suffix: StoreLayout.documentSuffix)
     let count = vouched ? index.count : listed.count
     @Sendable func name(_ k: Int) -> String { vouched ? index.name(k) : listed[k] }
-    guard let opened = FileIO.Directory(directory) else {
+    guard let opened = FileIO.Directory(FilePath(directory)) else {
       return count == 0 ? ([], irregular) : nil  // Not listable as a directory now: read the long way.
     }
     let sensitive = sensitiveMembers(kind)
@@ -206,7 +206,7 @@ extension Store {
           parses: index.parses(position), nonScalar: index.nonScalar(position),
           projection: index.projection(position), name: name, in: directory)
       } else {
-        let bytes = try FileIO.readListed((FilePath(directory) / name).string, in: opened)
+        let bytes = try FileIO.readListed(FilePath(directory) / name, in: opened)
         let entry = KindIndex.entry(bytes, stamp: stamp, sensitive: sensitive)
         chunk.sources.append(Source.read)
         chunk.read.append((k, entry))
@@ -337,7 +337,7 @@ private struct IndexJudge: Sendable {
     let value: JSONValue
     if readsContainer(nonScalar) {
       // A member the query reads holds an object or array here: judged from the file itself.
-      let bytes = try FileIO.read((FilePath(directory) / name).string)
+      let bytes = try FileIO.read(FilePath(directory) / name)
       guard let whole = try? JSONParser().parse(bytes) else { return .unparsable }
       value = whole
     } else {
