@@ -108,7 +108,7 @@ extension LanguageServer {
     var out: [String: FileStamp?] = [:]
     let files: [String]
     do {
-      files = try FileIO.walk(FilePath(layout.schemasDirectory), suffix: ".yaml", followingTop: true).files
+      files = try FileIO.walk(layout.schemasPath, suffix: ".yaml", followingTop: true).files
     } catch {
       return out  // the registry's load reports what cannot be listed
     }

@@ -30,7 +30,7 @@ extension Store {
   /// before its first file.
   public static func initialize(at directory: String) throws(StoreError) -> Initialized {
     let absolute = FilePath(directory).absolute(from: FileIO.currentDirectory).string
-    if FileIO.exists(FilePath(StoreLayout.manifestPath(root: absolute))) { throw StoreError.storeExists(directory) }
+    if FileIO.exists(StoreLayout.manifestPath(root: absolute)) { throw StoreError.storeExists(directory) }
     if absolute != "/",
       let outer = StoreLayout.nearest(holding: StoreLayout.manifestName, from: FilePath(absolute).parent.string)
     {
@@ -74,7 +74,7 @@ extension Store {
     for path in directories { try writer.makeDirectories(FilePath(path)) }
     for file in missing { try writer.write(file.contents, to: FilePath(file.path)) }
     // The manifest last: a store exists only once everything it names does.
-    try writer.write(Array(initialManifest.utf8), to: FilePath(StoreLayout.manifestPath(root: root)))
+    try writer.write(Array(initialManifest.utf8), to: StoreLayout.manifestPath(root: root))
     return Initialized(layout: try StoreLayout(root: root), kept: kept)
   }
 

@@ -29,7 +29,7 @@ struct SyncFaultTests {
       try server.psql("CREATE TABLE formsctl.saved AS SELECT * FROM formsctl.claim")
 
       let reference = try copy(pristine, to: dir + "/reference", server: server)
-      let counter = FaultInjection.arm(FilePath(reference.layout.root))
+      let counter = FaultInjection.arm(reference.layout.rootPath)
       let actions = try Sync(store: reference, url: try DatabaseURL(server.url)).run().map(\.action)
       counter.disarm()
       #expect(actions == ["merged", "pulled", "pushed"], "\(actions)")
@@ -43,7 +43,7 @@ struct SyncFaultTests {
           let copied = try copy(pristine, to: dir + "/run", server: server)
           defer { try? FileManager.default.removeItem(atPath: dir + "/run") }
           let faulty = try Sync(store: copied, url: try DatabaseURL(server.url))
-          let armed = FaultInjection.arm(FilePath(copied.layout.root), fault: .init(nth: nth, persistent: persistent))
+          let armed = FaultInjection.arm(copied.layout.rootPath, fault: .init(nth: nth, persistent: persistent))
           var failed: SyncError?
           do throws(SyncError) { _ = try faulty.run() } catch { failed = error }
           armed.disarm()

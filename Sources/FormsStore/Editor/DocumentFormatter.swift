@@ -60,7 +60,7 @@ public struct DocumentFormatter: Sendable {
       let mine =
         documentsOnly ? store.paths.filter { store.layout.holdsDocument((FilePath(cwd) / $0).string) } : store.paths
       guard !mine.isEmpty else { continue }
-      let formatter = DocumentFormatter(check: check, writer: AtomicWriter(boundary: FilePath(store.layout.root)))
+      let formatter = DocumentFormatter(check: check, writer: AtomicWriter(boundary: store.layout.rootPath))
       if check {
         results += formatter.run(mine).results
       } else {

@@ -95,7 +95,7 @@ public struct GitRepository: Sendable {
   /// (`merge=union`: both branches' records are kept) (idempotent), or undoes it.
   public func installMergeDriver(layout: StoreLayout, uninstall: Bool) throws(StoreError) -> [String] {
     func relative(_ path: String) -> String { FilePath(root).relative(FilePath(path)) ?? path }
-    let dataPrefix = FilePath(root).relative(FilePath(layout.dataDirectory)).map { $0 + "/" } ?? ""
+    let dataPrefix = FilePath(root).relative(layout.dataPath).map { $0 + "/" } ?? ""
     let wanted = [
       Self.attributesPattern("\(dataPrefix)**/*.json") + " merge=formsctl",
       Self.attributesPattern(relative(AuditLog.path(layout))) + " merge=union",
@@ -150,7 +150,7 @@ public enum RevisionCheck {
     display: (String) -> String
   ) throws(StoreError) -> [Diagnostic] {
     var diagnostics: [Diagnostic] = []
-    let manifest = StoreLayout.manifestPath(root: layout.root)
+    let manifest = StoreLayout.manifestPath(root: layout.root).string
     let roles = try git.contents(of: manifest, at: revision).map { bytes throws(StoreError) in
       try StoreLayout.roles(inManifest: bytes, shown: "\(display(manifest)) at \(revision)")
     }

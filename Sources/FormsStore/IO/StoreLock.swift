@@ -20,20 +20,19 @@ package final class StoreLock {
 
   /// Takes the store lock, waiting up to `wait` seconds; names the holder's pid and command when it cannot.
   package convenience init(store: StoreLayout, command: String, wait: Double) throws(StoreError) {
-    try self.init(store: store, path: FilePath(store.lockPath), command: command, wait: wait)
+    try self.init(store: store, path: store.lockPath, command: command, wait: wait)
   }
 
   /// Takes the sync lock (`.formsctl/sync/lock`): one sync of a store at a time, whatever the
   /// database, while writers still take the store lock for each write inside it.
   package static func sync(_ store: StoreLayout, command: String, wait: Double) throws(StoreError) -> StoreLock {
-    try StoreLock(store: store, path: FilePath(store.syncLockPath), command: command, wait: wait)
+    try StoreLock(store: store, path: store.syncLockPath, command: command, wait: wait)
   }
 
   private init(store: StoreLayout, path: FilePath, command: String, wait: Double) throws(StoreError) {
     // formsctl's own directories are never followed out of the store: a checkout may carry links.
     let parent = path.parent
-    let ownDirectories = [store.stateDirectory, store.journalDirectory, store.snapshotsDirectory].map(FilePath.init)
-    for directory in ownDirectories + [parent] {
+    for directory in [store.state, store.journalDirectory, store.snapshotsDirectory, parent] {
       let found = FileIO.entry(directory)
       guard found == .directory || found == .missing else {
         throw StoreError.wrongFileType(directory.string, found: FileIO.describe(directory), expected: "a directory")

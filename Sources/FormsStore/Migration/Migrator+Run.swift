@@ -214,7 +214,7 @@ extension Migrator {
   public func changedDescriptors() throws(StoreError) -> [(path: String, migratedAt: String)] {
     var changed: [(path: String, migratedAt: String)] = []
     for (relative, record) in try recordedChecksums().sorted(by: { $0.key < $1.key }) {
-      let path = (FilePath(store.layout.root) / relative).string
+      let path = (store.layout.rootPath / relative).string
       guard FileIO.exists(FilePath(path)) else { continue }
       if try descriptorChecksum(path) != record.checksum { changed.append((relative, record.time)) }
     }
@@ -227,7 +227,7 @@ extension Migrator {
       var changed: [String] = []
       var descriptors = JSONObject()
       for (relative, record) in try recordedChecksums().sorted(by: { $0.key < $1.key }) {
-        let path = (FilePath(store.layout.root) / relative).string
+        let path = (store.layout.rootPath / relative).string
         guard FileIO.exists(FilePath(path)) else { continue }
         let current = try descriptorChecksum(path)
         if current != record.checksum {

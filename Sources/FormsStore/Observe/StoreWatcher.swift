@@ -105,7 +105,7 @@ struct StoreWatcher {
 
   /// The store is still there (its manifest), or the watch ends with an error.
   private func requireStore() throws(StoreError) {
-    guard FileIO.entry(FilePath(StoreLayout.manifestPath(root: store.layout.root))) == .file else {
+    guard FileIO.entry(StoreLayout.manifestPath(root: store.layout.root)) == .file else {
       throw StoreError.storeGone(store.layout.root)
     }
   }

@@ -100,8 +100,9 @@ extension Store {
       for version in prepared { try session.stage(version) }
       if recipients != current {
         let manifest = StoreLayout.manifestPath(root: layout.root)
-        let text = String(decoding: try FileIO.read(FilePath(manifest)), as: UTF8.self)
-        try session.stage(Array(StoreLayout.manifest(text, recipients: recipients).utf8), to: manifest, entry: nil)
+        let text = String(decoding: try FileIO.read(manifest), as: UTF8.self)
+        try session.stage(
+          Array(StoreLayout.manifest(text, recipients: recipients).utf8), to: manifest.string, entry: nil)
         session.operation.recordsWithoutDocuments = true
       }
       session.details["recipients"] = .number(JSONNumber(recipients.count))

@@ -318,7 +318,7 @@ extension Snapshots {
     guard !place.isRemote else { return }
     try Self.requireDirectory(place.text)
     let resolved = FileIO.realPath(FilePath(place.text)) ?? FilePath(place.text)
-    let root = FileIO.realPath(FilePath(layout.root)) ?? FilePath(layout.root)
+    let root = FileIO.realPath(layout.rootPath) ?? layout.rootPath
     if root.contains(resolved) {
       throw StoreError.refused(.copyInsideStore(path: place.text))
     }

@@ -131,7 +131,7 @@ extension Snapshots {
   /// The audit entry for a restored file under data/: its kind from `_schema`, its id from its
   /// name, the pointers that change when both versions parse. Other files are not documents.
   func auditEntry(_ path: String, old: [UInt8]?, new: [UInt8]?) -> AuditEntry? {
-    guard FilePath(layout.dataDirectory).relative(FilePath(path)) != nil, let id = StoreLayout.id(fromFile: path) else {
+    guard layout.dataPath.relative(FilePath(path)) != nil, let id = StoreLayout.id(fromFile: path) else {
       return nil
     }
     let before = old.flatMap { try? JSONParser().parse($0) }

@@ -145,8 +145,7 @@ extension Snapshots {
     throws(StoreError)
   {
     try Self.walkRuns(layout.dataDirectory, as: "data", sorted: sorted, body)
-    let manifest = StoreLayout.manifestPath(root: layout.root)
-    try body(FilePath(manifest).parent.string, "", [StoreLayout.manifestName])
+    try body(StoreLayout.manifestPath(root: layout.root).parent.string, "", [StoreLayout.manifestName])
     if layout.schemasInsideRoot { try Self.walkRuns(layout.schemasDirectory, as: "schemas", sorted: sorted, body) }
   }
 

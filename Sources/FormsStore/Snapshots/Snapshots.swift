@@ -25,7 +25,7 @@ public struct Snapshots: Sendable {
 
   public init(layout: StoreLayout) { self.layout = layout }
 
-  var directory: String { layout.snapshotsDirectory }
+  var directory: String { layout.snapshotsDirectory.string }
   var cachePath: String { (FilePath(directory) / ".hash-cache").string }
 
   /// A snapshot on disk. Its manifest is read on first use (listing needs only names and times).
@@ -156,7 +156,7 @@ public struct Snapshots: Sendable {
     if layout.schemasInsideRoot {
       files += try under(layout.schemasDirectory, as: "schemas/")
     }
-    files.append((StoreLayout.manifestName, StoreLayout.manifestPath(root: layout.root)))
+    files.append((StoreLayout.manifestName, StoreLayout.manifestPath(root: layout.root).string))
     return files
   }
 

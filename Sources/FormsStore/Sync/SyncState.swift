@@ -108,7 +108,7 @@ public struct SyncState: Sendable {
     self.database = database
   }
 
-  public var directory: String { (FilePath(layout.syncDirectory) / database).string }
+  public var directory: String { (layout.syncDirectory / database).string }
 
   /// The records of `kind`, open for a run.
   public func table(_ kind: String) throws(StoreError) -> Table { try Table(directory: directory, kind: kind) }
@@ -119,18 +119,18 @@ public struct SyncState: Sendable {
   /// Writes the database's identity beside its records (for people; nothing reads it back).
   public func describe(_ identity: JSONValue) throws(StoreError) {
     try FileIO.makeDirectories(FilePath(directory))
-    try AtomicWriter(boundary: FilePath(layout.root)).write(
+    try AtomicWriter(boundary: layout.rootPath).write(
       Array(JSONWriter.canonicalString(identity).utf8), to: FilePath(directory) / "database.json")
   }
 
   /// The state of the database synced with most recently (its `database.json` written last), if any.
   public static func latest(_ layout: StoreLayout) throws(StoreError) -> SyncState? {
     let root = layout.syncDirectory
-    guard FileIO.isDirectory(FilePath(root)) else { return nil }
+    guard FileIO.isDirectory(root) else { return nil }
     var best: (time: Int64, name: String)?
-    for entry in try FileIO.entries(of: FilePath(root)) {
+    for entry in try FileIO.entries(of: root) {
       var info = stat()
-      guard stat((FilePath(root) / entry.name / "database.json").string, &info) == 0 else { continue }
+      guard stat((root / entry.name / "database.json").string, &info) == 0 else { continue }
       let time = Platform.times(info).modified
       if time > best?.time ?? Int64.min { best = (time, entry.name) }
     }

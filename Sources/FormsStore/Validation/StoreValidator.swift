@@ -73,7 +73,7 @@ public struct StoreValidator: Sendable {
   /// Every document file of the store, including names that are not regular files (symbolic
   /// links, FIFOs...): `check` reports those with a warning instead of opening them.
   public func allFiles() throws(StoreError) -> [String] {
-    let (files, irregular) = try FileIO.walk(FilePath(layout.dataDirectory), suffix: ".json")
+    let (files, irregular) = try FileIO.walk(layout.dataPath, suffix: ".json")
     return irregular.isEmpty ? files : (files + irregular).sorted()  // each list comes sorted
   }
 
@@ -84,7 +84,7 @@ public struct StoreValidator: Sendable {
       let absolute = FilePath(given).absolute(from: workingDirectory).string
       guard FileIO.exists(FilePath(absolute)) else { throw StoreError.fileNotFound(given) }
       let real = FileIO.realPath(FilePath(absolute)) ?? FilePath(absolute)
-      let data = FileIO.realPath(FilePath(layout.dataDirectory)) ?? FilePath(layout.dataDirectory)
+      let data = FileIO.realPath(layout.dataPath) ?? layout.dataPath
       guard data.contains(real) else {
         throw StoreError.pathOutsideStore("\(given) (documents live under \(display(layout.dataDirectory)))")
       }
@@ -117,9 +117,9 @@ public struct StoreValidator: Sendable {
   /// names sorted, a subdirectory where its name falls).
   public func validateStore(progress: ProgressHandler? = nil) throws(StoreError) -> Report {
     // The total is counted first only for someone watching the progress (one more listing).
-    let total = try progress == nil ? 0 : FileIO.countFiles(under: FilePath(layout.dataDirectory), suffix: ".json")
+    let total = try progress == nil ? 0 : FileIO.countFiles(under: layout.dataPath, suffix: ".json")
     return try validate(many: true, total: total, progress: progress) { body throws(StoreError) in
-      try FileIO.walkBatches(FilePath(layout.dataDirectory), suffix: ".json", size: Self.batchSize, body)
+      try FileIO.walkBatches(layout.dataPath, suffix: ".json", size: Self.batchSize, body)
     }
   }
 
@@ -132,7 +132,7 @@ public struct StoreValidator: Sendable {
     var prepared = self
     if many {
       prepared.ids = try listIDs()
-      prepared.data = FileIO.Directory(FilePath(layout.dataDirectory))
+      prepared.data = FileIO.Directory(layout.dataPath)
     }
     let this = prepared
     let counter = ProgressCounter("checking", total: total, progress)

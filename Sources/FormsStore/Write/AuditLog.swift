@@ -46,7 +46,7 @@ public struct AuditEntry: Sendable, Equatable {
 /// journaled commit (so `recover` finishing an operation finishes its record too), kept in git.
 public enum AuditLog {
   /// The log's path in `layout`.
-  public static func path(_ layout: StoreLayout) -> String { layout.historyPath }
+  public static func path(_ layout: StoreLayout) -> String { layout.historyPath.string }
 
   /// The record of one change: `time`, `user`, `operation`, `command`, `documents`, then `details`.
   public static func record(

@@ -74,8 +74,8 @@ extension Journal {
         return
       }
       let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
-      let path = (FilePath(layout.root) / relative).string
-      let staged = step["staged"]?.stringValue.map { (FilePath(layout.root) / $0).string }
+      let path = (layout.rootPath / relative).string
+      let staged = step["staged"]?.stringValue.map { (layout.rootPath / $0).string }
       guard !relative.hasPrefix("/"), !parts.contains(".."), !parts.contains(""), parts.first != ".formsctl",
         staged == nil || staged == Journal.stagedPath(for: path), (action == .write) == (staged != nil)
       else { return nil }

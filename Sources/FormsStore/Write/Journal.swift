@@ -44,7 +44,7 @@ package struct Journal: Sendable {
   static let planFormat = 2
 
   package let layout: StoreLayout
-  var directory: String { layout.journalDirectory }
+  var directory: String { layout.journalDirectory.string }
   var planPath: String { (FilePath(directory) / "plan.ndjson").string }
   var commitPath: String { (FilePath(directory) / "COMMIT").string }
   /// The staged audit record; its target is always `AuditLog.path(layout)`, whatever a plan says.
@@ -96,7 +96,7 @@ package struct Journal: Sendable {
       self.journal = journal
       self.operation = operation
       self.planFD = planFD
-      self.writer = AtomicWriter(boundary: FilePath(journal.layout.root))
+      self.writer = AtomicWriter(boundary: journal.layout.rootPath)
     }
 
     deinit { closePlan() }
@@ -156,7 +156,7 @@ package struct Journal: Sendable {
         try FileIO.sync(
           staged.map(FilePath.init) + directories.map(FilePath.init).filter(FileIO.isDirectory)
             + (journalFiles + [journal.directory]).map(FilePath.init),
-          orFileSystemOf: staged.count > 64 ? FilePath(journal.layout.root) : nil)
+          orFileSystemOf: staged.count > 64 ? journal.layout.rootPath : nil)
         DebugPause.at("after-stage")
         try journal.writeCommitRecord()
       } catch {
@@ -223,7 +223,7 @@ package struct Journal: Sendable {
   /// target holds the new content, or is gone) is skipped, so this may run any number of times.
   /// Every step is checked before any is applied, so a refusal changes nothing.
   func rollForward(_ steps: [PlannedStep], verify: Bool, operation: String) throws(StoreError) {
-    let writer = AtomicWriter(boundary: FilePath(layout.root))
+    let writer = AtomicWriter(boundary: layout.rootPath)
     var remaining: [PlannedStep] = []
     var directories = Set<String>()
     for step in steps {
@@ -349,23 +349,23 @@ package struct Journal: Sendable {
   /// running writer. Returns what was removed, for people.
   func removeLeftovers() throws(StoreError) -> String? {
     var temporaries = 0
-    func sweep(_ directory: String, recursive: Bool) throws(StoreError) {
-      for (name, kind) in try FileIO.entries(of: FilePath(directory)) {
-        let path = (FilePath(directory) / name).string
+    func sweep(_ directory: FilePath, recursive: Bool) throws(StoreError) {
+      for (name, kind) in try FileIO.entries(of: directory) {
+        let path = directory / name
         if kind == .file && (AtomicWriter.isTemporaryName(name) || name.hasPrefix(Journal.probePrefix)) {
-          try FileIO.remove(FilePath(path))
+          try FileIO.remove(path)
           temporaries += 1
         } else if recursive && kind == .directory && !name.hasPrefix(".") {
           try sweep(path, recursive: true)
         }
       }
     }
-    try sweep(layout.root, recursive: false)
-    try sweep(layout.stateDirectory, recursive: false)
+    try sweep(layout.rootPath, recursive: false)
+    try sweep(layout.state, recursive: false)
     // An index a reader could not finish saving (its temporary); the index itself is checked by its readers.
     try sweep(layout.indexDirectory, recursive: false)
-    try sweep(layout.dataDirectory, recursive: true)
-    if layout.schemasInsideRoot { try sweep(layout.schemasDirectory, recursive: true) }
+    try sweep(layout.dataPath, recursive: true)
+    if layout.schemasInsideRoot { try sweep(layout.schemasPath, recursive: true) }
     if FileIO.entry(FilePath(planPath)) == .missing {
       let left = try FileIO.entries(of: FilePath(directory)).count
       try removeJournalFiles()

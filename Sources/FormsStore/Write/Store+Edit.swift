@@ -28,7 +28,7 @@ extension Store {
     // The editor shows every opened value: recorded before the copy is written.
     try recordAccess([access(stored, kind: kind)].compactMap { $0 })
     let directory = layout.editDirectory
-    try FileIO.makeDirectories(FilePath(directory))
+    try FileIO.makeDirectories(directory)
     let temp = try Self.freeName(in: directory, for: "\(kind)-\(id)")
     let original = JSONWriter.canonicalString(stored.value)
     let presented = try kept.map { path throws(StoreError) in try keptText(path, stored: stored) } ?? original
@@ -56,19 +56,19 @@ extension Store {
 
   /// `directory/<base>.json`, or `<base>-2.json`, `<base>-3.json`...: the first name that neither
   /// a copy nor a sealed copy has, so an edit never overwrites the text an earlier one kept.
-  static func freeName(in directory: String, for base: String) throws(StoreError) -> String {
+  static func freeName(in directory: FilePath, for base: String) throws(StoreError) -> String {
     for n in 1...1000 {
-      let path = (FilePath(directory) / (base + (n == 1 ? "" : "-\(n)") + ".json")).string
-      if FileIO.entry(FilePath(path)) == .missing && FileIO.entry(FilePath(path + ".sealed")) == .missing {
-        return path
+      let path = directory / (base + (n == 1 ? "" : "-\(n)") + ".json")
+      if FileIO.entry(path) == .missing && FileIO.entry(FilePath(path.string + ".sealed")) == .missing {
+        return path.string
       }
     }
-    throw StoreError.refused(.tooManyKeptCopies(directory: directory, name: base))
+    throw StoreError.refused(.tooManyKeptCopies(directory: directory.string, name: base))
   }
 
   /// Keeps the person's `text` at `temp`, or beside it sealed: returns where it is.
   func keep(_ text: String, at temp: String, stored: Document) throws(StoreError) -> String {
-    var writer = AtomicWriter(boundary: FilePath(layout.root))
+    var writer = AtomicWriter(boundary: layout.rootPath)
     writer.newFileMode = 0o600
     guard let schema = try? rules.schema(of: stored.value, path: stored.path), schema.hasSensitiveFields,
       !keyring.recipients.isEmpty
@@ -123,7 +123,7 @@ extension Store {
     runEditor: (String) -> Int32
   ) throws(StoreError) -> EditOutcome {
     // The copy holds the plain text of sensitive values the identity opens: only its owner reads it.
-    var writer = AtomicWriter(boundary: FilePath(layout.root))
+    var writer = AtomicWriter(boundary: layout.rootPath)
     writer.newFileMode = 0o600
     var presented = text
     var header = ""

@@ -4,13 +4,13 @@ import Foundation
 extension Store {
   /// Where the index of `kind` lives (`.formsctl/index/KIND.idx`, ignored by git with the rest of
   /// `.formsctl/` but the audit log).
-  func indexPath(_ kind: String) -> String { (FilePath(layout.indexDirectory) / (kind + ".idx")).string }
+  func indexPath(_ kind: String) -> String { (layout.indexDirectory / (kind + ".idx")).string }
 
   /// Where the stamp of the directory of `kind` lives (`.formsctl/index/KIND.dir`, see ``ListingStamp``).
-  func listingStampPath(_ kind: String) -> String { (FilePath(layout.indexDirectory) / (kind + ".dir")).string }
+  func listingStampPath(_ kind: String) -> String { (layout.indexDirectory / (kind + ".dir")).string }
 
   /// Where the index's log of `kind` lives (`.formsctl/index/KIND.log`, see ``IndexLog``).
-  func indexLogPath(_ kind: String) -> String { (FilePath(layout.indexDirectory) / (kind + ".log")).string }
+  func indexLogPath(_ kind: String) -> String { (layout.indexDirectory / (kind + ".log")).string }
 
   /// What an index of `kind` must have been built with to be trusted: the members kept out of it
   /// (every version's sensitive fields).
@@ -120,7 +120,7 @@ extension Store {
   private func saveIndex(_ bytes: [UInt8], to path: String) -> Bool {
     do throws(StoreError) {
       try FileIO.makeDirectories(FilePath(path).parent)
-      try AtomicWriter(boundary: FilePath(layout.stateDirectory)).write(bytes, to: FilePath(path))
+      try AtomicWriter(boundary: layout.state).write(bytes, to: FilePath(path))
       return true
     } catch {
       // Deliberately not an error: see above.
