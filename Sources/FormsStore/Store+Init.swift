@@ -90,13 +90,13 @@ extension Store {
     if abandon, let operation = try journal.pending() {
       // Recorded before the journal goes, once: a run that failed after the append finds its
       // record (by the plan's hash) and does not add a second.
-      let plan = sha256Hex(try FileIO.read(FilePath(journal.planPath), limit: Int.max, followLinks: false))
+      let plan = sha256Hex(try FileIO.read(journal.planPath, limit: Int.max, followLinks: false))
       if try AuditLog.read(layout).records.last?.value["abandoned_plan"]?.stringValue != plan {
         let record = AuditLog.record(
           time: now(), user: AuditLog.currentUser(root: layout.root), operation: "recover --abandon",
           command: "recover --abandon", documents: [],
           details: JSONObject(["abandoned": .string(operation), "abandoned_plan": .string(plan)]))
-        try AuditLog.appendOnce(record, layout: layout, at: AuditLog.size(AuditLog.path(layout)))
+        try AuditLog.appendOnce(record, layout: layout, at: AuditLog.size(layout.historyPath))
       }
     }
     let outcome = try journal.recover(abandon: abandon)

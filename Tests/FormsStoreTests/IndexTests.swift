@@ -175,7 +175,7 @@ import Testing
       let query = Store.Query(sort: [(FilterExpression.Path("title")!, false)])
       let expected = try Self.answer(scanning, query)
       #expect(try Self.answer(indexed, query) == expected)
-      let path = indexed.indexPath("acquisition")
+      let path = indexed.indexPath("acquisition").string
       var bytes = try Self.bytes(path)
       #expect(bytes.starts(with: Array("FORMSIDX".utf8)))
       for damage in ["flip", "truncate", "garbage", "empty"] {
@@ -187,7 +187,8 @@ import Testing
         }
         try writeBytes(bytes, to: path)
         #expect(try Self.answer(indexed, query) == expected, "\(damage)")
-        #expect(try KindIndex.load(path, fingerprint: indexed.indexFingerprint("acquisition")) != nil, "rebuilt")
+        #expect(
+          try KindIndex.load(FilePath(path), fingerprint: indexed.indexFingerprint("acquisition")) != nil, "rebuilt")
         bytes = try Self.bytes(path)
       }
     }
@@ -316,7 +317,7 @@ import Testing
         of: "\"agency\":", with: "\"contracting_officer\": \"Jane Secret\",\n  \"agency\":")
       try writeFile(text, to: path)
       _ = try indexed.list(kind: "acquisition", query: .init(sort: [(FilterExpression.Path("agency")!, false)]))
-      let index = try Self.bytes(indexed.indexPath("acquisition"))
+      let index = try Self.bytes(indexed.indexPath("acquisition").string)
       #expect(Self.contains(index, "ACQ-2026-001") && !Self.contains(index, "Jane Secret"))
     }
   }
@@ -336,8 +337,8 @@ import Testing
       _ = try indexed.list(kind: "acquisition", query: query)
       let index = indexed.indexPath("acquisition")
       let log = indexed.indexLogPath("acquisition")
-      let built = try #require(FileStamp(FilePath(index)))
-      #expect(FileStamp(FilePath(log)) == nil)
+      let built = try #require(FileStamp(index))
+      #expect(FileStamp(log) == nil)
       // A change through the write path: one line in the log, written in its commit.
       _ = try indexed.update(kind: "acquisition", id: "ACQ-2026-002", assignments: [try Assignment("title=Zulu")])
       let lines = try IndexLog.load(log, fingerprint: indexed.indexFingerprint("acquisition")).lines
@@ -346,20 +347,20 @@ import Testing
       // The next query trusts the line: the right answer, and the index file is not written again.
       #expect(try Self.answer(indexed, query) == Self.answer(scanning, query))
       #expect(try indexed.list(kind: "acquisition", query: query).documents.last?.id == "ACQ-2026-002")
-      #expect(FileStamp(FilePath(index)) == built)
+      #expect(FileStamp(index) == built)
       // A line that no longer matches its file (changed behind formsctl's back) is not trusted.
       let path = fixture.root + "/data/acquisitions/ACQ-2026-002.json"
       try writeFile(try readFile(path).replacingOccurrences(of: "Zulu", with: "Aaaa"), to: path)
       #expect(try indexed.list(kind: "acquisition", query: query).documents.first?.id == "ACQ-2026-002")
       #expect(try Self.answer(indexed, query) == Self.answer(scanning, query))
       // A torn line is skipped; a document added changes the files, and the log is folded in.
-      let handle = try #require(FileHandle(forWritingAtPath: log))
+      let handle = try #require(FileHandle(forWritingAtPath: log.string))
       handle.seekToEndOfFile()
       handle.write(Data("{\"f\": \"acq".utf8))
       try handle.close()
       _ = try fixture.acquisition("ACQ-2026-006")
       #expect(try Self.answer(indexed, query) == Self.answer(scanning, query))
-      #expect(FileStamp(FilePath(log)) == nil && FileStamp(FilePath(index)) != built)
+      #expect(FileStamp(log) == nil && FileStamp(index) != built)
     }
   }
 
@@ -401,8 +402,8 @@ import Testing
       let answer = try Self.answer(indexed, query)
       #expect(answer == (try Self.answer(scanning, query)) && answer.contains { $0.contains("/copy.json ") })
       // A damaged stamp is ignored, then written again.
-      for damage in [Array("not a stamp".utf8), [], Array(try Self.bytes(stampPath).dropLast())] {
-        try writeBytes(damage, to: stampPath)
+      for damage in [Array("not a stamp".utf8), [], Array(try Self.bytes(stampPath.string).dropLast())] {
+        try writeBytes(damage, to: stampPath.string)
         #expect(try Self.answer(indexed, query) == Self.answer(scanning, query))
         #expect(try ListingStamp.load(stampPath)?.stamp == FileStamp(FilePath(directory)))
       }

@@ -24,7 +24,7 @@ struct RecoveryTests {
     guard case .unfinished? = error else { throw FixtureError("expected unfinished, got \(String(describing: error))") }
     #expect(try Journal(layout: fixture.store.layout).pending() == "rm acquisition ACQ-2026-001", "the journal stays")
     let plan = try Journal(layout: fixture.store.layout).readPlan()
-    return (fixture, plan.steps.compactMap(\.staged))
+    return (fixture, plan.steps.compactMap { $0.staged?.string })
   }
 
   @Test func aCommittedCascadeStoppedByAFailedRenameIsFinishedByRecoverWithItsRecord() throws {

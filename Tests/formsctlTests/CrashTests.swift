@@ -149,7 +149,7 @@ struct CrashTests {
           (process, _) = try startFormsctl(scenario.arguments, in: store, environment: Self.clock)
           usleep(UInt32(seconds * 1_000_000))
         case .onceThePlanIsSeen:
-          let plan = try Journal(layout: StoreLayout(root: store)).planPath
+          let plan = try Journal(layout: StoreLayout(root: store)).planPath.string
           (process, _) = try startFormsctl(scenario.arguments, in: store, environment: Self.clock)
           while process.isRunning && access(plan, F_OK) != 0 { usleep(50) }
         }

@@ -43,7 +43,7 @@ struct StoreWatcher {
     try events.watch(store.layout.root)
     try events.watch(store.layout.dataDirectory)
     for directory in directories.keys.sorted() { try events.watch(directory) }
-    auditOffset = AuditLog.size(AuditLog.path(store.layout))
+    auditOffset = AuditLog.size(store.layout.historyPath)
     detector.adopt(try detector.scan(nil).updates)
   }
 
@@ -112,7 +112,7 @@ struct StoreWatcher {
 
   /// True while a change is under way: an operation's journal, or git's index lock.
   private func busy() -> Bool {
-    FileIO.entry(FilePath(Journal(layout: store.layout).planPath)) != .missing
+    FileIO.entry(Journal(layout: store.layout).planPath) != .missing
       || gitIndexLock.map { FileIO.entry(FilePath($0)) != .missing } ?? false
   }
 
@@ -120,10 +120,10 @@ struct StoreWatcher {
   /// overlapped the look (nothing adopted; the caller looks again later).
   private mutating func look(_ paths: Set<String>?) throws(StoreError) -> [Store.ChangeBatch]? {
     guard !busy() else { return nil }
-    let logSize = AuditLog.size(AuditLog.path(store.layout))
+    let logSize = AuditLog.size(store.layout.historyPath)
     let (records, end) = try auditRecords()
     let (changes, updates) = try detector.scan(paths)
-    guard !busy(), AuditLog.size(AuditLog.path(store.layout)) == logSize else { return nil }
+    guard !busy(), AuditLog.size(store.layout.historyPath) == logSize else { return nil }
     detector.adopt(updates)
     auditOffset = end
     return batches(records, changes)
@@ -132,7 +132,7 @@ struct StoreWatcher {
   /// The complete audit records appended since the last look, and where they end. A log that
   /// shrank (a checkout of another branch's history) is read from its new end.
   private func auditRecords() throws(StoreError) -> ([JSONValue], Int) {
-    let size = AuditLog.size(AuditLog.path(store.layout))
+    let size = AuditLog.size(store.layout.historyPath)
     guard size > auditOffset else { return ([], size) }
     let bytes = try AuditLog.bytes(store.layout, from: auditOffset)
     var records: [JSONValue] = []

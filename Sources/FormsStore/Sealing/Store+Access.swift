@@ -87,14 +87,14 @@ extension Store {
   private func appendAccess(_ entries: [AccessEntry]) throws(StoreError) {
     let record = AuditLog.accessRecord(
       time: now(), user: auditUser(), command: commandLine ?? Self.accessOperation, entries: entries)
-    let path = AuditLog.path(layout)
+    let path = layout.historyPath
     let size = AuditLog.size(path)
     do throws(StoreError) {
       try AuditLog.appendOnce(record, layout: layout, at: size)
     } catch {
       // No journal holds this record: a failed append is cut off again (a log left torn is
       // the truncation's own error).
-      if FileIO.entry(FilePath(path)) != .missing && AuditLog.size(path) != size {
+      if FileIO.entry(path) != .missing && AuditLog.size(path) != size {
         try AuditLog.truncate(layout, to: size)
       }
       throw error

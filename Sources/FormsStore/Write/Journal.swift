@@ -44,18 +44,18 @@ package struct Journal: Sendable {
   static let planFormat = 2
 
   package let layout: StoreLayout
-  var directory: String { layout.journalDirectory.string }
-  var planPath: String { (FilePath(directory) / "plan.ndjson").string }
-  var commitPath: String { (FilePath(directory) / "COMMIT").string }
+  var directory: FilePath { layout.journalDirectory }
+  var planPath: FilePath { directory / "plan.ndjson" }
+  var commitPath: FilePath { directory / "COMMIT" }
   /// The staged audit record; its target is always `AuditLog.path(layout)`, whatever a plan says.
-  var auditPath: String { (FilePath(directory) / "audit.jsonl").string }
+  var auditPath: FilePath { directory / "audit.jsonl" }
 
   package init(layout: StoreLayout) { self.layout = layout }
 
   /// The operation an interrupted journal belongs to, or nil when none waits. A plan that cannot
   /// be read is an error, not "none".
   package func pending() throws(StoreError) -> String? {
-    guard FileIO.entry(FilePath(planPath)) != .missing else { return nil }
+    guard FileIO.entry(planPath) != .missing else { return nil }
     return try readPlan().operation
   }
 
@@ -67,7 +67,7 @@ package struct Journal: Sendable {
   /// Starts a transaction to stage files into one by one. The caller holds the store lock.
   package func begin(operation: String) throws(StoreError) -> Transaction {
     try requireNone()
-    try FileIO.makeDirectories(FilePath(directory))
+    try FileIO.makeDirectories(directory)
     // What a finished operation could not remove (its plan went first, so nothing waits).
     try removeJournalFiles()
     // Made durable with everything else at the commit (step 4).
@@ -75,7 +75,7 @@ package struct Journal: Sendable {
     do throws(StoreError) {
       fd = try Journal.createNew(planPath)
       let header = JSONObject(["operation": .string(operation), "format": .number(JSONNumber(Self.planFormat))])
-      try writeAll(fd, Array((JSONWriter.compact(.object(header)) + "\n").utf8), path: FilePath(planPath))
+      try writeAll(fd, Array((JSONWriter.compact(.object(header)) + "\n").utf8), path: planPath)
     } catch {
       if fd >= 0 { close(fd) }
       try rollBack([], after: error, operation: operation)
@@ -90,7 +90,7 @@ package struct Journal: Sendable {
     private var planFD: Int32
     let writer: AtomicWriter
     private(set) var steps: [PlannedStep] = []
-    private var directories = Set<String>()
+    private var directories = Set<FilePath>()
 
     init(journal: Journal, operation: String, planFD: Int32) {
       self.journal = journal
@@ -107,30 +107,30 @@ package struct Journal: Sendable {
     }
 
     /// Stages the new content of `path` (not yet visible).
-    package func stage(_ bytes: [UInt8], for path: String) throws(StoreError) {
-      try writer.makeDirectories(FilePath(path).parent)
-      _ = try writer.resolveInsideBoundary(FilePath(path))
+    package func stage(_ bytes: [UInt8], for path: FilePath) throws(StoreError) {
+      try writer.makeDirectories(path.parent)
+      _ = try writer.resolveInsideBoundary(path)
       let step = PlannedStep.write(path, bytes: bytes, replaces: try Journal.hash(ofFileAt: path))
       try record(step)
       let fd = try Journal.createNew(step.stagedPath)
       defer { close(fd) }
-      try writeAll(fd, bytes, path: FilePath(step.stagedPath))
-      directories.insert(FilePath(path).parent.string)
+      try writeAll(fd, bytes, path: step.stagedPath)
+      directories.insert(path.parent)
     }
 
     /// Schedules the deletion of `path`. Its directory must be writable now: found after the
     /// commit record, that would leave the operation half-applied until permissions change.
-    package func delete(_ path: String) throws(StoreError) {
-      _ = try writer.resolveInsideBoundary(FilePath(path))
-      if !directories.contains(FilePath(path).parent.string) {
-        try Journal.requireWritable(FilePath(path).parent.string, toChange: path)
+    package func delete(_ path: FilePath) throws(StoreError) {
+      _ = try writer.resolveInsideBoundary(path)
+      if !directories.contains(path.parent) {
+        try Journal.requireWritable(path.parent, toChange: path)
       }
       try record(.delete(path, replaces: try Journal.hash(ofFileAt: path)))
-      directories.insert(FilePath(path).parent.string)
+      directories.insert(path.parent)
     }
 
     private func record(_ step: PlannedStep) throws(StoreError) {
-      try writeAll(planFD, step.line(journal.layout), path: FilePath(journal.planPath))
+      try writeAll(planFD, step.line(journal.layout), path: journal.planPath)
       steps.append(step)
     }
 
@@ -140,12 +140,11 @@ package struct Journal: Sendable {
     package func commit(record: [UInt8]? = nil) throws(StoreError) {
       do throws(StoreError) {
         if let record {
-          let history = AuditLog.path(journal.layout)
-          try Journal.requireWritable(
-            FileIO.exists(FilePath(history)) ? history : FilePath(history).parent.string, toChange: history)
+          let history = journal.layout.historyPath
+          try Journal.requireWritable(FileIO.exists(history) ? history : history.parent, toChange: history)
           let fd = try Journal.createNew(journal.auditPath)
           defer { close(fd) }
-          try writeAll(fd, record, path: FilePath(journal.auditPath))
+          try writeAll(fd, record, path: journal.auditPath)
           try self.record(.append(record, to: history, at: AuditLog.size(history)))
         }
         closePlan()
@@ -154,8 +153,7 @@ package struct Journal: Sendable {
         let staged = steps.compactMap(\.staged)
         let journalFiles = [journal.planPath] + (record == nil ? [] : [journal.auditPath])
         try FileIO.sync(
-          staged.map(FilePath.init) + directories.map(FilePath.init).filter(FileIO.isDirectory)
-            + (journalFiles + [journal.directory]).map(FilePath.init),
+          staged + directories.filter(FileIO.isDirectory) + journalFiles + [journal.directory],
           orFileSystemOf: staged.count > 64 ? journal.layout.rootPath : nil)
         DebugPause.at("after-stage")
         try journal.writeCommitRecord()
@@ -164,7 +162,7 @@ package struct Journal: Sendable {
       }
       DebugPause.at("after-commit")
       do throws(StoreError) {
-        try AtomicWriter.syncDirectory(FilePath(journal.directory))
+        try AtomicWriter.syncDirectory(journal.directory)
         try journal.rollForward(steps, verify: false, operation: operation)
       } catch {
         throw StoreError.unfinished(operation: operation, cause: error.description)
@@ -183,25 +181,25 @@ package struct Journal: Sendable {
   /// asks only whether it is there). Throws only when it was not created, so the caller rolls
   /// back; the caller makes it durable (the journal's directory) after it.
   func writeCommitRecord() throws(StoreError) {
-    let fd = POSIX.open(FilePath(commitPath), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw StoreError.io(commitPath, operation: "create", errno: Errno(errno)) }
+    let fd = POSIX.open(commitPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw StoreError.io(commitPath.string, operation: "create", errno: Errno(errno)) }
     close(fd)
   }
 
   /// Finishes or undoes an interrupted operation; returns what was done, or nil when nothing
   /// waited. With `abandon`, drops the journal and leaves every document as it is.
   package func recover(abandon: Bool = false) throws(StoreError) -> String? {
-    guard FileIO.entry(FilePath(planPath)) != .missing else { return nil }
+    guard FileIO.entry(planPath) != .missing else { return nil }
     let plan = try readPlan()
     if !plan.untrusted.isEmpty {
-      throw StoreError.refused(.untrustedJournal(plan: layout.relative(planPath), names: plan.untrusted))
+      throw StoreError.refused(.untrustedJournal(plan: layout.relative(planPath.string), names: plan.untrusted))
     }
     if abandon {
-      for step in plan.steps { if let staged = step.staged { try FileIO.remove(FilePath(staged)) } }
+      for step in plan.steps { if let staged = step.staged { try FileIO.remove(staged) } }
       try finish()
       return "abandoned the interrupted \(plan.operation); every document is as it was found"
     }
-    if FileIO.entry(FilePath(commitPath)) != .missing {
+    if FileIO.entry(commitPath) != .missing {
       do throws(StoreError) {
         try rollForward(plan.steps, verify: true, operation: plan.operation)
       } catch {
@@ -214,8 +212,8 @@ package struct Journal: Sendable {
     return "rolled back the interrupted \(plan.operation); the store is as it was before it"
   }
 
-  static func stagedPath(for path: String) -> String {
-    (FilePath(path).parent / ".\(FilePath(path).name).formsctl-journal").string
+  static func stagedPath(for path: FilePath) -> FilePath {
+    path.parent / ".\(path.name).formsctl-journal"
   }
 
   /// Applies the steps of a committed plan. With `verify` (`recover`), every staged file and
@@ -225,30 +223,30 @@ package struct Journal: Sendable {
   func rollForward(_ steps: [PlannedStep], verify: Bool, operation: String) throws(StoreError) {
     let writer = AtomicWriter(boundary: layout.rootPath)
     var remaining: [PlannedStep] = []
-    var directories = Set<String>()
+    var directories = Set<FilePath>()
     for step in steps {
       if step.action != .append {
         // A directory on the way may have become a symbolic link leading out since the plan was written.
-        _ = try writer.resolveInsideBoundary(FilePath(step.path))
-        directories.insert(FilePath(step.path).parent.string)
+        _ = try writer.resolveInsideBoundary(step.path)
+        directories.insert(step.path.parent)
       }
       if try !isDone(step, verify: verify, operation: operation) { remaining.append(step) }
     }
     for step in remaining {
       switch step.action {
       case .write:
-        if POSIX.rename(FilePath(step.stagedPath), FilePath(step.path)) != 0 {
-          throw StoreError.io(step.path, operation: "rename", errno: Errno(errno))
+        if POSIX.rename(step.stagedPath, step.path) != 0 {
+          throw StoreError.io(step.path.string, operation: "rename", errno: Errno(errno))
         }
       case .delete:
-        try FileIO.remove(FilePath(step.path))
+        try FileIO.remove(step.path)
       case .append:
-        let record = try FileIO.read(FilePath(auditPath), limit: Int.max, followLinks: false)
+        let record = try FileIO.read(auditPath, limit: Int.max, followLinks: false)
         try AuditLog.appendOnce(record, layout: layout, at: step.offset ?? AuditLog.size(step.path))
       }
     }
-    for directory in directories.sorted() where FileIO.isDirectory(FilePath(directory)) {
-      try AtomicWriter.syncDirectory(FilePath(directory))
+    for directory in directories.sorted() where FileIO.isDirectory(directory) {
+      try AtomicWriter.syncDirectory(directory)
     }
     try finish()
   }
@@ -256,13 +254,13 @@ package struct Journal: Sendable {
   /// True when `step` is done already (a roll-forward that ran before); throws when what it would
   /// apply is not what the plan recorded.
   private func isDone(_ step: PlannedStep, verify: Bool, operation: String) throws(StoreError) -> Bool {
-    func unverifiable(_ path: String, _ reason: String) -> StoreError {
-      StoreError.unverifiable(operation: operation, path: layout.relative(path), reason: reason)
+    func unverifiable(_ path: FilePath, _ reason: String) -> StoreError {
+      StoreError.unverifiable(operation: operation, path: layout.relative(path.string), reason: reason)
     }
     switch step.action {
     case .write:
       let staged = step.stagedPath
-      guard FileIO.entry(FilePath(staged)) != .missing else {
+      guard FileIO.entry(staged) != .missing else {
         let found = try Journal.hash(ofFileAt: step.path)
         guard let expected = step.sha256, found == expected else {
           let what = found == step.replaces ? "its staged file is gone (a `git clean`?)" : "it was changed since"
@@ -275,15 +273,15 @@ package struct Journal: Sendable {
       }
       return false
     case .delete:
-      guard FileIO.entry(FilePath(step.path)) != .missing else { return true }
+      guard FileIO.entry(step.path) != .missing else { return true }
       if verify, let expected = step.replaces, try Journal.hash(ofFileAt: step.path) != expected {
         throw unverifiable(step.path, "it was changed since the operation planned to delete it")
       }
       return false
     case .append:
-      guard FileIO.entry(FilePath(auditPath)) == .missing else {
+      guard FileIO.entry(auditPath) == .missing else {
         if verify, let expected = step.sha256,
-          sha256Hex(try FileIO.read(FilePath(auditPath), limit: Int.max, followLinks: false)) != expected
+          sha256Hex(try FileIO.read(auditPath, limit: Int.max, followLinks: false)) != expected
         {
           throw unverifiable(auditPath, "the staged audit record was altered since it was written")
         }
@@ -299,9 +297,9 @@ package struct Journal: Sendable {
 
   /// Removes what a plan staged, then the journal; the store is as it was.
   func rollBack(_ steps: [PlannedStep]) throws(StoreError) {
-    for step in steps { if let staged = step.staged { try FileIO.remove(FilePath(staged)) } }
+    for step in steps { if let staged = step.staged { try FileIO.remove(staged) } }
     // A file staged just before a crash may have outrun its plan line: sweep the data directory.
-    try removeStrayStagedFiles(in: layout.dataDirectory)
+    try removeStrayStagedFiles(in: layout.dataPath)
     try finish()
   }
 
@@ -316,12 +314,12 @@ package struct Journal: Sendable {
     throw error
   }
 
-  func removeStrayStagedFiles(in directory: String) throws(StoreError) {
-    for (name, kind) in try FileIO.entries(of: FilePath(directory)) {
+  func removeStrayStagedFiles(in directory: FilePath) throws(StoreError) {
+    for (name, kind) in try FileIO.entries(of: directory) {
       if name.hasSuffix(".formsctl-journal") {
-        try FileIO.remove(FilePath(directory) / name)
+        try FileIO.remove(directory / name)
       } else if !name.hasPrefix(".") && kind == .directory {
-        try removeStrayStagedFiles(in: (FilePath(directory) / name).string)
+        try removeStrayStagedFiles(in: directory / name)
       }
     }
   }
@@ -330,16 +328,15 @@ package struct Journal: Sendable {
   /// nothing waits), then the commit record.
   func finish() throws(StoreError) {
     try removeJournalFiles(keeping: [planPath, commitPath])
-    try FileIO.remove(FilePath(planPath))
-    try FileIO.remove(FilePath(commitPath))
-    try AtomicWriter.syncDirectory(FilePath(directory))
+    try FileIO.remove(planPath)
+    try FileIO.remove(commitPath)
+    try AtomicWriter.syncDirectory(directory)
   }
 
   /// Removes the files of the journal directory but `keeping`.
-  func removeJournalFiles(keeping: Set<String> = []) throws(StoreError) {
-    for (name, _) in try FileIO.entries(of: FilePath(directory))
-    where !keeping.contains((FilePath(directory) / name).string) {
-      try FileIO.remove(FilePath(directory) / name)
+  func removeJournalFiles(keeping: Set<FilePath> = []) throws(StoreError) {
+    for (name, _) in try FileIO.entries(of: directory) where !keeping.contains(directory / name) {
+      try FileIO.remove(directory / name)
     }
   }
 
@@ -366,8 +363,8 @@ package struct Journal: Sendable {
     try sweep(layout.indexDirectory, recursive: false)
     try sweep(layout.dataPath, recursive: true)
     if layout.schemasInsideRoot { try sweep(layout.schemasPath, recursive: true) }
-    if FileIO.entry(FilePath(planPath)) == .missing {
-      let left = try FileIO.entries(of: FilePath(directory)).count
+    if FileIO.entry(planPath) == .missing {
+      let left = try FileIO.entries(of: directory).count
       try removeJournalFiles()
       temporaries += left
     }
@@ -383,27 +380,26 @@ package struct Journal: Sendable {
 
   /// Refuses unless `path` (a directory, or a file to append to) can be written now, naming what
   /// needs it. Tried, not asked (`access` says yes to root on an immutable or read-only directory).
-  static func requireWritable(_ path: String, toChange target: String) throws(StoreError) {
-    let probe =
-      FileIO.entry(FilePath(path)) == .directory ? (FilePath(path) / (probePrefix + "\(getpid())")).string : nil
-    if let probe { try FileIO.remove(FilePath(probe)) }  // a killed writer's, under the lock this one now holds
+  static func requireWritable(_ path: FilePath, toChange target: FilePath) throws(StoreError) {
+    let probe = FileIO.entry(path) == .directory ? path / (probePrefix + "\(getpid())") : nil
+    if let probe { try FileIO.remove(probe) }  // a killed writer's, under the lock this one now holds
     let fd =
-      probe.map { POSIX.open(FilePath($0), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
-      ?? POSIX.open(FilePath(path), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
+      probe.map { POSIX.open($0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
+      ?? POSIX.open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else {
       if errno == ENOENT { return }
-      throw StoreError.io(path, operation: "write (needed to change \(FilePath(target).name))", errno: Errno(errno))
+      throw StoreError.io(path.string, operation: "write (needed to change \(target.name))", errno: Errno(errno))
     }
     close(fd)
-    if let probe { try FileIO.remove(FilePath(probe)) }
+    if let probe { try FileIO.remove(probe) }
   }
 
   /// Creates `path` afresh for writing: whatever was there (a leftover, or a symbolic link planted
   /// in a checkout) is unlinked, never written through (`O_EXCL | O_NOFOLLOW`).
-  static func createNew(_ path: String) throws(StoreError) -> Int32 {
-    try FileIO.remove(FilePath(path))
-    let fd = POSIX.open(FilePath(path), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw StoreError.io(path, operation: "create", errno: Errno(errno)) }
+  static func createNew(_ path: FilePath) throws(StoreError) -> Int32 {
+    try FileIO.remove(path)
+    let fd = POSIX.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw StoreError.io(path.string, operation: "create", errno: Errno(errno)) }
     return fd
   }
 }

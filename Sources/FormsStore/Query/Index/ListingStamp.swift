@@ -72,9 +72,9 @@ struct ListingStamp: Equatable, Sendable {
   }
 
   /// The stamp at `path`; nil when there is none or it is not one.
-  static func load(_ path: String) throws(StoreError) -> ListingStamp? {
-    guard FileIO.entry(FilePath(path)) == .file else { return nil }
-    return ListingStamp(try FileIO.read(FilePath(path)))
+  static func load(_ path: FilePath) throws(StoreError) -> ListingStamp? {
+    guard FileIO.entry(path) == .file else { return nil }
+    return ListingStamp(try FileIO.read(path))
   }
 
   private static func load<T: FixedWidthInteger>(_: T.Type, _ bytes: [UInt8], _ offset: Int) -> T {

@@ -4,13 +4,13 @@ import Foundation
 extension Store {
   /// Where the index of `kind` lives (`.formsctl/index/KIND.idx`, ignored by git with the rest of
   /// `.formsctl/` but the audit log).
-  func indexPath(_ kind: String) -> String { (layout.indexDirectory / (kind + ".idx")).string }
+  func indexPath(_ kind: String) -> FilePath { layout.indexDirectory / (kind + ".idx") }
 
   /// Where the stamp of the directory of `kind` lives (`.formsctl/index/KIND.dir`, see ``ListingStamp``).
-  func listingStampPath(_ kind: String) -> String { (layout.indexDirectory / (kind + ".dir")).string }
+  func listingStampPath(_ kind: String) -> FilePath { layout.indexDirectory / (kind + ".dir") }
 
   /// Where the index's log of `kind` lives (`.formsctl/index/KIND.log`, see ``IndexLog``).
-  func indexLogPath(_ kind: String) -> String { (layout.indexDirectory / (kind + ".log")).string }
+  func indexLogPath(_ kind: String) -> FilePath { layout.indexDirectory / (kind + ".log") }
 
   /// What an index of `kind` must have been built with to be trusted: the members kept out of it
   /// (every version's sensitive fields).
@@ -59,8 +59,8 @@ extension Store {
       uniquingKeysWith: { a, _ in a })
     var lines: [String: [IndexLog.Line]] = [:]
     for (path, exists) in written.map({ ($0, true) }) + deleted.map({ ($0, false) }) {
-      let directory = FilePath(path).parent.string
-      guard let kind = kinds[directory], let name = FilePath(directory).relative(FilePath(path)) else { continue }
+      let directory = FilePath(path).parent
+      guard let kind = kinds[directory.string], let name = directory.relative(FilePath(path)) else { continue }
       let at = Int64(Date().timeIntervalSince1970 * 1e9)
       guard exists else {
         lines[kind, default: []].append(IndexLog.Line(name: name, entry: nil, at: at))
@@ -83,7 +83,7 @@ extension Store {
 
   /// Appends to an index log. A cache, as ``saveIndex(_:to:)``: a line that cannot be written
   /// costs one file read later, never the operation.
-  private func saveIndexLog(_ lines: [IndexLog.Line], fingerprint: String, to path: String) {
+  private func saveIndexLog(_ lines: [IndexLog.Line], fingerprint: String, to path: FilePath) {
     do throws(StoreError) { try IndexLog.append(lines, fingerprint: fingerprint, to: path) } catch {
       // Deliberately not an error: see above.
       return
@@ -106,9 +106,9 @@ extension Store {
 
   /// Removes a log folded into its index, unless lines were appended meanwhile (they stay, to be
   /// checked by stat as every line is).
-  private func dropIndexLog(_ path: String, folded size: Int) {
-    guard FileStamp(FilePath(path))?.size == size else { return }
-    do throws(StoreError) { try FileIO.remove(FilePath(path)) } catch {
+  private func dropIndexLog(_ path: FilePath, folded size: Int) {
+    guard FileStamp(path)?.size == size else { return }
+    do throws(StoreError) { try FileIO.remove(path) } catch {
       // Deliberately not an error: a log left behind is checked line by line as before.
       return
     }
@@ -117,10 +117,10 @@ extension Store {
   /// Writes the index atomically; true when it was. A cache: a read never fails because its
   /// cache could not be saved (a read-only checkout, a full disk); the next read builds it again.
   @discardableResult
-  private func saveIndex(_ bytes: [UInt8], to path: String) -> Bool {
+  private func saveIndex(_ bytes: [UInt8], to path: FilePath) -> Bool {
     do throws(StoreError) {
-      try FileIO.makeDirectories(FilePath(path).parent)
-      try AtomicWriter(boundary: layout.state).write(bytes, to: FilePath(path))
+      try FileIO.makeDirectories(path.parent)
+      try AtomicWriter(boundary: layout.state).write(bytes, to: path)
       return true
     } catch {
       // Deliberately not an error: see above.
