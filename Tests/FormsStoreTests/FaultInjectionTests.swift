@@ -154,7 +154,7 @@ struct FaultInjectionTests {
         _ = try fixture.snapshots().create(reason: "manual", label: "second")
         try FileManager.default.createDirectory(atPath: pullSource(fixture), withIntermediateDirectories: true)
         _ = try fixture.snapshots().push(to: try Snapshots.Place(pullSource(fixture)), wait: 1)
-        try Snapshots.removeTree(try fixture.snapshots().list()[1].path)
+        try Snapshots.removeTree(try fixture.snapshots().list()[1].directory)
       },
       run: { fixture in
         let pulled = try fixture.snapshots().pull(from: try Snapshots.Place(pullSource(fixture)), wait: 1)

@@ -62,11 +62,11 @@ extension Snapshots.Info {
 
   /// The summary as it is on disk now (what `verify` checks; `summary` reads it once).
   func readSummary() -> SnapshotSummary? {
-    let path = (FilePath(self.path) / SnapshotSummary.fileName).string
+    let path = directory / SnapshotSummary.fileName
     var bytes: [UInt8]?
-    if FileIO.entry(FilePath(path)) == .file {
+    if FileIO.entry(path) == .file {
       do throws(StoreError) {
-        bytes = try FileIO.read(FilePath(path), limit: 1 << 20)
+        bytes = try FileIO.read(path, limit: 1 << 20)
       } catch {
         // Only shows or ranks snapshots: a summary that cannot be read falls back to the manifest.
         bytes = nil

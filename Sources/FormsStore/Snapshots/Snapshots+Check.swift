@@ -47,19 +47,19 @@ extension Snapshots {
             Problem(snapshot: info.name, path: entry.path, problem: "not a path a snapshot holds; never read"))
           continue
         }
-        checks.append((info.name, (FilePath(info.path) / entry.path).string, entry))
+        checks.append((info.name, (info.directory / entry.path).string, entry))
       }
       if paths == nil {
         // The summary, when there is one, must say what the manifest says (list and labels read it).
-        if FileIO.entry(FilePath(info.path) / SnapshotSummary.fileName) != .missing,
+        if FileIO.entry(info.directory / SnapshotSummary.fileName) != .missing,
           info.readSummary() != SnapshotSummary(manifest)
         {
           problems.append(
             Problem(snapshot: info.name, path: SnapshotSummary.fileName, problem: "does not agree with manifest.json"))
         }
         let listed = Set(manifest.files.map(\.path) + ["manifest.json", SnapshotSummary.fileName])
-        for path in try FileIO.files(under: FilePath(info.path), suffix: "") {
-          let relative = FilePath(info.path).relative(FilePath(path)) ?? path
+        for path in try FileIO.files(under: info.directory, suffix: "") {
+          let relative = info.directory.relative(FilePath(path)) ?? path
           if !listed.contains(relative) {
             problems.append(Problem(snapshot: info.name, path: relative, problem: "not in the manifest"))
           }
@@ -139,7 +139,7 @@ extension Snapshots {
     func entries(_ info: Info) -> [String: (String, String)] {
       Dictionary(
         (info.manifest?.files ?? []).filter { scope?.contains($0.path) ?? true }.map {
-          ($0.path, ($0.sha256, (FilePath(info.path) / $0.path).string))
+          ($0.path, ($0.sha256, (info.directory / $0.path).string))
         },
         uniquingKeysWith: { a, _ in a })
     }

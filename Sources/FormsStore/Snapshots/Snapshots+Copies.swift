@@ -107,15 +107,15 @@ extension Snapshots {
       return (copies.map(\.name), try verify(copies, full: full))
     }
     return try layout.withWriteLock("snapshot verify", wait: wait) { () throws(StoreError) in
-      try FileIO.makeDirectories(FilePath(directory))
+      try FileIO.makeDirectories(directory)
       try removeStaleTemporaries()
       let here = Set(try list().map(\.name))
-      let there = try Self.snapshotDirectories(at: place).map { Info(name: $0, path: "") }.sorted {
+      let there = try Self.snapshotDirectories(at: place).map { Info(name: $0, directory: FilePath("")) }.sorted {
         ($0.time, $0.name) < ($1.time, $1.name)
       }
       var problems: [Problem] = []
       for copy in there {
-        let fetched = Info(name: copy.name, path: (FilePath(directory) / (".verifying-" + copy.name)).string)
+        let fetched = Info(name: copy.name, directory: directory / (".verifying-" + copy.name))
         let base = here.contains(copy.name) ? copy.name : Self.newest(in: here, before: copy)
         do throws(StoreError) {
           _ = try Self.rsync(
@@ -125,13 +125,13 @@ extension Snapshots {
           if let failure = found.lazy.compactMap(\.failure).first { throw failure }
           problems += found
         } catch {
-          do throws(StoreError) { try Self.removeTree(fetched.path) } catch let cleanup {
+          do throws(StoreError) { try Self.removeTree(fetched.directory) } catch let cleanup {
             throw StoreError.rollBackFailed(
               operation: "snapshot verify", cause: error.description, failure: cleanup.description)
           }
           throw error
         }
-        try Self.removeTree(fetched.path)
+        try Self.removeTree(fetched.directory)
       }
       return (there.map(\.name), problems)
     }
@@ -143,7 +143,7 @@ extension Snapshots {
   public func pull(from place: Place, names: [String]? = nil, wait: Double) throws(StoreError) -> Transfer {
     try checkPlace(place)
     return try layout.withWriteLock("snapshot pull", wait: wait) { () throws(StoreError) -> Transfer in
-      try FileIO.makeDirectories(FilePath(directory))
+      try FileIO.makeDirectories(directory)
       try removeStaleTemporaries()
       let there = try Self.snapshotNames(at: place)
       let here = Set(try list().map(\.name))
@@ -153,13 +153,15 @@ extension Snapshots {
       }
       var transfer = Transfer()
       var held = here
-      let oldestFirst = there.map { Info(name: $0, path: "") }.sorted { ($0.time, $0.name) < ($1.time, $1.name) }
+      let oldestFirst = there.map { Info(name: $0, directory: FilePath("")) }.sorted {
+        ($0.time, $0.name) < ($1.time, $1.name)
+      }
       for name in oldestFirst.map(\.name) where names?.contains(name) ?? true {
         if here.contains(name) {
           transfer.present.append(name)
           continue
         }
-        let arriving = Info(name: name, path: (FilePath(directory) / (".pulling-" + name)).string)
+        let arriving = Info(name: name, directory: directory / (".pulling-" + name))
         let problems = try arrive(arriving, from: place, linkingTo: Self.newest(in: held, before: arriving))
         guard problems.isEmpty else {
           transfer.problems += problems
@@ -176,7 +178,7 @@ extension Snapshots {
   public static func copies(in directory: String) throws(StoreError) -> [Info] {
     try requireDirectory(directory)
     return try FileIO.entries(of: FilePath(directory)).filter { $0.kind == .directory && isSnapshotName($0.name) }
-      .map { Info(name: $0.name, path: (FilePath(directory) / $0.name).string) }.sorted {
+      .map { Info(name: $0.name, directory: FilePath(directory) / $0.name) }.sorted {
         ($0.time, $0.name) < ($1.time, $1.name)
       }
   }
@@ -195,24 +197,24 @@ extension Snapshots {
       // A file this machine cannot read is an error here, not a fault of the copy.
       if let failure = problems.lazy.compactMap(\.failure).first { throw failure }
       guard problems.isEmpty else {
-        try Self.removeTree(arriving.path)
+        try Self.removeTree(arriving.directory)
         return problems
       }
-      let tree = try FileIO.tree(FilePath(arriving.path))
-      try FileIO.sync(tree, orFileSystemOf: FilePath(arriving.path))
-      if POSIX.rename(FilePath(arriving.path), FilePath(directory) / name) != 0 {
+      let tree = try FileIO.tree(arriving.directory)
+      try FileIO.sync(tree, orFileSystemOf: arriving.directory)
+      if POSIX.rename(arriving.directory, directory / name) != 0 {
         throw StoreError.io(arriving.path, operation: "rename", errno: Errno(errno))
       }
     } catch {
       do throws(StoreError) {
-        try Self.removeTree(arriving.path)
+        try Self.removeTree(arriving.directory)
       } catch let cleanup {
         throw StoreError.rollBackFailed(
           operation: "snapshot pull", cause: error.description, failure: cleanup.description)
       }
       throw error
     }
-    try AtomicWriter.syncDirectory(FilePath(directory))
+    try AtomicWriter.syncDirectory(directory)
     return []
   }
 
@@ -220,7 +222,7 @@ extension Snapshots {
   /// manifest's presence is enough here (a manifest is large, and rsync copies it whole): the
   /// check after the copy re-hashes against it.
   func complete(_ infos: [Info], names: [String]?) throws(StoreError) -> [Info] {
-    let usable = infos.filter { FileIO.entry(FilePath($0.path) / "manifest.json") == .file }
+    let usable = infos.filter { FileIO.entry($0.directory / "manifest.json") == .file }
     guard let names else { return usable }
     for name in names where !usable.contains(where: { $0.name == name }) {
       throw StoreError.refused(.noSuchSnapshot(reference: name, newest: usable.suffix(3).reversed().map(\.name)))
@@ -235,7 +237,7 @@ extension Snapshots {
       var problems: [Problem] = []
       for name in names {
         let listed = try Self.rsync(
-          ["-rcn", "--out-format=%n", directory + "/" + name + "/", place.path(name) + "/"], place: place)
+          ["-rcn", "--out-format=%n", directory.string + "/" + name + "/", place.path(name) + "/"], place: place)
         problems += listed.split(separator: "\n").map {
           Problem(snapshot: name, path: String($0), problem: "differs from the store's copy after the push")
         }
@@ -284,7 +286,7 @@ extension Snapshots {
 
   /// The newest of `names` older than `info`: the snapshot a copy of `info` links unchanged files to.
   static func newest(in names: Set<String>, before info: Info) -> String? {
-    names.map { Info(name: $0, path: "") }.filter { $0.time <= info.time && $0.name != info.name }
+    names.map { Info(name: $0, directory: FilePath("")) }.filter { $0.time <= info.time && $0.name != info.name }
       .max { ($0.time, $0.name) < ($1.time, $1.name) }?.name
   }
 

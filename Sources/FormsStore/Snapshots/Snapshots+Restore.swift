@@ -52,7 +52,7 @@ extension Snapshots {
     }
     var plan = RestorePlan()
     for entry in entries where live[entry.path]?.sha256 != entry.sha256 {
-      let bytes = try FileIO.read(FilePath(info.path) / entry.path, limit: Int.max)
+      let bytes = try FileIO.read(info.directory / entry.path, limit: Int.max)
       let target = layout.livePath(entry.path)
       if live[entry.path] == nil { plan.recreated.append(entry.path) } else { plan.rewritten.append(entry.path) }
       plan.steps.append(.write(path: target, bytes: bytes))

@@ -28,15 +28,15 @@ extension Snapshots {
   /// content turns out unchanged), writing the manifest's entries to `entriesPath` and the new
   /// hash cache (naming `name`, written at `now`) to `cachePath`.
   func streamStore(
-    into temporary: String, entries entriesPath: String, cache newCache: String, name: String, at now: Int64
+    into temporary: String, entries entriesPath: FilePath, cache newCache: FilePath, name: String, at now: Int64
   )
     throws(StoreError) -> Streamed
   {
     let previous = try previousEntries()
-    let base = previous.snapshot.isEmpty ? nil : (FilePath(directory) / previous.snapshot).string
+    let base = previous.snapshot.isEmpty ? nil : (directory / previous.snapshot).string
     if base == nil {
       // The first snapshot copies every file: refuse up front when they cannot fit.
-      try Storage.require(try storeSize(), at: directory, for: "the first snapshot")
+      try Storage.require(try storeSize(), at: directory.string, for: "the first snapshot")
     }
     let entries = try BufferedFile(creating: entriesPath)
     let cache = try BufferedFile(creating: newCache)
@@ -174,7 +174,7 @@ extension Snapshots {
   /// never vouch for a file by its stamp: each is read and hashed, and linked where it is the same).
   func previousEntries() throws(StoreError) -> CacheReader {
     let cached = CacheReader(path: cachePath)
-    if !cached.snapshot.isEmpty, FileIO.exists(FilePath(directory) / cached.snapshot / "manifest.json") {
+    if !cached.snapshot.isEmpty, FileIO.exists(directory / cached.snapshot / "manifest.json") {
       return cached
     }
     guard let base = try list().last(where: { $0.manifest.map { $0.covers == nil } ?? false }),
@@ -441,15 +441,15 @@ struct RunCopy {
     for (file, result) in zip(stamped.changed, read.files) {
       let (bytes, sha, schema) = try result.get()
       let name = stamped.names[file.index]
-      let path = (FilePath(target) / name).string
+      let path = FilePath(target) / name
       outcomes[file.index] = .copied(stamp: file.stamp, sha: sha, size: bytes.count, schema: schema)
       if let line = stamped.previous[file.index], line.sha.elementsEqual(sha), baseFD >= 0,
-        POSIX.linkat(baseFD, name, targetFD, path: FilePath(path)) == 0
+        POSIX.linkat(baseFD, name, targetFD, path: path) == 0
       {
         continue
       }
       try Snapshots.writePlainly(bytes, to: path, mode: 0o444, in: targetDirectory)
-      wrote.append(path)
+      wrote.append(path.string)
     }
     return (try Self.every(outcomes), wrote)
   }
