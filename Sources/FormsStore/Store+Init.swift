@@ -37,45 +37,42 @@ extension Store {
       throw StoreError.refused(.storeInsideStore(directory: directory, outer: outer))
     }
     try FileIO.makeDirectories(FilePath(directory))
-    let root = FileIO.realPath(FilePath(directory))?.string ?? directory
-    let gitignore = (FilePath(root) / ".gitignore").string
+    let root = FileIO.realPath(FilePath(directory)) ?? FilePath(directory)
+    let gitignore = root / ".gitignore"
     let ignore = ".formsctl/*\n!.formsctl/history.jsonl\n"
     var files = BuiltinSchemas.files.map {
-      (path: (FilePath(root) / "schemas" / $0.path).string, contents: Array($0.contents.utf8))
+      (path: root / "schemas" / $0.path, contents: Array($0.contents.utf8))
     }
-    if FileIO.entry(FilePath(gitignore)) != .missing {
-      let text = String(decoding: try FileIO.read(FilePath(gitignore)), as: UTF8.self)
+    if FileIO.entry(gitignore) != .missing {
+      let text = String(decoding: try FileIO.read(gitignore), as: UTF8.self)
       let added = text + (text.hasSuffix("\n") || text.isEmpty ? "" : "\n") + ignore
       files.append((gitignore, Array((text.contains(".formsctl/*") ? text : added).utf8)))
     } else {
       files.append((gitignore, Array(ignore.utf8)))
     }
-    let directories =
-      [(FilePath(root) / "data").string, (FilePath(root) / ".formsctl").string]
-      + Set(files.map { FilePath($0.path).parent.string }).sorted()
+    let directories = [root / "data", root / ".formsctl"] + Set(files.map { $0.path.parent }).sorted()
     // Every check before the first write: a link anywhere init would write refuses it all.
-    for path in directories { try FileIO.refuseLinks(FilePath(path), below: FilePath(root)) }
+    for path in directories { try FileIO.refuseLinks(path, below: root) }
     var kept: [String] = []
-    var missing: [(path: String, contents: [UInt8])] = []
+    var missing: [(path: FilePath, contents: [UInt8])] = []
     for file in files {
-      switch FileIO.entry(FilePath(file.path)) {
+      switch FileIO.entry(file.path) {
       case .missing: missing.append(file)
       case .file:
-        if try FileIO.read(FilePath(file.path)) != file.contents, file.path != gitignore {
-          kept.append(FilePath(root).relative(FilePath(file.path)) ?? file.path)
+        if try FileIO.read(file.path) != file.contents, file.path != gitignore {
+          kept.append(root.relative(file.path) ?? file.path.string)
         }
         if file.path == gitignore { missing.append(file) }  // the rule is added to what is there
       default:
-        throw StoreError.wrongFileType(
-          file.path, found: FileIO.describe(FilePath(file.path)), expected: "a regular file")
+        throw StoreError.wrongFileType(file.path.string, found: FileIO.describe(file.path), expected: "a regular file")
       }
     }
-    let writer = AtomicWriter(boundary: FilePath(root))
-    for path in directories { try writer.makeDirectories(FilePath(path)) }
-    for file in missing { try writer.write(file.contents, to: FilePath(file.path)) }
+    let writer = AtomicWriter(boundary: root)
+    for path in directories { try writer.makeDirectories(path) }
+    for file in missing { try writer.write(file.contents, to: file.path) }
     // The manifest last: a store exists only once everything it names does.
-    try writer.write(Array(initialManifest.utf8), to: StoreLayout.manifestPath(root: root))
-    return Initialized(layout: try StoreLayout(root: root), kept: kept)
+    try writer.write(Array(initialManifest.utf8), to: StoreLayout.manifestPath(root: root.string))
+    return Initialized(layout: try StoreLayout(root: root.string), kept: kept)
   }
 
   /// Finishes or rolls back an interrupted operation, under the lock; with `abandon`, drops its

@@ -100,9 +100,9 @@ public struct GitRepository: Sendable {
       Self.attributesPattern("\(dataPrefix)**/*.json") + " merge=formsctl",
       Self.attributesPattern(relative(AuditLog.path(layout))) + " merge=union",
     ]
-    let attributes = (FilePath(root) / ".gitattributes").string
+    let attributes = FilePath(root) / ".gitattributes"
     // An attributes file that cannot be read is an error: rewriting it from nothing would lose its lines.
-    let existing = FileIO.entry(FilePath(attributes)) == .missing ? [] : try FileIO.read(FilePath(attributes))
+    let existing = FileIO.entry(attributes) == .missing ? [] : try FileIO.read(attributes)
     var lines = String(decoding: existing, as: UTF8.self)
       .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     if lines.last == "" { lines.removeLast() }
@@ -112,9 +112,9 @@ public struct GitRepository: Sendable {
       let kept = lines.filter { !wanted.contains($0) }
       if kept.count != lines.count {
         if kept.allSatisfy({ $0.allSatisfy(\.isWhitespace) }) {
-          try FileIO.remove(FilePath(attributes))
+          try FileIO.remove(attributes)
         } else {
-          try writer.write(Array((kept.joined(separator: "\n") + "\n").utf8), to: FilePath(attributes))
+          try writer.write(Array((kept.joined(separator: "\n") + "\n").utf8), to: attributes)
         }
         done += wanted.filter(lines.contains).map { "removed the line `\($0)` from .gitattributes" }
       }
@@ -126,7 +126,7 @@ public struct GitRepository: Sendable {
     }
     let missing = wanted.filter { !lines.contains($0) }
     if !missing.isEmpty {
-      try writer.write(Array(((lines + missing).joined(separator: "\n") + "\n").utf8), to: FilePath(attributes))
+      try writer.write(Array(((lines + missing).joined(separator: "\n") + "\n").utf8), to: attributes)
       done += missing.map { "added the line `\($0)` to .gitattributes" }
     }
     let driver = "formsctl merge-file %O %A %B %P"

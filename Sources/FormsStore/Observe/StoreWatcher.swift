@@ -20,7 +20,7 @@ struct StoreWatcher {
   private let kinds: Set<String>?
   /// How far the audit log has been read.
   private var auditOffset: Int
-  private let gitIndexLock: String?
+  private let gitIndexLock: FilePath?
 
   init(store: Store, kinds: Set<String>?, options: Store.ObserveOptions, cancellation: WatchCancellation)
     throws(StoreError)
@@ -37,7 +37,7 @@ struct StoreWatcher {
     events = try DirectoryEvents(cancellation: cancellation)
     detector = ChangeDetector(kinds: directories)
     gitIndexLock = StoreLayout.nearest(holding: ".git", from: store.layout.root).flatMap { top in
-      FileIO.entry(FilePath(top) / ".git") == .directory ? (FilePath(top) / ".git/index.lock").string : nil
+      FileIO.entry(FilePath(top) / ".git") == .directory ? FilePath(top) / ".git/index.lock" : nil
     }
     // Watches first, then the first look: nothing that changes in between is missed.
     try events.watch(store.layout.root)
@@ -113,7 +113,7 @@ struct StoreWatcher {
   /// True while a change is under way: an operation's journal, or git's index lock.
   private func busy() -> Bool {
     FileIO.entry(Journal(layout: store.layout).planPath) != .missing
-      || gitIndexLock.map { FileIO.entry(FilePath($0)) != .missing } ?? false
+      || gitIndexLock.map { FileIO.entry($0) != .missing } ?? false
   }
 
   /// Looks at `paths` (nil: everything) and returns the batches, or nil when an operation
