@@ -391,7 +391,9 @@ extension Sync {
       id -> Result<(String, SyncState.Stamp?)?, StoreError> in
       Result { () throws(StoreError) in
         let path = store.layout.path(directory: directory, id: id)
-        return try SyncState.fileState(path, record: records[id], in: opened).map { ($0.sha256, $0.refreshed) }
+        return try SyncState.fileState(FilePath(path), record: records[id], in: opened).map {
+          ($0.sha256, $0.refreshed)
+        }
       }
     }
     var out: [String: (sha256: String, refreshed: SyncState.Stamp?)] = [:]
