@@ -69,7 +69,7 @@ extension Store {
     documents: [Document], skipped: [Skipped], read: [AccessEntry]
   ) {
     let schema = try schema(kind)
-    let directory = layout.documents(in: schema.directory)
+    let directory = layout.dataPath / schema.directory
     let filters = query.filters
     try refuseSealedReads(kind: kind, filters.flatMap(\.paths) + query.sort.map(\.path))
     let sort = query.sort.isEmpty ? schema.order : query.sort
@@ -109,9 +109,9 @@ extension Store {
     let end = query.limit.map { start + min(max(0, $0), matches.count - start) } ?? matches.count
     let page = try parallelMap(Array(matches[start..<end]), chunkSize: 32) { match -> Result<Document?, StoreError> in
       Result { () throws(StoreError) in
-        let path = (FilePath(directory) / match.name).string
-        let bytes = try FileIO.read(FilePath(path))
-        return try? self.openedDocument(JSONParser().parse(bytes), path: path, bytes: bytes)
+        let path = directory / match.name
+        let bytes = try FileIO.read(path)
+        return try? self.openedDocument(JSONParser().parse(bytes), path: path.string, bytes: bytes)
       }
     }.map { result throws(StoreError) in try result.get() }
     let skipped =
@@ -136,11 +136,11 @@ extension Store {
   /// opened sealed values the filters and sort keys reached, per document (matching or not: a
   /// filter that rejects a document has read its value too).
   func scannedMatches(
-    kind: String, directory: String, filters: [FilterExpression],
+    kind: String, directory: FilePath, filters: [FilterExpression],
     sort: [(path: FilterExpression.Path, descending: Bool)]
   ) throws(StoreError) -> (results: [(Match?, String?)], irregular: [String], read: [AccessEntry]) {
     // Unsorted: matches are ordered by their keys, then by path, by the caller.
-    let (names, irregular) = try FileIO.walkNames(FilePath(directory), suffix: StoreLayout.documentSuffix)
+    let (names, irregular) = try FileIO.walkNames(directory, suffix: StoreLayout.documentSuffix)
     // Only what the filters and sort keys read is built (the rest of each file is checked, not
     // kept), unless a version of the kind seals fields: opening needs the whole document.
     let sealed = registry.schemas[kind]?.values.contains { $0.hasSensitiveFields } ?? false
@@ -148,17 +148,18 @@ extension Store {
     let computed = Self.computedMembers(paths)
     let projection = sealed || !computed.isEmpty ? nil : JSONProjection(paths: paths)
     let sync = computed.contains("_sync") ? try SyncState.latest(layout)?.records(kind: kind) ?? [:] : nil
-    let opened = FileIO.Directory(FilePath(directory))
+    let opened = FileIO.Directory(directory)
     // A file that cannot be read is an error (never "not there"); one that does not parse is skipped, named.
     let scanned = try parallelMap(names, chunkSize: 32) {
       name -> Result<(Match?, String?, AccessEntry?), StoreError> in
       Result { () throws(StoreError) in
-        let path = (FilePath(directory) / name).string
+        let file = directory / name
+        let path = file.string
         let bytes: [UInt8]
         if let opened {
-          bytes = try FileIO.readListed(FilePath(path), in: opened)
+          bytes = try FileIO.readListed(file, in: opened)
         } else {
-          bytes = try FileIO.read(FilePath(path))
+          bytes = try FileIO.read(file)
         }
         // Not parsing (or a broken envelope) skips the file, named; reading sync state may fail.
         let stored = projection == nil ? try? JSONParser().parse(bytes) : nil

@@ -171,16 +171,17 @@ extension Identity {
   /// Writes a new identity file (mode 0600, its directory created 0700); never replaces a file
   /// and never writes into a store, where git would commit it.
   public func write(to path: String, created: String) throws(StoreError) {
-    if FileIO.entry(FilePath(path)) != .missing {
+    let file = FilePath(path)
+    if FileIO.entry(file) != .missing {
       throw StoreError.refused(.identityExists(path: path))
     }
-    let directory = FilePath(path).parent.string
-    if let store = StoreLayout.nearest(holding: StoreLayout.manifestName, from: directory) {
+    let directory = file.parent
+    if let store = StoreLayout.nearest(holding: StoreLayout.manifestName, from: directory.string) {
       throw StoreError.refused(.identityInStore(path: path, store: store))
     }
-    try FileIO.makeDirectories(FilePath(directory), mode: 0o700)
-    var writer = AtomicWriter(boundary: FilePath(directory))
+    try FileIO.makeDirectories(directory, mode: 0o700)
+    var writer = AtomicWriter(boundary: directory)
     writer.newFileMode = 0o600
-    try writer.write(Array(fileText(created: created).utf8), to: FilePath(path))
+    try writer.write(Array(fileText(created: created).utf8), to: file)
   }
 }

@@ -139,7 +139,7 @@ extension Store {
   /// (the log folded into it) when files came or went or the log grew long. With `keeping`, each
   /// part of the pass keeps only its first `count` matches in that order (the query's window).
   func indexedMatches(
-    kind: String, directory: String, filters: [FilterExpression],
+    kind: String, directory: FilePath, filters: [FilterExpression],
     sort: [(path: FilterExpression.Path, descending: Bool)],
     keeping: (count: Int, by: @Sendable (Match, Match) -> Bool)?
   ) throws(StoreError) -> (results: [(Match?, String?)], irregular: [String])? {
@@ -156,7 +156,7 @@ extension Store {
       + configuration.indexRacyWindow.components.attoseconds / 1_000_000_000
     // The directory is listed unless its stat vouches that it still lists the index's files
     // (not followed: a directory replaced by a link to it is listed, and refused there).
-    let directoryStamp = FileStamp(notFollowing: FilePath(directory))
+    let directoryStamp = FileStamp(notFollowing: directory)
     let listing = try ListingStamp.load(listingStampPath(kind))
     let vouched =
       if let now = directoryStamp, let listing, index.namesAreFlat {
@@ -167,10 +167,10 @@ extension Store {
     // The files to visit: the index's names (read in place, on every core) when it stands for
     // the listing, else the listing's.
     let (listed, irregular) =
-      vouched ? ([String](), [String]()) : try FileIO.walkNames(FilePath(directory), suffix: StoreLayout.documentSuffix)
+      vouched ? ([String](), [String]()) : try FileIO.walkNames(directory, suffix: StoreLayout.documentSuffix)
     let count = vouched ? index.count : listed.count
     @Sendable func name(_ k: Int) -> String { vouched ? index.name(k) : listed[k] }
-    guard let opened = FileIO.Directory(FilePath(directory)) else {
+    guard let opened = FileIO.Directory(directory) else {
       return count == 0 ? ([], irregular) : nil  // Not listable as a directory now: read the long way.
     }
     let sensitive = sensitiveMembers(kind)
@@ -206,7 +206,7 @@ extension Store {
           parses: index.parses(position), nonScalar: index.nonScalar(position),
           projection: index.projection(position), name: name, in: directory)
       } else {
-        let bytes = try FileIO.readListed(FilePath(directory) / name, in: opened)
+        let bytes = try FileIO.readListed(directory / name, in: opened)
         let entry = KindIndex.entry(bytes, stamp: stamp, sensitive: sensitive)
         chunk.sources.append(Source.read)
         chunk.read.append((k, entry))
@@ -214,7 +214,7 @@ extension Store {
       }
       switch judged {
       case .match(let match): chunk.matches.append(match)
-      case .unparsable: chunk.unparsable.append((FilePath(directory) / name).string)
+      case .unparsable: chunk.unparsable.append((directory / name).string)
       case .no: break
       }
     }
@@ -319,7 +319,7 @@ private struct IndexJudge: Sendable {
     case no
   }
 
-  func judge(_ entry: KindIndex.Entry, name: String, in directory: String) throws(StoreError) -> Verdict {
+  func judge(_ entry: KindIndex.Entry, name: String, in directory: FilePath) throws(StoreError) -> Verdict {
     try entry.nonScalar.withUnsafeBufferPointer { nonScalar throws(StoreError) in
       try entry.projection.withUnsafeBufferPointer { projection throws(StoreError) in
         try judge(parses: entry.parses, nonScalar: nonScalar, projection: projection, name: name, in: directory)
@@ -329,7 +329,7 @@ private struct IndexJudge: Sendable {
 
   func judge(
     parses: Bool, nonScalar: UnsafeBufferPointer<UInt8>, projection stored: UnsafeBufferPointer<UInt8>, name: String,
-    in directory: String
+    in directory: FilePath
   ) throws(StoreError) -> Verdict {
     guard parses else { return .unparsable }
     // The projection is the compact writer's text of the top-level scalars.
@@ -337,7 +337,7 @@ private struct IndexJudge: Sendable {
     let value: JSONValue
     if readsContainer(nonScalar) {
       // A member the query reads holds an object or array here: judged from the file itself.
-      let bytes = try FileIO.read(FilePath(directory) / name)
+      let bytes = try FileIO.read(directory / name)
       guard let whole = try? JSONParser().parse(bytes) else { return .unparsable }
       value = whole
     } else {
