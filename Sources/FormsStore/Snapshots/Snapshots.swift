@@ -220,7 +220,7 @@ public struct Snapshots: Sendable {
         // before them, is put together from it once every file is in.
         let entries = temporary / ".entries"
         let streamed = try streamStore(
-          into: temporary.string, entries: entries, cache: newCache, name: name,
+          into: temporary, entries: entries, cache: newCache, name: name,
           at: Int64(date.timeIntervalSince1970 * 1_000_000_000))
         let head = SnapshotManifest.head(
           name: name, time: time, reason: reason, message: message, label: label, counts: streamed.counts)
@@ -229,7 +229,7 @@ public struct Snapshots: Sendable {
         summary = SnapshotSummary(
           time: time, reason: reason, message: message, label: label, files: streamed.files, scope: "whole store")
         // The new hash cache is renamed into place after the snapshot: it is made durable with it.
-        written = streamed.written.map { [manifestPath, newCache] + $0.map(FilePath.init) }
+        written = streamed.written.map { [manifestPath, newCache] + $0 }
       }
       // Written plainly, then made durable at once: each new file and directory fsynced when
       // there are few (a link is durable with its directory), else one syncfs for all (where there
