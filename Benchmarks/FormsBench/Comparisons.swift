@@ -41,7 +41,7 @@ enum Comparisons {
       let directory = NSTemporaryDirectory() + "formsctl-bench-\(count)-\(getpid())"
       defer { ExampleStore.remove(directory) }
       let paths = try ExampleStore.prepare(count: count, at: directory, repository: repository)
-      let bytes = paths.map { (try? FileIO.read($0).count) ?? 0 }.reduce(0, +)
+      let bytes = paths.map { (try? FileIO.read(FilePath($0)).count) ?? 0 }.reduce(0, +)
       print(
         "\n\(count) purchase orders made from examples/acquisitions (\(bytes / 1_048_576) MB of JSON, \(bytes / count) bytes each)"
       )
@@ -191,10 +191,11 @@ enum Comparisons {
         peerOutputs = together((0..<2).map { ["python3", store + "/judge.py", schema, data, "\($0)/2"] })
       }
       let floor = timed {
-        _ = parallelMap(paths) { path -> Bool in (try? FileIO.read(path)).flatMap { try? JSONParser().parse($0) } != nil
+        _ = parallelMap(paths) { path -> Bool in
+          (try? FileIO.read(FilePath(path))).flatMap { try? JSONParser().parse($0) } != nil
         }
       }
-      let read = timed { _ = parallelMap(paths) { (try? FileIO.read($0))?.count ?? 0 } }
+      let read = timed { _ = parallelMap(paths) { (try? FileIO.read(FilePath($0)))?.count ?? 0 } }
       return Row(
         work: "`validate` (whole store)", ours: ours, peer: "fastjsonschema, 2 processes", theirs: theirs,
         note: String(

@@ -14,7 +14,7 @@ enum LanguageServerBenchmark {
     defer { ExampleStore.remove(directory) }
     _ = try ExampleStore.prepare(count: count, at: directory, repository: repository)
     let path = directory + "/data/purchase-orders/PO-000001.json"
-    let saved = String(decoding: try FileIO.read(path), as: UTF8.self)
+    let saved = String(decoding: try FileIO.read(FilePath(path)), as: UTF8.self)
     // A relation to an acquisition that does not exist (the generated orders name none).
     let broken = saved.replacingOccurrences(
       of: "\"currency\": \"USD\",", with: "\"acquisition_id\": \"ACQ-2099-999\",\n  \"currency\": \"USD\",")

@@ -234,7 +234,7 @@ enum Floors {
 
   /// Lists `directory` and `stat`s every file in it: what a query that trusts nothing unchecked costs.
   static func stat(_ directory: String) throws -> Int {
-    let names = try FileIO.walkNames(directory, suffix: ".json").names
+    let names = try FileIO.walkNames(FilePath(directory), suffix: ".json").names
     let fd = open(directory, O_RDONLY | O_DIRECTORY)
     defer { close(fd) }
     return parallelChunks(count: names.count, chunkSize: 4096) { range -> [Int] in
@@ -245,9 +245,9 @@ enum Floors {
 
   /// Reads and parses every file of `directory`: what checking every file costs before any check.
   static func readAndParse(_ directory: String) throws -> Int {
-    let names = try FileIO.walkNames(directory, suffix: ".json").names
+    let names = try FileIO.walkNames(FilePath(directory), suffix: ".json").names
     return parallelChunks(count: names.count, chunkSize: 512) { range -> [Int] in
-      [range.count { (try? JSONParser().parse(FileIO.read(directory + "/" + names[$0]))) != nil }]
+      [range.count { (try? JSONParser().parse(FileIO.read(FilePath(directory + "/" + names[$0])))) != nil }]
     }.reduce(0, +)
   }
 }

@@ -29,7 +29,9 @@ enum RegressionCheck {
     let bench = Comparisons.Bench(formsctl: formsctl, store: directory, paths: paths, repository: repository)
 
     let floor = bench.timed(runs: 5) {
-      _ = parallelMap(paths) { path -> Bool in (try? FileIO.read(path)).flatMap { try? JSONParser().parse($0) } != nil }
+      _ = parallelMap(paths) { path -> Bool in
+        (try? FileIO.read(FilePath(path))).flatMap { try? JSONParser().parse($0) } != nil
+      }
     }
     var measured: [(row: String, ours: Double, peer: String, theirs: Double)] = []
     let validate = bench.timed(runs: 5) { bench.formsctl(["validate", "-q"]) }

@@ -51,25 +51,25 @@ func jsonBenchmark() throws {
   let total = sizes.reduce(0, +)
   print("\(count) purchase orders, \(total / 1024) KB in all, \(total / count) bytes each on average; 2 threads")
 
-  let read = time { _ = parallelMap(paths) { (try? FileIO.read($0))?.count ?? 0 } }
+  let read = time { _ = parallelMap(paths) { (try? FileIO.read(FilePath($0)))?.count ?? 0 } }
   report("read the files (open/read)", seconds: read, bytes: total, documents: count)
   let readParse = time {
     _ = parallelMap(paths) { path -> Bool in
-      guard let bytes = try? FileIO.read(path) else { return false }
+      guard let bytes = try? FileIO.read(FilePath(path)) else { return false }
       return (try? JSONParser().parse(bytes)) != nil
     }
   }
   report("read + formsctl parse", seconds: readParse, bytes: total, documents: count)
   let readFoundation = time {
     _ = parallelMap(paths) { path -> Bool in
-      guard let bytes = try? FileIO.read(path) else { return false }
+      guard let bytes = try? FileIO.read(FilePath(path)) else { return false }
       return (try? JSONSerialization.jsonObject(with: Data(bytes))) != nil
     }
   }
   report("read + Foundation JSONSerialization parse", seconds: readFoundation, bytes: total, documents: count)
 
   // The parsers alone, on bytes already in memory.
-  let contents = parallelMap(paths) { (try? FileIO.read($0)) ?? [] }
+  let contents = parallelMap(paths) { (try? FileIO.read(FilePath($0))) ?? [] }
   let datas = contents.map { Data($0) }
   let parse = time { _ = parallelMap(contents) { (try? JSONParser().parse($0)) != nil } }
   report("formsctl parse", seconds: parse, bytes: total, documents: count)
@@ -95,7 +95,7 @@ func jsonBenchmark() throws {
 func parseLoop() throws {
   let directory = NSTemporaryDirectory() + "formsctl-bench-loop-\(getpid())"
   defer { try? FileManager.default.removeItem(atPath: directory) }
-  let files = try generateStore(count: 2000, at: directory).map { try FileIO.read($0) }
+  let files = try generateStore(count: 2000, at: directory).map { try FileIO.read(FilePath($0)) }
   let rounds = max(1, count / 2000)
   let seconds = time {
     for _ in 0..<rounds { for bytes in files { _ = try? JSONParser().parse(bytes) } }

@@ -32,7 +32,7 @@ enum SyncBenchmark {
     defer { unlink(rows) }
     var text = ""
     for path in paths {
-      let bytes = try FileIO.read(path)
+      let bytes = try FileIO.read(FilePath(path))
       let document = String(decoding: bytes, as: UTF8.self)
       let id = String(FilePath(path).name.dropLast(5))
       let escaped = SyncState.Table.escaped(document)

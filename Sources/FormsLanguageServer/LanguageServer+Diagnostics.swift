@@ -60,7 +60,7 @@ extension LanguageServer {
   /// The diagnostics the server would publish for the file at `path` as it is on disk (UTF-16
   /// positions): what `formsctl lsp --diagnose` prints to check an editor's view from a terminal.
   public func diagnostics(ofFile path: String) throws(StoreError) -> JSONValue {
-    let text = try FileIO.read(path)
+    let text = try FileIO.read(FilePath(path))
     return diagnostics(uri: Self.uri(of: path), buffer: Buffer(path: path, text: text, version: nil))
   }
 
@@ -108,11 +108,11 @@ extension LanguageServer {
     var out: [String: FileStamp?] = [:]
     let files: [String]
     do {
-      files = try FileIO.walk(layout.schemasDirectory, suffix: ".yaml", followingTop: true).files
+      files = try FileIO.walk(layout.schemasPath, suffix: ".yaml", followingTop: true).files
     } catch {
       return out  // the registry's load reports what cannot be listed
     }
-    for file in files { out[file] = FileStamp(file) }
+    for file in files { out[file] = FileStamp(FilePath(file)) }
     return out
   }
 

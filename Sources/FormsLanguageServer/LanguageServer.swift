@@ -271,7 +271,7 @@ public final class LanguageServer: Sendable {
     if let buffer {
       text = buffer.text
     } else {
-      do { text = try FileIO.read(path) } catch { return .null }  // not open and not readable: nothing to say
+      do { text = try FileIO.read(FilePath(path)) } catch { return .null }  // not open and not readable: nothing to say
     }
     // A buffer over the store's limit is not parsed (its one diagnostic says why): nothing to answer.
     guard text.count <= FileIO.maxFileSize else { return .null }
@@ -393,7 +393,7 @@ public final class LanguageServer: Sendable {
   func location(_ location: LanguageService.Location) -> JSONValue {
     let text: [UInt8]
     if location.range != nil {
-      do { text = try FileIO.read(location.path) } catch { text = [] }  // placed at the start instead
+      do { text = try FileIO.read(FilePath(location.path)) } catch { text = [] }  // placed at the start instead
     } else {
       text = []
     }

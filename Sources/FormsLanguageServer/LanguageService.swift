@@ -79,10 +79,9 @@ public struct LanguageService: Sendable {
   /// editors name files by their real paths.
   static func spelled(_ path: String, under directory: String) -> String? {
     if FilePath(directory).relative(FilePath(path)) != nil { return path }
-    let real = FileIO.realPath(directory) ?? directory
-    let file =
-      FileIO.realPath(FilePath(path).parent.string).map { FilePath($0) / FilePath(path).name } ?? FilePath(path)
-    return FilePath(real).relative(file).map { (FilePath(directory) / $0).string }
+    let real = FileIO.realPath(FilePath(directory)) ?? FilePath(directory)
+    let file = FileIO.realPath(FilePath(path).parent).map { $0 / FilePath(path).name } ?? FilePath(path)
+    return real.relative(file).map { (FilePath(directory) / $0).string }
   }
 
   // MARK: Diagnostics
@@ -131,9 +130,9 @@ public struct LanguageService: Sendable {
 
   /// The stored version of the document at `path`, when there is one that parses.
   func stored(_ path: String) -> JSONValue? {
-    guard FileIO.entry(path) == .file else { return nil }
+    guard FileIO.entry(FilePath(path)) == .file else { return nil }
     do {
-      return try JSONParser().parse(try FileIO.read(path, followLinks: false))
+      return try JSONParser().parse(try FileIO.read(FilePath(path), followLinks: false))
     } catch {
       // An editor's answer goes without it: the buffer's own diagnostics say what is wrong.
       return nil
@@ -355,7 +354,7 @@ public struct LanguageService: Sendable {
       return context.text.flatMap { store.registry.files[$0] }.map { Location(path: $0, range: nil) }
     }
     guard let target = relationTarget(context.pointer, value: context.text, schema: schema),
-      FileIO.entry(target.path) == .file
+      FileIO.entry(FilePath(target.path)) == .file
     else { return nil }
     return Location(path: target.path, range: nil)
   }
@@ -366,7 +365,7 @@ public struct LanguageService: Sendable {
       let (kind, id) = validator.identify(inside)
     else { return [] }
     return try validator.referrers(of: [(kind, id)]).map { (referrer) throws(StoreError) -> Location in
-      let bytes = try FileIO.read(referrer)
+      let bytes = try FileIO.read(FilePath(referrer))
       guard let (document, map) = try? JSONParser().parseWithSourceMap(bytes),
         let schema = store.registry.schema(of: document),
         let field = schema.relations.first(where: { $0.kind == kind && document[$0.field]?.stringValue == id })?.field,

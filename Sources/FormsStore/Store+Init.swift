@@ -36,12 +36,12 @@ extension Store {
     {
       throw StoreError.refused(.storeInsideStore(directory: directory, outer: outer))
     }
-    try FileIO.makeDirectories(directory)
-    let root = FileIO.realPath(directory) ?? directory
-    let gitignore = (FilePath(root) / ".gitignore").string
+    try FileIO.makeDirectories(FilePath(directory))
+    let root = FileIO.realPath(FilePath(directory)) ?? FilePath(directory)
+    let gitignore = root / ".gitignore"
     let ignore = ".formsctl/*\n!.formsctl/history.jsonl\n"
     var files = BuiltinSchemas.files.map {
-      (path: (FilePath(root) / "schemas" / $0.path).string, contents: Array($0.contents.utf8))
+      (path: root / "schemas" / $0.path, contents: Array($0.contents.utf8))
     }
     if FileIO.entry(gitignore) != .missing {
       let text = String(decoding: try FileIO.read(gitignore), as: UTF8.self)
@@ -50,31 +50,29 @@ extension Store {
     } else {
       files.append((gitignore, Array(ignore.utf8)))
     }
-    let directories =
-      [(FilePath(root) / "data").string, (FilePath(root) / ".formsctl").string]
-      + Set(files.map { FilePath($0.path).parent.string }).sorted()
+    let directories = [root / "data", root / ".formsctl"] + Set(files.map { $0.path.parent }).sorted()
     // Every check before the first write: a link anywhere init would write refuses it all.
     for path in directories { try FileIO.refuseLinks(path, below: root) }
     var kept: [String] = []
-    var missing: [(path: String, contents: [UInt8])] = []
+    var missing: [(path: FilePath, contents: [UInt8])] = []
     for file in files {
       switch FileIO.entry(file.path) {
       case .missing: missing.append(file)
       case .file:
         if try FileIO.read(file.path) != file.contents, file.path != gitignore {
-          kept.append(FilePath(root).relative(FilePath(file.path)) ?? file.path)
+          kept.append(root.relative(file.path) ?? file.path.string)
         }
         if file.path == gitignore { missing.append(file) }  // the rule is added to what is there
       default:
-        throw StoreError.wrongFileType(file.path, found: FileIO.describe(file.path), expected: "a regular file")
+        throw StoreError.wrongFileType(file.path.string, found: FileIO.describe(file.path), expected: "a regular file")
       }
     }
     let writer = AtomicWriter(boundary: root)
     for path in directories { try writer.makeDirectories(path) }
     for file in missing { try writer.write(file.contents, to: file.path) }
     // The manifest last: a store exists only once everything it names does.
-    try writer.write(Array(initialManifest.utf8), to: StoreLayout.manifestPath(root: root))
-    return Initialized(layout: try StoreLayout(root: root), kept: kept)
+    try writer.write(Array(initialManifest.utf8), to: StoreLayout.manifestPath(root: root.string))
+    return Initialized(layout: try StoreLayout(root: root.string), kept: kept)
   }
 
   /// Finishes or rolls back an interrupted operation, under the lock; with `abandon`, drops its
@@ -95,7 +93,7 @@ extension Store {
           time: now(), user: AuditLog.currentUser(root: layout.root), operation: "recover --abandon",
           command: "recover --abandon", documents: [],
           details: JSONObject(["abandoned": .string(operation), "abandoned_plan": .string(plan)]))
-        try AuditLog.appendOnce(record, layout: layout, at: AuditLog.size(AuditLog.path(layout)))
+        try AuditLog.appendOnce(record, layout: layout, at: AuditLog.size(layout.historyPath))
       }
     }
     let outcome = try journal.recover(abandon: abandon)

@@ -148,7 +148,7 @@ public final class Store: Sendable {
     let path = try path(kind: kind, id: id)
     let bytes: [UInt8]
     do {
-      bytes = try FileIO.read(path, followLinks: false)
+      bytes = try FileIO.read(FilePath(path), followLinks: false)
     } catch {
       if case .fileNotFound = error { throw StoreError.notFound(kind: kind, id: id, path: display(path)) }
       if case .wrongFileType(_, let found, let expected) = error {
@@ -204,6 +204,6 @@ public final class Store: Sendable {
   /// (each checked with one stat). Values still sealed are not checked (their type is the
   /// envelope's), and findings about a sensitive value do not quote it.
   public func findings(for document: JSONValue, schema: Schema, path: String) -> [Finding] {
-    rules.findings(for: document, schema: schema, path: path, exists: FileIO.exists)
+    rules.findings(for: document, schema: schema, path: path, exists: { FileIO.exists(FilePath($0)) })
   }
 }

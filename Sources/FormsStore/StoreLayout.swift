@@ -19,34 +19,43 @@ public struct StoreLayout: Sendable, Equatable {
   /// Who holds each role that approval chains name (`roles:`), by role.
   public let roles: [String: [Signer]]
 
+  /// ``root`` as a path.
+  package var rootPath: FilePath { FilePath(root) }
+  /// ``schemasDirectory`` as a path.
+  package var schemasPath: FilePath { FilePath(schemasDirectory) }
+  /// ``dataDirectory`` as a path.
+  package var dataPath: FilePath { FilePath(dataDirectory) }
+
   /// `.formsctl/`, the tool's own state. Its parts are named below, the one place they are spelled
   /// (docs/design.md §13).
   public var stateDirectory: String { state.string }
-  var state: FilePath { FilePath(root) / ".formsctl" }
+  var state: FilePath { rootPath / ".formsctl" }
   /// `.formsctl/journal/`: the plan and commit record of a multi-file operation.
-  var journalDirectory: String { (state / "journal").string }
+  var journalDirectory: FilePath { state / "journal" }
   /// `.formsctl/snapshots/`.
-  var snapshotsDirectory: String { (state / "snapshots").string }
+  var snapshotsDirectory: FilePath { state / "snapshots" }
   /// `.formsctl/lock`: the one-writer lock.
-  var lockPath: String { (state / "lock").string }
+  var lockPath: FilePath { state / "lock" }
   /// `.formsctl/history.jsonl`: the audit log.
-  var historyPath: String { (state / "history.jsonl").string }
+  var historyPath: FilePath { state / "history.jsonl" }
   /// `.formsctl/index/`: the query index, one file per kind.
-  var indexDirectory: String { (state / "index").string }
+  var indexDirectory: FilePath { state / "index" }
   /// `.formsctl/sync/`: per database, the sync records.
-  var syncDirectory: String { (state / "sync").string }
+  var syncDirectory: FilePath { state / "sync" }
   /// `.formsctl/sync/lock`: one sync at a time.
-  var syncLockPath: String { (FilePath(syncDirectory) / "lock").string }
+  var syncLockPath: FilePath { syncDirectory / "lock" }
   /// `.formsctl/edit/`: texts `edit` keeps when a save is refused.
-  var editDirectory: String { (state / "edit").string }
+  var editDirectory: FilePath { state / "edit" }
 
   /// `templates/`: pre-filled documents, `templates/KIND/NAME.json`.
-  public var templatesDirectory: String { (FilePath(root) / "templates").string }
+  public var templatesDirectory: String { templatesPath.string }
+  /// ``templatesDirectory`` as a path.
+  package var templatesPath: FilePath { rootPath / "templates" }
   /// `json-schema/`: the JSON Schemas `editor setup` exports, committed (`schema check` reports them stale).
-  public var jsonSchemaDirectory: String { (FilePath(root) / "json-schema").string }
+  public var jsonSchemaDirectory: String { (rootPath / "json-schema").string }
 
   /// `formsctl.yaml` of the store at `root`.
-  static func manifestPath(root: String) -> String { (FilePath(root) / manifestName).string }
+  static func manifestPath(root: String) -> FilePath { FilePath(root) / manifestName }
 
   /// Reads the manifest of the store at `root`.
   public init(root: String) throws(StoreError) {
@@ -56,10 +65,11 @@ public struct StoreLayout: Sendable, Equatable {
     do throws(YAMLError) {
       node = try YAMLReader().read(bytes)
     } catch {
-      throw StoreError.manifest(file: manifestPath, position: error.position, message: error.message)
+      throw StoreError.manifest(file: manifestPath.string, position: error.position, message: error.message)
     }
     guard let node, let pairs = node.mapping else {
-      throw StoreError.manifest(file: manifestPath, position: node?.position, message: "the manifest must be a mapping")
+      throw StoreError.manifest(
+        file: manifestPath.string, position: node?.position, message: "the manifest must be a mapping")
     }
     var schemas = "schemas"
     var data = "data"
@@ -70,7 +80,8 @@ public struct StoreLayout: Sendable, Equatable {
       let key = pair.key.scalar?.text ?? ""
       func text() throws(StoreError) -> String {
         guard let s = pair.value.string, !s.isEmpty else {
-          throw StoreError.manifest(file: manifestPath, position: pair.value.position, message: "\(key) must be a path")
+          throw StoreError.manifest(
+            file: manifestPath.string, position: pair.value.position, message: "\(key) must be a path")
         }
         return s
       }
@@ -78,7 +89,7 @@ public struct StoreLayout: Sendable, Equatable {
       case "formsctl":
         guard case .number(let n)? = pair.value.scalar?.value, n.intValue == 1 else {
           throw StoreError.manifest(
-            file: manifestPath, position: pair.value.position,
+            file: manifestPath.string, position: pair.value.position,
             message: "unsupported manifest format \(pair.value.scalar?.text ?? "?"); this formsctl reads format 1")
         }
       case "schemas": schemas = try text()
@@ -87,15 +98,15 @@ public struct StoreLayout: Sendable, Equatable {
         do throws(RetentionPolicy.ParseError) {
           retention = try RetentionPolicy(yaml: pair.value)
         } catch {
-          throw StoreError.manifest(file: manifestPath, position: error.position, message: error.message)
+          throw StoreError.manifest(file: manifestPath.string, position: error.position, message: error.message)
         }
       case "encryption":
-        recipients = try Self.recipients(pair.value, manifest: manifestPath)
+        recipients = try Self.recipients(pair.value, manifest: manifestPath.string)
       case "roles":
-        roles = try Self.roles(pair.value, manifest: manifestPath)
+        roles = try Self.roles(pair.value, manifest: manifestPath.string)
       default:
         throw StoreError.manifest(
-          file: manifestPath, position: pair.key.position,
+          file: manifestPath.string, position: pair.key.position,
           message: "unknown key \"\(key)\"; expected formsctl, schemas, data, snapshots, encryption or roles")
       }
     }
@@ -115,26 +126,26 @@ public struct StoreLayout: Sendable, Equatable {
   /// through links. A missing data directory is a store without documents (git keeps no empty
   /// directory).
   func checkDirectories() throws(StoreError) {
-    func check(_ path: String, key: String, required: Bool) throws(StoreError) {
+    func check(_ path: FilePath, key: String, required: Bool) throws(StoreError) {
       let found = FileIO.entry(path)
       switch found {
       case .directory: return
       case .missing where !required: return
-      case .missing: throw StoreError.missingDirectory(path, key: key)
+      case .missing: throw StoreError.missingDirectory(path.string, key: key)
       case .symlink where !isInsideRoot(path):
-        guard FileIO.isDirectory(path) else { throw StoreError.missingDirectory(path, key: key) }
-      default: throw StoreError.wrongFileType(path, found: FileIO.describe(path), expected: "a directory")
+        guard FileIO.isDirectory(path) else { throw StoreError.missingDirectory(path.string, key: key) }
+      default: throw StoreError.wrongFileType(path.string, found: FileIO.describe(path), expected: "a directory")
       }
     }
-    try check(schemasDirectory, key: "schemas", required: true)
-    try check(dataDirectory, key: "data", required: false)
+    try check(schemasPath, key: "schemas", required: true)
+    try check(dataPath, key: "data", required: false)
   }
 
   /// True when `path` (absolute, normalized) is the store root or below it, by its spelling.
-  func isInsideRoot(_ path: String) -> Bool { FilePath(root).contains(FilePath(path)) }
+  func isInsideRoot(_ path: FilePath) -> Bool { rootPath.contains(path) }
 
   /// True when the schemas directory lies below the root (snapshots and the journal's sweep cover it then).
-  var schemasInsideRoot: Bool { FilePath(root).relative(FilePath(schemasDirectory)) != nil }
+  var schemasInsideRoot: Bool { rootPath.relative(schemasPath) != nil }
 
   /// The `roles:` of a manifest's text (`shown` names it in errors), as another revision had them.
   public static func roles(inManifest bytes: [UInt8], shown: String) throws(StoreError) -> [String: [Signer]] {
@@ -210,7 +221,7 @@ public struct StoreLayout: Sendable, Equatable {
     if let given = named(explicit: explicit, environment: environment) {
       let root = FilePath(given).absolute(from: workingDirectory).string
       guard FileIO.exists(manifestPath(root: root)) else {
-        throw StoreError.storeNotFound(root, isDirectory: FileIO.isDirectory(root))
+        throw StoreError.storeNotFound(root, isDirectory: FileIO.isDirectory(FilePath(root)))
       }
       return try StoreLayout(root: root)
     }
@@ -231,7 +242,7 @@ public struct StoreLayout: Sendable, Equatable {
     var current = FilePath(directory).normalized.string
     let top = FilePath(ceiling).normalized.string
     while true {
-      if FileIO.exists((FilePath(current) / name).string) { return current }
+      if FileIO.exists(FilePath(current) / name) { return current }
       if current == top || current == "/" { return nil }
       current = FilePath(current).parent.string
     }
@@ -250,7 +261,7 @@ public struct StoreLayout: Sendable, Equatable {
     var roots: [String: String?] = [:]
     for path in paths {
       let absolute = FilePath(path).absolute(from: workingDirectory).string
-      let start = FileIO.isDirectory(absolute) ? absolute : FilePath(absolute).parent.string
+      let start = FileIO.isDirectory(FilePath(absolute)) ? absolute : FilePath(absolute).parent.string
       if roots[start] == nil { roots[start] = nearest(holding: manifestName, from: start) }
       guard let root = roots[start] ?? nil else {
         outside.append(path)
@@ -267,7 +278,7 @@ public struct StoreLayout: Sendable, Equatable {
 
   /// True when `path` (absolute) is this store's data directory or inside it.
   public func holdsDocument(_ path: String) -> Bool {
-    FilePath(dataDirectory).contains(FilePath(path).normalized)
+    dataPath.contains(FilePath(path).normalized)
   }
 
   // MARK: Document paths: the one place `data/<directory>/<id>.json` is spelled.
@@ -276,17 +287,17 @@ public struct StoreLayout: Sendable, Equatable {
   public static let documentSuffix = ".json"
 
   /// The directory holding the documents a schema stores in `directory` (its `directory:`).
-  public func documents(in directory: String) -> String { (FilePath(dataDirectory) / directory).string }
+  public func documents(in directory: String) -> String { (dataPath / directory).string }
 
   /// Every document file (regular, `*.json`) a schema stores in `directory` and below, sorted.
   public func documentFiles(in directory: String) throws(StoreError) -> [String] {
-    try FileIO.files(under: documents(in: directory), suffix: Self.documentSuffix)
+    try FileIO.files(under: dataPath / directory, suffix: Self.documentSuffix)
   }
 
   /// The ids of the documents a schema stores in `directory` (its own entries, one `readdir`),
   /// those starting with `prefix`, sorted.
   public func ids(in directory: String, prefix: String = "", sorted: Bool = true) throws(StoreError) -> [String] {
-    let ids = try FileIO.entries(of: documents(in: directory)).compactMap { entry -> String? in
+    let ids = try FileIO.entries(of: dataPath / directory).compactMap { entry -> String? in
       guard entry.kind == .file, !entry.name.hasPrefix("."), entry.name.hasPrefix(prefix) else { return nil }
       return Self.id(fromFile: entry.name)
     }
@@ -295,16 +306,16 @@ public struct StoreLayout: Sendable, Equatable {
 
   /// Where the document `id` lives when its schema stores documents in `directory`.
   public func path(directory: String, id: String) -> String {
-    (FilePath(documents(in: directory)) / (id + Self.documentSuffix)).string
+    (dataPath / directory / (id + Self.documentSuffix)).string
   }
 
   /// The schema directory and id a document path stands for (`data/forms/F-1.json` → `forms`,
   /// `F-1`): `path(directory:id:)` read backwards; nil for anything else.
   public func identify(_ path: String) -> (directory: String, id: String)? {
     guard let id = Self.id(fromFile: path) else { return nil }
-    let directory = FilePath(path).parent.string
-    guard FilePath(directory).parent.string == dataDirectory else { return nil }
-    return (FilePath(directory).name, id)
+    let directory = FilePath(path).parent
+    guard directory.parent.string == dataDirectory else { return nil }
+    return (directory.name, id)
   }
 
   /// The id a document file's name gives (`.../F-1.json` → `F-1`); nil when it is not `*.json`.
@@ -318,22 +329,20 @@ public struct StoreLayout: Sendable, Equatable {
   /// itself); nil for any other path.
   public func snapshotPath(_ path: String) -> String? {
     if path == dataDirectory { return "data" }
-    return FilePath(dataDirectory).relative(FilePath(path)).map { "data/" + $0 }
+    return dataPath.relative(FilePath(path)).map { "data/" + $0 }
   }
 
   /// The live path of a file a snapshot holds at `relative` (`data/...`, `schemas/...`, or a file
   /// of the store root): `snapshotPath` read backwards.
   public func livePath(_ relative: String) -> String {
-    if let below = FilePath("data").relative(FilePath(relative)) { return (FilePath(dataDirectory) / below).string }
-    if let below = FilePath("schemas").relative(FilePath(relative)) {
-      return (FilePath(schemasDirectory) / below).string
-    }
-    return (FilePath(root) / relative).string
+    if let below = FilePath("data").relative(FilePath(relative)) { return (dataPath / below).string }
+    if let below = FilePath("schemas").relative(FilePath(relative)) { return (schemasPath / below).string }
+    return (rootPath / relative).string
   }
 
   /// `path` relative to the store root when inside it (for messages), else unchanged.
   public func relative(_ path: String) -> String {
-    FilePath(root).relative(FilePath(path)) ?? path
+    rootPath.relative(FilePath(path)) ?? path
   }
 }
 

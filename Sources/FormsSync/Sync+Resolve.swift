@@ -38,20 +38,20 @@ extension Sync {
     case .ours:
       do throws(StoreError) {
         text =
-          FileIO.entry(path) == .missing
-          ? nil : String(decoding: try FileIO.read(path, followLinks: false), as: UTF8.self)
+          FileIO.entry(FilePath(path)) == .missing
+          ? nil : String(decoding: try FileIO.read(FilePath(path), followLinks: false), as: UTF8.self)
       } catch { throw SyncError.store(error) }
     case .theirs:
       do throws(StoreError) { text = try table.string(record.theirs) } catch { throw SyncError.store(error) }
     case .file(let file):
       do throws(StoreError) {
-        text = String(decoding: try FileIO.read(file), as: UTF8.self)
+        text = String(decoding: try FileIO.read(FilePath(file)), as: UTF8.self)
       } catch { throw SyncError.store(error) }
     }
     guard let text else {
       // The chosen side deleted it: deleted on the other too.
       if resolution == .theirs {
-        if FileIO.entry(path) != .missing {
+        if FileIO.entry(FilePath(path)) != .missing {
           do throws(StoreError) { try store.delete(kind: kind, id: id, operation: "sync", user: nil) } catch {
             throw SyncError.store(error)
           }

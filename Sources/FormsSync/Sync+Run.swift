@@ -386,12 +386,14 @@ extension Sync {
     let directory = try store.schema(kind).directory
     let ids = try store.layout.ids(in: directory, sorted: false)
     // Each file is looked up from its directory's descriptor (one name, not the whole path).
-    let opened = FileIO.Directory(store.layout.documents(in: directory))
+    let opened = FileIO.Directory(FilePath(store.layout.documents(in: directory)))
     let hashed = parallelMap(ids, chunkSize: 64) {
       id -> Result<(String, SyncState.Stamp?)?, StoreError> in
       Result { () throws(StoreError) in
         let path = store.layout.path(directory: directory, id: id)
-        return try SyncState.fileState(path, record: records[id], in: opened).map { ($0.sha256, $0.refreshed) }
+        return try SyncState.fileState(FilePath(path), record: records[id], in: opened).map {
+          ($0.sha256, $0.refreshed)
+        }
       }
     }
     var out: [String: (sha256: String, refreshed: SyncState.Stamp?)] = [:]
@@ -404,7 +406,9 @@ extension Sync {
 
   /// The stored bytes of a document (sealed values as envelopes).
   func read(_ path: String) throws(SyncError) -> [UInt8] {
-    do throws(StoreError) { return try FileIO.read(path, followLinks: false) } catch { throw SyncError.store(error) }
+    do throws(StoreError) { return try FileIO.read(FilePath(path), followLinks: false) } catch {
+      throw SyncError.store(error)
+    }
   }
 
   func plan(_ record: SyncState.Record?, sha256: String?, revision: Int64?, _ direction: Direction) -> Plan {

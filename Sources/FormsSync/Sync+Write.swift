@@ -34,7 +34,7 @@ extension Sync {
         do throws(StoreError) {
           let shown = "the database's \(kind) \(Self.escaped(id))"
           let path = try store.path(kind: kind, id: id)
-          let stored = FileIO.entry(path) == .missing ? nil : try store.read(kind: kind, id: id)
+          let stored = FileIO.entry(FilePath(path)) == .missing ? nil : try store.read(kind: kind, id: id)
           var value = try brought(
             try Store.parsed(Array(text.utf8), shown: shown), kind: kind, id: id, to: stored?.value)
           if let schema = store.registry.schema(of: value) {

@@ -8,9 +8,9 @@ import Testing
 struct AtomicWriterTests {
   @Test func writesAndLeavesNoTemporaryFile() throws {
     try withTemporaryDirectory { dir in
-      let writer = AtomicWriter(boundary: dir)
-      try writer.write(Array("one\n".utf8), to: dir + "/a.json")
-      try writer.write(Array("two\n".utf8), to: dir + "/a.json")
+      let writer = AtomicWriter(boundary: FilePath(dir))
+      try writer.write(Array("one\n".utf8), to: FilePath(dir + "/a.json"))
+      try writer.write(Array("two\n".utf8), to: FilePath(dir + "/a.json"))
       #expect(try readFile(dir + "/a.json") == "two\n")
       #expect(try directoryListing(dir) == ["a.json"])
     }
@@ -19,11 +19,11 @@ struct AtomicWriterTests {
   @Test func failureBeforeRenameKeepsTheOldBytes() throws {
     try withTemporaryDirectory { dir in
       try writeFile("old\n", to: dir + "/a.json")
-      var writer = AtomicWriter(boundary: dir)
+      var writer = AtomicWriter(boundary: FilePath(dir))
       writer.beforeRename = { temp throws(StoreError) in
-        throw StoreError.io(temp, operation: "simulated crash", errno: Errno(EIO))
+        throw StoreError.io(temp.string, operation: "simulated crash", errno: Errno(EIO))
       }
-      #expect(throws: StoreError.self) { try writer.write(Array("new\n".utf8), to: dir + "/a.json") }
+      #expect(throws: StoreError.self) { try writer.write(Array("new\n".utf8), to: FilePath(dir + "/a.json")) }
       #expect(try readFile(dir + "/a.json") == "old\n")
       #expect(try directoryListing(dir) == ["a.json"])
     }
@@ -33,7 +33,7 @@ struct AtomicWriterTests {
     try withTemporaryDirectory { dir in
       try writeFile("old\n", to: dir + "/a.json")
       chmod(dir + "/a.json", 0o600)
-      try AtomicWriter(boundary: dir).write(Array("new\n".utf8), to: dir + "/a.json")
+      try AtomicWriter(boundary: FilePath(dir)).write(Array("new\n".utf8), to: FilePath(dir + "/a.json"))
       let attributes = try FileManager.default.attributesOfItem(atPath: dir + "/a.json")
       #expect((attributes[.posixPermissions] as? Int) == 0o600)
     }
@@ -45,15 +45,15 @@ struct AtomicWriterTests {
       try FileManager.default.createDirectory(atPath: dir + "/store", withIntermediateDirectories: true)
       try FileManager.default.createSymbolicLink(
         atPath: dir + "/store/a.json", withDestinationPath: dir + "/outside/secret.json")
-      let writer = AtomicWriter(boundary: dir + "/store")
+      let writer = AtomicWriter(boundary: FilePath(dir + "/store"))
       #expect(throws: StoreError.symlinkOutsideStore(dir + "/store/a.json")) {
-        try writer.write(Array("new\n".utf8), to: dir + "/store/a.json")
+        try writer.write(Array("new\n".utf8), to: FilePath(dir + "/store/a.json"))
       }
       #expect(try readFile(dir + "/outside/secret.json") == "outside\n")
       // A directory symlink out of the store is refused too.
       try FileManager.default.createSymbolicLink(atPath: dir + "/store/out", withDestinationPath: dir + "/outside")
       #expect(throws: StoreError.pathOutsideStore(dir + "/store/out/secret.json")) {
-        try writer.write(Array("new\n".utf8), to: dir + "/store/out/secret.json")
+        try writer.write(Array("new\n".utf8), to: FilePath(dir + "/store/out/secret.json"))
       }
     }
   }
@@ -62,9 +62,9 @@ struct AtomicWriterTests {
     try withTemporaryDirectory { dir in
       try writeFile("old\n", to: dir + "/real.json")
       try FileManager.default.createSymbolicLink(atPath: dir + "/link.json", withDestinationPath: dir + "/real.json")
-      try AtomicWriter(boundary: dir).write(Array("new\n".utf8), to: dir + "/link.json")
+      try AtomicWriter(boundary: FilePath(dir)).write(Array("new\n".utf8), to: FilePath(dir + "/link.json"))
       #expect(try readFile(dir + "/real.json") == "new\n")
-      #expect(FileIO.entry(dir + "/link.json") == .symlink)
+      #expect(FileIO.entry(FilePath(dir + "/link.json")) == .symlink)
     }
   }
 }
@@ -78,7 +78,7 @@ struct FileIOTests {
       try handle.truncate(atOffset: UInt64(FileIO.maxFileSize + 1))
       try handle.close()
       #expect(throws: StoreError.fileTooLarge(path, size: FileIO.maxFileSize + 1, limit: FileIO.maxFileSize)) {
-        try FileIO.read(path)
+        try FileIO.read(FilePath(path))
       }
     }
   }
@@ -88,7 +88,7 @@ struct FileIOTests {
       for file in ["b/2.json", "a.json", ".formsctl/x.json", ".build/y.json", "c.txt", "b/.hidden/z.json"] {
         try writeFile("{}", to: dir + "/" + file)
       }
-      #expect(try FileIO.files(under: dir, suffix: ".json") == [dir + "/a.json", dir + "/b/2.json"])
+      #expect(try FileIO.files(under: FilePath(dir), suffix: ".json") == [dir + "/a.json", dir + "/b/2.json"])
     }
   }
 
@@ -98,11 +98,11 @@ struct FileIOTests {
         try writeFile("{}", to: dir + "/" + file)
       }
       try FileManager.default.createSymbolicLink(atPath: dir + "/link.json", withDestinationPath: dir + "/a.json")
-      let (names, irregular) = try FileIO.walkNames(dir, suffix: ".json")
+      let (names, irregular) = try FileIO.walkNames(FilePath(dir), suffix: ".json")
       #expect(names.sorted() == ["a.json", "b/2.json", "b/c/3.json"])
       #expect(irregular.sorted() == [dir + "/d.json", dir + "/link.json"])
       // The same files as walk, which gives their paths.
-      #expect(try FileIO.walk(dir, suffix: ".json").files == names.sorted().map { dir + "/" + $0 })
+      #expect(try FileIO.walk(FilePath(dir), suffix: ".json").files == names.sorted().map { dir + "/" + $0 })
     }
   }
 }
@@ -134,12 +134,12 @@ struct FormatterTests {
       try writeFile("{\n  \"a\": 1\n}\n", to: dir + "/clean.json")
       try writeFile("{\"a\": 1,}", to: dir + "/broken.json")
       let files = try DocumentFormatter.expand([dir]).files
-      let check = DocumentFormatter(check: true, writer: AtomicWriter(boundary: dir)).run(files)
+      let check = DocumentFormatter(check: true, writer: AtomicWriter(boundary: FilePath(dir))).run(files)
       #expect(check.changed == [dir + "/messy.json"])
       #expect(
         check.failures.map(\.compilerStyle) == [dir + "/broken.json:1:9: error: trailing comma before '}' [parse]"])
       #expect(try readFile(dir + "/messy.json") == "{\"b\": 1, \"a\": 12.50}")
-      let fix = DocumentFormatter(check: false, writer: AtomicWriter(boundary: dir)).run(files)
+      let fix = DocumentFormatter(check: false, writer: AtomicWriter(boundary: FilePath(dir))).run(files)
       #expect(fix.changed == [dir + "/messy.json"])
       #expect(try readFile(dir + "/messy.json") == "{\n  \"a\": 12.50,\n  \"b\": 1\n}\n")
       #expect(try readFile(dir + "/broken.json") == "{\"a\": 1,}")

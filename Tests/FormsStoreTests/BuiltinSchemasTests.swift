@@ -21,7 +21,7 @@ struct BuiltinSchemasTests {
         static let files: [(path: String, contents: String)] = [
 
       """
-    for path in try FileIO.files(under: directory, suffix: ".yaml") {
+    for path in try FileIO.files(under: FilePath(directory), suffix: ".yaml") {
       let relative = String(path.dropFirst(directory.count + 1))
       let contents = try String(contentsOfFile: path, encoding: .utf8)
       out += "    (\"\(relative)\", #\"\"\"\n\(contents)\n\"\"\"#),\n"
@@ -35,7 +35,8 @@ struct BuiltinSchemasTests {
     if let embedded = try Golden.difference(generated, at: target) {
       #expect(embedded == generated, "run RECORD_SNAPSHOTS=1 swift test --filter BuiltinSchemasTests")
     }
-    let onDisk = try FileIO.files(under: Self.root.appendingPathComponent("schemas").path, suffix: ".yaml").count
+    let onDisk = try FileIO.files(under: FilePath(Self.root.appendingPathComponent("schemas").path), suffix: ".yaml")
+      .count
     #expect(BuiltinSchemas.files.count == onDisk)
   }
 }

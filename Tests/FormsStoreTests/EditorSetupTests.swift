@@ -43,7 +43,7 @@ struct EditorSetupTests {
       #expect(dispatcher.contains(#""$schema": "http://json-schema.org/draft-07/schema#""#))
       #expect(
         dispatcher.contains(#""$ref": "form-2.0.0.schema.json""#) && dispatcher.contains(#""const": "form@1.0.0""#))
-      #expect(!FileIO.exists(dir + "/repo/stores/main/.vscode"))
+      #expect(!FileIO.exists(FilePath(dir + "/repo/stores/main/.vscode")))
     }
   }
 
@@ -122,7 +122,7 @@ struct EditorSetupTests {
       #expect(error?.kind == .badInput, "\(String(describing: error))")
       #expect(error?.description.contains("is a symbolic link") == true, "\(String(describing: error))")
       #expect(try readFile(document) == text)
-      #expect(FileIO.entry(file) == .symlink)
+      #expect(FileIO.entry(FilePath(file)) == .symlink)
     }
   }
 
@@ -139,7 +139,7 @@ struct EditorSetupTests {
           setup.configuration(for: .vscode, associations: associations, schemaDirectory: setup.defaultDirectory))
       }
       #expect(error?.kind == .badInput, "\(String(describing: error))")
-      #expect(!FileIO.exists(fixture.store.layout.dataDirectory + "/acquisitions/settings.json"))
+      #expect(!FileIO.exists(FilePath(fixture.store.layout.dataDirectory + "/acquisitions/settings.json")))
       // One of the exported schema files a link to a document.
       let schema = setup.defaultDirectory + "/acquisition.schema.json"
       try FileManager.default.removeItem(atPath: schema)
@@ -162,7 +162,7 @@ struct EditorSetupTests {
       let form = try #require(associations.first { $0.kind == "form" })
       // VS Code's JSON service (and Zed's, the same) matches `**/` + the pattern against the
       // document's URI as vscode-uri writes it.
-      let document = FileIO.realPath(dir + "/repo")! + "/" + name + "/data/forms/F-1.json"
+      let document = FileIO.realPath(FilePath(dir + "/repo"))!.string + "/" + name + "/data/forms/F-1.json"
       #expect(VSCodeGlob.matches(form.fileMatch, uri: VSCodeGlob.uri(document)), "\(form.fileMatch)")
       #expect(!VSCodeGlob.matches(form.fileMatch, uri: VSCodeGlob.uri(FilePath(document).parent.string + "/a/F.json")))
       #expect(!VSCodeGlob.matches(form.fileMatch, uri: VSCodeGlob.uri(dir + "/repo/other/data/forms/F-1.json")))

@@ -154,7 +154,7 @@ struct FaultInjectionTests {
         _ = try fixture.snapshots().create(reason: "manual", label: "second")
         try FileManager.default.createDirectory(atPath: pullSource(fixture), withIntermediateDirectories: true)
         _ = try fixture.snapshots().push(to: try Snapshots.Place(pullSource(fixture)), wait: 1)
-        try Snapshots.removeTree(try fixture.snapshots().list()[1].path)
+        try Snapshots.removeTree(try fixture.snapshots().list()[1].directory)
       },
       run: { fixture in
         let pulled = try fixture.snapshots().pull(from: try Snapshots.Place(pullSource(fixture)), wait: 1)
@@ -224,7 +224,7 @@ struct FaultInjectionTests {
   /// A cascade committed and then stopped by its first rename: a journal for `recover`.
   static func interruptedCascade(_ fixture: StoreFixture) throws {
     try twoFormsAndAnOrder(fixture)
-    let armed = FaultInjection.arm(fixture.root, fault: .init(call: .rename, nth: 1, persistent: true))
+    let armed = FaultInjection.arm(FilePath(fixture.root), fault: .init(call: .rename, nth: 1, persistent: true))
     defer { armed.disarm() }
     let error = storeError { _ = try fixture.store.delete(kind: "acquisition", id: "ACQ-2026-001") }
     guard case .unfinished? = error else { throw StoreError.internalError("expected unfinished, got \(error as Any)") }
@@ -242,7 +242,7 @@ struct FaultInjectionTests {
   static func state(_ fixture: StoreFixture, snapshots: Bool) throws -> [String: String] {
     var out: [String: String] = [:]
     let root = fixture.root
-    for path in try FileIO.files(under: root, suffix: "") where !path.hasSuffix("/feed.ndjson") {
+    for path in try FileIO.files(under: FilePath(root), suffix: "") where !path.hasSuffix("/feed.ndjson") {
       out[String(path.dropFirst(root.count))] = sealedValuesNamed(try readFile(path))
     }
     // The feed's path names the copy, and a migration records how long it took.
@@ -306,7 +306,7 @@ struct FaultInjectionTests {
 
       // The reference run counts the calls and gives the state after.
       let reference = try pristine.copy(to: dir + "/reference")
-      let counter = FaultInjection.arm(reference.root)
+      let counter = FaultInjection.arm(FilePath(reference.root))
       try scenario.run(reference)
       counter.disarm()
       let calls = counter.trace.count
@@ -321,11 +321,11 @@ struct FaultInjectionTests {
         for persistent in [false, true] {
           let run =
             "\(scenario.name), call \(nth) of \(calls) (\(counter.trace[nth - 1].call) "
-            + "\(counter.trace[nth - 1].path.dropFirst(reference.root.count))) failing \(persistent ? "from then on" : "once")"
+            + "\(counter.trace[nth - 1].path.string.dropFirst(reference.root.count))) failing \(persistent ? "from then on" : "once")"
           let fixture = try pristine.copy(to: dir + "/run")
           defer { try? FileManager.default.removeItem(atPath: dir + "/run") }
           let armed = FaultInjection.arm(
-            fixture.root, fault: .init(nth: nth, persistent: persistent, errno: errnos[nth % errnos.count]))
+            FilePath(fixture.root), fault: .init(nth: nth, persistent: persistent, errno: errnos[nth % errnos.count]))
           let failure = storeError { try scenario.run(fixture) }
           armed.disarm()
           if let failure {
@@ -367,14 +367,15 @@ struct FaultInjectionTests {
     try withTemporaryDirectory { dir in
       try writeFile("x", to: dir + "/inside/a")
       try writeFile("x", to: dir + "/outside/a")
-      let armed = FaultInjection.arm(dir + "/inside", fault: .init(call: .read, nth: 2, persistent: false, errno: EIO))
+      let armed = FaultInjection.arm(
+        FilePath(dir + "/inside"), fault: .init(call: .read, nth: 2, persistent: false, errno: EIO))
       defer { armed.disarm() }
-      _ = try FileIO.read(dir + "/inside/a")
+      _ = try FileIO.read(FilePath(dir + "/inside/a"))
       #expect(throws: StoreError.io(dir + "/inside/a", operation: "read", errno: Errno(EIO))) {
-        try FileIO.read(dir + "/inside/a")
+        try FileIO.read(FilePath(dir + "/inside/a"))
       }
-      _ = try FileIO.read(dir + "/inside/a")
-      _ = try FileIO.read(dir + "/outside/a")
+      _ = try FileIO.read(FilePath(dir + "/inside/a"))
+      _ = try FileIO.read(FilePath(dir + "/outside/a"))
       #expect(armed.failed == 1)
       #expect(armed.trace.map(\.call) == [.open, .read, .open, .read, .open, .read])
     }

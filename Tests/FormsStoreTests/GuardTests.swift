@@ -23,7 +23,7 @@ struct GuardTests {
       let again = try Store.initialize(at: dir + "/s")
       #expect(again.kept == ["schemas/form/1.0.0.yaml"])
       #expect(try readFile(custom) == text)
-      #expect(FileIO.exists(dir + "/s/schemas/acquisition/1.0.0.yaml"))
+      #expect(FileIO.exists(FilePath(dir + "/s/schemas/acquisition/1.0.0.yaml")))
     }
   }
 
@@ -46,7 +46,7 @@ struct GuardTests {
       let error = storeError { _ = try Store.initialize(at: dir + "/s/data/inner") }
       #expect(error?.kind == .badInput)
       #expect(error?.description.contains("is inside the store at") == true)
-      #expect(!FileIO.exists(dir + "/s/data/inner"))
+      #expect(!FileIO.exists(FilePath(dir + "/s/data/inner")))
     }
   }
 
@@ -197,7 +197,7 @@ struct GuardTests {
       let error = storeError { _ = try snapshots.restore(name, snapshotFirst: false, wait: 1) }
       #expect(error?.kind == .badInput)
       #expect(error?.description.contains("says it covers formsctl.yaml") == true, "\(String(describing: error))")
-      #expect(FileIO.exists(dir + "/s/formsctl.yaml"))
+      #expect(FileIO.exists(FilePath(dir + "/s/formsctl.yaml")))
     }
   }
 
@@ -211,7 +211,7 @@ struct GuardTests {
       try FileManager.default.removeItem(atPath: dir + "/s/.formsctl/snapshots/\(name)/formsctl.yaml")
       let error = storeError { _ = try snapshots.restore(name, snapshotFirst: false, wait: 1) }
       #expect(error?.description.contains("would remove the store's manifest") == true, "\(String(describing: error))")
-      #expect(FileIO.exists(dir + "/s/formsctl.yaml"))
+      #expect(FileIO.exists(FilePath(dir + "/s/formsctl.yaml")))
       _ = try snapshots.restore(name, paths: ["data"], snapshotFirst: false, wait: 1)
     }
   }
@@ -320,7 +320,7 @@ struct GuardTests {
         atPath: dir + "/s/.formsctl/snapshots/.deleting-x/data", withIntermediateDirectories: true)
       #expect(try snapshots.list().count == 1)
       #expect(try snapshots.removeStaleTemporaries() == 1)
-      #expect(FileIO.entry(dir + "/s/.formsctl/snapshots/.deleting-x") == .missing)
+      #expect(FileIO.entry(FilePath(dir + "/s/.formsctl/snapshots/.deleting-x")) == .missing)
     }
   }
 
@@ -358,7 +358,7 @@ struct GuardTests {
           }
         ]))
       #expect(shown.contains("J. Alvarez") && shown.hasSuffix("}}"))
-      #expect(!FileIO.exists(sealed))
+      #expect(!FileIO.exists(FilePath(sealed)))
     }
   }
 

@@ -149,11 +149,11 @@ struct ImporterTests {
       #expect(Set(dry.pruned.deletes.filter { $0.kind == "form" }.map(\.id)) == Set(forms))
       #expect(dry.pruned.rewrites.map(\.id) == ["PO-1"])
       #expect(dry.summary.contains("pruned 2 (+4 deleted by cascade), references cleared in 1"))
-      let before = try FileIO.files(under: dir + "/data", suffix: ".json").count
+      let before = try FileIO.files(under: FilePath(dir + "/data"), suffix: ".json").count
       request.dryRun = false
       let report = try Importer(store: fixture.store).run(request)
       #expect(report.summary == dry.summary)
-      #expect(try FileIO.files(under: dir + "/data", suffix: ".json").count == before - 6)
+      #expect(try FileIO.files(under: FilePath(dir + "/data"), suffix: ".json").count == before - 6)
       #expect(try fixture.read("purchase-order", "PO-1")["acquisition_id"] == nil)
       #expect(fixture.history.last?["documents"]?.arrayValue?.count == 7)
     }
@@ -221,7 +221,8 @@ struct ImporterTests {
       #expect(manifest.covers == ["data/purchase-orders/PO-1.json", "data/purchase-orders/PO-9.json"])
       #expect(manifest.files.map(\.path) == ["data/purchase-orders/PO-1.json"], "only what the import changes")
       #expect(manifest.absent == ["data/purchase-orders/PO-9.json"])
-      #expect(try FileIO.files(under: info.path, suffix: "").count == 3, "one copy, the manifest and the summary")
+      #expect(
+        try FileIO.files(under: FilePath(info.path), suffix: "").count == 3, "one copy, the manifest and the summary")
       #expect(try snapshots.verify(info).isEmpty)
       let diff = try snapshots.diff(from: info, to: nil)
       #expect(
@@ -237,7 +238,7 @@ struct ImporterTests {
       #expect(outcome.plan.rewritten == ["data/purchase-orders/PO-1.json"])
       #expect(outcome.plan.removed == ["data/purchase-orders/PO-9.json"])
       #expect(try readFile(dir + "/data/purchase-orders/PO-1.json") == before)
-      #expect(!FileIO.exists(dir + "/data/purchase-orders/PO-9.json"))
+      #expect(!FileIO.exists(FilePath(dir + "/data/purchase-orders/PO-9.json")))
       #expect(try readFile(dir + "/data/purchase-orders/PO-2.json") == changedSince)
       #expect(try snapshots.planRestore(info).isEmpty, "restored: nothing left to do")
       #expect(throws: StoreError.self, "a path it does not cover") {

@@ -20,7 +20,7 @@ struct InboxTests {
   }
 
   func ids(_ store: Store, _ person: Identity) throws -> [String] {
-    try store.inbox(for: person.signer).items.map { "\($0.id) \($0.step)" }
+    try store.inbox(for: person).items.map { "\($0.id) \($0.step)" }
   }
 
   @Test func eachSignerSeesWhatWaitsForThemOldestFirst() throws {
@@ -28,14 +28,14 @@ struct InboxTests {
       let people = ApprovalTests.People()
       let store = try approvals.store(dir, people)
       #expect(try ids(store, people.reviewer).isEmpty)
-      #expect(try store.inbox(for: people.reviewer.signer).roles == ["officer", "reviewer"])
+      #expect(try store.inbox(for: people.reviewer).roles == ["officer", "reviewer"])
       try store.create(kind: "claim", assignments: [try Assignment("id=c2"), try Assignment("amount=5.00")])
       // c1 is submitted after c2: c2 has waited longer, and comes first whatever the ids say.
       try opened(dir, at: "2026-11-02T09:00:00Z").transition(
         kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
       try opened(dir, at: "2026-11-01T09:00:00Z").transition(
         kind: "claim", id: "c2", to: "in_review", identity: people.preparer)
-      let inbox = try store.inbox(for: people.reviewer.signer)
+      let inbox = try store.inbox(for: people.reviewer)
       #expect(inbox.items.map(\.id) == ["c2", "c1"])
       #expect(inbox.items.first?.since == "2026-11-01T09:00:00Z")
       #expect(inbox.items.first?.submittedBy == people.preparer.signer.description)
@@ -43,7 +43,7 @@ struct InboxTests {
       // The chain is ordered: the officer's step waits for the review.
       #expect(try ids(store, people.officer).isEmpty)
       // The preparer holds no role: nothing waits for them, and the report says why.
-      let own = try store.inbox(for: people.preparer.signer)
+      let own = try store.inbox(for: people.preparer)
       #expect(own.items.isEmpty && own.roles.isEmpty)
       #expect(own.report(display: { $0 }).notes.first?.contains("no role") == true)
 
@@ -78,9 +78,52 @@ struct InboxTests {
       let store = try approvals.store(dir, people)
       try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
       try writeFile("{\"id\": \"c9\", ", to: dir + "/data/claims/c9.json")
-      let inbox = try store.inbox(for: people.reviewer.signer)
+      let inbox = try store.inbox(for: people.reviewer)
       #expect(inbox.items.map(\.id) == ["c1"])
       #expect(inbox.skipped.map { FilePath($0.path).name } == ["c9.json"])
+    }
+  }
+
+  @Test func aStepApproveWouldRefuseIsNamedNotListed() throws {
+    try withTemporaryDirectory { dir in
+      let people = ApprovalTests.People()
+      let stranger = Identity.generate()
+      // The store of ApprovalTests, with a third reviewer who signs and then leaves the role.
+      let store = try approvals.store(dir, people)
+      let manifest = try readFile(dir + "/formsctl.yaml")
+      try writeFile(
+        manifest.replacingOccurrences(
+          of: "reviewer: [\(people.reviewer.signer)]", with: "reviewer: [\(people.reviewer.signer), \(stranger.signer)]"
+        ),
+        to: dir + "/formsctl.yaml")
+      let withStranger = try opened(dir, at: "2026-11-02T09:00:00Z")
+      try withStranger.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
+      try withStranger.approve(kind: "claim", id: "c1", identity: stranger)
+      try writeFile(manifest, to: dir + "/formsctl.yaml")
+      // The stranger's review no longer counts (not a reviewer now), so the review step looks open
+      // to the reviewer; but approve judges the whole document and refuses it.
+      let after = try opened(dir, at: "2026-11-03T09:00:00Z")
+      #expect(
+        storeError { _ = try after.approve(kind: "claim", id: "c1", identity: people.reviewer) }?.kind == .badInput)
+      let inbox = try after.inbox(for: people.reviewer)
+      #expect(inbox.items.isEmpty)
+      #expect(inbox.blocked.map(\.item.id) == ["c1"] && inbox.blocked.first?.item.step == "review")
+      #expect(try store.inbox(for: people.officer).items.isEmpty)
+    }
+  }
+
+  @Test func anInterruptedOperationIsRecoveredFirst() throws {
+    try withTemporaryDirectory { dir in
+      let people = ApprovalTests.People()
+      let store = try approvals.store(dir, people)
+      try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
+      let armed = FaultInjection.arm(FilePath(dir), fault: .init(call: .rename, nth: 1, persistent: true))
+      let error = storeError { _ = try store.update(kind: "claim", id: "c1", assignments: [try Assignment("note=x")]) }
+      armed.disarm()
+      #expect(error?.kind == .tryAgain)
+      #expect(storeError { _ = try store.inbox(for: people.reviewer) }?.kind == .tryAgain, "exit 75, as approve")
+      _ = try Store.recover(store.layout, wait: 1)
+      #expect(try ids(store, people.reviewer) == ["c1 review"])
     }
   }
 }

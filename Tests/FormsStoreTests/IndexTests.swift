@@ -175,7 +175,7 @@ import Testing
       let query = Store.Query(sort: [(FilterExpression.Path("title")!, false)])
       let expected = try Self.answer(scanning, query)
       #expect(try Self.answer(indexed, query) == expected)
-      let path = indexed.indexPath("acquisition")
+      let path = indexed.indexPath("acquisition").string
       var bytes = try Self.bytes(path)
       #expect(bytes.starts(with: Array("FORMSIDX".utf8)))
       for damage in ["flip", "truncate", "garbage", "empty"] {
@@ -187,7 +187,8 @@ import Testing
         }
         try writeBytes(bytes, to: path)
         #expect(try Self.answer(indexed, query) == expected, "\(damage)")
-        #expect(try KindIndex.load(path, fingerprint: indexed.indexFingerprint("acquisition")) != nil, "rebuilt")
+        #expect(
+          try KindIndex.load(FilePath(path), fingerprint: indexed.indexFingerprint("acquisition")) != nil, "rebuilt")
         bytes = try Self.bytes(path)
       }
     }
@@ -316,7 +317,7 @@ import Testing
         of: "\"agency\":", with: "\"contracting_officer\": \"Jane Secret\",\n  \"agency\":")
       try writeFile(text, to: path)
       _ = try indexed.list(kind: "acquisition", query: .init(sort: [(FilterExpression.Path("agency")!, false)]))
-      let index = try Self.bytes(indexed.indexPath("acquisition"))
+      let index = try Self.bytes(indexed.indexPath("acquisition").string)
       #expect(Self.contains(index, "ACQ-2026-001") && !Self.contains(index, "Jane Secret"))
     }
   }
@@ -339,13 +340,13 @@ import Testing
       let built = try #require(FileStamp(index))
       #expect(FileStamp(log) == nil)
       let directory = fixture.root + "/data/acquisitions"
-      let listed = try FileIO.walkNames(directory, suffix: ".json").names
+      let listed = try FileIO.walkNames(FilePath(directory), suffix: ".json").names
       // A change through the write path: one line in the log, written in its commit.
       _ = try indexed.update(kind: "acquisition", id: "ACQ-2026-002", assignments: [try Assignment("title=Zulu")])
       // The index follows the order the directory lists its files in. Where a file renamed into
       // place keeps its place (ext4, by the name's hash) the index stands; where it moves (tmpfs
       // lists the newest first) the next query writes the index in the new order.
-      let orderKept = try FileIO.walkNames(directory, suffix: ".json").names == listed
+      let orderKept = try FileIO.walkNames(FilePath(directory), suffix: ".json").names == listed
       let lines = try IndexLog.load(log, fingerprint: indexed.indexFingerprint("acquisition")).lines
       #expect(Array(lines.keys) == ["ACQ-2026-002.json"])
       #expect(lines["ACQ-2026-002.json"]?.entry?.projection.starts(with: Array("{".utf8)) == true)
@@ -359,7 +360,7 @@ import Testing
       #expect(try indexed.list(kind: "acquisition", query: query).documents.first?.id == "ACQ-2026-002")
       #expect(try Self.answer(indexed, query) == Self.answer(scanning, query))
       // A torn line is skipped; a document added changes the files, and the log is folded in.
-      let handle = try #require(FileHandle(forWritingAtPath: log))
+      let handle = try #require(FileHandle(forWritingAtPath: log.string))
       handle.seekToEndOfFile()
       handle.write(Data("{\"f\": \"acq".utf8))
       try handle.close()
@@ -395,22 +396,22 @@ import Testing
       let noted = try #require(try ListingStamp.load(stampPath))
       let index = try #require(
         try KindIndex.load(indexed.indexPath("acquisition"), fingerprint: indexed.indexFingerprint("acquisition")))
-      #expect(noted.stamp == FileStamp(directory) && noted.index == index.identity && noted.count == 5)
-      #expect(noted.vouches(for: index, now: try #require(FileStamp(directory)), racyWindow: 0))
+      #expect(noted.stamp == FileStamp(FilePath(directory)) && noted.index == index.identity && noted.count == 5)
+      #expect(noted.vouches(for: index, now: try #require(FileStamp(FilePath(directory))), racyWindow: 0))
       #expect(index.namesAreFlat && index.count == 5)
       // Past the clock's tick, a copy made by hand with the directory's mtime set back.
       usleep(20_000)
       let before = Self.modified(directory)
       try writeFile(try readFile(directory + "/ACQ-2026-001.json"), to: directory + "/copy.json")
       Self.setModified(directory, to: before)
-      #expect(FileStamp(directory)?.mtimeNanoseconds == noted.stamp.mtimeNanoseconds)
+      #expect(FileStamp(FilePath(directory))?.mtimeNanoseconds == noted.stamp.mtimeNanoseconds)
       let answer = try Self.answer(indexed, query)
       #expect(answer == (try Self.answer(scanning, query)) && answer.contains { $0.contains("/copy.json ") })
       // A damaged stamp is ignored, then written again.
-      for damage in [Array("not a stamp".utf8), [], Array(try Self.bytes(stampPath).dropLast())] {
-        try writeBytes(damage, to: stampPath)
+      for damage in [Array("not a stamp".utf8), [], Array(try Self.bytes(stampPath.string).dropLast())] {
+        try writeBytes(damage, to: stampPath.string)
         #expect(try Self.answer(indexed, query) == Self.answer(scanning, query))
-        #expect(try ListingStamp.load(stampPath)?.stamp == FileStamp(directory))
+        #expect(try ListingStamp.load(stampPath)?.stamp == FileStamp(FilePath(directory)))
       }
       // The directory replaced by a link to it: listed, and refused, as without the stamp.
       #expect(rename(directory, directory + "-real") == 0 && symlink(directory + "-real", directory) == 0)

@@ -45,7 +45,7 @@ struct JournalTests {
       try FileManager.default.createSymbolicLink(atPath: staged, withDestinationPath: dir + "/victim.txt")
       try fixture.store.update(kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=Desks")])
       #expect(try readFile(dir + "/victim.txt") == "precious\n")
-      #expect(FileIO.entry(dir + "/store/data/acquisitions/ACQ-2026-001.json") == .file)
+      #expect(FileIO.entry(FilePath(dir + "/store/data/acquisitions/ACQ-2026-001.json")) == .file)
       #expect(try fixture.read("acquisition", "ACQ-2026-001")["title"] == .string("Desks"))
     }
   }
@@ -88,13 +88,14 @@ struct JournalTests {
     try withTemporaryDirectory { dir in
       let fixture = try StoreFixture(dir + "/store")
       try fixture.acquisition()
-      let armed = FaultInjection.arm(fixture.root)
+      let armed = FaultInjection.arm(FilePath(fixture.root))
       try fixture.store.update(kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=Desks")])
       armed.disarm()
       let trace = armed.trace
-      func isCall(_ call: FaultInjection.Call, _ suffix: String) -> ((call: FaultInjection.Call, path: String)) -> Bool
+      func isCall(_ call: FaultInjection.Call, _ suffix: String) -> ((call: FaultInjection.Call, path: FilePath)) ->
+        Bool
       {
-        { $0.call == call && $0.path.hasSuffix(suffix) }
+        { $0.call == call && $0.path.string.hasSuffix(suffix) }
       }
       let commit = try #require(trace.firstIndex(where: isCall(.open, "/.formsctl/journal/COMMIT")))
       let files = [
@@ -141,7 +142,7 @@ struct JournalTests {
       #expect(refused?.kind == .tryAgain, "exit 75 until recover: \(String(describing: refused))")
       let outcome = try Store.recover(fixture.store.layout, wait: 1)
       #expect(outcome?.hasPrefix("rolled back the interrupted") == true, "\(String(describing: outcome))")
-      #expect(FileIO.entry(staged) == .missing, "the staged file is swept")
+      #expect(FileIO.entry(FilePath(staged)) == .missing, "the staged file is swept")
       #expect(try fixture.bytes("acquisition", "ACQ-2026-001") == before)
       #expect(try Journal(layout: fixture.store.layout).pending() == nil)
       try fixture.store.update(kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=D")])

@@ -21,14 +21,14 @@ struct QueryTests {
   /// `readListed` (no fstat, 16 KiB reads until a short one) reads what `read` reads, at every size around its chunk.
   @Test func readingAListedFileGivesItsBytes() throws {
     try withTemporaryDirectory { dir in
-      let directory = try #require(FileIO.Directory(dir))
+      let directory = try #require(FileIO.Directory(FilePath(dir)))
       for size in [0, 1, 16383, 16384, 16385, 40000] {
         let path = dir + "/f\(size).json"
         let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        #expect(try FileIO.readListed(path, in: directory) == bytes, "\(size) bytes")
+        #expect(try FileIO.readListed(FilePath(path), in: directory) == bytes, "\(size) bytes")
       }
-      #expect(throws: StoreError.self) { try FileIO.readListed(dir + "/missing.json", in: directory) }
+      #expect(throws: StoreError.self) { try FileIO.readListed(FilePath(dir + "/missing.json"), in: directory) }
     }
   }
 }

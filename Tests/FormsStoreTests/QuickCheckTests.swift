@@ -14,8 +14,8 @@ struct QuickCheckTests {
   static let registry = try! SchemaRegistry.load(directory: root + "/schemas", display: { $0 })
 
   static func examples() throws -> [JSONValue] {
-    try FileIO.files(under: root + "/examples/acquisitions/data", suffix: ".json").compactMap {
-      try? JSONParser().parse(FileIO.read($0))
+    try FileIO.files(under: FilePath(root + "/examples/acquisitions/data"), suffix: ".json").compactMap {
+      try? JSONParser().parse(FileIO.read(FilePath($0)))
     }
   }
 

@@ -17,14 +17,14 @@ struct RecoveryTests {
     try fixture.form()
     try fixture.order("PO-1", acquisition: "ACQ-2026-001")
     // The commit record is created, not renamed: the first rename is the first staged file's.
-    let armed = FaultInjection.arm(fixture.root, fault: .init(call: .rename, nth: 1, persistent: true))
+    let armed = FaultInjection.arm(FilePath(fixture.root), fault: .init(call: .rename, nth: 1, persistent: true))
     let error = storeError { _ = try fixture.store.delete(kind: "acquisition", id: "ACQ-2026-001") }
     armed.disarm()
     #expect(error?.kind == .tryAgain, "exit 75: committed, not finished: \(String(describing: error))")
     guard case .unfinished? = error else { throw FixtureError("expected unfinished, got \(String(describing: error))") }
     #expect(try Journal(layout: fixture.store.layout).pending() == "rm acquisition ACQ-2026-001", "the journal stays")
     let plan = try Journal(layout: fixture.store.layout).readPlan()
-    return (fixture, plan.steps.compactMap(\.staged))
+    return (fixture, plan.steps.compactMap { $0.staged?.string })
   }
 
   @Test func aCommittedCascadeStoppedByAFailedRenameIsFinishedByRecoverWithItsRecord() throws {
@@ -78,7 +78,8 @@ struct RecoveryTests {
       try fixture.acquisition()
       try fixture.form()
       let forms = fixture.root + "/data/forms"
-      let armed = FaultInjection.arm(forms, fault: .init(call: .readdir, nth: 1, persistent: true, errno: EACCES))
+      let armed = FaultInjection.arm(
+        FilePath(forms), fault: .init(call: .readdir, nth: 1, persistent: true, errno: EACCES))
       defer { armed.disarm() }
       let unreadable = StoreError.io(forms, operation: "list", errno: Errno(EACCES))
       #expect(unreadable.kind == .ioError)
@@ -119,7 +120,7 @@ struct RecoveryTests {
       let fixture = try StoreFixture(dir + "/store")
       try fixture.acquisition()
       let plan = fixture.root + "/.formsctl/journal/plan.ndjson"
-      let armed = FaultInjection.arm(plan, fault: .init(call: .write, nth: 1, errno: ENOSPC))
+      let armed = FaultInjection.arm(FilePath(plan), fault: .init(call: .write, nth: 1, errno: ENOSPC))
       let error = storeError {
         try fixture.store.update(kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=D")])
       }
@@ -138,7 +139,7 @@ struct RecoveryTests {
       let snapshots = Snapshots(layout: fixture.store.layout)
       let name = try snapshots.create(reason: "manual").name
       let manifest = fixture.root + "/.formsctl/snapshots/\(name)/manifest.json"
-      let armed = FaultInjection.arm(manifest, fault: .init(call: .read, nth: 1, persistent: true))
+      let armed = FaultInjection.arm(FilePath(manifest), fault: .init(call: .read, nth: 1, persistent: true))
       defer { armed.disarm() }
       let error = storeError { _ = try snapshots.resolve("latest") }
       #expect(error == .io(manifest, operation: "read", errno: Errno(EIO)), "\(String(describing: error))")

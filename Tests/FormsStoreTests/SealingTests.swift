@@ -90,7 +90,7 @@ struct SealingTests {
       try fixture.store.update(kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=Tables")])
       #expect(
         envelope(String(decoding: try fixture.bytes("acquisition", "ACQ-2026-001"), as: UTF8.self)) == envelope(first))
-      #expect(!(try FileIO.read(fixture.root + "/.formsctl/history.jsonl")).contains(Array("Alvarez".utf8)))
+      #expect(!(try FileIO.read(FilePath(fixture.root + "/.formsctl/history.jsonl"))).contains(Array("Alvarez".utf8)))
     }
   }
 
@@ -123,7 +123,7 @@ struct SealingTests {
       // Access records are not changes: the plain log leaves them out, and holds no plain text.
       let changes = try AuditLog.query(store.layout, AuditLog.Query(kind: "acquisition")).records
       #expect(changes.count == 1 && changes[0].operation == "new")
-      #expect(!(try FileIO.read(fixture.root + "/.formsctl/history.jsonl")).contains(Array("Alvarez".utf8)))
+      #expect(!(try FileIO.read(FilePath(fixture.root + "/.formsctl/history.jsonl"))).contains(Array("Alvarez".utf8)))
       // A diff records every opened value it compared, shown or not: equal values are an answer too.
       let report = try store.comparison(kind: "acquisition", read, read)
       #expect(try report.records.isEmpty && accesses().count == 3)
@@ -160,7 +160,7 @@ struct SealingTests {
         base: fixture.json(
           #"{"id": "ACQ-2026-001", "title": "Chairs", "agency": "GSA", "contracting_officer": "J. Alvarez"}"#))
       let path = fixture.root + "/data/acquisitions/ACQ-2026-001.json"
-      let text = String(decoding: try FileIO.read(path), as: UTF8.self)
+      let text = String(decoding: try FileIO.read(FilePath(path)), as: UTF8.self)
       let tampered = text.replacingOccurrences(of: "enc:v1:A", with: "enc:v1:B")
       try tampered.write(toFile: path, atomically: true, encoding: .utf8)
       let error = #expect(throws: StoreError.self) { try fixture.store.read(kind: "acquisition", id: "ACQ-2026-001") }
@@ -172,7 +172,7 @@ struct SealingTests {
       #expect(throws: StoreError.self) {
         try fixture.store.update(kind: "acquisition", id: "ACQ-2026-001", assignments: [try Assignment("title=X")])
       }
-      #expect(String(decoding: try FileIO.read(path), as: UTF8.self) == tampered, "nothing written")
+      #expect(String(decoding: try FileIO.read(FilePath(path)), as: UTF8.self) == tampered, "nothing written")
     }
   }
 

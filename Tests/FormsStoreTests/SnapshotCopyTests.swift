@@ -16,7 +16,7 @@ struct SnapshotCopyTests {
     return (fixture, [first, try fixture.take()])
   }
 
-  func inode(_ path: String) -> UInt64? { FileStamp(path)?.inode }
+  func inode(_ path: String) -> UInt64? { FileStamp(FilePath(path))?.inode }
 
   @Test func pushCopiesWhatTheCopyLacksKeepingLinksAndChecksIt() throws {
     try withTemporaryDirectory { dir in
@@ -63,7 +63,9 @@ struct SnapshotCopyTests {
         Set(pulled.problems.map { "\($0.snapshot)/\($0.path)" })
           == [snapshots[0].name + "/data/notes/extra.json", snapshots[1].name + "/data/notes/n5.json"])
       #expect(try other.snapshots.list().isEmpty)
-      #expect(try FileIO.entries(of: other.layout.stateDirectory + "/snapshots").isEmpty, "no half-pulled leftovers")
+      #expect(
+        try FileIO.entries(of: FilePath(other.layout.stateDirectory + "/snapshots")).isEmpty, "no half-pulled leftovers"
+      )
       // Mended, both arrive, verified, and restore reads them.
       try FileManager.default.removeItem(atPath: backup + "/" + snapshots[0].name + "/data/notes/extra.json")
       try FileManager.default.removeItem(atPath: damaged)

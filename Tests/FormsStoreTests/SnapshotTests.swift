@@ -199,7 +199,7 @@ struct SnapshotTests {
 
   /// The files of a snapshot that hold their own disk blocks (no other link shares them).
   func unsharedFiles(_ directory: String) throws -> [String] {
-    try FileIO.files(under: directory, suffix: "").filter { path in
+    try FileIO.files(under: FilePath(directory), suffix: "").filter { path in
       var info = stat()
       stat(path, &info)
       return info.st_nlink == 1
@@ -295,16 +295,17 @@ struct SnapshotTests {
         atPath: dir + "/data/notes/n5.json", withDestinationPath: dir + "/data/notes/n6.json")
       let second = try fixture.take()
       let paths = Set(second.manifest!.files.map(\.path))
-      #expect(!paths.contains("data/notes/n3.json") && !FileIO.exists(second.path + "/data/notes/n3.json"))
-      #expect(!paths.contains("data/notes/n5.json") && !FileIO.exists(second.path + "/data/notes/n5.json"))
+      #expect(!paths.contains("data/notes/n3.json") && !FileIO.exists(FilePath(second.path + "/data/notes/n3.json")))
+      #expect(!paths.contains("data/notes/n5.json") && !FileIO.exists(FilePath(second.path + "/data/notes/n5.json")))
       #expect(paths.contains("data/notes/n99.json"))
       #expect(try readFile(second.path + "/data/notes/n4.json").contains("changed"))
       #expect(
-        FileStamp(second.path + "/data/notes/n7.json")?.inode == FileStamp(first.path + "/data/notes/n7.json")?.inode,
+        FileStamp(FilePath(second.path + "/data/notes/n7.json"))?.inode
+          == FileStamp(FilePath(first.path + "/data/notes/n7.json"))?.inode,
         "unchanged: shared")
       #expect(try fixture.snapshots.verify(second).isEmpty)
       #expect(
-        try FileIO.files(under: second.path, suffix: "").count == second.manifest!.files.count + 2,
+        try FileIO.files(under: FilePath(second.path), suffix: "").count == second.manifest!.files.count + 2,
         "nothing beyond the manifest")
     }
   }

@@ -44,7 +44,7 @@ struct StoreValidationTests {
       _ = try fixture.form()
       _ = try fixture.form()
       try fixture.order("PO-1", acquisition: "ACQ-2026-001")
-      let armed = FaultInjection.arm(fixture.root, fault: .init(call: .rename, nth: 1, persistent: true))
+      let armed = FaultInjection.arm(FilePath(fixture.root), fault: .init(call: .rename, nth: 1, persistent: true))
       let error = storeError { _ = try fixture.store.delete(kind: "acquisition", id: "ACQ-2026-001") }
       armed.disarm()
       let pending = try StoreValidation.run(fixture.store.layout, Self.request(fixture)) { $0 }

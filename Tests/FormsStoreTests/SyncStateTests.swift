@@ -41,7 +41,7 @@ struct SyncStateTests {
       // Many records: the log is folded into the records file.
       try table.save((0..<1_200).map { SyncState.Record(kind: "note", id: "m\($0)", status: .synced) })
       try table.finish()
-      #expect(!FileIO.exists(dir + "/.formsctl/sync/\(state.database)/note.log"))
+      #expect(!FileIO.exists(FilePath(dir + "/.formsctl/sync/\(state.database)/note.log")))
       let folded = try state.table("note")
       try check(folded, "after the fold")
       #expect(folded.records.count == 1_202)
@@ -63,7 +63,8 @@ struct SyncStateTests {
       try table.save((0..<1_000).map { SyncState.Record(kind: "note", id: "m\($0)", status: .synced) })
       let directory = dir + "/.formsctl/sync/\(state.database)"
       try table.finish()
-      #expect(!FileIO.exists(directory + "/note.texts.0") && FileIO.exists(directory + "/note.texts.1"))
+      #expect(
+        !FileIO.exists(FilePath(directory + "/note.texts.0")) && FileIO.exists(FilePath(directory + "/note.texts.1")))
       let read = try state.table("note")
       #expect(try read.string(read.records["n1"]?.text) == big + "3")
       // A log of the old texts file, left by a run stopped before it was removed, is ignored.
@@ -79,7 +80,7 @@ struct SyncStateTests {
       let path = dir + "/doc.json"
       try writeFile("{\"a\":1}", to: path)
       let hash = sha256Hex(Array("{\"a\":1}".utf8))
-      let now = try #require(FileStamp(path))
+      let now = try #require(FileStamp(FilePath(path)))
       var record = SyncState.Record(
         kind: "note", id: "doc", status: .synced, sha256: "recorded",
         stamp: SyncState.Stamp(file: now, recorded: now.mtimeNanoseconds + 3_000_000_000))

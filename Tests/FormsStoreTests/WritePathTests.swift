@@ -89,7 +89,7 @@ struct WritePathTests {
       #expect(
         approved
           == .refused(.creationState(kind: "form", state: "approved", allowed: ["draft"])))
-      #expect(try FileIO.files(under: dir + "/data", suffix: ".json").isEmpty)
+      #expect(try FileIO.files(under: FilePath(dir + "/data"), suffix: ".json").isEmpty)
       // purchase orders: open is the default and no transition leads into it
       try fixture.order()
       #expect(try fixture.read("purchase-order", "PO-1")["status"] == .string("open"))
@@ -129,7 +129,7 @@ struct WritePathTests {
           try fixture.store.replace(kind: "purchase-order", id: "PO-1", original: stored.bytes, with: older)
         }?
         .description.contains("_schema cannot be changed by hand") == true)
-      #expect(!FileIO.exists(dir + "/data/purchase-orders/PO-9.json"))
+      #expect(!FileIO.exists(FilePath(dir + "/data/purchase-orders/PO-9.json")))
     }
   }
 
@@ -275,7 +275,9 @@ struct WritePathTests {
       let history = fixture.history.count
       let plan = try fixture.store.delete(kind: "acquisition", id: "ACQ-2026-001", dryRun: true)
       #expect(plan.deletes.count == 2)
-      #expect(try FileIO.files(under: dir + "/data", suffix: ".json").count == 2 && fixture.history.count == history)
+      #expect(
+        try FileIO.files(under: FilePath(dir + "/data"), suffix: ".json").count == 2 && fixture.history.count == history
+      )
     }
   }
 
@@ -304,7 +306,7 @@ struct WritePathTests {
         }
       }
       #expect(error?.kind == .badInput)
-      #expect(FileIO.exists(dir + "/data/acquisitions/ACQ-2026-001.json"), "the failed session wrote nothing")
+      #expect(FileIO.exists(FilePath(dir + "/data/acquisitions/ACQ-2026-001.json")), "the failed session wrote nothing")
     }
   }
 

@@ -29,7 +29,7 @@ struct SyncFaultTests {
       try server.psql("CREATE TABLE formsctl.saved AS SELECT * FROM formsctl.claim")
 
       let reference = try copy(pristine, to: dir + "/reference", server: server)
-      let counter = FaultInjection.arm(reference.layout.root)
+      let counter = FaultInjection.arm(reference.layout.rootPath)
       let actions = try Sync(store: reference, url: try DatabaseURL(server.url)).run().map(\.action)
       counter.disarm()
       #expect(actions == ["merged", "pulled", "pushed"], "\(actions)")
@@ -43,7 +43,7 @@ struct SyncFaultTests {
           let copied = try copy(pristine, to: dir + "/run", server: server)
           defer { try? FileManager.default.removeItem(atPath: dir + "/run") }
           let faulty = try Sync(store: copied, url: try DatabaseURL(server.url))
-          let armed = FaultInjection.arm(copied.layout.root, fault: .init(nth: nth, persistent: persistent))
+          let armed = FaultInjection.arm(copied.layout.rootPath, fault: .init(nth: nth, persistent: persistent))
           var failed: SyncError?
           do throws(SyncError) { _ = try faulty.run() } catch { failed = error }
           armed.disarm()
@@ -55,7 +55,8 @@ struct SyncFaultTests {
           let statuses = Set(try Sync.status(copied).rows.map { $0[2] })
           #expect(statuses == ["synced"], "\(run): \(statuses)")
           for id in ["c1", "c2", "c3"] {
-            let local = try JSONParser().parse(try FileIO.read(copied.layout.dataDirectory + "/claims/\(id).json"))
+            let local = try JSONParser().parse(
+              try FileIO.read(FilePath(copied.layout.dataDirectory + "/claims/\(id).json")))
             let remote = try JSONParser().parse(
               Array(try server.psql("SELECT canonical FROM formsctl.claim WHERE id = '\(id)'").utf8))
             #expect(local == remote, "\(run): \(id) differs")

@@ -45,7 +45,7 @@ public enum ExampleStore {
         atPath: example + "/data/acquisitions/" + name, toPath: acquisitions + "/" + name)
     }
     let templates = try FileManager.default.contentsOfDirectory(atPath: example + "/data/purchase-orders").sorted()
-      .map { try JSONParser().parse(FileIO.read(example + "/data/purchase-orders/" + $0)) }
+      .map { try JSONParser().parse(FileIO.read(FilePath(example + "/data/purchase-orders/" + $0))) }
     let paths = (0..<count).map { orders + "/PO-\(pad($0, 6)).json" }
     _ = parallelMap(Array(0..<count), chunkSize: 512) { k -> Bool in
       let bytes = JSONWriter.canonical(order(k, from: templates[k % templates.count]))

@@ -95,8 +95,8 @@ struct CrashTests {
   static func tree(_ root: String) throws -> [String: [UInt8]] {
     let data = root + "/data"
     var out: [String: [UInt8]] = [:]
-    for path in try FileIO.files(under: data, suffix: "") {
-      out[String(path.dropFirst(data.count))] = try? FileIO.read(path)
+    for path in try FileIO.files(under: FilePath(data), suffix: "") {
+      out[String(path.dropFirst(data.count))] = try? FileIO.read(FilePath(path))
     }
     return out
   }
@@ -160,7 +160,7 @@ struct CrashTests {
           (process, _) = try startFormsctl(scenario.arguments, in: store, environment: Self.clock)
           usleep(UInt32(seconds * 1_000_000))
         case .onceThePlanIsSeen:
-          let plan = try Journal(layout: StoreLayout(root: store)).planPath
+          let plan = try Journal(layout: StoreLayout(root: store)).planPath.string
           (process, _) = try startFormsctl(scenario.arguments, in: store, environment: Self.clock)
           while process.isRunning && access(plan, F_OK) != 0 { usleep(50) }
         }

@@ -112,8 +112,8 @@ struct JSONSchemaDifferentialTests {
       var documents: [JSONValue] = []
       var schemas: [Schema] = []  // the schema of the document each mutation came from
       for store in ["acquisitions", "legacy"] {
-        for path in try FileIO.files(under: examples + "/" + store + "/data", suffix: ".json") {
-          guard case .object(let object) = try JSONParser().parse(try FileIO.read(path)),
+        for path in try FileIO.files(under: FilePath(examples + "/" + store + "/data"), suffix: ".json") {
+          guard case .object(let object) = try JSONParser().parse(try FileIO.read(FilePath(path))),
             let schema = registry.schema(reference: object["_schema"]?.stringValue ?? "")
           else { continue }
           let mutated = Self.mutations(of: object, rng: &rng)
@@ -238,7 +238,7 @@ struct JSONSchemaDifferentialTests {
     for (kind, directory) in [
       ("purchase-order", "purchase-orders"), ("acquisition", "acquisitions"), ("form", "forms"),
     ] {
-      let files = try FileIO.files(under: store + "/data/" + directory, suffix: ".json").prefix(5)
+      let files = try FileIO.files(under: FilePath(store + "/data/" + directory), suffix: ".json").prefix(5)
       let checked = try runShell(
         "check-jsonschema --schemafile json-schema/\(kind).schema.json " + files.joined(separator: " ") + " >&2",
         in: store)

@@ -393,7 +393,8 @@ struct NeovimTests {
       // file trusted (:trust records its SHA-256 in the trust database); 0.7 and 0.8 ignore that.
       try writeFile("set exrc\n", to: dir + "/config/nvim/init.vim")
       let digest = try runShell("sha256sum .nvimrc >&2", in: repo).stderr.prefix(64)
-      try writeFile("\(digest) \(FileIO.realPath(repo)! + "/.nvimrc")\n", to: dir + "/state/nvim/trust")
+      try writeFile(
+        "\(digest) \(FileIO.realPath(FilePath(repo))!.string + "/.nvimrc")\n", to: dir + "/state/nvim/trust")
       let process = Process()
       process.executableURL = URL(fileURLWithPath: try #require(Self.neovim))
       process.arguments = [
@@ -417,7 +418,7 @@ struct NeovimTests {
       let deadline = Date().addingTimeInterval(90)
       while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
       if process.isRunning { process.terminate() }
-      let found = FileIO.exists(dir + "/found.txt") ? try readFile(dir + "/found.txt") : ""
+      let found = FileIO.exists(FilePath(dir + "/found.txt")) ? try readFile(dir + "/found.txt") : ""
       let line = saved.components(separatedBy: "\n").firstIndex { $0.contains("\"acquisition_id\"") } ?? -1
       let lines = found.components(separatedBy: "\n")
       #expect(lines.first == "clients 1", "\(found)")
@@ -426,7 +427,7 @@ struct NeovimTests {
           "\(line):20-34 acquisition_id: \"ACQ-2099-999\" names no acquisition (data/acquisitions/ACQ-2099-999.json ")
           == true,
         "\(found)")
-      #expect(lines.contains("second " + FileIO.realPath(repo)! + "/ops/x{a,b} [EU]"), "\(found)")
+      #expect(lines.contains("second " + FileIO.realPath(FilePath(repo))!.string + "/ops/x{a,b} [EU]"), "\(found)")
       #expect(try readFile(repo + "/" + file) == saved, "nothing saved")
     }
   }

@@ -350,7 +350,8 @@ import Testing
       let (store, _) = try SnapshotCommandTests.exampleStore(dir)
       let opened = try Store.open(at: store)
       // The acquisitions' directory goes unwatched (as if inotify had dropped its events).
-      let armed = FaultInjection.arm(store + "/data/acquisitions", fault: .init(call: .watch, nth: 1, errno: ENOENT))
+      let armed = FaultInjection.arm(
+        FilePath(store + "/data/acquisitions"), fault: .init(call: .watch, nth: 1, errno: ENOENT))
       defer { armed.disarm() }
       let options = Store.ObserveOptions(debounce: .milliseconds(30), rescanInterval: .milliseconds(500))
       var iterator = opened.changes(kinds: ["acquisition"], options: options).makeAsyncIterator()
@@ -367,7 +368,7 @@ import Testing
       try withTemporaryDirectory { dir in
         let (store, _) = try SnapshotCommandTests.exampleStore(dir)
         let opened = try Store.open(at: store)
-        let armed = FaultInjection.arm(store, fault: .init(call: .watch, nth: 2, errno: ENOSPC))
+        let armed = FaultInjection.arm(FilePath(store), fault: .init(call: .watch, nth: 2, errno: ENOSPC))
         defer { armed.disarm() }
         let before = Self.inotifyWatches()
         var caught: StoreError?

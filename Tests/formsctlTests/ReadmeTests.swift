@@ -81,7 +81,7 @@ struct ReadmeTests {
       let settings = try readFile(dir + "/.vscode/settings.json")
       #expect(settings.contains(#""url": "./examples/acquisitions/json-schema/purchase-order.schema.json""#))
       #expect(try readFile(dir + "/.nvimrc").contains(#"" formsctl-stores: ["examples/acquisitions"]"#))
-      #expect(FileIO.exists(dir + "/examples/acquisitions/json-schema/form-2.0.0.schema.json"))
+      #expect(FileIO.exists(FilePath(dir + "/examples/acquisitions/json-schema/form-2.0.0.schema.json")))
     }
   }
 

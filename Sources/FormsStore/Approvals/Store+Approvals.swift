@@ -30,9 +30,10 @@ extension Store {
     try sign(.reject, kind: kind, id: id, step: step, comment: comment, identity: identity)
   }
 
+  /// Signs `action` through the write path; with `dryRun`, every check and nothing written.
   func sign(
     _ action: ApprovalRecord.Action, kind: String, id: String, step requested: String?, comment: String?,
-    identity: Identity
+    identity: Identity, dryRun: Bool = false
   ) throws(StoreError) -> ApprovalOutcome {
     var outcome: (ApprovalRecord, String?, [String])?
     // The audit record names the signer, step and role, and the comment (the document keeps the signature).
@@ -41,7 +42,7 @@ extension Store {
       for name in ["chain", "content", "signature", "time"] { object[name] = nil }
       return JSONObject(["approval": .object(object)])
     }
-    let document = try modify(kind: kind, id: id, operation: action.rawValue, details: details) {
+    let document = try modify(kind: kind, id: id, operation: action.rawValue, dryRun: dryRun, details: details) {
       (document, schema) throws(StoreError) in
       guard let approvals = schema.approvals, let workflow = schema.workflow else {
         throw StoreError.refused(.noApprovals(kind: kind))

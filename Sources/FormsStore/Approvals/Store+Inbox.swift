@@ -26,11 +26,14 @@ public struct InboxItem: Sendable, Equatable {
 }
 
 extension Store {
-  /// What `inbox` found: the documents waiting for the signer, oldest submission first, and the
-  /// files of the kinds with approval chains that could not be read (named, not judged).
+  /// What `inbox` found: the documents waiting for the signer, oldest submission first, the
+  /// files of the kinds with approval chains that could not be read (named, not judged), and the
+  /// documents whose round waits for the signer's step but which `approve` refuses (a record
+  /// that no longer counts, a chain changed since, a rule the approval would break), with why.
   public struct Inbox: Sendable {
     public var items: [InboxItem]
     public var skipped: [Skipped]
+    public var blocked: [(item: InboxItem, reason: StoreError)]
     /// The roles the signer holds in the manifest (none: nothing can wait for them).
     public var roles: [String]
   }
@@ -39,23 +42,49 @@ extension Store {
   /// `signer` now: in a chain's review state, its round submitted and live (not rejected, the
   /// content still what was submitted), with a step the signer may sign next in a role the
   /// manifest gives them; not their own submission, and not a round they already signed (as
-  /// ``approve(kind:id:step:comment:identity:)`` would refuse those). Oldest submission first,
-  /// then by kind and id. Reads the files as stored: no sealed value is opened, none recorded.
-  public func inbox(for signer: Signer) throws(StoreError) -> Inbox {
+  /// ``approve(kind:id:step:comment:identity:)`` would refuse those). Each one found is then
+  /// approved as a dry run, every check of the write path and nothing written: one `approve`
+  /// refuses is ``Inbox/blocked``, not listed. Oldest submission first, then by kind and id.
+  /// Reads the files as stored: no sealed value is opened, none recorded. Refused, as `approve`
+  /// is, while an interrupted operation awaits `recover` (what is on disk may be half-changed).
+  public func inbox(for identity: Identity) throws(StoreError) -> Inbox {
+    try Journal(layout: layout).requireNone()
+    let signer = identity.signer
     let held = layout.roles.filter { $0.value.contains(signer) }.map(\.key).sorted()
-    var items: [InboxItem] = []
+    var found: [InboxItem] = []
     var skipped: [Skipped] = []
     for kind in registry.kinds {
       guard try schema(kind).approvals != nil else { continue }
-      let found = try listed(kind: kind, query: Query())
-      skipped += found.skipped
+      let listing = try listed(kind: kind, query: Query())
+      skipped += listing.skipped
       guard !held.isEmpty else { continue }
-      for document in found.documents {
-        if let item = waiting(document, kind: kind, signer: signer, held: held) { items.append(item) }
+      for document in listing.documents {
+        if let item = waiting(document, kind: kind, signer: signer, held: held) { found.append(item) }
       }
     }
-    items.sort { ($0.since, $0.kind, $0.id) < ($1.since, $1.kind, $1.id) }
-    return Inbox(items: items, skipped: skipped, roles: held)
+    found.sort { ($0.since, $0.kind, $0.id) < ($1.since, $1.kind, $1.id) }
+    var inbox = Inbox(items: [], skipped: skipped, blocked: [], roles: held)
+    for item in found {
+      do throws(StoreError) {
+        _ = try sign(
+          .approve, kind: item.kind, id: item.id, step: item.step, comment: nil, identity: identity, dryRun: true)
+        inbox.items.append(item)
+      } catch  where error.kind == .badInput {
+        // Changed since it was listed (signed, moved, removed by another writer meanwhile): judged
+        // again as it is now, and left out when it no longer waits (or can no longer be read).
+        if let now = storeDocument(kind: item.kind, id: item.id),
+          waiting(now, kind: item.kind, signer: signer, held: held) != nil
+        {
+          inbox.blocked.append((item, error))
+        }
+      }
+    }
+    return inbox
+  }
+
+  /// The document `id` of `kind` as it is now; nil when it cannot be read.
+  private func storeDocument(kind: String, id: String) -> Document? {
+    do throws(StoreError) { return try read(kind: kind, id: id) } catch { return nil }
   }
 
   /// The step of `document` that waits for `signer`, if one does.

@@ -60,7 +60,7 @@ public struct DocumentFormatter: Sendable {
       let mine =
         documentsOnly ? store.paths.filter { store.layout.holdsDocument((FilePath(cwd) / $0).string) } : store.paths
       guard !mine.isEmpty else { continue }
-      let formatter = DocumentFormatter(check: check, writer: AtomicWriter(boundary: store.layout.root))
+      let formatter = DocumentFormatter(check: check, writer: AtomicWriter(boundary: store.layout.rootPath))
       if check {
         results += formatter.run(mine).results
       } else {
@@ -68,7 +68,7 @@ public struct DocumentFormatter: Sendable {
       }
     }
     if !documentsOnly {
-      results += DocumentFormatter(check: check, writer: AtomicWriter(boundary: "/")).run(outside).results
+      results += DocumentFormatter(check: check, writer: AtomicWriter(boundary: FilePath("/"))).run(outside).results
     }
     // A linked data directory would otherwise check nothing.
     let (linkedStores, linkedOutside) = try StoreLayout.group(irregular, workingDirectory: cwd)
@@ -83,10 +83,10 @@ public struct DocumentFormatter: Sendable {
     var files: [String] = []
     var irregular: [String] = []
     for path in paths {
-      switch FileIO.entry(path) {
+      switch FileIO.entry(FilePath(path)) {
       case .missing: throw StoreError.fileNotFound(path)
       case .directory:
-        let found = try FileIO.walk(path, suffix: ".json")
+        let found = try FileIO.walk(FilePath(path), suffix: ".json")
         files += found.files
         irregular += found.irregular
       default: files.append(path)
@@ -102,7 +102,7 @@ public struct DocumentFormatter: Sendable {
       outcome: .failed(
         Diagnostic(
           file: path, position: nil, rule: "read",
-          message: "\(FileIO.describe(path)), not a regular file; formsctl does not follow it in a store "
+          message: "\(FileIO.describe(FilePath(path))), not a regular file; formsctl does not follow it in a store "
             + "(replace it with what it points to, or move it out of the store)")))
   }
 
@@ -114,7 +114,7 @@ public struct DocumentFormatter: Sendable {
 
   func process(_ path: String) -> FileResult {
     do throws(StoreError) {
-      let bytes = try FileIO.read(path)
+      let bytes = try FileIO.read(FilePath(path))
       let value: JSONValue
       do throws(JSONParseError) {
         value = try JSONParser().parse(bytes)
@@ -128,7 +128,7 @@ public struct DocumentFormatter: Sendable {
       let canonical = JSONWriter.canonical(value)
       if canonical == bytes { return FileResult(path: path, outcome: .canonical) }
       if check { return FileResult(path: path, outcome: .needsFormatting) }
-      try writer.write(canonical, to: path)
+      try writer.write(canonical, to: FilePath(path))
       return FileResult(path: path, outcome: .rewritten)
     } catch {
       let position: SourcePosition? = error.kind == .badInput ? SourcePosition(line: 1, column: 1) : nil

@@ -31,6 +31,8 @@ public struct EditorSetup: Sendable {
   /// The git top-level around the store, else the store's root: where editors open the project
   /// and read their settings.
   public let workspace: String
+  /// ``workspace`` as a path.
+  var workspacePath: FilePath { FilePath(workspace) }
 
   public init(layout: StoreLayout, registry: SchemaRegistry) throws(StoreError) {
     self.layout = layout
@@ -50,11 +52,11 @@ public struct EditorSetup: Sendable {
   public var defaultDirectory: String { layout.jsonSchemaDirectory }
 
   /// `path` from the project's root (`examples/acquisitions/json-schema`), or as given outside it.
-  func fromWorkspace(_ path: String) -> String {
+  func fromWorkspace(_ path: FilePath) -> String {
     let real = FileIO.realPath(path) ?? path
-    let root = FileIO.realPath(workspace) ?? workspace
+    let root = FileIO.realPath(workspacePath) ?? workspacePath
     if real == root { return "." }
-    return FilePath(root).relative(FilePath(real)) ?? path
+    return root.relative(real) ?? path.string
   }
 
   /// Writes `<kind>-<version>.schema.json` for every version and `<kind>.schema.json`, which picks
@@ -62,13 +64,13 @@ public struct EditorSetup: Sendable {
   package func exportSchemas(to directory: String, draft: JSONSchemaExporter.Draft) throws(StoreError) -> [Association] {
     // Every file the export replaces, and the directories above it, must be what they seem: a
     // link there would carry the write elsewhere (into a store document, say).
-    try FileIO.refuseLinks(directory, below: workspace)
+    try FileIO.refuseLinks(FilePath(directory), below: workspacePath)
     for exported in registry.jsonSchemaFiles(draft: draft) {
-      try refuseLink((FilePath(directory) / exported.file).string)
+      try refuseLink(FilePath(directory) / exported.file)
     }
     _ = try registry.writeJSONSchemas(to: directory, draft: draft, boundary: workspace)
-    let schemas = fromWorkspace(directory)
-    let data = fromWorkspace(layout.dataDirectory)
+    let schemas = fromWorkspace(FilePath(directory))
+    let data = fromWorkspace(layout.dataPath)
     return registry.latestByKind.map { kind, latest in
       Association(
         kind: kind,
@@ -100,7 +102,7 @@ public struct EditorSetup: Sendable {
 
   /// Refuses `path` when it is a symbolic link (or anything but a regular file): editor setup
   /// writes nothing through a link, wherever it leads.
-  func refuseLink(_ path: String) throws(StoreError) {
+  func refuseLink(_ path: FilePath) throws(StoreError) {
     switch FileIO.entry(path) {
     case .file, .missing: return
     case .symlink:
@@ -113,13 +115,13 @@ public struct EditorSetup: Sendable {
   }
 
   /// Refuses `path` when it, or a directory between it and the project's root, is a link.
-  func refuseLinks(at path: String) throws(StoreError) {
+  func refuseLinks(at path: FilePath) throws(StoreError) {
     try refuseLink(path)
-    try FileIO.refuseLinks(FilePath(path).parent.string, below: workspace)
+    try FileIO.refuseLinks(path.parent, below: workspacePath)
   }
 
   /// The store's root from the project's root, for the language server's configuration.
-  var storeFromWorkspace: String { fromWorkspace(layout.root) }
+  var storeFromWorkspace: String { fromWorkspace(layout.rootPath) }
 
   /// `editor`'s configuration with `associations` and the language server, merged into what is
   /// there: only formsctl's entries are replaced; JSON with comments and trailing commas is read
@@ -129,31 +131,32 @@ public struct EditorSetup: Sendable {
   ) throws(StoreError) -> ConfigurationFile {
     // Nothing is read or written through a link: the file formsctl merges into (a committed
     // settings.json that links to a store document, say) would be changed behind the store's back.
-    try refuseLinks(at: (FilePath(workspace) / Self.file(editor)).string)
+    try refuseLinks(at: workspacePath / Self.file(editor))
     switch editor {
     case .vscode:
-      let path = (FilePath(workspace) / ".vscode/settings.json").string
+      let path = workspacePath / ".vscode/settings.json"
       return ConfigurationFile(
-        path: path,
+        path: path.string,
         contents: try settingSchemas(associations, in: path, at: ["json.schemas"], schemaDirectory: schemaDirectory),
         note: "VS Code checks documents against the schemas as you type; for relations, workflow and the other "
           + "rules, run `formsctl lsp` through a generic language-server client extension")
     case .zed:
-      let path = (FilePath(workspace) / ".zed/settings.json").string
+      let path = workspacePath / ".zed/settings.json"
       let key = ["lsp", "json-language-server", "settings", "json", "schemas"]
       return ConfigurationFile(
-        path: path, contents: try settingSchemas(associations, in: path, at: key, schemaDirectory: schemaDirectory),
+        path: path.string,
+        contents: try settingSchemas(associations, in: path, at: key, schemaDirectory: schemaDirectory),
         note: "Zed checks documents against the schemas through its JSON language server; it starts other "
           + "language servers from extensions only")
     case .neovim:
-      let path = (FilePath(workspace) / ".nvimrc").string
+      let path = workspacePath / ".nvimrc"
       return ConfigurationFile(
-        path: path, contents: Array(try neovimConfiguration(in: path).utf8),
+        path: path.string, contents: Array(try neovimConfiguration(in: path).utf8),
         note: "Neovim runs .nvimrc when it starts in the project's root with 'exrc' set (`set exrc` in init.vim; "
           + "in init.lua, `vim.o.exrc = true` from Neovim 0.9 on, which asks once to :trust it)")
     case .helix:
       return ConfigurationFile(
-        path: (FilePath(workspace) / ".helix/languages.toml").string, contents: Array(helixConfiguration.utf8),
+        path: (workspacePath / ".helix/languages.toml").string, contents: Array(helixConfiguration.utf8),
         note: "Helix reads .helix/languages.toml in the project; it replaces the file formsctl wrote before")
     }
   }
@@ -162,13 +165,13 @@ public struct EditorSetup: Sendable {
   /// the entries formsctl did not write (their schema outside `schemaDirectory`), then one per
   /// association; the file is read once, and only that list's text changes.
   func settingSchemas(
-    _ associations: [Association], in path: String, at key: [String], schemaDirectory: String
+    _ associations: [Association], in path: FilePath, at key: [String], schemaDirectory: String
   ) throws(StoreError) -> [UInt8] {
     let bytes = FileIO.exists(path) ? try FileIO.read(path) : []
     func refused(_ error: JSONParseError) -> StoreError {
       .refused(.editorSettings(path: fromWorkspace(path), position: error.location, message: error.message))
     }
-    let ours = fromWorkspace(schemaDirectory)
+    let ours = fromWorkspace(FilePath(schemaDirectory))
     let prefix = (ours.hasPrefix("/") ? "" : "./") + ours + "/"
     do {
       let blank = JSONText.blankingComments(bytes)
@@ -201,10 +204,11 @@ public struct EditorSetup: Sendable {
   /// Writes `file` atomically under the project's root, never through a link: neither the file
   /// nor a directory above it may be one (checked again just before the write).
   public func write(_ file: ConfigurationFile) throws(StoreError) {
-    try refuseLinks(at: file.path)
-    try AtomicWriter(boundary: workspace).makeDirectories(FilePath(file.path).parent.string)
-    try refuseLinks(at: file.path)
-    try AtomicWriter(boundary: workspace).write(file.contents, to: file.path)
+    let path = FilePath(file.path)
+    try refuseLinks(at: path)
+    try AtomicWriter(boundary: workspacePath).makeDirectories(path.parent)
+    try refuseLinks(at: path)
+    try AtomicWriter(boundary: workspacePath).write(file.contents, to: path)
   }
 
   /// The line of `.nvimrc` that lists its stores (from the project's root) as a JSON array.
@@ -215,7 +219,7 @@ public struct EditorSetup: Sendable {
   /// project: the stores already in the file at `path` that still exist, and this one. A file
   /// formsctl did not write is refused, untouched. No glob or pattern holds a store's path: a
   /// file belongs to the store of the nearest `formsctl.yaml` above it, compared as a string.
-  func neovimConfiguration(in path: String) throws(StoreError) -> String {
+  func neovimConfiguration(in path: FilePath) throws(StoreError) -> String {
     var stores: Set<String> = [storeFromWorkspace]
     if FileIO.exists(path) {
       let text = String(decoding: try FileIO.read(path, followLinks: false), as: UTF8.self)
@@ -229,8 +233,8 @@ public struct EditorSetup: Sendable {
               + "lines `formsctl editor setup --editor neovim --print` shows to it by hand"))
       }
       for store in listed.compactMap(\.stringValue) {
-        let root = store == "." ? workspace : (FilePath(workspace) / store).string
-        if FileIO.entry((FilePath(root) / "formsctl.yaml").string) == .file { stores.insert(store) }
+        let root = store == "." ? workspacePath : workspacePath / store
+        if FileIO.entry(root / "formsctl.yaml") == .file { stores.insert(store) }
       }
     }
     let sorted = stores.sorted()

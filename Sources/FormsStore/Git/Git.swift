@@ -95,19 +95,19 @@ public struct GitRepository: Sendable {
   /// (`merge=union`: both branches' records are kept) (idempotent), or undoes it.
   public func installMergeDriver(layout: StoreLayout, uninstall: Bool) throws(StoreError) -> [String] {
     func relative(_ path: String) -> String { FilePath(root).relative(FilePath(path)) ?? path }
-    let dataPrefix = FilePath(root).relative(FilePath(layout.dataDirectory)).map { $0 + "/" } ?? ""
+    let dataPrefix = FilePath(root).relative(layout.dataPath).map { $0 + "/" } ?? ""
     let wanted = [
       Self.attributesPattern("\(dataPrefix)**/*.json") + " merge=formsctl",
       Self.attributesPattern(relative(AuditLog.path(layout))) + " merge=union",
     ]
-    let attributes = (FilePath(root) / ".gitattributes").string
+    let attributes = FilePath(root) / ".gitattributes"
     // An attributes file that cannot be read is an error: rewriting it from nothing would lose its lines.
     let existing = FileIO.entry(attributes) == .missing ? [] : try FileIO.read(attributes)
     var lines = String(decoding: existing, as: UTF8.self)
       .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     if lines.last == "" { lines.removeLast() }
     var done: [String] = []
-    let writer = AtomicWriter(boundary: root)
+    let writer = AtomicWriter(boundary: FilePath(root))
     if uninstall {
       let kept = lines.filter { !wanted.contains($0) }
       if kept.count != lines.count {
@@ -150,15 +150,15 @@ public enum RevisionCheck {
     display: (String) -> String
   ) throws(StoreError) -> [Diagnostic] {
     var diagnostics: [Diagnostic] = []
-    let manifest = StoreLayout.manifestPath(root: layout.root)
+    let manifest = StoreLayout.manifestPath(root: layout.root).string
     let roles = try git.contents(of: manifest, at: revision).map { bytes throws(StoreError) in
       try StoreLayout.roles(inManifest: bytes, shown: "\(display(manifest)) at \(revision)")
     }
     // New files are judged too: an approval needs no earlier version to be checked.
     // A file new since REV, not a regular file, or not parsing on either side has nothing to
     // compare (validate reports those); one that cannot be read is an error.
-    for path in files where FileIO.entry(path) == .file {
-      let bytes = try FileIO.read(path)
+    for path in files where FileIO.entry(FilePath(path)) == .file {
+      let bytes = try FileIO.read(FilePath(path))
       guard let (new, map) = try? JSONParser().parseWithSourceMap(bytes),
         let schema = new["_schema"]?.stringValue.flatMap({ registry.schema(reference: $0) })
       else { continue }

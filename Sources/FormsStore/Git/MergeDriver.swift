@@ -50,14 +50,15 @@ public enum MergeDriver {
       }
       return value
     }
-    let baseBytes = try FileIO.read(base)
+    let baseBytes = try FileIO.read(FilePath(base))
     let outcome = try merge(
       base: baseBytes.allSatisfy({ [0x20, 0x0A, 0x0D, 0x09].contains($0) }) ? nil : try object(baseBytes, "the base"),
-      ours: try object(FileIO.read(ours), "ours"), theirs: try object(FileIO.read(theirs), "theirs"), path: path,
+      ours: try object(FileIO.read(FilePath(ours)), "ours"),
+      theirs: try object(FileIO.read(FilePath(theirs)), "theirs"), path: path,
       workTree: workTree, preferNewer: preferNewer)
     if let text = outcome.text {
-      try AtomicWriter(boundary: FilePath(FileIO.realPath(ours) ?? ours).parent.string).write(
-        Array(text.utf8), to: ours)
+      try AtomicWriter(boundary: (FileIO.realPath(FilePath(ours)) ?? FilePath(ours)).parent).write(
+        Array(text.utf8), to: FilePath(ours))
     }
     return outcome
   }

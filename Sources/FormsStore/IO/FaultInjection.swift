@@ -30,19 +30,19 @@ package final class FaultInjection: Sendable {
   }
 
   /// The directory whose paths are counted (as given, and its real path).
-  package let scopes: [String]
+  package let scopes: [FilePath]
   private let fault: Fault?
   /// The calls seen (every kind), how many of them the fault counted, and how many it failed.
-  private let state = Mutex<(calls: [(call: Call, path: String)], counted: Int, failures: Int)>(([], 0, 0))
+  private let state = Mutex<(calls: [(call: Call, path: FilePath)], counted: Int, failures: Int)>(([], 0, 0))
 
-  private init(scope: String, fault: Fault?) {
+  private init(scope: FilePath, fault: Fault?) {
     let real = FileIO.realPath(scope) ?? scope
     scopes = real == scope ? [scope] : [scope, real]
     self.fault = fault
   }
 
   /// Counts (and with `fault`, fails) the calls on paths below `scope` until `disarm`.
-  package static func arm(_ scope: String, fault: Fault? = nil) -> FaultInjection {
+  package static func arm(_ scope: FilePath, fault: Fault? = nil) -> FaultInjection {
     let armed = FaultInjection(scope: scope, fault: fault)
     registry.withLock { $0.append(armed) }
     return armed
@@ -52,18 +52,18 @@ package final class FaultInjection: Sendable {
   package func disarm() { Self.registry.withLock { $0.removeAll { $0 === self } } }
 
   /// Every call counted so far, in order.
-  package var trace: [(call: Call, path: String)] { state.withLock { $0.calls } }
+  package var trace: [(call: Call, path: FilePath)] { state.withLock { $0.calls } }
 
   /// How many calls the fault failed.
   package var failed: Int { state.withLock { $0.failures } }
 
   /// The errno `call` on `path` fails with, or nil when it goes ahead.
-  static func check(_ call: Call, _ path: String) -> Int32? {
+  static func check(_ call: Call, _ path: FilePath) -> Int32? {
     guard let armed = armed(for: path) else { return nil }
     return armed.count(call, path)
   }
 
-  private func count(_ call: Call, _ path: String) -> Int32? {
+  private func count(_ call: Call, _ path: FilePath) -> Int32? {
     state.withLock { state in
       state.calls.append((call, path))
       guard let fault, fault.call == nil || fault.call == call else { return nil }
@@ -74,8 +74,9 @@ package final class FaultInjection: Sendable {
     }
   }
 
-  func covers(_ path: String) -> Bool {
-    scopes.contains {
+  func covers(_ path: FilePath) -> Bool {
+    let path = path.string
+    return scopes.lazy.map(\.string).contains {
       path == $0 || (path.hasPrefix($0) && path.utf8.dropFirst($0.utf8.count).first == UInt8(ascii: "/"))
     }
   }
@@ -83,7 +84,7 @@ package final class FaultInjection: Sendable {
   /// Every armed seam.
   private static let registry = Mutex<[FaultInjection]>([])
 
-  private static func armed(for path: String) -> FaultInjection? {
+  private static func armed(for path: FilePath) -> FaultInjection? {
     registry.withLock { armed in armed.isEmpty ? nil : armed.first { $0.covers(path) } }
   }
 }

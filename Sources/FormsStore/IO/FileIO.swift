@@ -11,19 +11,19 @@ package enum FileIO {
   /// With `directory`, a path inside it is opened relative to its open descriptor, so the kernel
   /// resolves one name per file rather than the whole path (reading a hundred thousand files).
   package static func read(
-    _ path: String, limit: Int = maxFileSize, followLinks: Bool = true, in directory: Directory? = nil
+    _ path: FilePath, limit: Int = maxFileSize, followLinks: Bool = true, in directory: Directory? = nil
   )
     throws(StoreError) -> [UInt8]
   {
     let fd = try openForReading(path, followLinks: followLinks, in: directory)
     defer { close(fd) }
     var info = stat()
-    guard fstat(fd, &info) == 0 else { throw StoreError.io(path, operation: "stat", errno: Errno(errno)) }
+    guard fstat(fd, &info) == 0 else { throw StoreError.io(path.string, operation: "stat", errno: Errno(errno)) }
     guard info.st_mode & S_IFMT == S_IFREG else {
-      throw StoreError.wrongFileType(path, found: describe(mode: info.st_mode), expected: "a regular file")
+      throw StoreError.wrongFileType(path.string, found: describe(mode: info.st_mode), expected: "a regular file")
     }
     let size = Int(info.st_size)
-    guard size <= limit else { throw StoreError.fileTooLarge(path, size: size, limit: limit) }
+    guard size <= limit else { throw StoreError.fileTooLarge(path.string, size: size, limit: limit) }
     var bytes = [UInt8](repeating: 0, count: size)
     var total = 0
     while total < size {
@@ -32,7 +32,7 @@ package enum FileIO {
       }
       if n < 0 {
         if errno == EINTR { continue }
-        throw StoreError.io(path, operation: "read", errno: Errno(errno))
+        throw StoreError.io(path.string, operation: "read", errno: Errno(errno))
       }
       if n == 0 { break }
       total += n
@@ -45,7 +45,7 @@ package enum FileIO {
   /// without asking `fstat` first: in 16 KiB reads through a buffer on the stack, until a short
   /// read, which for a regular file is its end. Should something else have taken the name since,
   /// the open still never blocks and what it reads fails to parse. Refused beyond `maxFileSize`.
-  package static func readListed(_ path: String, in directory: Directory) throws(StoreError) -> [UInt8] {
+  package static func readListed(_ path: FilePath, in directory: Directory) throws(StoreError) -> [UInt8] {
     let fd = try openForReading(path, followLinks: true, in: directory)
     defer { close(fd) }
     let chunk = 16 << 10
@@ -58,10 +58,10 @@ package enum FileIO {
       }
       if got < 0 {
         if failure == EINTR { continue }
-        throw StoreError.io(path, operation: "read", errno: Errno(failure))
+        throw StoreError.io(path.string, operation: "read", errno: Errno(failure))
       }
       guard bytes.count <= maxFileSize else {
-        throw StoreError.fileTooLarge(path, size: bytes.count, limit: maxFileSize)
+        throw StoreError.fileTooLarge(path.string, size: bytes.count, limit: maxFileSize)
       }
       if got < chunk { return bytes }
     }
@@ -69,29 +69,29 @@ package enum FileIO {
 
   /// Opens a file to read it without ever blocking (a FIFO in a checkout would hang a plain open),
   /// relative to `directory` when it is below it.
-  private static func openForReading(_ path: String, followLinks: Bool, in directory: Directory?) throws(StoreError)
-    -> Int32
+  private static func openForReading(_ path: FilePath, followLinks: Bool, in directory: Directory?)
+    throws(StoreError) -> Int32
   {
     let flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followLinks ? 0 : O_NOFOLLOW)
     let fd = directory?.open(path, flags) ?? POSIX.open(path, flags)
     guard fd >= 0 else {
-      if errno == ENOENT { throw StoreError.fileNotFound(path) }
+      if errno == ENOENT { throw StoreError.fileNotFound(path.string) }
       if errno == ELOOP && !followLinks {
-        throw StoreError.wrongFileType(path, found: "a symbolic link", expected: "a regular file")
+        throw StoreError.wrongFileType(path.string, found: "a symbolic link", expected: "a regular file")
       }
-      throw StoreError.io(path, operation: "open", errno: Errno(errno))
+      throw StoreError.io(path.string, operation: "open", errno: Errno(errno))
     }
     return fd
   }
 
   /// An open directory that reads of the files below it resolve from (`read(_:in:)`).
   package final class Directory: Sendable {
-    package let path: String
+    package let path: FilePath
     let fd: Int32
 
     /// Opens `path`; nil when it cannot be opened (reads then open each path whole).
-    package init?(_ path: String) {
-      fd = Foundation.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    package init?(_ path: FilePath) {
+      fd = Foundation.open(path.string, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
       guard fd >= 0 else { return nil }
       self.path = path
     }
@@ -100,12 +100,12 @@ package enum FileIO {
 
     /// Runs `body` with `path` relative to this directory, as a C string pointing into `path`'s own
     /// bytes (nothing copied), or with nil when `path` is not below it.
-    func relative<T>(_ path: String, _ body: (UnsafePointer<CChar>?) -> T) -> T {
-      let prefix = self.path.utf8.count
-      return path.withCString { full in
-        self.path.withCString { directory in
+    func relative<T>(_ path: FilePath, _ body: (UnsafePointer<CChar>?) -> T) -> T {
+      let prefix = self.path.string.utf8.count
+      return path.string.withCString { full in
+        self.path.string.withCString { directory in
           let below =
-            path.utf8.count > prefix + 1 && full[prefix] == CChar(UInt8(ascii: "/"))
+            path.string.utf8.count > prefix + 1 && full[prefix] == CChar(UInt8(ascii: "/"))
             && memcmp(full, directory, prefix) == 0
           return body(below ? full + prefix + 1 : nil)
         }
@@ -113,23 +113,23 @@ package enum FileIO {
     }
 
     /// Opens `path` by its name in this directory when it is below it, else whole.
-    func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
+    func open(_ path: FilePath, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
       relative(path) { name in
         name.map { POSIX.openat(fd, $0, flags, mode, path: path) } ?? POSIX.open(path, flags, mode)
       }
     }
 
     /// True when `path` is below this directory.
-    func contains(_ path: String) -> Bool { relative(path) { $0 != nil } }
+    func contains(_ path: FilePath) -> Bool { relative(path) { $0 != nil } }
   }
 
   /// The kind of thing at `path`, without following a final symbolic link.
   package enum Entry: Equatable { case file, directory, symlink, other, missing }
 
   /// What is at `path` (lstat).
-  package static func entry(_ path: String) -> Entry {
+  package static func entry(_ path: FilePath) -> Entry {
     var info = stat()
-    guard lstat(path, &info) == 0 else { return .missing }
+    guard lstat(path.string, &info) == 0 else { return .missing }
     switch info.st_mode & S_IFMT {
     case S_IFREG: return .file
     case S_IFDIR: return .directory
@@ -151,27 +151,27 @@ package enum FileIO {
   }
 
   /// What is at `path`, for a message (lstat): `a symbolic link`, `a FIFO`...
-  package static func describe(_ path: String) -> String {
+  package static func describe(_ path: FilePath) -> String {
     var info = stat()
-    guard lstat(path, &info) == 0 else { return "missing" }
+    guard lstat(path.string, &info) == 0 else { return "missing" }
     return describe(mode: info.st_mode)
   }
 
   /// True when `path` exists and is a directory (following symbolic links).
-  package static func isDirectory(_ path: String) -> Bool {
+  package static func isDirectory(_ path: FilePath) -> Bool {
     var info = stat()
-    return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    return stat(path.string, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
   }
 
   /// True when something exists at `path` (following symbolic links).
-  package static func exists(_ path: String) -> Bool {
+  package static func exists(_ path: FilePath) -> Bool {
     var info = stat()
-    return stat(path, &info) == 0
+    return stat(path.string, &info) == 0
   }
 
   /// Every regular file under `directory` whose name ends with `suffix`, sorted, recursing into
   /// subdirectories except hidden ones (`.git`, `.formsctl`, `.build`) and those in `skipping`.
-  package static func files(under directory: String, suffix: String, skipping: Set<String> = []) throws(StoreError)
+  package static func files(under directory: FilePath, suffix: String, skipping: Set<String> = []) throws(StoreError)
     -> [String]
   {
     try walk(directory, suffix: suffix, skipping: skipping).files
@@ -183,7 +183,7 @@ package enum FileIO {
   /// Sorted by path.
   /// `directory` itself may be a link only with `followingTop` (a directory the manifest names).
   package static func walk(
-    _ directory: String, suffix: String, skipping: Set<String> = [], followingTop: Bool = false
+    _ directory: FilePath, suffix: String, skipping: Set<String> = [], followingTop: Bool = false
   )
     throws(StoreError) -> (files: [String], irregular: [String])
   {
@@ -197,7 +197,7 @@ package enum FileIO {
 
   /// `walk` (unsorted), each file named relative to `directory` (`NAME`, or `SUB/NAME` below
   /// it): no path is built per file. The irregular names are paths, as `walk` gives them.
-  package static func walkNames(_ directory: String, suffix: String) throws(StoreError) -> (
+  package static func walkNames(_ directory: FilePath, suffix: String) throws(StoreError) -> (
     names: [String], irregular: [String]
   ) {
     var names: [String] = []
@@ -210,19 +210,19 @@ package enum FileIO {
   /// `below`: nil to give each file's path, else the path of `directory` relative to the walk's
   /// top, to give names relative to it.
   private static func walk(
-    _ directory: String, below: String?, suffix: String, skipping: Set<String>, following: Bool,
+    _ directory: FilePath, below: String?, suffix: String, skipping: Set<String>, following: Bool,
     into out: inout [String], irregular: inout [String]
   ) throws(StoreError) {
-    var subdirectories: [(path: String, below: String?)] = []
-    func path(_ name: String) -> String { directory == "." ? name : (FilePath(directory) / name).string }
+    var subdirectories: [(path: FilePath, below: String?)] = []
+    func path(_ name: String) -> FilePath { directory / name }
     for (name, kind) in try entries(of: directory, followingLink: following) where !name.hasPrefix(".") {
-      let relative = below.map { $0.isEmpty ? name : (FilePath($0) / name).string }
+      let relative = below.map { (FilePath($0) / name).string }
       switch kind {
-      case .directory where !suffix.isEmpty && name.hasSuffix(suffix): irregular.append(path(name))
+      case .directory where !suffix.isEmpty && name.hasSuffix(suffix): irregular.append(path(name).string)
       case .directory: if !skipping.contains(name) { subdirectories.append((path(name), relative)) }
-      case .file: if name.hasSuffix(suffix) { out.append(relative ?? path(name)) }
-      case .symlink where isDirectory(path(name)): if !skipping.contains(name) { irregular.append(path(name)) }
-      default: if name.hasSuffix(suffix) { irregular.append(path(name)) }
+      case .file: if name.hasSuffix(suffix) { out.append(relative ?? path(name).string) }
+      case .symlink where isDirectory(path(name)): if !skipping.contains(name) { irregular.append(path(name).string) }
+      default: if name.hasSuffix(suffix) { irregular.append(path(name).string) }
       }
     }
     for sub in subdirectories {
@@ -236,7 +236,7 @@ package enum FileIO {
   /// at a time in the order a walk of sorted directories meets them (each directory's names by
   /// their bytes, a subdirectory where its name falls): only one directory's names are held.
   package static func walkBatches(
-    _ directory: String, suffix: String, size: Int, _ body: ([String]) throws(StoreError) -> Void
+    _ directory: FilePath, suffix: String, size: Int, _ body: ([String]) throws(StoreError) -> Void
   ) throws(StoreError) {
     var batch: [String] = []
     try walkSorted(directory, suffix: suffix) { path throws(StoreError) in
@@ -250,34 +250,34 @@ package enum FileIO {
   }
 
   /// How many paths `walkBatches` gives.
-  package static func countFiles(under directory: String, suffix: String) throws(StoreError) -> Int {
+  package static func countFiles(under directory: FilePath, suffix: String) throws(StoreError) -> Int {
     var count = 0
     try walkSorted(directory, suffix: suffix) { _ in count += 1 }
     return count
   }
 
   private static func walkSorted(
-    _ directory: String, suffix: String, _ visit: (String) throws(StoreError) -> Void
+    _ directory: FilePath, suffix: String, _ visit: (String) throws(StoreError) -> Void
   ) throws(StoreError) {
     for (name, kind) in try sortedEntries(of: directory) {
-      let path = directory == "." ? name : (FilePath(directory) / name).string
+      let path = directory / name
       switch kind {
-      case .directory where !suffix.isEmpty && name.hasSuffix(suffix): try visit(path)
+      case .directory where !suffix.isEmpty && name.hasSuffix(suffix): try visit(path.string)
       case .directory: try walkSorted(path, suffix: suffix, visit)
-      case .file: if name.hasSuffix(suffix) { try visit(path) }
-      case .symlink where isDirectory(path): try visit(path)
-      default: if name.hasSuffix(suffix) { try visit(path) }
+      case .file: if name.hasSuffix(suffix) { try visit(path.string) }
+      case .symlink where isDirectory(path): try visit(path.string)
+      default: if name.hasSuffix(suffix) { try visit(path.string) }
       }
     }
   }
 
   /// The names in `directory` that are not hidden, in the order it lists them, and what each is.
-  package static func visibleEntries(of directory: String) throws(StoreError) -> [(name: String, kind: Entry)] {
+  package static func visibleEntries(of directory: FilePath) throws(StoreError) -> [(name: String, kind: Entry)] {
     try entries(of: directory).filter { !$0.name.hasPrefix(".") }
   }
 
   /// A directory's entries but hidden ones, in the order a walk of sorted directories meets them.
-  package static func sortedEntries(of directory: String) throws(StoreError) -> [(name: String, kind: Entry)] {
+  package static func sortedEntries(of directory: FilePath) throws(StoreError) -> [(name: String, kind: Entry)] {
     let listed = try visibleEntries(of: directory)
     // One directory's names hold no `/`, so that order is their bytes' order; for ASCII names it
     // is also String's own, which is several times faster than comparing the bytes here.
@@ -310,7 +310,7 @@ package enum FileIO {
   /// never "nothing there" (docs/design.md §8). `directory` is not followed when it is a symbolic link
   /// (an error saying so), unless `followingLink`. A name that is not valid UTF-8 is an error
   /// naming it: formsctl could not name that file again to read, copy or remove it.
-  package static func entries(of directory: String, followingLink: Bool = false) throws(StoreError) -> [(
+  package static func entries(of directory: FilePath, followingLink: Bool = false) throws(StoreError) -> [(
     name: String, kind: Entry
   )] {
     let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followingLink ? 0 : O_NOFOLLOW)
@@ -320,16 +320,16 @@ package enum FileIO {
       if fd >= 0 { close(fd) }
       if failure == ENOENT { return [] }
       if failure == ELOOP || failure == ENOTDIR, entry(directory) != .directory {
-        throw StoreError.wrongFileType(directory, found: describe(directory), expected: "a directory")
+        throw StoreError.wrongFileType(directory.string, found: describe(directory), expected: "a directory")
       }
-      throw StoreError.io(directory, operation: "list", errno: Errno(failure))
+      throw StoreError.io(directory.string, operation: "list", errno: Errno(failure))
     }
     defer { closedir(dir) }
     var out: [(String, Entry)] = []
     while true {
       errno = 0
       guard let entry = readdir(dir) else {
-        if errno != 0 { throw StoreError.io(directory, operation: "list", errno: Errno(errno)) }
+        if errno != 0 { throw StoreError.io(directory.string, operation: "list", errno: Errno(errno)) }
         break
       }
       let name = try withUnsafeBytes(of: entry.pointee.d_name) { (raw) throws(StoreError) -> String in
@@ -338,7 +338,7 @@ package enum FileIO {
           throw StoreError.internalError("readdir gave an entry without a name in \(directory)")
         }
         guard let name = String(validatingCString: bytes) else {
-          throw StoreError.badFileName(directory, escaped: escapedFileName(bytes))
+          throw StoreError.badFileName(directory.string, escaped: escapedFileName(bytes))
         }
         return name
       }
@@ -348,7 +348,7 @@ package enum FileIO {
       case Int32(DT_REG): kind = .file
       case Int32(DT_DIR): kind = .directory
       case Int32(DT_LNK): kind = .symlink
-      case Int32(DT_UNKNOWN): kind = FileIO.entry((FilePath(directory) / name).string)
+      case Int32(DT_UNKNOWN): kind = FileIO.entry(directory / name)
       default: kind = .other
       }
       out.append((name, kind))
@@ -384,24 +384,24 @@ package enum FileIO {
   /// Refuses a directory to write into when it, or a directory between `base` and it, is a
   /// symbolic link (lstat; what does not exist yet is made by formsctl and is no link). Outside
   /// `base`, only `directory` itself is checked: the parents of a path a person names are theirs.
-  package static func refuseLinks(_ directory: String, below base: String) throws(StoreError) {
-    var path = FilePath(directory).normalized.string
-    let top = FilePath(base).normalized.string
-    let inside = FilePath(top).relative(FilePath(path)) != nil
-    while path != top && path != "/" {
+  package static func refuseLinks(_ directory: FilePath, below base: FilePath) throws(StoreError) {
+    var path = directory.normalized
+    let top = base.normalized
+    let inside = top.relative(path) != nil
+    while path != top && path.string != "/" {
       if entry(path) == .symlink {
-        throw StoreError.wrongFileType(path, found: "a symbolic link", expected: "a directory")
+        throw StoreError.wrongFileType(path.string, found: "a symbolic link", expected: "a directory")
       }
       guard inside else { return }
-      path = FilePath(path).parent.string
+      path = path.parent
     }
   }
 
   /// The absolute, symlink-free form of an existing path.
-  package static func realPath(_ path: String) -> String? {
-    guard let resolved = realpath(path, nil) else { return nil }
+  package static func realPath(_ path: FilePath) -> FilePath? {
+    guard let resolved = realpath(path.string, nil) else { return nil }
     defer { free(resolved) }
-    return String(cString: resolved)
+    return FilePath(String(cString: resolved))
   }
 
   /// The current working directory.
@@ -412,12 +412,12 @@ package enum FileIO {
   }
 
   /// Creates a directory and its missing parents.
-  package static func makeDirectories(_ path: String, mode: mode_t = 0o755) throws(StoreError) {
+  package static func makeDirectories(_ path: FilePath, mode: mode_t = 0o755) throws(StoreError) {
     if isDirectory(path) { return }
-    let parent = FilePath(path).parent.string
-    if parent != path && !parent.isEmpty { try makeDirectories(parent, mode: mode) }
+    let parent = path.parent
+    if parent != path && !parent.string.isEmpty { try makeDirectories(parent, mode: mode) }
     if POSIX.mkdir(path, mode) != 0 && errno != EEXIST {
-      throw StoreError.io(path, operation: "mkdir", errno: Errno(errno))
+      throw StoreError.io(path.string, operation: "mkdir", errno: Errno(errno))
     }
   }
 
@@ -426,22 +426,22 @@ package enum FileIO {
   /// computed); otherwise each path is fsynced (`Platform.fsync`: F_FULLFSYNC on Darwin), after
   /// the write-back of every file was started (`Platform.startWriteback`), so that on a journaling
   /// file system the first fsync commits them all.
-  static func sync(_ paths: @autoclosure () throws(StoreError) -> [String], orFileSystemOf root: String? = nil)
+  static func sync(_ paths: @autoclosure () throws(StoreError) -> [FilePath], orFileSystemOf root: FilePath? = nil)
     throws(StoreError)
   {
     if let root, let syncfs = Platform.syncfs {
       let fd = POSIX.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-      guard fd >= 0 else { throw StoreError.io(root, operation: "open", errno: Errno(errno)) }
+      guard fd >= 0 else { throw StoreError.io(root.string, operation: "open", errno: Errno(errno)) }
       defer { close(fd) }
       if POSIX.syncfs(syncfs, fd, path: root) != 0 {
-        throw StoreError.io(root, operation: "syncfs", errno: Errno(errno))
+        throw StoreError.io(root.string, operation: "syncfs", errno: Errno(errno))
       }
       return
     }
     let paths = try paths()
-    func opened(_ path: String, _ body: (Int32) throws(StoreError) -> Void) throws(StoreError) {
+    func opened(_ path: FilePath, _ body: (Int32) throws(StoreError) -> Void) throws(StoreError) {
       let fd = POSIX.open(path, O_RDONLY | O_CLOEXEC)
-      guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
+      guard fd >= 0 else { throw StoreError.io(path.string, operation: "open", errno: Errno(errno)) }
       defer { close(fd) }
       try body(fd)
     }
@@ -450,7 +450,7 @@ package enum FileIO {
       for path in paths {
         try opened(path) { fd throws(StoreError) in
           if POSIX.startWriteback(fd, path: path) != 0 {
-            throw StoreError.io(path, operation: "sync_file_range", errno: Errno(errno))
+            throw StoreError.io(path.string, operation: "sync_file_range", errno: Errno(errno))
           }
         }
       }
@@ -462,17 +462,17 @@ package enum FileIO {
         guard POSIX.fsync(fd, path: path) != 0 else { return }
         let failure = errno
         if !(failure == EINVAL && isDirectory(path)) {
-          throw StoreError.io(path, operation: "fsync", errno: Errno(failure))
+          throw StoreError.io(path.string, operation: "fsync", errno: Errno(failure))
         }
       }
     }
   }
 
   /// `directory`, and every file and directory below it (hidden ones too), not following links.
-  static func tree(_ directory: String) throws(StoreError) -> [String] {
+  static func tree(_ directory: FilePath) throws(StoreError) -> [FilePath] {
     var out = [directory]
     for (name, kind) in try entries(of: directory) {
-      let path = (FilePath(directory) / name).string
+      let path = directory / name
       switch kind {
       case .directory: out += try tree(path)
       case .file: out.append(path)
@@ -483,9 +483,9 @@ package enum FileIO {
   }
 
   /// Removes a file; a missing file is not an error.
-  package static func remove(_ path: String) throws(StoreError) {
+  package static func remove(_ path: FilePath) throws(StoreError) {
     if POSIX.unlink(path) != 0 && errno != ENOENT {
-      throw StoreError.io(path, operation: "unlink", errno: Errno(errno))
+      throw StoreError.io(path.string, operation: "unlink", errno: Errno(errno))
     }
   }
 }

@@ -9,13 +9,15 @@ package struct FileStamp: Equatable, Sendable {
   package let inode: UInt64
 
   /// With `directory`, a path below it is looked up from its open descriptor (one name, not the whole path).
-  package init?(_ path: String, in directory: FileIO.Directory? = nil) {
+  package init?(_ path: FilePath, in directory: FileIO.Directory? = nil) {
     var info = stat()
     let found =
       directory.map { directory in
-        directory.relative(path) { name in name.map { fstatat(directory.fd, $0, &info, 0) } ?? stat(path, &info) }
+        directory.relative(path) { name in
+          name.map { fstatat(directory.fd, $0, &info, 0) } ?? stat(path.string, &info)
+        }
       }
-      ?? stat(path, &info)
+      ?? stat(path.string, &info)
     guard found == 0 else { return nil }
     self.init(info)
   }
@@ -28,9 +30,9 @@ package struct FileStamp: Equatable, Sendable {
   }
 
   /// `path` itself when it is a symbolic link (`lstat`), not what it points at.
-  package init?(notFollowing path: String) {
+  package init?(notFollowing path: FilePath) {
     var info = stat()
-    guard lstat(path, &info) == 0 else { return nil }
+    guard lstat(path.string, &info) == 0 else { return nil }
     self.init(info)
   }
 

@@ -18,17 +18,18 @@ final class MappedFile: @unchecked Sendable {
   }
 
   /// The regular file at `path` (a symbolic link is refused), or nil when there is none.
-  init?(_ path: String) throws(StoreError) {
+  init?(_ path: FilePath) throws(StoreError) {
     let fd = POSIX.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
     guard fd >= 0 else {
       if errno == ENOENT { return nil }
-      throw StoreError.io(path, operation: "open", errno: Errno(errno))
+      throw StoreError.io(path.string, operation: "open", errno: Errno(errno))
     }
     defer { close(fd) }
     var info = stat()
-    guard fstat(fd, &info) == 0 else { throw StoreError.io(path, operation: "stat", errno: Errno(errno)) }
+    guard fstat(fd, &info) == 0 else { throw StoreError.io(path.string, operation: "stat", errno: Errno(errno)) }
     guard info.st_mode & S_IFMT == S_IFREG else {
-      throw StoreError.wrongFileType(path, found: FileIO.describe(mode: info.st_mode), expected: "a regular file")
+      throw StoreError.wrongFileType(
+        path.string, found: FileIO.describe(mode: info.st_mode), expected: "a regular file")
     }
     let size = Int(info.st_size)
     guard size > 0 else {
@@ -37,7 +38,7 @@ final class MappedFile: @unchecked Sendable {
       return
     }
     guard let start = POSIX.mmap(size, fd, path: path) else {
-      throw StoreError.io(path, operation: "read", errno: Errno(errno))
+      throw StoreError.io(path.string, operation: "read", errno: Errno(errno))
     }
     bytes = UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: size)
     mapped = true

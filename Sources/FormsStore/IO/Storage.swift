@@ -36,7 +36,7 @@ public enum Storage {
   }
 
   /// The total size of `paths` (stat only).
-  static func size(of paths: [String]) -> Int64 {
+  static func size(of paths: [FilePath]) -> Int64 {
     paths.reduce(0) { $0 + Int64(FileStamp($1)?.size ?? 0) }
   }
 }

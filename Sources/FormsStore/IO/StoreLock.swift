@@ -29,26 +29,26 @@ package final class StoreLock {
     try StoreLock(store: store, path: store.syncLockPath, command: command, wait: wait)
   }
 
-  private init(store: StoreLayout, path: String, command: String, wait: Double) throws(StoreError) {
+  private init(store: StoreLayout, path: FilePath, command: String, wait: Double) throws(StoreError) {
     // formsctl's own directories are never followed out of the store: a checkout may carry links.
-    let parent = FilePath(path).parent.string
-    for directory in [store.stateDirectory, store.journalDirectory, store.snapshotsDirectory, parent] {
+    let parent = path.parent
+    for directory in [store.state, store.journalDirectory, store.snapshotsDirectory, parent] {
       let found = FileIO.entry(directory)
       guard found == .directory || found == .missing else {
-        throw StoreError.wrongFileType(directory, found: FileIO.describe(directory), expected: "a directory")
+        throw StoreError.wrongFileType(directory.string, found: FileIO.describe(directory), expected: "a directory")
       }
     }
     try FileIO.makeDirectories(parent)
     // Never through a symbolic link: a checkout could carry one pointing at any file.
     fd = POSIX.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
+    guard fd >= 0 else { throw StoreError.io(path.string, operation: "open", errno: Errno(errno)) }
     // A monotonic clock: a wall clock set back (NTP, a person) would stretch the wait.
     let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(wait * 1000)))
     while flock(fd, LOCK_EX | LOCK_NB) != 0 {
       let failure = errno  // read before close, which may set errno itself
       guard failure == EWOULDBLOCK || failure == EINTR else {
         close(fd)
-        throw StoreError.io(path, operation: "flock", errno: Errno(failure))
+        throw StoreError.io(path.string, operation: "flock", errno: Errno(failure))
       }
       if ContinuousClock.now >= deadline {
         // The holder's note only makes the message precise; unreadable, it names "formsctl".

@@ -102,7 +102,7 @@ public struct Importer: Sendable {
     line: Int, value: JSONValue
   )] {
     let bytes: [UInt8]
-    if let given { bytes = given } else { bytes = try FileIO.read(path, limit: feedLimit) }
+    if let given { bytes = given } else { bytes = try FileIO.read(FilePath(path), limit: feedLimit) }
     func tooLarge(_ line: Int, _ size: Int) -> StoreError {
       StoreError.refused(.recordTooLarge(path: display, line: line, size: size, limit: recordLimit))
     }
@@ -143,7 +143,7 @@ public struct Importer: Sendable {
 
   /// The mapping file: a YAML list of `changes` steps.
   public static func mapping(_ path: String, display: String) throws(StoreError) -> [ChangeOp] {
-    let bytes = try FileIO.read(path)
+    let bytes = try FileIO.read(FilePath(path))
     let node: YAMLNode?
     do throws(YAMLError) {
       node = try YAMLReader().read(bytes)
@@ -213,7 +213,7 @@ public struct Importer: Sendable {
       let path = (try? store.path(kind: kind, id: item.id)) ?? ""
       let stored: Store.Document?
       do throws(StoreError) {
-        stored = FileIO.exists(path) ? try store.read(kind: kind, id: item.id) : nil
+        stored = FileIO.exists(FilePath(path)) ? try store.read(kind: kind, id: item.id) : nil
       } catch {
         return (merger.merge(stored: nil, feed: item.record), .failure(error))
       }
@@ -280,7 +280,7 @@ public struct Importer: Sendable {
     if !request.dryRun {
       let staged = prepared.reduce(Int64(0)) { $0 + Int64($1.bytes.count) }
       try Storage.require(
-        staged + (request.snapshot ? Storage.size(of: changing) : 0), at: store.layout.root,
+        staged + (request.snapshot ? Storage.size(of: changing.map(FilePath.init)) : 0), at: store.layout.root,
         for: "import (\(prepared.count) documents)")
     }
     if request.snapshot && !request.dryRun {

@@ -28,7 +28,7 @@ extension Migrator {
   public func estimate() throws(StoreError) -> (documents: Int, bytes: Int64, needed: Int64, free: Int64?, seconds: Int)
   {
     let paths = try plan(Request()).flatMap(\.paths)
-    let bytes = Storage.size(of: paths)
+    let bytes = Storage.size(of: paths.map(FilePath.init))
     let needed = Storage.withMargin(bytes + (try Snapshots(layout: store.layout).firstSnapshotCost()))
     let seconds = Int((Double(paths.count) / 6000 + Double(bytes) / 100_000_000).rounded(.up))
     return (paths.count, bytes, needed, Storage.freeBytes(at: store.layout.root), seconds)
@@ -101,7 +101,7 @@ extension Migrator {
       throw StoreError.migrationFailed(documents: Set(failures.map(\.file)).count, failures)
     }
     // Space: the staged copies, about as large as the documents, and the safety copy.
-    report.bytes = Storage.size(of: groups.flatMap { $0.paths.filter { !skip.contains($0) } })
+    report.bytes = Storage.size(of: groups.flatMap { $0.paths.filter { !skip.contains($0) } }.map(FilePath.init))
     report.needed = Storage.withMargin(
       report.bytes + (request.snapshot ? try Snapshots(layout: store.layout).firstSnapshotCost() : 0))
     report.free = Storage.freeBytes(at: store.layout.root)
@@ -181,7 +181,7 @@ extension Migrator {
 
   /// SHA-256 of a descriptor's meaning: its YAML as canonical JSON, so reformatting does not count.
   func descriptorChecksum(_ path: String) throws(StoreError) -> String {
-    let bytes = try FileIO.read(path)
+    let bytes = try FileIO.read(FilePath(path))
     // Text that does not parse as YAML (schema check reports it) is checksummed as it is.
     do {
       guard let json = try YAMLReader().read(bytes)?.jsonValue() else { return sha256Hex(bytes) }
@@ -214,8 +214,8 @@ extension Migrator {
   public func changedDescriptors() throws(StoreError) -> [(path: String, migratedAt: String)] {
     var changed: [(path: String, migratedAt: String)] = []
     for (relative, record) in try recordedChecksums().sorted(by: { $0.key < $1.key }) {
-      let path = (FilePath(store.layout.root) / relative).string
-      guard FileIO.exists(path) else { continue }
+      let path = (store.layout.rootPath / relative).string
+      guard FileIO.exists(FilePath(path)) else { continue }
       if try descriptorChecksum(path) != record.checksum { changed.append((relative, record.time)) }
     }
     return changed
@@ -227,8 +227,8 @@ extension Migrator {
       var changed: [String] = []
       var descriptors = JSONObject()
       for (relative, record) in try recordedChecksums().sorted(by: { $0.key < $1.key }) {
-        let path = (FilePath(store.layout.root) / relative).string
-        guard FileIO.exists(path) else { continue }
+        let path = (store.layout.rootPath / relative).string
+        guard FileIO.exists(FilePath(path)) else { continue }
         let current = try descriptorChecksum(path)
         if current != record.checksum {
           changed.append(relative)

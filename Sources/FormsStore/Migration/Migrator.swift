@@ -26,7 +26,7 @@ public struct Migrator: Sendable {
     // A file that cannot be read is an error; one that does not parse has no version.
     return try parallelMap(files, chunkSize: 64) { path -> Result<(String, SemanticVersion?), StoreError> in
       Result { () throws(StoreError) in
-        let bytes = try FileIO.read(path)
+        let bytes = try FileIO.read(FilePath(path))
         let reference = (try? JSONParser().parse(bytes))?["_schema"]?.stringValue
         guard let reference, reference.hasPrefix(kind + "@") else { return (path, nil) }
         return (path, SemanticVersion(String(reference.dropFirst(kind.count + 1))))
@@ -170,7 +170,7 @@ public struct Migrator: Sendable {
   func transform(_ path: String, _ group: Group, validate: Bool = true) -> Transformed {
     let bytes: [UInt8]
     do throws(StoreError) {
-      bytes = try FileIO.read(path)
+      bytes = try FileIO.read(FilePath(path))
     } catch {
       return .failed(step: "read", message: error.description)
     }
@@ -217,7 +217,7 @@ public struct Migrator: Sendable {
         + DocumentChecks.crossDocumentFindings(
           document, schema: target, path: path, layout: store.layout, registry: store.registry,
           display: store.display
-        ) { _, _, path in FileIO.exists(path()) }
+        ) { _, _, path in FileIO.exists(FilePath(path())) }
       : []
     if !after.isEmpty { return .invalidAfter(after) }
     let sealed: JSONValue

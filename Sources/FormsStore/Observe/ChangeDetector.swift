@@ -38,9 +38,9 @@ struct ChangeDetector {
   func files(in directories: [String]) throws(StoreError) -> [(path: String, kind: String)] {
     var out: [(String, String)] = []
     for directory in directories {
-      guard let kind = kinds[directory], FileIO.entry(directory) == .directory else { continue }
+      guard let kind = kinds[directory], FileIO.entry(FilePath(directory)) == .directory else { continue }
       // Every entry with a document's name: one that is no regular file is reported as such.
-      for (name, _) in try FileIO.entries(of: directory) where Self.isDocumentName(name) {
+      for (name, _) in try FileIO.entries(of: FilePath(directory)) where Self.isDocumentName(name) {
         out.append(((FilePath(directory) / name).string, kind))
       }
     }
@@ -140,11 +140,11 @@ struct ChangeDetector {
       let changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
       return (.other(type: type, inode: UInt64(info.st_ino), changed: changed, problem: problem), nil)
     }
-    guard let stamp = FileStamp(path) else { return (nil, nil) }
+    guard let stamp = FileStamp(FilePath(path)) else { return (nil, nil) }
     if case .file(stamp)? = previous { return (.file(stamp), nil) }
     let bytes: [UInt8]
     do throws(StoreError) {
-      bytes = try FileIO.read(path, followLinks: false)
+      bytes = try FileIO.read(FilePath(path), followLinks: false)
     } catch {
       switch error {
       // Gone between the stat and the read: the next look sees it missing.

@@ -89,7 +89,7 @@ final class DirectoryEvents {
   @discardableResult
   func watch(_ directory: String) throws(StoreError) -> Bool {
     #if os(Linux)
-      if let code = FaultInjection.check(.watch, directory) {
+      if let code = FaultInjection.check(.watch, FilePath(directory)) {
         errno = code
       } else {
         let mask =
@@ -107,7 +107,7 @@ final class DirectoryEvents {
       default: throw StoreError.io(directory, operation: "inotify_add_watch", errno: Errno(errno))
       }
     #else
-      return FileIO.entry(directory) == .directory
+      return FileIO.entry(FilePath(directory)) == .directory
     #endif
   }
 
@@ -172,7 +172,9 @@ final class DirectoryEvents {
     /// Nil when it cannot be read: the number only makes the message precise.
     private static func limit(_ name: String) -> Int? {
       let bytes: [UInt8]
-      do throws(StoreError) { bytes = try FileIO.read("/proc/sys/fs/inotify/" + name, limit: 64) } catch { return nil }
+      do throws(StoreError) { bytes = try FileIO.read(FilePath("/proc/sys/fs/inotify/" + name), limit: 64) } catch {
+        return nil
+      }
       return Int(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
   #endif

@@ -20,7 +20,7 @@ struct StoreWatcher {
   private let kinds: Set<String>?
   /// How far the audit log has been read.
   private var auditOffset: Int
-  private let gitIndexLock: String?
+  private let gitIndexLock: FilePath?
 
   init(store: Store, kinds: Set<String>?, options: Store.ObserveOptions, cancellation: WatchCancellation)
     throws(StoreError)
@@ -37,13 +37,13 @@ struct StoreWatcher {
     events = try DirectoryEvents(cancellation: cancellation)
     detector = ChangeDetector(kinds: directories)
     gitIndexLock = StoreLayout.nearest(holding: ".git", from: store.layout.root).flatMap { top in
-      FileIO.entry((FilePath(top) / ".git").string) == .directory ? (FilePath(top) / ".git/index.lock").string : nil
+      FileIO.entry(FilePath(top) / ".git") == .directory ? FilePath(top) / ".git/index.lock" : nil
     }
     // Watches first, then the first look: nothing that changes in between is missed.
     try events.watch(store.layout.root)
     try events.watch(store.layout.dataDirectory)
     for directory in directories.keys.sorted() { try events.watch(directory) }
-    auditOffset = AuditLog.size(AuditLog.path(store.layout))
+    auditOffset = AuditLog.size(store.layout.historyPath)
     detector.adopt(try detector.scan(nil).updates)
   }
 
@@ -120,10 +120,10 @@ struct StoreWatcher {
   /// overlapped the look (nothing adopted; the caller looks again later).
   private mutating func look(_ paths: Set<String>?) throws(StoreError) -> [Store.ChangeBatch]? {
     guard !busy() else { return nil }
-    let logSize = AuditLog.size(AuditLog.path(store.layout))
+    let logSize = AuditLog.size(store.layout.historyPath)
     let (records, end) = try auditRecords()
     let (changes, updates) = try detector.scan(paths)
-    guard !busy(), AuditLog.size(AuditLog.path(store.layout)) == logSize else { return nil }
+    guard !busy(), AuditLog.size(store.layout.historyPath) == logSize else { return nil }
     detector.adopt(updates)
     auditOffset = end
     return batches(records, changes)
@@ -132,7 +132,7 @@ struct StoreWatcher {
   /// The complete audit records appended since the last look, and where they end. A log that
   /// shrank (a checkout of another branch's history) is read from its new end.
   private func auditRecords() throws(StoreError) -> ([JSONValue], Int) {
-    let size = AuditLog.size(AuditLog.path(store.layout))
+    let size = AuditLog.size(store.layout.historyPath)
     guard size > auditOffset else { return ([], size) }
     let bytes = try AuditLog.bytes(store.layout, from: auditOffset)
     var records: [JSONValue] = []

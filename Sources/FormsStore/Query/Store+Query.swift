@@ -69,7 +69,7 @@ extension Store {
     documents: [Document], skipped: [Skipped], read: [AccessEntry]
   ) {
     let schema = try schema(kind)
-    let directory = layout.documents(in: schema.directory)
+    let directory = layout.dataPath / schema.directory
     let filters = query.filters
     try refuseSealedReads(kind: kind, filters.flatMap(\.paths) + query.sort.map(\.path))
     let sort = query.sort.isEmpty ? schema.order : query.sort
@@ -109,14 +109,14 @@ extension Store {
     let end = query.limit.map { start + min(max(0, $0), matches.count - start) } ?? matches.count
     let page = try parallelMap(Array(matches[start..<end]), chunkSize: 32) { match -> Result<Document?, StoreError> in
       Result { () throws(StoreError) in
-        let path = (FilePath(directory) / match.name).string
+        let path = directory / match.name
         let bytes = try FileIO.read(path)
-        return try? self.openedDocument(JSONParser().parse(bytes), path: path, bytes: bytes)
+        return try? self.openedDocument(JSONParser().parse(bytes), path: path.string, bytes: bytes)
       }
     }.map { result throws(StoreError) in try result.get() }
     let skipped =
       results.compactMap(\.1).map { Skipped(path: $0, reason: "does not parse") }
-      + irregular.map { Skipped(path: $0, reason: "\(FileIO.describe($0)), not a regular file") }
+      + irregular.map { Skipped(path: $0, reason: "\(FileIO.describe(FilePath($0))), not a regular file") }
     return (page.compactMap { $0 }, skipped.sorted { $0.path < $1.path }, read)
   }
 
@@ -126,7 +126,7 @@ extension Store {
   /// it is not there).
   public func expand(kind: String, id: String) throws(StoreError) -> String {
     let exact = try path(kind: kind, id: id)
-    guard id.count >= 4, !FileIO.exists(exact) else { return id }
+    guard id.count >= 4, !FileIO.exists(FilePath(exact)) else { return id }
     let matches = try layout.ids(in: try schema(kind).directory, prefix: id)
     if matches.count > 1 { throw StoreError.ambiguousID(kind: kind, prefix: id, candidates: matches) }
     return matches.first ?? id
@@ -136,7 +136,7 @@ extension Store {
   /// opened sealed values the filters and sort keys reached, per document (matching or not: a
   /// filter that rejects a document has read its value too).
   func scannedMatches(
-    kind: String, directory: String, filters: [FilterExpression],
+    kind: String, directory: FilePath, filters: [FilterExpression],
     sort: [(path: FilterExpression.Path, descending: Bool)]
   ) throws(StoreError) -> (results: [(Match?, String?)], irregular: [String], read: [AccessEntry]) {
     // Unsorted: matches are ordered by their keys, then by path, by the caller.
@@ -153,9 +153,14 @@ extension Store {
     let scanned = try parallelMap(names, chunkSize: 32) {
       name -> Result<(Match?, String?, AccessEntry?), StoreError> in
       Result { () throws(StoreError) in
-        let path = (FilePath(directory) / name).string
+        let file = directory / name
+        let path = file.string
         let bytes: [UInt8]
-        if let opened { bytes = try FileIO.readListed(path, in: opened) } else { bytes = try FileIO.read(path) }
+        if let opened {
+          bytes = try FileIO.readListed(file, in: opened)
+        } else {
+          bytes = try FileIO.read(file)
+        }
         // Not parsing (or a broken envelope) skips the file, named; reading sync state may fail.
         let stored = projection == nil ? try? JSONParser().parse(bytes) : nil
         let document = stored.flatMap { try? self.openedDocument($0, path: path, bytes: bytes) }

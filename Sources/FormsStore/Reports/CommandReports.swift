@@ -207,26 +207,28 @@ extension SchemaRegistry {
   package func writeJSONSchemas(
     to directory: String, draft: JSONSchemaExporter.Draft, boundary: String
   ) throws(StoreError) -> [String] {
-    try FileIO.refuseLinks(directory, below: boundary)
+    let directory = FilePath(directory)
+    try FileIO.refuseLinks(directory, below: FilePath(boundary))
     try FileIO.makeDirectories(directory)
     let writer = AtomicWriter(boundary: directory)
     return try jsonSchemaFiles(draft: draft).map { (exported) throws(StoreError) -> String in
-      let path = (FilePath(directory) / exported.file).string
+      let path = directory / exported.file
       try writer.write(JSONWriter.canonical(exported.schema), to: path)
-      return path
+      return path.string
     }
   }
 
   /// For `schema check`: each file of an export in `directory` (the draft its files name) that is
   /// missing or differs from what the descriptors export now. Nothing when there is no export.
   public func staleJSONSchemas(in directory: String, display: (String) -> String) throws(StoreError) -> [Diagnostic] {
+    let directory = FilePath(directory)
     guard FileIO.entry(directory) == .directory else { return [] }
     var draft = JSONSchemaExporter.Draft.draft07
     var out: [Diagnostic] = []
     let files = jsonSchemaFiles(draft: draft)
     // The draft the export was made in, as its first file names it.
-    if let first = files.first, FileIO.exists((FilePath(directory) / first.file).string) {
-      let bytes = try FileIO.read((FilePath(directory) / first.file).string)
+    if let first = files.first, FileIO.exists(directory / first.file) {
+      let bytes = try FileIO.read(directory / first.file)
       if let uri = (try? JSONParser().parse(bytes))?["$schema"]?.stringValue,
         let named = JSONSchemaExporter.Draft(uri: uri)
       {
@@ -234,12 +236,12 @@ extension SchemaRegistry {
       }
     }
     for exported in jsonSchemaFiles(draft: draft) {
-      let path = (FilePath(directory) / exported.file).string
+      let path = directory / exported.file
       let current = FileIO.exists(path) ? try FileIO.read(path) : nil
       guard current != JSONWriter.canonical(exported.schema) else { continue }
       out.append(
         Diagnostic(
-          file: display(path), position: current == nil ? nil : SourcePosition(line: 1, column: 1),
+          file: display(path.string), position: current == nil ? nil : SourcePosition(line: 1, column: 1),
           rule: "stale-export",
           message: current == nil
             ? "missing: the descriptors have \(exported.file) but the export does not"

@@ -10,13 +10,13 @@ extension Store {
     guard parts.count == 2 else { return try read(kind: kind, id: id) }
     let snapshot = try Snapshots(layout: layout).find(parts[1])
     let relative = layout.relative(try path(kind: kind, id: id))
-    let path = (FilePath(snapshot.path) / relative).string
+    let path = snapshot.directory / relative
     guard FileIO.entry(path) == .file else {
       throw StoreError.notFound(kind: kind, id: id, path: "\(relative) in snapshot \(snapshot.name)")
     }
     let bytes = try FileIO.read(path, followLinks: false)
     let value = try Self.parsed(bytes, shown: "\(relative) in snapshot \(snapshot.name)")
-    return try openedDocument(value, path: path, bytes: bytes)
+    return try openedDocument(value, path: path.string, bytes: bytes)
   }
 
   /// Where two documents differ, by JSON Pointer, as a report: records `{pointer, left, right}`

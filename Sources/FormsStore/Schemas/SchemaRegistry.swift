@@ -71,14 +71,15 @@ public struct SchemaRegistry: Sendable {
     var schemas: [String: [SemanticVersion: Schema]] = [:]
     var diagnostics: [Diagnostic] = []
     var files: [String: String] = [:]
-    let root = FileIO.realPath(directory) ?? directory
+    let root = FileIO.realPath(FilePath(directory)) ?? FilePath(directory)
     // The directory itself as the manifest names it (`StoreLayout` checks it); no link below it.
-    let (found, irregular) = try FileIO.walk(directory, suffix: ".yaml", followingTop: true)
+    let (found, irregular) = try FileIO.walk(FilePath(directory), suffix: ".yaml", followingTop: true)
     for path in irregular {
       diagnostics.append(
         Diagnostic(
           file: display(path), position: nil, rule: "schema",
-          message: "\(FileIO.describe(path)), not a regular file: formsctl reads no descriptor through a link; "
+          message:
+            "\(FileIO.describe(FilePath(path))), not a regular file: formsctl reads no descriptor through a link; "
             + "replace it with the file (or the directory) it points to"))
     }
     for path in found {
@@ -98,7 +99,7 @@ public struct SchemaRegistry: Sendable {
       let descriptorDirectory = FilePath(path).parent.string
       let result = DescriptorCompiler.compile(yaml, file: shown) { include in
         let includePath = FilePath(include).absolute(from: descriptorDirectory).string
-        guard let real = FileIO.realPath(includePath), FilePath(root).relative(FilePath(real)) != nil else {
+        guard let real = FileIO.realPath(FilePath(includePath)), root.relative(real) != nil else {
           throw StoreError.fileNotFound(display(includePath))
         }
         var includeDiagnostics: [Diagnostic] = []
@@ -135,7 +136,7 @@ public struct SchemaRegistry: Sendable {
     _ path: String, shown: String, overlay: [String: [UInt8]], into diagnostics: inout [Diagnostic]
   ) -> YAMLNode? {
     do {
-      let bytes = try overlay[path] ?? FileIO.read(path)
+      let bytes = try overlay[path] ?? FileIO.read(FilePath(path))
       guard let node = try YAMLReader().read(bytes) else {
         diagnostics.append(
           Diagnostic(

@@ -7,7 +7,7 @@ extension Store {
   /// The names of `kind`'s templates, sorted.
   public func templates(of kind: String) throws(StoreError) -> [String] {
     _ = try schema(kind)
-    return try StoreLayout.templates(in: (FilePath(layout.templatesDirectory) / kind).string)
+    return try StoreLayout.templates(in: layout.templatesPath / kind)
   }
 
   /// The template `name` of `kind`, as written.
@@ -16,8 +16,8 @@ extension Store {
     guard DocumentID.isValid(name), available.contains(name) else {
       throw StoreError.refused(.unknownTemplate(kind: kind, name: name, available: available))
     }
-    let path = (FilePath(layout.templatesDirectory) / kind / (name + StoreLayout.documentSuffix)).string
-    return try Self.parsed(try FileIO.read(path, followLinks: false), shown: display(path))
+    let path = layout.templatesPath / kind / (name + StoreLayout.documentSuffix)
+    return try Self.parsed(try FileIO.read(path, followLinks: false), shown: display(path.string))
   }
 
   /// Creates a document of `kind` from its template `name` with `assignments` on top, through the
@@ -54,18 +54,18 @@ extension Store {
     layout: StoreLayout, registry: SchemaRegistry, display: @Sendable (String) -> String
   ) throws(StoreError) -> [Diagnostic] {
     var out: [Diagnostic] = []
-    for (kind, entry) in try FileIO.entries(of: layout.templatesDirectory) where entry == .directory {
-      let directory = (FilePath(layout.templatesDirectory) / kind).string
+    for (kind, entry) in try FileIO.entries(of: layout.templatesPath) where entry == .directory {
+      let directory = layout.templatesPath / kind
       guard let schema = registry.latest(kind) else {
         out.append(
           Diagnostic(
-            file: display(directory), position: nil, rule: "template",
+            file: display(directory.string), position: nil, rule: "template",
             message: "templates of \(kind), which no descriptor defines"))
         continue
       }
       for name in try StoreLayout.templates(in: directory) {
-        let path = (FilePath(directory) / (name + StoreLayout.documentSuffix)).string
-        let shown = display(path)
+        let path = directory / (name + StoreLayout.documentSuffix)
+        let shown = display(path.string)
         let bytes = try FileIO.read(path, followLinks: false)
         let value: JSONValue
         do {
@@ -103,7 +103,7 @@ extension Store {
 
 extension StoreLayout {
   /// The template names (`NAME.json`, not hidden) in `directory`, sorted; none when it is missing.
-  static func templates(in directory: String) throws(StoreError) -> [String] {
+  static func templates(in directory: FilePath) throws(StoreError) -> [String] {
     try FileIO.entries(of: directory).filter {
       $0.kind == .file && !$0.name.hasPrefix(".") && $0.name.hasSuffix(documentSuffix)
     }.map { String($0.name.dropLast(documentSuffix.count)) }.sorted()

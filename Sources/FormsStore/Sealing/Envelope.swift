@@ -171,21 +171,22 @@ extension Identity {
   /// Writes a new identity file (mode 0600, its directory created 0700); never replaces a file
   /// and never writes into a store, where git would commit it.
   public func write(to path: String, created: String) throws(StoreError) {
-    if FileIO.entry(path) != .missing {
+    let file = FilePath(path)
+    if FileIO.entry(file) != .missing {
       throw StoreError.refused(.identityExists(path: path))
     }
-    let directory = FilePath(path).parent.string
+    let directory = file.parent
     // By the path as given, and by where it leads: a link to a store's directory leads into it.
-    var existing = FilePath(directory)
-    while FileIO.entry(existing.string) == .missing, existing.parent != existing { existing = existing.parent }
-    for start in [directory, FileIO.realPath(existing.string) ?? existing.string] {
-      if let store = StoreLayout.nearest(holding: StoreLayout.manifestName, from: start) {
+    var existing = directory
+    while FileIO.entry(existing) == .missing, existing.parent != existing { existing = existing.parent }
+    for start in [directory, FileIO.realPath(existing) ?? existing] {
+      if let store = StoreLayout.nearest(holding: StoreLayout.manifestName, from: start.string) {
         throw StoreError.refused(.identityInStore(path: path, store: store))
       }
     }
     try FileIO.makeDirectories(directory, mode: 0o700)
     var writer = AtomicWriter(boundary: directory)
     writer.newFileMode = 0o600
-    try writer.write(Array(fileText(created: created).utf8), to: path)
+    try writer.write(Array(fileText(created: created).utf8), to: file)
   }
 }

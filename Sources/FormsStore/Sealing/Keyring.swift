@@ -38,7 +38,7 @@ public final class Keyring: Sendable {
     let path = Identity.defaultPath(environment: environment)
     let sensitive = registry.schemas.values.contains { $0.values.contains(where: \.hasSensitiveFields) }
     guard sensitive else { return Keyring(recipients: layout.recipients, identity: nil, identityPath: path) }
-    guard named != nil || FileIO.exists(path) else {
+    guard named != nil || FileIO.exists(FilePath(path)) else {
       return Keyring(recipients: layout.recipients, identity: nil, identityPath: path)
     }
     return Keyring(
@@ -54,12 +54,12 @@ public final class Keyring: Sendable {
     if info.st_mode & 0o077 != 0 {
       throw StoreError.refused(.identityReadableByOthers(path: path, mode: UInt16(info.st_mode & 0o777)))
     }
-    if let root, let real = FileIO.realPath(path), let store = FileIO.realPath(root),
-      FilePath(store).relative(FilePath(real)) != nil
+    if let root, let real = FileIO.realPath(FilePath(path)), let store = FileIO.realPath(FilePath(root)),
+      store.relative(real) != nil
     {
       throw StoreError.refused(.identityInStore(path: path, store: nil))
     }
-    let bytes = try FileIO.read(path)
+    let bytes = try FileIO.read(FilePath(path))
     return try Identity(fileText: String(decoding: bytes, as: UTF8.self), path: path)
   }
 

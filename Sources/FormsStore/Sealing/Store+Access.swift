@@ -87,7 +87,7 @@ extension Store {
   private func appendAccess(_ entries: [AccessEntry]) throws(StoreError) {
     let record = AuditLog.accessRecord(
       time: now(), user: auditUser(), command: commandLine ?? Self.accessOperation, entries: entries)
-    let path = AuditLog.path(layout)
+    let path = layout.historyPath
     let size = AuditLog.size(path)
     do throws(StoreError) {
       try AuditLog.appendOnce(record, layout: layout, at: size)

@@ -55,7 +55,7 @@ extension Store {
       ) {
         path -> Result<(prepared: WriteSession.Prepared, values: Int)?, StoreError> in
         do throws(StoreError) {
-          let bytes = try FileIO.read(path, followLinks: false)
+          let bytes = try FileIO.read(FilePath(path), followLinks: false)
           guard let stored = try? JSONParser().parse(bytes), let reference = stored["_schema"]?.stringValue,
             let schema = registry.schema(reference: reference), schema.hasSensitiveFields
           else { return .success(nil) }
@@ -101,7 +101,8 @@ extension Store {
       if recipients != current {
         let manifest = StoreLayout.manifestPath(root: layout.root)
         let text = String(decoding: try FileIO.read(manifest), as: UTF8.self)
-        try session.stage(Array(StoreLayout.manifest(text, recipients: recipients).utf8), to: manifest, entry: nil)
+        try session.stage(
+          Array(StoreLayout.manifest(text, recipients: recipients).utf8), to: manifest.string, entry: nil)
         session.operation.recordsWithoutDocuments = true
       }
       session.details["recipients"] = .number(JSONNumber(recipients.count))

@@ -26,7 +26,7 @@ struct HashCache: Sendable {
   /// The snapshot the entries describe.
   var snapshot = ""
 
-  static func load(_ path: String) -> HashCache {
+  static func load(_ path: FilePath) -> HashCache {
     var cache = HashCache()
     // Only a cache (docs/design.md §13): missing, unreadable or corrupt, it is bypassed (the next
     // snapshot reads and hashes every file, then writes a new one); it never fails a snapshot.

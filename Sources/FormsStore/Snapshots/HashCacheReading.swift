@@ -56,14 +56,14 @@ final class CacheReader: Sendable {
 
   /// Reads the cache at `path`; missing, unreadable or of another format, it has no lines (only a
   /// cache, docs/design.md §13: it never fails a snapshot).
-  convenience init(path: String) {
+  convenience init(path: FilePath) {
     let fd = POSIX.open(path, O_RDONLY | O_CLOEXEC)
     self.init(Lines(fd: fd, path: path, ended: fd < 0))
   }
 
   /// The lines in `bytes` (a cache made from a manifest).
   convenience init(bytes: [UInt8]) {
-    self.init(Lines(fd: -1, path: "", buffer: bytes, ended: true))
+    self.init(Lines(fd: -1, path: FilePath(""), buffer: bytes, ended: true))
   }
 
   private init(_ source: consuming Lines) {
@@ -93,13 +93,13 @@ final class CacheReader: Sendable {
   /// The cache's file, read forward a megabyte at a time.
   private struct Lines: ~Copyable {
     let fd: Int32
-    let path: String
+    let path: FilePath
     var buffer: [UInt8] = []
     var position = 0
     var ended: Bool
     var pending: CacheLine?
 
-    init(fd: Int32, path: String, buffer: [UInt8] = [], ended: Bool) {
+    init(fd: Int32, path: FilePath, buffer: [UInt8] = [], ended: Bool) {
       self.fd = fd
       self.path = path
       self.buffer = buffer
@@ -175,14 +175,14 @@ final class CacheReader: Sendable {
 /// A file written through a buffer of a megabyte (no sync of its own: the snapshot makes what it
 /// wrote durable together, file by file or by one syncfs); created, so it must not exist.
 final class BufferedFile {
-  let path: String
+  let path: FilePath
   private var fd: Int32
   private var buffer: [UInt8] = []
 
-  init(creating path: String, mode: mode_t = 0o644) throws(StoreError) {
+  init(creating path: FilePath, mode: mode_t = 0o644) throws(StoreError) {
     self.path = path
     fd = POSIX.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-    guard fd >= 0 else { throw StoreError.io(path, operation: "create", errno: Errno(errno)) }
+    guard fd >= 0 else { throw StoreError.io(path.string, operation: "create", errno: Errno(errno)) }
     buffer.reserveCapacity(1 << 20 + 4096)
   }
 

@@ -62,7 +62,7 @@ extension Snapshots.Info {
 
   /// The summary as it is on disk now (what `verify` checks; `summary` reads it once).
   func readSummary() -> SnapshotSummary? {
-    let path = (FilePath(self.path) / SnapshotSummary.fileName).string
+    let path = directory / SnapshotSummary.fileName
     var bytes: [UInt8]?
     if FileIO.entry(path) == .file {
       do throws(StoreError) {

@@ -47,19 +47,19 @@ extension Snapshots {
             Problem(snapshot: info.name, path: entry.path, problem: "not a path a snapshot holds; never read"))
           continue
         }
-        checks.append((info.name, (FilePath(info.path) / entry.path).string, entry))
+        checks.append((info.name, (info.directory / entry.path).string, entry))
       }
       if paths == nil {
         // The summary, when there is one, must say what the manifest says (list and labels read it).
-        if FileIO.entry((FilePath(info.path) / SnapshotSummary.fileName).string) != .missing,
+        if FileIO.entry(info.directory / SnapshotSummary.fileName) != .missing,
           info.readSummary() != SnapshotSummary(manifest)
         {
           problems.append(
             Problem(snapshot: info.name, path: SnapshotSummary.fileName, problem: "does not agree with manifest.json"))
         }
         let listed = Set(manifest.files.map(\.path) + ["manifest.json", SnapshotSummary.fileName])
-        for path in try FileIO.files(under: info.path, suffix: "") {
-          let relative = FilePath(info.path).relative(FilePath(path)) ?? path
+        for path in try FileIO.files(under: info.directory, suffix: "") {
+          let relative = info.directory.relative(FilePath(path)) ?? path
           if !listed.contains(relative) {
             problems.append(Problem(snapshot: info.name, path: relative, problem: "not in the manifest"))
           }
@@ -69,7 +69,7 @@ extension Snapshots {
     // One read per inode (and expected content): the verdict holds for every link to it.
     var groups: [String: [Int]] = [:]
     for (index, check) in checks.enumerated() {
-      let inode = full ? nil : FileStamp(check.path)?.inode
+      let inode = full ? nil : FileStamp(FilePath(check.path))?.inode
       groups[inode.map { "\($0) \(check.entry.sha256) \(check.entry.size)" } ?? "path \(index)", default: []].append(
         index)
     }
@@ -80,7 +80,7 @@ extension Snapshots {
       check -> (String, StoreError?)? in
       let bytes: [UInt8]
       do throws(StoreError) {
-        bytes = try FileIO.read(check.path, limit: Int.max, followLinks: false)
+        bytes = try FileIO.read(FilePath(check.path), limit: Int.max, followLinks: false)
       } catch {
         if case .fileNotFound = error { return ("missing", nil) }
         return ("unreadable (\(error.description))", error)
@@ -120,9 +120,11 @@ extension Snapshots {
     let files: [(String, String)]
     if let only { files = only.map { ($0, layout.livePath($0)) } } else { files = try liveFiles() }
     let results = parallelMap(files, chunkSize: 32) { file -> Result<(String, (String, String))?, StoreError> in
-      guard let stamp = FileStamp(file.1) else { return .success(nil) }
+      guard let stamp = FileStamp(FilePath(file.1)) else { return .success(nil) }
       if let entry = cache.unchanged(file.0, stamp: stamp) { return .success((file.0, (entry.sha256, file.1))) }
-      return Result { () throws(StoreError) in (file.0, (sha256Hex(try FileIO.read(file.1, limit: Int.max)), file.1)) }
+      return Result { () throws(StoreError) in
+        (file.0, (sha256Hex(try FileIO.read(FilePath(file.1), limit: Int.max)), file.1))
+      }
     }
     var pairs: [(String, (String, String))] = []
     for result in results { if let pair = try result.get() { pairs.append(pair) } }
@@ -137,7 +139,7 @@ extension Snapshots {
     func entries(_ info: Info) -> [String: (String, String)] {
       Dictionary(
         (info.manifest?.files ?? []).filter { scope?.contains($0.path) ?? true }.map {
-          ($0.path, ($0.sha256, (FilePath(info.path) / $0.path).string))
+          ($0.path, ($0.sha256, (info.directory / $0.path).string))
         },
         uniquingKeysWith: { a, _ in a })
     }
@@ -154,7 +156,9 @@ extension Snapshots {
     for path in old.keys.sorted() {
       guard let before = old[path], let after = new[path], before.0 != after.0 else { continue }
       // A file that cannot be read is an error; one that does not parse changed as a whole.
-      let (old, new) = (try FileIO.read(before.1, limit: Int.max), try FileIO.read(after.1, limit: Int.max))
+      let (old, new) = (
+        try FileIO.read(FilePath(before.1), limit: Int.max), try FileIO.read(FilePath(after.1), limit: Int.max)
+      )
       let a = try? JSONParser().parse(old)
       let b = try? JSONParser().parse(new)
       var pointers: [String] = []

@@ -110,12 +110,12 @@ extension Snapshots {
       try FileIO.makeDirectories(directory)
       try removeStaleTemporaries()
       let here = Set(try list().map(\.name))
-      let there = try Self.snapshotDirectories(at: place).map { Info(name: $0, path: "") }.sorted {
+      let there = try Self.snapshotDirectories(at: place).map { Info(name: $0, directory: FilePath("")) }.sorted {
         ($0.time, $0.name) < ($1.time, $1.name)
       }
       var problems: [Problem] = []
       for copy in there {
-        let fetched = Info(name: copy.name, path: (FilePath(directory) / (".verifying-" + copy.name)).string)
+        let fetched = Info(name: copy.name, directory: directory / (".verifying-" + copy.name))
         let base = here.contains(copy.name) ? copy.name : Self.newest(in: here, before: copy)
         do throws(StoreError) {
           _ = try Self.rsync(
@@ -125,13 +125,13 @@ extension Snapshots {
           if let failure = found.lazy.compactMap(\.failure).first { throw failure }
           problems += found
         } catch {
-          do throws(StoreError) { try Self.removeTree(fetched.path) } catch let cleanup {
+          do throws(StoreError) { try Self.removeTree(fetched.directory) } catch let cleanup {
             throw StoreError.rollBackFailed(
               operation: "snapshot verify", cause: error.description, failure: cleanup.description)
           }
           throw error
         }
-        try Self.removeTree(fetched.path)
+        try Self.removeTree(fetched.directory)
       }
       return (there.map(\.name), problems)
     }
@@ -153,13 +153,15 @@ extension Snapshots {
       }
       var transfer = Transfer()
       var held = here
-      let oldestFirst = there.map { Info(name: $0, path: "") }.sorted { ($0.time, $0.name) < ($1.time, $1.name) }
+      let oldestFirst = there.map { Info(name: $0, directory: FilePath("")) }.sorted {
+        ($0.time, $0.name) < ($1.time, $1.name)
+      }
       for name in oldestFirst.map(\.name) where names?.contains(name) ?? true {
         if here.contains(name) {
           transfer.present.append(name)
           continue
         }
-        let arriving = Info(name: name, path: (FilePath(directory) / (".pulling-" + name)).string)
+        let arriving = Info(name: name, directory: directory / (".pulling-" + name))
         let problems = try arrive(arriving, from: place, linkingTo: Self.newest(in: held, before: arriving))
         guard problems.isEmpty else {
           transfer.problems += problems
@@ -175,8 +177,8 @@ extension Snapshots {
   /// The snapshots of a copy in a directory (`snapshot verify DIR`), oldest first.
   public static func copies(in directory: String) throws(StoreError) -> [Info] {
     try requireDirectory(directory)
-    return try FileIO.entries(of: directory).filter { $0.kind == .directory && isSnapshotName($0.name) }
-      .map { Info(name: $0.name, path: (FilePath(directory) / $0.name).string) }.sorted {
+    return try FileIO.entries(of: FilePath(directory)).filter { $0.kind == .directory && isSnapshotName($0.name) }
+      .map { Info(name: $0.name, directory: FilePath(directory) / $0.name) }.sorted {
         ($0.time, $0.name) < ($1.time, $1.name)
       }
   }
@@ -195,17 +197,17 @@ extension Snapshots {
       // A file this machine cannot read is an error here, not a fault of the copy.
       if let failure = problems.lazy.compactMap(\.failure).first { throw failure }
       guard problems.isEmpty else {
-        try Self.removeTree(arriving.path)
+        try Self.removeTree(arriving.directory)
         return problems
       }
-      let tree = try FileIO.tree(arriving.path)
-      try FileIO.sync(tree, orFileSystemOf: arriving.path)
-      if POSIX.rename(arriving.path, (FilePath(directory) / name).string) != 0 {
+      let tree = try FileIO.tree(arriving.directory)
+      try FileIO.sync(tree, orFileSystemOf: arriving.directory)
+      if POSIX.rename(arriving.directory, directory / name) != 0 {
         throw StoreError.io(arriving.path, operation: "rename", errno: Errno(errno))
       }
     } catch {
       do throws(StoreError) {
-        try Self.removeTree(arriving.path)
+        try Self.removeTree(arriving.directory)
       } catch let cleanup {
         throw StoreError.rollBackFailed(
           operation: "snapshot pull", cause: error.description, failure: cleanup.description)
@@ -220,7 +222,7 @@ extension Snapshots {
   /// manifest's presence is enough here (a manifest is large, and rsync copies it whole): the
   /// check after the copy re-hashes against it.
   func complete(_ infos: [Info], names: [String]?) throws(StoreError) -> [Info] {
-    let usable = infos.filter { FileIO.entry((FilePath($0.path) / "manifest.json").string) == .file }
+    let usable = infos.filter { FileIO.entry($0.directory / "manifest.json") == .file }
     guard let names else { return usable }
     for name in names where !usable.contains(where: { $0.name == name }) {
       throw StoreError.refused(.noSuchSnapshot(reference: name, newest: usable.suffix(3).reversed().map(\.name)))
@@ -235,7 +237,7 @@ extension Snapshots {
       var problems: [Problem] = []
       for name in names {
         let listed = try Self.rsync(
-          ["-rcn", "--out-format=%n", directory + "/" + name + "/", place.path(name) + "/"], place: place)
+          ["-rcn", "--out-format=%n", directory.string + "/" + name + "/", place.path(name) + "/"], place: place)
         problems += listed.split(separator: "\n").map {
           Problem(snapshot: name, path: String($0), problem: "differs from the store's copy after the push")
         }
@@ -284,7 +286,7 @@ extension Snapshots {
 
   /// The newest of `names` older than `info`: the snapshot a copy of `info` links unchanged files to.
   static func newest(in names: Set<String>, before info: Info) -> String? {
-    names.map { Info(name: $0, path: "") }.filter { $0.time <= info.time && $0.name != info.name }
+    names.map { Info(name: $0, directory: FilePath("")) }.filter { $0.time <= info.time && $0.name != info.name }
       .max { ($0.time, $0.name) < ($1.time, $1.name) }?.name
   }
 
@@ -317,20 +319,21 @@ extension Snapshots {
   func checkPlace(_ place: Place) throws(StoreError) {
     guard !place.isRemote else { return }
     try Self.requireDirectory(place.text)
-    let resolved = FileIO.realPath(place.text) ?? place.text
-    let root = FileIO.realPath(layout.root) ?? layout.root
-    if FilePath(root).contains(FilePath(resolved)) {
+    let resolved = FileIO.realPath(FilePath(place.text)) ?? FilePath(place.text)
+    let root = FileIO.realPath(layout.rootPath) ?? layout.rootPath
+    if root.contains(resolved) {
       throw StoreError.refused(.copyInsideStore(path: place.text))
     }
   }
 
   /// A directory, not followed through a symbolic link (copies are never written through one).
   static func requireDirectory(_ path: String) throws(StoreError) {
-    switch FileIO.entry(path) {
+    switch FileIO.entry(FilePath(path)) {
     case .directory: return
     case .missing: throw StoreError.fileNotFound(path)
     case .file: throw StoreError.wrongFileType(path, found: "a file", expected: "a directory")
-    case .symlink, .other: throw StoreError.wrongFileType(path, found: FileIO.describe(path), expected: "a directory")
+    case .symlink, .other:
+      throw StoreError.wrongFileType(path, found: FileIO.describe(FilePath(path)), expected: "a directory")
     }
   }
 

@@ -52,7 +52,7 @@ extension Snapshots {
     }
     var plan = RestorePlan()
     for entry in entries where live[entry.path]?.sha256 != entry.sha256 {
-      let bytes = try FileIO.read((FilePath(info.path) / entry.path).string, limit: Int.max)
+      let bytes = try FileIO.read(info.directory / entry.path, limit: Int.max)
       let target = layout.livePath(entry.path)
       if live[entry.path] == nil { plan.recreated.append(entry.path) } else { plan.rewritten.append(entry.path) }
       plan.steps.append(.write(path: target, bytes: bytes))
@@ -111,7 +111,8 @@ extension Snapshots {
         snapshotFirst ? try create(reason: "pre-restore", message: "before restoring \(info.name)").name : nil
       let pruned = snapshotFirst ? try autoPrune(sparing: info.name) : []
       for step in plan.steps {
-        let old = FileIO.entry(step.path) == .missing ? nil : try FileIO.read(step.path, limit: Int.max)
+        let old =
+          FileIO.entry(FilePath(step.path)) == .missing ? nil : try FileIO.read(FilePath(step.path), limit: Int.max)
         switch step {
         case .write(let path, let bytes):
           try session.stage(bytes, to: path, entry: auditEntry(path, old: old, new: bytes))
@@ -130,7 +131,7 @@ extension Snapshots {
   /// The audit entry for a restored file under data/: its kind from `_schema`, its id from its
   /// name, the pointers that change when both versions parse. Other files are not documents.
   func auditEntry(_ path: String, old: [UInt8]?, new: [UInt8]?) -> AuditEntry? {
-    guard FilePath(layout.dataDirectory).relative(FilePath(path)) != nil, let id = StoreLayout.id(fromFile: path) else {
+    guard layout.dataPath.relative(FilePath(path)) != nil, let id = StoreLayout.id(fromFile: path) else {
       return nil
     }
     let before = old.flatMap { try? JSONParser().parse($0) }

@@ -32,19 +32,19 @@ extension Snapshots {
     for snapshot in snapshots {
       var exposure = Exposure(snapshot: snapshot)
       for directory in directories {
-        let top = (FilePath(snapshot.path) / "data" / directory).string
+        let top = snapshot.directory / "data" / directory
         guard FileIO.entry(top) == .directory else { continue }
         for path in try FileIO.walk(top, suffix: ".json").files {
-          let inode = FileStamp(path)?.inode
+          let inode = FileStamp(FilePath(path))?.inode
           let values: Int
           if let inode, let known = valuesByInode[inode] {
             values = known
           } else {
-            values = Self.plaintextValues(try FileIO.read(path, followLinks: false), kinds: kinds)
+            values = Self.plaintextValues(try FileIO.read(FilePath(path), followLinks: false), kinds: kinds)
             if let inode { valuesByInode[inode] = values }
           }
           guard values > 0 else { continue }
-          exposure.documents.append(FilePath(snapshot.path).relative(FilePath(path)) ?? path)
+          exposure.documents.append(snapshot.directory.relative(FilePath(path)) ?? path)
           exposure.values += values
         }
       }
@@ -78,9 +78,9 @@ extension Snapshots {
   /// Deletes one snapshot: first renamed out of the list (`.deleting-NAME`, durably), so an
   /// interruption leaves no half snapshot that looks whole; the next lock holder finishes it.
   func delete(_ name: String) throws(StoreError) {
-    let doomed = (FilePath(directory) / (".deleting-" + name)).string
-    if POSIX.rename((FilePath(directory) / name).string, doomed) != 0 {
-      throw StoreError.io((FilePath(directory) / name).string, operation: "rename", errno: Errno(errno))
+    let doomed = directory / (".deleting-" + name)
+    if POSIX.rename(directory / name, doomed) != 0 {
+      throw StoreError.io((directory / name).string, operation: "rename", errno: Errno(errno))
     }
     try AtomicWriter.syncDirectory(directory)
     try Self.removeTree(doomed)

@@ -14,7 +14,7 @@ extension Snapshots {
     var counts: [String: [String: Int]] = [:]
     /// The directories made and the files written (not linked) in the snapshot: what must be made
     /// durable. Nil once more than `fewWrites` were written (then the whole file system is synced).
-    var written: [String]? = []
+    var written: [FilePath]? = []
   }
 
   /// Up to this many new files and directories, a snapshot fsyncs each; past it, one syncfs (which
@@ -28,15 +28,15 @@ extension Snapshots {
   /// content turns out unchanged), writing the manifest's entries to `entriesPath` and the new
   /// hash cache (naming `name`, written at `now`) to `cachePath`.
   func streamStore(
-    into temporary: String, entries entriesPath: String, cache newCache: String, name: String, at now: Int64
+    into temporary: FilePath, entries entriesPath: FilePath, cache newCache: FilePath, name: String, at now: Int64
   )
     throws(StoreError) -> Streamed
   {
     let previous = try previousEntries()
-    let base = previous.snapshot.isEmpty ? nil : (FilePath(directory) / previous.snapshot).string
+    let base = previous.snapshot.isEmpty ? nil : directory / previous.snapshot
     if base == nil {
       // The first snapshot copies every file: refuse up front when they cannot fit.
-      try Storage.require(try storeSize(), at: directory, for: "the first snapshot")
+      try Storage.require(try storeSize(), at: directory.string, for: "the first snapshot")
     }
     let entries = try BufferedFile(creating: entriesPath)
     let cache = try BufferedFile(creating: newCache)
@@ -48,8 +48,8 @@ extension Snapshots {
       defer { run.close() }
       // The run's directory and those above it (made with it) hold new entries.
       var made = [run.target]
-      while let last = made.last, last != temporary, FilePath(temporary).contains(FilePath(last)) {
-        made.append(FilePath(last).parent.string)
+      while let last = made.last, last != temporary, temporary.contains(last) {
+        made.append(last.parent)
       }
       streamed.note(made.filter { !(streamed.written?.contains($0) ?? false) })
       let progress = ProgressCounter(
@@ -128,7 +128,7 @@ extension Snapshots {
           range.reduce(Int64(0)) { sum, k in
             let stamp =
               if let opened { FileStamp(name: names[k], in: opened) } else {
-                FileStamp((FilePath(live) / names[k]).string)
+                FileStamp(live / names[k])
               }
             return sum + Int64(stamp?.size ?? 0)
           }
@@ -141,29 +141,27 @@ extension Snapshots {
   /// Calls `body` with each run of regular files of one directory, in the manifest's order
   /// (unless not `sorted`: then in the order each directory lists its names): (the live
   /// directory, the directory inside the snapshot, its names).
-  func forEachRun(sorted: Bool = true, _ body: (String, String, [String]) throws(StoreError) -> Void)
+  func forEachRun(sorted: Bool = true, _ body: (FilePath, String, [String]) throws(StoreError) -> Void)
     throws(StoreError)
   {
-    try Self.walkRuns(layout.dataDirectory, as: "data", sorted: sorted, body)
-    let manifest = StoreLayout.manifestPath(root: layout.root)
-    try body(FilePath(manifest).parent.string, "", [StoreLayout.manifestName])
-    if layout.schemasInsideRoot { try Self.walkRuns(layout.schemasDirectory, as: "schemas", sorted: sorted, body) }
+    try Self.walkRuns(layout.dataPath, as: "data", sorted: sorted, body)
+    try body(StoreLayout.manifestPath(root: layout.root).parent, "", [StoreLayout.manifestName])
+    if layout.schemasInsideRoot { try Self.walkRuns(layout.schemasPath, as: "schemas", sorted: sorted, body) }
   }
 
   private static func walkRuns(
-    _ directory: String, as relative: String, sorted: Bool,
-    _ body: (String, String, [String]) throws(StoreError) -> Void
+    _ directory: FilePath, as relative: String, sorted: Bool,
+    _ body: (FilePath, String, [String]) throws(StoreError) -> Void
   ) throws(StoreError) {
     var run: [String] = []
-    let entries =
-      sorted ? try FileIO.sortedEntries(of: directory) : try FileIO.visibleEntries(of: directory)
+    let entries = sorted ? try FileIO.sortedEntries(of: directory) : try FileIO.visibleEntries(of: directory)
     for (name, kind) in entries {
       switch kind {
       case .file: run.append(name)
       case .directory:
         if !run.isEmpty { try body(directory, relative, run) }
         run = []
-        try walkRuns((FilePath(directory) / name).string, as: relative + "/" + name, sorted: sorted, body)
+        try walkRuns(directory / name, as: relative + "/" + name, sorted: sorted, body)
       default: continue
       }
     }
@@ -175,7 +173,7 @@ extension Snapshots {
   /// never vouch for a file by its stamp: each is read and hashed, and linked where it is the same).
   func previousEntries() throws(StoreError) -> CacheReader {
     let cached = CacheReader(path: cachePath)
-    if !cached.snapshot.isEmpty, FileIO.exists((FilePath(directory) / cached.snapshot / "manifest.json").string) {
+    if !cached.snapshot.isEmpty, FileIO.exists(directory / cached.snapshot / "manifest.json") {
       return cached
     }
     guard let base = try list().last(where: { $0.manifest.map { $0.covers == nil } ?? false }),
@@ -188,7 +186,7 @@ extension Snapshots {
 }
 
 extension Snapshots.Streamed {
-  mutating func note(_ paths: [String]) {
+  mutating func note(_ paths: [FilePath]) {
     guard var list = written else { return }
     list += paths
     written = list.count > Snapshots.fewWrites ? nil : list
@@ -231,8 +229,8 @@ struct SchemaCounter {
 /// One directory's run of files being copied into a snapshot: its live, snapshot and base
 /// directories open, so each file costs one name lookup.
 struct RunCopy {
-  let live: String
-  let target: String
+  let live: FilePath
+  let target: FilePath
   let relative: String
   /// The path inside the snapshot up to a name: `data/orders/`, or nothing at the top.
   let prefix: [UInt8]
@@ -329,26 +327,26 @@ struct RunCopy {
     return words
   }
 
-  init(live: String, relative: String, temporary: String, base: String?) throws(StoreError) {
+  init(live: FilePath, relative: String, temporary: FilePath, base: FilePath?) throws(StoreError) {
     self.live = live
     self.relative = relative
-    self.target = relative.isEmpty ? temporary : (FilePath(temporary) / relative).string
+    self.target = relative.isEmpty ? temporary : temporary / relative
     prefix = relative.isEmpty ? [] : Array((relative + "/").utf8)
     try FileIO.makeDirectories(target)
     liveFD = POSIX.open(live, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard liveFD >= 0 else { throw StoreError.io(live, operation: "open", errno: Errno(errno)) }
+    guard liveFD >= 0 else { throw StoreError.io(live.string, operation: "open", errno: Errno(errno)) }
     targetFD = POSIX.open(target, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard targetFD >= 0 else {
       let failure = errno
       Foundation.close(liveFD)
-      throw StoreError.io(target, operation: "open", errno: Errno(failure))
+      throw StoreError.io(target.string, operation: "open", errno: Errno(failure))
     }
     liveDirectory = FileIO.Directory(live)
     targetDirectory = FileIO.Directory(target)
     // A base without this directory (new since then) gives no links: its files are copied.
     baseFD =
       base.map {
-        Foundation.open(relative.isEmpty ? $0 : (FilePath($0) / relative).string, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        Foundation.open(relative.isEmpty ? $0.string : ($0 / relative).string, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
       } ?? -1
   }
 
@@ -388,7 +386,7 @@ struct RunCopy {
         let stamp = FileStamp(
           size: Int(info.st_size), mtimeNanoseconds: mtime, ctimeNanoseconds: ctime, inode: UInt64(info.st_ino))
         if let line = previous[k], line.stamp == stamp, max(mtime, ctime) < trustedBefore, baseFD >= 0,
-          POSIX.linkat(baseFD, names[k], targetFD, path: (FilePath(target) / names[k]).string) == 0
+          POSIX.linkat(baseFD, names[k], targetFD, path: target / names[k]) == 0
         {
           return .linked
         }
@@ -400,7 +398,7 @@ struct RunCopy {
       switch stat {
       case .linked: continue
       // A file gone since the walk: the caller's write lock makes this a bug, not a race.
-      case .missing: throw StoreError.fileNotFound((FilePath(live) / names[k]).string)
+      case .missing: throw StoreError.fileNotFound((live / names[k]).string)
       case .stamped(let stamp): changed.append((k, stamp))
       }
     }
@@ -410,7 +408,7 @@ struct RunCopy {
     }
     if baseFD >= 0, !changed.isEmpty {
       try Storage.require(
-        changed.reduce(Int64(0)) { $0 + Int64($1.stamp.size) }, at: FilePath(target).parent.string,
+        changed.reduce(Int64(0)) { $0 + Int64($1.stamp.size) }, at: target.parent.string,
         for: "the snapshot (\(plural(changed.count, "changed file")))")
     }
     return Stamped(names: names, previous: previous, outcomes: outcomes, changed: changed)
@@ -424,7 +422,7 @@ struct RunCopy {
     let files = parallelMap(stamped.changed, chunkSize: 16) {
       file -> Result<(bytes: [UInt8], sha: [UInt8], schema: [UInt8]?), StoreError> in
       Result { () throws(StoreError) in
-        let bytes = try FileIO.read((FilePath(live) / names[file.index]).string, limit: Int.max, in: liveDirectory)
+        let bytes = try FileIO.read(live / names[file.index], limit: Int.max, in: liveDirectory)
         let sha = Array(sha256Hex(bytes).utf8)
         if let line = previous[file.index], line.sha.elementsEqual(sha) { return (bytes, sha, line.schema) }
         return (bytes, sha, Snapshots.schema(of: bytes, at: at).map { Array($0.utf8) })
@@ -435,14 +433,14 @@ struct RunCopy {
 
   /// Puts the files of `read` in the snapshot from this thread: a link to the base's copy when the
   /// content is the same, else a new copy. Returns every file's outcome and the copies made.
-  func finish(_ read: Read) throws(StoreError) -> ([Outcome], wrote: [String]) {
+  func finish(_ read: Read) throws(StoreError) -> ([Outcome], wrote: [FilePath]) {
     let stamped = read.stamped
     var outcomes = stamped.outcomes
-    var wrote: [String] = []
+    var wrote: [FilePath] = []
     for (file, result) in zip(stamped.changed, read.files) {
       let (bytes, sha, schema) = try result.get()
       let name = stamped.names[file.index]
-      let path = (FilePath(target) / name).string
+      let path = target / name
       outcomes[file.index] = .copied(stamp: file.stamp, sha: sha, size: bytes.count, schema: schema)
       if let line = stamped.previous[file.index], line.sha.elementsEqual(sha), baseFD >= 0,
         POSIX.linkat(baseFD, name, targetFD, path: path) == 0

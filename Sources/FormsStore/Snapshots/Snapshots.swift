@@ -25,22 +25,25 @@ public struct Snapshots: Sendable {
 
   public init(layout: StoreLayout) { self.layout = layout }
 
-  var directory: String { layout.snapshotsDirectory }
-  var cachePath: String { (FilePath(directory) / ".hash-cache").string }
+  var directory: FilePath { layout.snapshotsDirectory }
+  var cachePath: FilePath { directory / ".hash-cache" }
 
   /// A snapshot on disk. Its manifest is read on first use (listing needs only names and times).
   public struct Info: Sendable {
     public let name: String
-    public let path: String
+    /// Its directory.
+    package let directory: FilePath
+    /// Its directory, as text.
+    public var path: String { directory.string }
     /// When it was taken (from the name), seconds since 1970.
     public let time: Int64
     private let loaded = Memo<Result<SnapshotManifest?, StoreError>>()
     /// The summary, read once (see `SnapshotSummary`).
     let summarized = Memo<SnapshotSummary?>()
 
-    init(name: String, path: String) {
+    init(name: String, directory: FilePath) {
       self.name = name
-      self.path = path
+      self.directory = directory
       self.time = Instant(Snapshots.timeText(fromName: name))?.seconds ?? 0
     }
 
@@ -48,7 +51,7 @@ public struct Snapshots: Sendable {
     /// be used; an error when it cannot be read. What acts on a snapshot (resolve, restore,
     /// verify) asks this.
     public func loadManifest() throws(StoreError) -> SnapshotManifest? {
-      let path = (FilePath(self.path) / "manifest.json").string
+      let path = directory / "manifest.json"
       return try loaded.value {
         Result { () throws(StoreError) -> SnapshotManifest? in
           guard FileIO.entry(path) != .missing else { return nil }
@@ -66,18 +69,19 @@ public struct Snapshots: Sendable {
 
   /// Every snapshot, oldest first. Names starting with `.` (a create in progress) are not snapshots.
   public func list() throws(StoreError) -> [Info] {
-    let names = try FileIO.entries(of: directory).filter { !$0.name.hasPrefix(".") && $0.kind == .directory }.map(
-      \.name)
+    let names = try FileIO.entries(of: directory).filter { !$0.name.hasPrefix(".") && $0.kind == .directory }
+      .map(
+        \.name)
     // By time, then by when the manifest was written (two snapshots can share a second).
     let infos = names.map { info($0) }
-    let written = infos.map { FileStamp((FilePath($0.path) / "manifest.json").string)?.mtimeNanoseconds ?? 0 }
+    let written = infos.map { FileStamp($0.directory / "manifest.json")?.mtimeNanoseconds ?? 0 }
     return infos.indices.sorted { a, b in
       if infos[a].time != infos[b].time { return infos[a].time < infos[b].time }
       return written[a] != written[b] ? written[a] < written[b] : infos[a].name < infos[b].name
     }.map { infos[$0] }
   }
 
-  func info(_ name: String) -> Info { Info(name: name, path: (FilePath(directory) / name).string) }
+  func info(_ name: String) -> Info { Info(name: name, directory: directory / name) }
 
   /// A snapshot by reference: its id, a unique prefix of it, its label (the newest with that
   /// label), `latest` (the newest not taken by a restore: a restore's own safety copy would
@@ -147,7 +151,7 @@ public struct Snapshots: Sendable {
   func liveFiles() throws(StoreError) -> [(relative: String, live: String)] {
     func under(_ directory: String, as prefix: String) throws(StoreError) -> [(String, String)] {
       let skip = directory.utf8.count + 1
-      return try FileIO.files(under: directory, suffix: "").map {
+      return try FileIO.files(under: FilePath(directory), suffix: "").map {
         (prefix + String(decoding: $0.utf8.dropFirst(skip), as: UTF8.self), $0)
       }
     }
@@ -155,7 +159,7 @@ public struct Snapshots: Sendable {
     if layout.schemasInsideRoot {
       files += try under(layout.schemasDirectory, as: "schemas/")
     }
-    files.append((StoreLayout.manifestName, StoreLayout.manifestPath(root: layout.root)))
+    files.append((StoreLayout.manifestName, StoreLayout.manifestPath(root: layout.root).string))
     return files
   }
 
@@ -194,17 +198,17 @@ public struct Snapshots: Sendable {
     let time = Instant(date).rfc3339
     var name = time.replacingOccurrences(of: ":", with: "-") + (label.map { "-" + $0 } ?? "")
     var suffix = 1
-    while FileIO.exists((FilePath(directory) / name).string) {
+    while FileIO.exists(directory / name) {
       suffix += 1
       name = time.replacingOccurrences(of: ":", with: "-") + (label.map { "-" + $0 } ?? "") + "-\(suffix)"
     }
-    let temporary = (FilePath(directory) / ".creating-\(name)-\(getpid())").string
-    let newCache = (FilePath(directory) / ".hash-cache.\(getpid()).0.tmp").string
-    let manifestPath = (FilePath(temporary) / "manifest.json").string
+    let temporary = directory / ".creating-\(name)-\(getpid())"
+    let newCache = directory / ".hash-cache.\(getpid()).0.tmp"
+    let manifestPath = temporary / "manifest.json"
     let summary: SnapshotSummary
     // What must be made durable: the snapshot's directories and new files (nil: too many to
     // fsync one by one, so its whole file system is synced).
-    var written: [String]?
+    var written: [FilePath]?
     do throws(StoreError) {
       try FileIO.makeDirectories(temporary)
       if let documents {
@@ -219,7 +223,7 @@ public struct Snapshots: Sendable {
       } else {
         // The entries go to a hidden file as they are made; the manifest, whose counts come
         // before them, is put together from it once every file is in.
-        let entries = (FilePath(temporary) / ".entries").string
+        let entries = temporary / ".entries"
         let streamed = try streamStore(
           into: temporary, entries: entries, cache: newCache, name: name,
           at: Int64(date.timeIntervalSince1970 * 1_000_000_000))
@@ -235,7 +239,7 @@ public struct Snapshots: Sendable {
       // Written plainly, then made durable at once: each new file and directory fsynced when
       // there are few (a link is durable with its directory), else one syncfs for all (where there
       // is no syncfs, each file and directory of the snapshot is fsynced).
-      let summaryPath = (FilePath(temporary) / SnapshotSummary.fileName).string
+      let summaryPath = temporary / SnapshotSummary.fileName
       try Self.writePlainly(Array(JSONWriter.canonical(summary.json)), to: summaryPath, mode: 0o444)
       if let written {
         try FileIO.sync(written + [summaryPath])
@@ -243,8 +247,8 @@ public struct Snapshots: Sendable {
         try FileIO.sync(try FileIO.tree(temporary), orFileSystemOf: temporary)
       }
       DebugPause.at("snapshot-before-rename")
-      if POSIX.rename(temporary, (FilePath(directory) / name).string) != 0 {
-        throw StoreError.io(temporary, operation: "rename", errno: Errno(errno))
+      if POSIX.rename(temporary, directory / name) != 0 {
+        throw StoreError.io(temporary.string, operation: "rename", errno: Errno(errno))
       }
     } catch {
       // Nothing is a snapshot yet; what cannot be removed now is an unfinished snapshot, which
@@ -260,7 +264,9 @@ public struct Snapshots: Sendable {
     // The snapshot is there. The cache names the snapshot it describes, so it goes in place after
     // it; it is only a cache (docs/design.md §13): when it cannot be put in place, the next create
     // rebuilds it from the manifest, and its temporary is a leftover `recover` removes.
-    if documents == nil, POSIX.rename(newCache, cachePath) != 0 { _ = POSIX.unlink(newCache) }
+    if documents == nil, POSIX.rename(newCache, cachePath) != 0 {
+      _ = POSIX.unlink(newCache)
+    }
     try AtomicWriter.syncDirectory(directory)
     taken.set(name)
     return info(name)
@@ -268,19 +274,19 @@ public struct Snapshots: Sendable {
 
   /// Writes a manifest with `head` whose entries are in the file `entries` (as `streamStore`
   /// wrote them), copied a megabyte at a time.
-  static func writeManifest(_ head: JSONObject, entries: String, empty: Bool, to path: String) throws(StoreError) {
+  static func writeManifest(_ head: JSONObject, entries: FilePath, empty: Bool, to path: FilePath) throws(StoreError) {
     let (before, after) = SnapshotManifest.frame(head)
     let out = try BufferedFile(creating: path, mode: 0o444)
     out.append(before + SnapshotManifest.openFiles(empty: empty))
     let fd = POSIX.open(entries, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw StoreError.io(entries, operation: "open", errno: Errno(errno)) }
+    guard fd >= 0 else { throw StoreError.io(entries.string, operation: "open", errno: Errno(errno)) }
     defer { close(fd) }
     var chunk = [UInt8](repeating: 0, count: 1 << 20)
     while true {
       let n = chunk.withUnsafeMutableBytes { POSIX.read(fd, $0.baseAddress, $0.count, path: entries) }
       if n < 0 {
         if errno == EINTR { continue }
-        throw StoreError.io(entries, operation: "read", errno: Errno(errno))
+        throw StoreError.io(entries.string, operation: "read", errno: Errno(errno))
       }
       if n == 0 { break }
       out.append(Array(chunk[0..<n]))
@@ -293,13 +299,13 @@ public struct Snapshots: Sendable {
   /// Creates `path` (it must not exist) holding `bytes`, without a sync of its own; relative to
   /// `directory` when it is below it (one name looked up, not the whole path).
   static func writePlainly(
-    _ bytes: [UInt8], to path: String, mode: mode_t = 0o644, in directory: FileIO.Directory? = nil
+    _ bytes: [UInt8], to path: FilePath, mode: mode_t = 0o644, in directory: FileIO.Directory? = nil
   )
     throws(StoreError)
   {
     let flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC
     let fd = directory?.open(path, flags, mode) ?? POSIX.open(path, flags, mode)
-    guard fd >= 0 else { throw StoreError.io(path, operation: "create", errno: Errno(errno)) }
+    guard fd >= 0 else { throw StoreError.io(path.string, operation: "create", errno: Errno(errno)) }
     defer { close(fd) }
     try writeAll(fd, bytes, path: path)
   }
@@ -315,14 +321,14 @@ public struct Snapshots: Sendable {
   /// Reads, hashes and copies `files` into `temporary` (a partial snapshot's documents); a file
   /// that does not exist is left out. Reading and hashing run on every core, creating the copies
   /// from one thread, in batches.
-  func copy(_ files: [(relative: String, live: String)], into temporary: String) throws(StoreError)
+  func copy(_ files: [(relative: String, live: String)], into temporary: FilePath) throws(StoreError)
     -> [SnapshotManifest.Entry]
   {
-    for made in Set(files.map { (FilePath(temporary) / $0.relative).parent.string }) {
+    for made in Set(files.map { (temporary / $0.relative).parent }) {
       try FileIO.makeDirectories(made)
     }
     try Storage.require(
-      Storage.size(of: files.map(\.live)), at: directory,
+      Storage.size(of: files.map { FilePath($0.live) }), at: directory.string,
       for: "the snapshot (\(plural(files.count, "changed file")))")
     let copying = ProgressCounter("copying", total: files.count, progress)
     var entries: [SnapshotManifest.Entry] = []
@@ -331,14 +337,14 @@ public struct Snapshots: Sendable {
       let read = parallelMap(batch, chunkSize: 16, progress: copying) {
         file -> Result<(bytes: [UInt8], sha: String, schema: String?)?, StoreError> in
         Result { () throws(StoreError) in
-          guard FileIO.exists(file.live) else { return nil }
-          let bytes = try FileIO.read(file.live, limit: Int.max)
+          guard FileIO.exists(FilePath(file.live)) else { return nil }
+          let bytes = try FileIO.read(FilePath(file.live), limit: Int.max)
           return (bytes, sha256Hex(bytes), Self.schema(of: bytes, at: file.relative))
         }
       }
       for (file, result) in zip(batch, read) {
         guard let (bytes, sha, schema) = try result.get() else { continue }
-        try Self.writePlainly(bytes, to: (FilePath(temporary) / file.relative).string, mode: 0o444)
+        try Self.writePlainly(bytes, to: temporary / file.relative, mode: 0o444)
         entries.append(SnapshotManifest.Entry(path: file.relative, size: bytes.count, sha256: sha, schema: schema))
       }
     }
@@ -371,10 +377,10 @@ public struct Snapshots: Sendable {
       if entry.name.hasPrefix(".creating-") || entry.name.hasPrefix(".deleting-") || entry.name.hasPrefix(".pulling-")
         || entry.name.hasPrefix(".verifying-")
       {
-        try Self.removeTree((FilePath(directory) / entry.name).string)
+        try Self.removeTree(directory / entry.name)
         removed += 1
       } else if AtomicWriter.isTemporaryName(entry.name) {
-        try FileIO.remove((FilePath(directory) / entry.name).string)  // a hash cache never put in place
+        try FileIO.remove(directory / entry.name)  // a hash cache never put in place
       }
     }
     return removed
@@ -382,12 +388,14 @@ public struct Snapshots: Sendable {
 
   /// Deletes a directory tree (snapshot files are read-only, but their directories are not); a
   /// missing one is not an error.
-  static func removeTree(_ path: String) throws(StoreError) {
+  static func removeTree(_ path: FilePath) throws(StoreError) {
     guard FileIO.entry(path) == .directory else {
       try FileIO.remove(path)
       return
     }
-    for entry in try FileIO.entries(of: path) { try removeTree((FilePath(path) / entry.name).string) }
-    if POSIX.rmdir(path) != 0 && errno != ENOENT { throw StoreError.io(path, operation: "rmdir", errno: Errno(errno)) }
+    for entry in try FileIO.entries(of: path) { try removeTree(path / entry.name) }
+    if POSIX.rmdir(path) != 0 && errno != ENOENT {
+      throw StoreError.io(path.string, operation: "rmdir", errno: Errno(errno))
+    }
   }
 }

@@ -4,7 +4,7 @@ public struct PathDisplay: Sendable {
   public let workingDirectory: String
 
   public init(workingDirectory: String) {
-    self.workingDirectory = FileIO.realPath(workingDirectory) ?? workingDirectory
+    self.workingDirectory = FileIO.realPath(FilePath(workingDirectory))?.string ?? workingDirectory
   }
 
   @Sendable public func show(_ path: String) -> String {

@@ -40,7 +40,7 @@ public struct SyncState: Sendable {
 
     /// The signature of the file at `path` now; nil when it is not there.
     public static func of(_ path: String) -> Stamp? {
-      FileStamp(path).map { Stamp(file: $0, recorded: Int64(Date().timeIntervalSince1970 * 1e9)) }
+      FileStamp(FilePath(path)).map { Stamp(file: $0, recorded: Int64(Date().timeIntervalSince1970 * 1e9)) }
     }
 
     /// True when `now` (the file's signature now) proves the file unchanged: equal, and written
@@ -108,19 +108,21 @@ public struct SyncState: Sendable {
     self.database = database
   }
 
-  public var directory: String { (FilePath(layout.syncDirectory) / database).string }
+  public var directory: String { directoryPath.string }
+  /// ``directory`` as a path.
+  var directoryPath: FilePath { layout.syncDirectory / database }
 
   /// The records of `kind`, open for a run.
-  public func table(_ kind: String) throws(StoreError) -> Table { try Table(directory: directory, kind: kind) }
+  public func table(_ kind: String) throws(StoreError) -> Table { try Table(directory: directoryPath, kind: kind) }
 
   /// Every record of `kind`, by id (read only).
   public func records(kind: String) throws(StoreError) -> [String: Record] { try table(kind).records }
 
   /// Writes the database's identity beside its records (for people; nothing reads it back).
   public func describe(_ identity: JSONValue) throws(StoreError) {
-    try FileIO.makeDirectories(directory)
-    try AtomicWriter(boundary: layout.root).write(
-      Array(JSONWriter.canonicalString(identity).utf8), to: (FilePath(directory) / "database.json").string)
+    try FileIO.makeDirectories(directoryPath)
+    try AtomicWriter(boundary: layout.rootPath).write(
+      Array(JSONWriter.canonicalString(identity).utf8), to: directoryPath / "database.json")
   }
 
   /// The state of the database synced with most recently (its `database.json` written last), if any.
@@ -130,7 +132,7 @@ public struct SyncState: Sendable {
     var best: (time: Int64, name: String)?
     for entry in try FileIO.entries(of: root) {
       var info = stat()
-      guard stat((FilePath(root) / entry.name / "database.json").string, &info) == 0 else { continue }
+      guard stat((root / entry.name / "database.json").string, &info) == 0 else { continue }
       let time = Platform.times(info).modified
       if time > best?.time ?? Int64.min { best = (time, entry.name) }
     }
@@ -151,21 +153,21 @@ public struct SyncState: Sendable {
   /// The SHA-256 of the file at `path` as `record` knows it: the record's own when the file's
   /// signature vouches for it, else read and hashed. Nil when there is no file.
   public static func fileHash(_ path: String, record: Record?) throws(StoreError) -> String? {
-    try fileState(path, record: record)?.sha256
+    try fileState(FilePath(path), record: record)?.sha256
   }
 
   /// `fileHash`, with the signature a synced record should take instead of its own when the file
   /// was read, still holds the record's text, and is old enough for the signature to vouch for
   /// it next time (so a file written within the timestamp tick of its record is read once more,
   /// not on every run: git refreshes its index the same way).
-  package static func fileState(_ path: String, record: Record?, in directory: FileIO.Directory? = nil)
+  package static func fileState(_ path: FilePath, record: Record?, in directory: FileIO.Directory? = nil)
     throws(StoreError) -> (
       sha256: String, refreshed: Stamp?
     )?
   {
     guard let now = FileStamp(path, in: directory) else {
       if FileIO.entry(path) == .missing { return nil }
-      throw StoreError.io(path, operation: "stat", errno: Errno(errno))
+      throw StoreError.io(path.string, operation: "stat", errno: Errno(errno))
     }
     if let record, let stamp = record.stamp, let sha = record.sha256, stamp.vouchesFor(now) { return (sha, nil) }
     let sha = hash(try FileIO.read(path, followLinks: false))
@@ -181,7 +183,8 @@ extension SyncState {
   public final class Table {
     public private(set) var records: [String: Record]
     let kind: String
-    let base: String
+    /// The database's directory, which holds the table's files.
+    let directory: FilePath
     /// The number of the texts file the records point into.
     var generation: Int
     var log: Int32 = -1
@@ -190,13 +193,13 @@ extension SyncState {
     /// Lines in the log (read, and appended since).
     var logLines = 0
 
-    var recordsPath: String { base + ".records" }
-    var logPath: String { base + ".log" }
-    func textsPath(_ generation: Int) -> String { base + ".texts.\(generation)" }
+    var recordsPath: FilePath { directory / (kind + ".records") }
+    var logPath: FilePath { directory / (kind + ".log") }
+    func textsPath(_ generation: Int) -> FilePath { directory / (kind + ".texts.\(generation)") }
 
-    init(directory: String, kind: String) throws(StoreError) {
+    init(directory: FilePath, kind: String) throws(StoreError) {
       self.kind = kind
-      base = (FilePath(directory) / kind).string
+      self.directory = directory
       records = [:]
       generation = 0
       if FileIO.entry(recordsPath) != .missing {
@@ -205,7 +208,7 @@ extension SyncState {
         guard let header = lines.first, header.starts(with: Self.header.utf8),
           let number = Int(String(decoding: header.dropFirst(Self.header.utf8.count), as: UTF8.self))
         else {
-          throw StoreError.refused(.notADocument(path: recordsPath))
+          throw StoreError.refused(.notADocument(path: recordsPath.string))
         }
         generation = number
         records.reserveCapacity(lines.count)
@@ -263,15 +266,16 @@ extension SyncState {
       case .kept(let offset, let length):
         let path = textsPath(generation)
         let fd = POSIX.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
+        guard fd >= 0 else { throw StoreError.io(path.string, operation: "open", errno: Errno(errno)) }
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: length)
         var done = 0
         while done < length {
           let got = bytes.withUnsafeMutableBytes {
-            POSIX.pread(fd, $0.baseAddress.map { $0 + done }, length - done, off_t(offset) + off_t(done), path: path)
+            POSIX.pread(
+              fd, $0.baseAddress.map { $0 + done }, length - done, off_t(offset) + off_t(done), path: path)
           }
-          if got < 0 { throw StoreError.io(path, operation: "read", errno: Errno(errno)) }
+          if got < 0 { throw StoreError.io(path.string, operation: "read", errno: Errno(errno)) }
           if got == 0 { return nil }  // cut short (power lost before it was made durable)
           done += got
         }
@@ -334,7 +338,7 @@ extension SyncState {
     /// copied to a new texts file, the old one removed after.
     public func finish() throws(StoreError) {
       guard log >= 0 || texts >= 0 || FileIO.entry(logPath) != .missing else { return }
-      try FileIO.makeDirectories(FilePath(base).parent.string)
+      try FileIO.makeDirectories(directory)
       var live: Int64 = 0
       for record in records.values {
         for case .kept(_, let length)? in [record.text, record.theirs] { live += Int64(length) }
@@ -343,9 +347,11 @@ extension SyncState {
       let stale = size > 2 * live + 1_048_576
       if !stale && logLines < max(1_000, records.count / 8) {
         for (fd, path) in [(texts, textsPath(generation)), (log, logPath)] where fd >= 0 {
-          if POSIX.fsync(fd, path: path) != 0 { throw StoreError.io(path, operation: "fsync", errno: Errno(errno)) }
+          if POSIX.fsync(fd, path: path) != 0 {
+            throw StoreError.io(path.string, operation: "fsync", errno: Errno(errno))
+          }
         }
-        try AtomicWriter.syncDirectory(FilePath(base).parent.string)
+        try AtomicWriter.syncDirectory(directory)
         return
       }
       let old = generation
@@ -363,35 +369,35 @@ extension SyncState {
           moved[id] = record
         }
         generation += 1
-        try AtomicWriter(boundary: FilePath(base).parent.string).write(compacted, to: textsPath(generation))
+        try AtomicWriter(boundary: directory).write(compacted, to: textsPath(generation))
         records = moved
         if texts >= 0 { close(texts) }
         texts = -1
       } else if texts >= 0 {
         if POSIX.fsync(texts, path: textsPath(generation)) != 0 {
-          throw StoreError.io(textsPath(generation), operation: "fsync", errno: Errno(errno))
+          throw StoreError.io(textsPath(generation).string, operation: "fsync", errno: Errno(errno))
         }
       }
       var text = Self.header + "\(generation)\n"
       for (_, record) in records.sorted(by: { $0.key < $1.key }) { text += Self.line(record) + "\n" }
-      try AtomicWriter(boundary: FilePath(base).parent.string).write(Array(text.utf8), to: recordsPath)
+      try AtomicWriter(boundary: directory).write(Array(text.utf8), to: recordsPath)
       if log >= 0 { close(log) }
       log = -1
       try FileIO.remove(logPath)
       logLines = 0
       if generation != old { try FileIO.remove(textsPath(old)) }
-      try AtomicWriter.syncDirectory(FilePath(base).parent.string)
+      try AtomicWriter.syncDirectory(directory)
     }
 
     /// Where the next text goes (opening the texts file for appending).
     func textsEnd() throws(StoreError) -> Int64 {
       if texts < 0 {
         let path = textsPath(generation)
-        try FileIO.makeDirectories(FilePath(path).parent.string)
+        try FileIO.makeDirectories(path.parent)
         texts = POSIX.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard texts >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
+        guard texts >= 0 else { throw StoreError.io(path.string, operation: "open", errno: Errno(errno)) }
         var info = stat()
-        guard fstat(texts, &info) == 0 else { throw StoreError.io(path, operation: "stat", errno: Errno(errno)) }
+        guard fstat(texts, &info) == 0 else { throw StoreError.io(path.string, operation: "stat", errno: Errno(errno)) }
         textsSize = Int64(info.st_size)
       }
       return textsSize
@@ -399,9 +405,9 @@ extension SyncState {
 
     func append(_ text: String) throws(StoreError) {
       if log < 0 {
-        try FileIO.makeDirectories(FilePath(logPath).parent.string)
+        try FileIO.makeDirectories(logPath.parent)
         log = POSIX.open(logPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard log >= 0 else { throw StoreError.io(logPath, operation: "open", errno: Errno(errno)) }
+        guard log >= 0 else { throw StoreError.io(logPath.string, operation: "open", errno: Errno(errno)) }
       }
       try writeAll(log, Array(text.utf8), path: logPath)
     }

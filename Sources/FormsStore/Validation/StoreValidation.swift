@@ -84,7 +84,7 @@ public struct StoreValidation: Sendable {
       let touched = (changed + deleted).compactMap(validator.identify)
       let referrers = try validator.referrers(of: touched).filter { !changed.contains($0) }
       if request.changedSince != nil || request.paths.isEmpty {
-        files = (changed.filter { FileIO.exists($0) } + referrers).sorted()
+        files = (changed.filter { FileIO.exists(FilePath($0)) } + referrers).sorted()
         outcome.scope =
           " (\(changed.count) changed since \(revision), \(referrers.count) referring to changed or deleted ones)"
       }

@@ -73,7 +73,7 @@ public struct StoreValidator: Sendable {
   /// Every document file of the store, including names that are not regular files (symbolic
   /// links, FIFOs...): `check` reports those with a warning instead of opening them.
   public func allFiles() throws(StoreError) -> [String] {
-    let (files, irregular) = try FileIO.walk(layout.dataDirectory, suffix: ".json")
+    let (files, irregular) = try FileIO.walk(layout.dataPath, suffix: ".json")
     return irregular.isEmpty ? files : (files + irregular).sorted()  // each list comes sorted
   }
 
@@ -82,14 +82,14 @@ public struct StoreValidator: Sendable {
     var out: [String] = []
     for given in paths {
       let absolute = FilePath(given).absolute(from: workingDirectory).string
-      guard FileIO.exists(absolute) else { throw StoreError.fileNotFound(given) }
-      let real = FileIO.realPath(absolute) ?? absolute
-      let data = FileIO.realPath(layout.dataDirectory) ?? layout.dataDirectory
-      guard FilePath(data).contains(FilePath(real)) else {
+      guard FileIO.exists(FilePath(absolute)) else { throw StoreError.fileNotFound(given) }
+      let real = FileIO.realPath(FilePath(absolute)) ?? FilePath(absolute)
+      let data = FileIO.realPath(layout.dataPath) ?? layout.dataPath
+      guard data.contains(real) else {
         throw StoreError.pathOutsideStore("\(given) (documents live under \(display(layout.dataDirectory)))")
       }
-      if FileIO.entry(absolute) == .directory {
-        let (files, irregular) = try FileIO.walk(absolute, suffix: ".json")
+      if FileIO.entry(FilePath(absolute)) == .directory {
+        let (files, irregular) = try FileIO.walk(FilePath(absolute), suffix: ".json")
         out += files + irregular
       } else {
         out.append(absolute)
@@ -117,9 +117,9 @@ public struct StoreValidator: Sendable {
   /// names sorted, a subdirectory where its name falls).
   public func validateStore(progress: ProgressHandler? = nil) throws(StoreError) -> Report {
     // The total is counted first only for someone watching the progress (one more listing).
-    let total = try progress == nil ? 0 : FileIO.countFiles(under: layout.dataDirectory, suffix: ".json")
+    let total = try progress == nil ? 0 : FileIO.countFiles(under: layout.dataPath, suffix: ".json")
     return try validate(many: true, total: total, progress: progress) { body throws(StoreError) in
-      try FileIO.walkBatches(layout.dataDirectory, suffix: ".json", size: Self.batchSize, body)
+      try FileIO.walkBatches(layout.dataPath, suffix: ".json", size: Self.batchSize, body)
     }
   }
 
@@ -132,7 +132,7 @@ public struct StoreValidator: Sendable {
     var prepared = self
     if many {
       prepared.ids = try listIDs()
-      prepared.data = FileIO.Directory(layout.dataDirectory)
+      prepared.data = FileIO.Directory(layout.dataPath)
     }
     let this = prepared
     let counter = ProgressCounter("checking", total: total, progress)
@@ -172,7 +172,7 @@ public struct StoreValidator: Sendable {
     // The path as shown is made only for a diagnostic: nearly every document has none.
     let bytes: [UInt8]
     do {
-      bytes = try FileIO.read(path, followLinks: false, in: data)
+      bytes = try FileIO.read(FilePath(path), followLinks: false, in: data)
     } catch {
       if case .fileTooLarge(_, let size, let limit) = error {
         return .failed(display(path), "read", "the file is \(size) bytes, more than the limit of \(limit)")
@@ -254,7 +254,7 @@ public struct StoreValidator: Sendable {
       document, schema: schema, path: path, layout: layout, registry: registry, display: display
     ) { kind, id, path in
       if let ids { return ids[kind]?.contains(id) ?? false }
-      return FileIO.exists(path())
+      return FileIO.exists(FilePath(path()))
     }
   }
 
@@ -309,7 +309,7 @@ public struct StoreValidator: Sendable {
       let hits = parallelMap(try layout.documentFiles(in: directory), chunkSize: 64) {
         path -> Result<String?, StoreError> in
         Result { () throws(StoreError) in
-          let bytes = try FileIO.read(path)
+          let bytes = try FileIO.read(FilePath(path))
           guard needles.contains(where: { Self.contains(bytes, $0) }), let document = try? JSONParser().parse(bytes)
           else { return nil }
           let points = fields.contains { field in

@@ -46,7 +46,7 @@ public struct AuditEntry: Sendable, Equatable {
 /// journaled commit (so `recover` finishing an operation finishes its record too), kept in git.
 public enum AuditLog {
   /// The log's path in `layout`.
-  public static func path(_ layout: StoreLayout) -> String { layout.historyPath }
+  public static func path(_ layout: StoreLayout) -> String { layout.historyPath.string }
 
   /// The record of one change: `time`, `user`, `operation`, `command`, `documents`, then `details`.
   public static func record(
@@ -87,17 +87,17 @@ public enum AuditLog {
   }
 
   /// The size of the file at `path` (0 when there is none).
-  static func size(_ path: String) -> Int {
+  static func size(_ path: FilePath) -> Int {
     var info = stat()
-    return lstat(path, &info) == 0 ? Int(info.st_size) : 0
+    return lstat(path.string, &info) == 0 ? Int(info.st_size) : 0
   }
 
   /// Appends `line` to the log unless it is already there at `offset` (a roll-forward run twice);
   /// a torn copy of it at `offset` (a crash mid-append) is replaced. Durable when it returns.
   static func appendOnce(_ line: [UInt8], layout: StoreLayout, at offset: Int) throws(StoreError) {
-    let path = path(layout)
+    let path = layout.historyPath
     let fd = POSIX.open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
-    guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
+    guard fd >= 0 else { throw StoreError.io(path.string, operation: "open", errno: Errno(errno)) }
     defer { close(fd) }
     var end = Int(lseek(fd, 0, SEEK_END))
     if end > offset {
@@ -106,35 +106,35 @@ public enum AuditLog {
         if tail.count == line.count { return }
         // Torn by a crash: cut it off and write the record whole.
         guard POSIX.ftruncate(fd, off_t(offset), path: path) == 0 else {
-          throw StoreError.io(path, operation: "truncate", errno: Errno(errno))
+          throw StoreError.io(path.string, operation: "truncate", errno: Errno(errno))
         }
         end = offset
       }
     }
     let last = end > 0 ? try read(fd, path: path, at: end - 1, count: 1) : [0x0A]
     try writeAll(fd, last == [0x0A] ? line : [0x0A] + line, path: path)
-    if POSIX.fsync(fd, path: path) != 0 { throw StoreError.io(path, operation: "fsync", errno: Errno(errno)) }
+    if POSIX.fsync(fd, path: path) != 0 { throw StoreError.io(path.string, operation: "fsync", errno: Errno(errno)) }
   }
 
   /// Cuts the log back to `size` bytes, durably (an append that failed and has no journal).
   static func truncate(_ layout: StoreLayout, to size: Int) throws(StoreError) {
-    let path = path(layout)
+    let path = layout.historyPath
     let fd = POSIX.open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
-    guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
+    guard fd >= 0 else { throw StoreError.io(path.string, operation: "open", errno: Errno(errno)) }
     defer { close(fd) }
     guard POSIX.ftruncate(fd, off_t(size), path: path) == 0 else {
-      throw StoreError.io(path, operation: "truncate", errno: Errno(errno))
+      throw StoreError.io(path.string, operation: "truncate", errno: Errno(errno))
     }
-    if POSIX.fsync(fd, path: path) != 0 { throw StoreError.io(path, operation: "fsync", errno: Errno(errno)) }
+    if POSIX.fsync(fd, path: path) != 0 { throw StoreError.io(path.string, operation: "fsync", errno: Errno(errno)) }
   }
 
   /// The log from `offset` to its end (empty when it is shorter).
   static func bytes(_ layout: StoreLayout, from offset: Int) throws(StoreError) -> [UInt8] {
-    let path = path(layout)
+    let path = layout.historyPath
     let fd = POSIX.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else {
       if errno == ENOENT { return [] }
-      throw StoreError.io(path, operation: "open", errno: Errno(errno))
+      throw StoreError.io(path.string, operation: "open", errno: Errno(errno))
     }
     defer { close(fd) }
     let end = Int(lseek(fd, 0, SEEK_END))
@@ -143,17 +143,17 @@ public enum AuditLog {
 
   /// SHA-256 of the `length` bytes of the log at `offset`; nil when the log is shorter.
   static func hash(_ layout: StoreLayout, at offset: Int, length: Int) throws(StoreError) -> String? {
-    let path = path(layout)
+    let path = layout.historyPath
     guard FileIO.entry(path) != .missing else { return nil }
     let fd = POSIX.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-    guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
+    guard fd >= 0 else { throw StoreError.io(path.string, operation: "open", errno: Errno(errno)) }
     defer { close(fd) }
     let bytes = try read(fd, path: path, at: offset, count: length)
     return bytes.count == length ? sha256Hex(bytes) : nil
   }
 
   /// Up to `count` bytes at `offset` (fewer at the end of the file).
-  private static func read(_ fd: Int32, path: String, at offset: Int, count: Int) throws(StoreError) -> [UInt8] {
+  private static func read(_ fd: Int32, path: FilePath, at offset: Int, count: Int) throws(StoreError) -> [UInt8] {
     var bytes = [UInt8](repeating: 0, count: count)
     var total = 0
     while total < count {
@@ -161,7 +161,7 @@ public enum AuditLog {
         POSIX.pread(fd, $0.baseAddress.map { $0 + total }, count - total, off_t(offset + total), path: path)
       }
       if n < 0 && errno == EINTR { continue }
-      if n < 0 { throw StoreError.io(path, operation: "read", errno: Errno(errno)) }
+      if n < 0 { throw StoreError.io(path.string, operation: "read", errno: Errno(errno)) }
       if n == 0 { break }
       total += n
     }
@@ -183,8 +183,8 @@ extension AuditLog {
   public static func read(_ layout: StoreLayout) throws(StoreError) -> (
     records: [(line: Int, value: JSONValue)], problems: [Problem]
   ) {
-    guard FileIO.entry(path(layout)) != .missing else { return ([], []) }
-    let bytes = try FileIO.read(path(layout), limit: Int.max)
+    guard FileIO.entry(layout.historyPath) != .missing else { return ([], []) }
+    let bytes = try FileIO.read(layout.historyPath, limit: Int.max)
     var records: [(line: Int, value: JSONValue)] = []
     var problems: [Problem] = []
     for (index, line) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {

@@ -127,7 +127,7 @@ struct DocumentRules: Sendable {
   /// not yet written has no file to point into, so its findings name the path it would have and
   /// the pointer only.
   func diagnostics(_ findings: [Finding], document: JSONValue, path: String) -> [Diagnostic] {
-    let written = FileIO.exists(path)
+    let written = FileIO.exists(FilePath(path))
     let file = written ? display(path) : display(path) + " (new, not written)"
     let schema = registry.schema(of: document)
     let locations = schema.map { $0.hasSensitiveFields ? $0.root.sensitiveLocations(in: document) : [] } ?? []

@@ -10,9 +10,9 @@ extension Journal {
 
     let action: Action
     /// The file changed (absolute); for `append`, always the audit log.
-    let path: String
+    let path: FilePath
     /// Where a `write` stages the new content: `.NAME.formsctl-journal` beside `path`.
-    let staged: String?
+    let staged: FilePath?
     /// SHA-256 of the new content (`write`) or of the record (`append`); nil in a plan written
     /// before plans carried hashes.
     let sha256: String?
@@ -23,19 +23,19 @@ extension Journal {
     let length: Int?
 
     /// Where a `write` stages its content (the plan's record of it, else where formsctl puts it).
-    var stagedPath: String { staged ?? Journal.stagedPath(for: path) }
+    var stagedPath: FilePath { staged ?? Journal.stagedPath(for: path) }
 
-    static func write(_ path: String, bytes: [UInt8], replaces: String?) -> PlannedStep {
+    static func write(_ path: FilePath, bytes: [UInt8], replaces: String?) -> PlannedStep {
       PlannedStep(
         action: .write, path: path, staged: Journal.stagedPath(for: path), sha256: sha256Hex(bytes),
         replaces: replaces, offset: nil, length: nil)
     }
 
-    static func delete(_ path: String, replaces: String?) -> PlannedStep {
+    static func delete(_ path: FilePath, replaces: String?) -> PlannedStep {
       PlannedStep(action: .delete, path: path, staged: nil, sha256: nil, replaces: replaces, offset: nil, length: nil)
     }
 
-    static func append(_ record: [UInt8], to log: String, at offset: Int) -> PlannedStep {
+    static func append(_ record: [UInt8], to log: FilePath, at offset: Int) -> PlannedStep {
       PlannedStep(
         action: .append, path: log, staged: nil, sha256: sha256Hex(record), replaces: nil, offset: offset,
         length: record.count)
@@ -43,8 +43,8 @@ extension Journal {
 
     /// The plan line, paths relative to the store's root.
     func line(_ layout: StoreLayout) -> [UInt8] {
-      var object = JSONObject(["action": .string(action.rawValue), "path": .string(layout.relative(path))])
-      if let staged { object["staged"] = .string(layout.relative(staged)) }
+      var object = JSONObject(["action": .string(action.rawValue), "path": .string(layout.relative(path.string))])
+      if let staged { object["staged"] = .string(layout.relative(staged.string)) }
       if let sha256 { object["sha256"] = .string(sha256) }
       if action != .append { object["replaces"] = replaces.map(JSONValue.string) ?? .null }
       if let offset { object["offset"] = .number(JSONNumber(offset)) }
@@ -70,12 +70,12 @@ extension Journal {
         guard let offset = step["offset"]?.numberValue?.intValue, offset >= 0 else { return nil }
         let length = step["length"]?.numberValue?.intValue
         if hashed && length == nil { return nil }
-        (path, staged, self.offset, self.length) = (AuditLog.path(layout), nil, offset, length)
+        (path, staged, self.offset, self.length) = (layout.historyPath, nil, offset, length)
         return
       }
       let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
-      let path = (FilePath(layout.root) / relative).string
-      let staged = step["staged"]?.stringValue.map { (FilePath(layout.root) / $0).string }
+      let path = layout.rootPath / relative
+      let staged = step["staged"]?.stringValue.map { layout.rootPath / $0 }
       guard !relative.hasPrefix("/"), !parts.contains(".."), !parts.contains(""), parts.first != ".formsctl",
         staged == nil || staged == Journal.stagedPath(for: path), (action == .write) == (staged != nil)
       else { return nil }
@@ -83,7 +83,7 @@ extension Journal {
     }
 
     private init(
-      action: Action, path: String, staged: String?, sha256: String?, replaces: String?, offset: Int?, length: Int?
+      action: Action, path: FilePath, staged: FilePath?, sha256: String?, replaces: String?, offset: Int?, length: Int?
     ) {
       (self.action, self.path, self.staged, self.sha256) = (action, path, staged, sha256)
       (self.replaces, self.offset, self.length) = (replaces, offset, length)
@@ -130,7 +130,7 @@ extension Journal {
   }
 
   /// SHA-256 of the file at `path`, or nil when there is none.
-  static func hash(ofFileAt path: String) throws(StoreError) -> String? {
+  static func hash(ofFileAt path: FilePath) throws(StoreError) -> String? {
     guard FileIO.entry(path) != .missing else { return nil }
     return sha256Hex(try FileIO.read(path, limit: Int.max))
   }

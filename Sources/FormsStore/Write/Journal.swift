@@ -44,11 +44,11 @@ package struct Journal: Sendable {
   static let planFormat = 2
 
   package let layout: StoreLayout
-  var directory: String { layout.journalDirectory }
-  var planPath: String { (FilePath(directory) / "plan.ndjson").string }
-  var commitPath: String { (FilePath(directory) / "COMMIT").string }
+  var directory: FilePath { layout.journalDirectory }
+  var planPath: FilePath { directory / "plan.ndjson" }
+  var commitPath: FilePath { directory / "COMMIT" }
   /// The staged audit record; its target is always `AuditLog.path(layout)`, whatever a plan says.
-  var auditPath: String { (FilePath(directory) / "audit.jsonl").string }
+  var auditPath: FilePath { directory / "audit.jsonl" }
 
   package init(layout: StoreLayout) { self.layout = layout }
 
@@ -90,13 +90,13 @@ package struct Journal: Sendable {
     private var planFD: Int32
     let writer: AtomicWriter
     private(set) var steps: [PlannedStep] = []
-    private var directories = Set<String>()
+    private var directories = Set<FilePath>()
 
     init(journal: Journal, operation: String, planFD: Int32) {
       self.journal = journal
       self.operation = operation
       self.planFD = planFD
-      self.writer = AtomicWriter(boundary: journal.layout.root)
+      self.writer = AtomicWriter(boundary: journal.layout.rootPath)
     }
 
     deinit { closePlan() }
@@ -107,26 +107,26 @@ package struct Journal: Sendable {
     }
 
     /// Stages the new content of `path` (not yet visible).
-    package func stage(_ bytes: [UInt8], for path: String) throws(StoreError) {
-      try writer.makeDirectories(FilePath(path).parent.string)
+    package func stage(_ bytes: [UInt8], for path: FilePath) throws(StoreError) {
+      try writer.makeDirectories(path.parent)
       _ = try writer.resolveInsideBoundary(path)
       let step = PlannedStep.write(path, bytes: bytes, replaces: try Journal.hash(ofFileAt: path))
       try record(step)
       let fd = try Journal.createNew(step.stagedPath)
       defer { close(fd) }
       try writeAll(fd, bytes, path: step.stagedPath)
-      directories.insert(FilePath(path).parent.string)
+      directories.insert(path.parent)
     }
 
     /// Schedules the deletion of `path`. Its directory must be writable now: found after the
     /// commit record, that would leave the operation half-applied until permissions change.
-    package func delete(_ path: String) throws(StoreError) {
+    package func delete(_ path: FilePath) throws(StoreError) {
       _ = try writer.resolveInsideBoundary(path)
-      if !directories.contains(FilePath(path).parent.string) {
-        try Journal.requireWritable(FilePath(path).parent.string, toChange: path)
+      if !directories.contains(path.parent) {
+        try Journal.requireWritable(path.parent, toChange: path)
       }
       try record(.delete(path, replaces: try Journal.hash(ofFileAt: path)))
-      directories.insert(FilePath(path).parent.string)
+      directories.insert(path.parent)
     }
 
     private func record(_ step: PlannedStep) throws(StoreError) {
@@ -140,9 +140,8 @@ package struct Journal: Sendable {
     package func commit(record: [UInt8]? = nil) throws(StoreError) {
       do throws(StoreError) {
         if let record {
-          let history = AuditLog.path(journal.layout)
-          try Journal.requireWritable(
-            FileIO.exists(history) ? history : FilePath(history).parent.string, toChange: history)
+          let history = journal.layout.historyPath
+          try Journal.requireWritable(FileIO.exists(history) ? history : history.parent, toChange: history)
           let fd = try Journal.createNew(journal.auditPath)
           defer { close(fd) }
           try writeAll(fd, record, path: journal.auditPath)
@@ -155,7 +154,7 @@ package struct Journal: Sendable {
         let journalFiles = [journal.planPath] + (record == nil ? [] : [journal.auditPath])
         try FileIO.sync(
           staged + directories.filter(FileIO.isDirectory) + journalFiles + [journal.directory],
-          orFileSystemOf: staged.count > 64 ? journal.layout.root : nil)
+          orFileSystemOf: staged.count > 64 ? journal.layout.rootPath : nil)
         DebugPause.at("after-stage")
         try journal.writeCommitRecord()
       } catch {
@@ -183,7 +182,7 @@ package struct Journal: Sendable {
   /// back; the caller makes it durable (the journal's directory) after it.
   func writeCommitRecord() throws(StoreError) {
     let fd = POSIX.open(commitPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw StoreError.io(commitPath, operation: "create", errno: Errno(errno)) }
+    guard fd >= 0 else { throw StoreError.io(commitPath.string, operation: "create", errno: Errno(errno)) }
     close(fd)
   }
 
@@ -193,7 +192,7 @@ package struct Journal: Sendable {
     guard FileIO.entry(planPath) != .missing else { return nil }
     let plan = try readPlan()
     if !plan.untrusted.isEmpty {
-      throw StoreError.refused(.untrustedJournal(plan: layout.relative(planPath), names: plan.untrusted))
+      throw StoreError.refused(.untrustedJournal(plan: layout.relative(planPath.string), names: plan.untrusted))
     }
     if abandon {
       for step in plan.steps { if let staged = step.staged { try FileIO.remove(staged) } }
@@ -213,8 +212,8 @@ package struct Journal: Sendable {
     return "rolled back the interrupted \(plan.operation); the store is as it was before it"
   }
 
-  static func stagedPath(for path: String) -> String {
-    (FilePath(path).parent / ".\(FilePath(path).name).formsctl-journal").string
+  static func stagedPath(for path: FilePath) -> FilePath {
+    path.parent / ".\(path.name).formsctl-journal"
   }
 
   /// Applies the steps of a committed plan. With `verify` (`recover`), every staged file and
@@ -222,14 +221,14 @@ package struct Journal: Sendable {
   /// target holds the new content, or is gone) is skipped, so this may run any number of times.
   /// Every step is checked before any is applied, so a refusal changes nothing.
   func rollForward(_ steps: [PlannedStep], verify: Bool, operation: String) throws(StoreError) {
-    let writer = AtomicWriter(boundary: layout.root)
+    let writer = AtomicWriter(boundary: layout.rootPath)
     var remaining: [PlannedStep] = []
-    var directories = Set<String>()
+    var directories = Set<FilePath>()
     for step in steps {
       if step.action != .append {
         // A directory on the way may have become a symbolic link leading out since the plan was written.
         _ = try writer.resolveInsideBoundary(step.path)
-        directories.insert(FilePath(step.path).parent.string)
+        directories.insert(step.path.parent)
       }
       if try !isDone(step, verify: verify, operation: operation) { remaining.append(step) }
     }
@@ -237,7 +236,7 @@ package struct Journal: Sendable {
       switch step.action {
       case .write:
         if POSIX.rename(step.stagedPath, step.path) != 0 {
-          throw StoreError.io(step.path, operation: "rename", errno: Errno(errno))
+          throw StoreError.io(step.path.string, operation: "rename", errno: Errno(errno))
         }
       case .delete:
         try FileIO.remove(step.path)
@@ -255,8 +254,8 @@ package struct Journal: Sendable {
   /// True when `step` is done already (a roll-forward that ran before); throws when what it would
   /// apply is not what the plan recorded.
   private func isDone(_ step: PlannedStep, verify: Bool, operation: String) throws(StoreError) -> Bool {
-    func unverifiable(_ path: String, _ reason: String) -> StoreError {
-      StoreError.unverifiable(operation: operation, path: layout.relative(path), reason: reason)
+    func unverifiable(_ path: FilePath, _ reason: String) -> StoreError {
+      StoreError.unverifiable(operation: operation, path: layout.relative(path.string), reason: reason)
     }
     switch step.action {
     case .write:
@@ -300,7 +299,7 @@ package struct Journal: Sendable {
   func rollBack(_ steps: [PlannedStep]) throws(StoreError) {
     for step in steps { if let staged = step.staged { try FileIO.remove(staged) } }
     // A file staged just before a crash may have outrun its plan line: sweep the data directory.
-    try removeStrayStagedFiles(in: layout.dataDirectory)
+    try removeStrayStagedFiles(in: layout.dataPath)
     try finish()
   }
 
@@ -315,12 +314,12 @@ package struct Journal: Sendable {
     throw error
   }
 
-  func removeStrayStagedFiles(in directory: String) throws(StoreError) {
+  func removeStrayStagedFiles(in directory: FilePath) throws(StoreError) {
     for (name, kind) in try FileIO.entries(of: directory) {
       if name.hasSuffix(".formsctl-journal") {
-        try FileIO.remove((FilePath(directory) / name).string)
+        try FileIO.remove(directory / name)
       } else if !name.hasPrefix(".") && kind == .directory {
-        try removeStrayStagedFiles(in: (FilePath(directory) / name).string)
+        try removeStrayStagedFiles(in: directory / name)
       }
     }
   }
@@ -335,9 +334,9 @@ package struct Journal: Sendable {
   }
 
   /// Removes the files of the journal directory but `keeping`.
-  func removeJournalFiles(keeping: Set<String> = []) throws(StoreError) {
-    for (name, _) in try FileIO.entries(of: directory) where !keeping.contains((FilePath(directory) / name).string) {
-      try FileIO.remove((FilePath(directory) / name).string)
+  func removeJournalFiles(keeping: Set<FilePath> = []) throws(StoreError) {
+    for (name, _) in try FileIO.entries(of: directory) where !keeping.contains(directory / name) {
+      try FileIO.remove(directory / name)
     }
   }
 
@@ -347,9 +346,9 @@ package struct Journal: Sendable {
   /// running writer. Returns what was removed, for people.
   func removeLeftovers() throws(StoreError) -> String? {
     var temporaries = 0
-    func sweep(_ directory: String, recursive: Bool) throws(StoreError) {
+    func sweep(_ directory: FilePath, recursive: Bool) throws(StoreError) {
       for (name, kind) in try FileIO.entries(of: directory) {
-        let path = (FilePath(directory) / name).string
+        let path = directory / name
         if kind == .file && (AtomicWriter.isTemporaryName(name) || name.hasPrefix(Journal.probePrefix)) {
           try FileIO.remove(path)
           temporaries += 1
@@ -358,12 +357,12 @@ package struct Journal: Sendable {
         }
       }
     }
-    try sweep(layout.root, recursive: false)
-    try sweep(layout.stateDirectory, recursive: false)
+    try sweep(layout.rootPath, recursive: false)
+    try sweep(layout.state, recursive: false)
     // An index a reader could not finish saving (its temporary); the index itself is checked by its readers.
     try sweep(layout.indexDirectory, recursive: false)
-    try sweep(layout.dataDirectory, recursive: true)
-    if layout.schemasInsideRoot { try sweep(layout.schemasDirectory, recursive: true) }
+    try sweep(layout.dataPath, recursive: true)
+    if layout.schemasInsideRoot { try sweep(layout.schemasPath, recursive: true) }
     if FileIO.entry(planPath) == .missing {
       let left = try FileIO.entries(of: directory).count
       try removeJournalFiles()
@@ -381,15 +380,15 @@ package struct Journal: Sendable {
 
   /// Refuses unless `path` (a directory, or a file to append to) can be written now, naming what
   /// needs it. Tried, not asked (`access` says yes to root on an immutable or read-only directory).
-  static func requireWritable(_ path: String, toChange target: String) throws(StoreError) {
-    let probe = FileIO.entry(path) == .directory ? (FilePath(path) / (probePrefix + "\(getpid())")).string : nil
+  static func requireWritable(_ path: FilePath, toChange target: FilePath) throws(StoreError) {
+    let probe = FileIO.entry(path) == .directory ? path / (probePrefix + "\(getpid())") : nil
     if let probe { try FileIO.remove(probe) }  // a killed writer's, under the lock this one now holds
     let fd =
       probe.map { POSIX.open($0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
       ?? POSIX.open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else {
       if errno == ENOENT { return }
-      throw StoreError.io(path, operation: "write (needed to change \(FilePath(target).name))", errno: Errno(errno))
+      throw StoreError.io(path.string, operation: "write (needed to change \(target.name))", errno: Errno(errno))
     }
     close(fd)
     if let probe { try FileIO.remove(probe) }
@@ -397,10 +396,10 @@ package struct Journal: Sendable {
 
   /// Creates `path` afresh for writing: whatever was there (a leftover, or a symbolic link planted
   /// in a checkout) is unlinked, never written through (`O_EXCL | O_NOFOLLOW`).
-  static func createNew(_ path: String) throws(StoreError) -> Int32 {
+  static func createNew(_ path: FilePath) throws(StoreError) -> Int32 {
     try FileIO.remove(path)
     let fd = POSIX.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw StoreError.io(path, operation: "create", errno: Errno(errno)) }
+    guard fd >= 0 else { throw StoreError.io(path.string, operation: "create", errno: Errno(errno)) }
     return fd
   }
 }

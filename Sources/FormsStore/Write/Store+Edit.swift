@@ -38,47 +38,49 @@ extension Store {
         stored, kind: kind, id: id, presenting: presented, original: original, in: temp, runEditor: runEditor)
     } catch {
       let text =
-        FileIO.entry(temp) == .missing
-        ? nil : Self.stripHeader(String(decoding: try FileIO.read(temp), as: UTF8.self))
+        FileIO.entry(FilePath(temp)) == .missing
+        ? nil : Self.stripHeader(String(decoding: try FileIO.read(FilePath(temp)), as: UTF8.self))
       guard let text, text != original, !text.allSatisfy(\.isWhitespace) else {
-        try FileIO.remove(temp)
+        try FileIO.remove(FilePath(temp))
         throw error
       }
       let keptAt = try keep(text, at: temp, stored: stored)
-      if let kept, kept != keptAt { try FileIO.remove(kept) }
+      if let kept, kept != keptAt { try FileIO.remove(FilePath(kept)) }
       throw StoreError.editKept(error, at: display(keptAt), kind: kind, id: id)
     }
     // The copy may hold a sensitive value's plain text: failing to remove it is an error.
-    try FileIO.remove(temp)
-    if let kept { try FileIO.remove(kept) }
+    try FileIO.remove(FilePath(temp))
+    if let kept { try FileIO.remove(FilePath(kept)) }
     return outcome
   }
 
   /// `directory/<base>.json`, or `<base>-2.json`, `<base>-3.json`...: the first name that neither
   /// a copy nor a sealed copy has, so an edit never overwrites the text an earlier one kept.
-  static func freeName(in directory: String, for base: String) throws(StoreError) -> String {
+  static func freeName(in directory: FilePath, for base: String) throws(StoreError) -> String {
     for n in 1...1000 {
-      let path = (FilePath(directory) / (base + (n == 1 ? "" : "-\(n)") + ".json")).string
-      if FileIO.entry(path) == .missing && FileIO.entry(path + ".sealed") == .missing { return path }
+      let path = directory / (base + (n == 1 ? "" : "-\(n)") + ".json")
+      if FileIO.entry(path) == .missing && FileIO.entry(FilePath(path.string + ".sealed")) == .missing {
+        return path.string
+      }
     }
-    throw StoreError.refused(.tooManyKeptCopies(directory: directory, name: base))
+    throw StoreError.refused(.tooManyKeptCopies(directory: directory.string, name: base))
   }
 
   /// Keeps the person's `text` at `temp`, or beside it sealed: returns where it is.
   func keep(_ text: String, at temp: String, stored: Document) throws(StoreError) -> String {
-    var writer = AtomicWriter(boundary: layout.root)
+    var writer = AtomicWriter(boundary: layout.rootPath)
     writer.newFileMode = 0o600
     guard let schema = try? rules.schema(of: stored.value, path: stored.path), schema.hasSensitiveFields,
       !keyring.recipients.isEmpty
     else {
-      try writer.write(Array(text.utf8), to: temp)
+      try writer.write(Array(text.utf8), to: FilePath(temp))
       return temp
     }
     let previous = try? JSONParser().parse(stored.bytes)
     if let value = try? JSONParser().parse(Array(text.utf8)), case .object = value,
       let sealed = try? keyring.seal(value, schema: schema, previous: previous, what: FilePath(temp).name)
     {
-      try writer.write(JSONWriter.canonical(sealed), to: temp)
+      try writer.write(JSONWriter.canonical(sealed), to: FilePath(temp))
       return temp
     }
     // Not JSON (or not sealable where it should be): no sensitive value can be found in it, so
@@ -89,15 +91,15 @@ extension Store {
     } catch {
       throw StoreError.internalError("sealing the kept copy failed: \(error)")
     }
-    try writer.write(Array((envelope + "\n").utf8), to: temp + ".sealed")
-    try FileIO.remove(temp)
+    try writer.write(Array((envelope + "\n").utf8), to: FilePath(temp + ".sealed"))
+    try FileIO.remove(FilePath(temp))
     return temp + ".sealed"
   }
 
   /// The text of a kept copy, as the editor is to show it: a sealed copy opened, the sealed values
   /// of a copy that parses opened.
   func keptText(_ path: String, stored: Document) throws(StoreError) -> String {
-    let bytes = try FileIO.read(path, followLinks: false)
+    let bytes = try FileIO.read(FilePath(path), followLinks: false)
     guard path.hasSuffix(".sealed") else {
       guard let value = try? JSONParser().parse(bytes), let schema = try? rules.schema(of: value, path: stored.path)
       else {
@@ -121,17 +123,17 @@ extension Store {
     runEditor: (String) -> Int32
   ) throws(StoreError) -> EditOutcome {
     // The copy holds the plain text of sensitive values the identity opens: only its owner reads it.
-    var writer = AtomicWriter(boundary: layout.root)
+    var writer = AtomicWriter(boundary: layout.rootPath)
     writer.newFileMode = 0o600
     var presented = text
     var header = ""
     while true {
-      try writer.write(Array((header + presented).utf8), to: temp)
+      try writer.write(Array((header + presented).utf8), to: FilePath(temp))
       let status = runEditor(temp)
       guard status == 0 else {
         throw StoreError.refused(.editorFailed(status: status))
       }
-      let body = Self.stripHeader(String(decoding: try FileIO.read(temp), as: UTF8.self))
+      let body = Self.stripHeader(String(decoding: try FileIO.read(FilePath(temp)), as: UTF8.self))
       if body.allSatisfy(\.isWhitespace) { return .emptied }
       if body == presented {
         // The stored text, untouched: nothing to do. The person's own text, saved unchanged after

@@ -35,7 +35,7 @@ extension Store {
         // the target, so it stops the change before anything is written.
         var documents: [Document] = []
         for path in try layout.documentFiles(in: try schema(other).directory) {
-          let bytes = try FileIO.read(path)
+          let bytes = try FileIO.read(FilePath(path))
           do {
             documents.append(Document(path: path, value: try JSONParser().parse(bytes), bytes: bytes))
           } catch {

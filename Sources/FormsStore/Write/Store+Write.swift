@@ -65,10 +65,10 @@ extension Store {
 
   /// Reads the stored document under the lock, applies `change`, and saves it as a person's change.
   func modify(
-    kind: String, id: String, operation: String, expecting original: [UInt8]? = nil,
+    kind: String, id: String, operation: String, expecting original: [UInt8]? = nil, dryRun: Bool = false,
     details: (() -> JSONObject)? = nil, _ change: (inout JSONValue, Schema) throws(StoreError) -> Void
   ) throws(StoreError) -> Document {
-    try write(operation, summary: "\(operation) \(kind) \(id)") { session throws(StoreError) in
+    try write(operation, summary: "\(operation) \(kind) \(id)", dryRun: dryRun) { session throws(StoreError) in
       let stored = try read(kind: kind, id: id)
       if let original, original != stored.bytes {
         throw StoreError.refused(.changedMeanwhile(path: display(stored.path), during: "while it was being edited"))

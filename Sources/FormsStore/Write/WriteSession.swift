@@ -105,7 +105,7 @@ package final class WriteSession: Sendable {
       throw StoreError.fileTooLarge(layout.relative(path), size: bytes.count, limit: FileIO.maxFileSize)
     }
     try state.withLock { (state) throws(StoreError) in
-      if !dryRun { try journal(&state).stage(bytes, for: path) }
+      if !dryRun { try journal(&state).stage(bytes, for: FilePath(path)) }
       state.writtenPaths.insert(path)
       state.deletedPaths.remove(path)
       if let entry { state.entries.append(entry) }
@@ -115,7 +115,7 @@ package final class WriteSession: Sendable {
   /// Stages the deletion of `path`.
   func delete(_ path: String, entry: AuditEntry?) throws(StoreError) {
     try state.withLock { (state) throws(StoreError) in
-      if !dryRun { try journal(&state).delete(path) }
+      if !dryRun { try journal(&state).delete(FilePath(path)) }
       state.deletedPaths.insert(path)
       state.writtenPaths.remove(path)
       if let entry { state.entries.append(entry) }
@@ -127,7 +127,7 @@ package final class WriteSession: Sendable {
     let staged: Bool? = state.withLock { state in
       state.writtenPaths.contains(path) ? true : state.deletedPaths.contains(path) ? false : nil
     }
-    return staged ?? FileIO.exists(path)
+    return staged ?? FileIO.exists(FilePath(path))
   }
 
   /// The journal's transaction, begun on the first file staged.

@@ -39,7 +39,7 @@ extension Formsctl {
       let (report, skipped) = try DocumentFormatter.format(
         paths, workingDirectory: FileIO.currentDirectory, check: check, documentsOnly: documentsOnly, wait: wait)
       for path in skipped {
-        printWarning("skipped \(path): \(FileIO.describe(path)), not a regular file (fmt follows no link)")
+        printWarning("skipped \(path): \(FileIO.describe(FilePath(path))), not a regular file (fmt follows no link)")
       }
       for result in report.results {
         switch result.outcome {

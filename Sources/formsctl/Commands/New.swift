@@ -67,7 +67,7 @@ extension Formsctl {
 
     /// The input document: a file, or standard input for `-`.
     static func read(_ file: String) throws -> JSONValue {
-      let bytes = file == "-" ? try readStandardInput() : try FileIO.read(file)
+      let bytes = file == "-" ? try readStandardInput() : try FileIO.read(FilePath(file))
       do {
         return try JSONParser().parse(bytes)
       } catch {

@@ -74,7 +74,7 @@ extension Formsctl {
     )] {
       let (stores, outside) = try StoreLayout.group(paths, workingDirectory: cwd)
       for path in outside {
-        if !FileIO.exists((FilePath(cwd) / path).string) { throw StoreError.fileNotFound(path) }
+        if !FileIO.exists(FilePath(cwd) / path) { throw StoreError.fileNotFound(path) }
         if !documentsOnly { printWarning("\(path) is inside no formsctl store (no formsctl.yaml above it); skipped") }
       }
       if stores.isEmpty && !documentsOnly { throw StoreError.notAStore(searchedFrom: cwd) }

@@ -35,7 +35,7 @@ enum IndexLog {
 
   /// The lines at `path` with `fingerprint`, the last per name, and the file's size in bytes (0
   /// when there is none).
-  static func load(_ path: String, fingerprint: String) throws(StoreError) -> (lines: [String: Line], size: Int) {
+  static func load(_ path: FilePath, fingerprint: String) throws(StoreError) -> (lines: [String: Line], size: Int) {
     guard FileIO.entry(path) == .file else { return ([:], 0) }
     let bytes = try FileIO.read(path, followLinks: false)
     var lines: [String: Line] = [:]
@@ -48,12 +48,12 @@ enum IndexLog {
   }
 
   /// Appends `lines` in one write. The directory is made when missing.
-  static func append(_ lines: [Line], fingerprint: String, to path: String) throws(StoreError) {
+  static func append(_ lines: [Line], fingerprint: String, to path: FilePath) throws(StoreError) {
     guard !lines.isEmpty else { return }
     let text = lines.map { JSONWriter.compact(json($0, fingerprint: fingerprint)) + "\n" }.joined()
-    try FileIO.makeDirectories(FilePath(path).parent.string)
+    try FileIO.makeDirectories(path.parent)
     let fd = POSIX.open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw StoreError.io(path, operation: "open", errno: Errno(errno)) }
+    guard fd >= 0 else { throw StoreError.io(path.string, operation: "open", errno: Errno(errno)) }
     defer { close(fd) }
     try writeAll(fd, Array(text.utf8), path: path)
   }

@@ -112,7 +112,7 @@ struct KindIndex: Sendable {
   }
 
   /// The index at `path` (mapped, not copied), or nil when there is none or it cannot be trusted.
-  static func load(_ path: String, fingerprint: String) throws(StoreError) -> KindIndex? {
+  static func load(_ path: FilePath, fingerprint: String) throws(StoreError) -> KindIndex? {
     guard FileIO.entry(path) == .file, let mapped = try MappedFile(path) else { return nil }
     return KindIndex(mapped, fingerprint: fingerprint)
   }

@@ -72,7 +72,7 @@ struct ListingStamp: Equatable, Sendable {
   }
 
   /// The stamp at `path`; nil when there is none or it is not one.
-  static func load(_ path: String) throws(StoreError) -> ListingStamp? {
+  static func load(_ path: FilePath) throws(StoreError) -> ListingStamp? {
     guard FileIO.entry(path) == .file else { return nil }
     return ListingStamp(try FileIO.read(path))
   }

@@ -4,13 +4,13 @@ import Foundation
 extension Store {
   /// Where the index of `kind` lives (`.formsctl/index/KIND.idx`, ignored by git with the rest of
   /// `.formsctl/` but the audit log).
-  func indexPath(_ kind: String) -> String { (FilePath(layout.indexDirectory) / (kind + ".idx")).string }
+  func indexPath(_ kind: String) -> FilePath { layout.indexDirectory / (kind + ".idx") }
 
   /// Where the stamp of the directory of `kind` lives (`.formsctl/index/KIND.dir`, see ``ListingStamp``).
-  func listingStampPath(_ kind: String) -> String { (FilePath(layout.indexDirectory) / (kind + ".dir")).string }
+  func listingStampPath(_ kind: String) -> FilePath { layout.indexDirectory / (kind + ".dir") }
 
   /// Where the index's log of `kind` lives (`.formsctl/index/KIND.log`, see ``IndexLog``).
-  func indexLogPath(_ kind: String) -> String { (FilePath(layout.indexDirectory) / (kind + ".log")).string }
+  func indexLogPath(_ kind: String) -> FilePath { layout.indexDirectory / (kind + ".log") }
 
   /// What an index of `kind` must have been built with to be trusted: the members kept out of it
   /// (every version's sensitive fields).
@@ -59,16 +59,16 @@ extension Store {
       uniquingKeysWith: { a, _ in a })
     var lines: [String: [IndexLog.Line]] = [:]
     for (path, exists) in written.map({ ($0, true) }) + deleted.map({ ($0, false) }) {
-      let directory = FilePath(path).parent.string
-      guard let kind = kinds[directory], let name = FilePath(directory).relative(FilePath(path)) else { continue }
+      let directory = FilePath(path).parent
+      guard let kind = kinds[directory.string], let name = directory.relative(FilePath(path)) else { continue }
       let at = Int64(Date().timeIntervalSince1970 * 1e9)
       guard exists else {
         lines[kind, default: []].append(IndexLog.Line(name: name, entry: nil, at: at))
         continue
       }
-      let stamp = FileStamp(path)
+      let stamp = FileStamp(FilePath(path))
       let bytes: [UInt8]
-      do throws(StoreError) { bytes = try FileIO.read(path, followLinks: false) } catch {
+      do throws(StoreError) { bytes = try FileIO.read(FilePath(path), followLinks: false) } catch {
         continue  // A cache: the next query reads the file itself.
       }
       guard let stamp else { continue }
@@ -83,7 +83,7 @@ extension Store {
 
   /// Appends to an index log. A cache, as ``saveIndex(_:to:)``: a line that cannot be written
   /// costs one file read later, never the operation.
-  private func saveIndexLog(_ lines: [IndexLog.Line], fingerprint: String, to path: String) {
+  private func saveIndexLog(_ lines: [IndexLog.Line], fingerprint: String, to path: FilePath) {
     do throws(StoreError) { try IndexLog.append(lines, fingerprint: fingerprint, to: path) } catch {
       // Deliberately not an error: see above.
       return
@@ -106,7 +106,7 @@ extension Store {
 
   /// Removes a log folded into its index, unless lines were appended meanwhile (they stay, to be
   /// checked by stat as every line is).
-  private func dropIndexLog(_ path: String, folded size: Int) {
+  private func dropIndexLog(_ path: FilePath, folded size: Int) {
     guard FileStamp(path)?.size == size else { return }
     do throws(StoreError) { try FileIO.remove(path) } catch {
       // Deliberately not an error: a log left behind is checked line by line as before.
@@ -117,10 +117,10 @@ extension Store {
   /// Writes the index atomically; true when it was. A cache: a read never fails because its
   /// cache could not be saved (a read-only checkout, a full disk); the next read builds it again.
   @discardableResult
-  private func saveIndex(_ bytes: [UInt8], to path: String) -> Bool {
+  private func saveIndex(_ bytes: [UInt8], to path: FilePath) -> Bool {
     do throws(StoreError) {
-      try FileIO.makeDirectories(FilePath(path).parent.string)
-      try AtomicWriter(boundary: layout.stateDirectory).write(bytes, to: path)
+      try FileIO.makeDirectories(path.parent)
+      try AtomicWriter(boundary: layout.state).write(bytes, to: path)
       return true
     } catch {
       // Deliberately not an error: see above.
@@ -139,7 +139,7 @@ extension Store {
   /// (the log folded into it) when files came or went or the log grew long. With `keeping`, each
   /// part of the pass keeps only its first `count` matches in that order (the query's window).
   func indexedMatches(
-    kind: String, directory: String, filters: [FilterExpression],
+    kind: String, directory: FilePath, filters: [FilterExpression],
     sort: [(path: FilterExpression.Path, descending: Bool)],
     keeping: (count: Int, by: @Sendable (Match, Match) -> Bool)?
   ) throws(StoreError) -> (results: [(Match?, String?)], irregular: [String])? {
@@ -206,7 +206,7 @@ extension Store {
           parses: index.parses(position), nonScalar: index.nonScalar(position),
           projection: index.projection(position), name: name, in: directory)
       } else {
-        let bytes = try FileIO.readListed((FilePath(directory) / name).string, in: opened)
+        let bytes = try FileIO.readListed(directory / name, in: opened)
         let entry = KindIndex.entry(bytes, stamp: stamp, sensitive: sensitive)
         chunk.sources.append(Source.read)
         chunk.read.append((k, entry))
@@ -214,7 +214,7 @@ extension Store {
       }
       switch judged {
       case .match(let match): chunk.matches.append(match)
-      case .unparsable: chunk.unparsable.append((FilePath(directory) / name).string)
+      case .unparsable: chunk.unparsable.append((directory / name).string)
       case .no: break
       }
     }
@@ -319,7 +319,7 @@ private struct IndexJudge: Sendable {
     case no
   }
 
-  func judge(_ entry: KindIndex.Entry, name: String, in directory: String) throws(StoreError) -> Verdict {
+  func judge(_ entry: KindIndex.Entry, name: String, in directory: FilePath) throws(StoreError) -> Verdict {
     try entry.nonScalar.withUnsafeBufferPointer { nonScalar throws(StoreError) in
       try entry.projection.withUnsafeBufferPointer { projection throws(StoreError) in
         try judge(parses: entry.parses, nonScalar: nonScalar, projection: projection, name: name, in: directory)
@@ -329,7 +329,7 @@ private struct IndexJudge: Sendable {
 
   func judge(
     parses: Bool, nonScalar: UnsafeBufferPointer<UInt8>, projection stored: UnsafeBufferPointer<UInt8>, name: String,
-    in directory: String
+    in directory: FilePath
   ) throws(StoreError) -> Verdict {
     guard parses else { return .unparsable }
     // The projection is the compact writer's text of the top-level scalars.
@@ -337,7 +337,7 @@ private struct IndexJudge: Sendable {
     let value: JSONValue
     if readsContainer(nonScalar) {
       // A member the query reads holds an object or array here: judged from the file itself.
-      let bytes = try FileIO.read((FilePath(directory) / name).string)
+      let bytes = try FileIO.read(directory / name)
       guard let whole = try? JSONParser().parse(bytes) else { return .unparsable }
       value = whole
     } else {

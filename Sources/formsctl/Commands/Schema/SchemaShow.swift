@@ -23,7 +23,7 @@ extension Formsctl.Schema {
         throw CommandError.badInput(
           "unknown schema \(reference) (known kinds: \(registry.kinds.joined(separator: ", ")))")
       }
-      FileHandleOutput.standardOutput.write(String(decoding: try FileIO.read(path), as: UTF8.self))
+      FileHandleOutput.standardOutput.write(String(decoding: try FileIO.read(FilePath(path)), as: UTF8.self))
     }
   }
 }
