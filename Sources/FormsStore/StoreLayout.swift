@@ -18,6 +18,9 @@ public struct StoreLayout: Sendable, Equatable {
   public let recipients: [Recipient]
   /// Who holds each role that approval chains name (`roles:`), by role.
   public let roles: [String: [Signer]]
+  /// The names `roles:` gives beside signers' keys (`Cory Diaz <ed25519:...>`): what a completing
+  /// signature fills in as who approved (`approvals: fills:`).
+  public let signerNames: [Signer: String]
 
   /// ``root`` as a path.
   package var rootPath: FilePath { FilePath(root) }
@@ -76,6 +79,7 @@ public struct StoreLayout: Sendable, Equatable {
     var retention = RetentionPolicy.default
     var recipients: [Recipient] = []
     var roles: [String: [Signer]] = [:]
+    var signerNames: [Signer: String] = [:]
     for pair in pairs {
       let key = pair.key.scalar?.text ?? ""
       func text() throws(StoreError) -> String {
@@ -103,7 +107,7 @@ public struct StoreLayout: Sendable, Equatable {
       case "encryption":
         recipients = try Self.recipients(pair.value, manifest: manifestPath.string)
       case "roles":
-        roles = try Self.roles(pair.value, manifest: manifestPath.string)
+        (roles, signerNames) = try Self.roles(pair.value, manifest: manifestPath.string)
       default:
         throw StoreError.manifest(
           file: manifestPath.string, position: pair.key.position,
@@ -116,6 +120,7 @@ public struct StoreLayout: Sendable, Equatable {
     self.retention = retention
     self.recipients = recipients
     self.roles = roles
+    self.signerNames = signerNames
     try checkDirectories()
   }
 
@@ -156,25 +161,55 @@ public struct StoreLayout: Sendable, Equatable {
       throw StoreError.manifest(file: shown, position: error.position, message: error.message)
     }
     guard let roles = node?.mapping?.first(where: { $0.key.scalar?.text == "roles" }) else { return [:] }
-    return try Self.roles(roles.value, manifest: shown)
+    return try Self.roles(roles.value, manifest: shown).roles
   }
 
-  /// `roles: {ROLE: [ed25519:..., ...]}`: who holds each role (a person is one signing key).
-  static func roles(_ node: YAMLNode, manifest: String) throws(StoreError) -> [String: [Signer]] {
+  /// `roles: {ROLE: [ed25519:..., "Cory Diaz <ed25519:...>", ...]}`: who holds each role (a
+  /// person is one signing key, named or not), and the names given beside keys. A key named
+  /// differently in two places, or a name with control characters, is refused.
+  static func roles(_ node: YAMLNode, manifest: String) throws(StoreError) -> (
+    roles: [String: [Signer]], names: [Signer: String]
+  ) {
     guard let pairs = node.mapping else {
       throw StoreError.manifest(
         file: manifest, position: node.position,
         message: "roles map each role to a list of signers (ed25519: public signing keys)", remedy: .makeKey)
     }
     var out: [String: [Signer]] = [:]
+    var names: [Signer: String] = [:]
     for pair in pairs {
       guard let role = pair.key.scalar?.text, let items = pair.value.sequence else {
         throw StoreError.manifest(
           file: manifest, position: pair.value.position, message: "a role lists its signers: ROLE: [ed25519:...]")
       }
-      out[role] = try keys(items, manifest: manifest, parse: Signer.init, problem: Signer.problem)
+      out[role] = try keys(
+        items, manifest: manifest, parse: { Signer(Self.namedKey($0).key) }, problem: Signer.problem)
+      for item in items {
+        guard let text = item.string, let name = Self.namedKey(text).name,
+          let signer = Signer(Self.namedKey(text).key)
+        else { continue }
+        if name.count > 100 || name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+          throw StoreError.manifest(
+            file: manifest, position: item.position,
+            message: "a signer's name is at most 100 characters, without control characters")
+        }
+        if let other = names[signer], other != name {
+          throw StoreError.manifest(
+            file: manifest, position: item.position, message: "\(signer.short) is named \"\(other)\" and \"\(name)\"")
+        }
+        names[signer] = name
+      }
     }
-    return out
+    return (out, names)
+  }
+
+  /// `Cory Diaz <ed25519:...>` → the name and the key; a bare key has no name.
+  static func namedKey(_ text: String) -> (name: String?, key: String) {
+    guard text.hasSuffix(">"), let open = text.lastIndex(of: "<") else { return (nil, text) }
+    let name = text[..<open].drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()
+    return (
+      name.isEmpty ? nil : String(name), String(text[text.index(after: open)..<text.index(before: text.endIndex)])
+    )
   }
 
   /// A list of public keys (recipients, a role's signers): each must parse, none twice.

@@ -227,10 +227,11 @@ extension DescriptorCompiler {
 
 extension DescriptorCompiler {
   /// `approvals: {chains: [{from, to, reject_to, ordered, steps: [{name, role, count}]}], free: [FIELD...],
-  /// on_change: refuse|reopen}`, checked against the workflow: each chain guards a transition it lists.
+  /// on_change: refuse|reopen, fills: {by: FIELD, on: FIELD}}`, checked against the workflow: each
+  /// chain guards a transition it lists.
   mutating func compileApprovals(_ node: YAMLNode, workflow: Schema.Workflow?, _ root: SchemaType) -> Schema.Approvals?
   {
-    let keys = ["chains", "free", "on_change"]
+    let keys = ["chains", "free", "on_change", "fills"]
     for pair in node.mapping ?? [] where !keys.contains(pair.key.scalar?.text ?? "") {
       unknownKey(pair.key, allowed: keys, context: "approvals")
     }
@@ -300,6 +301,35 @@ extension DescriptorCompiler {
         error("on_change is refuse or reopen, not \"\(text)\"", at: (node["on_change"] ?? node).position)
       }
     }
-    return Schema.Approvals(chains: chains, free: free, onChange: onChange)
+    var fills: Schema.Approvals.Fills?
+    if let node = node["fills"] {
+      let fillKeys = ["by", "on"]
+      for pair in node.mapping ?? [] where !fillKeys.contains(pair.key.scalar?.text ?? "") {
+        unknownKey(pair.key, allowed: fillKeys, context: "approvals: fills")
+      }
+      if node.mapping == nil { error("fills takes {by: FIELD, on: FIELD}", at: node.position) }
+      /// A top-level field of one of `kinds` that the workflow does not own.
+      func field(_ key: String, _ kinds: Set<SchemaType.Kind>) -> String? {
+        guard let item = node[key], let name = string(item, key) else { return nil }
+        guard let type = root.fields[name]?.type else {
+          error("\"\(name)\" is not a top-level field", at: item.position)
+          return nil
+        }
+        if name == workflow.field { error("the workflow's field is moved by approvals, not filled", at: item.position) }
+        if !kinds.contains(type.kind) {
+          let allowed = kinds.map(\.rawValue).sorted().joined(separator: " or ")
+          error("fills: \(key): \"\(name)\" is a \(type.kind.rawValue); it must be a \(allowed)", at: item.position)
+        }
+        return name
+      }
+      let by = field("by", [.string])
+      let on = field("on", [.date, .datetime, .string])
+      if by != nil || on != nil {
+        fills = Schema.Approvals.Fills(by: by, on: on)
+        // What the completing approval fills in is not signed: filling it voids nothing.
+        for name in [by, on].compactMap({ $0 }) where !free.contains(name) { free.append(name) }
+      }
+    }
+    return Schema.Approvals(chains: chains, free: free, onChange: onChange, fills: fills)
   }
 }

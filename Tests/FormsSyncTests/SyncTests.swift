@@ -5,11 +5,10 @@ import FormsTestSupport
 import Foundation
 import Testing
 
-/// `formsctl sync` against a real PostgreSQL started for the suite (skipped with a message only
-/// outside CI when PostgreSQL is not installed).
-@Suite(
-  .serialized,
-  PostgresServer.enabled)
+/// `formsctl sync` against a real PostgreSQL, each test its own server on its own port and
+/// cluster, so they run side by side (skipped with a message only outside CI when PostgreSQL is
+/// not installed).
+@Suite(PostgresServer.enabled)
 struct SyncTests {
   static let descriptor = """
     kind: claim

@@ -1,5 +1,6 @@
 import FormsCore
 import FormsStore
+import Foundation
 
 /// The sentence formsctl prints for an error: the library's statement of what failed, and, where
 /// the command line has one, what to type next (commands, flags, environment variables). The
@@ -86,7 +87,10 @@ package enum ErrorText {
     switch refusal {
     case .targetVersionWithoutKind: return "--to needs --kind: versions belong to one kind"
     case .identityMissing(let path):
-      return "the identity \(path) (FORMSCTL_IDENTITY) does not exist; `formsctl keygen --out \(path)` makes one"
+      // Named by where it came from: the variable, or the default when the variable is unset.
+      let named = !(ProcessInfo.processInfo.environment["FORMSCTL_IDENTITY"] ?? "").isEmpty
+      let source = named ? "FORMSCTL_IDENTITY" : "the default identity; FORMSCTL_IDENTITY names another"
+      return "the identity \(path) (\(source)) does not exist; `formsctl keygen --out \(path)` makes one"
     default: return refusal.description + (advice(for: refusal) ?? "")
     }
   }

@@ -48,15 +48,31 @@ extension Schema {
       case reopen
     }
 
+    /// The fields a completing approval fills in (`fills: {by: FIELD, on: FIELD}`): who approved
+    /// (the signer's name in the manifest) and when (the signing date, or time for a datetime).
+    /// The signature is the approval, so nobody types them; they are free (signatures do not
+    /// cover them), so filling them voids nothing.
+    public struct Fills: Sendable, Equatable {
+      public let by: String?
+      public let on: String?
+
+      public init(by: String?, on: String?) {
+        self.by = by
+        self.on = on
+      }
+    }
+
     public let chains: [Chain]
-    /// Top-level fields a signature does not cover (notes, working fields).
+    /// Top-level fields a signature does not cover (notes, working fields, what `fills` names).
     public let free: [String]
     public let onChange: OnChange
+    public let fills: Fills?
 
-    public init(chains: [Chain], free: [String], onChange: OnChange) {
+    public init(chains: [Chain], free: [String], onChange: OnChange, fills: Fills? = nil) {
       self.chains = chains
       self.free = free
       self.onChange = onChange
+      self.fills = fills
     }
 
     /// The chain that guards `state`.

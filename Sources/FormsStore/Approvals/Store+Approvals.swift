@@ -100,6 +100,14 @@ extension Store {
       if action == .approve, next?.isComplete == true { moved = chain.to }
       if action == .reject { moved = chain.rejectTo }
       if let moved { document[workflow.field] = .string(moved) }
+      // The signature is the approval: the one that completes the chain fills in who and when.
+      if action == .approve, moved != nil, let fills = approvals.fills {
+        if let by = fills.by { document[by] = .string(layout.signerNames[signer] ?? signer.description) }
+        if let on = fills.on {
+          let date = schema.root.fields[on]?.type.kind == .date
+          document[on] = .string(date ? String(record.time.prefix(10)) : record.time)
+        }
+      }
       outcome = (record, moved, next?.missing.map { "\($0.step.name) (\($0.more) more \($0.step.role))" } ?? [])
     }
     guard let (record, moved, waiting) = outcome else { throw StoreError.internalError("no approval was signed") }

@@ -1,0 +1,124 @@
+import FormsCore
+import FormsTestSupport
+import FormsYAML
+import Foundation
+import Testing
+
+@testable import FormsStore
+
+/// The signature is the approval: the approval that completes a chain fills in who approved
+/// (the signer's name beside their key in `roles:`) and when (`approvals: fills:`), fields that
+/// no signature covers, so typing them during review voids nothing.
+struct ApprovalFillsTests {
+  static let descriptor = ApprovalTests.descriptor
+    .replacingOccurrences(
+      of: "  changed: {type: datetime, optional: true}\n",
+      with: "  changed: {type: datetime, optional: true}\n  approved_by: {type: string, optional: true}\n"
+        + "  approved_on: {type: date, optional: true}\n"
+    )
+    .replacingOccurrences(of: "  on_change: ON_CHANGE\n", with: "  on_change: refuse\n  fills: FILLS\n")
+
+  func store(_ dir: String, _ people: ApprovalTests.People, fills: String = "{by: approved_by, on: approved_on}")
+    throws -> Store
+  {
+    try writeFile(
+      """
+      formsctl: 1
+      roles:
+        reviewer: ["Rae Reviewer <\(people.reviewer.signer)>"]
+        officer: ["Cory Diaz <\(people.officer.signer)>", "Rae Reviewer <\(people.reviewer.signer)>"]
+
+      """, to: dir + "/formsctl.yaml")
+    try writeFile(
+      Self.descriptor.replacingOccurrences(of: "FILLS", with: fills), to: dir + "/schemas/claim/1.0.0.yaml")
+    var configuration = Store.Configuration()
+    configuration.user = "test"
+    let now = Date(timeIntervalSince1970: TimeInterval(try #require(Instant("2026-11-24T15:30:00Z")).seconds))
+    configuration.now = { now }
+    let store = try Store.open(at: dir, configuration: configuration)
+    try store.create(kind: "claim", assignments: [try Assignment("id=c1"), try Assignment("amount=19.99")])
+    return store
+  }
+
+  @Test func theCompletingApprovalFillsInWhoAndWhen() throws {
+    try withTemporaryDirectory { dir in
+      let people = ApprovalTests.People()
+      let store = try store(dir, people)
+      #expect(store.layout.signerNames[people.officer.signer] == "Cory Diaz")
+      try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
+      try store.approve(kind: "claim", id: "c1", identity: people.reviewer)
+      // Typed during review: free, so the review stands (nothing stale), and replaced at the end.
+      let typed = try store.update(kind: "claim", id: "c1", assignments: [try Assignment("approved_by=someone")])
+      #expect(typed.staleApprovals == nil)
+      #expect(try store.read(kind: "claim", id: "c1").value["approved_on"] == nil, "not before the chain completes")
+      let outcome = try store.approve(kind: "claim", id: "c1", identity: people.officer)
+      #expect(outcome.moved == "approved")
+      let approved = try store.read(kind: "claim", id: "c1").value
+      #expect(approved["approved_by"] == .string("Cory Diaz"))
+      #expect(approved["approved_on"] == .string("2026-11-24"))
+      #expect(try ApprovalTests().validate(store).isEmpty)
+    }
+  }
+
+  @Test func aSignerWithoutANameIsNamedByTheirKey() throws {
+    try withTemporaryDirectory { dir in
+      let people = ApprovalTests.People()
+      let store = try store(dir, people, fills: "{by: approved_by}")
+      let manifest = try readFile(dir + "/formsctl.yaml")
+      try writeFile(
+        manifest.replacingOccurrences(of: "\"Cory Diaz <\(people.officer.signer)>\"", with: "\(people.officer.signer)"),
+        to: dir + "/formsctl.yaml")
+      let reopened = try Store.open(at: dir)
+      try reopened.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
+      try reopened.approve(kind: "claim", id: "c1", identity: people.reviewer)
+      try reopened.approve(kind: "claim", id: "c1", identity: people.officer)
+      let approved = try reopened.read(kind: "claim", id: "c1").value
+      #expect(approved["approved_by"] == .string(people.officer.signer.description))
+      #expect(approved["approved_on"] == nil)
+      _ = store
+    }
+  }
+
+  @Test(arguments: [
+    ("{by: nothing}", "\"nothing\" is not a top-level field"),
+    ("{by: status}", "the workflow's field is moved by approvals, not filled"),
+    ("{by: amount}", "fills: by: \"amount\" is a decimal; it must be a string"),
+    ("{on: amount}", "fills: on: \"amount\" is a decimal; it must be a date or datetime or string"),
+    ("{when: approved_on}", "when"),
+    ("approved_by", "fills takes {by: FIELD, on: FIELD}"),
+  ])
+  func badFillsAreDescriptorErrors(_ fills: String, _ expected: String) throws {
+    let text = Self.descriptor.replacingOccurrences(of: "FILLS", with: fills)
+    let result = DescriptorCompiler.compile(try #require(try YAMLReader().read(Array(text.utf8))), file: "c.yaml") {
+      _ in
+      throw YAMLError(message: "no includes", position: SourcePosition(line: 1, column: 1))
+    }
+    let messages = result.diagnostics.map(\.message)
+    #expect(messages.contains { $0.contains(expected) }, "\(messages)")
+  }
+
+  @Test func aFilledFieldIsFree() throws {
+    let text = Self.descriptor.replacingOccurrences(of: "FILLS", with: "{by: approved_by, on: approved_on}")
+    let result = DescriptorCompiler.compile(try #require(try YAMLReader().read(Array(text.utf8))), file: "c.yaml") {
+      _ in
+      throw YAMLError(message: "no includes", position: SourcePosition(line: 1, column: 1))
+    }
+    #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.message))")
+    let approvals = try #require(result.schema?.approvals)
+    #expect(approvals.free == ["note", "approved_by", "approved_on"])
+    #expect(approvals.fills == Schema.Approvals.Fills(by: "approved_by", on: "approved_on"))
+  }
+
+  @Test(arguments: [
+    ("reviewer: [\"A <KEY>\", \"B <KEY>\"]", "is listed twice"),
+    ("reviewer: [\"A <KEY>\"]\n  officer: [\"B <KEY>\"]", "is named \"A\" and \"B\""),
+    ("reviewer: [\"A\\u0007 <KEY>\"]", "without control characters"),
+    ("reviewer: [\"A <nope>\"]", "nope"),
+  ])
+  func badSignerNamesAreManifestErrors(_ roles: String, _ expected: String) throws {
+    let key = Identity.generate().signer.description
+    let text = "formsctl: 1\nroles:\n  " + roles.replacingOccurrences(of: "KEY", with: key) + "\n"
+    let error = storeError { _ = try StoreLayout.roles(inManifest: Array(text.utf8), shown: "formsctl.yaml") }
+    #expect(error?.description.contains(expected) == true, "\(String(describing: error))")
+  }
+}
