@@ -61,7 +61,8 @@ public struct EditorSetup: Sendable {
 
   /// Writes `<kind>-<version>.schema.json` for every version and `<kind>.schema.json`, which picks
   /// the version by `_schema`, into `directory`; returns the associations.
-  package func exportSchemas(to directory: String, draft: JSONSchemaExporter.Draft) throws(StoreError) -> [Association] {
+  package func exportSchemas(to directory: String, draft: JSONSchemaExporter.Draft) throws(StoreError) -> [Association]
+  {
     // Every file the export replaces, and the directories above it, must be what they seem: a
     // link there would carry the write elsewhere (into a store document, say).
     try FileIO.refuseLinks(FilePath(directory), below: workspacePath)
