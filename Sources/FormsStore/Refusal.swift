@@ -34,6 +34,9 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
   /// (`kind id (state)` each); refused unless asked to reopen them.
   case resealStalesApprovals(operation: String, documents: [String])
   case selfApproval(kind: String, id: String)
+  /// A person's change of signed content that would end a round (the approvals `stale` names),
+  /// made without saying the signatures may go: refused before anything is written.
+  case wouldVoidApprovals(StaleApprovals)
   case alreadySigned(kind: String, id: String, signer: String)
   /// A document with signed approval records cannot be renamed: each signs the id.
   case signedRename(kind: String, id: String, records: Int)
@@ -181,6 +184,8 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
         + "would end (approved ones back to review). Pass --reopen to do it; nothing written"
     case .selfApproval(let kind, let id):
       return "you submitted \(kind) \(id), so you may not approve or reject it (separation of duties)"
+    case .wouldVoidApprovals(let stale):
+      return "this change voids signatures: \(stale); nothing written"
     case .signedRename(let kind, let id, let records):
       return
         "\(kind) \(id) holds \(records) signed approval record(s), and each signs its id; renamed, they would no "

@@ -121,4 +121,48 @@ struct ApprovalFillsTests {
     let error = storeError { _ = try StoreLayout.roles(inManifest: Array(text.utf8), shown: "formsctl.yaml") }
     #expect(error?.description.contains(expected) == true, "\(String(describing: error))")
   }
+
+  @Test func aChangeThatVoidsSignaturesIsToldBeforeItIsWritten() throws {
+    try withTemporaryDirectory { dir in
+      let people = ApprovalTests.People()
+      let store = try store(dir, people)
+      try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
+      let path = dir + "/data/claims/c1.json"
+      let before = try readFile(path)
+      let refused = storeError {
+        _ = try store.update(
+          kind: "claim", id: "c1", assignments: [try Assignment("amount=20.00")], voidingApprovals: false)
+      }
+      guard case .refused(.wouldVoidApprovals(let stale))? = refused else {
+        Issue.record("expected wouldVoidApprovals, got \(String(describing: refused))")
+        return
+      }
+      #expect(stale.id == "c1" && stale.records == 1)
+      #expect(try readFile(path) == before, "nothing written")
+      // A free field voids nothing, and is written.
+      let noted = try store.update(
+        kind: "claim", id: "c1", assignments: [try Assignment("note=ok")], voidingApprovals: false)
+      #expect(noted.staleApprovals == nil)
+      // An edit: refused, its text kept; resumed with voidingApprovals, written.
+      let edited = storeError {
+        _ = try store.edit(kind: "claim", id: "c1", voidingApprovals: false) { file in
+          let text = (try? readFile(file)) ?? ""
+          do { try writeFile(text.replacingOccurrences(of: "19.99", with: "21.00"), to: file) } catch { return 1 }
+          return 0
+        }
+      }
+      guard case .editKept(.refused(.wouldVoidApprovals), let kept, _, _)? = edited else {
+        Issue.record("expected the edit kept, got \(String(describing: edited))")
+        return
+      }
+      #expect(try readFile(path).contains("19.99"))
+      let resumed = try store.edit(kind: "claim", id: "c1", resuming: kept, voidingApprovals: true) { _ in 0 }
+      guard case .saved(let document) = resumed else {
+        Issue.record("expected saved, got \(resumed)")
+        return
+      }
+      #expect(document.staleApprovals?.records == 1)
+      #expect(try readFile(path).contains("21.00"))
+    }
+  }
 }

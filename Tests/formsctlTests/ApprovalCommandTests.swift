@@ -80,8 +80,16 @@ struct ApprovalCommandTests {
     try withTemporaryDirectory { dir in
       let (store, files, form) = try store(dir)
       #expect(try run(["status", "form", form, "in_review"], as: files["pat"], in: store).status == 0)
-      // Anyone changes the submitted content: written, and the stale submission named on stderr.
-      let changed = try run(["set", "form", form, "fields.contract_number=C-2"], in: store)
+      // A change of the submitted content says what it would void, and writes nothing...
+      let file = store + "/data/forms/\(form).json"
+      let before = try readFile(file)
+      let told = try run(["set", "form", form, "fields.contract_number=C-2"], in: store)
+      #expect(told.status == 65, "\(told.stderr)")
+      #expect(told.stderr.contains("this change voids signatures: form \(form): 1 signed record"), "\(told.stderr)")
+      #expect(told.stderr.contains("Pass --void-approvals to write it anyway"), "\(told.stderr)")
+      #expect(try readFile(file) == before)
+      // ... until asked: written, and the stale submission named on stderr.
+      let changed = try run(["set", "form", form, "fields.contract_number=C-2", "--void-approvals"], in: store)
       #expect(changed.status == 0, "\(changed.stderr)")
       #expect(changed.stderr.contains("approvals made stale: form \(form): 1 signed record no longer counts"))
       let approve = try run(["approve", "form", form], as: files["rae"], in: store)

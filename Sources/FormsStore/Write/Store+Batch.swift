@@ -23,9 +23,12 @@ extension Store {
 
   /// `set` on every `kind` document `filters` match, as a person's change to each (workflow,
   /// timestamps, validation), all in one journaled operation with one audit record; with
-  /// `dryRun`, checks everything and writes nothing. Returns the documents as written.
+  /// `dryRun`, checks everything and writes nothing. Returns the documents as written. With
+  /// `voidingApprovals` false, one change that would make approvals stale refuses them all
+  /// (``Refusal/wouldVoidApprovals(_:)``), as for one document.
   public func update(
-    kind: String, matching filters: [FilterExpression], assignments: [Assignment], dryRun: Bool = false
+    kind: String, matching filters: [FilterExpression], assignments: [Assignment], dryRun: Bool = false,
+    voidingApprovals: Bool = true
   )
     throws(StoreError) -> [Document]
   {
@@ -37,7 +40,9 @@ extension Store {
         var document = stored.value
         let schema = try rules.schema(of: stored.value, path: stored.path)
         try assignments.apply(to: &document, schema: schema)
-        written.append(try session.save(document, replacing: stored, kind: kind, source: .person))
+        let saved = try session.save(document, replacing: stored, kind: kind, source: .person)
+        if !voidingApprovals, let stale = saved.staleApprovals { throw StoreError.refused(.wouldVoidApprovals(stale)) }
+        written.append(saved)
       }
       return written
     }

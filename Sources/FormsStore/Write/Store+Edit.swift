@@ -20,9 +20,14 @@ extension Store {
   /// the stored document (and removes it once the edit ends without keeping a newer one). A kept
   /// copy never holds a sensitive value in plain text: a text that parses is kept with those
   /// values sealed again, one that does not is kept sealed whole (`<name>.json.sealed`).
-  public func edit(kind: String, id: String, resuming kept: String? = nil, runEditor: (String) -> Int32)
-    throws(StoreError) -> EditOutcome
-  {
+  ///
+  /// With `voidingApprovals` false, an edit of signed content that would make approvals stale is
+  /// refused before it is written (``Refusal/wouldVoidApprovals(_:)``), its text kept as any
+  /// refused edit's: resumed with `voidingApprovals`, it is written.
+  public func edit(
+    kind: String, id: String, resuming kept: String? = nil, voidingApprovals: Bool = true,
+    runEditor: (String) -> Int32
+  ) throws(StoreError) -> EditOutcome {
     try Journal(layout: layout).requireNone()
     let stored = try read(kind: kind, id: id)
     // The editor shows every opened value: recorded before the copy is written.
@@ -35,7 +40,8 @@ extension Store {
     let outcome: EditOutcome
     do throws(StoreError) {
       outcome = try edit(
-        stored, kind: kind, id: id, presenting: presented, original: original, in: temp, runEditor: runEditor)
+        stored, kind: kind, id: id, presenting: presented, original: original, in: temp,
+        voidingApprovals: voidingApprovals, runEditor: runEditor)
     } catch {
       let text =
         FileIO.entry(FilePath(temp)) == .missing
@@ -120,7 +126,7 @@ extension Store {
 
   private func edit(
     _ stored: Document, kind: String, id: String, presenting text: String, original: String, in temp: String,
-    runEditor: (String) -> Int32
+    voidingApprovals: Bool, runEditor: (String) -> Int32
   ) throws(StoreError) -> EditOutcome {
     // The copy holds the plain text of sensitive values the identity opens: only its owner reads it.
     var writer = AtomicWriter(boundary: layout.rootPath)
@@ -138,8 +144,9 @@ extension Store {
       if body == presented {
         // The stored text, untouched: nothing to do. The person's own text, saved unchanged after
         // it was refused: it is not written, and it is kept (the caller keeps it and says where).
+        // A resumed copy saved as it was is the text they came back to write: it goes on.
         guard presented != original else { return .unchanged }
-        throw StoreError.refused(.editUnchanged(stillInvalid: !header.isEmpty))
+        if !header.isEmpty { throw StoreError.refused(.editUnchanged(stillInvalid: true)) }
       }
       presented = body
       let value: JSONValue
@@ -170,9 +177,10 @@ extension Store {
       }
       // The rules a person's change must follow (workflow, id, immutable fields), checked as the
       // write will check them, so a refusal reopens the editor instead of losing the edit.
+      let stale: StaleApprovals?
       do throws(StoreError) {
-        _ = try write("edit", summary: "edit \(kind) \(id)", dryRun: true) { session throws(StoreError) in
-          try session.prepare(value, replacing: stored, kind: kind, source: .person)
+        stale = try write("edit", summary: "edit \(kind) \(id)", dryRun: true) { session throws(StoreError) in
+          try session.prepare(value, replacing: stored, kind: kind, source: .person).staleApprovals
         }
       } catch {
         if case .invalidDocument(_, let diagnostics) = error {
@@ -183,6 +191,7 @@ extension Store {
         }
         continue
       }
+      if !voidingApprovals, let stale { throw StoreError.refused(.wouldVoidApprovals(stale)) }
       return .saved(try replace(kind: kind, id: id, original: stored.bytes, with: value))
     }
   }

@@ -32,8 +32,15 @@ extension Store {
 
   /// Changes fields of a stored document as a person would: workflow, timestamps, validation.
   @discardableResult
-  public func update(kind: String, id: String, assignments: [Assignment]) throws(StoreError) -> Document {
-    try modify(kind: kind, id: id, operation: "set") { (document, schema) throws(StoreError) in
+  ///
+  /// With `voidingApprovals` false, a change that would make approvals stale (end a submitted
+  /// round; see ``StaleApprovals``) is refused before anything is written
+  /// (``Refusal/wouldVoidApprovals(_:)``): the person is told first, and says so to go on.
+  public func update(kind: String, id: String, assignments: [Assignment], voidingApprovals: Bool = true)
+    throws(StoreError) -> Document
+  {
+    try modify(kind: kind, id: id, operation: "set", voidingApprovals: voidingApprovals) {
+      (document, schema) throws(StoreError) in
       try assignments.apply(to: &document, schema: schema)
     }
   }
@@ -66,7 +73,8 @@ extension Store {
   /// Reads the stored document under the lock, applies `change`, and saves it as a person's change.
   func modify(
     kind: String, id: String, operation: String, expecting original: [UInt8]? = nil, dryRun: Bool = false,
-    details: (() -> JSONObject)? = nil, _ change: (inout JSONValue, Schema) throws(StoreError) -> Void
+    voidingApprovals: Bool = true, details: (() -> JSONObject)? = nil,
+    _ change: (inout JSONValue, Schema) throws(StoreError) -> Void
   ) throws(StoreError) -> Document {
     try write(operation, summary: "\(operation) \(kind) \(id)", dryRun: dryRun) { session throws(StoreError) in
       let stored = try read(kind: kind, id: id)
@@ -76,7 +84,9 @@ extension Store {
       var document = stored.value
       try change(&document, try rules.schema(of: stored.value, path: stored.path))
       if let details { session.details = details() }
-      return try session.save(document, replacing: stored, kind: kind, source: .person)
+      let saved = try session.save(document, replacing: stored, kind: kind, source: .person)
+      if !voidingApprovals, let stale = saved.staleApprovals { throw StoreError.refused(.wouldVoidApprovals(stale)) }
+      return saved
     }
   }
 }

@@ -13,6 +13,8 @@ extension Formsctl {
 
         PATH- removes an optional field or a list element (a required field stays: the result would not be valid). items[+].FIELD=VALUE appends an element to a list; every [+] of one list in one command is the same new element.
 
+        A change of signed content (a document submitted for approval, or an approved one whose descriptor says on_change: reopen) would void the signatures given: its round ends and it must be submitted and signed again. set says so and writes nothing (exit 65), unless --void-approvals says to go on.
+
         With --where instead of an id, every matching document is changed in one journaled operation, all or nothing (one audit record lists them all); each change follows the same rules as for one document. --dry-run lists them and writes nothing. --all selects every document of the kind.
 
         Examples:
@@ -44,6 +46,8 @@ extension Formsctl {
     var filters: [String] = []
     @Flag(help: "Change every document of the kind.") var all = false
     @Flag(help: "With --where: list the documents that would change; write nothing.") var dryRun = false
+    @Flag(help: "Write a change of signed content even though it voids the signatures given (a round ends).")
+    var voidApprovals = false
     @Option(help: "Print the file's path, or the document as JSON.") var format: WriteOutput = .path
 
     func run() throws {
@@ -54,13 +58,14 @@ extension Formsctl {
         if dryRun {
           throw CommandError.usage("--dry-run goes with --where; a single set is checked before it is written anyway")
         }
-        let written = try store.update(kind: kind, id: try store.expand(kind: kind, id: id), assignments: changes)
+        let written = try store.update(
+          kind: kind, id: try store.expand(kind: kind, id: id), assignments: changes, voidingApprovals: voidApprovals)
         warnStale(written.staleApprovals.map { [$0] } ?? [])
         printWritten(written, format: format, store: store)
       case .matching(let filters):
         let written = try store.update(
           kind: kind, matching: try parseFilters(filters, kind: kind, store: store), assignments: changes,
-          dryRun: dryRun)
+          dryRun: dryRun, voidingApprovals: voidApprovals || dryRun)
         warnStale(written.compactMap(\.staleApprovals), dryRun: dryRun)
         printBatch(written, store: store)
       }
