@@ -38,6 +38,10 @@ import Testing
     "Snapshots.create(reason:message:label:only:)",
     "MergeDriver.mergeFiles(base:ours:theirs:path:workTree:preferNewer:)",
     "SchemaRegistry.writeJSONSchemas(to:draft:boundary:)", "EditorSetup.exportSchemas(to:draft:)",
+    // A restore writes back a snapshot's bytes without the document rules, and a pulled snapshot
+    // is trusted when its own manifest matches: together, a crafted snapshot restores anything.
+    // A person restores at the command line (decision 0060); an app does not.
+    "Snapshots.restore(_:paths:dryRun:snapshotFirst:wait:command:)", "Snapshots.pull(from:names:wait:)",
   ]
 
   @Test func anAppReachesNoneOfThePipelinesOwnTools() throws {

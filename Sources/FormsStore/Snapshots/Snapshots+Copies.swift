@@ -140,7 +140,7 @@ extension Snapshots {
   /// Copies the snapshots `place` has and the store lacks (or only `names`) into the store. Each
   /// arrives under a hidden name, is checked against its manifest and made durable, then renamed
   /// into place; one that does not match is removed again and reported.
-  public func pull(from place: Place, names: [String]? = nil, wait: Double) throws(StoreError) -> Transfer {
+  package func pull(from place: Place, names: [String]? = nil, wait: Double) throws(StoreError) -> Transfer {
     try checkPlace(place)
     return try layout.withWriteLock("snapshot pull", wait: wait) { () throws(StoreError) -> Transfer in
       try FileIO.makeDirectories(directory)

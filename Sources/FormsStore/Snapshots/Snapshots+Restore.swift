@@ -86,7 +86,7 @@ extension Snapshots {
   /// through the write path: the lock, a pre-restore snapshot, one journaled step, and one audit
   /// record naming every document restored. Needs no compiled schemas, so a store whose
   /// descriptor is broken can be restored.
-  public func restore(
+  package func restore(
     _ reference: String, paths: [String]? = nil, dryRun: Bool = false, snapshotFirst: Bool = true,
     wait: Double, command: String? = nil
   ) throws(StoreError) -> RestoreOutcome {
