@@ -37,6 +37,12 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
   /// A person's change of signed content that would end a round (the approvals `stale` names),
   /// made without saying the signatures may go: refused before anything is written.
   case wouldVoidApprovals(StaleApprovals)
+  /// A person's move out of a chain's review state while its round is live: the round ends
+  /// without a signed rejection.
+  case leavesReview(kind: String, id: String, from: String, to: String)
+  /// A person's change of a field the completing approval filled in (`fills:`), while the
+  /// document is in the state that approval reached.
+  case filledByApproval(kind: String, id: String, field: String, state: String)
   case alreadySigned(kind: String, id: String, signer: String)
   /// A document with signed approval records cannot be renamed: each signs the id.
   case signedRename(kind: String, id: String, records: Int)
@@ -186,6 +192,11 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
       return "you submitted \(kind) \(id), so you may not approve or reject it (separation of duties)"
     case .wouldVoidApprovals(let stale):
       return "this change voids signatures: \(stale); nothing written"
+    case .leavesReview(let kind, let id, let from, let to):
+      return "\(kind) \(id) is submitted for approval: moving it \(from) → \(to) ends the round without a signed "
+        + "decision (a rejection is signed: formsctl reject); nothing written"
+    case .filledByApproval(let kind, let id, let field, let state):
+      return "\(field) of \(kind) \(id) was filled in by the approval that made it \(state); it is not changed by hand"
     case .signedRename(let kind, let id, let records):
       return
         "\(kind) \(id) holds \(records) signed approval record(s), and each signs its id; renamed, they would no "

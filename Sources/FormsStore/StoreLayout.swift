@@ -188,14 +188,23 @@ public struct StoreLayout: Sendable, Equatable {
         guard let text = item.string, let name = Self.namedKey(text).name,
           let signer = Signer(Self.namedKey(text).key)
         else { continue }
-        if name.count > 100 || name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+        let hidden: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator]
+        if name.count > 100 || name.contains("<") || name.contains(">") || Signer(name) != nil
+          || name.unicodeScalars.contains(where: { hidden.contains($0.properties.generalCategory) })
+        {
           throw StoreError.manifest(
             file: manifest, position: item.position,
-            message: "a signer's name is at most 100 characters, without control characters")
+            message:
+              "a signer's name is at most 100 characters of text: no < or >, no key, no control or format characters")
         }
         if let other = names[signer], other != name {
           throw StoreError.manifest(
             file: manifest, position: item.position, message: "\(signer.short) is named \"\(other)\" and \"\(name)\"")
+        }
+        if let holder = names.first(where: { $0.key != signer && $0.value.lowercased() == name.lowercased() }) {
+          throw StoreError.manifest(
+            file: manifest, position: item.position,
+            message: "\"\(name)\" names both \(holder.key.short) and \(signer.short); each person's name is their own")
         }
         names[signer] = name
       }

@@ -316,6 +316,21 @@ extension DescriptorCompiler {
           return nil
         }
         if name == workflow.field { error("the workflow's field is moved by approvals, not filled", at: item.position) }
+        // Only a field with no other use: filled, it is unsigned, so it must not hold anything a
+        // signature should cover, a rule constrains, or the store stamps.
+        let field = root.fields[name]
+        if field?.optional != true {
+          error("fills: \(key): \"\(name)\" must be optional (it is empty until approved)", at: item.position)
+        }
+        if type.pattern != nil {
+          error("fills: \(key): \"\(name)\" has a pattern; a filled field takes any name or date", at: item.position)
+        }
+        if root.sensitiveFieldNames().contains(name) {
+          error("fills: \(key): \"\(name)\" is sensitive", at: item.position)
+        }
+        if [root.timestamps.created, root.timestamps.updated].contains(name) {
+          error("fills: \(key): \"\(name)\" is a timestamp the store keeps", at: item.position)
+        }
         if !kinds.contains(type.kind) {
           let allowed = kinds.map(\.rawValue).sorted().joined(separator: " or ")
           error("fills: \(key): \"\(name)\" is a \(type.kind.rawValue); it must be a \(allowed)", at: item.position)
@@ -324,6 +339,7 @@ extension DescriptorCompiler {
       }
       let by = field("by", [.string])
       let on = field("on", [.date, .datetime, .string])
+      if let by, by == on { error("fills: by and on name the same field \"\(by)\"", at: node.position) }
       if by != nil || on != nil {
         fills = Schema.Approvals.Fills(by: by, on: on)
         // What the completing approval fills in is not signed: filling it voids nothing.

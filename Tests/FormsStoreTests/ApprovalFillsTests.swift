@@ -86,6 +86,9 @@ struct ApprovalFillsTests {
     ("{on: amount}", "fills: on: \"amount\" is a decimal; it must be a date or datetime or string"),
     ("{when: approved_on}", "when"),
     ("approved_by", "fills takes {by: FIELD, on: FIELD}"),
+    ("{by: note, on: note}", "by and on name the same field \"note\""),
+    ("{on: changed}", "\"changed\" is a timestamp the store keeps"),
+    ("{by: id}", "\"id\" must be optional"),
   ])
   func badFillsAreDescriptorErrors(_ fills: String, _ expected: String) throws {
     let text = Self.descriptor.replacingOccurrences(of: "FILLS", with: fills)
@@ -112,12 +115,20 @@ struct ApprovalFillsTests {
   @Test(arguments: [
     ("reviewer: [\"A <KEY>\", \"B <KEY>\"]", "is listed twice"),
     ("reviewer: [\"A <KEY>\"]\n  officer: [\"B <KEY>\"]", "is named \"A\" and \"B\""),
-    ("reviewer: [\"A\\u0007 <KEY>\"]", "without control characters"),
+    ("reviewer: [\"A\\u0007 <KEY>\"]", "no control or format characters"),
     ("reviewer: [\"A <nope>\"]", "nope"),
+    ("reviewer: [\"Cory <ed25519:AAAA> <KEY>\"]", "no < or >"),
+    ("reviewer: [\"Cory\u{2028}Diaz <KEY>\"]", "no control or format characters"),
+    ("reviewer: [\"Cory\u{202E}Diaz <KEY>\"]", "no control or format characters"),
+    ("reviewer: [\"OTHER <KEY>\"]", "no < or >, no key"),
+    ("reviewer: [\"Rae <KEY>\", \"rae <KEY2>\"]", "names both"),
   ])
   func badSignerNamesAreManifestErrors(_ roles: String, _ expected: String) throws {
     let key = Identity.generate().signer.description
-    let text = "formsctl: 1\nroles:\n  " + roles.replacingOccurrences(of: "KEY", with: key) + "\n"
+    let text = "formsctl: 1\nroles:\n  "
+      + roles.replacingOccurrences(of: "KEY2", with: Identity.generate().signer.description)
+      .replacingOccurrences(of: "KEY", with: key).replacingOccurrences(
+        of: "OTHER", with: Identity.generate().signer.description) + "\n"
     let error = storeError { _ = try StoreLayout.roles(inManifest: Array(text.utf8), shown: "formsctl.yaml") }
     #expect(error?.description.contains(expected) == true, "\(String(describing: error))")
   }
@@ -163,6 +174,48 @@ struct ApprovalFillsTests {
       }
       #expect(document.staleApprovals?.records == 1)
       #expect(try readFile(path).contains("21.00"))
+    }
+  }
+
+  @Test func whatTheApprovalFilledStaysAsItFilledIt() throws {
+    try withTemporaryDirectory { dir in
+      let people = ApprovalTests.People()
+      let store = try store(dir, people)
+      try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
+      try store.approve(kind: "claim", id: "c1", identity: people.reviewer)
+      try store.approve(kind: "claim", id: "c1", identity: people.officer)
+      for assignment in ["approved_by=Rae Reviewer", "approved_on=2020-01-01", "approved_by-"] {
+        let error = storeError { _ = try store.update(kind: "claim", id: "c1", assignments: [try Assignment(assignment)]) }
+        guard case .refused(.filledByApproval(_, _, let field, let state))? = error else {
+          Issue.record("\(assignment): expected filledByApproval, got \(String(describing: error))")
+          continue
+        }
+        #expect(state == "approved" && assignment.hasPrefix(field))
+      }
+      #expect(try store.read(kind: "claim", id: "c1").value["approved_by"] == .string("Cory Diaz"))
+    }
+  }
+
+  @Test func aMoveOutOfReviewOverALiveRoundIsAskedFor() throws {
+    try withTemporaryDirectory { dir in
+      let people = ApprovalTests.People()
+      let store = try store(dir, people)
+      try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
+      try store.approve(kind: "claim", id: "c1", identity: people.reviewer)
+      let moved = storeError {
+        _ = try store.transition(kind: "claim", id: "c1", to: "rejected", voidingApprovals: false)
+      }
+      guard case .refused(.leavesReview(_, _, "in_review", "rejected"))? = moved else {
+        Issue.record("expected leavesReview, got \(String(describing: moved))")
+        return
+      }
+      let set = storeError {
+        _ = try store.update(kind: "claim", id: "c1", assignments: [try Assignment("status=rejected")], voidingApprovals: false)
+      }
+      #expect(set == moved)
+      #expect(try store.read(kind: "claim", id: "c1").value["status"] == .string("in_review"))
+      // Asked for, it moves; a signed rejection never needed asking.
+      #expect(try store.transition(kind: "claim", id: "c1", to: "rejected", voidingApprovals: true).value["status"] == .string("rejected"))
     }
   }
 }

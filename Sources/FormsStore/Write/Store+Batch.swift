@@ -41,7 +41,7 @@ extension Store {
         let schema = try rules.schema(of: stored.value, path: stored.path)
         try assignments.apply(to: &document, schema: schema)
         let saved = try session.save(document, replacing: stored, kind: kind, source: .person)
-        if !voidingApprovals, let stale = saved.staleApprovals { throw StoreError.refused(.wouldVoidApprovals(stale)) }
+        if !voidingApprovals { try refuseVoiding(saved, replacing: stored, kind: kind, id: id) }
         written.append(saved)
       }
       return written

@@ -48,10 +48,14 @@ extension Store {
   /// Moves the workflow field to `state` when the descriptor allows it. A move into the review
   /// state of an approval chain is a submission: `identity` signs it and names the preparer.
   @discardableResult
-  public func transition(kind: String, id: String, to state: String, identity: Identity? = nil) throws(StoreError)
-    -> Document
-  {
-    try modify(kind: kind, id: id, operation: "status") { (document, schema) throws(StoreError) in
+  ///
+  /// With `voidingApprovals` false, a move out of a chain's review state while its round is live
+  /// (it ends the round without a signed rejection) is refused (``Refusal/leavesReview(kind:id:from:to:)``).
+  public func transition(
+    kind: String, id: String, to state: String, identity: Identity? = nil, voidingApprovals: Bool = true
+  ) throws(StoreError) -> Document {
+    try modify(kind: kind, id: id, operation: "status", voidingApprovals: voidingApprovals) {
+      (document, schema) throws(StoreError) in
       guard let workflow = schema.workflow else { throw StoreError.refused(.noWorkflow(kind: kind)) }
       if let record = try submission(document, into: state, schema: schema, kind: kind, id: id, identity: identity) {
         document["_approvals"] = .array((document["_approvals"]?.arrayValue ?? []) + [record.json])
@@ -85,9 +89,23 @@ extension Store {
       try change(&document, try rules.schema(of: stored.value, path: stored.path))
       if let details { session.details = details() }
       let saved = try session.save(document, replacing: stored, kind: kind, source: .person)
-      if !voidingApprovals, let stale = saved.staleApprovals { throw StoreError.refused(.wouldVoidApprovals(stale)) }
+      if !voidingApprovals { try refuseVoiding(saved, replacing: stored, kind: kind, id: id) }
       return saved
     }
+  }
+}
+
+extension Store {
+  /// Refuses what a person's change `saved` would void without being asked: signatures it makes
+  /// stale, or a live round it ends by moving the document out of review.
+  func refuseVoiding(_ saved: Document, replacing stored: Document, kind: String, id: String) throws(StoreError) {
+    if let stale = saved.staleApprovals { throw StoreError.refused(.wouldVoidApprovals(stale)) }
+    let before = DocumentRules.asStored(stored)
+    guard let schema = registry.schema(of: before), let from = schema.workflowState(of: before),
+      let chain = schema.approvals?.reviewing(from), let to = schema.workflowState(of: saved.value), to != from,
+      ApprovalReview(before, schema: schema, kind: kind, id: id, roles: layout.roles).rounds[chain.to]?.isLive == true
+    else { return }
+    throw StoreError.refused(.leavesReview(kind: kind, id: id, from: from, to: to))
   }
 }
 

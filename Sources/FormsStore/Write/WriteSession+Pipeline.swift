@@ -168,6 +168,13 @@ extension WriteSession {
         throw StoreError.refused(.creationState(kind: schema.kind, state: to, allowed: schema.creationStates))
       }
     }
+    // What the completing approval filled in stays as it filled it while the state it reached holds.
+    if let stored, let from, from == to, let approvals = schema.approvals, approvals.guarding(from) != nil,
+      let fills = approvals.fills,
+      let field = [fills.by, fills.on].compactMap({ $0 }).first(where: { stored.value[$0] != document[$0] })
+    {
+      throw StoreError.refused(.filledByApproval(kind: schema.kind, id: id, field: field, state: from))
+    }
     // A move into a chain's review state carries its signed submission (`transition` signs it).
     if let to, to != from, schema.approvals?.reviewing(to) != nil {
       let before = stored?.value["_approvals"]?.arrayValue ?? []
