@@ -125,7 +125,8 @@ struct ApprovalFillsTests {
   ])
   func badSignerNamesAreManifestErrors(_ roles: String, _ expected: String) throws {
     let key = Identity.generate().signer.description
-    let text = "formsctl: 1\nroles:\n  "
+    let text =
+      "formsctl: 1\nroles:\n  "
       + roles.replacingOccurrences(of: "KEY2", with: Identity.generate().signer.description)
       .replacingOccurrences(of: "KEY", with: key).replacingOccurrences(
         of: "OTHER", with: Identity.generate().signer.description) + "\n"
@@ -185,7 +186,9 @@ struct ApprovalFillsTests {
       try store.approve(kind: "claim", id: "c1", identity: people.reviewer)
       try store.approve(kind: "claim", id: "c1", identity: people.officer)
       for assignment in ["approved_by=Rae Reviewer", "approved_on=2020-01-01", "approved_by-"] {
-        let error = storeError { _ = try store.update(kind: "claim", id: "c1", assignments: [try Assignment(assignment)]) }
+        let error = storeError {
+          _ = try store.update(kind: "claim", id: "c1", assignments: [try Assignment(assignment)])
+        }
         guard case .refused(.filledByApproval(_, _, let field, let state))? = error else {
           Issue.record("\(assignment): expected filledByApproval, got \(String(describing: error))")
           continue
@@ -210,12 +213,15 @@ struct ApprovalFillsTests {
         return
       }
       let set = storeError {
-        _ = try store.update(kind: "claim", id: "c1", assignments: [try Assignment("status=rejected")], voidingApprovals: false)
+        _ = try store.update(
+          kind: "claim", id: "c1", assignments: [try Assignment("status=rejected")], voidingApprovals: false)
       }
       #expect(set == moved)
       #expect(try store.read(kind: "claim", id: "c1").value["status"] == .string("in_review"))
       // Asked for, it moves; a signed rejection never needed asking.
-      #expect(try store.transition(kind: "claim", id: "c1", to: "rejected", voidingApprovals: true).value["status"] == .string("rejected"))
+      #expect(
+        try store.transition(kind: "claim", id: "c1", to: "rejected", voidingApprovals: true).value["status"]
+          == .string("rejected"))
     }
   }
 }
