@@ -218,9 +218,14 @@ struct ApprovalFillsTests {
       }
       #expect(set == moved)
       #expect(try store.read(kind: "claim", id: "c1").value["status"] == .string("in_review"))
+      // Into the guarded state over a complete round is what the round was for: not refused.
+      try store.approve(kind: "claim", id: "c1", identity: people.officer)
+      #expect(try store.read(kind: "claim", id: "c1").value["status"] == .string("approved"))
+      try store.create(kind: "claim", assignments: [try Assignment("id=c2"), try Assignment("amount=1.00")])
+      try store.transition(kind: "claim", id: "c2", to: "in_review", identity: people.preparer)
       // Asked for, it moves; a signed rejection never needed asking.
       #expect(
-        try store.transition(kind: "claim", id: "c1", to: "rejected", voidingApprovals: true).value["status"]
+        try store.transition(kind: "claim", id: "c2", to: "rejected", voidingApprovals: true).value["status"]
           == .string("rejected"))
     }
   }

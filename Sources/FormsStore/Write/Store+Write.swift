@@ -97,12 +97,15 @@ extension Store {
 
 extension Store {
   /// Refuses what a person's change `saved` would void without being asked: signatures it makes
-  /// stale, or a live round it ends by moving the document out of review.
+  /// stale, or a live round it ends by moving the document out of review (anywhere but the state
+  /// the chain guards, which only a complete round reaches).
   func refuseVoiding(_ saved: Document, replacing stored: Document, kind: String, id: String) throws(StoreError) {
     if let stale = saved.staleApprovals { throw StoreError.refused(.wouldVoidApprovals(stale)) }
     let before = DocumentRules.asStored(stored)
     guard let schema = registry.schema(of: before), let from = schema.workflowState(of: before),
       let chain = schema.approvals?.reviewing(from), let to = schema.workflowState(of: saved.value), to != from,
+      // Into the state the chain guards is the round's end it was for (allowed only when complete).
+      to != chain.to,
       ApprovalReview(before, schema: schema, kind: kind, id: id, roles: layout.roles).rounds[chain.to]?.isLive == true
     else { return }
     throw StoreError.refused(.leavesReview(kind: kind, id: id, from: from, to: to))
