@@ -38,7 +38,7 @@ public struct AuditRecord: Sendable {
     operation = text("operation")
     command = text("command")
     var unreadable: [JSONValue] = []
-    func entries<Entry>(_ name: String, _ read: (JSONValue) -> Entry?) -> [Entry]? {
+    func entries<Item>(_ name: String, _ read: (JSONValue) -> Item?) -> [Item]? {
       guard case .array(let elements)? = json[name] else { return nil }
       return elements.compactMap { element in
         guard let entry = read(element) else {
