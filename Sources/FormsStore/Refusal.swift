@@ -46,6 +46,16 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
   case alreadySigned(kind: String, id: String, signer: String)
   /// A document with signed approval records cannot be renamed: each signs the id.
   case signedRename(kind: String, id: String, records: Int)
+  /// An attachment the kind does not declare.
+  case noSuchAttachment(kind: String, name: String, declared: [String])
+  /// A file `attach` does not take: too large, of a type the attachment does not allow, a link...
+  case attachmentRefused(file: String, reason: String)
+  /// `detach` or `get --attachment` of an attachment the document does not carry.
+  case notAttached(kind: String, id: String, name: String)
+  /// An attachment file that is not what the document's record says.
+  case attachmentAltered(path: String, problem: String)
+  /// A change of `_attachments` that does not come with its file (made by hand, a feed, a sync).
+  case attachmentsByHand(kind: String, id: String, name: String)
   /// No step the signer may sign now: their roles, and the steps waiting.
   case noStepFor(kind: String, id: String, roles: [String], waiting: [String])
   case unknownStep(step: String, steps: [String])
@@ -197,6 +207,20 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
         + "decision (a rejection is signed: formsctl reject); nothing written"
     case .filledByApproval(let kind, let id, let field, let state):
       return "\(field) of \(kind) \(id) was filled in by the approval that made it \(state); it is not changed by hand"
+    case .noSuchAttachment(let kind, let name, let declared):
+      return declared.isEmpty
+        ? "\(kind) declares no attachments (attachments: in its descriptor)"
+        : "\(kind) declares no attachment \"\(name)\"\(didYouMean(name, among: declared)) (attachments: "
+          + "\(declared.joined(separator: ", ")))"
+    case .attachmentRefused(let file, let reason):
+      return "\(file) cannot be attached: \(reason); nothing written"
+    case .notAttached(let kind, let id, let name):
+      return "\(kind) \(id) has no \(name) attachment"
+    case .attachmentAltered(let path, let problem):
+      return "attachment \(path) is \(problem); formsctl validate lists every such file"
+    case .attachmentsByHand(let kind, let id, let name):
+      return "_attachments of \(kind) \(id) (\(name)) changes only with formsctl attach and detach, which keep the "
+        + "file and its record together; nothing written"
     case .signedRename(let kind, let id, let records):
       return
         "\(kind) \(id) holds \(records) signed approval record(s), and each signs its id; renamed, they would no "

@@ -145,6 +145,12 @@ public final class Store: Sendable {
   /// Reads one document, with its sensitive values opened when the identity can (an envelope
   /// that is broken or was tampered with is refused, naming its place in the file).
   public func read(kind: String, id: String) throws(StoreError) -> Document {
+    let stored = try readStored(kind: kind, id: id)
+    return try openedDocument(stored.value, path: stored.path, bytes: stored.bytes)
+  }
+
+  /// One document as stored, its sealed values left sealed (nothing is opened, so no access is recorded).
+  package func readStored(kind: String, id: String) throws(StoreError) -> Document {
     let path = try path(kind: kind, id: id)
     let bytes: [UInt8]
     do {
@@ -156,8 +162,7 @@ public final class Store: Sendable {
       }
       throw error
     }
-    let value = try Self.parsed(bytes, shown: display(path), remedy: .validate)
-    return try openedDocument(value, path: path, bytes: bytes)
+    return Document(path: path, value: try Self.parsed(bytes, shown: display(path), remedy: .validate), bytes: bytes)
   }
 
   /// A stored file's JSON, or ``StoreError/unreadableDocument(_:_:)`` placing the parse error in

@@ -50,6 +50,26 @@ public struct StoreLayout: Sendable, Equatable {
   /// `.formsctl/edit/`: texts `edit` keeps when a save is refused.
   var editDirectory: FilePath { state / "edit" }
 
+  /// `attachments/`: the files documents carry, beside the data, one folder per document
+  /// (`attachments/<directory>/<id>/<name>.<extension>`), so git and git-lfs see plain files.
+  public var attachmentsDirectory: String { attachmentsPath.string }
+  /// ``attachmentsDirectory`` as a path.
+  package var attachmentsPath: FilePath { rootPath / "attachments" }
+  /// True when the store has an `attachments/` directory; refused when that name is a link or a file.
+  package var hasAttachments: Bool {
+    get throws(StoreError) {
+      switch FileIO.entry(attachmentsPath) {
+      case .missing: return false
+      case .directory: return true
+      default:
+        throw StoreError.wrongFileType(
+          relative(attachmentsDirectory), found: FileIO.describe(attachmentsPath), expected: "a directory")
+      }
+    }
+  }
+  /// The folder of the attachments of the document `id` of a kind kept in `directory`.
+  package func attachmentFolder(directory: String, id: String) -> FilePath { attachmentsPath / directory / id }
+
   /// `templates/`: pre-filled documents, `templates/KIND/NAME.json`.
   public var templatesDirectory: String { templatesPath.string }
   /// ``templatesDirectory`` as a path.

@@ -15,6 +15,7 @@ public struct DescriptorCompiler {
   static let topLevelKeys = [
     "kind", "version", "title", "description", "directory", "id", "timestamps", "include", "fields", "types",
     "relations", "workflow", "rules", "references", "derived", "from", "changes", "order", "editable", "approvals",
+    "attachments",
   ]
   static let changeOps = ["rename", "add", "remove", "map", "move", "convert", "each", "jq"]
 
@@ -103,6 +104,7 @@ public struct DescriptorCompiler {
     let rules = compileRules(root["rules"], rootType)
     let changes = compileChanges(root["changes"])
     let approvals = root["approvals"].flatMap { compileApprovals($0, workflow: workflow, rootType) }
+    let attachments = root["attachments"].map { compileAttachments($0, workflow: workflow, rootType) } ?? []
     if changes != nil && from == nil, let node = root["changes"] {
       error("changes need a `from:` version to start from", at: node.position)
     }
@@ -119,7 +121,7 @@ public struct DescriptorCompiler {
         kind: kind, version: version, title: root["title"]?.string, directory: directory, idField: idField,
         root: rootType, namedTypes: named, relations: relations, workflow: workflow, rules: rules, from: from,
         changes: changes, order: order, editable: editable, references: references, derived: derived,
-        approvals: approvals)
+        approvals: approvals, attachments: attachments)
     }
     // `order:` and `editable:` name field paths, checked against the schema without them.
     let unordered = schema()

@@ -25,7 +25,7 @@ struct Formsctl: ParsableCommand {
       Init.self, New.self, Get.self, ListCommand.self, Watch.self, Diff.self, Stats.self, SetCommand.self, Edit.self,
       Status.self, Approve.self, Reject.self, Inbox.self,
       Remove.self,
-      Move.self,
+      Move.self, Attach.self, Detach.self,
       Validate.self, Fmt.self, Schema.self, Migrate.self, Snapshot.self, Import.self, Log.self, Git.self,
       MergeFile.self, Editor.self, LSP.self, SyncCommand.self, Keygen.self, Keys.self, Recover.self,
     ]

@@ -24,7 +24,17 @@ package struct FileHandleOutput {
   /// (`> /dev/full`, EIO) with an error and exit 74. On stderr there is nowhere left to say it.
   package func writeRaw(_ text: String) {
     var text = text
-    let failure: Int32? = text.withUTF8 { bytes in
+    text.withUTF8 { writeRaw($0) }
+  }
+
+  /// Writes `bytes` as they are (an attachment's content), as `writeRaw` does.
+  package func write(bytes: [UInt8]) {
+    ProgressLine.active.withLock { $0 }?.finish()
+    bytes.withUnsafeBufferPointer { writeRaw($0) }
+  }
+
+  private func writeRaw(_ bytes: UnsafeBufferPointer<UInt8>) {
+    let failure: Int32? = {
       var done = 0
       while done < bytes.count {
         let n = Platform.write(fd, bytes.baseAddress.map { $0 + done }, bytes.count - done)
@@ -33,7 +43,7 @@ package struct FileHandleOutput {
         done += n
       }
       return nil
-    }
+    }()
     guard let failure, fd == 1 else { return }
     if failure == EPIPE {
       signal(SIGPIPE, SIG_DFL)

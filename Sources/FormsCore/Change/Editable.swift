@@ -41,7 +41,8 @@ public struct EditablePath: Sendable, Equatable, CustomStringConvertible {
 extension ChangeRules {
   /// The changes from `old` (nil: a new document) to `new` that the descriptor's `editable:` does
   /// not let people make; none when it has no `editable:`. The id, `_schema` and the timestamps
-  /// formsctl maintains are not people's changes.
+  /// formsctl maintains are not people's changes; `_attachments` is not a field: the descriptor's
+  /// `attachments:` says what people attach (and only `attach` and `detach` change it).
   public static func notEditable(old: JSONValue?, new: JSONValue, schema: Schema) -> [JSONPointer] {
     guard let editable = schema.editable else { return [] }
     let exempt = Set(
@@ -53,7 +54,9 @@ extension ChangeRules {
       changed = (new.objectValue?.keys ?? []).map { JSONPointer.root.appending($0) }
     }
     return changed.filter { pointer in
-      guard let first = pointer.tokens.first, !(pointer.tokens.count == 1 && exempt.contains(first)) else {
+      guard let first = pointer.tokens.first, !(pointer.tokens.count == 1 && exempt.contains(first)),
+        first != "_attachments"
+      else {
         return false
       }
       return !editable.contains { $0.allows(pointer, before: old) }

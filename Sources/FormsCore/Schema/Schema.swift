@@ -36,15 +36,18 @@ public struct Schema: Sendable {
   public let hasSensitiveFields: Bool
   /// The approval chains that guard workflow states (descriptor `approvals:`).
   public let approvals: Approvals?
+  /// The files a document may carry (descriptor `attachments:`), in the order declared.
+  public let attachments: [Attachment]
 
   public init(
     kind: String, version: SemanticVersion, title: String?, directory: String, idField: String, root: SchemaType,
     namedTypes: [String: SchemaType], relations: [Relation], workflow: Workflow?, rules: [Rule],
     from: SemanticVersion?, changes: [JSONValue]?, order: [(path: FilterExpression.Path, descending: Bool)] = [],
     editable: [EditablePath]? = nil, references: [Reference] = [], derived: [Derived] = [],
-    approvals: Approvals? = nil
+    approvals: Approvals? = nil, attachments: [Attachment] = []
   ) {
     self.approvals = approvals
+    self.attachments = attachments
     self.derived = derived
     self.references = references
     self.kind = kind

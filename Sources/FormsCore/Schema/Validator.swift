@@ -35,6 +35,7 @@ public struct Validator: Sendable {
   public func validate(_ document: JSONValue) -> [Finding] {
     var walk = Walk()
     if schema.approvals != nil { walk.reservedRoot.insert("_approvals") }
+    if !schema.attachments.isEmpty { walk.reservedRoot.insert("_attachments") }
     walk.check(document, against: schema.root, parent: nil, isRoot: true)
     var findings = walk.findings
     if findings.isEmpty || !findings.contains(where: { $0.rule == "type" && $0.pointer == .root }) {
@@ -48,6 +49,7 @@ public struct Validator: Sendable {
       }
       findings += referenceFindings(document)
       findings += derivedFindings(document)
+      findings += attachmentFindings(document)
     }
     return findings
   }

@@ -10,13 +10,13 @@ public struct SnapshotManifest: Sendable, Equatable {
     /// The document's `_schema` (for counts), when it is a document.
     public var schema: String?
 
-    /// True for a path a snapshot can hold: `formsctl.yaml`, or under `data/` or `schemas/` with
+    /// True for a path a snapshot can hold: `formsctl.yaml`, or under `data/`, `schemas/` or `attachments/` with
     /// no empty, `.`, `..` or hidden component. A manifest comes from a file a checkout may carry:
     /// any other path would lead a restore out of the store or over formsctl's own files.
     public static func isSafe(_ path: String) -> Bool {
       if path == StoreLayout.manifestName { return true }
       let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-      return parts.count >= 2 && (parts[0] == "data" || parts[0] == "schemas")
+      return parts.count >= 2 && (parts[0] == "data" || parts[0] == "schemas" || parts[0] == "attachments")
         && parts.allSatisfy { !$0.isEmpty && !$0.hasPrefix(".") }
     }
   }

@@ -2,7 +2,7 @@ import FormsCore
 import Foundation
 
 /// A whole-store snapshot, streamed: the store is walked one directory at a time, in the order
-/// the manifest lists it (`data/`, `formsctl.yaml`, `schemas/`; each directory's names sorted by
+/// the manifest lists it (`attachments/`, `data/`, `formsctl.yaml`, `schemas/`; each directory's names sorted by
 /// their bytes, a subdirectory where its name falls), and the previous snapshot's hash cache is
 /// read alongside in the same order. Each block of files is stat'ed and linked on every core,
 /// what changed is read, hashed and copied, and the block's manifest entries and cache lines are
@@ -144,6 +144,8 @@ extension Snapshots {
   func forEachRun(sorted: Bool = true, _ body: (FilePath, String, [String]) throws(StoreError) -> Void)
     throws(StoreError)
   {
+    // `attachments/` sorts before `data/`: the walk keeps the manifest's order.
+    if try layout.hasAttachments { try Self.walkRuns(layout.attachmentsPath, as: "attachments", sorted: sorted, body) }
     try Self.walkRuns(layout.dataPath, as: "data", sorted: sorted, body)
     try body(StoreLayout.manifestPath(root: layout.root).parent, "", [StoreLayout.manifestName])
     if layout.schemasInsideRoot { try Self.walkRuns(layout.schemasPath, as: "schemas", sorted: sorted, body) }

@@ -155,7 +155,9 @@ public struct Snapshots: Sendable {
         (prefix + String(decoding: $0.utf8.dropFirst(skip), as: UTF8.self), $0)
       }
     }
-    var files = try under(layout.dataDirectory, as: "data/")
+    var files =
+      try layout.hasAttachments ? under(layout.attachmentsDirectory, as: "attachments/") : []
+    files += try under(layout.dataDirectory, as: "data/")
     if layout.schemasInsideRoot {
       files += try under(layout.schemasDirectory, as: "schemas/")
     }

@@ -48,7 +48,7 @@ public struct StoreValidator: Sendable {
     self.kindOfDirectory = kindOfDirectory
     var quickChecks: [String: QuickCheck] = [:]
     for versions in registry.schemas.values {
-      for schema in versions.values where !schema.hasSensitiveFields && schema.approvals == nil {
+      for schema in versions.values where !schema.hasSensitiveFields && schema.approvals == nil && schema.attachments.isEmpty {
         let read = [schema.idField] + schema.relations.map(\.field)
         guard read.allSatisfy({ schema.root.fields[$0]?.type.isScalar ?? false }),
           let quick = QuickCheck(schema: schema, capturing: read)
@@ -238,6 +238,7 @@ public struct StoreValidator: Sendable {
       opened.findings
       + Validator(schema: schema).validate(document).aboutSensitive(in: document, schema: schema)
     findings += crossDocumentFindings(document, schema: schema, path: path)
+    findings += AttachmentChecks.findings(document, schema: schema, layout: layout)
     if schema.approvals != nil, let id = document[schema.idField].flatMap(DocumentID.text) {
       findings += ApprovalReview(document, schema: schema, kind: schema.kind, id: id, roles: layout.roles).findings
     }

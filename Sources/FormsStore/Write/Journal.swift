@@ -362,6 +362,7 @@ package struct Journal: Sendable {
     // An index a reader could not finish saving (its temporary); the index itself is checked by its readers.
     try sweep(layout.indexDirectory, recursive: false)
     try sweep(layout.dataPath, recursive: true)
+    if try layout.hasAttachments { try sweep(layout.attachmentsPath, recursive: true) }
     if layout.schemasInsideRoot { try sweep(layout.schemasPath, recursive: true) }
     if FileIO.entry(planPath) == .missing {
       let left = try FileIO.entries(of: directory).count

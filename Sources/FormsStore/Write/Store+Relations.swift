@@ -172,6 +172,7 @@ extension Store {
       document[try rules.schema(of: stored.value, path: stored.path).idField] = .string(newID)
       var plan = ChangePlan()
       let renamed = try session.save(document, replacing: stored, kind: kind, source: .store)
+      try session.moveAttachments(of: try rules.schema(of: stored.value, path: stored.path), from: oldID, to: newID)
       plan.rewrites.append(.init(kind: kind, id: newID, path: renamed.path, reason: "renamed from \(oldID)"))
       plan.deletes.append(.init(kind: kind, id: oldID, path: stored.path, reason: "renamed to \(newID)"))
       var cache: [String: [Document]] = [:]

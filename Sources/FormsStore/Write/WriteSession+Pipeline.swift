@@ -95,6 +95,7 @@ extension WriteSession {
         throw StoreError.refused(.approvalsRewritten(kind: kind, id: id, index: index))
       }
     }
+    try checkAttachments(document, stored: stored, schema: schema, kind: kind, id: id)
     let from = stored.flatMap { schema.workflowState(of: $0.value) }
     var to = schema.workflowState(of: document)
     switch source {
@@ -219,6 +220,7 @@ extension WriteSession {
       stored.path,
       entry: AuditEntry(
         kind: kind, id: id, action: .delete, pointers: [.root], from: schema.workflowState(of: stored.value)))
+    try removeAttachments(of: schema, id: id)
   }
 }
 

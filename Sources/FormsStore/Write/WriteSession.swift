@@ -54,6 +54,8 @@ package final class WriteSession: Sendable {
     var writtenPaths = Set<String>()
     var deletedPaths = Set<String>()
     var staleApprovals: [StaleApprovals] = []
+    /// Attachment files staged, with the record that describes each (see `checkAttachments`).
+    var attachments: [String: AttachmentRecord] = [:]
   }
   private let state: Mutex<State>
 
@@ -121,6 +123,19 @@ package final class WriteSession: Sendable {
       if let entry { state.entries.append(entry) }
     }
   }
+
+  /// Notes that the file staged at `path` is an attachment described by `record`.
+  func noteAttachment(_ record: AttachmentRecord, at path: String) {
+    state.withLock { $0.attachments[path] = record }
+  }
+
+  /// The record of the attachment file staged at `path`, if one is (and not deleted since).
+  func stagedAttachment(at path: String) -> AttachmentRecord? {
+    state.withLock { $0.writtenPaths.contains(path) ? $0.attachments[path] : nil }
+  }
+
+  /// True when this session staged the deletion of `path`.
+  func willDelete(_ path: String) -> Bool { state.withLock { $0.deletedPaths.contains(path) } }
 
   /// True when `path` holds a document once this session commits.
   package func willExist(_ path: String) -> Bool {

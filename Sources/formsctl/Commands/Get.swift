@@ -15,6 +15,9 @@ extension Formsctl {
           formsctl get form 0adc90c4                    # a unique prefix of the id
           formsctl get purchase-order PO-000201 --field items[0].quantity
           formsctl get acquisition ACQ-2026-001 | jq .title
+          formsctl get purchase-order PO-000201 --attachment quote > quote.pdf
+
+        --attachment NAME writes the attachment's file to standard output, after checking it is the file the document's record names (its size and SHA-256); a missing or altered file is refused (exit 65). Binary content is not written to a terminal: redirect it.
         """
     )
     @OptionGroup var options: StoreOptions
@@ -22,9 +25,23 @@ extension Formsctl {
     @Argument(help: "The document's id (or a unique prefix of 4+ characters).", completion: Completions.ids) var id:
       String
     @Option(help: ArgumentHelp("A field path, e.g. status or items[0].quantity.", valueName: "PATH")) var field: String?
+    @Option(help: ArgumentHelp("Write this attachment's file to standard output instead.", valueName: "NAME"))
+    var attachment: String?
+
+    func validate() throws {
+      if field != nil && attachment != nil { throw ValidationError("--field and --attachment: choose one") }
+    }
 
     func run() throws {
       let store = try options.open()
+      if let attachment {
+        let (bytes, record) = try store.attachment(
+          kind: kind, id: try store.expand(kind: kind, id: id), name: attachment)
+        if FileHandleOutput.standardOutput.isTerminal && !record.type.hasPrefix("text/") && record.type != "application/json" {
+          throw CommandError.usage("\(attachment) is \(record.type); redirect it to a file: > \(attachment).\(MediaType.known[record.type]?.extensions.first ?? "bin")")
+        }
+        return FileHandleOutput.standardOutput.write(bytes: bytes)
+      }
       let path = try field.map { field in
         guard let path = FilterExpression.Path(field) else { throw CommandError.usage("\(field): not a field path") }
         return path
