@@ -53,6 +53,13 @@ struct FaultInjectionTests {
     try fixture.store.approve(kind: "claim", id: "c1", identity: people.reviewer)
   }
 
+  /// Order PO-1 with a quote attached.
+  @Sendable static func orderWithQuote(_ fixture: StoreFixture) throws {
+    try fixture.order("PO-1")
+    try fixture.store.attach(
+      kind: "purchase-order", id: "PO-1", name: "quote", bytes: AttachmentTests.pdf, fileName: "quote.pdf")
+  }
+
   static let scenarios: [Scenario] = [
     Scenario(
       name: "get (access record)",
@@ -73,6 +80,26 @@ struct FaultInjectionTests {
     Scenario(
       name: "reject", prepare: reviewedClaim,
       run: { fixture in try fixture.store.reject(kind: "claim", id: "c1", identity: people.officer) }),
+    Scenario(
+      name: "attach (replacing a file of another type)",
+      prepare: { fixture in
+        try orderWithQuote(fixture)
+        try fixture.store.attach(
+          kind: "purchase-order", id: "PO-1", name: "receipt", bytes: AttachmentTests.png, fileName: "scan.png")
+      },
+      run: { fixture in
+        try fixture.store.attach(
+          kind: "purchase-order", id: "PO-1", name: "receipt", bytes: AttachmentTests.pdf, fileName: "r.pdf")
+      }),
+    Scenario(
+      name: "detach", prepare: orderWithQuote,
+      run: { fixture in try fixture.store.detach(kind: "purchase-order", id: "PO-1", name: "quote") }),
+    Scenario(
+      name: "mv with attachments", prepare: orderWithQuote,
+      run: { fixture in _ = try fixture.store.move(kind: "purchase-order", from: "PO-1", to: "PO-9") }),
+    Scenario(
+      name: "rm with attachments", prepare: orderWithQuote,
+      run: { fixture in _ = try fixture.store.delete(kind: "purchase-order", id: "PO-1") }),
     Scenario(
       name: "set", prepare: { try $0.form() },
       run: { fixture in
@@ -243,7 +270,10 @@ struct FaultInjectionTests {
     var out: [String: String] = [:]
     let root = fixture.root
     for path in try FileIO.files(under: FilePath(root), suffix: "") where !path.hasSuffix("/feed.ndjson") {
-      out[String(path.dropFirst(root.count))] = sealedValuesNamed(try readFile(path))
+      // Attachments may be binary: those are compared by their hash.
+      let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+      out[String(path.dropFirst(root.count))] =
+        String(data: bytes, encoding: .utf8).map(sealedValuesNamed) ?? "binary, sha256 \(sha256Hex(Array(bytes)))"
     }
     // The feed's path names the copy, and a migration records how long it took.
     out["history"] = try readFile(AuditLog.path(fixture.store.layout)).replacingOccurrences(of: root, with: "STORE")

@@ -34,10 +34,36 @@ public struct JSONSchemaExporter: Sendable {
 
   public init(draft: Draft) { self.draft = draft }
 
+  /// `_attachments`: an object of the declared names, each `{sha256, size, type}`.
+  func attachmentsSchema(_ attachments: [Schema.Attachment]) -> JSONValue {
+    var named = JSONObject()
+    for attachment in attachments {
+      named[attachment.name] = .object(
+        JSONObject([
+          "type": .string("object"), "additionalProperties": .bool(false),
+          "required": .array(["sha256", "size", "type"].map(JSONValue.string)),
+          "properties": .object(
+            JSONObject([
+              "sha256": .object(JSONObject(["type": .string("string"), "pattern": .string("^[0-9a-f]{64}$")])),
+              "size": .object(
+                JSONObject([
+                  "type": .string("integer"), "minimum": .number(JSONNumber(0)),
+                  "maximum": .number(JSONNumber(attachment.maxSize)),
+                ])),
+              "type": .object(JSONObject(["enum": .array(attachment.types.map(JSONValue.string))])),
+            ])),
+        ]))
+    }
+    return .object(
+      JSONObject(["type": .string("object"), "additionalProperties": .bool(false), "properties": .object(named)]))
+  }
+
   public func export(_ schema: Schema) -> JSONValue {
     var root = objectSchema(schema.root)
     var properties = root["properties"]?.objectValue ?? JSONObject()
     properties["_schema"] = .object(JSONObject(["const": .string(schema.reference)]))
+    if schema.approvals != nil { properties["_approvals"] = .object(JSONObject(["type": .string("array")])) }
+    if !schema.attachments.isEmpty { properties["_attachments"] = attachmentsSchema(schema.attachments) }
     root["properties"] = .object(properties)
     var required = root["required"]?.arrayValue ?? []
     required.insert(.string("_schema"), at: 0)

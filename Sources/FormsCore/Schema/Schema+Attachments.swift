@@ -165,7 +165,7 @@ public enum ByteSize {
 
   /// `20 MB`, `64 MiB`, `1500 bytes`: the largest unit that divides `bytes`.
   public static func describe(_ bytes: Int) -> String {
-    for (unit, factor) in units where factor > 1 && bytes >= factor && bytes % factor == 0 {
+    for (unit, factor) in units.sorted(by: { $0.1 > $1.1 }) where factor > 1 && bytes % factor == 0 && bytes > 0 {
       return "\(bytes / factor) \(unit)"
     }
     return "\(bytes) bytes"
@@ -235,6 +235,11 @@ public enum MediaType {
   public struct Mismatch: Error, Sendable, Equatable {
     public let claimed: String?
     public let found: String
+
+    public init(claimed: String?, found: String) {
+      self.claimed = claimed
+      self.found = found
+    }
   }
 
   /// UTF-8 text without NUL (or an empty file).

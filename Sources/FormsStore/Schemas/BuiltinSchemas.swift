@@ -439,6 +439,13 @@ rules:
   - when: 'preferred_delivery_date exists'
     require: 'preferred_delivery_date >= issue_date'
     message: the preferred delivery date cannot be before the issue date
+attachments:
+  quote:
+    types: [application/pdf]
+    max_size: 20MB
+  receipt:
+    types: [application/pdf, image/png, image/jpeg]
+    max_size: 10MB
 
 """#),
     ("scenario/1.0.0.yaml", #"""
