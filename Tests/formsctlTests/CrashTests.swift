@@ -68,6 +68,14 @@ struct CrashTests {
         try FileManager.default.removeItem(atPath: path + "/data/scenarios/" + file)
       }
     },
+    Scenario(
+      name: "attach",
+      arguments: ["attach", "purchase-order", "PO-000201", "quote", examples + "/papers/quote-PO-000201.pdf"],
+      build: exampleStore),
+    Scenario(name: "rm with attachments", arguments: ["rm", "purchase-order", "PO-000201"]) { path in
+      try exampleStore(path)
+      try run(["attach", "purchase-order", "PO-000201", "quote", examples + "/papers/quote-PO-000201.pdf"], in: path)
+    },
     Scenario(name: "migrate", arguments: ["migrate"]) { path in try itemStore(path, count: 400) },
     Scenario(
       name: "import",
@@ -91,19 +99,23 @@ struct CrashTests {
     static func < (a: Outcome, b: Outcome) -> Bool { a.rawValue < b.rawValue }
   }
 
-  /// The data directory: file path → bytes.
+  /// The data and attachments directories: file path → bytes.
   static func tree(_ root: String) throws -> [String: [UInt8]] {
-    let data = root + "/data"
     var out: [String: [UInt8]] = [:]
-    for path in try FileIO.files(under: FilePath(data), suffix: "") {
-      out[String(path.dropFirst(data.count))] = try? FileIO.read(FilePath(path))
+    for top in ["data", "attachments"] {
+      for path in try FileIO.files(under: FilePath(root + "/" + top), suffix: "") {
+        out[String(path.dropFirst(root.count))] = try? FileIO.read(FilePath(path))
+      }
     }
     return out
   }
 
-  /// Every file under the data directory whose name starts with `.` (staged or temporary files).
+  /// Every file under the data and attachments directories whose name starts with `.` (staged or
+  /// temporary files).
   static func hiddenFiles(_ root: String) -> [String] {
-    (FileManager.default.subpaths(atPath: root + "/data") ?? []).filter { FilePath($0).name.hasPrefix(".") }
+    ["data", "attachments"].flatMap { top in
+      (FileManager.default.subpaths(atPath: root + "/" + top) ?? []).filter { FilePath($0).name.hasPrefix(".") }
+    }
   }
 
   /// Every document of the store at `root` is valid.

@@ -70,6 +70,8 @@ struct HelpTests {
         try copyExampleStore(to: work + "/acquisitions")
         try FileManager.default.copyItem(
           atPath: Formsctl.packageRoot.appendingPathComponent("examples/feeds").path, toPath: work + "/feeds")
+        try FileManager.default.copyItem(
+          atPath: Formsctl.packageRoot.appendingPathComponent("examples/papers").path, toPath: work + "/papers")
         _ = try runShellLines(
           ["git init -q . && git add -A && git -c user.name=T -c user.email=t@example.com commit -qm examples"],
           in: work + "/acquisitions")

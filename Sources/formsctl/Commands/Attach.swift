@@ -12,7 +12,7 @@ extension Formsctl {
         The kind's descriptor declares the attachments a document may carry (attachments: in its descriptor: the media types, max_size, and the workflow states that require one). The file is kept in the store beside the data, at attachments/<directory>/<id>/<name>.<extension>, and named in the document's _attachments with its SHA-256, size and media type, in one journaled write with the document (its updated stamp, validation, the audit record). Attaching again replaces the file. The media type is told from the content and the file's name: a .pdf that is not a PDF, a type the attachment does not allow, a file larger than its max_size, a symbolic link or anything but a regular file is refused (exit 65), nothing written. `formsctl validate` reports a missing, extra or altered file at the document's _attachments; an approval signs the attachments' hashes with the content, so attaching another file voids signatures: refused (exit 65) unless --void-approvals.
 
         Examples:
-          formsctl attach purchase-order PO-000201 quote ../attachments/quote-PO-000201.pdf
+          formsctl attach purchase-order PO-000201 quote ../papers/quote-PO-000201.pdf
           formsctl get purchase-order PO-000201 --attachment quote > quote.pdf
           formsctl detach purchase-order PO-000201 quote
         """
@@ -45,7 +45,7 @@ extension Formsctl {
         Refused (exit 65) when the document's state requires the attachment (required_in: in the descriptor), and, unless --void-approvals, when it voids signatures. A snapshot or git still holds the file.
 
         Examples:
-          formsctl attach purchase-order PO-000201 quote ../attachments/quote-PO-000201.pdf
+          formsctl attach purchase-order PO-000201 quote ../papers/quote-PO-000201.pdf
           formsctl detach purchase-order PO-000201 quote
         """
     )

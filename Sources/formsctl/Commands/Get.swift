@@ -15,6 +15,7 @@ extension Formsctl {
           formsctl get form 0adc90c4                    # a unique prefix of the id
           formsctl get purchase-order PO-000201 --field items[0].quantity
           formsctl get acquisition ACQ-2026-001 | jq .title
+          formsctl attach purchase-order PO-000201 quote ../papers/quote-PO-000201.pdf
           formsctl get purchase-order PO-000201 --attachment quote > quote.pdf
 
         --attachment NAME writes the attachment's file to standard output, after checking it is the file the document's record names (its size and SHA-256); a missing or altered file is refused (exit 65). Binary content is not written to a terminal: redirect it.
