@@ -109,6 +109,21 @@ struct ReadmeTests {
     }
   }
 
+  @Test func theAttachmentsGuideRunsAsShown() throws {
+    let blocks = try Self.blocks(in: "docs/guide/attachments.md", under: "Attachments")
+    #expect(blocks.count == 1)
+    try withTemporaryDirectory { dir in
+      try copyExampleStore(to: dir + "/examples/acquisitions")
+      for folder in ["feeds", "papers"] {
+        try FileManager.default.copyItem(
+          atPath: Formsctl.packageRoot.appendingPathComponent("examples/" + folder).path,
+          toPath: dir + "/examples/" + folder)
+      }
+      #expect(try runShellLines(blocks[0], in: dir + "/examples/acquisitions", environment: ["HOME": dir]) == [])
+      #expect(FileManager.default.fileExists(atPath: dir + "/examples/acquisitions/attachments/purchase-orders/PO-000299/quote.pdf"))
+    }
+  }
+
   @Test func theApprovalsSectionRunsAsShown() throws {
     let blocks = try Self.blocks(in: "docs/guide/approvals.md", under: "Approvals")
     #expect(blocks.count == 1)
@@ -146,6 +161,8 @@ struct ReadmeTests {
           try FileManager.default.copyItem(
             atPath: Formsctl.packageRoot.appendingPathComponent("examples/demo-identity").path,
             toPath: dir + "/examples/demo-identity")
+          try FileManager.default.copyItem(
+            atPath: Formsctl.packageRoot.appendingPathComponent("examples/papers").path, toPath: dir + "/examples/papers")
           #expect(try runShellLines(["git init -q ."], in: dir) == [])
           let fromTop = block.first?.hasPrefix("cd ") == true || block.contains { $0.contains("examples/") }
           let lines = block.map { $0.hasPrefix("formsctl watch ") ? "timeout 2 " + $0 + "; [ $? -eq 124 ]" : $0 }
