@@ -292,3 +292,29 @@ struct MediaTypeTests {
     #expect(ByteSize.parse("0") == nil && ByteSize.parse("-5MB") == nil && ByteSize.describe(64 << 20) == "64 MiB")
   }
 }
+
+extension AttachmentTests {
+  @Test func aDocumentRestoredByNameBringsItsFilesAndOrphansAreReported() throws {
+    try withTemporaryDirectory { dir in
+      let store = try store(dir)
+      try store.attach(kind: "claim", id: "c1", name: "receipt", bytes: Self.pdf, fileName: "r.pdf")
+      let snapshots = Snapshots(layout: store.layout)
+      _ = try snapshots.createManual(message: nil, label: "one", wait: 1)
+      try store.attach(kind: "claim", id: "c1", name: "receipt", bytes: Self.png, fileName: "r.png")
+      let restored = try snapshots.restore(
+        "one", paths: ["data/claims/c1.json"], wait: 1, command: "snapshot restore one data/claims/c1.json")
+      #expect(restored.plan.recreated == ["attachments/claims/c1/receipt.pdf"])
+      #expect(restored.plan.removed == ["attachments/claims/c1/receipt.png"])
+      #expect(try validate(store).isEmpty)
+      // Files of a document that is gone, and a folder no kind keeps: a whole validate names them.
+      try FileManager.default.createDirectory(atPath: dir + "/attachments/claims/c9", withIntermediateDirectories: true)
+      try Data(Self.pdf).write(to: URL(fileURLWithPath: dir + "/attachments/claims/c9/receipt.pdf"))
+      try FileManager.default.createDirectory(atPath: dir + "/attachments/stray", withIntermediateDirectories: true)
+      let whole = try StoreValidation.run(store.layout, .init(workingDirectory: dir, environment: [:]), display: { $0 })
+      let messages = whole.report?.diagnostics.map(\.message) ?? []
+      #expect(messages.contains { $0.hasPrefix("no document claims/c9.json holds these 1 file(s)") })
+      #expect(messages.contains { $0.hasPrefix("no kind that declares attachments keeps its documents in stray/") })
+      #expect(whole.verdict == .invalid)
+    }
+  }
+}

@@ -57,3 +57,37 @@ enum AttachmentChecks {
     return findings
   }
 }
+
+extension AttachmentChecks {
+  /// The attachment folders of documents that do not exist (`attachments/<directory>/<id>/`
+  /// holding files with no `data/<directory>/<id>.json`), and anything under `attachments/` that
+  /// is no kind's folder: one diagnostic each, for a whole-store `validate`.
+  static func orphans(layout: StoreLayout, registry: SchemaRegistry, display: (String) -> String) throws(StoreError)
+    -> [Diagnostic]
+  {
+    guard try layout.hasAttachments else { return [] }
+    let directories = Set(registry.schemas.values.flatMap { $0.values.filter { !$0.attachments.isEmpty }.map(\.directory) })
+    var found: [Diagnostic] = []
+    func orphan(_ path: FilePath, _ message: String) {
+      found.append(
+        Diagnostic(file: display(path.string), position: nil, rule: "attachment-file", message: message))
+    }
+    for (directory, kind) in try FileIO.entries(of: layout.attachmentsPath) {
+      let folder = layout.attachmentsPath / directory
+      guard kind == .directory, directories.contains(directory) else {
+        orphan(folder, "no kind that declares attachments keeps its documents in \(directory)/")
+        continue
+      }
+      for (id, entry) in try FileIO.entries(of: folder) {
+        let files = entry == .directory ? try FileIO.entries(of: folder / id) : [("", entry)]
+        guard !files.isEmpty, !FileIO.exists(FilePath(layout.path(directory: directory, id: id))) else { continue }
+        orphan(
+          folder / id,
+          entry == .directory
+            ? "no document \(directory)/\(id).json holds these \(files.count) file(s); remove them, or restore the document"
+            : "not a document's folder (attachments live in attachments/\(directory)/<id>/)")
+      }
+    }
+    return found
+  }
+}

@@ -24,8 +24,11 @@ extension Snapshots {
       throw StoreError.refused(.snapshotUnsafePath(name: info.name, path: stray, partial: true))
     }
     let covered = manifest.covers.map(Set.init)
+    // A document restored by name brings its attachment folder with it (a partial snapshot covers
+    // documents only, so there its files are left as they are).
+    let scopes = paths.map { $0 + $0.compactMap(Self.attachmentFolder(ofDocument:)) }
     func inScope(_ path: String) -> Bool {
-      (paths?.contains { FilePath($0).contains(FilePath(path)) } ?? true) && (covered?.contains(path) ?? true)
+      (scopes?.contains { FilePath($0).contains(FilePath(path)) } ?? true) && (covered?.contains(path) ?? true)
     }
     let entries = manifest.files.filter { inScope($0.path) }
     let problems = try verify(info, paths: Set(entries.map(\.path)))
@@ -69,6 +72,13 @@ extension Snapshots {
       plan.steps.append(.delete(path: layout.livePath(path)))
     }
     return plan
+  }
+
+  /// `attachments/<directory>/<id>` for a snapshot path `data/<directory>/<id>.json`; nil for any other.
+  static func attachmentFolder(ofDocument path: String) -> String? {
+    let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+    guard parts.count == 3, parts[0] == "data", let id = StoreLayout.id(fromFile: String(parts[2])) else { return nil }
+    return "attachments/\(parts[1])/\(id)"
   }
 
   /// What `restore` did, or in a dry run would do.

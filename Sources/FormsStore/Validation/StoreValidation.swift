@@ -80,7 +80,16 @@ public struct StoreValidation: Sendable {
         ? validator.allFiles() : validator.files(named: request.paths, workingDirectory: request.workingDirectory)
     if let revision = request.changedSince ?? request.against {
       let git = try GitRepository(around: layout.root)
-      let (changed, deleted) = try git.changes(since: revision, under: layout.dataDirectory)
+      var (changed, deleted) = try git.changes(since: revision, under: layout.dataDirectory)
+      // A changed attachment file changes its document: `attachments/<directory>/<id>/...`.
+      let attached = try layout.hasAttachments ? try git.changes(since: revision, under: layout.attachmentsDirectory) : ([], [])
+      for path in attached.0 + attached.1 {
+        guard let parts = layout.attachmentsPath.relative(FilePath(path))?.split(separator: "/"), parts.count >= 2 else {
+          continue
+        }
+        let document = layout.path(directory: String(parts[0]), id: String(parts[1]))
+        if FileIO.exists(FilePath(document)), !changed.contains(document) { changed.append(document) }
+      }
       let touched = (changed + deleted).compactMap(validator.identify)
       let referrers = try validator.referrers(of: touched).filter { !changed.contains($0) }
       if request.changedSince != nil || request.paths.isEmpty {
@@ -92,6 +101,11 @@ public struct StoreValidation: Sendable {
     var report =
       try whole
       ? validator.validateStore(progress: request.progress) : validator.validate(files, progress: request.progress)
+    if whole {
+      let orphans = try AttachmentChecks.orphans(layout: layout, registry: registry, display: display)
+      report.diagnostics += orphans
+      report.invalid += orphans.count
+    }
     if let revision = request.against {
       let git = try GitRepository(around: layout.root)
       report.diagnostics += try RevisionCheck.run(
