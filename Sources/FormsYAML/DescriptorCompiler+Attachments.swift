@@ -36,7 +36,8 @@ extension DescriptorCompiler {
           }
         }
       } else {
-        error("attachment \(name) needs `types:`, a list of media types", at: (pair.value["types"] ?? pair.value).position)
+        error(
+          "attachment \(name) needs `types:`, a list of media types", at: (pair.value["types"] ?? pair.value).position)
       }
       var maxSize = Schema.Attachment.largestSize
       if let node = pair.value["max_size"] {
@@ -53,7 +54,9 @@ extension DescriptorCompiler {
       }
       var requiredIn: [String] = []
       if let node = pair.value["required_in"] {
-        if workflow == nil { error("required_in names workflow states: the descriptor needs a `workflow:`", at: node.position) }
+        if workflow == nil {
+          error("required_in names workflow states: the descriptor needs a `workflow:`", at: node.position)
+        }
         for entry in node.sequence ?? [] {
           guard let state = string(entry, "a state") else { continue }
           if let workflow, let states = root.fields[workflow.field]?.type.values, !states.contains(state) {
@@ -68,4 +71,3 @@ extension DescriptorCompiler {
     return attachments
   }
 }
-

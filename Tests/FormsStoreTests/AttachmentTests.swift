@@ -121,20 +121,22 @@ struct AttachmentTests {
       var forgedEdit = try store.read(kind: "claim", id: "c1").value
       forgedEdit["_attachments"] = .object(
         JSONObject(["receipt": AttachmentRecord(sha256: forged, size: 5, type: "application/pdf").json]))
-      guard case .attachmentsByHand? = refusal({
-        try store.replace(
-          kind: "claim", id: "c1", original: try readBytes(dir + "/data/claims/c1.json"), with: forgedEdit)
-      })
+      guard
+        case .attachmentsByHand? = refusal({
+          try store.replace(
+            kind: "claim", id: "c1", original: try readBytes(dir + "/data/claims/c1.json"), with: forgedEdit)
+        })
       else {
         Issue.record("a forged record was not refused")
         return
       }
       var edited = try store.read(kind: "claim", id: "c1").value
       edited["_attachments"] = nil
-      guard case .attachmentsByHand? = refusal({
-        try store.replace(
-          kind: "claim", id: "c1", original: try readBytes(dir + "/data/claims/c1.json"), with: edited)
-      })
+      guard
+        case .attachmentsByHand? = refusal({
+          try store.replace(
+            kind: "claim", id: "c1", original: try readBytes(dir + "/data/claims/c1.json"), with: edited)
+        })
       else {
         Issue.record("removing the record by hand was not refused")
         return
@@ -157,7 +159,10 @@ struct AttachmentTests {
         try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
         Issue.record("submitted without its receipt")
       } catch StoreError.invalidDocument(_, let diagnostics) {
-        #expect(diagnostics.map(\.message) == ["the receipt attachment is required in in_review (formsctl attach claim ID receipt FILE)"])
+        #expect(
+          diagnostics.map(\.message) == [
+            "the receipt attachment is required in in_review (formsctl attach claim ID receipt FILE)"
+          ])
       }
       try store.attach(kind: "claim", id: "c1", name: "receipt", bytes: Self.pdf, fileName: "r.pdf")
       try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
@@ -174,10 +179,11 @@ struct AttachmentTests {
       try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
       try store.approve(kind: "claim", id: "c1", identity: people.reviewer)
       // Asked first: attaching another file voids the review.
-      guard case .wouldVoidApprovals? = refusal({
-        try store.attach(
-          kind: "claim", id: "c1", name: "receipt", bytes: Self.png, fileName: "r.png", voidingApprovals: false)
-      })
+      guard
+        case .wouldVoidApprovals? = refusal({
+          try store.attach(
+            kind: "claim", id: "c1", name: "receipt", bytes: Self.png, fileName: "r.png", voidingApprovals: false)
+        })
       else {
         Issue.record("not asked before voiding")
         return
@@ -187,7 +193,8 @@ struct AttachmentTests {
       // A file swapped behind formsctl's back: validate names it at the record.
       try store.attach(kind: "claim", id: "c1", name: "notes", bytes: Array("ok\n".utf8), fileName: "n.txt")
       try Data("forged\n".utf8).write(to: URL(fileURLWithPath: dir + "/attachments/claims/c1/notes.txt"))
-      #expect(try validate(store).contains { $0.hasPrefix("attachment-file: ") && $0.contains("is not the file attached") })
+      #expect(
+        try validate(store).contains { $0.hasPrefix("attachment-file: ") && $0.contains("is not the file attached") })
       #expect(refusal { _ = try store.attachment(kind: "claim", id: "c1", name: "notes") } != nil)
     }
   }
@@ -198,7 +205,10 @@ struct AttachmentTests {
       try store.attach(kind: "claim", id: "c1", name: "receipt", bytes: Self.pdf, fileName: "r.pdf")
       let folder = dir + "/attachments/claims/c1"
       try FileManager.default.removeItem(atPath: folder + "/receipt.pdf")
-      #expect(try validate(store) == ["attachment-file: attachments/claims/c1/receipt.pdf is missing (attach it again: formsctl attach)"])
+      #expect(
+        try validate(store) == [
+          "attachment-file: attachments/claims/c1/receipt.pdf is missing (attach it again: formsctl attach)"
+        ])
       try FileManager.default.createSymbolicLink(atPath: folder + "/receipt.pdf", withDestinationPath: "/etc/passwd")
       #expect(try validate(store).first?.contains("is a symbolic link") == true)
       #expect(refusal { _ = try store.attachment(kind: "claim", id: "c1", name: "receipt") } != nil)
@@ -209,7 +219,8 @@ struct AttachmentTests {
       // The kind's folder a link out of the store: nothing is read through it.
       try FileManager.default.removeItem(atPath: dir + "/attachments/claims")
       try FileManager.default.createDirectory(atPath: dir + "/elsewhere/c1", withIntermediateDirectories: true)
-      try FileManager.default.createSymbolicLink(atPath: dir + "/attachments/claims", withDestinationPath: dir + "/elsewhere")
+      try FileManager.default.createSymbolicLink(
+        atPath: dir + "/attachments/claims", withDestinationPath: dir + "/elsewhere")
       #expect(try validate(store).first?.contains("cannot be checked") == true)
       #expect(throws: StoreError.self) {
         try store.attach(kind: "claim", id: "c1", name: "receipt", bytes: Self.pdf, fileName: "r.pdf")
@@ -269,7 +280,8 @@ struct AttachmentTests {
         """, to: dir + "/schemas/note/1.0.0.yaml")
       let messages = try SchemaRegistry.load(directory: dir + "/schemas", display: { $0 }).diagnostics.map(\.message)
       #expect(messages.contains { $0.contains("attachment name \"Scan\" must be a lowercase letter") })
-      #expect(messages.contains { $0.contains("unknown media type \"application/pfd\"; did you mean \"application/pdf\"") })
+      #expect(
+        messages.contains { $0.contains("unknown media type \"application/pfd\"; did you mean \"application/pdf\"") })
       #expect(messages.contains { $0.contains("max_size must be a size such as 20MB") })
       #expect(messages.contains { $0.contains("required_in names workflow states") })
       #expect(messages.contains { $0.contains("unknown key \"size\" in attachment scan") })
@@ -282,11 +294,16 @@ struct MediaTypeTests {
   @Test func theContentAndTheNameMustAgree() {
     #expect(MediaType.detect(AttachmentTests.pdf, name: "q.PDF") == .success("application/pdf"))
     #expect(MediaType.detect(AttachmentTests.pdf, name: "q") == .success("application/pdf"))
-    #expect(MediaType.detect(AttachmentTests.png, name: "q.pdf") == .failure(.init(claimed: "application/pdf", found: "image/png")))
+    #expect(
+      MediaType.detect(AttachmentTests.png, name: "q.pdf")
+        == .failure(.init(claimed: "application/pdf", found: "image/png")))
     #expect(MediaType.detect(Array("a,b\n".utf8), name: "t.csv") == .success("text/csv"))
-    #expect(MediaType.detect([0xFF, 0xFE, 0x00], name: "t.txt") == .failure(.init(claimed: "text/plain", found: "unrecognised data")))
-    #expect(MediaType.detect([0x50, 0x4B, 0x03, 0x04, 1], name: "sheet.xlsx")
-      == .success("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"))
+    #expect(
+      MediaType.detect([0xFF, 0xFE, 0x00], name: "t.txt")
+        == .failure(.init(claimed: "text/plain", found: "unrecognised data")))
+    #expect(
+      MediaType.detect([0x50, 0x4B, 0x03, 0x04, 1], name: "sheet.xlsx")
+        == .success("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"))
     #expect(MediaType.detect([0x50, 0x4B, 0x03, 0x04, 1], name: "x") == .success("application/zip"))
     #expect(ByteSize.parse("20MB") == 20_000_000 && ByteSize.parse("1 KiB") == 1024 && ByteSize.parse("1,000") == nil)
     #expect(ByteSize.parse("0") == nil && ByteSize.parse("-5MB") == nil && ByteSize.describe(64 << 20) == "64 MiB")

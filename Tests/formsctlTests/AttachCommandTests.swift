@@ -22,7 +22,9 @@ struct AttachCommandTests {
       try writeFile("%PDF-1.4 forged\n", to: store + "/attachments/purchase-orders/PO-000201/quote.pdf")
       let invalid = try Formsctl.run(["validate"], in: store)
       #expect(invalid.status == 1)
-      #expect(invalid.stdout.contains("data/purchase-orders/PO-000201.json:3:") && invalid.stdout.contains("[attachment-file]"))
+      #expect(
+        invalid.stdout.contains("data/purchase-orders/PO-000201.json:3:")
+          && invalid.stdout.contains("[attachment-file]"))
       let refused = try Formsctl.run(["get", "purchase-order", "PO-000201", "--attachment", "quote"], in: store)
       #expect(refused.status == 65 && refused.stdout.isEmpty && refused.stderr.contains("is not the file attached"))
       // Attaching again accepts the file; detaching removes it.
@@ -44,8 +46,14 @@ struct AttachCommandTests {
       try FileManager.default.createSymbolicLink(atPath: dir + "/link.pdf", withDestinationPath: Self.quote)
       let cases: [([String], Int32, String)] = [
         (["attach", "purchase-order", "PO-000201", "quote", dir + "/notes.pdf"], 65, "its name says application/pdf"),
-        (["attach", "purchase-order", "PO-000201", "quote", dir + "/big.txt"], 65, "text/plain; quote may be application/pdf"),
-        (["attach", "purchase-order", "PO-000201", "quote", dir + "/link.pdf"], 65, "a symbolic link, not a regular file"),
+        (
+          ["attach", "purchase-order", "PO-000201", "quote", dir + "/big.txt"], 65,
+          "text/plain; quote may be application/pdf"
+        ),
+        (
+          ["attach", "purchase-order", "PO-000201", "quote", dir + "/link.pdf"], 65,
+          "a symbolic link, not a regular file"
+        ),
         (["attach", "purchase-order", "PO-000201", "quote", dir + "/missing.pdf"], 66, "missing.pdf"),
         (["attach", "purchase-order", "PO-000201", "../quote", Self.quote], 65, "declares no attachment \"../quote\""),
         (["attach", "purchase-order", "../PO-000201", "quote", Self.quote], 65, "id"),

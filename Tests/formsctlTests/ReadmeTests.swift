@@ -120,7 +120,9 @@ struct ReadmeTests {
           toPath: dir + "/examples/" + folder)
       }
       #expect(try runShellLines(blocks[0], in: dir + "/examples/acquisitions", environment: ["HOME": dir]) == [])
-      #expect(FileManager.default.fileExists(atPath: dir + "/examples/acquisitions/attachments/purchase-orders/PO-000299/quote.pdf"))
+      #expect(
+        FileManager.default.fileExists(
+          atPath: dir + "/examples/acquisitions/attachments/purchase-orders/PO-000299/quote.pdf"))
     }
   }
 
@@ -162,7 +164,8 @@ struct ReadmeTests {
             atPath: Formsctl.packageRoot.appendingPathComponent("examples/demo-identity").path,
             toPath: dir + "/examples/demo-identity")
           try FileManager.default.copyItem(
-            atPath: Formsctl.packageRoot.appendingPathComponent("examples/papers").path, toPath: dir + "/examples/papers")
+            atPath: Formsctl.packageRoot.appendingPathComponent("examples/papers").path,
+            toPath: dir + "/examples/papers")
           #expect(try runShellLines(["git init -q ."], in: dir) == [])
           let fromTop = block.first?.hasPrefix("cd ") == true || block.contains { $0.contains("examples/") }
           let lines = block.map { $0.hasPrefix("formsctl watch ") ? "timeout 2 " + $0 + "; [ $? -eq 124 ]" : $0 }

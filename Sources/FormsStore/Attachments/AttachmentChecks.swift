@@ -40,7 +40,8 @@ enum AttachmentChecks {
               finding(
                 pointer,
                 "\(shown(name)) is not the file attached: \(bytes.count) bytes, SHA-256 \(sha256Hex(bytes).prefix(12))…, "
-                  + "the record says \(record.size) bytes, \(record.sha256.prefix(12))… (attach it again to accept it)"))
+                  + "the record says \(record.size) bytes, \(record.sha256.prefix(12))… (attach it again to accept it)")
+            )
           }
         } catch {
           findings.append(finding(pointer, "\(shown(name)) cannot be read: \(error.description)"))
@@ -66,7 +67,8 @@ extension AttachmentChecks {
     -> [Diagnostic]
   {
     guard try layout.hasAttachments else { return [] }
-    let directories = Set(registry.schemas.values.flatMap { $0.values.filter { !$0.attachments.isEmpty }.map(\.directory) })
+    let directories = Set(
+      registry.schemas.values.flatMap { $0.values.filter { !$0.attachments.isEmpty }.map(\.directory) })
     var found: [Diagnostic] = []
     func orphan(_ path: FilePath, _ message: String) {
       found.append(

@@ -18,7 +18,8 @@ extension Store {
       case .fileTooLarge(_, let size, _):
         throw StoreError.refused(
           .attachmentRefused(
-            file: file, reason: "\(size) bytes, more than \(name)'s max_size of \(ByteSize.describe(declared.maxSize))"))
+            file: file, reason: "\(size) bytes, more than \(name)'s max_size of \(ByteSize.describe(declared.maxSize))")
+        )
       case .wrongFileType(_, let found, _):
         throw StoreError.refused(.attachmentRefused(file: file, reason: "\(found), not a regular file"))
       default: throw error
@@ -61,7 +62,8 @@ extension Store {
       }
       guard declared.types.contains(type) else {
         throw StoreError.refused(
-          .attachmentRefused(file: fileName, reason: "\(type); \(name) may be \(declared.types.joined(separator: ", "))"))
+          .attachmentRefused(
+            file: fileName, reason: "\(type); \(name) may be \(declared.types.joined(separator: ", "))"))
       }
       let record = AttachmentRecord(sha256: sha256Hex(bytes), size: bytes.count, type: type)
       let folder = try attachmentFolder(schema: schema, id: id)
@@ -130,14 +132,16 @@ extension Store {
       case .fileNotFound:
         throw StoreError.refused(.attachmentAltered(path: display(path.string), problem: "missing"))
       case .wrongFileType(_, let found, _):
-        throw StoreError.refused(.attachmentAltered(path: display(path.string), problem: "\(found), not a regular file"))
+        throw StoreError.refused(
+          .attachmentAltered(path: display(path.string), problem: "\(found), not a regular file"))
       default: throw error
       }
     }
     if bytes.count != record.size || sha256Hex(bytes) != record.sha256 {
       throw StoreError.refused(
         .attachmentAltered(
-          path: display(path.string), problem: "not the file attached (\(bytes.count) bytes; the record says "
+          path: display(path.string),
+          problem: "not the file attached (\(bytes.count) bytes; the record says "
             + "\(record.size) and a different SHA-256)"))
     }
     return (bytes, record)

@@ -82,9 +82,11 @@ public struct StoreValidation: Sendable {
       let git = try GitRepository(around: layout.root)
       var (changed, deleted) = try git.changes(since: revision, under: layout.dataDirectory)
       // A changed attachment file changes its document: `attachments/<directory>/<id>/...`.
-      let attached = try layout.hasAttachments ? try git.changes(since: revision, under: layout.attachmentsDirectory) : ([], [])
+      let attached =
+        try layout.hasAttachments ? try git.changes(since: revision, under: layout.attachmentsDirectory) : ([], [])
       for path in attached.0 + attached.1 {
-        guard let parts = layout.attachmentsPath.relative(FilePath(path))?.split(separator: "/"), parts.count >= 2 else {
+        guard let parts = layout.attachmentsPath.relative(FilePath(path))?.split(separator: "/"), parts.count >= 2
+        else {
           continue
         }
         let document = layout.path(directory: String(parts[0]), id: String(parts[1]))

@@ -48,7 +48,8 @@ public struct StoreValidator: Sendable {
     self.kindOfDirectory = kindOfDirectory
     var quickChecks: [String: QuickCheck] = [:]
     for versions in registry.schemas.values {
-      for schema in versions.values where !schema.hasSensitiveFields && schema.approvals == nil && schema.attachments.isEmpty {
+      for schema in versions.values
+      where !schema.hasSensitiveFields && schema.approvals == nil && schema.attachments.isEmpty {
         let read = [schema.idField] + schema.relations.map(\.field)
         guard read.allSatisfy({ schema.root.fields[$0]?.type.isScalar ?? false }),
           let quick = QuickCheck(schema: schema, capturing: read)

@@ -38,8 +38,12 @@ extension Formsctl {
       if let attachment {
         let (bytes, record) = try store.attachment(
           kind: kind, id: try store.expand(kind: kind, id: id), name: attachment)
-        if FileHandleOutput.standardOutput.isTerminal && !record.type.hasPrefix("text/") && record.type != "application/json" {
-          throw CommandError.usage("\(attachment) is \(record.type); redirect it to a file: > \(attachment).\(MediaType.known[record.type]?.extensions.first ?? "bin")")
+        if FileHandleOutput.standardOutput.isTerminal && !record.type.hasPrefix("text/")
+          && record.type != "application/json"
+        {
+          throw CommandError.usage(
+            "\(attachment) is \(record.type); redirect it to a file: > \(attachment).\(MediaType.known[record.type]?.extensions.first ?? "bin")"
+          )
         }
         return FileHandleOutput.standardOutput.write(bytes: bytes)
       }
