@@ -56,6 +56,8 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
   case attachmentAltered(path: String, problem: String)
   /// A change of `_attachments` that does not come with its file (made by hand, a feed, a sync).
   case attachmentsByHand(kind: String, id: String, name: String)
+  /// A signature over attachment records whose files are not what the records say.
+  case unsignableAttachments(kind: String, id: String, problem: String)
   /// No step the signer may sign now: their roles, and the steps waiting.
   case noStepFor(kind: String, id: String, roles: [String], waiting: [String])
   case unknownStep(step: String, steps: [String])
@@ -218,6 +220,8 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
       return "\(kind) \(id) has no \(name) attachment"
     case .attachmentAltered(let path, let problem):
       return "attachment \(path) is \(problem); formsctl validate lists every such file"
+    case .unsignableAttachments(let kind, let id, let problem):
+      return "\(kind) \(id) is not signed while its attachments are not the files attached: \(problem); nothing written"
     case .attachmentsByHand(let kind, let id, let name):
       return "_attachments of \(kind) \(id) (\(name)) changes only with formsctl attach and detach, which keep the "
         + "file and its record together; nothing written"

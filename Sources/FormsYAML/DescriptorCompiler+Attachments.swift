@@ -41,7 +41,7 @@ extension DescriptorCompiler {
       }
       var maxSize = Schema.Attachment.largestSize
       if let node = pair.value["max_size"] {
-        if let text = node.string, let size = ByteSize.parse(text) {
+        if let text = node.scalar?.text, let size = ByteSize.parse(text) {
           if size > Schema.Attachment.largestSize {
             error(
               "max_size \(text) is more than formsctl keeps in a store (\(ByteSize.describe(Schema.Attachment.largestSize)))",

@@ -335,3 +335,116 @@ extension AttachmentTests {
     }
   }
 }
+
+/// What the hostile pass on attachments found (h9), each held to here.
+extension AttachmentTests {
+  @Test func aPrunedDocumentsFilesComeBackWithThePreImportSnapshot() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try StoreFixture(dir + "/store")
+      try fixture.order("PO-1")
+      try fixture.order("PO-2")
+      try fixture.store.attach(kind: "purchase-order", id: "PO-2", name: "quote", bytes: Self.pdf, fileName: "q.pdf")
+      try writeFile(
+        #"{"purchase_order_number": "PO-1", "issue_date": "2026-11-01T09:00:00Z", "last_updated": "2026-11-20T09:00:00Z", "items": []}"#
+          + "\n", to: dir + "/feed.ndjson")
+      let report = try Importer(store: fixture.store).run(
+        .init(kind: "purchase-order", feed: dir + "/feed.ndjson", prune: true, maxPrune: .count(1)))
+      #expect(!FileManager.default.fileExists(atPath: dir + "/store/attachments/purchase-orders/PO-2/quote.pdf"))
+      let snapshot = try #require(report.snapshot)
+      _ = try fixture.snapshots().restore(snapshot, wait: 1, command: "snapshot restore")
+      #expect(try readBytes(dir + "/store/attachments/purchase-orders/PO-2/quote.pdf") == Self.pdf)
+      #expect(try validate(fixture.store).isEmpty)
+    }
+  }
+
+  @Test func aKindsDirectoryRestoredBringsItsAttachments() throws {
+    try withTemporaryDirectory { dir in
+      let store = try store(dir)
+      try store.attach(kind: "claim", id: "c1", name: "receipt", bytes: Self.pdf, fileName: "r.pdf")
+      let snapshots = Snapshots(layout: store.layout)
+      _ = try snapshots.createManual(message: nil, label: "one", wait: 1)
+      try Data(Self.pdf + [10]).write(to: URL(fileURLWithPath: dir + "/attachments/claims/c1/receipt.pdf"))
+      let restored = try snapshots.restore("one", paths: ["data/claims"], wait: 1, command: "snapshot restore")
+      #expect(restored.plan.rewritten == ["attachments/claims/c1/receipt.pdf"])
+      #expect(try validate(store).isEmpty)
+    }
+  }
+
+  @Test func noSignatureIsGivenOverAFileThatIsNotTheOneAttached() throws {
+    try withTemporaryDirectory { dir in
+      let people = ApprovalTests.People()
+      let store = try store(dir, people)
+      try store.attach(kind: "claim", id: "c1", name: "receipt", bytes: Self.pdf, fileName: "r.pdf")
+      let path = dir + "/attachments/claims/c1/receipt.pdf"
+      try Data(Self.pdf + Array("what the reviewer sees".utf8)).write(to: URL(fileURLWithPath: path))
+      guard
+        case .unsignableAttachments? = refusal({
+          try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
+        })
+      else {
+        Issue.record("submitted over a swapped file")
+        return
+      }
+      try Data(Self.pdf).write(to: URL(fileURLWithPath: path))
+      try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
+      try Data(Self.pdf + [10]).write(to: URL(fileURLWithPath: path))
+      guard
+        case .unsignableAttachments? = refusal({ try store.approve(kind: "claim", id: "c1", identity: people.reviewer) }
+        )
+      else {
+        Issue.record("approved over a swapped file")
+        return
+      }
+    }
+  }
+
+  @Test func aFileThatSaysItIsEmptyIsReadToItsEnd() throws {
+    try withTemporaryDirectory { dir in
+      let store = try store(dir)
+      // /proc files report size 0: read to the end, they are what they hold (or refused).
+      let saved = try store.attach(kind: "claim", id: "c1", name: "notes", file: "/proc/self/comm")
+      let record = try #require(saved.value["_attachments"]?["notes"].flatMap(AttachmentRecord.init))
+      #expect(record.size > 0)
+      #expect(refusal { try store.attach(kind: "claim", id: "c1", name: "receipt", file: "/proc/self/maps") } != nil)
+    }
+  }
+
+  @Test func aRecordWhoseTypeTheContentContradictsIsFound() throws {
+    try withTemporaryDirectory { dir in
+      let store = try store(dir)
+      try store.attach(kind: "claim", id: "c1", name: "receipt", bytes: Self.pdf, fileName: "r.pdf")
+      // By hand: the record says PNG, the file is renamed, the content is still a PDF.
+      let documentPath = dir + "/data/claims/c1.json"
+      try writeFile(
+        try readFile(documentPath).replacingOccurrences(of: "application/pdf", with: "image/png"), to: documentPath)
+      try FileManager.default.moveItem(
+        atPath: dir + "/attachments/claims/c1/receipt.pdf", toPath: dir + "/attachments/claims/c1/receipt.png")
+      #expect(try validate(store).contains { $0.contains("holds application/pdf, not the image/png its record says") })
+      #expect(refusal { _ = try store.attachment(kind: "claim", id: "c1", name: "receipt") } != nil)
+    }
+  }
+
+  @Test func mvDoesNotAdoptFilesLeftInTheNewIdsFolder() throws {
+    try withTemporaryDirectory { dir in
+      let store = try store(dir)
+      try store.attach(kind: "claim", id: "c1", name: "receipt", bytes: Self.pdf, fileName: "r.pdf")
+      try FileManager.default.createDirectory(atPath: dir + "/attachments/claims/c2", withIntermediateDirectories: true)
+      try Data(Self.png).write(to: URL(fileURLWithPath: dir + "/attachments/claims/c2/receipt.pdf"))
+      #expect(refusal { _ = try store.move(kind: "claim", from: "c1", to: "c2") } != nil)
+      #expect(try readBytes(dir + "/attachments/claims/c2/receipt.pdf") == Self.png)
+      #expect(try readBytes(dir + "/attachments/claims/c1/receipt.pdf") == Self.pdf)
+    }
+  }
+
+  @Test func aMaxSizeInBytesMayBeAPlainNumber() throws {
+    try withTemporaryDirectory { dir in
+      try writeFile("formsctl: 1\n", to: dir + "/formsctl.yaml")
+      try writeFile(
+        "kind: note\nversion: 1.0.0\nfields:\n  id: string\nattachments:\n  scan: {types: [application/pdf], max_size: 100}\n",
+        to: dir + "/schemas/note/1.0.0.yaml")
+      let registry = try SchemaRegistry.load(directory: dir + "/schemas", display: { $0 })
+      #expect(registry.diagnostics.isEmpty)
+      #expect(registry.latest("note")?.attachment("scan")?.maxSize == 100)
+    }
+  }
+}

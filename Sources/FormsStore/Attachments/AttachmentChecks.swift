@@ -42,6 +42,11 @@ enum AttachmentChecks {
                 "\(shown(name)) is not the file attached: \(bytes.count) bytes, SHA-256 \(sha256Hex(bytes).prefix(12))…, "
                   + "the record says \(record.size) bytes, \(record.sha256.prefix(12))… (attach it again to accept it)")
             )
+          } else if case .failure(let mismatch) = MediaType.detect(bytes, name: name),
+            mismatch.claimed == record.type
+          {
+            findings.append(
+              finding(pointer, "\(shown(name)) holds \(mismatch.found), not the \(record.type) its record says"))
           }
         } catch {
           findings.append(finding(pointer, "\(shown(name)) cannot be read: \(error.description)"))

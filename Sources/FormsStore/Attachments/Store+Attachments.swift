@@ -12,7 +12,7 @@ extension Store {
     let path = FilePath(file)
     let bytes: [UInt8]
     do {
-      bytes = try FileIO.read(path, limit: declared.maxSize, followLinks: false)
+      bytes = try FileIO.read(path, limit: declared.maxSize, followLinks: false, toEnd: true)
     } catch {
       switch error {
       case .fileTooLarge(_, let size, _):
@@ -144,6 +144,10 @@ extension Store {
           problem: "not the file attached (\(bytes.count) bytes; the record says "
             + "\(record.size) and a different SHA-256)"))
     }
+    if case .failure(let mismatch) = MediaType.detect(bytes, name: path.name), mismatch.claimed == record.type {
+      throw StoreError.refused(
+        .attachmentAltered(path: display(path.string), problem: "\(mismatch.found), not the \(record.type) recorded"))
+    }
     return (bytes, record)
   }
 
@@ -216,6 +220,20 @@ extension WriteSession {
     }
   }
 
+  /// Refuses a signature (a submission, an approval, a rejection) over `_attachments` records whose
+  /// files are not what they say: a signature covers the hashes, so the files signed must be the
+  /// files people see.
+  func verifyAttachmentsBeforeSigning(
+    _ document: JSONValue, stored: Store.Document?, schema: Schema, kind: String, id: String
+  ) throws(StoreError) {
+    guard !schema.attachments.isEmpty, document["_attachments"] != nil,
+      (document["_approvals"]?.arrayValue?.count ?? 0) > (stored?.value["_approvals"]?.arrayValue?.count ?? 0)
+    else { return }
+    if let problem = AttachmentChecks.findings(document, schema: schema, layout: layout).first {
+      throw StoreError.refused(.unsignableAttachments(kind: kind, id: id, problem: problem.message))
+    }
+  }
+
   /// Stages the deletion of every file in the attachment folder of a document being removed.
   func removeAttachments(of schema: Schema, id: String) throws(StoreError) {
     let folder = try layout.checkedAttachmentFolder(directory: schema.directory, id: id)
@@ -228,6 +246,12 @@ extension WriteSession {
   func moveAttachments(of schema: Schema, from oldID: String, to newID: String) throws(StoreError) {
     let from = try layout.checkedAttachmentFolder(directory: schema.directory, id: oldID)
     let to = try layout.checkedAttachmentFolder(directory: schema.directory, id: newID)
+    if let stray = try FileIO.entries(of: to).first {
+      throw StoreError.refused(
+        .attachmentRefused(
+          file: layout.relative((to / stray.name).string),
+          reason: "the folder of \(newID) already holds files no document names; move or remove them first"))
+    }
     for (entry, kind) in try FileIO.entries(of: from) where kind != .directory {
       let bytes = try FileIO.read(from / entry, limit: Schema.Attachment.largestSize, followLinks: false)
       try stage(bytes, to: (to / entry).string, entry: nil)

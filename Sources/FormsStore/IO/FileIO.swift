@@ -10,8 +10,12 @@ package enum FileIO {
   /// `followLinks: false` refuses a symbolic link too (documents and formsctl's own files).
   /// With `directory`, a path inside it is opened relative to its open descriptor, so the kernel
   /// resolves one name per file rather than the whole path (reading a hundred thousand files).
+  ///
+  /// With `toEnd`, it reads on past the size `fstat` gave until the end of the file (a file in
+  /// `/proc` says it is empty; one being appended to grows), still refused beyond `limit`.
   package static func read(
-    _ path: FilePath, limit: Int = maxFileSize, followLinks: Bool = true, in directory: Directory? = nil
+    _ path: FilePath, limit: Int = maxFileSize, followLinks: Bool = true, in directory: Directory? = nil,
+    toEnd: Bool = false
   )
     throws(StoreError) -> [UInt8]
   {
@@ -38,7 +42,18 @@ package enum FileIO {
       total += n
     }
     if total < size { bytes.removeLast(size - total) }
-    return bytes
+    guard toEnd, total == size else { return bytes }
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+      let n = chunk.withUnsafeMutableBytes { POSIX.read(fd, $0.baseAddress, $0.count, path: path) }
+      if n < 0 {
+        if errno == EINTR { continue }
+        throw StoreError.io(path.string, operation: "read", errno: Errno(errno))
+      }
+      if n == 0 { return bytes }
+      bytes += chunk[..<n]
+      if bytes.count > limit { throw StoreError.fileTooLarge(path.string, size: bytes.count, limit: limit) }
+    }
   }
 
   /// A file a directory listing just named as a regular file (a bulk scan such as `list`), read

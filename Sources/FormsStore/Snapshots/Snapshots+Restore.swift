@@ -20,7 +20,9 @@ extension Snapshots {
       throw StoreError.refused(.snapshotWithoutManifest(name: info.name))
     }
     // A partial snapshot speaks only for the documents it covers; the rest of the store is left alone.
-    if let stray = manifest.covers?.first(where: { !$0.hasPrefix("data/") || !SnapshotManifest.Entry.isSafe($0) }) {
+    if let stray = manifest.covers?.first(where: {
+      !($0.hasPrefix("data/") || $0.hasPrefix("attachments/")) || !SnapshotManifest.Entry.isSafe($0)
+    }) {
       throw StoreError.refused(.snapshotUnsafePath(name: info.name, path: stray, partial: true))
     }
     let covered = manifest.covers.map(Set.init)
@@ -74,11 +76,18 @@ extension Snapshots {
     return plan
   }
 
-  /// `attachments/<directory>/<id>` for a snapshot path `data/<directory>/<id>.json`; nil for any other.
+  /// The attachments a restore of the snapshot path `path` takes with it: `attachments/<directory>/<id>`
+  /// for `data/<directory>/<id>.json`, `attachments/<directory>` for `data/<directory>`,
+  /// `attachments` for `data`; nil for any other.
   static func attachmentFolder(ofDocument path: String) -> String? {
     let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-    guard parts.count == 3, parts[0] == "data", let id = StoreLayout.id(fromFile: String(parts[2])) else { return nil }
-    return "attachments/\(parts[1])/\(id)"
+    guard parts.first == "data" else { return nil }
+    switch parts.count {
+    case 1: return "attachments"
+    case 2: return "attachments/\(parts[1])"
+    case 3: return StoreLayout.id(fromFile: String(parts[2])).map { "attachments/\(parts[1])/\($0)" }
+    default: return nil
+    }
   }
 
   /// What `restore` did, or in a dry run would do.

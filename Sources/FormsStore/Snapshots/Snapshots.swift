@@ -214,7 +214,10 @@ public struct Snapshots: Sendable {
     do throws(StoreError) {
       try FileIO.makeDirectories(temporary)
       if let documents {
-        let covers = try Set(documents.map { path throws(StoreError) in try relativeDocumentPath(path) }).sorted()
+        var paths = try Set(documents.map { path throws(StoreError) in try relativeDocumentPath(path) })
+        // A document's attachment files are part of it: the snapshot holds them too.
+        for document in documents { paths.formUnion(try attachmentFiles(ofDocument: document)) }
+        let covers = paths.sorted()
         let manifest = SnapshotManifest(
           name: name, time: time, reason: reason, message: message, label: label,
           files: try copy(covers.map { ($0, layout.livePath($0)) }, into: temporary), covers: covers)
@@ -310,6 +313,18 @@ public struct Snapshots: Sendable {
     guard fd >= 0 else { throw StoreError.io(path.string, operation: "create", errno: Errno(errno)) }
     defer { close(fd) }
     try writeAll(fd, bytes, path: path)
+  }
+
+  /// The files of the attachment folder of the live document at `path`, as a snapshot names them
+  /// (`attachments/<directory>/<id>/<name>`).
+  func attachmentFiles(ofDocument path: String) throws(StoreError) -> [String] {
+    let file = FilePath(path)
+    guard let id = StoreLayout.id(fromFile: path), DocumentID.isValid(id) else { return [] }
+    let directory = file.parent.name
+    let folder = try layout.checkedAttachmentFolder(directory: directory, id: id)
+    return try FileIO.entries(of: folder).filter { $0.kind == .file }.map {
+      "attachments/\(directory)/\(id)/\($0.name)"
+    }
   }
 
   /// `data/...` for a live document path; anything else is not a document a partial snapshot takes.

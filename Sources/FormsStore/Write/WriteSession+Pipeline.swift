@@ -96,6 +96,7 @@ extension WriteSession {
       }
     }
     try checkAttachments(document, stored: stored, schema: schema, kind: kind, id: id)
+    try verifyAttachmentsBeforeSigning(document, stored: stored, schema: schema, kind: kind, id: id)
     let from = stored.flatMap { schema.workflowState(of: $0.value) }
     var to = schema.workflowState(of: document)
     switch source {
