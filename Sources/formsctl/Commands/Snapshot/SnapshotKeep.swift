@@ -13,7 +13,8 @@ extension Formsctl.Snapshot {
         A kept snapshot is shown as kept by snapshot list and is never removed by snapshot prune or by the pruning after a command takes a snapshot. snapshot create --keep marks the snapshot it takes; keep_labels: under snapshots: in formsctl.yaml keeps every snapshot whose label matches. After --off the policy decides again, at the next prune.
 
         Examples:
-          formsctl snapshot create --label before-audit && formsctl snapshot keep before-audit
+          formsctl snapshot create --label before-audit
+          formsctl snapshot keep before-audit
           formsctl snapshot keep --off before-audit
         """)
     @OptionGroup var options: StoreOptions
