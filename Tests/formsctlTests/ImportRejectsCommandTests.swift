@@ -178,4 +178,36 @@ struct ImportRejectsCommandTests {
       #expect(try FileManager.default.contentsOfDirectory(atPath: store + "/data/purchase-orders").count == ids.count)
     }
   }
+
+  /// `import --dry-run` estimates as `migrate --dry-run` does, in its words and from its estimator.
+  @Test func aDryRunEstimatesSpaceAndTimeAsMigrateDoes() throws {
+    try withTemporaryDirectory { dir in
+      let (store, env) = try SnapshotCommandTests.exampleStore(dir)
+      let text = try Formsctl.run(
+        ["import", "purchase-order", ImportCommandTests.feed, "--map", ImportCommandTests.map, "--dry-run"],
+        in: store, environment: env)
+      #expect(text.status == 0, "\(text.stderr)")
+      let line = text.stdout.split(separator: "\n").first { $0.hasPrefix("would write ") }.map(String.init) ?? ""
+      #expect(
+        line.range(
+          of:
+            #"^would write 6 documents \([0-9.]+ kB\): needs about [0-9.]+ [kM]B free, .+ free here; about [0-9]+ s$"#,
+          options: .regularExpression) != nil, "\(text.stdout)")
+      let json = try Formsctl.run(
+        [
+          "import", "purchase-order", ImportCommandTests.feed, "--map", ImportCommandTests.map, "--dry-run", "--format",
+          "json",
+        ], in: store, environment: env)
+      let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+      let estimate = report?["estimate"] as? [String: Any]
+      #expect(estimate?["documents"] as? Int == 6)
+      #expect(
+        (estimate?["bytes"] as? Int ?? 0) > 0 && (estimate?["needed"] as? Int ?? 0) > (estimate?["bytes"] as? Int ?? 0))
+      // Nothing to write: no estimate.
+      try writeFile("", to: dir + "/empty.ndjson")
+      let again = try Formsctl.run(
+        ["import", "purchase-order", dir + "/empty.ndjson", "--dry-run"], in: store, environment: env)
+      #expect(!again.stdout.contains("would write"))
+    }
+  }
 }
