@@ -85,4 +85,22 @@ struct ImportRejectsTests {
       #expect(!FileManager.default.fileExists(atPath: dir + "/store/data/purchase-orders/PO-3.json"))
     }
   }
+
+  @Test func aSensitiveValueOfARefusedRecordIsNotWrittenToTheRejectsFile() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try ImporterTests.fixture(dir + "/store")
+      try writeFile(
+        #"{"id": "ACQ-2026-002", "title": "Desks", "agency": "GSA", "status": "lost", "contracting_officer": "J. Alvarez", "last_modified_date": "2026-11-20T09:00:00Z", "created_date": "2026-11-20T09:00:00Z"}"#
+          + "\n", to: dir + "/acquisitions.ndjson")
+      var request = Importer.Request(kind: "acquisition", feed: dir + "/acquisitions.ndjson", snapshot: false)
+      request.skipInvalid = true
+      request.rejects = dir + "/rejects.ndjson"
+      let report = try Importer(store: fixture.store).run(request)
+      #expect(report.rejected.map(\.id) == ["ACQ-2026-002"])
+      #expect(report.rejected[0].record?["contracting_officer"] == ImportRejects.withheldValue)
+      #expect(report.rejected[0].record?["title"] == .string("Desks"))
+      let written = try readFile(dir + "/rejects.ndjson")
+      #expect(!written.contains("Alvarez") && written.contains("withheld"), "\(written)")
+    }
+  }
 }

@@ -14,9 +14,11 @@ public enum ImportRejects {
     public var line: Int
     /// Its id, when the record names a valid one.
     public var id: String?
-    /// The record as the feed gave it (before `--map`); nil when it does not parse.
+    /// The record as the feed gave it (before `--map`), with the values of sensitive fields
+    /// withheld (`ImportRejects.withheld`); nil when it does not parse.
     public var record: JSONValue?
-    /// The line as the feed gave it, when it does not parse as JSON.
+    /// The line as the feed gave it, when it does not parse as JSON (withheld for a kind with
+    /// sensitive fields: which part is one cannot be told).
     public var text: String?
     /// Why it was refused: validate's diagnostics (pointer, rule, message), positioned in the feed.
     public var diagnostics: [Diagnostic]
@@ -40,19 +42,19 @@ public enum ImportRejects {
     let feed: [(line: Int, value: JSONValue)]
     let file: String
     let kind: String
-    let idField: String
+    let schema: Schema
     /// The lines that do not parse (they stand in `feed` as their text).
     let unparsed: Set<Int>
     private(set) var failures: [Diagnostic] = []
     private var order: [Int] = []
     private var byNumber: [Int: Record] = [:]
 
-    init(feed: [(line: Int, value: JSONValue)], file: String, kind: String, idField: String, unparsed: Set<Int>) {
+    init(feed: [(line: Int, value: JSONValue)], file: String, kind: String, schema: Schema, unparsed: Set<Int>) {
       self.feed = feed
       self.unparsed = unparsed
       self.file = file
       self.kind = kind
-      self.idField = idField
+      self.schema = schema
     }
 
     /// Refuses record `number` (0-based) with `message` (the import's one-line form) and, when the
@@ -79,8 +81,10 @@ public enum ImportRejects {
       let parsed = !unparsed.contains(line)
       byNumber[number] = Record(
         kind: kind, index: number + 1, line: line,
-        id: id ?? given[idField].flatMap(DocumentID.text).flatMap { DocumentID.isValid($0) ? $0 : nil },
-        record: parsed ? given : nil, text: parsed ? nil : given.stringValue, diagnostics: [diagnostic])
+        id: id ?? given[schema.idField].flatMap(DocumentID.text).flatMap { DocumentID.isValid($0) ? $0 : nil },
+        record: parsed ? ImportRejects.withheld(given, schema: schema) : nil,
+        text: parsed ? nil : schema.hasSensitiveFields ? ImportRejects.withheldValue.stringValue : given.stringValue,
+        diagnostics: [diagnostic])
     }
 
     var isEmpty: Bool { order.isEmpty }
@@ -90,6 +94,35 @@ public enum ImportRejects {
     var ids: [String] { records.compactMap(\.id) }
     /// The number (0-based) of the first refused record without an id.
     var firstWithoutID: Int? { records.first { $0.id == nil }.map { $0.index - 1 } }
+  }
+
+  /// What stands for a sensitive value in a rejects file.
+  public static let withheldValue = JSONValue.string("(withheld: a sensitive value; see the feed's line)")
+
+  /// `record` with each value of a sensitive field replaced by `withheldValue`: formsctl never
+  /// writes a sensitive value in plain text (design §12), and the line names where it is.
+  public static func withheld(_ record: JSONValue, schema: Schema) -> JSONValue {
+    guard schema.hasSensitiveFields else { return record }
+    var out = record
+    for pointer in schema.root.sensitiveLocations(in: record) { out = replacing(out, at: pointer.tokens[...]) }
+    return out
+  }
+
+  /// `value` with what is at `tokens` replaced by `withheldValue`.
+  static func replacing(_ value: JSONValue, at tokens: ArraySlice<String>) -> JSONValue {
+    guard let first = tokens.first else { return withheldValue }
+    switch value {
+    case .object(var object):
+      guard let inner = object[first] else { return value }
+      object[first] = replacing(inner, at: tokens.dropFirst())
+      return .object(object)
+    case .array(var elements):
+      guard let index = Int(first), elements.indices.contains(index) else { return value }
+      elements[index] = replacing(elements[index], at: tokens.dropFirst())
+      return .array(elements)
+    default:
+      return value
+    }
   }
 
   /// Checks, before any work, that `path` may take the rejects file: its directory exists, it is

@@ -239,7 +239,7 @@ public struct Importer: Sendable {
     }
     // Problems of one record, by its number: the import's failures, or with --skip-invalid its rejects.
     var refusals = ImportRejects.Collector(
-      feed: feed, file: shown, kind: request.kind, idField: schema.idField,
+      feed: feed, file: shown, kind: request.kind, schema: schema,
       unparsed: Set(unparsed.keys))
     func refuse(_ number: Int, _ message: String) { refusals.add(number, message) }
     let accepted = check(
