@@ -61,6 +61,7 @@ extension SyncCommand {
         Examples:
           formsctl sync
           formsctl sync --push --max-delete 10
+          formsctl sync --rejects ../sync-rejects.ndjson
         """)
     @OptionGroup package var options: StoreOptions
     @OptionGroup package var database: DatabaseOptions
@@ -71,6 +72,11 @@ extension SyncCommand {
     @Flag(help: "Reject a row whose workflow move the workflow does not list (else applied with a warning).")
     package var strictWorkflow = false
     @Option(help: "Output: table, json, ndjson or csv.") package var format: ReportFormat = .table
+    @Option(
+      help: ArgumentHelp(
+        "After the run, write every row that waits rejected here, one JSON line each (as import --rejects).",
+        valueName: "FILE"))
+    package var rejects: String?
 
     package func validate() throws {
       if pull && push { throw ValidationError("--pull and --push exclude each other (without either, sync does both)") }
@@ -101,7 +107,7 @@ extension SyncCommand {
       commandName: "status",
       abstract: "Each document's sync state: synced, local-changed, remote-changed, conflict or rejected.",
       discussion: """
-        Read from the store alone (what the last sync found); `formsctl list KIND --where '_sync == "conflict"'` selects the same way.
+        Read from the store alone (what the last sync found); `formsctl list KIND --where '_sync == "conflict"'` selects the same way. Exit 1 when a conflict or a rejected row waits, as sync's own.
 
         Examples:
           formsctl sync status

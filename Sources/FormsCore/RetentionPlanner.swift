@@ -6,6 +6,9 @@
 /// partial snapshot (the documents an import was about to change) cannot stand for the store, so
 /// it is kept while it is younger than `keepWithin` (or when it is the newest of all), and never
 /// takes the place of a whole one.
+///
+/// A snapshot a person marked (`kept`), or whose label matches `keepLabels`, is always kept; a
+/// kept whole-store snapshot still fills its week's slot (it is there for that week anyway).
 public enum RetentionPlanner {
   /// One snapshot's name and time (seconds since 1970, UTC), and whether it holds the whole store.
   public struct Snapshot: Sendable, Equatable {
@@ -13,10 +16,16 @@ public enum RetentionPlanner {
     public let time: Int64
     /// False for a partial snapshot (it covers some documents only).
     public let whole: Bool
-    public init(name: String, time: Int64, whole: Bool = true) {
+    /// True when a person marked it to keep (`snapshot create --keep`, `snapshot keep`).
+    public let kept: Bool
+    /// Its label, for `keepLabels`.
+    public let label: String?
+    public init(name: String, time: Int64, whole: Bool = true, kept: Bool = false, label: String? = nil) {
       self.name = name
       self.time = time
       self.whole = whole
+      self.kept = kept
+      self.label = label
     }
   }
 
@@ -34,7 +43,8 @@ public enum RetentionPlanner {
 
   /// Decisions, newest first; snapshots with the same time keep their given order (oldest first).
   public static func decide(
-    _ snapshots: [Snapshot], now: Int64, keepWithin: Int, keepWeeklyWithin: Int, keepLast: Int = 0
+    _ snapshots: [Snapshot], now: Int64, keepWithin: Int, keepWeeklyWithin: Int, keepLast: Int = 0,
+    keepLabels: [String] = []
   ) -> [Decision] {
     let newestFirst = snapshots.enumerated().sorted { ($0.element.time, $0.offset) > ($1.element.time, $1.offset) }.map(
       \.element)
@@ -49,7 +59,11 @@ public enum RetentionPlanner {
       let wholeRank = snapshot.whole ? wholeSeen : nil
       if snapshot.whole { wholeSeen += 1 }
       let decision: (Bool, String)
-      if index == 0 {
+      if snapshot.kept {
+        decision = (true, "kept (marked by a person)")
+      } else if let label = snapshot.label, let pattern = keepLabels.first(where: { matches(label, pattern: $0) }) {
+        decision = (true, "kept (label \(label) matches keep_labels \(pattern))")
+      } else if index == 0 {
         decision = (true, "newest")
       } else if wholeRank == 0 {
         decision = (true, "newest whole-store snapshot")
@@ -69,6 +83,23 @@ public enum RetentionPlanner {
       decisions.append(Decision(name: snapshot.name, keep: decision.0, reason: decision.1))
     }
     return decisions
+  }
+
+  /// True when `label` is `pattern`, where each `*` of the pattern stands for any text (none too).
+  public static func matches(_ label: String, pattern: String) -> Bool {
+    let parts = pattern.split(separator: "*", omittingEmptySubsequences: false).map(String.init)
+    guard parts.count > 1 else { return label == pattern }
+    guard label.hasPrefix(parts[0]), label.dropFirst(parts[0].count).hasSuffix(parts[parts.count - 1]) else {
+      return false
+    }
+    // The middle parts in order, each as early as it occurs (greedy is right for `*` alone).
+    var rest = Array(label.dropFirst(parts[0].count).dropLast(parts[parts.count - 1].count))
+    for middle in parts.dropFirst().dropLast() where !middle.isEmpty {
+      let wanted = Array(middle)
+      guard let start = rest.indices.first(where: { rest[$0...].starts(with: wanted) }) else { return false }
+      rest = Array(rest[(start + wanted.count)...])
+    }
+    return true
   }
 
   /// `2026-W45`: the ISO 8601 week (weeks start on Monday; week 1 holds the year's first Thursday).

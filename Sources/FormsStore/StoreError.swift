@@ -57,6 +57,9 @@ public enum StoreError: FormsError, Equatable {
   case storeGone(String)
   /// Copying snapshots to or from `place` failed (rsync's first line of complaint).
   case transferFailed(place: String, message: String)
+  /// A report an unattended run must leave (`import --rejects FILE`) cannot be written at `path`
+  /// (exit 74); nothing was imported.
+  case reportNotWritten(path: String, cause: String)
   /// A bug: the message says what went wrong.
   case internalError(String)
 
@@ -69,7 +72,7 @@ public enum StoreError: FormsError, Equatable {
       // A path that is not what the store's layout needs is bad input; anything else the system
       // returned (a full disk, EIO, a permission denied) is an I/O error, never a bug.
       return [ENOTDIR, EISDIR, ELOOP, ENAMETOOLONG].contains(code.rawValue) ? .badInput : .ioError
-    case .insufficientSpace, .watchLimit, .storeGone, .transferFailed: return .ioError
+    case .insufficientSpace, .watchLimit, .storeGone, .transferFailed, .reportNotWritten: return .ioError
     case .locked, .recoveryNeeded, .unfinished, .rollBackFailed: return .tryAgain
     case .unverifiable: return .badInput
     case .assignment(let problem): return problem.kind
@@ -162,6 +165,8 @@ public enum StoreError: FormsError, Equatable {
         candidates.prefix(10).joined(separator: ", ")
         + (candidates.count > 10 ? ", … (\(candidates.count) in all)" : "")
       return "\"\(prefix)\" starts \(candidates.count) \(kind) ids: \(shown); type more of it"
+    case .reportNotWritten(let path, let cause):
+      return "\(path): cannot write the rejects file: \(cause); nothing imported"
     case .internalError(let message):
       return "internal error (a bug in formsctl): \(message)"
     case .storeExists(let path):

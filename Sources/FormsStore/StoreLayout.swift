@@ -419,6 +419,9 @@ public struct RetentionPolicy: Sendable, Equatable {
   /// Whether every command that takes a snapshot applies the policy afterwards (`auto_prune`,
   /// true unless the manifest says false).
   public var autoPrune: Bool
+  /// Labels whose snapshots the policy never removes (`keep_labels:`): a label, or a pattern
+  /// with `*` (`release-*`); see `RetentionPlanner.matches`.
+  public var keepLabels: [String] = []
 
   /// 7 days, then weekly until 30 days, applied after every snapshot.
   public static let `default` = RetentionPolicy(keepWithin: 7 * 86400, keepWeeklyWithin: 30 * 86400)
@@ -442,9 +445,14 @@ public struct RetentionPolicy: Sendable, Equatable {
     }
     for pair in pairs {
       let key = pair.key.scalar?.text
-      guard ["keep_within", "keep_weekly_within", "auto_prune"].contains(key) else {
+      guard ["keep_within", "keep_weekly_within", "auto_prune", "keep_labels"].contains(key) else {
         throw ParseError(
-          position: pair.key.position, message: "unknown key; expected keep_within, keep_weekly_within or auto_prune")
+          position: pair.key.position,
+          message: "unknown key; expected keep_within, keep_weekly_within, auto_prune or keep_labels")
+      }
+      if key == "keep_labels" {
+        keepLabels = try Self.labels(pair.value)
+        continue
       }
       if key == "auto_prune" {
         switch pair.value.scalar?.text {
@@ -459,6 +467,24 @@ public struct RetentionPolicy: Sendable, Equatable {
       }
       if key == "keep_within" { keepWithin = seconds } else { keepWeeklyWithin = seconds }
     }
+  }
+
+  /// `keep_labels:`: one label or pattern, or a list of them; each as `snapshot create --label`
+  /// takes a label, with `*` allowed.
+  static func labels(_ node: YAMLNode) throws(ParseError) -> [String] {
+    let items = node.sequence ?? [node]
+    var out: [String] = []
+    for item in items {
+      guard let text = item.scalar?.text, !text.isEmpty,
+        DocumentID.isValid(String(text.map { $0 == "*" ? "x" : $0 }))
+      else {
+        throw ParseError(
+          position: item.position,
+          message: "keep_labels is a label or a list of labels (letters, digits, . _ - and * for any text)")
+      }
+      out.append(text)
+    }
+    return out
   }
 
   /// The longest duration accepted: 100 years (nothing overflows when added to a time).

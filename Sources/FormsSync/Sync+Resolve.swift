@@ -80,6 +80,40 @@ extension Sync {
     return Entry(kind: kind, id: id, action: "resolved", detail: "\(resolution)")
   }
 
+  /// The rows that wait rejected by the store (with the database synced last), one JSON value
+  /// each in the shape of `import --skip-invalid`'s rejects: `{kind, id, status, revision,
+  /// diagnostics}` (`revision`: the database row's, which the refusal is about). What
+  /// `sync --rejects FILE` writes, and `sync status` exits 1 for.
+  public static func rejects(_ store: Store) throws(StoreError) -> [JSONValue] {
+    guard let state = try SyncState.latest(store.layout) else { return [] }
+    var out: [JSONValue] = []
+    for kind in store.registry.kinds {
+      let known = try state.records(kind: kind)
+      let files = try localHashes(kind, in: store, records: known)
+      for id in known.keys.sorted() {
+        guard let record = known[id], SyncState.status(of: record, sha256: files[id]?.sha256) == .rejected else {
+          continue
+        }
+        let file: String
+        do throws(StoreError) {
+          file = store.display(try store.path(kind: kind, id: id))
+        } catch {
+          file = "\(kind) \(id)"
+        }
+        let diagnostic = Diagnostic(
+          file: file, position: nil, rule: "sync", message: record.problem ?? "refused by the store")
+        out.append(
+          .object(
+            JSONObject([
+              "kind": .string(kind), "id": .string(id), "status": .string("rejected"),
+              "revision": record.remoteRevision.map { .number(JSONNumber(Int($0))) } ?? .null,
+              "diagnostics": .array([DiagnosticPrinter.json(diagnostic)]),
+            ])))
+      }
+    }
+    return out
+  }
+
   /// Every document's sync state with the database synced last (read from the store alone):
   /// records `{kind, id, status, last_synced, problem}`, and a table of the same. Documents
   /// never synced show as local-changed.

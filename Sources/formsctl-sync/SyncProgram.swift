@@ -27,11 +27,22 @@ struct SyncProgram: ParsableCommand {
   @Sendable static func perform(_ command: any ParsableCommand) throws {
     switch command {
     case let command as SyncCommand.Run:
-      var sync = try command.database.sync(try command.options.open())
+      let store = try command.options.open()
+      if let rejects = command.rejects { try ImportRejects.check(rejects, layout: store.layout) }
+      var sync = try command.database.sync(store)
       sync.strictWorkflow = command.strictWorkflow
       let entries = try sync.run(
         command.pull ? .pull : command.push ? .push : .both, maxDelete: command.maxDelete)
       render(Sync.report(entries), as: command.format)
+      if let rejects = command.rejects {
+        // After the run: its rows are in; the rejected ones also wait in the state, so a file
+        // that cannot be written (74) loses nothing.
+        let lines = try Sync.rejects(store)
+        try ImportRejects.write(lines: lines, to: rejects, layout: store.layout)
+        if !lines.isEmpty {
+          printWarning("\(plural(lines.count, "rejected row")) waiting; they are listed in \(rejects)")
+        }
+      }
       // Rejected rows and conflicts left from earlier runs count as much as new ones.
       if entries.contains(where: \.isProblem) { throw ExitStatus.problems }
     case let command as SyncCommand.Init:
@@ -39,7 +50,10 @@ struct SyncProgram: ParsableCommand {
         printOut("view \(command.database.schema).\(view)")
       }
     case let command as SyncCommand.Status:
-      render(try Sync.status(try command.options.open()), as: command.format)
+      let report = try Sync.status(try command.options.open())
+      render(report, as: command.format)
+      let waiting = report.records.filter { ["conflict", "rejected"].contains($0["status"]?.stringValue ?? "") }
+      if !waiting.isEmpty { throw ExitStatus.problems }
     case let command as SyncCommand.Resolve:
       let resolution: Sync.Resolution =
         command.ours ? .ours : command.theirs ? .theirs : .file(command.file ?? "")

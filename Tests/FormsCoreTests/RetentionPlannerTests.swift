@@ -98,4 +98,50 @@ struct RetentionPartialSnapshotTests {
       now: now, keepWithin: 7 * 86400, keepWeeklyWithin: 30 * 86400)
     #expect(skewed.filter(\.keep).map(\.name) == ["future", "w2"])
   }
+
+  @Test func keptAndKeepLabelledSnapshotsAreNeverRemoved() {
+    let now = Self.time("2026-11-22T00:00:00Z")
+    let snapshots: [RetentionPlanner.Snapshot] = [
+      .init(name: "marked", time: Self.time("2024-01-01T00:00:00Z"), kept: true),
+      .init(name: "audit", time: Self.time("2024-02-01T00:00:00Z"), label: "release-2024.1"),
+      .init(name: "partial-marked", time: Self.time("2024-03-01T00:00:00Z"), whole: false, kept: true),
+      .init(name: "nightly", time: Self.time("2024-04-01T00:00:00Z"), label: "nightly"),
+      .init(name: "newest", time: Self.time("2026-11-21T00:00:00Z")),
+    ]
+    let decisions = RetentionPlanner.decide(
+      snapshots, now: now, keepWithin: 7 * 86400, keepWeeklyWithin: 30 * 86400, keepLabels: ["release-*", "q4"])
+    #expect(
+      decisions.map { "\($0.name) \($0.keep) \($0.reason)" } == [
+        "newest true newest", "nightly false older than 30d", "partial-marked true kept (marked by a person)",
+        "audit true kept (label release-2024.1 matches keep_labels release-*)",
+        "marked true kept (marked by a person)",
+      ])
+    // Without the marks and labels, the same snapshots go.
+    let plain = RetentionPlanner.decide(
+      snapshots.map { .init(name: $0.name, time: $0.time, whole: $0.whole) }, now: now, keepWithin: 7 * 86400,
+      keepWeeklyWithin: 30 * 86400)
+    #expect(plain.filter(\.keep).map(\.name) == ["newest"])
+  }
+
+  @Test func aPartialSnapshotNewerInTheWeekDoesNotTakeTheWholeOnesSlot() {
+    let now = Self.time("2026-11-30T12:00:00Z")
+    let snapshots: [RetentionPlanner.Snapshot] = [
+      .init(name: "whole", time: Self.time("2026-11-09T01:00:00Z")),  // Monday of 2026-W46
+      .init(name: "partial", time: Self.time("2026-11-14T01:00:00Z"), whole: false),  // Saturday, same week
+      .init(name: "newest", time: Self.time("2026-11-30T01:00:00Z")),
+    ]
+    let decisions = RetentionPlanner.decide(snapshots, now: now, keepWithin: 7 * 86400, keepWeeklyWithin: 30 * 86400)
+    #expect(
+      decisions.map { "\($0.name) \($0.keep)" } == ["newest true", "partial false", "whole true"],
+      "\(decisions)")
+  }
+
+  @Test(arguments: [
+    ("release-1", "release-*", true), ("release-", "release-*", true), ("q4", "q4", true), ("q4x", "q4", false),
+    ("nightly", "release-*", false), ("a-b-c", "a*c", true), ("ac", "a*c", true), ("a", "a*a", false),
+    ("x-audit-y", "*audit*", true), ("x-y", "*audit*", false), ("anything", "*", true), ("ab", "a*b*", true),
+  ])
+  func labelPatterns(_ label: String, _ pattern: String, _ expected: Bool) {
+    #expect(RetentionPlanner.matches(label, pattern: pattern) == expected)
+  }
 }

@@ -166,6 +166,24 @@ struct FaultInjectionTests {
       run: { fixture in _ = try fixture.snapshots().create(reason: "manual", label: "again") },
       snapshotsAreTheChange: true),
     Scenario(
+      name: "snapshot create --keep",
+      prepare: { try snapshotThenChange($0) },
+      run: { fixture in _ = try fixture.snapshots().create(reason: "manual", label: "kept", keep: true) },
+      snapshotsAreTheChange: true),
+    Scenario(
+      name: "snapshot keep",
+      prepare: { try snapshotThenChange($0) },
+      run: { fixture in _ = try fixture.snapshots().setKept("latest", true, wait: 1) },
+      snapshotsAreTheChange: true),
+    Scenario(
+      name: "snapshot keep --off",
+      prepare: { fixture in
+        try snapshotThenChange(fixture)
+        _ = try fixture.snapshots().setKept("latest", true, wait: 1)
+      },
+      run: { fixture in _ = try fixture.snapshots().setKept("latest", false, wait: 1) },
+      snapshotsAreTheChange: true),
+    Scenario(
       name: "snapshot restore",
       prepare: { fixture in
         try snapshotThenChange(fixture)
@@ -278,7 +296,10 @@ struct FaultInjectionTests {
     // The feed's path names the copy, and a migration records how long it took.
     out["history"] = try readFile(AuditLog.path(fixture.store.layout)).replacingOccurrences(of: root, with: "STORE")
       .replacingOccurrences(of: #""duration_ms":[0-9]+"#, with: #""duration_ms":0"#, options: .regularExpression)
-    if snapshots { out["snapshots"] = "\(try fixture.snapshots().list().count)" }
+    if snapshots {
+      out["snapshots"] = "\(try fixture.snapshots().list().count)"
+      out["kept"] = try fixture.snapshots().list().filter(\.kept).map(\.name).joined(separator: " ")
+    }
     return out
   }
 

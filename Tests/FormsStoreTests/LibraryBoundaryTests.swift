@@ -35,7 +35,7 @@ import Testing
     "Store.init(layout:registry:configuration:keyring:)",
     // Each writes files without the lock: a snapshot of paths the caller names (`..` led outside),
     // a merge over `ours` (a live document), exported schemas into a directory the caller names.
-    "Snapshots.create(reason:message:label:only:)",
+    "Snapshots.create(reason:message:label:only:keep:)",
     "MergeDriver.mergeFiles(base:ours:theirs:path:workTree:preferNewer:)",
     "SchemaRegistry.writeJSONSchemas(to:draft:boundary:)", "EditorSetup.exportSchemas(to:draft:)",
     // A restore writes back a snapshot's bytes without the document rules, and a pulled snapshot
@@ -65,6 +65,8 @@ import Testing
     "AuditLog.Query", "AuditRecord", "AuditRecord.Approval", "DocumentFormatter", "DocumentFormatter.FileResult",
     "DocumentFormatter.Outcome", "DocumentFormatter.Report", "EditorSetup", "EditorSetup.Association",
     "EditorSetup.ConfigurationFile", "EditorSetup.Editor", "Errno", "GitRepository", "Identity", "Importer",
+    // Writes only the rejects file a person names, never through a link nor inside data/ or .formsctl/.
+    "ImportRejects", "ImportRejects.Record",
     "InboxItem",
     "Importer.Record", "Importer.Report", "Importer.Request", "JQProgram", "Keyring", "Keyring.Opened",
     "MergeDriver", "MergeDriver.Outcome", "Migrator",
@@ -72,7 +74,7 @@ import Testing
     "ProgressCounter", "Recipient", "Refusal", "RetentionPolicy", "RetentionPolicy.ParseError", "RevisionCheck",
     "SchemaRegistry", "Signer", "SnapshotManifest", "SnapshotManifest.Entry", "SnapshotSummary", "Snapshots",
     "Snapshots.Difference", "Snapshots.Difference.Change", "Snapshots.Exposure", "Snapshots.Info",
-    "Snapshots.Place", "Snapshots.Problem", "Snapshots.RestoreOutcome", "Snapshots.RestorePlan",
+    "Snapshots.Place", "Snapshots.Problem", "Snapshots.CreatePlan", "Snapshots.RestoreOutcome", "Snapshots.RestorePlan",
     "Snapshots.Transfer", "StaleApprovals", "Storage", "Store", "Store.ApprovalOutcome", "Store.Change",
     "Store.Matches", "Store.Skipped",
     "Store.ChangeBatch", "Store.ChangePlan", "Store.ChangePlan.Entry", "Store.Inbox",

@@ -26,6 +26,12 @@ public struct Importer: Sendable {
     public var snapshot = true
     /// Refuse records that move the workflow field along no declared transition.
     public var strictWorkflow = false
+    /// Leave out the records that cannot be imported, import the rest, and list the refused ones
+    /// in `Report.rejected` (and in `rejects`, unless a dry run).
+    public var skipInvalid = false
+    /// With `skipInvalid`, the NDJSON file the refused records are written to (`ImportRejects`),
+    /// before the store changes; required unless `dryRun`.
+    public var rejects: String?
     public init(
       kind: String, feed: String, map: String? = nil, dryRun: Bool = false, prune: Bool = false, snapshot: Bool = true,
       strictWorkflow: Bool = false, maxPrune: PruneBound? = nil
@@ -65,6 +71,18 @@ public struct Importer: Sendable {
     /// go back to review where the descriptor says `on_change: reopen`).
     public var staleApprovals: [StaleApprovals] = []
     public var prunedSnapshots: [String] = []
+    /// With `skipInvalid`: the records left out, in feed order, each with its diagnostics.
+    public var rejected: [ImportRejects.Record] = []
+    /// The rejects file written (nil in a dry run or without `skipInvalid`).
+    public var rejectsFile: String?
+    /// The documents the run writes or deletes, the bytes it stages, what it needs free (with
+    /// the snapshot and the margin) and what is free: a dry run's estimate, as `migrate`'s.
+    public var documents = 0
+    public var bytes: Int64 = 0
+    public var needed: Int64 = 0
+    public var free: Int64?
+    /// How long the run (or the dry run) took to check the feed, in seconds.
+    public var seconds: Double = 0
 
     public func count(_ test: (FeedMerger.Action) -> Bool) -> Int { records.filter { test($0.action) }.count }
 
@@ -84,6 +102,7 @@ public struct Importer: Sendable {
         if !pruned.rewrites.isEmpty { text += ", references cleared in \(pruned.rewrites.count)" }
       }
       if !workflowWarnings.isEmpty { text += ", \(workflowWarnings.count) outside the workflow" }
+      if !rejected.isEmpty { text += ", refused \(rejected.count)" }
       return text + "; dropped \(dropped.values.reduce(0, +)) unknown field values"
     }
   }
@@ -98,9 +117,12 @@ public struct Importer: Sendable {
   public static let recordLimit = 16 << 20
 
   /// Reads a feed: a JSON array of records, or NDJSON (one record per line); errors name line:column.
-  public static func records(_ path: String, display: String, bytes given: [UInt8]? = nil) throws(StoreError) -> [(
-    line: Int, value: JSONValue
-  )] {
+  /// With `unparsed`, an NDJSON line that does not parse is handed to it (line, text, message)
+  /// and stands in the list as its text, instead of failing the feed.
+  public static func records(
+    _ path: String, display: String, bytes given: [UInt8]? = nil,
+    unparsed: ((Int, String, String) -> Void)? = nil
+  ) throws(StoreError) -> [(line: Int, value: JSONValue)] {
     let bytes: [UInt8]
     if let given { bytes = given } else { bytes = try FileIO.read(FilePath(path), limit: feedLimit) }
     func tooLarge(_ line: Int, _ size: Int) -> StoreError {
@@ -132,6 +154,12 @@ public struct Importer: Sendable {
       do {
         out.append((index + 1, try JSONParser().parse(Array(line))))
       } catch {
+        if let unparsed {
+          let text = String(decoding: line, as: UTF8.self)
+          unparsed(index + 1, text, "\(index + 1):\(error.location.column): \(error.message)")
+          out.append((index + 1, .string(text)))
+          continue
+        }
         throw StoreError.refused(
           .badInputFile(
             path: display, position: SourcePosition(line: index + 1, column: error.location.column),
@@ -172,13 +200,20 @@ public struct Importer: Sendable {
   /// Imports per `request` through the store's write path; with `dryRun`, reports and writes nothing.
   public func run(_ request: Request) throws(StoreError) -> Report {
     let schema = try store.schema(request.kind)
-    let feed = try Self.records(request.feed, display: store.display(request.feed), bytes: request.feedBytes)
+    if let rejects = request.rejects, request.skipInvalid { try ImportRejects.check(rejects, layout: store.layout) }
+    var unparsed: [Int: String] = [:]
+    let feed = try Self.records(
+      request.feed, display: store.display(request.feed), bytes: request.feedBytes,
+      unparsed: request.skipInvalid ? { line, _, message in unparsed[line] = message } : nil)
     var ops: [ChangeOp] = []
     if let map = request.map { ops = try Self.mapping(map, display: store.display(map)) }
-    return try store.write("import", summary: "import \(request.kind)", dryRun: request.dryRun) {
+    let started = Date()
+    var report = try store.write("import", summary: "import \(request.kind)", dryRun: request.dryRun) {
       session throws(StoreError) -> Report in
-      try merge(feed, ops: ops, schema: schema, request: request, session: session)
+      try merge(feed, unparsed: unparsed, ops: ops, schema: schema, request: request, session: session)
     }
+    report.seconds = Date().timeIntervalSince(started)
+    return report
   }
 
   /// A feed record that passed the checks that need the whole feed.
@@ -190,7 +225,8 @@ public struct Importer: Sendable {
   }
 
   func merge(
-    _ feed: [(line: Int, value: JSONValue)], ops: [ChangeOp], schema: Schema, request: Request, session: WriteSession
+    _ feed: [(line: Int, value: JSONValue)], unparsed: [Int: String] = [:], ops: [ChangeOp], schema: Schema,
+    request: Request, session: WriteSession
   )
     throws(StoreError) -> Report
   {
@@ -201,7 +237,14 @@ public struct Importer: Sendable {
       failures.append(
         Diagnostic(file: shown, position: SourcePosition(line: line, column: 1), rule: "import", message: message))
     }
-    let accepted = check(feed, ops: ops, schema: schema, report: &report, fail: fail)
+    // Problems of one record, by its number: the import's failures, or with --skip-invalid its rejects.
+    var refusals = ImportRejects.Collector(
+      feed: feed, file: shown, kind: request.kind, schema: schema,
+      unparsed: Set(unparsed.keys))
+    func refuse(_ number: Int, _ message: String) { refusals.add(number, message) }
+    let accepted = check(
+      feed, unparsed: unparsed, ops: ops, schema: schema, report: &report, refuseDuplicates: request.skipInvalid,
+      fail: refuse)
     // Reading, merging and the write path's checks run in parallel; staging is serial, below.
     let store = self.store
     let kind = request.kind
@@ -228,26 +271,39 @@ public struct Importer: Sendable {
     var prepared: [WriteSession.Prepared] = []
     for (item, (merge, outcome)) in zip(accepted, outcomes) {
       report.warnings += merge.warnings.map { "\(item.id): \($0)" }
-      report.records.append(Record(id: item.id, action: merge.action, description: merge.description))
+      let record = Record(id: item.id, action: merge.action, description: merge.description)
       switch outcome {
       case .success(let version?):
         report.workflowWarnings += version.warnings
         prepared.append(version)
+        report.records.append(record)
       case .success(nil):
-        break
+        report.records.append(record)
       case .failure(.invalidDocument(_, let diagnostics)):
         for diagnostic in diagnostics {
           let at = diagnostic.pointer.path.isEmpty ? "" : diagnostic.pointer.path + ": "
-          fail(
-            item.line,
-            "record \(item.number + 1) (\(item.id)) after merging: \(at)\(diagnostic.message) [\(diagnostic.rule)]")
+          refusals.add(
+            item.number,
+            "record \(item.number + 1) (\(item.id)) after merging: \(at)\(diagnostic.message) [\(diagnostic.rule)]",
+            id: item.id, detail: diagnostic)
         }
       case .failure(let error):
-        fail(item.line, "record \(item.number + 1): \(error.description)")
+        refusals.add(item.number, "record \(item.number + 1): \(error.description)", id: item.id, rule: "refused")
       }
     }
-    if request.prune {
-      let seen = Set(accepted.map(\.id))
+    if !request.skipInvalid { failures = refusals.failures }
+    var pruning = request.prune
+    if pruning && request.skipInvalid && !refusals.isEmpty {
+      // A refused record still speaks for its stored document: it is kept, never pruned as absent.
+      // One whose id is unknown might have spoken for any, so nothing is pruned.
+      if let blind = refusals.firstWithoutID {
+        pruning = false
+        report.warnings.append(
+          "--prune skipped: refused record \(blind + 1) has no id, so which stored documents the feed lacks is unknown")
+      }
+    }
+    if pruning {
+      let seen = Set(accepted.map(\.id) + refusals.ids)
       let stored = try store.layout.ids(in: schema.directory)
       let roots = stored.filter { !seen.contains($0) }
       let bound = request.maxPrune ?? .standard
@@ -272,16 +328,28 @@ public struct Importer: Sendable {
     guard failures.isEmpty else {
       throw StoreError.importFailed(records: Set(failures.map { $0.position?.line ?? 0 }).count, failures)
     }
+    if request.skipInvalid {
+      report.rejected = refusals.records
+      // Written before the store changes: a rejects file that cannot be written stops the import
+      // with nothing imported, so no refused record passes unnoticed.
+      if !request.dryRun, let path = request.rejects {
+        try ImportRejects.write(report.rejected, to: path, layout: store.layout)
+        report.rejectsFile = path
+      }
+    }
     report.staleApprovals = prepared.compactMap(\.staleApprovals)
     if prepared.isEmpty && report.pruned.deletes.isEmpty { return report }
     // The safety copy holds just the documents this import changes (a partial snapshot): its
     // cost follows the feed, not the store, and restoring it undoes exactly this import.
     let changing = prepared.map(\.path) + (report.pruned.deletes + report.pruned.rewrites).map(\.path)
+    let staged = prepared.reduce(Int64(0)) { $0 + Int64($1.bytes.count) }
+    let copied = request.snapshot ? Storage.size(of: changing.map(FilePath.init)) : 0
+    report.documents = changing.count
+    report.bytes = staged
+    report.needed = Storage.withMargin(staged + copied)
+    report.free = Storage.freeBytes(at: store.layout.root)
     if !request.dryRun {
-      let staged = prepared.reduce(Int64(0)) { $0 + Int64($1.bytes.count) }
-      try Storage.require(
-        staged + (request.snapshot ? Storage.size(of: changing.map(FilePath.init)) : 0), at: store.layout.root,
-        for: "import (\(prepared.count) documents)")
+      try Storage.require(staged + copied, at: store.layout.root, for: "import (\(prepared.count) documents)")
     }
     if request.snapshot && !request.dryRun {
       var snapshots = Snapshots(layout: store.layout)
@@ -307,43 +375,57 @@ public struct Importer: Sendable {
 
   /// The checks that need the whole feed, in order: each record an object, mapped, unknown
   /// members dropped, with a valid id and `updated` timestamp, and its id once.
+  /// `fail` takes the record's number (0-based) and the message. With `refuseDuplicates`, every
+  /// record of an id that appears more than once is refused, the first too (which is right is unknown).
   func check(
-    _ feed: [(line: Int, value: JSONValue)], ops: [ChangeOp], schema: Schema, report: inout Report,
-    fail: (Int, String) -> Void
+    _ feed: [(line: Int, value: JSONValue)], unparsed: [Int: String] = [:], ops: [ChangeOp], schema: Schema,
+    report: inout Report, refuseDuplicates: Bool = false, fail: (Int, String) -> Void
   ) -> [Accepted] {
     var accepted: [Accepted] = []
     var seen: [String: Int] = [:]
+    var duplicated: Set<String> = []
     for (number, entry) in feed.enumerated() {
       var record = entry.value
+      if let problem = unparsed[entry.line] {
+        fail(number, "record \(number + 1) does not parse: \(problem)")
+        continue
+      }
       guard case .object = record else {
-        fail(entry.line, "record \(number + 1) is a \(record.typeName), not an object")
+        fail(number, "record \(number + 1) is a \(record.typeName), not an object")
         continue
       }
       do throws(MigrationError) {
         for op in ops { try op.apply(to: &record, runJQ: runJQ) }
       } catch {
-        fail(entry.line, "record \(number + 1): the mapping failed: \(error.message)")
+        fail(number, "record \(number + 1): the mapping failed: \(error.message)")
         continue
       }
       record["_schema"] = .string(schema.reference)
       record = FeedMerger.dropUnknown(record, type: schema.root, dropped: &report.dropped)
       guard let id = record[schema.idField].flatMap(DocumentID.text) else {
-        fail(entry.line, "record \(number + 1) has no \(schema.idField)")
+        fail(number, "record \(number + 1) has no \(schema.idField)")
         continue
       }
       guard DocumentID.isValid(id) else {
-        fail(entry.line, "record \(number + 1): \(DocumentID.problem(id))")
+        fail(number, "record \(number + 1): \(DocumentID.problem(id))")
         continue
       }
       if let updated = schema.timestamps.updated, record[updated]?.stringValue.flatMap(Instant.init) == nil {
-        fail(entry.line, "record \(number + 1) (\(id)) has no valid \(updated) timestamp")
+        fail(number, "record \(number + 1) (\(id)) has no valid \(updated) timestamp")
         continue
       }
       if let first = seen.updateValue(number + 1, forKey: id) {
-        fail(entry.line, "record \(number + 1): \(id) appears twice in the feed (also record \(first))")
+        fail(number, "record \(number + 1): \(id) appears twice in the feed (also record \(first))")
+        duplicated.insert(id)
         continue
       }
       accepted.append(Accepted(number: number, line: entry.line, id: id, record: record))
+    }
+    if refuseDuplicates && !duplicated.isEmpty {
+      for item in accepted where duplicated.contains(item.id) {
+        fail(item.number, "record \(item.number + 1): \(item.id) appears more than once in the feed; none is imported")
+      }
+      accepted.removeAll { duplicated.contains($0.id) }
     }
     return accepted
   }

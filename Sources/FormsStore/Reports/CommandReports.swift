@@ -45,6 +45,13 @@ extension Importer.Report {
         "snapshot": snapshot.map(JSONValue.string) ?? .null,
         "pruned_snapshots": .array(prunedSnapshots.map(JSONValue.string)),
         "stale_approvals": .array(staleApprovals.map(\.json)),
+        "rejected": .array(rejected.map(\.json)),
+        "rejects_file": rejectsFile.map { .string(display($0)) } ?? .null,
+        "estimate": .object(
+          JSONObject([
+            "documents": .number(JSONNumber(documents)), "bytes": .number(JSONNumber(Int(bytes))),
+            "needed": .number(JSONNumber(Int(needed))), "free": free.map { .number(JSONNumber(Int($0))) } ?? .null,
+          ])),
         "summary": .string(summary),
       ]))
   }
@@ -91,12 +98,14 @@ extension Snapshots {
             "files": summary.map { .number(JSONNumber($0.files)) } ?? .null,
             "label": summary?.label.map(JSONValue.string) ?? .null,
             "scope": summary.map { .string($0.scope == "whole store" ? "store" : "documents") } ?? .null,
+            "kept": .bool(info.kept),
           ]))
       },
       columns: ["id", "label", "reason", "scope", "files", "message"],
       rows: zip(all, summaries).map { info, summary in
         [
-          info.name, summary?.label ?? "", summary?.reason ?? "(no manifest)", summary?.scope ?? "",
+          info.name, summary?.label ?? "", (summary?.reason ?? "(no manifest)") + (info.kept ? ", kept" : ""),
+          summary?.scope ?? "",
           summary.map { String($0.files) } ?? "", summary?.message ?? "",
         ]
       })

@@ -57,7 +57,8 @@ extension Snapshots {
           problems.append(
             Problem(snapshot: info.name, path: SnapshotSummary.fileName, problem: "does not agree with manifest.json"))
         }
-        let listed = Set(manifest.files.map(\.path) + ["manifest.json", SnapshotSummary.fileName])
+        let listed = Set(
+          manifest.files.map(\.path) + ["manifest.json", SnapshotSummary.fileName, Snapshots.keepFileName])
         for path in try FileIO.files(under: info.directory, suffix: "") {
           let relative = info.directory.relative(FilePath(path)) ?? path
           if !listed.contains(relative) {

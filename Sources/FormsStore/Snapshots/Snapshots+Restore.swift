@@ -199,9 +199,14 @@ extension Snapshots {
     let all = try list()
     let decisions = RetentionPlanner.decide(
       // A snapshot whose summary cannot be read cannot stand for the store either.
-      all.map { RetentionPlanner.Snapshot(name: $0.name, time: $0.time, whole: $0.summary?.scope == "whole store") },
+      all.map {
+        RetentionPlanner.Snapshot(
+          name: $0.name, time: $0.time, whole: $0.summary?.scope == "whole store", kept: $0.kept,
+          label: $0.summary?.label)
+      },
       now: Int64(now().timeIntervalSince1970),
-      keepWithin: keepWithin, keepWeeklyWithin: keepWeeklyWithin, keepLast: keepLast
+      keepWithin: keepWithin, keepWeeklyWithin: keepWeeklyWithin, keepLast: keepLast,
+      keepLabels: layout.retention.keepLabels
     ).map {
       guard !$0.keep else { return $0 }
       if $0.name == sparing { return RetentionPlanner.Decision(name: $0.name, keep: true, reason: "restored from") }

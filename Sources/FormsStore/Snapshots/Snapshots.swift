@@ -168,11 +168,12 @@ public struct Snapshots: Sendable {
   /// `snapshot create`: a whole-store snapshot taken by a person, under the store's write lock
   /// (waiting up to `wait` seconds for another writer), then the retention policy applied (see
   /// `autoPrune`); the snapshots it removed, newest first.
-  public func createManual(message: String?, label: String?, wait: Double) throws(StoreError) -> (
+  /// With `keep`, the snapshot is marked to keep (see `setKept`) as it is put in place.
+  public func createManual(message: String?, label: String?, keep: Bool = false, wait: Double) throws(StoreError) -> (
     snapshot: Info, pruned: [String]
   ) {
     try layout.withWriteLock("snapshot create", wait: wait) { () throws(StoreError) in
-      (try create(reason: "manual", message: message, label: label), try autoPrune())
+      (try create(reason: "manual", message: message, label: label, keep: keep), try autoPrune())
     }
   }
 
@@ -183,7 +184,9 @@ public struct Snapshots: Sendable {
   /// yet are recorded as absent. An operation that is about to change those documents (`import`)
   /// takes one, at a cost in proportion to what it changes; restoring it brings those documents
   /// back to this state (absent ones are removed) and leaves every other file alone.
-  package func create(reason: String, message: String? = nil, label: String? = nil, only documents: [String]? = nil)
+  package func create(
+    reason: String, message: String? = nil, label: String? = nil, only documents: [String]? = nil, keep: Bool = false
+  )
     throws(StoreError) -> Info
   {
     if let label, !DocumentID.isValid(label) {
@@ -246,8 +249,11 @@ public struct Snapshots: Sendable {
       // is no syncfs, each file and directory of the snapshot is fsynced).
       let summaryPath = temporary / SnapshotSummary.fileName
       try Self.writePlainly(Array(JSONWriter.canonical(summary.json)), to: summaryPath, mode: 0o444)
+      // The keep mark arrives with the snapshot: there is no instant it exists unmarked.
+      let keepPath = temporary / Self.keepFileName
+      if keep { try Self.writePlainly(keepMark(), to: keepPath) }
       if let written {
-        try FileIO.sync(written + [summaryPath])
+        try FileIO.sync(written + [summaryPath] + (keep ? [keepPath] : []))
       } else {
         try FileIO.sync(try FileIO.tree(temporary), orFileSystemOf: temporary)
       }
@@ -398,6 +404,12 @@ public struct Snapshots: Sendable {
         removed += 1
       } else if AtomicWriter.isTemporaryName(entry.name) {
         try FileIO.remove(directory / entry.name)  // a hash cache never put in place
+      } else if entry.kind == .directory && !entry.name.hasPrefix(".") {
+        // A keep mark never put in place (`setKept`), beside the snapshot's own files.
+        for inside in try FileIO.entries(of: directory / entry.name)
+        where inside.kind == .file && AtomicWriter.isTemporaryName(inside.name) {
+          try FileIO.remove(directory / entry.name / inside.name)
+        }
       }
     }
     return removed

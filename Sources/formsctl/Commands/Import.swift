@@ -15,9 +15,14 @@ extension Formsctl {
 
         The feed is the source of truth for the states it sends: a workflow transition the descriptor does not list is applied, listed as a warning and recorded in the audit log; --strict-workflow refuses such records instead. --map applies migration steps to each record first; fields the schema does not know are dropped and counted. --prune deletes the stored documents the feed lacks and lists every document that changes with them (cascades, references cleared). It refuses (exit 65, nothing written, the dry run too) to remove more than half of the kind, or anything on an empty feed, and says how many it would remove; --max-prune N or --max-prune P% sets another bound (as rsync's --max-delete), --max-prune 100% none. Every result is validated before anything is written; then a pre-import snapshot, one journaled write, and one record in .formsctl/history.jsonl.
 
+        Unattended runs: --skip-invalid --rejects FILE leaves out each record that cannot be imported (does not parse, mapping, id, timestamp, validation, a workflow refusal under --strict-workflow, a relation to a missing document, an id sent twice) and imports the rest; FILE (outside the store's data, never through a symbolic link) gets one JSON line per refused record — {kind, index, line, id, record, diagnostics} — before the store changes, so an unwritable FILE stops the import (exit 74, nothing imported). Exit 1 when some were refused. With --dry-run it lists them and writes no file.
+
         Examples:
           formsctl import purchase-order ../feeds/purchase-orders.json \\
             --map ../feeds/purchase-orders.map.yaml --dry-run
+          formsctl import purchase-order ../feeds/purchase-orders.json \\
+            --map ../feeds/purchase-orders.map.yaml \\
+            --skip-invalid --rejects ../rejects.ndjson
           formsctl import purchase-order ../feeds/purchase-orders.json \\
             --map ../feeds/purchase-orders.map.yaml && formsctl log --limit 1
           jq -c '.[]' ../feeds/purchase-orders.json | \\
@@ -40,12 +45,25 @@ extension Formsctl {
     var maxPrune: PruneBound?
     @Flag(help: "Refuse records whose state change the workflow does not allow (default: apply them with a warning).")
     var strictWorkflow = false
+    @Flag(help: "Import the records that can be imported; list the others in --rejects FILE, and exit 1.")
+    var skipInvalid = false
+    @Option(
+      help: ArgumentHelp(
+        "With --skip-invalid: where the refused records go, one JSON line each (required unless --dry-run).",
+        valueName: "FILE"))
+    var rejects: String?
     @Flag(help: "Do not take the pre-import snapshot.") var noSnapshot = false
     @Option(help: "Output: text, or json (one object: every record's action, counts, dropped fields).") var format:
       TextOrJSON = .text
 
     func validate() throws {
       if maxPrune != nil && !prune { throw ValidationError("--max-prune bounds --prune; pass --prune too") }
+      if rejects != nil && !skipInvalid {
+        throw ValidationError("--rejects names where --skip-invalid puts refused records; pass --skip-invalid too")
+      }
+      if skipInvalid && rejects == nil && !dryRun {
+        throw ValidationError("--skip-invalid needs --rejects FILE: where the refused records go")
+      }
     }
 
     func run() throws {
@@ -53,13 +71,21 @@ extension Formsctl {
       var request = Importer.Request(
         kind: kind, feed: feed == "-" ? "<stdin>" : feed, map: map, dryRun: dryRun, prune: prune,
         snapshot: !noSnapshot, strictWorkflow: strictWorkflow, maxPrune: maxPrune)
+      request.skipInvalid = skipInvalid
+      request.rejects = rejects
       if feed == "-" { request.feedBytes = try readStandardInput(limit: Importer.feedLimit) }
       let report = try Importer(store: store).run(request)
-      guard format == .text else {
-        return FileHandleOutput.standardOutput.write(
+      if format == .text {
+        Self.show(report, dryRun: dryRun, store: store)
+      } else {
+        FileHandleOutput.standardOutput.write(
           JSONWriter.canonicalString(report.json(dryRun: dryRun, display: store.display)))
       }
-      Self.show(report, dryRun: dryRun, store: store)
+      guard report.rejected.isEmpty else {
+        let written = report.rejectsFile.map { "; they are listed in \($0)" } ?? "; dry run: no rejects file written"
+        printWarning("\(plural(report.rejected.count, "feed record")) refused\(written)")
+        throw ExitStatus.problems
+      }
     }
 
     /// The report for people: per record in a dry run, what the prune removes, warnings, the summary.
@@ -70,6 +96,10 @@ extension Formsctl {
         let width = report.records.map(\.id.count).max() ?? 0
         for record in report.records {
           printOut(record.id + String(repeating: " ", count: width - record.id.count) + "  " + record.description)
+        }
+        // What --skip-invalid would leave out, one line per problem, as the import would print it.
+        for rejected in report.rejected {
+          for diagnostic in rejected.diagnostics { printOut("rejected: " + diagnostic.compilerStyle) }
         }
       }
       // What --prune deletes or rewrites is listed always: it is the part that removes data.
@@ -84,6 +114,12 @@ extension Formsctl {
         printOut(
           "dropped unknown fields: "
             + report.dropped.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))
+      }
+      if dryRun && report.documents > 0 {
+        printOut(
+          Formsctl.Migrate.estimate(
+            verb: "write", documents: report.documents, bytes: report.bytes, needed: report.needed, free: report.free,
+            checking: report.seconds))
       }
       printOut(
         report.summary + (dryRun ? "; dry run: nothing written" : "")

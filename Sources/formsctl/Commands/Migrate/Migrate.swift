@@ -24,10 +24,23 @@ extension Formsctl {
 
     /// `would rewrite 40,032 documents (156 MB): needs about 330 MB free, 95 GB free here; about 9 s`.
     static func estimate(documents: Int, report: Migrator.Report, checking seconds: Double) -> String {
-      // The run checks every document again while staging, then syncs: about twice the dry run.
-      let time = max(1, Int((seconds * 2 + Double(report.bytes) / 100_000_000).rounded()))
-      return "would rewrite \(plural(documents, "document")) (\(Storage.format(report.bytes))): "
-        + "needs about \(Storage.format(report.needed)) free, \(report.free.map(Storage.format) ?? "unknown") free here; about \(time) s"
+      estimate(documents: documents, bytes: report.bytes, needed: report.needed, free: report.free, checking: seconds)
+    }
+
+    /// The dry run's estimate, in the words `migrate --dry-run` and `import --dry-run` share:
+    /// `verb` the documents, their `bytes`, what the run `needed` free (snapshot included) and
+    /// what is `free`; the time from how long the dry run took `checking` them.
+    static func estimate(
+      verb: String = "rewrite", documents: Int, bytes: Int64, needed: Int64, free: Int64?, checking seconds: Double
+    ) -> String {
+      "would \(verb) \(plural(documents, "document")) (\(Storage.format(bytes))): "
+        + "needs about \(Storage.format(needed)) free, \(free.map(Storage.format) ?? "unknown") free here; "
+        + "about \(estimatedSeconds(bytes: bytes, checking: seconds)) s"
+    }
+
+    /// The run checks every document again while staging, then syncs: about twice the dry run.
+    static func estimatedSeconds(bytes: Int64, checking seconds: Double) -> Int {
+      max(1, Int((seconds * 2 + Double(bytes) / 100_000_000).rounded()))
     }
 
   }

@@ -19,7 +19,8 @@ extension Formsctl {
           mkdir -p ../formsctl-backup && formsctl snapshot push ../formsctl-backup
         """,
       subcommands: [
-        Create.self, List.self, Show.self, Diff.self, Restore.self, Verify.self, Prune.self, Push.self, Pull.self,
+        Create.self, List.self, Show.self, Diff.self, Restore.self, Verify.self, Prune.self, Keep.self, Push.self,
+        Pull.self,
       ]
     )
 
