@@ -26,6 +26,10 @@ public struct Importer: Sendable {
     public var snapshot = true
     /// Refuse records that move the workflow field along no declared transition.
     public var strictWorkflow = false
+    /// The feed's format; nil: by its name (`.csv` is CSV, else JSON).
+    public var format: FeedFormat?
+    /// A CSV feed's `--columns` file (``Importer/columnMap(_:display:)``).
+    public var columns: String?
     public init(
       kind: String, feed: String, map: String? = nil, dryRun: Bool = false, prune: Bool = false, snapshot: Bool = true,
       strictWorkflow: Bool = false, maxPrune: PruneBound? = nil
@@ -172,7 +176,7 @@ public struct Importer: Sendable {
   /// Imports per `request` through the store's write path; with `dryRun`, reports and writes nothing.
   public func run(_ request: Request) throws(StoreError) -> Report {
     let schema = try store.schema(request.kind)
-    let feed = try Self.records(request.feed, display: store.display(request.feed), bytes: request.feedBytes)
+    let feed = try feedRecords(request, schema: schema)
     var ops: [ChangeOp] = []
     if let map = request.map { ops = try Self.mapping(map, display: store.display(map)) }
     return try store.write("import", summary: "import \(request.kind)", dryRun: request.dryRun) {
