@@ -66,7 +66,9 @@ import Testing
     "DocumentFormatter.Outcome", "DocumentFormatter.Report", "EditorSetup", "EditorSetup.Association",
     "EditorSetup.ConfigurationFile", "EditorSetup.Editor", "Errno", "GitRepository", "Identity", "Importer",
     "InboxItem",
-    "Importer.Record", "Importer.Report", "Importer.Request", "JQProgram", "Keyring", "Keyring.Opened",
+    "Importer.Record", "Importer.Report", "Importer.Request", "JQProgram",
+    // A feed's format names how records are read; a spreadsheet is text a query rendered.
+    "Importer.FeedFormat", "Store.Spreadsheet", "Keyring", "Keyring.Opened",
     "MergeDriver", "MergeDriver.Outcome", "Migrator",
     "Migrator.Group", "Migrator.KindStatus", "Migrator.Report", "Migrator.Request", "PathDisplay",
     "ProgressCounter", "Recipient", "Refusal", "RetentionPolicy", "RetentionPolicy.ParseError", "RevisionCheck",
