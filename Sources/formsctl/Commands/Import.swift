@@ -20,7 +20,8 @@ extension Formsctl {
         Examples:
           formsctl list purchase-order --format csv --explode items > orders.csv
           formsctl import purchase-order orders.csv --dry-run
-          formsctl import purchase-order ../feeds/orders.csv --columns ../feeds/orders.columns.yaml
+          formsctl import purchase-order ../feeds/orders.csv \\
+            --columns ../feeds/orders.columns.yaml
           formsctl import purchase-order ../feeds/purchase-orders.json \\
             --map ../feeds/purchase-orders.map.yaml --dry-run
           formsctl import purchase-order ../feeds/purchase-orders.json \\
