@@ -61,6 +61,22 @@ struct CSVCommandTests {
       let notAList = try Formsctl.run(
         ["list", "purchase-order", "--format", "csv", "--explode", "status"], in: store, environment: env)
       #expect(notAList.status == 64 && notAList.stderr.contains("--explode status: status is not a list"))
+      let otherList = try Formsctl.run(
+        [
+          "list", "purchase-order", "--format", "csv", "--explode", "items", "--fields",
+          "purchase_order_number,invoices[].invoice_number",
+        ], in: store, environment: env)
+      #expect(otherList.status == 64, "\(otherList.stderr)")
+      #expect(otherList.stderr.contains("--fields invoices[].invoice_number reads every element of a list"))
+      // Sorted and limited as any listing: --limit counts documents, not rows.
+      let sorted = try Formsctl.run(
+        [
+          "list", "purchase-order", "--format", "csv", "--explode", "items", "--sort", "purchase_order_number",
+          "--limit", "1", "--fields", "purchase_order_number,items[].quantity",
+        ], in: store, environment: env)
+      #expect(
+        sorted.stdout == "purchase_order_number,items[].quantity\nPO-000201,10\nPO-000201,20\nPO-000201,30\n",
+        "\(sorted.stdout)")
     }
   }
 
