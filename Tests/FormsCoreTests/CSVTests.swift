@@ -141,6 +141,7 @@ struct CSVDocumentsTests {
     ("n,u,meta.code\nPO-1,2026-11-01T00:00:00Z, 12\n", "2:27: meta.code: \" 12\" has spaces around the number"),
     ("n,u,meta.code\nPO-1,2026-11-01T00:00:00Z,$12\n", "2:27: meta.code: \"$12\" is not a number"),
     ("n,u,paid\nPO-1,2026-11-01T00:00:00Z,yes\n", "2:27: paid: \"yes\" is not true or false"),
+    ("n,u\nPO-1,11/01/2026\n", "2:6: u: \"11/01/2026\" is not an RFC 3339 datetime with an offset"),
     ("n,u,tags\nPO-1,2026-11-01T00:00:00Z,a;b\n", "2:27: tags: the cell holds JSON"),
     (
       "n,u,items[].k\nPO-1,2026-11-01T00:00:00Z,1\nPO-1,2026-11-02T00:00:00Z,2\n",

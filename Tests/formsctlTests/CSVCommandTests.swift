@@ -143,6 +143,10 @@ struct CSVCommandTests {
           Array("\(header)\nPO-9,\(stamp),\(stamp),1,2\nPO-9,2026-11-21T09:00:00Z,\(stamp),2,2\n".utf8),
           "disagree.csv:3:6: last_updated is \"2026-11-21T09:00:00Z\" here but \"2026-11-20T09:00:00Z\" on line 2"
         ),
+        (
+          "state.csv", Array("purchase_order_number,last_updated,status\nPO-9,\(stamp),opne\n".utf8),
+          "state.csv:2:27: status: \"opne\" is not one of open, partially_received, received, closed, cancelled; did you mean \"open\"?"
+        ),
         ("latin1.csv", Array("\(header)\nPO-9,".utf8) + [0xE9], "latin1.csv:2:6: invalid UTF-8 (byte 0xE9)"),
         ("empty.csv", [], "empty.csv:1:1: the file is empty"),
       ]

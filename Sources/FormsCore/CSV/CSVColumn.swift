@@ -24,6 +24,8 @@ public struct CSVColumn: Sendable {
   public let cell: Cell
   /// The field may be null: the unquoted cell `null` is null.
   public let nullable: Bool
+  /// The field's type, when the schema declares it (what a text cell is checked against).
+  public let type: SchemaType?
   /// The members before `[]` when the path goes through the exploded list (`items` of `items[].quantity`).
   public let list: [String]?
   /// The members after `[]` (`quantity` of `items[].quantity`; none for `tags[]`).
@@ -88,7 +90,8 @@ public struct CSVColumn: Sendable {
     }
     return .success(
       CSVColumn(
-        name: name, path: path, cell: cell, nullable: nullable, list: list, element: list == nil ? [] : members))
+        name: name, path: path, cell: cell, nullable: nullable, type: type, list: list,
+        element: list == nil ? [] : members))
   }
 
   /// The cell that shows `values` (what the path reads in one document or element): none is no

@@ -90,7 +90,7 @@ extension CSVDocuments {
         continue
       }
       let target = map.fields[cell.text] ?? cell.text
-      let named = target == cell.text ? "column \"\(cell.text)\"" : "column \"\(cell.text)\" (mapped to \(target))"
+      let named = "column \(quoted(cell.text))" + (target == cell.text ? "" : " (mapped to \(quoted(target)))")
       guard let path = FilterExpression.Path(target) else {
         throw CSVError("\(named) is not a field of \(schema.kind)\(hint(target, schema))\(advice)", at: cell.position)
       }
@@ -100,14 +100,14 @@ extension CSVDocuments {
           guard let earlier else { continue }
           if earlier.list != nil, column.list != nil, earlier.list != column.list {
             throw CSVError(
-              "\(named) is under another list than \"\(other.text)\"; a CSV explodes one list", at: cell.position)
+              "\(named) is under another list than \(quoted(other.text)); a CSV explodes one list", at: cell.position)
           }
           let mine = (column.list.map { $0 + ["[]"] } ?? []) + (column.list == nil ? column.members : column.element)
           let theirs =
             (earlier.list.map { $0 + ["[]"] } ?? []) + (earlier.list == nil ? earlier.members : earlier.element)
           let exploded = (column.list ?? earlier.list).map { theirs == $0 || mine == $0 } ?? false
           if mine.starts(with: theirs) || theirs.starts(with: mine) || exploded {
-            throw CSVError("\(named) fills what \"\(other.text)\" fills (\(path))", at: cell.position)
+            throw CSVError("\(named) fills what \(quoted(other.text)) fills (\(path))", at: cell.position)
           }
         }
         columns.append(column)
@@ -141,6 +141,9 @@ extension CSVDocuments {
     if column.cell != .text && text.isEmpty { return nil }
     switch column.cell {
     case .text:
+      if let problem = textProblem(text, column.type) {
+        throw CSVError("\(column.name): \(problem)", at: cell.position)
+      }
       return .string(text)
     case .number:
       if let number = JSONNumber(text) { return .number(number) }
@@ -162,6 +165,22 @@ extension CSVDocuments {
     }
   }
 
+  /// Why `text` is no value of a date, datetime or enum field, worded for what spreadsheets do
+  /// to such cells (a date reformatted as `3/1/2026`); the other checks are the validator's.
+  static func textProblem(_ text: String, _ type: SchemaType?) -> String? {
+    switch type?.kind {
+    case .date? where CalendarDate(text) == nil:
+      return "\(quoted(text)) is not a date (YYYY-MM-DD; give the column a text or ISO date format in the spreadsheet)"
+    case .datetime? where Instant.parseDateTime(text) == nil:
+      return "\(quoted(text)) is not an RFC 3339 datetime with an offset (2026-11-22T03:48:14Z)"
+    case .enumeration? where type.map({ !$0.values.contains(text) }) ?? false:
+      let values = type?.values ?? []
+      return "\(quoted(text)) is not one of \(values.joined(separator: ", "))\(didYouMean(text, among: values))"
+    default:
+      return nil
+    }
+  }
+
   /// Why `text` is not a JSON number, worded for what spreadsheets write.
   static func notANumber(_ text: String) -> String {
     let body = text.hasPrefix("-") ? text.dropFirst() : text[...]
@@ -172,17 +191,17 @@ extension CSVDocuments {
       groups.dropFirst().allSatisfy({ $0.count == 3 }), parts.count == 1 || digits(parts[1])
     {
       let plain = text.filter { $0 != "," }
-      return "\"\(text)\" has a thousands separator; write the number without it (\(plain)), "
+      return "\(quoted(text)) has a thousands separator; write the number without it (\(plain)), "
         + "as a spreadsheet does with a plain number format"
     }
     if groups.count == 2, parts.count == 1, groups.allSatisfy(digits) {
-      return "\"\(text)\" has a decimal comma; write a decimal point (\(text.replacing(",", with: ".")))"
+      return "\(quoted(text)) has a decimal comma; write a decimal point (\(text.replacing(",", with: ".")))"
     }
-    if JSONNumber(text.trimmingSpaces) != nil { return "\"\(text)\" has spaces around the number" }
-    return "\"\(text)\" is not a number (write it as JSON does: 1234.50, -3, 1e6)"
+    if JSONNumber(text.trimmingSpaces) != nil { return "\(quoted(text)) has spaces around the number" }
+    return "\(quoted(text)) is not a number (write it as JSON does: 1234.50, -3, 1e6)"
   }
 
-  static func shown(_ cell: CSVTable.Cell) -> String { cell.isAbsent ? "empty" : "\"\(cell.text)\"" }
+  static func shown(_ cell: CSVTable.Cell) -> String { cell.isAbsent ? "empty" : quoted(cell.text) }
 
   /// Sets `value` at `members` below `target`, making the objects on the way.
   static func set(_ value: JSONValue, at members: ArraySlice<String>, in target: inout JSONValue) {

@@ -101,7 +101,7 @@ extension CSVTable {
         guard !cell.text.isEmpty else { throw CSVError("a column of the header has no name", at: cell.position) }
         if let first = seen.updateValue(cell.position, forKey: cell.text) {
           throw CSVError(
-            "the column \"\(cell.text)\" appears twice in the header (also at \(first))", at: cell.position)
+            "the column \(quoted(cell.text)) appears twice in the header (also at \(first))", at: cell.position)
         }
       }
       for row in rows.dropFirst() where row.count != header.count {
