@@ -63,6 +63,9 @@ extension CSVTable {
 
     static let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","), cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n")
 
+    /// A comma or a line end: what ends a field outside quotes.
+    @inline(__always) static func endsField(_ byte: UInt8) -> Bool { byte == comma || byte == cr || byte == lf }
+
     /// The position of byte `offset` on the current line.
     mutating func position(_ offset: Int) -> SourcePosition {
       var column = known.column
@@ -159,14 +162,14 @@ extension CSVTable {
           // A line break inside quotes is part of the value; positions after it are on the next line.
           if byte == Self.lf || (byte == Self.cr && (i == bytes.count || bytes[i] != Self.lf)) { newLine(at: i) }
         }
-        if i < bytes.count && ![Self.comma, Self.cr, Self.lf].contains(bytes[i]) {
+        if i < bytes.count && !Self.endsField(bytes[i]) {
           throw CSVError(
             "text after a closing quote; inside a quoted field write a quote as two (\"\")", at: position(i))
         }
         return Cell(String(decoding: text, as: UTF8.self), quoted: true, at: start)
       }
       let from = i
-      while i < bytes.count && ![Self.comma, Self.cr, Self.lf].contains(bytes[i]) {
+      while i < bytes.count && !Self.endsField(bytes[i]) {
         if bytes[i] == Self.quote {
           throw CSVError(
             "a quote inside an unquoted field; quote the whole field and write the quote as two (\"\")",
@@ -179,6 +182,8 @@ extension CSVTable {
 
     /// Throws at the first byte that is not UTF-8.
     static func checkUTF8(_ bytes: [UInt8]) throws(CSVError) {
+      // The standard library's validation is fast; the scalar walk below only finds where it failed.
+      if String(validating: bytes, as: UTF8.self) != nil { return }
       var parser = Unicode.UTF8.ForwardParser()
       var iterator = bytes.makeIterator()
       var offset = 0
