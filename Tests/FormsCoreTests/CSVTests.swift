@@ -157,6 +157,17 @@ struct CSVDocumentsTests {
     }
   }
 
+  @Test func theTextNullOfANullableFieldIsQuotedAndReadsBackAsText() throws {
+    let schema = try compile(
+      "kind: k\nversion: 1.0.0\nid: n\nfields:\n  n: string\n  a: {type: string, nullable: true}\n")
+    let documents = [#"{"a": "null", "n": "x"}"#, #"{"a": null, "n": "y"}"#].map { try! JSONParser().parse($0) }
+    let columns = CSVDocuments.columns(of: documents, schema: schema, explode: nil)
+    let text = CSVDocuments.write(documents, columns: columns, explode: nil)
+    #expect(text == "n,a\nx,\"null\"\ny,null\n")
+    let records = try CSVDocuments.records(try CSVTable.parse(Array(text.utf8)), schema: schema)
+    #expect(records.map { JSONWriter.compact($0.value) } == [#"{"a":"null","n":"x"}"#, #"{"a":null,"n":"y"}"#])
+  }
+
   @Test func explodeNamesAListField() {
     #expect(throws: CSVColumnProblem.self) { try CSVDocuments.explodedList("note", in: sheetSchema).get() }
     #expect(throws: CSVColumnProblem.self) { try CSVDocuments.explodedList("itmes", in: sheetSchema).get() }

@@ -95,16 +95,18 @@ public struct CSVColumn: Sendable {
   }
 
   /// The cell that shows `values` (what the path reads in one document or element): none is no
-  /// value (`nil`), several a JSON array; text as it is, numbers as their exact text.
-  public func text(of values: [JSONValue]) -> String? {
+  /// value (`nil`), several a JSON array; text as it is, numbers as their exact text. `quoted`
+  /// where the text must be quoted to read back as it is: empty text, and the text `null` of a
+  /// nullable field.
+  public func field(of values: [JSONValue]) -> (text: String, quoted: Bool)? {
     guard let value = values.first else { return nil }
-    guard values.count == 1 else { return JSONWriter.compact(.array(values)) }
+    guard values.count == 1 else { return (JSONWriter.compact(.array(values)), false) }
     switch (cell, value) {
-    case (.text, .string(let text)): return text
-    case (.number, .number(let number)): return number.text
-    case (.boolean, .bool(let flag)): return flag ? "true" : "false"
-    case (_, .null): return "null"
-    default: return JSONWriter.compact(value)
+    case (.text, .string(let text)): return (text, text.isEmpty || (nullable && text == "null"))
+    case (.number, .number(let number)): return (number.text, false)
+    case (.boolean, .bool(let flag)): return (flag ? "true" : "false", false)
+    case (_, .null): return ("null", false)
+    default: return (JSONWriter.compact(value), false)
     }
   }
 }

@@ -89,27 +89,28 @@ public enum CSVDocuments {
   public static func write(_ documents: [JSONValue], columns: [CSVColumn], explode list: [String]?) -> String {
     var out = line(columns.map { ($0.name, false) })
     for document in documents {
-      let shared = columns.map { column in column.list == nil ? column.text(of: column.path.values(in: document)) : nil
+      let shared = columns.map { column in
+        column.list == nil ? column.field(of: column.path.values(in: document)) : nil
       }
       let elements = list.flatMap { members in FilterExpression.Path(steps: members.map { .member($0) }) }.map {
         $0.values(in: document).first?.arrayValue ?? []
       }
       guard let elements, !elements.isEmpty else {
-        out += line(shared.map { ($0 ?? "", $0 == "") })
+        out += line(shared.map { $0 ?? ("", false) })
         continue
       }
       for element in elements {
-        let cells = zip(columns, shared).map { column, value -> String? in
+        let cells = zip(columns, shared).map { column, value -> (text: String, quoted: Bool)? in
           guard column.list != nil else { return value }
-          return column.text(of: FilterExpression.Path(steps: column.element.map { .member($0) }).values(in: element))
+          return column.field(of: FilterExpression.Path(steps: column.element.map { .member($0) }).values(in: element))
         }
-        out += line(cells.map { ($0 ?? "", $0 == "") })
+        out += line(cells.map { $0 ?? ("", false) })
       }
     }
     return out
   }
 
-  /// One CSV line: each field quoted when `quoted` (empty text) or when it holds `,` `"` CR or LF.
+  /// One CSV line: each field quoted when `quoted` (empty text, a nullable field's text `null`) or when it holds `,` `"` CR or LF.
   public static func line(_ fields: [(text: String, quoted: Bool)]) -> String {
     fields.map { field in
       guard field.quoted || field.text.utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D })
