@@ -96,7 +96,7 @@ public enum StoreError: FormsError, Equatable {
     case .manifest(let file, let position, let message, _):
       return "\(file)\(position.map { ":\($0.line):\($0.column)" } ?? ""): \(message)"
     case .fileTooLarge(let path, let size, let limit):
-      return "\(path):1:1: the file is \(size) bytes, more than the limit of \(limit) bytes (64 MiB)"
+      return "\(path):1:1: the file is \(size) bytes, more than the limit of \(limit) bytes (\(limit >> 20) MiB)"
     case .wrongFileType(let path, let found, let expected):
       return
         "\(path) is \(found), not \(expected); formsctl does not open or follow it (move it away, or replace it with \(expected))"

@@ -68,7 +68,9 @@ import Testing
     // Writes only the rejects file a person names, never through a link nor inside data/ or .formsctl/.
     "ImportRejects", "ImportRejects.Record",
     "InboxItem",
-    "Importer.Record", "Importer.Report", "Importer.Request", "JQProgram", "Keyring", "Keyring.Opened",
+    "Importer.Record", "Importer.Report", "Importer.Request", "JQProgram",
+    // A feed's format names how records are read; a spreadsheet is text a query rendered.
+    "Importer.FeedFormat", "Store.Spreadsheet", "Keyring", "Keyring.Opened",
     "MergeDriver", "MergeDriver.Outcome", "Migrator",
     "Migrator.Group", "Migrator.KindStatus", "Migrator.Report", "Migrator.Request", "PathDisplay",
     "ProgressCounter", "Recipient", "Refusal", "RetentionPolicy", "RetentionPolicy.ParseError", "RevisionCheck",

@@ -32,6 +32,10 @@ public struct Importer: Sendable {
     /// With `skipInvalid`, the NDJSON file the refused records are written to (`ImportRejects`),
     /// before the store changes; required unless `dryRun`.
     public var rejects: String?
+    /// The feed's format; nil: by its name (`.csv` is CSV, else JSON).
+    public var format: FeedFormat?
+    /// A CSV feed's `--columns` file (``Importer/columnMap(_:display:)``).
+    public var columns: String?
     public init(
       kind: String, feed: String, map: String? = nil, dryRun: Bool = false, prune: Bool = false, snapshot: Bool = true,
       strictWorkflow: Bool = false, maxPrune: PruneBound? = nil
@@ -202,8 +206,8 @@ public struct Importer: Sendable {
     let schema = try store.schema(request.kind)
     if let rejects = request.rejects, request.skipInvalid { try ImportRejects.check(rejects, layout: store.layout) }
     var unparsed: [Int: String] = [:]
-    let feed = try Self.records(
-      request.feed, display: store.display(request.feed), bytes: request.feedBytes,
+    let feed = try feedRecords(
+      request, schema: schema,
       unparsed: request.skipInvalid ? { line, _, message in unparsed[line] = message } : nil)
     var ops: [ChangeOp] = []
     if let map = request.map { ops = try Self.mapping(map, display: store.display(map)) }

@@ -7,7 +7,7 @@ extension Formsctl {
   struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "import",
-      abstract: "Merge a feed of records (JSON array or NDJSON) into the store, newest wins.",
+      abstract: "Merge a feed of records (JSON array, NDJSON or CSV) into the store, newest wins.",
       discussion: """
         Per record, keyed by the kind's id and comparing the `updated` timestamps (a date against a datetime by calendar day): a new id is created; a newer record replaces the stored document; otherwise each list with a `unique` key is merged element by element (a newer feed element replaces the stored one, a feed-only element is added, a store-only element is kept, and nested keyed lists are merged the same way). Equal timestamps keep the stored version.
 
@@ -17,7 +17,13 @@ extension Formsctl {
 
         Unattended runs: --skip-invalid --rejects FILE leaves out each record that cannot be imported (does not parse, mapping, id, timestamp, validation, a workflow refusal under --strict-workflow, a relation to a missing document, an id sent twice) and imports the rest; FILE (outside the store's data, never through a symbolic link) gets one JSON line per refused record — {kind, index, line, id, record, diagnostics} — before the store changes, so an unwritable FILE stops the import (exit 74, nothing imported). Exit 1 when some were refused. With --dry-run it lists them and writes no file.
 
+        A feed named .csv (or --input-format csv) is a spreadsheet: a header row whose columns name fields as `list --format csv --explode` prints them (purchase_order_number, metadata.agency, items[].quantity), or as a --columns file maps them (a YAML mapping of header to field path; ~ leaves a column out). Cells are typed by the schema: numbers keep their exact digits (no thousands separators), booleans are true or false, lists and objects not spread over columns are JSON. With a column under a list, the rows of one document (grouped by its id column) rebuild the list, one element per row, and must agree on the document's other fields. The records then go through everything above.
+
         Examples:
+          formsctl list purchase-order --format csv --explode items > orders.csv
+          formsctl import purchase-order orders.csv --dry-run
+          formsctl import purchase-order ../feeds/orders.csv \\
+            --columns ../feeds/orders.columns.yaml
           formsctl import purchase-order ../feeds/purchase-orders.json \\
             --map ../feeds/purchase-orders.map.yaml --dry-run
           formsctl import purchase-order ../feeds/purchase-orders.json \\
@@ -36,6 +42,12 @@ extension Formsctl {
     var feed: String
     @Option(help: ArgumentHelp("A YAML list of change steps applied to each record first.", valueName: "FILE")) var map:
       String?
+    @Option(
+      help: ArgumentHelp(
+        "A CSV feed's YAML mapping of column header to field path (~ leaves a column out).", valueName: "FILE"))
+    var columns: String?
+    @Option(help: "The feed's format: json (an array or NDJSON) or csv (default: csv for a .csv file, else json).")
+    var inputFormat: Importer.FeedFormat?
     @Flag(help: "Print what would happen to each record; write nothing.") var dryRun = false
     @Flag(help: "Delete stored documents the feed does not have (following on_delete).") var prune = false
     @Option(
@@ -57,6 +69,7 @@ extension Formsctl {
       TextOrJSON = .text
 
     func validate() throws {
+      if columns != nil && inputFormat == .json { throw ValidationError("--columns maps the columns of a CSV feed") }
       if maxPrune != nil && !prune { throw ValidationError("--max-prune bounds --prune; pass --prune too") }
       if rejects != nil && !skipInvalid {
         throw ValidationError("--rejects names where --skip-invalid puts refused records; pass --skip-invalid too")
@@ -73,6 +86,8 @@ extension Formsctl {
         snapshot: !noSnapshot, strictWorkflow: strictWorkflow, maxPrune: maxPrune)
       request.skipInvalid = skipInvalid
       request.rejects = rejects
+      request.format = inputFormat ?? (columns != nil ? .csv : nil)
+      request.columns = columns
       if feed == "-" { request.feedBytes = try readStandardInput(limit: Importer.feedLimit) }
       let report = try Importer(store: store).run(request)
       if format == .text {
@@ -128,3 +143,5 @@ extension Formsctl {
     }
   }
 }
+
+extension Importer.FeedFormat: ExpressibleByArgument {}

@@ -18,6 +18,11 @@ extension Formsctl {
           formsctl list forecast --where 'created_at >= "2026-10-01"' --sort ticker
           formsctl list purchase-order --where 'items[].quantity >= 10' --format paths
           formsctl list form --watch --sort -last_modified_date --limit 20
+          formsctl list purchase-order --format csv --explode items > orders.csv
+          formsctl list forecast --format csv --explode outputs.projections \\
+            --fields id,ticker,outputs.projections[].year,outputs.projections[].revenue
+
+        --explode LIST (with --format csv) prints one row per element of LIST, the document's fields repeated on each, and a document whose list is empty as one row with empty element cells. Without --fields it prints every field: objects flattened (metadata.agency), the elements' members as items[].quantity, other lists as JSON in one cell; numbers keep their exact text. `formsctl import KIND FILE.csv` reads it back.
 
         --watch keeps the table on screen and redraws it after every change that alters it (formsctl watch --query, as a table), until Ctrl-C.
         """
@@ -42,6 +47,11 @@ extension Formsctl {
       completion: Completions.paths)
     var fields: String?
     @Option(help: "Output: table, json, ndjson, csv or paths.") var format: Format = .table
+    @Option(
+      help: ArgumentHelp(
+        "With --format csv: one row per element of this list, the document's fields repeated.", valueName: "LIST"),
+      completion: Completions.paths)
+    var explode: String?
     @Flag(help: "Show the table again after every change that alters it, until interrupted.") var watch = false
     @Flag(help: "Read every file instead of the index (.formsctl/index), which vouches for unchanged files.")
     var noIndex = false
@@ -49,6 +59,7 @@ extension Formsctl {
     func validate() throws {
       if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
       if offset < 0 { throw ValidationError("--offset must be 0 or more") }
+      if explode != nil && format != .csv { throw ValidationError("--explode shapes CSV rows; pass --format csv") }
       if watch && (format != .table || offset != 0) {
         throw ValidationError("--watch shows a table; drop --format and --offset")
       }
@@ -63,6 +74,14 @@ extension Formsctl {
         filters: try parseFilters(filters, kind: kind, store: store), sort: try Self.sortKeys(sort, kind, store),
         offset: offset, limit: limit)
       if watch { return try self.watch(query, kind: kind, store: store) }
+      if let explode {
+        let sheet = try store.spreadsheet(
+          kind: kind, query: query, explode: explode, columns: try fields.map { try Self.columns($0, kind, store) })
+        Self.warn(sheet.listing, store: store)
+        FileHandleOutput.standardOutput.write(sheet.text)
+        if !sheet.listing.skipped.isEmpty { throw ExitStatus.problems }
+        return
+      }
       // --format paths shows no values: no columns (and no access record).
       let report = ReportFormat(rawValue: format.rawValue)
       let listing = try store.listing(
