@@ -183,6 +183,10 @@ extension Store {
       return first[id].map { change.time < $0 } ?? true
     }
     let contents = try repository.blobs(Array(Set(relevant.flatMap { [$0.before, $0.after].compactMap { $0 } })))
+    let parser = JSONParser()
+    // The workflow field of every version, so an old version's state is read under its own.
+    let fields = Set(registry.schemas(of: kind).compactMap(\.workflow?.field)).sorted()
+    let projection = JSONProjection(paths: (["_schema"] + fields).compactMap { FilterExpression.Path($0) })
     var states: [String: String?] = [:]
     var unreadable = 0
     func state(_ blob: String) -> String? {
@@ -190,7 +194,9 @@ extension Store {
       var found: String?
       do {
         // A blob git lacks (a shallow clone) is as unreadable as one that does not parse.
-        let document = try JSONParser().parse(contents[blob] ?? [])
+        let bytes = contents[blob] ?? []
+        // Only `_schema` and the workflow field are built (the rest checked, as a full parse would).
+        let document = try projection.flatMap { parser.parse(bytes, keeping: $0) } ?? parser.parse(bytes)
         found = (registry.schema(of: document) ?? schema).workflowState(of: document)
       } catch {
         unreadable += 1
