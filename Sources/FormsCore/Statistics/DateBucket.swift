@@ -7,7 +7,16 @@
 /// 2026-Q4, not in January. formsctl stamps times in UTC, so its own stamps are bucketed by the
 /// UTC day (docs/decisions/0080).
 public enum DateBucket: String, Sendable, CaseIterable {
-  case day, week, month, quarter, year
+  /// `2026-11-27`.
+  case day
+  /// `2026-W48`: the ISO 8601 week-numbering year and week.
+  case week
+  /// `2026-11`.
+  case month
+  /// `2026-Q4`.
+  case quarter
+  /// `2026`.
+  case year
 
   /// The label of the bucket that `text` (a date or an RFC 3339 datetime) falls in; nil when
   /// `text` is neither.

@@ -10,10 +10,13 @@ extension Store {
     public var query: Query
     /// The groupings, outermost first: none (one group, `all`), one or two.
     public var groups: [StatsGrouping]
-    /// Paths whose numbers are summed, averaged, and whose smallest and largest are shown.
+    /// Paths whose numbers are summed.
     public var sums: [FilterExpression.Path]
+    /// Paths whose numbers are averaged exactly.
     public var averages: [FilterExpression.Path]
+    /// Paths whose smallest number is shown, as written.
     public var minimums: [FilterExpression.Path]
+    /// Paths whose largest number is shown, as written.
     public var maximums: [FilterExpression.Path]
 
     /// A request; every part optional.
