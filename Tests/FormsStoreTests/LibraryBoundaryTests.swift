@@ -79,6 +79,8 @@ import Testing
     "Snapshots.Place", "Snapshots.Problem", "Snapshots.CreatePlan", "Snapshots.RestoreOutcome", "Snapshots.RestorePlan",
     "Snapshots.Transfer", "StaleApprovals", "Storage", "Store", "Store.ApprovalOutcome", "Store.Change",
     "Store.Matches", "Store.Skipped",
+    // `stats`: a request value and where workflow times come from; both only read.
+    "Store.StatisticsRequest", "Store.WorkflowHistorySource",
     "Store.ChangeBatch", "Store.ChangePlan", "Store.ChangePlan.Entry", "Store.Inbox",
     "Store.Configuration", "Store.Document", "Store.EditOutcome", "Store.Initialized", "Store.Listing",
     "Store.ObserveOptions", "Store.Query", "Store.QueryResult", "Store.ResealReport", "StoreError", "StoreLayout",

@@ -74,6 +74,52 @@ public struct DecimalSum: Sendable, Equatable {
     return sign + all[..<point] + "." + all[point...]
   }
 
+  /// How many digits past the sum's decimals an average that does not end is written with.
+  public static let averageExtraDigits = 6
+
+  /// The sum divided by `count`, exactly: with the fewest digits after the point that write it
+  /// (at least `decimals`) when it ends within `decimals` + ``averageExtraDigits`` digits (`0.3 / 2`
+  /// is `0.15`), else rounded half to even to exactly that many (`1 / 3` is `0.333333`). Written
+  /// as ``text`` writes a sum (with an exponent when very long). Nil when `count` is not positive.
+  public func quotient(dividingBy count: Int, decimals minimum: Int) -> String? {
+    guard count > 0 else { return nil }
+    let places = max(min(max(decimals, minimum), Self.maximumDigits) + Self.averageExtraDigits, Int(max(0, -exponent)))
+    // The numerator `digits × 10^(exponent + places)`, most significant digit first, divided as by hand.
+    let numerator = digits.reversed() + Array(repeating: UInt8(0), count: Int(exponent) + places)
+    var quotient: [UInt8] = []
+    quotient.reserveCapacity(numerator.count)
+    var remainder = 0
+    for digit in numerator {
+      let current = remainder * 10 + Int(digit)
+      quotient.append(UInt8(current / count))
+      remainder = current % count
+    }
+    let exact = remainder == 0
+    if !exact && (2 * remainder > count || (2 * remainder == count && (quotient.last ?? 0) % 2 == 1)) {
+      var index = quotient.count - 1
+      while index >= 0 && quotient[index] == 9 {
+        quotient[index] = 0
+        index -= 1
+      }
+      if index >= 0 { quotient[index] += 1 } else { quotient.insert(1, at: 0) }
+    }
+    // At least one digit before the point.
+    if quotient.count <= places { quotient = Array(repeating: 0, count: places - quotient.count + 1) + quotient }
+    var fraction = places
+    if exact {
+      while fraction > minimum && fraction > decimals && quotient.last == 0 {
+        quotient.removeLast()
+        fraction -= 1
+      }
+    }
+    let figures = String(decoding: quotient.map { $0 + UInt8(ascii: "0") }, as: UTF8.self)
+    let point = figures.index(figures.endIndex, offsetBy: -fraction)
+    let plain = (negative ? "-" : "") + figures[..<point] + (fraction > 0 ? "." + figures[point...] : "")
+    var written = DecimalSum()
+    guard written.add(JSONNumber(unchecked: plain)) else { return plain }
+    return written.text
+  }
+
   /// Digits after the point as written, the exponent counted: `12.50` → 2, `1.5e-3` → 4, `1e2` → 0.
   static func writtenDecimals(_ text: String) -> Int {
     var fraction = 0

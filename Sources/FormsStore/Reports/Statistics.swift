@@ -2,24 +2,80 @@ import FormsCore
 import Foundation
 
 extension Store {
+  /// What `stats` counts: the documents `query` finds, grouped by up to two ``StatsGrouping``s
+  /// (a field's values or a calendar bucket of a date), with exact sums, averages, minimums and
+  /// maximums of number paths per group.
+  public struct StatisticsRequest: Sendable {
+    /// The filters (sort, offset and limit are not used).
+    public var query: Query
+    /// The groupings, outermost first: none (one group, `all`), one or two.
+    public var groups: [StatsGrouping]
+    /// Paths whose numbers are summed.
+    public var sums: [FilterExpression.Path]
+    /// Paths whose numbers are averaged exactly.
+    public var averages: [FilterExpression.Path]
+    /// Paths whose smallest number is shown, as written.
+    public var minimums: [FilterExpression.Path]
+    /// Paths whose largest number is shown, as written.
+    public var maximums: [FilterExpression.Path]
+
+    /// A request; every part optional.
+    public init(
+      query: Query = Query(), groups: [StatsGrouping] = [], sums: [FilterExpression.Path] = [],
+      averages: [FilterExpression.Path] = [], minimums: [FilterExpression.Path] = [],
+      maximums: [FilterExpression.Path] = []
+    ) {
+      self.query = query
+      self.groups = groups
+      self.sums = sums
+      self.averages = averages
+      self.minimums = minimums
+      self.maximums = maximums
+    }
+
+    /// Every number path, each once, in the order first named (sums, averages, minimums, maximums).
+    var numberPaths: [FilterExpression.Path] {
+      var seen: [FilterExpression.Path] = []
+      for path in sums + averages + minimums + maximums where !seen.contains(path) { seen.append(path) }
+      return seen
+    }
+  }
+
   /// `stats`: the documents of `kind` that `query` finds, counted by the values `by` reaches (one
   /// group, `all`, without it), with each group's share of the documents and, per path of `sums`,
-  /// the exact sum of its numbers. A document whose `by` path reaches several values (a list)
-  /// counts in each of their groups; one that reaches none is in `(none)`. Files that do not
-  /// parse are left out of every count and named in `skipped`, as `list` names them.
-  ///
-  /// The sealed values the filters read and those `by` and `sums` reach are opened values the
-  /// report shows (a group's name, a sum): they are recorded first, in one access record, and
-  /// when that cannot be written nothing is counted (as `get`).
+  /// the exact sum of its numbers. As ``statistics(kind:_:)`` with one plain grouping.
   public func statistics(
     kind: String, query: Query, by: FilterExpression.Path?, sums: [FilterExpression.Path]
   ) throws(StoreError)
     -> (report: TableReport, skipped: [Skipped])
   {
-    try refuseSealedReads(kind: kind, (by.map { [$0] } ?? []) + sums)
-    let found = try listed(kind: kind, query: Query(filters: query.filters))
+    try statistics(
+      kind: kind, StatisticsRequest(query: query, groups: by.map { [StatsGrouping(path: $0)] } ?? [], sums: sums))
+  }
+
+  /// `stats`: the documents of `kind` that the request's query finds, counted per group, with each
+  /// group's share of the documents and, per number path, exact figures: the sum (written with the
+  /// most decimals any summed number has), the average (``NumberSummary/average(decimals:)``), the
+  /// smallest and largest as written, and for averages, minimums and maximums how many numbers
+  /// there were (`n PATH`; a null or missing value is skipped, and the table's notes count them).
+  ///
+  /// A document whose grouping path reaches several values (a list) counts in each of their groups
+  /// (with two groupings, in each pair); one that reaches none is in `(none)`. Groups by values are
+  /// ordered by count (most first), calendar buckets in calendar order; with two groupings, the
+  /// rows of each outer group together. Files that do not parse are left out of every count and
+  /// named in `skipped`, as `list` names them.
+  ///
+  /// The sealed values the filters read and those the groupings and number paths reach are opened
+  /// values the report shows: they are recorded first, in one access record, and when that cannot
+  /// be written nothing is counted (as `get`).
+  public func statistics(kind: String, _ request: StatisticsRequest) throws(StoreError)
+    -> (report: TableReport, skipped: [Skipped])
+  {
+    let numberPaths = request.numberPaths
+    let reached = request.groups.map(\.path) + numberPaths
+    try refuseSealedReads(kind: kind, reached)
+    let found = try listed(kind: kind, query: Query(filters: request.query.filters))
     let documents = found.documents
-    let reached = (by.map { [$0] } ?? []) + sums
     try recordAccess(
       Self.merged(
         found.read
@@ -28,26 +84,30 @@ extension Store {
               ? nil
               : access(document, kind: kind, shown: reached.flatMap { $0.located(in: document.value).map(\.pointer) })
           }))
-    var order: [String] = []
-    // Each sum is written with the most decimals any of its numbers has (125000.00 stays so).
-    var groups: [String: (count: Int, sums: [DecimalSum])] = [:]
+    var groups: [[String]: (count: Int, numbers: [NumberSummary])] = [:]
+    // Documents per outer group, each once, to order the outer groups of two levels.
+    var outer: [String: Int] = [:]
+    // Documents where a number path reaches no number.
+    var without = Array(repeating: 0, count: numberPaths.count)
     for document in documents {
-      let keys = by.map { path in path.values(in: document.value).map(TableReport.cell) } ?? ["all"]
-      // Each number once, whatever the groups it counts in; a sum is the same for every group.
-      let numbers = sums.map { path in
+      let labels = request.groups.map { Array(Set($0.labels(in: document.value))) }
+      // Each number once, whatever the groups it counts in.
+      let numbers = numberPaths.map { path in
         path.values(in: document.value).compactMap { value -> JSONNumber? in
           guard case .number(let number) = value else { return nil }
           return number
         }
       }
-      for key in Set(keys.isEmpty ? ["(none)"] : keys) {
-        if groups[key] == nil {
-          order.append(key)
-          groups[key] = (0, Array(repeating: DecimalSum(), count: sums.count))
-        }
-        groups[key]?.count += 1
-        for (index, path) in sums.enumerated() {
-          for number in numbers[index] where groups[key]?.sums[index].add(number) == false {
+      for (index, found) in numbers.enumerated() where found.isEmpty { without[index] += 1 }
+      var keys: [[String]] = [[]]
+      for level in labels { keys = keys.flatMap { key in level.map { key + [$0] } } }
+      if request.groups.isEmpty { keys = [["all"]] }
+      for first in Set(keys.compactMap(\.first)) { outer[first, default: 0] += 1 }
+      for key in keys {
+        var group = groups[key] ?? (0, Array(repeating: NumberSummary(), count: numberPaths.count))
+        group.count += 1
+        for (index, path) in numberPaths.enumerated() {
+          for number in numbers[index] where !group.numbers[index].add(number) {
             // The number is not quoted: it may be a sealed value.
             throw StoreError.invalidDocument(
               display(document.path),
@@ -60,34 +120,93 @@ extension Store {
               ])
           }
         }
+        groups[key] = group
       }
     }
-    // Every group's sum is written with the decimals of the widest number summed in any group.
-    let decimals = sums.indices.map { index in groups.values.map { $0.sums[index].decimals }.max() ?? 0 }
-    let total = documents.count
-    let rows = order.sorted { (groups[$0]?.count ?? 0, $1) > (groups[$1]?.count ?? 0, $0) }
-    let by = by?.description ?? "group"
-    let report = TableReport(
-      records: rows.map { key in
-        let group = groups[key] ?? (0, [])
-        var object = JSONObject([
-          by: .string(key), "count": .number(JSONNumber(group.count)),
-          "percent": .number(Self.percent(group.count, total)),
-        ])
-        for (index, path) in sums.enumerated() {
-          object["sum_" + path.description] = .number(
-            JSONNumber(unchecked: Self.text(group.sums[index], decimals[index])))
-        }
+    let rows = Self.ordered(Array(groups.keys), request.groups, count: { groups[$0]?.count ?? 0 }, outer: outer)
+    return (
+      Self.report(
+        kind: kind, request, rows: rows.map { ($0, groups[$0] ?? (0, [])) }, total: documents.count, without: without),
+      found.skipped
+    )
+  }
+
+  /// The group keys in report order: level by level, a calendar bucket's labels in calendar order
+  /// (what it cannot place last), others by count, most first, then by name.
+  static func ordered(
+    _ keys: [[String]], _ groupings: [StatsGrouping], count: ([String]) -> Int, outer: [String: Int]
+  ) -> [[String]] {
+    func calendar(_ label: String) -> (Int, String) {
+      (label == StatsGrouping.none || label == StatsGrouping.notADate ? 1 : 0, label)
+    }
+    return keys.sorted { a, b in
+      for level in a.indices where a[level] != b[level] {
+        let byCalendar = level < groupings.count && groupings[level].bucket != nil
+        if byCalendar { return calendar(a[level]) < calendar(b[level]) }
+        // The outer level of two orders by its own count, the innermost by the pair's.
+        let (x, y) =
+          level + 1 < a.count ? (outer[a[level]] ?? 0, outer[b[level]] ?? 0) : (count(a), count(b))
+        return x != y ? x > y : a[level] < b[level]
+      }
+      return false
+    }
+  }
+
+  /// The report of `rows`: the grouping columns, count, percent, then per number path asked for
+  /// its sum, average, minimum, maximum and count of numbers.
+  static func report(
+    kind: String, _ request: StatisticsRequest, rows: [([String], (count: Int, numbers: [NumberSummary]))],
+    total: Int, without: [Int]
+  ) -> TableReport {
+    let paths = request.numberPaths
+    let names = request.groups.isEmpty ? ["group"] : request.groups.map(\.description)
+    // Each sum and average is written with the decimals of the widest number of its path in any group.
+    let decimals = paths.indices.map { index in rows.map { $0.1.numbers[index].sum.decimals }.max() ?? 0 }
+    let counted = paths.filter {
+      request.averages.contains($0) || request.minimums.contains($0) || request.maximums.contains($0)
+    }
+    // Each figure: its column, its JSON key, and its value in a group (nil: no number there).
+    var figures: [(column: String, key: String, value: ([NumberSummary]) -> JSONNumber?)] = []
+    for (name, key, chosen, value) in [
+      ("sum", "sum", request.sums, { (s: NumberSummary, d: Int) in Optional(s.sum.text(decimals: d)) }),
+      ("avg", "avg", request.averages, { (s: NumberSummary, d: Int) in s.average(decimals: d) }),
+      ("min", "min", request.minimums, { (s: NumberSummary, _: Int) in s.minimum?.text }),
+      ("max", "max", request.maximums, { (s: NumberSummary, _: Int) in s.maximum?.text }),
+    ] {
+      for path in chosen {
+        guard let index = paths.firstIndex(of: path) else { continue }
+        figures.append(
+          (
+            "\(name) \(path)", "\(key)_\(path)",
+            { numbers in value(numbers[index], decimals[index]).map(JSONNumber.init(unchecked:)) }
+          ))
+      }
+    }
+    for path in counted {
+      guard let index = paths.firstIndex(of: path) else { continue }
+      figures.append(("n \(path)", "n_\(path)", { numbers in JSONNumber(numbers[index].count) }))
+    }
+    var notes = ["\(plural(total, "document")) of \(kind)"]
+    for path in counted {
+      guard let index = paths.firstIndex(of: path), without[index] > 0 else { continue }
+      notes.append(
+        "\(path): \(plural(without[index], "document")) without a number there (null or missing), skipped")
+    }
+    return TableReport(
+      records: rows.map { key, group in
+        var object = JSONObject()
+        for (name, label) in zip(names, key) { object[name] = .string(label) }
+        object["count"] = .number(JSONNumber(group.count))
+        object["percent"] = .number(Self.percent(group.count, total))
+        for figure in figures { object[figure.key] = figure.value(group.numbers).map(JSONValue.number) ?? .null }
         return .object(object)
       },
-      columns: [by, "count", "percent"] + sums.map { "sum " + $0.description },
-      rows: rows.map { key in
-        let group = groups[key] ?? (0, [])
-        return [key, String(group.count), Self.percent(group.count, total).text]
-          + group.sums.enumerated().map { Self.text($0.element, decimals[$0.offset]) }
+      columns: names + ["count", "percent"] + figures.map(\.column),
+      rows: rows.map { key, group in
+        key + [String(group.count), Self.percent(group.count, total).text]
+          + figures.map { $0.value(group.numbers)?.text ?? "" }
       },
-      notes: ["\(plural(total, "document")) of \(kind)"])
-    return (report, found.skipped)
+      notes: notes)
   }
 
   /// An exact sum written with at least `decimals` digits after the point (every group of a
@@ -99,74 +218,6 @@ extension Store {
     guard whole > 0 else { return JSONNumber(0) }
     let tenths = (part * 1000 + whole / 2) / whole
     return JSONNumber(unchecked: "\(tenths / 10).\(tenths % 10)")
-  }
-
-  /// From the audit log: for each workflow state of `kind`, how many times documents entered it,
-  /// how long they stayed before moving on (median and 90th percentile, over the stays that
-  /// ended), and how many are in it now; and how many of the documents created in the log
-  /// reached a final state (one the workflow leads out of to nowhere).
-  public func workflowStatistics(kind: String) throws(StoreError) -> TableReport {
-    guard let workflow = try schema(kind).workflow else { throw StoreError.refused(.noWorkflow(kind: kind)) }
-    var entered: [String: Int] = [:]
-    var stays: [String: [Int64]] = [:]
-    var current: [String: (state: String, since: Int64)] = [:]
-    var created = Set<String>()
-    for (_, record) in try AuditLog.read(layout).records {
-      guard let time = record["time"]?.stringValue.flatMap(Instant.init)?.seconds else { continue }
-      for document in record["documents"]?.arrayValue ?? [] where document["kind"]?.stringValue == kind {
-        guard let id = document["id"]?.stringValue else { continue }
-        if let previous = document["previous_id"]?.stringValue, let moved = current.removeValue(forKey: previous) {
-          current[id] = moved
-          if created.remove(previous) != nil { created.insert(id) }
-        }
-        switch document["action"]?.stringValue {
-        case "create":
-          created.insert(id)
-          if let state = document["to"]?.stringValue {
-            current[id] = (state, time)
-            entered[state, default: 0] += 1
-          }
-        case "delete":
-          current[id] = nil
-        default:
-          guard let to = document["to"]?.stringValue else { continue }
-          if let stay = current[id] { stays[stay.state, default: []].append(time - stay.since) }
-          current[id] = (to, time)
-          entered[to, default: 0] += 1
-        }
-      }
-    }
-    let states = Array(Set(workflow.transitions.keys).union(workflow.transitions.values.joined())).sorted()
-    let now = Dictionary(grouping: current.values, by: \.state).mapValues(\.count)
-    let final = Set(states.filter { workflow.next(from: $0).isEmpty })
-    let completed = created.filter { current[$0].map { final.contains($0.state) } ?? false }.count
-    func quantile(_ values: [Int64], _ q: Double) -> Int64? {
-      guard !values.isEmpty else { return nil }
-      let sorted = values.sorted()
-      return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * q).rounded()))]
-    }
-    return TableReport(
-      records: states.map { state in
-        .object(
-          JSONObject([
-            "state": .string(state), "entered": .number(JSONNumber(entered[state] ?? 0)),
-            "median_seconds": quantile(stays[state] ?? [], 0.5).map { .number(JSONNumber(Int($0))) } ?? .null,
-            "p90_seconds": quantile(stays[state] ?? [], 0.9).map { .number(JSONNumber(Int($0))) } ?? .null,
-            "now": .number(JSONNumber(now[state] ?? 0)), "final": .bool(final.contains(state)),
-          ]))
-      },
-      columns: ["state", "entered", "median stay", "p90 stay", "now"],
-      rows: states.map { state in
-        [
-          state + (final.contains(state) ? " (final)" : ""), String(entered[state] ?? 0),
-          quantile(stays[state] ?? [], 0.5).map(Self.duration) ?? "-",
-          quantile(stays[state] ?? [], 0.9).map(Self.duration) ?? "-", String(now[state] ?? 0),
-        ]
-      },
-      notes: [
-        "completion: \(completed) of \(plural(created.count, "\(kind) document")) created in the audit log "
-          + "reached a final state (\(Self.percent(completed, created.count).text)%)"
-      ])
   }
 
   /// `seconds` for people: `2d 3h`, `5h 10m`, `12m`, `40s`.

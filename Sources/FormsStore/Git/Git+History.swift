@@ -1,0 +1,78 @@
+import FormsCore
+import Foundation
+
+extension GitRepository {
+  /// One commit's change to one file: its blob before and after (nil where the file did not exist).
+  struct FileChange: Sendable {
+    /// The file's name (`PO-000201.json`).
+    let name: String
+    /// The commit's author time, in seconds since 1970.
+    let time: Int64
+    let before: String?
+    let after: String?
+  }
+
+  /// Every change a commit made to a `.json` file directly in `directory`, oldest first, from one
+  /// `git log` over the directory: a rename is a deletion and an addition, a merge commit's own
+  /// resolution is not a change (the commits it merges are), and the time is the author's (kept
+  /// by rebase, cherry-pick and amend). None when the repository has no commit yet.
+  func fileChanges(in directory: String) throws(StoreError) -> [FileChange] {
+    guard let head = Subprocess.run(["git", "-C", root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"]) else {
+      throw StoreError.refused(.gitMissing)
+    }
+    guard head.status == 0 else { return [] }
+    // Paths relative to `directory` (--relative), so a store reached through a link is no matter.
+    guard
+      let log = Subprocess.run(
+        [
+          "git", "-C", directory, "log", "--relative", "--no-renames", "--raw", "--no-abbrev", "-z",
+          "--format=%x01%at", "--", ".",
+        ])
+    else { throw StoreError.refused(.gitMissing) }
+    guard log.status == 0 else { throw StoreError.refused(.gitFailed(subcommand: "log", stderr: log.stderr)) }
+    let output = log.stdout
+    var changes: [FileChange] = []
+    var time: Int64 = 0
+    var tokens = output.split(separator: 0, omittingEmptySubsequences: false)[...]
+    while let raw = tokens.popFirst() {
+      let token = raw.drop { $0 == UInt8(ascii: "\n") }
+      if token.first == 1 {
+        time = Int64(String(decoding: token.dropFirst(), as: UTF8.self)) ?? 0
+      } else if token.first == UInt8(ascii: ":"), let path = tokens.popFirst() {
+        // `:100644 100644 OLD NEW M`: the blobs before and after, all zeros where there was none.
+        let fields = token.split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
+        guard fields.count >= 5 else { continue }
+        let name = String(decoding: path, as: UTF8.self)
+        guard name.hasSuffix(".json"), !name.contains("/") else { continue }
+        func blob(_ id: String) -> String? { id.allSatisfy { $0 == "0" } ? nil : id }
+        changes.append(FileChange(name: name, time: time, before: blob(fields[2]), after: blob(fields[3])))
+      }
+    }
+    return changes.reversed()
+  }
+
+  /// The contents of the blobs `ids`, from one `git cat-file --batch`; a blob git does not have is
+  /// left out.
+  func blobs(_ ids: [String]) throws(StoreError) -> [String: [UInt8]] {
+    guard !ids.isEmpty else { return [:] }
+    guard
+      let result = Subprocess.run(
+        ["git", "-C", root, "cat-file", "--batch"], input: Array(ids.joined(separator: "\n").utf8) + [10])
+    else { throw StoreError.refused(.gitMissing) }
+    guard result.status == 0 else {
+      throw StoreError.refused(.gitFailed(subcommand: "cat-file", stderr: result.stderr))
+    }
+    var blobs: [String: [UInt8]] = [:]
+    let out = result.stdout
+    var index = out.startIndex
+    while index < out.endIndex, let end = out[index...].firstIndex(of: 10) {
+      // `ID blob SIZE`, then SIZE bytes and a newline; `ID missing` alone.
+      let header = out[index..<end].split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
+      index = end + 1
+      guard header.count == 3, let size = Int(header[2]), size >= 0, index + size <= out.endIndex else { continue }
+      if header[1] == "blob" { blobs[header[0]] = Array(out[index..<index + size]) }
+      index += size + 1
+    }
+    return blobs
+  }
+}
