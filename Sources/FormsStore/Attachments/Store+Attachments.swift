@@ -34,7 +34,7 @@ extension Store {
   /// file is kept at `attachments/<directory>/<id>/<name>.<extension>` and named in the
   /// document's `_attachments` with its SHA-256, size and media type, in one journaled write
   /// with the document (its `updated` stamp, validation, the audit record). The media type is
-  /// told from the content and the name (``MediaType/detect(_:name:)``); a file larger than the
+  /// told from the content and the name (`MediaType.detect(_:name:)` (FormsCore)); a file larger than the
   /// attachment's `max_size`, of a type it does not allow, or whose content is not what its name
   /// says is refused. An approval signs the attachments' hashes with the content, so attaching
   /// another file voids signatures: with `voidingApprovals` false that is refused first.

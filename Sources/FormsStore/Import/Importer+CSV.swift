@@ -37,7 +37,7 @@ extension Importer {
       request.feed, display: display, bytes: request.feedBytes, schema: schema, map: map ?? CSVColumnMap())
   }
 
-  /// Reads a CSV feed into the records a JSON feed would hold (``CSVDocuments/records(_:schema:map:)``),
+  /// Reads a CSV feed into the records a JSON feed would hold (`CSVDocuments.records(_:schema:map:)` in FormsCore),
   /// so that everything `import` does to records applies unchanged; errors name line:column.
   public static func csvRecords(
     _ path: String, display: String, bytes given: [UInt8]? = nil, schema: Schema, map: CSVColumnMap = CSVColumnMap()

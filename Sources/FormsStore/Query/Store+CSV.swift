@@ -4,7 +4,7 @@ extension Store {
   /// A spreadsheet of what `query` finds: the CSV `list --format csv --explode` prints, and what
   /// `import` reads back (``Importer/csvRecords(_:display:bytes:schema:map:)``).
   public struct Spreadsheet: Sendable {
-    /// The CSV text: a header of field paths, then the rows, LF line ends (``CSVDocuments``).
+    /// The CSV text: a header of field paths, then the rows, LF line ends (`CSVDocuments`, FormsCore).
     public var text: String
     /// The listing it shows (documents, files skipped, an operation awaiting recovery).
     public var listing: Listing

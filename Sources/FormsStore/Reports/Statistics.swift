@@ -2,7 +2,7 @@ import FormsCore
 import Foundation
 
 extension Store {
-  /// What `stats` counts: the documents `query` finds, grouped by up to two ``StatsGrouping``s
+  /// What `stats` counts: the documents `query` finds, grouped by up to two `StatsGrouping`s (FormsCore)
   /// (a field's values or a calendar bucket of a date), with exact sums, averages, minimums and
   /// maximums of number paths per group.
   public struct StatisticsRequest: Sendable {
@@ -55,7 +55,7 @@ extension Store {
 
   /// `stats`: the documents of `kind` that the request's query finds, counted per group, with each
   /// group's share of the documents and, per number path, exact figures: the sum (written with the
-  /// most decimals any summed number has), the average (``NumberSummary/average(decimals:)``), the
+  /// most decimals any summed number has), the average (`NumberSummary.average(decimals:)` in FormsCore), the
   /// smallest and largest as written, and for averages, minimums and maximums how many numbers
   /// there were (`n PATH`; a null or missing value is skipped, and the table's notes count them).
   ///
