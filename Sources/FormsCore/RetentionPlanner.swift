@@ -1,8 +1,9 @@
 /// Decides which snapshots `snapshot prune` keeps: every snapshot younger than `keepWithin`, then
-/// the newest of each ISO week younger than `keepWeeklyWithin`, the newest `keepLast`, and always
-/// the newest one; everything else is deleted. Pure: the caller passes the time.
+/// the newest of each ISO week younger than `keepWeeklyWithin`, the newest of each calendar month
+/// (UTC) younger than `keepMonthlyWithin`, the newest `keepLast`, and always the newest one;
+/// everything else is deleted. Pure: the caller passes the time.
 ///
-/// Only whole-store snapshots fill the slots (a week's, the last N, the newest whole one): a
+/// Only whole-store snapshots fill the slots (a week's, a month's, the last N, the newest whole one): a
 /// partial snapshot (the documents an import was about to change) cannot stand for the store, so
 /// it is kept while it is younger than `keepWithin` (or when it is the newest of all), and never
 /// takes the place of a whole one.
@@ -43,12 +44,13 @@ public enum RetentionPlanner {
 
   /// Decisions, newest first; snapshots with the same time keep their given order (oldest first).
   public static func decide(
-    _ snapshots: [Snapshot], now: Int64, keepWithin: Int, keepWeeklyWithin: Int, keepLast: Int = 0,
-    keepLabels: [String] = []
+    _ snapshots: [Snapshot], now: Int64, keepWithin: Int, keepWeeklyWithin: Int, keepMonthlyWithin: Int = 0,
+    keepLast: Int = 0, keepLabels: [String] = []
   ) -> [Decision] {
     let newestFirst = snapshots.enumerated().sorted { ($0.element.time, $0.offset) > ($1.element.time, $1.offset) }.map(
       \.element)
     var weeksSeen = Set<String>()
+    var monthsSeen = Set<String>()
     var wholeSeen = 0
     var decisions: [Decision] = []
     for (index, snapshot) in newestFirst.enumerated() {
@@ -56,6 +58,8 @@ public enum RetentionPlanner {
       let age = now - snapshot.time
       let week = isoWeek(snapshot.time)
       let firstOfWeek = snapshot.whole && weeksSeen.insert(week).inserted
+      let month = String(Instant(seconds: snapshot.time, fraction: "").rfc3339.prefix(7))
+      let firstOfMonth = snapshot.whole && monthsSeen.insert(month).inserted
       let wholeRank = snapshot.whole ? wholeSeen : nil
       if snapshot.whole { wholeSeen += 1 }
       let decision: (Bool, String)
@@ -75,10 +79,14 @@ public enum RetentionPlanner {
         decision = (false, "partial, older than \(duration(keepWithin)) (only whole-store snapshots keep a week)")
       } else if age < Int64(keepWeeklyWithin) && firstOfWeek {
         decision = (true, "newest of week \(week)")
+      } else if age < Int64(keepMonthlyWithin) && firstOfMonth {
+        decision = (true, "newest of month \(month)")
       } else if age < Int64(keepWeeklyWithin) {
         decision = (false, "not the newest of week \(week)")
+      } else if age < Int64(keepMonthlyWithin) {
+        decision = (false, "not the newest of month \(month)")
       } else {
-        decision = (false, "older than \(duration(keepWeeklyWithin))")
+        decision = (false, "older than \(duration(max(keepWeeklyWithin, keepMonthlyWithin)))")
       }
       decisions.append(Decision(name: snapshot.name, keep: decision.0, reason: decision.1))
     }

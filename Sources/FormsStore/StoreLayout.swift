@@ -416,6 +416,9 @@ public struct RetentionPolicy: Sendable, Equatable {
   public var keepWithin: Int
   /// Then keep the newest of each ISO week younger than this many seconds.
   public var keepWeeklyWithin: Int
+  /// Then keep the newest whole-store snapshot of each calendar month (UTC) younger than this
+  /// many seconds (`keep_monthly_within`; 0, the default: no monthly slots).
+  public var keepMonthlyWithin = 0
   /// Whether every command that takes a snapshot applies the policy afterwards (`auto_prune`,
   /// true unless the manifest says false).
   public var autoPrune: Bool
@@ -445,10 +448,12 @@ public struct RetentionPolicy: Sendable, Equatable {
     }
     for pair in pairs {
       let key = pair.key.scalar?.text
-      guard ["keep_within", "keep_weekly_within", "auto_prune", "keep_labels"].contains(key) else {
+      guard ["keep_within", "keep_weekly_within", "keep_monthly_within", "auto_prune", "keep_labels"].contains(key)
+      else {
         throw ParseError(
           position: pair.key.position,
-          message: "unknown key; expected keep_within, keep_weekly_within, auto_prune or keep_labels")
+          message:
+            "unknown key; expected keep_within, keep_weekly_within, keep_monthly_within, auto_prune or keep_labels")
       }
       if key == "keep_labels" {
         keepLabels = try Self.labels(pair.value)
@@ -465,7 +470,11 @@ public struct RetentionPolicy: Sendable, Equatable {
       guard let text = pair.value.scalar?.text, let seconds = Self.seconds(text) else {
         throw ParseError(position: pair.value.position, message: Self.durationProblem(pair.value.scalar?.text ?? ""))
       }
-      if key == "keep_within" { keepWithin = seconds } else { keepWeeklyWithin = seconds }
+      switch key {
+      case "keep_within": keepWithin = seconds
+      case "keep_weekly_within": keepWeeklyWithin = seconds
+      default: keepMonthlyWithin = seconds
+      }
     }
   }
 

@@ -145,3 +145,29 @@ struct RetentionPartialSnapshotTests {
     #expect(RetentionPlanner.matches(label, pattern: pattern) == expected)
   }
 }
+
+extension RetentionPlannerTests {
+  @Test func monthlySlotsKeepTheNewestWholeSnapshotOfEachMonth() {
+    let day: Int64 = 86400
+    let now = Int64(1_795_000_000)  // 2026-11-18
+    let snapshots = [
+      RetentionPlanner.Snapshot(name: "aug-whole", time: now - 100 * day),
+      RetentionPlanner.Snapshot(name: "aug-older", time: now - 101 * day),
+      RetentionPlanner.Snapshot(name: "sep-whole", time: now - 70 * day),
+      RetentionPlanner.Snapshot(name: "sep-partial", time: now - 69 * day, whole: false),
+      RetentionPlanner.Snapshot(name: "old", time: now - 400 * day),
+      RetentionPlanner.Snapshot(name: "newest", time: now),
+    ]
+    let decisions = RetentionPlanner.decide(
+      snapshots, now: now, keepWithin: 7 * Int(day), keepWeeklyWithin: 30 * Int(day),
+      keepMonthlyWithin: 365 * Int(day))
+    let kept = Set(decisions.filter(\.keep).map(\.name))
+    #expect(kept == ["newest", "aug-whole", "sep-whole"])
+    #expect(decisions.first { $0.name == "sep-whole" }?.reason == "newest of month 2026-09")
+    #expect(decisions.first { $0.name == "aug-older" }?.reason == "not the newest of month 2026-08")
+    #expect(decisions.first { $0.name == "old" }?.reason == "older than 365d")
+    // Without a monthly window nothing changes.
+    let weekly = RetentionPlanner.decide(snapshots, now: now, keepWithin: 7 * Int(day), keepWeeklyWithin: 30 * Int(day))
+    #expect(Set(weekly.filter(\.keep).map(\.name)) == ["newest"])
+  }
+}

@@ -166,11 +166,15 @@ extension Snapshots {
   }
 
   /// Prune decisions for every snapshot under `policy` (and `keepLast`); deletes when not a dry run.
-  public func prune(keepWithin: Int, keepWeeklyWithin: Int, keepLast: Int, dryRun: Bool, wait: Double)
-    throws(StoreError) -> [RetentionPlanner.Decision]
-  {
+  /// `keepMonthlyWithin` nil: the manifest's `keep_monthly_within`.
+  public func prune(
+    keepWithin: Int, keepWeeklyWithin: Int, keepMonthlyWithin: Int? = nil, keepLast: Int, dryRun: Bool, wait: Double
+  ) throws(StoreError) -> [RetentionPlanner.Decision] {
     try layout.withWriteLock("snapshot prune", wait: wait) { () throws(StoreError) in
-      try prune(keepWithin: keepWithin, keepWeeklyWithin: keepWeeklyWithin, keepLast: keepLast, dryRun: dryRun)
+      try prune(
+        keepWithin: keepWithin, keepWeeklyWithin: keepWeeklyWithin,
+        keepMonthlyWithin: keepMonthlyWithin ?? layout.retention.keepMonthlyWithin, keepLast: keepLast,
+        dryRun: dryRun)
     }
   }
 
@@ -182,15 +186,15 @@ extension Snapshots {
     let policy = layout.retention
     guard policy.autoPrune else { return [] }
     return try prune(
-      keepWithin: policy.keepWithin, keepWeeklyWithin: policy.keepWeeklyWithin, keepLast: 0, dryRun: false,
-      sparing: sparing, sparingTaken: true
+      keepWithin: policy.keepWithin, keepWeeklyWithin: policy.keepWeeklyWithin,
+      keepMonthlyWithin: policy.keepMonthlyWithin, keepLast: 0, dryRun: false, sparing: sparing, sparingTaken: true
     ).filter { !$0.keep }.map(\.name)
   }
 
   /// `prune`, the caller holding the lock.
   func prune(
-    keepWithin: Int, keepWeeklyWithin: Int, keepLast: Int, dryRun: Bool, sparing: String? = nil,
-    sparingTaken: Bool = false
+    keepWithin: Int, keepWeeklyWithin: Int, keepMonthlyWithin: Int = 0, keepLast: Int, dryRun: Bool,
+    sparing: String? = nil, sparingTaken: Bool = false
   )
     throws(StoreError)
     -> [RetentionPlanner.Decision]
@@ -205,8 +209,8 @@ extension Snapshots {
           label: $0.summary?.label)
       },
       now: Int64(now().timeIntervalSince1970),
-      keepWithin: keepWithin, keepWeeklyWithin: keepWeeklyWithin, keepLast: keepLast,
-      keepLabels: layout.retention.keepLabels
+      keepWithin: keepWithin, keepWeeklyWithin: keepWeeklyWithin, keepMonthlyWithin: keepMonthlyWithin,
+      keepLast: keepLast, keepLabels: layout.retention.keepLabels
     ).map {
       guard !$0.keep else { return $0 }
       if $0.name == sparing { return RetentionPlanner.Decision(name: $0.name, keep: true, reason: "restored from") }

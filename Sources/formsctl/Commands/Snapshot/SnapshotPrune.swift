@@ -25,6 +25,9 @@ extension Formsctl.Snapshot {
     @Option(help: ArgumentHelp("Keep everything younger than this.", valueName: "DURATION")) var keepWithin: String?
     @Option(help: ArgumentHelp("Then the newest of each ISO week younger than this.", valueName: "DURATION"))
     var keepWeeklyWithin: String?
+    @Option(
+      help: ArgumentHelp("Then the newest whole-store snapshot of each month younger than this.", valueName: "DURATION"))
+    var keepMonthlyWithin: String?
     @Option(help: "Also keep the newest N.") var keepLast: Int = 0
     @Flag(help: "Delete instead every snapshot holding sensitive values in plain text.") var sensitive = false
 
@@ -34,12 +37,14 @@ extension Formsctl.Snapshot {
       let (layout, snapshots) = try Formsctl.Snapshot.open(options)
       let within = try Self.seconds(keepWithin, default: layout.retention.keepWithin)
       let weekly = try Self.seconds(keepWeeklyWithin, default: layout.retention.keepWeeklyWithin)
-      if within == 0 && weekly == 0 && keepLast == 0 {
+      let monthly = try Self.seconds(keepMonthlyWithin, default: layout.retention.keepMonthlyWithin)
+      if within == 0 && weekly == 0 && monthly == 0 && keepLast == 0 {
         throw CommandError.usage(
           "this policy keeps no snapshot by age; only the newest would survive. Pass --keep-last 1 to mean that")
       }
       let decisions = try snapshots.prune(
-        keepWithin: within, keepWeeklyWithin: weekly, keepLast: keepLast, dryRun: dryRun, wait: options.wait)
+        keepWithin: within, keepWeeklyWithin: weekly, keepMonthlyWithin: monthly, keepLast: keepLast, dryRun: dryRun,
+        wait: options.wait)
       for decision in decisions {
         printOut("\(decision.keep ? "keep  " : "delete") \(decision.name)  (\(decision.reason))")
       }
@@ -55,7 +60,7 @@ extension Formsctl.Snapshot {
     }
 
     func pruneSensitive() throws {
-      if keepWithin != nil || keepWeeklyWithin != nil || keepLast != 0 {
+      if keepWithin != nil || keepWeeklyWithin != nil || keepMonthlyWithin != nil || keepLast != 0 {
         throw CommandError.usage("--sensitive deletes by content, not by age: it takes no --keep-* option")
       }
       let store = try options.open()
