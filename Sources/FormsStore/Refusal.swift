@@ -167,6 +167,8 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
   case identityExists(path: String)
   case malformedEnvelope(what: String, pointer: String)
   case noRecipients(what: String, pointer: String)
+  /// The `«encrypted»` placeholder given as a sensitive value where no sealed value is stored.
+  case placeholderValue(what: String, pointer: String)
   case resealNeedsIdentity(operation: String, identityPath: String)
   case lastRecipient
   case tooManyRecipients(limit: Int)
@@ -363,6 +365,9 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
       return "\(path) already exists; formsctl never overwrites an identity (the values sealed for it would be lost)"
     case .malformedEnvelope(let what, let pointer):
       return "\(what): \(pointer) holds enc:v1: text that is not a well-formed envelope"
+    case .placeholderValue(let what, let pointer):
+      return "\(what): \(pointer) is «encrypted», the placeholder formsctl shows for a value it could not open, "
+        + "not a value; give the value itself (a key holder sets it); nothing written"
     case .noRecipients(let what, let pointer):
       return "\(what): \(pointer) is sensitive, and formsctl.yaml names no recipients to seal it for"
     case .resealNeedsIdentity(let operation, let identityPath):

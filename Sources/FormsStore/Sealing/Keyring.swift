@@ -136,7 +136,8 @@ public final class Keyring: Sendable {
   }
 
   /// `document` as it is written: every sensitive value sealed for the recipients. `previous` is
-  /// the stored document as on disk, whose envelopes are kept for values that did not change.
+  /// the stored document as on disk, whose envelopes are kept for values that did not change, and
+  /// for values given as the `«encrypted»` placeholder (refused where there is none to keep).
   public func seal(_ document: JSONValue, schema: Schema, previous: JSONValue?, what: String) throws(StoreError)
     -> JSONValue
   {
@@ -149,6 +150,15 @@ public final class Keyring: Sendable {
         guard Envelope.parse(text) != nil else {
           throw StoreError.refused(.malformedEnvelope(what: what, pointer: pointer.path))
         }
+        continue
+      }
+      // «encrypted» is what reading commands show for a value they could not open, never a value:
+      // a file exported without the identity and brought back keeps the value it stood for.
+      if value == .string(SealedText.placeholder) {
+        guard let old = previous?[pointer: pointer], SealedText.isSealed(old) else {
+          throw StoreError.refused(.placeholderValue(what: what, pointer: pointer.path))
+        }
+        out.replace(at: pointer, with: old)
         continue
       }
       guard !recipients.isEmpty else {
