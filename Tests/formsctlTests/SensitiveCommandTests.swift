@@ -300,3 +300,34 @@ struct SensitiveCommandTests {
     }
   }
 }
+
+extension SensitiveCommandTests {
+  /// h10: a list exported without the identity shows «encrypted»; imported back (newer), it must
+  /// not seal the placeholder over the value it stood for. A new document with it is refused.
+  @Test func thePlaceholderComesBackAsTheValueItStoodFor() throws {
+    try withTemporaryDirectory { dir in
+      let (store, env) = try SnapshotCommandTests.exampleStore(dir)
+      let holder = env.merging(["FORMSCTL_IDENTITY": try demoIdentity(at: dir + "/demo")]) { $1 }
+      let nobody = env.merging(["FORMSCTL_IDENTITY": "", "HOME": dir]) { $1 }
+      let exported = try Formsctl.run(
+        ["list", "acquisition", "--format", "ndjson", "--where", "id == \"ACQ-2026-001\""], in: store,
+        environment: nobody)
+      #expect(exported.stdout.contains("«encrypted»"))
+      let newer = exported.stdout.replacingOccurrences(
+        of: #""last_modified_date": ?"[^"]*""#, with: #""last_modified_date":"2026-11-01T00:00:00Z""#,
+        options: .regularExpression)
+      try writeFile(newer, to: dir + "/feed.ndjson")
+      let imported = try Formsctl.run(["import", "acquisition", dir + "/feed.ndjson"], in: store, environment: nobody)
+      #expect(imported.status == 0, "\(imported.stderr)")
+      let officer = try Formsctl.run(
+        ["get", "acquisition", "ACQ-2026-001", "--field", "contracting_officer"], in: store, environment: holder)
+      #expect(officer.stdout == "J. Alvarez\n", "\(officer.stderr)")
+      let created = try Formsctl.run(
+        [
+          "new", "acquisition", "--set", "id=ACQ-2026-077", "--set", "title=T", "--set", "agency=GSA", "--set",
+          "contracting_officer=«encrypted»",
+        ], in: store, environment: holder)
+      #expect(created.status == 65 && created.stderr.contains("is «encrypted», the placeholder"), "\(created.stderr)")
+    }
+  }
+}
