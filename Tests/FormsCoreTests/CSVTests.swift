@@ -192,6 +192,7 @@ struct CSVDocumentsTests {
     ("n,notes.x\n", "1:3: column \"notes.x\": notes is one JSON cell (a map): a column may not reach inside it"),
     ("n,blob.x\n", "1:3: column \"blob.x\": blob is one JSON cell (any value): a column may not reach inside it"),
     ("n,body.lines[]\n", "1:3: column \"body.lines[]\": body is one JSON cell (a one_of)"),
+    ("n,when\n", "1:3: column \"when\" is not a field of cells; did you mean \"rows[].when\"?"),
   ])
   func aColumnMayNotReachInsideAJSONCell(text: String, message: String) {
     #expect {

@@ -143,8 +143,13 @@ extension CSVDocuments {
   static let advice = " (a --columns file maps a header to a field, or to ~ to leave the column out)"
 
   /// `; did you mean "items[].quantity"?` for a header close to a field path, or to its last name.
+  /// Only paths a column may name are offered (none inside a `one_of`, map or `any`).
   static func hint(_ text: String, _ schema: Schema) -> String {
-    let paths = schema.root.fieldPaths()
+    let paths = schema.root.fieldPaths().filter { text in
+      guard let path = FilterExpression.Path(text) else { return false }
+      if case .success = CSVColumn.resolve(text, path: path, in: schema) { return true }
+      return false
+    }
     if let near = suggestion(for: text, among: paths) { return "; did you mean \"\(near)\"?" }
     let last = paths.map { String($0.split(whereSeparator: { $0 == "." || $0 == "]" }).last ?? "") }
     guard let near = suggestion(for: text, among: last), let index = last.firstIndex(of: near) else { return "" }
