@@ -132,6 +132,9 @@ struct CSVDocumentsTests {
     ("n,u,items[].k,tags[]\n", "1:15: column \"tags[]\" is under another list than \"items[].k\""),
     ("n,u,items,items[].k\n", "1:11: column \"items[].k\" fills what \"items\" fills"),
     ("n,u,_sync\n", "1:5: column \"_sync\": _sync is computed when a document is read"),
+    ("n,u,_foo\n", "1:5: column \"_foo\" is not a field of po"),
+    ("n,u,_attachments\n", "1:5: column \"_attachments\" is not a field of po"),
+    ("n,u,_approvals\n", "1:5: column \"_approvals\" is not a field of po"),
     ("u,items[].k\n", "1:1: the rows of a document are grouped by its n, and no column is n"),
     (
       "n,u,items[].price\nPO-1,2026-11-01T00:00:00Z,\"1,234.50\"\n",
@@ -166,6 +169,75 @@ struct CSVDocumentsTests {
     #expect(text == "n,a\nx,\"null\"\ny,null\n")
     let records = try CSVDocuments.records(try CSVTable.parse(Array(text.utf8)), schema: schema)
     #expect(records.map { JSONWriter.compact($0.value) } == [#"{"a":"null","n":"x"}"#, #"{"a":null,"n":"y"}"#])
+  }
+
+  /// A kind whose `one_of`, map and `any` fields a spreadsheet keeps as one JSON cell each.
+  static let cells = try! compile(
+    """
+    kind: cells
+    version: 1.0.0
+    id: n
+    fields:
+      n: string
+      body: {one_of: {by: form, cases: {a: body_a}}, optional: true}
+      notes: {type: map, of: body_a, optional: true}
+      blob: any?
+      rows: {type: list, of: body_a, optional: true}
+    types:
+      body_a: {fields: {form: string, when: date?, lines: {type: list, of: string, optional: true}}}
+    """)
+
+  @Test(arguments: [
+    ("n,body.when\n", "1:3: column \"body.when\": body is one JSON cell (a one_of): a column may not reach inside it"),
+    ("n,notes.x\n", "1:3: column \"notes.x\": notes is one JSON cell (a map): a column may not reach inside it"),
+    ("n,blob.x\n", "1:3: column \"blob.x\": blob is one JSON cell (any value): a column may not reach inside it"),
+    ("n,body.lines[]\n", "1:3: column \"body.lines[]\": body is one JSON cell (a one_of)"),
+    ("n,when\n", "1:3: column \"when\" is not a field of cells; did you mean \"rows[].when\"?"),
+  ])
+  func aColumnMayNotReachInsideAJSONCell(text: String, message: String) {
+    #expect {
+      _ = try CSVDocuments.records(try CSVTable.parse(Array(text.utf8)), schema: Self.cells)
+    } throws: { error in
+      "\(error)".hasPrefix(message)
+    }
+    #expect(
+      (try? CSVDocuments.records(try CSVTable.parse(Array("n,body,rows[].when\n".utf8)), schema: Self.cells)) != nil)
+  }
+
+  @Test func explodeRefusesAListInsideAJSONCell() {
+    #expect {
+      try CSVDocuments.explodedList("body.lines", in: Self.cells).get()
+    } throws: { error in
+      (error as? CSVColumnProblem)?.message
+        == "body is one JSON cell (a one_of), and the lists inside it stay in that cell; the lists that explode: rows"
+    }
+    #expect((try? CSVDocuments.explodedList("rows", in: Self.cells).get()) == ["rows"])
+  }
+
+  @Test func withRejectedABadCellRejectsItsDocumentOnly() throws {
+    let text = """
+      n,u,paid,items[].k
+      PO-1,2026-11-01T00:00:00Z,true,1
+      PO-2,2026-11-01T00:00:00Z,yes,1
+      PO-2,2026-11-01T00:00:00Z,yes,2
+      PO-3,2026-11-01T00:00:00Z,false,x
+
+      """
+    let table = try CSVTable.parse(Array(text.utf8))
+    var rejected: [(Int, String, String)] = []
+    let records = try CSVDocuments.records(table, schema: sheetSchema) { rejected.append(($0, $1, $2)) }
+    #expect(records.map(\.line) == [2, 3, 5])
+    #expect(records[0].value["n"] == .string("PO-1"))
+    #expect(rejected.map(\.0) == [3, 5])
+    #expect(
+      rejected.map(\.2) == [
+        "3:27: paid: \"yes\" is not true or false",
+        "5:33: items[].k: \"x\" is not a number (write it as JSON does: 1234.50, -3, 1e6)",
+      ])
+    #expect(rejected[0].1 == "n,u,paid,items[].k\nPO-2,2026-11-01T00:00:00Z,yes,1\nPO-2,2026-11-01T00:00:00Z,yes,2\n")
+    #expect(records[1].value == .string(rejected[0].1), "it stands in the records as its text")
+    // Without the callback the first bad cell refuses the file, as before.
+    #expect(throws: CSVError.self) { _ = try CSVDocuments.records(table, schema: sheetSchema) }
   }
 
   @Test func explodeNamesAListField() {

@@ -175,4 +175,61 @@ struct CSVCommandTests {
       #expect(try treeContents(store) == before)
     }
   }
+
+  @Test func aColumnInsideAJSONCellAndAListInsideOneAreRefused() throws {
+    try withTemporaryDirectory { dir in
+      let (store, env) = try SnapshotCommandTests.exampleStore(dir)
+      let before = try treeContents(store)
+      try writeFile(
+        "id,last_modified_date,fields.effective_date\n7ba6fd46-fb4e-577c-8e63-01374dce89ac,2026-10-02T00:00:00Z,2026-01-01\n",
+        to: dir + "/member.csv")
+      let member = try Formsctl.run(["import", "form", dir + "/member.csv"], in: store, environment: env)
+      #expect(member.status == 65, "\(member.stderr)")
+      #expect(
+        member.stderr.contains(
+          "member.csv:1:23: column \"fields.effective_date\": fields is one JSON cell (a one_of): "
+            + "a column may not reach inside it"), "\(member.stderr)")
+      #expect(member.stderr.split(separator: "\n").count == 1, "\(member.stderr)")
+      let explode = try Formsctl.run(["list", "form", "--format", "csv", "--explode", "fields.items"], in: store)
+      #expect(explode.status == 64, "\(explode.stderr)")
+      #expect(
+        explode.stderr.contains("--explode fields.items: fields is one JSON cell (a one_of), and the lists inside it"),
+        "\(explode.stderr)")
+      #expect(explode.stderr.split(separator: "\n").count == 1, "\(explode.stderr)")
+      #expect(try treeContents(store) == before)
+    }
+  }
+
+  @Test func underSkipInvalidABadCellRejectsItsDocumentAndTheRestIsImported() throws {
+    try withTemporaryDirectory { dir in
+      let (store, env) = try SnapshotCommandTests.exampleStore(dir)
+      let stamp = "2026-11-20T09:00:00Z"
+      let header = "purchase_order_number,status,issue_date,last_updated,items[].product_item_id,items[].quantity"
+      let feed =
+        [
+          header, "PO-000901,open,\(stamp),\(stamp),100,5", "PO-000902,lost,\(stamp),\(stamp),100,5",
+          "PO-000902,lost,\(stamp),\(stamp),101,6", "PO-000903,open,3/1/2026,\(stamp),100,5",
+          "PO-000904,open,\(stamp),\(stamp),100,5",
+        ].joined(separator: "\n") + "\n"
+      try writeFile(feed, to: dir + "/feed.csv")
+      let before = try treeContents(store)
+      let strict = try Formsctl.run(["import", "purchase-order", dir + "/feed.csv"], in: store, environment: env)
+      #expect(strict.status == 65 && strict.stderr.contains("feed.csv:3:11: status: \"lost\""), "\(strict.stderr)")
+      #expect(try treeContents(store) == before)
+      let result = try Formsctl.run(
+        ["import", "purchase-order", dir + "/feed.csv", "--skip-invalid", "--rejects", dir + "/rejects.ndjson"],
+        in: store, environment: env)
+      #expect(result.status == 1, "\(result.stderr)")
+      #expect(result.stdout.contains("created 2") && result.stdout.contains("refused 2"), "\(result.stdout)")
+      let names = try directoryListing(store + "/data/purchase-orders")
+      #expect(names.contains("PO-000901.json") && names.contains("PO-000904.json"), "\(names)")
+      #expect(!names.contains("PO-000902.json") && !names.contains("PO-000903.json"), "\(names)")
+      let rejects = try ImportRejectsCommandTests.lines(dir + "/rejects.ndjson")
+      #expect(rejects.map { $0["line"] as? Int } == [3, 5])
+      #expect((rejects[0]["text"] as? String)?.hasSuffix("PO-000902,lost,\(stamp),\(stamp),101,6\n") == true)
+      let messages = rejects.map { (($0["diagnostics"] as? [[String: Any]])?.first?["message"] as? String) ?? "" }
+      #expect(messages[0].contains("3:11: status: \"lost\" is not one of"), "\(messages)")
+      #expect(messages[1].contains("5:16: issue_date: \"3/1/2026\" is not an RFC 3339 datetime"), "\(messages)")
+    }
+  }
 }

@@ -64,13 +64,18 @@ public struct CSVColumn: Sendable {
           if Schema.computedMemberNames.contains(field) {
             return .failure(.init("\(field) is computed when a document is read, never stored; drop the column"))
           }
-          type = field == "_schema" ? SchemaType(kind: .string) : nil
+          // `_schema` is the one stored member the export writes that no schema declares; any
+          // other (`_attachments`, `_approvals`, `_foo`) would be dropped on import.
+          guard field == "_schema" else { return .failure(.unknown(path)) }
+          type = SchemaType(kind: .string)
           continue
         }
         guard let current = type else { continue }
         switch current.kind {
-        case .any: type = nil
-        case .map: type = current.element
+        case .any, .map, .oneOf:
+          // The export keeps such a field as one JSON cell; a member column would replace it whole.
+          let cell = jsonCell(FilterExpression.Path(steps: Array(path.steps[..<index])), current.kind)
+          return .failure(.init("\(cell): a column may not reach inside it"))
         case .object where current.additional && current.fields[field] == nil: type = nil
         default:
           guard let found = current.alternatives.lazy.compactMap({ $0.fields[field] }).first else {
@@ -92,6 +97,13 @@ public struct CSVColumn: Sendable {
       CSVColumn(
         name: name, path: path, cell: cell, nullable: nullable, type: type, list: list,
         element: list == nil ? [] : members))
+  }
+
+  /// What the field at `path`, of `kind` (a `one_of`, a map, `any`), is in a spreadsheet: one JSON
+  /// cell, which no column reaches inside.
+  static func jsonCell(_ path: FilterExpression.Path, _ kind: SchemaType.Kind) -> String {
+    let named = kind == .oneOf ? "a one_of" : kind == .map ? "a map" : "any value"
+    return "\(path) is one JSON cell (\(named))"
   }
 
   /// The cell that shows `values` (what the path reads in one document or element): none is no

@@ -17,9 +17,15 @@ extension CSVDocuments {
   /// none). Each record comes with the line of its first row. Throws the first problem, at its
   /// cell: a column that names no field (with a did-you-mean), a cell that is not of its field's
   /// type (a number with a thousands separator), two rows of one document that disagree.
-  public static func records(_ table: CSVTable, schema: Schema, map: CSVColumnMap = CSVColumnMap()) throws(CSVError)
-    -> [(line: Int, value: JSONValue)]
-  {
+  ///
+  /// With `rejected`, a document whose cells do not type (or whose rows disagree) is handed to it
+  /// (its first line, its rows as CSV under the header, `line:column: message`) and stands in the
+  /// result as that text, as an NDJSON line that does not parse does; problems of the table itself
+  /// (headers, ids) still throw.
+  public static func records(
+    _ table: CSVTable, schema: Schema, map: CSVColumnMap = CSVColumnMap(),
+    rejected: ((Int, String, String) -> Void)? = nil
+  ) throws(CSVError) -> [(line: Int, value: JSONValue)] {
     let columns = try resolve(table.header, schema: schema, map: map)
     let shared = columns.indices.filter { columns[$0].map { $0.list == nil } ?? false }
     let listed = columns.indices.filter { columns[$0]?.list != nil }
@@ -43,8 +49,7 @@ extension CSVDocuments {
       }
       groups = order.compactMap { byID[$0] }
     }
-    var records: [(line: Int, value: JSONValue)] = []
-    for group in groups {
+    func document(_ group: [Int]) throws(CSVError) -> JSONValue {
       let first = table.rows[group[0]]
       var record = JSONValue.object(JSONObject())
       for index in shared {
@@ -75,7 +80,21 @@ extension CSVDocuments {
         }
         set(.array(elements), at: list[...], in: &record)
       }
-      records.append((first.first?.position.line ?? 1, record))
+      return record
+    }
+    var records: [(line: Int, value: JSONValue)] = []
+    for group in groups {
+      let start = table.rows[group[0]].first?.position.line ?? 1
+      do throws(CSVError) {
+        records.append((start, try document(group)))
+      } catch {
+        guard let rejected else { throw error }
+        let text = ([table.header] + group.map { table.rows[$0] }).map { row in
+          line(row.map { ($0.text, $0.quoted) })
+        }.joined()
+        rejected(start, text, "\(error.position.line):\(error.position.column): \(error.message)")
+        records.append((start, .string(text)))
+      }
     }
     return records
   }
@@ -124,8 +143,13 @@ extension CSVDocuments {
   static let advice = " (a --columns file maps a header to a field, or to ~ to leave the column out)"
 
   /// `; did you mean "items[].quantity"?` for a header close to a field path, or to its last name.
+  /// Only paths a column may name are offered (none inside a `one_of`, map or `any`).
   static func hint(_ text: String, _ schema: Schema) -> String {
-    let paths = schema.root.fieldPaths()
+    let paths = schema.root.fieldPaths().filter { text in
+      guard let path = FilterExpression.Path(text) else { return false }
+      if case .success = CSVColumn.resolve(text, path: path, in: schema) { return true }
+      return false
+    }
     if let near = suggestion(for: text, among: paths) { return "; did you mean \"\(near)\"?" }
     let last = paths.map { String($0.split(whereSeparator: { $0 == "." || $0 == "]" }).last ?? "") }
     guard let near = suggestion(for: text, among: last), let index = last.firstIndex(of: near) else { return "" }

@@ -19,10 +19,36 @@ public enum CSVDocuments {
     guard members.count == path.steps.count else {
       return .failure(.init("\(text): name the list by its fields (outputs.projections), without [] or indexes"))
     }
+    var through = schema.root
+    for (index, member) in members.enumerated() {
+      if through.kind == .oneOf || through.kind == .map || through.kind == .any {
+        let path = FilterExpression.Path(steps: members[..<index].map { .member($0) })
+        let lists = explodableLists(schema.root, under: [])
+        return .failure(
+          .init(
+            "\(CSVColumn.jsonCell(path, through.kind)), and the lists inside it stay in that cell; "
+              + (lists.isEmpty
+                ? "\(schema.kind) has no list that explodes"
+                : "the lists that explode: "
+                  + lists.joined(separator: ", "))))
+      }
+      guard let field = through.alternatives.lazy.compactMap({ $0.fields[member] }).first else { break }
+      through = field.type
+    }
     guard let type = schema.root.type(at: members), type.kind == .list else {
       return .failure(.init("\(text) is not a list; --explode takes a list field (one row per element)"))
     }
     return .success(members)
+  }
+
+  /// The lists `--explode` takes: list fields reached through objects the schema declares only.
+  static func explodableLists(_ type: SchemaType, under members: [String]) -> [String] {
+    guard type.kind == .object else { return [] }
+    return type.fieldOrder.flatMap { name -> [String] in
+      guard let field = type.fields[name]?.type else { return [] }
+      return field.kind == .list
+        ? [(members + [name]).joined(separator: ".")] : explodableLists(field, under: members + [name])
+    }
   }
 
   /// Every column `documents` need to come back whole: the id first, then each member in

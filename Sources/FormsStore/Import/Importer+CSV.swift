@@ -34,18 +34,21 @@ extension Importer {
       try Self.columnMap(path, display: store.display(path))
     }
     return try Self.csvRecords(
-      request.feed, display: display, bytes: request.feedBytes, schema: schema, map: map ?? CSVColumnMap())
+      request.feed, display: display, bytes: request.feedBytes, schema: schema, map: map ?? CSVColumnMap(),
+      rejected: unparsed)
   }
 
   /// Reads a CSV feed into the records a JSON feed would hold (`CSVDocuments.records(_:schema:map:)` in FormsCore),
-  /// so that everything `import` does to records applies unchanged; errors name line:column.
+  /// so that everything `import` does to records applies unchanged; errors name line:column. With
+  /// `rejected` (`--skip-invalid`), a document whose cells do not type goes to it instead.
   public static func csvRecords(
-    _ path: String, display: String, bytes given: [UInt8]? = nil, schema: Schema, map: CSVColumnMap = CSVColumnMap()
+    _ path: String, display: String, bytes given: [UInt8]? = nil, schema: Schema, map: CSVColumnMap = CSVColumnMap(),
+    rejected: ((Int, String, String) -> Void)? = nil
   ) throws(StoreError) -> [(line: Int, value: JSONValue)] {
     let bytes: [UInt8]
     if let given { bytes = given } else { bytes = try FileIO.read(FilePath(path), limit: feedLimit) }
     do {
-      return try CSVDocuments.records(try CSVTable.parse(bytes), schema: schema, map: map)
+      return try CSVDocuments.records(try CSVTable.parse(bytes), schema: schema, map: map, rejected: rejected)
     } catch {
       throw StoreError.refused(.badInputFile(path: display, position: error.position, message: error.message))
     }

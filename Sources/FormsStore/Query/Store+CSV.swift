@@ -2,7 +2,7 @@ import FormsCore
 
 extension Store {
   /// A spreadsheet of what `query` finds: the CSV `list --format csv --explode` prints, and what
-  /// `import` reads back (``Importer/csvRecords(_:display:bytes:schema:map:)``).
+  /// `import` reads back (``Importer/csvRecords(_:display:bytes:schema:map:rejected:)``).
   public struct Spreadsheet: Sendable {
     /// The CSV text: a header of field paths, then the rows, LF line ends (`CSVDocuments`, FormsCore).
     public var text: String
