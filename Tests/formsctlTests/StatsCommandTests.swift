@@ -248,4 +248,53 @@ struct StatsCommandTests {
       #expect(result.stdout.isEmpty)
     }
   }
+
+  /// A value sealed for someone else (the identity here opens the others) would drop out of a
+  /// sum as if null: refused (65), as without any identity, saying how many.
+  @Test func valuesSealedForSomeoneElseAreRefused() throws {
+    try withTemporaryDirectory { dir in
+      try FileManager.default.copyItem(
+        atPath: Formsctl.packageRoot.appendingPathComponent("schemas").path, toPath: dir + "/schemas")
+      try FileManager.default.createDirectory(atPath: dir + "/schemas/item", withIntermediateDirectories: true)
+      try writeFile(
+        """
+        kind: item
+        version: 1.0.0
+        title: Item
+        directory: items
+        id: id
+        fields:
+          id: string
+          secret: {type: decimal, optional: true, sensitive: true}
+
+        """, to: dir + "/schemas/item/1.0.0.yaml")
+      let manifest = try exampleManifest(schemas: dir + "/schemas")
+      let (ours, theirs) = (dir + "/ours", dir + "/theirs")
+      for store in [ours, theirs] {
+        try copyExampleStore(to: store)
+        try writeFile(manifest, to: store + "/formsctl.yaml")
+      }
+      let demo = try demoIdentity(at: dir + "/demo")
+      let other = try Formsctl.run(["keygen", "--out", dir + "/other"], in: dir).stdout
+        .trimmingCharacters(in: .newlines)
+      let recipient = manifest.components(separatedBy: "x25519:").dropFirst().first?.prefix(while: { $0 != "\n" })
+      try writeFile(
+        manifest.replacingOccurrences(of: "x25519:" + (recipient ?? ""), with: other), to: theirs + "/formsctl.yaml")
+      func new(_ store: String, _ identity: String, _ id: String, _ value: String) throws {
+        let made = try Formsctl.run(
+          ["new", "item", "--set", "id=\(id)", "--set", "secret=\(value)"], in: store,
+          environment: ["FORMSCTL_IDENTITY": identity])
+        #expect(made.status == 0, "\(made.transcript)")
+      }
+      try new(theirs, dir + "/other", "s0", "1000")
+      try FileManager.default.createDirectory(atPath: ours + "/data/items", withIntermediateDirectories: true)
+      try FileManager.default.copyItem(atPath: theirs + "/data/items/s0.json", toPath: ours + "/data/items/s0.json")
+      try new(ours, demo, "s1", "1")
+      let result = try Formsctl.run(
+        ["stats", "item", "--sum", "secret", "--max", "secret"], in: ours, environment: ["FORMSCTL_IDENTITY": demo])
+      #expect(result.status == 65, "\(result.transcript)")
+      #expect(result.stderr.contains("secret reaches 1 value sealed for someone else"), "\(result.stderr)")
+      #expect(result.stdout.isEmpty, "\(result.stdout)")
+    }
+  }
 }
