@@ -215,7 +215,8 @@ struct StatsWorkflowGitTests {
       let configured = try runShellLines(
         [
           "git config i18n.logOutputEncoding UTF-16 && git config log.showSignature true && git config color.ui always "
-            + "&& git config core.quotePath true # exit 0"
+            + "&& git config core.quotePath true && git config log.showRoot false && git config diff.renames copies "
+            + "&& git config log.follow true # exit 0"
         ], in: store)
       #expect(configured == [], "\(configured)")
       let hostile = try run(store)

@@ -17,6 +17,7 @@ extension GitRepository {
   static let fixedConfig = [
     "-c", "i18n.logOutputEncoding=UTF-8", "-c", "log.showSignature=false", "-c", "color.ui=false",
     "-c", "core.quotePath=false", "-c", "diff.noprefix=false", "-c", "log.showRoot=true",
+    "-c", "log.follow=false", "-c", "core.fsmonitor=false",
   ]
 
   /// True when the repository is a shallow clone: its history starts later than the store's.
