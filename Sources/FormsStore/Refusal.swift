@@ -90,6 +90,11 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
   case unreadableMatch(path: String, reason: String)
   /// A query that reads sensitive values no identity here opens (it would match nothing).
   case sealedQuery(expression: String, field: String)
+  /// A `stats` number path that reaches values sealed for someone else (the identity here opens
+  /// others): they would drop out of a sum as if null.
+  case sealedForOthers(expression: String, values: Int)
+  /// `stats` groupings that make more groups than it counts (two long lists multiply).
+  case tooManyGroups(limit: Int, file: String)
   /// A field a document does not have, asked for by path.
   case noSuchField(kind: String, id: String, field: String)
   /// A field whose values are sealed, and no identity here opens them.
@@ -282,6 +287,12 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
     case .sealedQuery(let expression, let field):
       return "\(expression) reads \(field), a sensitive field whose values are sealed, and no identity here opens "
         + "them; the query would compare envelopes and match nothing"
+    case .sealedForOthers(let expression, let values):
+      return "\(expression) reaches \(plural(values, "value")) sealed for someone else, which the identity here "
+        + "does not open; a sum, average, minimum or maximum without \(values == 1 ? "it" : "them") would be wrong"
+    case .tooManyGroups(let limit, let file):
+      return "the groupings make more than \(limit) groups (at \(file)); group by fewer or shorter lists, "
+        + "or narrow with --where"
     case .noSuchField(let kind, let id, let field): return "\(kind) \(id) has no \(field)"
     case .sealedField(let kind, let id, let field):
       return "\(kind) \(id): \(field) is sealed (a sensitive field), and no identity here opens it; nothing shown"

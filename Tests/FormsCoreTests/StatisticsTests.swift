@@ -65,16 +65,22 @@ struct StatisticsTests {
 
   @Test func labelsOfADocument() throws {
     let document = try JSONParser().parse(
-      Array(#"{"a": "2026-11-27", "b": null, "c": "soon", "d": ["2026-01-02", "2026-05-01"], "e": 3}"#.utf8))
-    func labels(_ text: String) throws -> [String] { try StatsGrouping(parsing: text).labels(in: document) }
+      Array(
+        #"{"a": "2026-11-27", "b": null, "c": "soon", "d": ["2026-01-02", "2026-05-01"], "e": 3, "f": "", "g": "(none)"}"#
+          .utf8))
+    func labels(_ text: String) throws -> [String?] { try StatsGrouping(parsing: text).labels(in: document) }
     #expect(try labels("month(a)") == ["2026-11"])
-    #expect(try labels("month(b)") == ["(none)"], "null is in (none)")
-    #expect(try labels("month(missing)") == ["(none)"])
+    #expect(try labels("month(b)") == [nil], "null is in (none)")
+    #expect(try labels("month(missing)") == [nil])
     #expect(try labels("month(c)") == ["(not a date)"])
     #expect(try labels("month(e)") == ["(not a date)"])
     #expect(try labels("quarter(d[])") == ["2026-Q1", "2026-Q2"])
-    #expect(try labels("missing") == ["(none)"])
+    #expect(try labels("missing") == [nil])
     #expect(try labels("e") == ["3"])
+    // Null and missing are the group of nothing; "" and the string "(none)" are values of their own.
+    #expect(try labels("b") == [nil])
+    #expect(try labels("f") == [""])
+    #expect(try labels("g") == ["(none)"])
   }
 
   static func summary(_ texts: [String]) -> NumberSummary {

@@ -146,11 +146,155 @@ struct StatsCommandTests {
         // A sum of what holds no number printed 0.
         (["stats", "acquisition", "--sum", "title"], 64, "--sum title: not a number field in any version"),
         (["stats", "form", "--sum", "status"], 64, "--sum status: not a number field"),
+        (["stats", "form", "--workflow", "--avg", "x"], 64, "--workflow reads the audit log"),
+        (["stats", "form", "--by", "status", "--by", "form_type", "--by", "status"], 64, "at most two"),
       ] {
         let result = try Formsctl.run(arguments, in: store, environment: env)
         #expect(result.status == status, "\(arguments): \(result.stderr)")
         #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        // One line, as every bad --by: no second line pointing at --help.
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(arguments): \(result.stderr)")
       }
+    }
+  }
+
+  /// Null and missing are the group of nothing ((none) in a table, null in JSON); the empty
+  /// string and a literal "(none)" are groups of their own.
+  @Test func nullMissingEmptyAndTheWordNoneStayApart() throws {
+    try withTemporaryDirectory { dir in
+      let (store, env) = try Self.ledgerStore(dir, [("a1", "(none)", "1"), ("a2", "", "2")])
+      try writeFile(
+        "{\"_schema\": \"ledger@1.0.0\", \"amount\": 3, \"group\": null, \"id\": \"a3\"}\n",
+        to: store + "/data/ledger/a3.json")
+      try writeFile(
+        """
+        kind: ledger
+        version: 1.0.0
+        title: Ledger entry
+        directory: ledger
+        id: id
+        fields:
+          id: string
+          group: string?
+          amount: number
+
+        """, to: store + "/schemas/ledger/1.0.0.yaml")
+      let json = try Formsctl.run(
+        ["stats", "ledger", "--by", "group", "--format", "json"], in: store, environment: env)
+      #expect(json.status == 0, "\(json.transcript)")
+      let records = try JSONParser().parse(Array(json.stdout.utf8)).arrayValue ?? []
+      #expect(records.count == 3, "\(json.stdout)")
+      #expect(
+        records.contains { $0["group"] == .string("") && $0["count"] == .number(JSONNumber(1)) }, "\(json.stdout)")
+      #expect(records.contains { $0["group"] == .string("(none)") && $0["count"] == .number(JSONNumber(1)) })
+      #expect(records.contains { $0["group"] == .null && $0["count"] == .number(JSONNumber(1)) }, "\(json.stdout)")
+    }
+  }
+
+  /// A grouping column named as a figure (count, percent, n_PATH...) would lose its labels in
+  /// JSON: refused, one line.
+  @Test func aGroupingNamedAsAFigureIsRefused() throws {
+    try withTemporaryDirectory { dir in
+      let (store, env) = try Self.ledgerStore(dir, [("a1", "x", "1")])
+      try writeFile(
+        """
+        kind: ledger
+        version: 1.0.0
+        title: Ledger entry
+        directory: ledger
+        id: id
+        fields:
+          id: string
+          group: string
+          amount: number
+          count: string?
+          percent: string?
+          n_amount: string?
+
+        """, to: store + "/schemas/ledger/1.0.0.yaml")
+      for arguments in [
+        ["--by", "count"], ["--by", "group", "--by", "percent"], ["--by", "n_amount", "--avg", "amount"],
+      ] {
+        let result = try Formsctl.run(["stats", "ledger"] + arguments, in: store, environment: env)
+        #expect(result.status == 64 && result.stderr.contains("take the name"), "\(arguments): \(result.transcript)")
+        #expect(result.stderr.split(separator: "\n").count == 1)
+      }
+    }
+  }
+
+  /// Two long lists multiply: past 100,000 groups stats refuses (exit 65) rather than work on.
+  @Test func twoLongListsAreBounded() throws {
+    try withTemporaryDirectory { dir in
+      let (store, env) = try Self.ledgerStore(dir, [])
+      try writeFile(
+        """
+        kind: ledger
+        version: 1.0.0
+        title: Ledger entry
+        directory: ledger
+        id: id
+        fields:
+          id: string
+          a: {type: list, of: string}
+          b: {type: list, of: string}
+
+        """, to: store + "/schemas/ledger/1.0.0.yaml")
+      let values = (0..<400).map { "\"v\($0)\"" }.joined(separator: ",")
+      try writeFile(
+        "{\"_schema\": \"ledger@1.0.0\", \"a\": [\(values)], \"b\": [\(values)], \"id\": \"big\"}\n",
+        to: store + "/data/ledger/big.json")
+      let result = try Formsctl.run(["stats", "ledger", "--by", "a[]", "--by", "b[]"], in: store, environment: env)
+      #expect(result.status == 65 && result.stderr.contains("more than 100000 groups"), "\(result.stderr)")
+      #expect(result.stdout.isEmpty)
+    }
+  }
+
+  /// A value sealed for someone else (the identity here opens the others) would drop out of a
+  /// sum as if null: refused (65), as without any identity, saying how many.
+  @Test func valuesSealedForSomeoneElseAreRefused() throws {
+    try withTemporaryDirectory { dir in
+      try FileManager.default.copyItem(
+        atPath: Formsctl.packageRoot.appendingPathComponent("schemas").path, toPath: dir + "/schemas")
+      try FileManager.default.createDirectory(atPath: dir + "/schemas/item", withIntermediateDirectories: true)
+      try writeFile(
+        """
+        kind: item
+        version: 1.0.0
+        title: Item
+        directory: items
+        id: id
+        fields:
+          id: string
+          secret: {type: decimal, optional: true, sensitive: true}
+
+        """, to: dir + "/schemas/item/1.0.0.yaml")
+      let manifest = try exampleManifest(schemas: dir + "/schemas")
+      let (ours, theirs) = (dir + "/ours", dir + "/theirs")
+      for store in [ours, theirs] {
+        try copyExampleStore(to: store)
+        try writeFile(manifest, to: store + "/formsctl.yaml")
+      }
+      let demo = try demoIdentity(at: dir + "/demo")
+      let other = try Formsctl.run(["keygen", "--out", dir + "/other"], in: dir).stdout
+        .trimmingCharacters(in: .newlines)
+      let recipient = manifest.components(separatedBy: "x25519:").dropFirst().first?.prefix(while: { $0 != "\n" })
+      try writeFile(
+        manifest.replacingOccurrences(of: "x25519:" + (recipient ?? ""), with: other), to: theirs + "/formsctl.yaml")
+      func new(_ store: String, _ identity: String, _ id: String, _ value: String) throws {
+        let made = try Formsctl.run(
+          ["new", "item", "--set", "id=\(id)", "--set", "secret=\(value)"], in: store,
+          environment: ["FORMSCTL_IDENTITY": identity])
+        #expect(made.status == 0, "\(made.transcript)")
+      }
+      try new(theirs, dir + "/other", "s0", "1000")
+      try FileManager.default.createDirectory(atPath: ours + "/data/items", withIntermediateDirectories: true)
+      try FileManager.default.copyItem(atPath: theirs + "/data/items/s0.json", toPath: ours + "/data/items/s0.json")
+      try new(ours, demo, "s1", "1")
+      let result = try Formsctl.run(
+        ["stats", "item", "--sum", "secret", "--max", "secret"], in: ours, environment: ["FORMSCTL_IDENTITY": demo])
+      #expect(result.status == 65, "\(result.transcript)")
+      #expect(result.stderr.contains("secret reaches 1 value sealed for someone else"), "\(result.stderr)")
+      #expect(result.stdout.isEmpty, "\(result.stdout)")
     }
   }
 }

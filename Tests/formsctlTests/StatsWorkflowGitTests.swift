@@ -129,4 +129,104 @@ struct StatsWorkflowGitTests {
       #expect(noGit.status == 0 && noGit.stderr.contains("git is missing"), "\(noGit.transcript)")
     }
   }
+
+  /// NOW is what the files say: a rebased commit (its author date before the document's
+  /// creation) and a committed hand edit after the log saw the document created count in the
+  /// state the file is in; no stay is negative.
+  @Test(.enabled(if: gitFound)) func nowIsWhatTheFilesSayAndNoStayIsNegative() throws {
+    try withTemporaryDirectory { dir in
+      var (store, env) = try Self.migratedStore(dir)
+      try Self.setStatus(store, "ACQ-2026-002", from: "planning", to: "solicitation")
+      try Self.commit(store, at: "2026-10-01T00:00:00Z")
+      env["FORMSCTL_NOW"] = "2026-11-10T00:00:00Z"
+      #expect(
+        try Formsctl.run(
+          ["new", "acquisition", "--set", "id=ACQ-2026-003", "--set", "title=T", "--set", "agency=GSA"], in: store,
+          environment: env
+        ).status == 0)
+      try Self.setStatus(store, "ACQ-2026-003", from: "planning", to: "solicitation")
+      try Self.commit(store, at: "2026-11-11T00:00:00Z")
+      let result = try Formsctl.run(
+        ["stats", "acquisition", "--workflow", "--format", "json"], in: store, environment: env)
+      #expect(result.status == 0, "\(result.transcript)")
+      let states = try Self.states(result)
+      #expect(states["solicitation"]?["now"] == .number(JSONNumber(2)), "\(result.stdout)")
+      #expect(states["planning"]?["now"] == .number(JSONNumber(0)), "\(result.stdout)")
+      #expect(states["cancelled"]?["now"] == .number(JSONNumber(1)), "\(result.stdout)")
+      for (state, record) in states {
+        for key in ["median_seconds", "p90_seconds"] {
+          if case .number(let seconds)? = record[key] {
+            #expect(!seconds.text.hasPrefix("-"), "\(state) \(key): \(result.stdout)")
+          }
+        }
+      }
+    }
+  }
+
+  /// A change both logged and committed, amended into an earlier commit (which keeps the earlier
+  /// author date), is counted once: the commit's move is matched against the log's.
+  @Test(.enabled(if: gitFound)) func anAmendedCommitOfALoggedChangeCountsOnce() throws {
+    try withTemporaryDirectory { dir in
+      var (store, env) = try Self.migratedStore(dir)
+      env["FORMSCTL_NOW"] = "2026-11-06T00:00:00Z"
+      #expect(
+        try Formsctl.run(["status", "acquisition", "ACQ-2026-002", "solicitation"], in: store, environment: env).status
+          == 0)
+      let failures = try runShellLines(
+        ["git add -A && git -c user.name=T -c user.email=t@example.com commit -q --amend --no-edit # exit 0"],
+        in: store)
+      #expect(failures == [], "\(failures)")
+      let result = try Formsctl.run(
+        ["stats", "acquisition", "--workflow", "--format", "json"], in: store, environment: env)
+      let states = try Self.states(result)
+      #expect(states["solicitation"]?["entered"] == .number(JSONNumber(2)), "\(result.stdout)")
+    }
+  }
+
+  /// A version that does not parse (conflict markers committed) between two of one state is no
+  /// new entry into it; it is said.
+  @Test(.enabled(if: gitFound)) func aVersionThatDoesNotParseIsNoNewEntry() throws {
+    try withTemporaryDirectory { dir in
+      let (store, env) = try Self.migratedStore(dir)
+      let path = store + "/data/acquisitions/ACQ-2026-002.json"
+      let text = try readFile(path)
+      try writeFile("<<<<<<< ours\n" + text, to: path)
+      try Self.commit(store, at: "2026-11-05T00:00:00Z")
+      try writeFile(text, to: path)
+      try Self.commit(store, at: "2026-11-06T00:00:00Z")
+      let result = try Formsctl.run(
+        ["stats", "acquisition", "--workflow", "--format", "json"], in: store, environment: env)
+      let states = try Self.states(result)
+      #expect(states["planning"]?["entered"] == .number(JSONNumber(2)), "\(result.stdout)")
+      #expect(result.stderr.contains("do not parse"), "\(result.stderr)")
+    }
+  }
+
+  /// A shallow clone lacks the early commits: said in one line. A repository's own settings
+  /// (log encoding, signatures, colour) do not change the answer.
+  @Test(.enabled(if: gitFound)) func aShallowCloneIsSaidAndRepositorySettingsDoNotMatter() throws {
+    try withTemporaryDirectory { dir in
+      let (store, env) = try Self.migratedStore(dir)
+      func run(_ directory: String) throws -> RunResult {
+        try Formsctl.run(["stats", "acquisition", "--workflow", "--format", "json"], in: directory, environment: env)
+      }
+      let plain = try run(store)
+      #expect(plain.status == 0 && plain.stderr.isEmpty, "\(plain.transcript)")
+      let configured = try runShellLines(
+        [
+          "git config i18n.logOutputEncoding UTF-16 && git config log.showSignature true && git config color.ui always "
+            + "&& git config core.quotePath true && git config log.showRoot false && git config diff.renames copies "
+            + "&& git config log.follow true # exit 0"
+        ], in: store)
+      #expect(configured == [], "\(configured)")
+      let hostile = try run(store)
+      #expect(hostile.stdout == plain.stdout && hostile.stderr.isEmpty, "\(hostile.transcript)")
+      let cloned = try runShellLines(["git clone -q --depth 1 file://\(store) ../clone # exit 0"], in: store)
+      #expect(cloned == [], "\(cloned)")
+      let shallow = try run(dir + "/clone")
+      #expect(shallow.status == 0, "\(shallow.transcript)")
+      #expect(shallow.stderr.contains("shallow clone"), "\(shallow.stderr)")
+      #expect(shallow.stderr.split(separator: "\n").count == 1, "\(shallow.stderr)")
+    }
+  }
 }

@@ -49,22 +49,25 @@ public struct StatsGrouping: Sendable, Equatable, CustomStringConvertible {
   public var description: String { bucket.map { "\($0.rawValue)(\(path))" } ?? path.description }
 
   /// The labels of the groups `document` falls in: the values the path reaches as table cells,
-  /// or their buckets; `(none)` when it reaches nothing (or, for a bucket, only null), and
-  /// `(not a date)` for a value a bucket cannot place.
-  public func labels(in document: JSONValue) -> [String] {
+  /// or their buckets; nil (the group ``none``) where it reaches nothing or null, so a missing
+  /// value never merges with the string `""` or `"(none)"`; and `(not a date)` for a value a
+  /// bucket cannot place.
+  public func labels(in document: JSONValue) -> [String?] {
     let values = path.values(in: document)
-    guard let bucket else { return values.isEmpty ? [Self.none] : values.map(TableReport.cell) }
-    let labels = values.compactMap { value -> String? in
-      switch value {
-      case .null: return nil
-      case .string(let text): return bucket.label(of: text) ?? Self.notADate
+    let labels = values.map { value -> String? in
+      switch (value, bucket) {
+      case (.null, _): return nil
+      case (_, nil): return TableReport.cell(value)
+      case (.string(let text), let bucket?): return bucket.label(of: text) ?? Self.notADate
       default: return Self.notADate
       }
     }
-    return labels.isEmpty ? [Self.none] : labels
+    // A bucket places the dates; a null beside them is no group of its own.
+    let placed = bucket == nil ? labels : labels.filter { $0 != nil }
+    return placed.isEmpty ? [nil] : placed
   }
 
-  /// The group of documents a path reaches nothing in.
+  /// How a table shows the group of documents a path reaches nothing (or null) in; JSON shows null.
   public static let none = "(none)"
   /// The group of values a calendar bucket cannot place (a hand-edited `"soon"`).
   public static let notADate = "(not a date)"

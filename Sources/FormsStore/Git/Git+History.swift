@@ -12,21 +12,41 @@ extension GitRepository {
     let after: String?
   }
 
-  /// Every change a commit made to a `.json` file directly in `directory`, oldest first, from one
-  /// `git log` over the directory: a rename is a deletion and an addition, a merge commit's own
+  /// Settings that keep a repository's own configuration (`i18n.logOutputEncoding`,
+  /// `log.showSignature`, `color.ui`, `core.quotePath`...) from changing what is parsed.
+  static let fixedConfig = [
+    "-c", "i18n.logOutputEncoding=UTF-8", "-c", "log.showSignature=false", "-c", "color.ui=false",
+    "-c", "core.quotePath=false", "-c", "diff.noprefix=false", "-c", "log.showRoot=true",
+    "-c", "log.follow=false", "-c", "core.fsmonitor=false",
+  ]
+
+  /// True when the repository is a shallow clone: its history starts later than the store's.
+  func isShallow() throws(StoreError) -> Bool {
+    guard
+      let result = Subprocess.run(["git"] + Self.fixedConfig + ["-C", root, "rev-parse", "--is-shallow-repository"])
+    else { throw StoreError.refused(.gitMissing) }
+    return result.status == 0 && String(decoding: result.stdout, as: UTF8.self).hasPrefix("true")
+  }
+
+  /// Every change a commit made to a `.json` file directly in `directory`, in history order, from one
+  /// `git log --topo-order` over the directory (parents before children, whatever the author dates
+  /// say): a rename is a deletion and an addition, a merge commit's own
   /// resolution is not a change (the commits it merges are), and the time is the author's (kept
   /// by rebase, cherry-pick and amend). None when the repository has no commit yet.
   func fileChanges(in directory: String) throws(StoreError) -> [FileChange] {
-    guard let head = Subprocess.run(["git", "-C", root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"]) else {
+    guard
+      let head = Subprocess.run(
+        ["git"] + Self.fixedConfig + ["-C", root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"])
+    else {
       throw StoreError.refused(.gitMissing)
     }
     guard head.status == 0 else { return [] }
     // Paths relative to `directory` (--relative), so a store reached through a link is no matter.
     guard
       let log = Subprocess.run(
-        [
-          "git", "-C", directory, "log", "--relative", "--no-renames", "--raw", "--no-abbrev", "-z",
-          "--format=%x01%at", "--", ".",
+        ["git"] + Self.fixedConfig + [
+          "-C", directory, "log", "--topo-order", "--relative", "--no-renames", "--raw", "--no-abbrev", "-z",
+          "--no-color", "--no-ext-diff", "--no-textconv", "--format=%x01%at", "--", ".",
         ])
     else { throw StoreError.refused(.gitMissing) }
     guard log.status == 0 else { throw StoreError.refused(.gitFailed(subcommand: "log", stderr: log.stderr)) }
@@ -57,7 +77,8 @@ extension GitRepository {
     guard !ids.isEmpty else { return [:] }
     guard
       let result = Subprocess.run(
-        ["git", "-C", root, "cat-file", "--batch"], input: Array(ids.joined(separator: "\n").utf8) + [10])
+        ["git"] + Self.fixedConfig + ["-C", root, "cat-file", "--batch"],
+        input: Array(ids.joined(separator: "\n").utf8) + [10])
     else { throw StoreError.refused(.gitMissing) }
     guard result.status == 0 else {
       throw StoreError.refused(.gitFailed(subcommand: "cat-file", stderr: result.stderr))

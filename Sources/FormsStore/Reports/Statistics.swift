@@ -84,22 +84,36 @@ extension Store {
               ? nil
               : access(document, kind: kind, shown: reached.flatMap { $0.located(in: document.value).map(\.pointer) })
           }))
-    var groups: [[String]: (count: Int, numbers: [NumberSummary])] = [:]
+    var groups: [[String?]: (count: Int, numbers: [NumberSummary])] = [:]
     // Documents per outer group, each once, to order the outer groups of two levels.
-    var outer: [String: Int] = [:]
+    var outer: [String?: Int] = [:]
+    // Values a number path reaches that stay sealed (no identity here opens them), per path.
+    var unopened = Array(repeating: 0, count: numberPaths.count)
     // Documents where a number path reaches no number.
     var without = Array(repeating: 0, count: numberPaths.count)
     for document in documents {
       let labels = request.groups.map { Array(Set($0.labels(in: document.value))) }
       // Each number once, whatever the groups it counts in.
-      let numbers = numberPaths.map { path in
-        path.values(in: document.value).compactMap { value -> JSONNumber? in
+      let reachedValues = numberPaths.map { $0.values(in: document.value) }
+      for (index, values) in reachedValues.enumerated() {
+        unopened[index] += values.filter(SealedText.isSealed).count
+      }
+      let numbers = reachedValues.map { values in
+        values.compactMap { value -> JSONNumber? in
           guard case .number(let number) = value else { return nil }
           return number
         }
       }
       for (index, found) in numbers.enumerated() where found.isEmpty { without[index] += 1 }
-      var keys: [[String]] = [[]]
+      // Two lists multiply: a document's pairs, and the groups in all, are bounded.
+      let pairs = labels.reduce(1) { total, level in
+        let (product, overflow) = total.multipliedReportingOverflow(by: level.count)
+        return overflow ? Int.max : product
+      }
+      if pairs > Self.maximumGroups {
+        throw StoreError.refused(.tooManyGroups(limit: Self.maximumGroups, file: display(document.path)))
+      }
+      var keys: [[String?]] = [[]]
       for level in labels { keys = keys.flatMap { key in level.map { key + [$0] } } }
       if request.groups.isEmpty { keys = [["all"]] }
       for first in Set(keys.compactMap(\.first)) { outer[first, default: 0] += 1 }
@@ -122,6 +136,15 @@ extension Store {
         }
         groups[key] = group
       }
+      if groups.count > Self.maximumGroups {
+        throw StoreError.refused(.tooManyGroups(limit: Self.maximumGroups, file: display(document.path)))
+      }
+    }
+    // A value sealed for someone else would drop out of a sum, as if it were null: refused, as
+    // without any identity (``refuseSealedReads(kind:_:)``).
+    if let index = unopened.firstIndex(where: { $0 > 0 }) {
+      throw StoreError.refused(
+        .sealedForOthers(expression: numberPaths[index].description, values: unopened[index]))
     }
     let rows = Self.ordered(Array(groups.keys), request.groups, count: { groups[$0]?.count ?? 0 }, outer: outer)
     return (
@@ -131,14 +154,19 @@ extension Store {
     )
   }
 
+  /// The most groups a report has (and pairs one document makes); more is refused.
+  static let maximumGroups = 100_000
+
   /// The group keys in report order: level by level, a calendar bucket's labels in calendar order
   /// (what it cannot place last), others by count, most first, then by name.
   static func ordered(
-    _ keys: [[String]], _ groupings: [StatsGrouping], count: ([String]) -> Int, outer: [String: Int]
-  ) -> [[String]] {
-    func calendar(_ label: String) -> (Int, String) {
-      (label == StatsGrouping.none || label == StatsGrouping.notADate ? 1 : 0, label)
+    _ keys: [[String?]], _ groupings: [StatsGrouping], count: ([String?]) -> Int, outer: [String?: Int]
+  ) -> [[String?]] {
+    func calendar(_ label: String?) -> (Int, String) {
+      (label == nil || label == StatsGrouping.notADate ? 1 : 0, label ?? "")
     }
+    // By name, the group of nothing (null or missing) after every string.
+    func named(_ a: String?, _ b: String?) -> Bool { (a == nil ? 1 : 0, a ?? "") < (b == nil ? 1 : 0, b ?? "") }
     return keys.sorted { a, b in
       for level in a.indices where a[level] != b[level] {
         let byCalendar = level < groupings.count && groupings[level].bucket != nil
@@ -146,7 +174,7 @@ extension Store {
         // The outer level of two orders by its own count, the innermost by the pair's.
         let (x, y) =
           level + 1 < a.count ? (outer[a[level]] ?? 0, outer[b[level]] ?? 0) : (count(a), count(b))
-        return x != y ? x > y : a[level] < b[level]
+        return x != y ? x > y : named(a[level], b[level])
       }
       return false
     }
@@ -155,7 +183,7 @@ extension Store {
   /// The report of `rows`: the grouping columns, count, percent, then per number path asked for
   /// its sum, average, minimum, maximum and count of numbers.
   static func report(
-    kind: String, _ request: StatisticsRequest, rows: [([String], (count: Int, numbers: [NumberSummary]))],
+    kind: String, _ request: StatisticsRequest, rows: [([String?], (count: Int, numbers: [NumberSummary]))],
     total: Int, without: [Int]
   ) -> TableReport {
     let paths = request.numberPaths
@@ -195,7 +223,7 @@ extension Store {
     return TableReport(
       records: rows.map { key, group in
         var object = JSONObject()
-        for (name, label) in zip(names, key) { object[name] = .string(label) }
+        for (name, label) in zip(names, key) { object[name] = label.map(JSONValue.string) ?? .null }
         object["count"] = .number(JSONNumber(group.count))
         object["percent"] = .number(Self.percent(group.count, total))
         for figure in figures { object[figure.key] = figure.value(group.numbers).map(JSONValue.number) ?? .null }
@@ -203,7 +231,7 @@ extension Store {
       },
       columns: names + ["count", "percent"] + figures.map(\.column),
       rows: rows.map { key, group in
-        key + [String(group.count), Self.percent(group.count, total).text]
+        key.map { $0 ?? StatsGrouping.none } + [String(group.count), Self.percent(group.count, total).text]
           + figures.map { $0.value(group.numbers)?.text ?? "" }
       },
       notes: notes)

@@ -43,7 +43,8 @@ extension Store {
     var current: [String: (state: String, since: Int64)] = [:]
     var created = Set<String>()
     func enter(_ id: String, _ state: String, at time: Int64) {
-      if let stay = current[id] { stays[stay.state, default: []].append(time - stay.since) }
+      // Times are author or log times, not the order of history: a stay is never negative.
+      if let stay = current[id] { stays[stay.state, default: []].append(max(0, time - stay.since)) }
       current[id] = (state, time)
       entered[state, default: 0] += 1
     }
@@ -92,9 +93,18 @@ extension Store {
       }
     }
     let states = Array(Set(workflow.transitions.keys).union(workflow.transitions.values.joined())).sorted()
-    let now = Dictionary(grouping: current.values, by: \.state).mapValues(\.count)
+    // Which state each document is in now is what its file says (a hand edit, a merge's own
+    // resolution or a rebase may have set it where history shows no step); files that do not
+    // parse are in no state.
+    var present: [String: String] = [:]
+    for document in try listed(kind: kind, query: Query()).documents {
+      if let state = (registry.schema(of: document.value) ?? schema).workflowState(of: document.value) {
+        present[document.id] = state
+      }
+    }
+    let now = Dictionary(grouping: present.values, by: { $0 }).mapValues(\.count)
     let final = Set(states.filter { workflow.next(from: $0).isEmpty })
-    let completed = created.filter { current[$0].map { final.contains($0.state) } ?? false }.count
+    let completed = created.filter { present[$0].map { final.contains($0) } ?? false }.count
     func quantile(_ values: [Int64], _ q: Double) -> Int64? {
       guard !values.isEmpty else { return nil }
       let sorted = values.sorted()
@@ -146,6 +156,9 @@ extension Store {
     // The log's first time for each id of the kind, and the ids it sees created (a rename keeps it).
     var first: [String: Int64] = [:]
     var logged = Set<String>()
+    // The moves the log records, per id: a commit making the same move (amended onto an earlier
+    // commit, so earlier than the log says) is that change, counted once, from the log.
+    var recorded: [String: [(from: String?, to: String)]] = [:]
     for (_, record) in records {
       guard let time = record["time"]?.stringValue.flatMap(Instant.init)?.seconds else { continue }
       for document in record["documents"]?.arrayValue ?? [] where document["kind"]?.stringValue == kind {
@@ -153,6 +166,9 @@ extension Store {
         if first[id] == nil { first[id] = time }
         if let previous = document["previous_id"]?.stringValue, logged.contains(previous) { logged.insert(id) }
         if document["action"]?.stringValue == "create" { logged.insert(id) }
+        if let to = document["to"]?.stringValue {
+          recorded[id, default: []].append((document["from"]?.stringValue, to))
+        }
       }
     }
     let directory = layout.documents(in: schema.directory)
@@ -176,6 +192,11 @@ extension Store {
         throw error
       }
       return []
+    }
+    if try repository.isShallow() {
+      warnings.append(
+        "\(unseen): the repository is a shallow clone, so their times before its first commit are missing "
+          + "(git fetch --unshallow reads them)")
     }
     let wanted = Set(unlogged)
     let relevant = changes.filter { change in
@@ -205,17 +226,28 @@ extension Store {
       return found
     }
     var history: [String: [GitStateChange]] = [:]
+    // Each document's state in the last version that parsed: a version that does not (conflict
+    // markers) between two of one state is no move.
+    var last: [String: String] = [:]
     for change in relevant {
       guard let id = StoreLayout.id(fromFile: change.name) else { continue }
       switch (change.before, change.after) {
       case (nil, let after?):
-        history[id, default: []].append(GitStateChange(time: change.time, state: .created(state(after))))
+        let created = state(after)
+        last[id] = created
+        history[id, default: []].append(GitStateChange(time: change.time, state: .created(created)))
       case (_?, nil):
+        last[id] = nil
         history[id, default: []].append(GitStateChange(time: change.time, state: .deleted))
       case (let before?, let after?):
-        if let to = state(after), to != state(before) {
-          history[id, default: []].append(GitStateChange(time: change.time, state: .moved(to)))
+        let from = last[id] ?? state(before)
+        guard let to = state(after), to != from else { continue }
+        last[id] = to
+        if let match = recorded[id]?.firstIndex(where: { $0.to == to && ($0.from == nil || $0.from == from) }) {
+          recorded[id]?.remove(at: match)
+          continue
         }
+        history[id, default: []].append(GitStateChange(time: change.time, state: .moved(to)))
       default: break
       }
     }
@@ -224,13 +256,7 @@ extension Store {
         "\(plural(unreadable, "version")) of \(kind) documents in git history do not parse; their states are not counted"
       )
     }
-    // Oldest first; author times of one document can be out of commit order (a rebase), so sort.
-    return history.keys.sorted().map { id in
-      (
-        id,
-        history[id, default: []].enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
-          .map(\.element)
-      )
-    }
+    // In history order (`fileChanges` gives the commit graph's); author times only as times.
+    return history.keys.sorted().map { id in (id, history[id, default: []]) }
   }
 }

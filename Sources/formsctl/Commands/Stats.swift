@@ -56,14 +56,12 @@ extension Formsctl {
     var workflow = false
     @Option(help: "Output: table, json, ndjson or csv.") var format: ReportFormat = .table
 
-    func validate() throws {
-      if workflow && (!by.isEmpty || !sum.isEmpty || !avg.isEmpty || !min.isEmpty || !max.isEmpty || !filters.isEmpty) {
-        throw ValidationError("--workflow reads the audit log: drop --by, --sum, --avg, --min, --max and --where")
-      }
-      if by.count > 2 { throw ValidationError("--by is given \(by.count) times; stats groups by at most two") }
-    }
-
     func run() throws {
+      // Usage errors, one line each as every other bad --by (a ValidationError adds a help line).
+      if workflow && (!by.isEmpty || !sum.isEmpty || !avg.isEmpty || !min.isEmpty || !max.isEmpty || !filters.isEmpty) {
+        throw CommandError.usage("--workflow reads the audit log: drop --by, --sum, --avg, --min, --max and --where")
+      }
+      if by.count > 2 { throw CommandError.usage("--by is given \(by.count) times; stats groups by at most two") }
       let store = try options.open()
       guard !workflow else {
         let (report, warnings) = try store.workflowStatistics(kind: kind, from: .auditLogAndGit)
@@ -85,6 +83,17 @@ extension Formsctl {
       let groups = try by.map { try Self.grouping($0, kind, store) }
       if groups.count == 2, groups[0] == groups[1] {
         throw CommandError.usage("--by \(by[1]): given twice; a second --by groups by another field")
+      }
+      // A grouping column named as a figure's JSON key would lose its labels in --format json.
+      var keys = ["count", "percent"]
+      for (option, paths) in [("sum", sum), ("avg", avg), ("min", min), ("max", max)] {
+        keys += paths.map { "\(option)_\($0)" }
+      }
+      keys += (avg + min + max).map { "n_\($0)" }
+      for (text, grouping) in zip(by, groups) where keys.contains(grouping.description) {
+        throw CommandError.usage(
+          "--by \(text): its column would take the name of the report's \(grouping.description) figure; "
+            + "group by another field")
       }
       let request = Store.StatisticsRequest(
         query: Store.Query(filters: try parseFilters(filters, kind: kind, store: store)), groups: groups,
