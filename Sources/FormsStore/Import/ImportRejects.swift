@@ -12,11 +12,15 @@ public enum ImportRejects {
     public var index: Int
     /// The line of the feed it starts on.
     public var line: Int
-    /// Its id, when the record names a valid one.
+    /// Its id after `--map`, when the mapping succeeded and the id is valid for the kind (nil
+    /// when unknown or invalid).
     public var id: String?
     /// The record as the feed gave it (before `--map`), with the values of sensitive fields
-    /// withheld (`ImportRejects.withheld`); nil when it does not parse.
+    /// withheld (`ImportRejects.withheld`); nil when it does not parse, or when a `--map` ran on
+    /// a kind with sensitive fields (`withheld` says so).
     public var record: JSONValue?
+    /// Why `record` is withheld whole: a `--map` may move any member onto a sensitive field.
+    public var withheld: String?
     /// The line as the feed gave it, when it does not parse as JSON (withheld for a kind with
     /// sensitive fields: which part is one cannot be told).
     public var text: String?
@@ -32,6 +36,7 @@ public enum ImportRejects {
         "diagnostics": .array(diagnostics.map(DiagnosticPrinter.json)),
       ])
       if let text { object["text"] = .string(text) }
+      if let withheld { object["withheld"] = .string(withheld) }
       return .object(object)
     }
   }
@@ -45,12 +50,19 @@ public enum ImportRejects {
     let schema: Schema
     /// The lines that do not parse (they stand in `feed` as their text).
     let unparsed: Set<Int>
+    /// Whether a `--map` ran: then a record's id is only what the mapped record names (passed to
+    /// `add`), and for a kind with sensitive fields the record is withheld whole.
+    let mapped: Bool
     private(set) var failures: [Diagnostic] = []
     private var order: [Int] = []
     private var byNumber: [Int: Record] = [:]
 
-    init(feed: [(line: Int, value: JSONValue)], file: String, kind: String, schema: Schema, unparsed: Set<Int>) {
+    init(
+      feed: [(line: Int, value: JSONValue)], file: String, kind: String, schema: Schema, unparsed: Set<Int>,
+      mapped: Bool = false
+    ) {
       self.feed = feed
+      self.mapped = mapped
       self.unparsed = unparsed
       self.file = file
       self.kind = kind
@@ -79,21 +91,25 @@ public enum ImportRejects {
       order.append(number)
       let given = feed[number].value
       let parsed = !unparsed.contains(line)
+      // After a --map, a member of any name may have become a sensitive field: withhold it all.
+      let whole = parsed && mapped && schema.hasSensitiveFields
       byNumber[number] = Record(
         kind: kind, index: number + 1, line: line,
-        id: id ?? given[schema.idField].flatMap(DocumentID.text).flatMap { DocumentID.isValid($0) ? $0 : nil },
-        record: parsed ? ImportRejects.withheld(given, schema: schema) : nil,
+        id: id
+          ?? (mapped
+            ? nil : given[schema.idField].flatMap(DocumentID.text).flatMap { DocumentID.isValid($0) ? $0 : nil }),
+        record: parsed && !whole ? ImportRejects.withheld(given, schema: schema) : nil,
+        withheld: whole
+          ? "the record is withheld: --map may move any member onto a sensitive field; see the feed's line" : nil,
         text: parsed ? nil : schema.hasSensitiveFields ? ImportRejects.withheldValue.stringValue : given.stringValue,
         diagnostics: [diagnostic])
     }
 
     var isEmpty: Bool { order.isEmpty }
+    /// How many records were refused.
+    var count: Int { order.count }
     /// The refused records, in feed order.
     var records: [Record] { order.sorted().compactMap { byNumber[$0] } }
-    /// The ids of the refused records that have one.
-    var ids: [String] { records.compactMap(\.id) }
-    /// The number (0-based) of the first refused record without an id.
-    var firstWithoutID: Int? { records.first { $0.id == nil }.map { $0.index - 1 } }
   }
 
   /// What stands for a sensitive value in a rejects file.

@@ -90,6 +90,7 @@ extension Formsctl {
       request.columns = columns
       if feed == "-" { request.feedBytes = try readStandardInput(limit: Importer.feedLimit) }
       let report = try Importer(store: store).run(request)
+      if let skipped = report.pruneSkipped { printWarning(skipped) }
       if format == .text {
         Self.show(report, dryRun: dryRun, store: store)
       } else {
