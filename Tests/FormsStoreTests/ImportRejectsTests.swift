@@ -158,4 +158,25 @@ struct ImportRejectsTests {
       #expect(!written.contains("Alvarez") && written.contains("withheld"), "\(written)")
     }
   }
+
+  /// `sync --rejects FILE` writes after its run changed the store: a failure says the run
+  /// completed and only the list is missing, never "nothing imported".
+  @Test func aListThatCannotBeWrittenAfterTheRunSaysTheRunCompleted() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try ImporterTests.fixture(dir + "/store")
+      try FileManager.default.createDirectory(atPath: dir + "/out", withIntermediateDirectories: true)
+      let armed = FaultInjection.arm(FilePath(dir + "/out"), fault: .init(nth: 1, persistent: true, errno: ENOSPC))
+      let failure = storeError {
+        try ImportRejects.write(lines: [], to: dir + "/out/r.ndjson", layout: fixture.store.layout, afterRun: true)
+      }
+      armed.disarm()
+      guard case .reportNotWrittenAfterRun(let path, _)? = failure else {
+        Issue.record("expected reportNotWrittenAfterRun, got \(failure as Any)")
+        return
+      }
+      #expect(path == dir + "/out/r.ndjson" && failure?.kind == .ioError)
+      let message = failure?.description ?? ""
+      #expect(message.contains("the run completed") && !message.contains("nothing imported"), "\(message)")
+    }
+  }
 }

@@ -143,16 +143,24 @@ public enum ImportRejects {
 
   /// Checks, before any work, that `path` may take the rejects file: its directory exists, it is
   /// not a symbolic link (never written through), a directory or another non-regular file, and
-  /// it is not inside the store's data or its `.formsctl` state (a rejects file is the person's,
-  /// never a document).
-  public static func check(_ path: String, layout: StoreLayout) throws(StoreError) {
+  /// it is not inside the store (its data, its `.formsctl` state, `formsctl.yaml`, `.git`), not
+  /// inside the schemas directory (wherever it is), and not the feed itself (a rejects file is
+  /// the person's, never one the store or the run reads).
+  public static func check(_ path: String, layout: StoreLayout, feed: String? = nil) throws(StoreError) {
     let target = FilePath(path).absolute(from: FileIO.currentDirectory)
     let real = (FileIO.realPath(target.parent) ?? target.parent) / target.name
-    for place in [layout.dataPath, layout.state] {
+    let places: [(FilePath, String)] = [
+      (layout.dataPath, "the store's data directory"), (layout.state, "the store's .formsctl directory"),
+      (layout.schemasPath, "the store's schemas directory"), (layout.rootPath, "the store"),
+    ]
+    for (place, name) in places {
       let inside = FileIO.realPath(place) ?? place.absolute(from: FileIO.currentDirectory)
-      if inside.contains(real) {
-        throw StoreError.reportNotWritten(
-          path: path, cause: "it is inside the store's \(place == layout.state ? ".formsctl" : "data") directory")
+      if inside.contains(real) { throw StoreError.reportNotWritten(path: path, cause: "it is inside \(name)") }
+    }
+    if let feed {
+      let given = FilePath(feed).absolute(from: FileIO.currentDirectory)
+      if (FileIO.realPath(given) ?? given) == real {
+        throw StoreError.reportNotWritten(path: path, cause: "it is the feed being imported")
       }
     }
     guard let directory = FileIO.realPath(target.parent), FileIO.entry(directory) == .directory else {
@@ -172,11 +180,23 @@ public enum ImportRejects {
   /// refused, so last night's rejects never read as tonight's). Every failure is
   /// `StoreError.reportNotWritten` (exit 74).
   public static func write(_ records: [Record], to path: String, layout: StoreLayout) throws(StoreError) {
-    try write(lines: records.map(\.json), to: path, layout: layout)
+    try writeNDJSON(records.map(\.json), to: path, layout: layout)
   }
 
   /// Writes `lines` as NDJSON to `path` with `write`'s checks and guarantees (`sync --rejects`).
-  public static func write(lines: [JSONValue], to path: String, layout: StoreLayout) throws(StoreError) {
+  /// `afterRun`: the run already changed the store, so a failure is
+  /// `StoreError.reportNotWrittenAfterRun` (it never says nothing was imported).
+  public static func write(
+    lines: [JSONValue], to path: String, layout: StoreLayout, afterRun: Bool = false
+  ) throws(StoreError) {
+    do throws(StoreError) {
+      try writeNDJSON(lines, to: path, layout: layout)
+    } catch .reportNotWritten(let path, let cause) where afterRun {
+      throw .reportNotWrittenAfterRun(path: path, cause: cause)
+    }
+  }
+
+  static func writeNDJSON(_ lines: [JSONValue], to path: String, layout: StoreLayout) throws(StoreError) {
     try check(path, layout: layout)
     let target = FilePath(path).absolute(from: FileIO.currentDirectory)
     // Feed records may carry values the store would seal: readable by the owner only.

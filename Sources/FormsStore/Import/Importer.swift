@@ -207,7 +207,9 @@ public struct Importer: Sendable {
   /// Imports per `request` through the store's write path; with `dryRun`, reports and writes nothing.
   public func run(_ request: Request) throws(StoreError) -> Report {
     let schema = try store.schema(request.kind)
-    if let rejects = request.rejects, request.skipInvalid { try ImportRejects.check(rejects, layout: store.layout) }
+    if let rejects = request.rejects, request.skipInvalid {
+      try ImportRejects.check(rejects, layout: store.layout, feed: request.feedBytes == nil ? request.feed : nil)
+    }
     var unparsed: [Int: String] = [:]
     let feed = try feedRecords(
       request, schema: schema,
