@@ -80,6 +80,14 @@ extension SyncCommand {
 
     package func validate() throws {
       if pull && push { throw ValidationError("--pull and --push exclude each other (without either, sync does both)") }
+      if let rejects { try Self.validateRejects(rejects) }
+    }
+
+    /// A --rejects FILE names a file: not empty, and not `-` (a rejects list is a file a script
+    /// reads after the run; standard output carries the report). Shared with `import --rejects`.
+    package static func validateRejects(_ path: String) throws {
+      if path.isEmpty { throw ValidationError("--rejects needs a file name") }
+      if path == "-" { throw ValidationError("--rejects - is not standard output: name a file") }
     }
 
     package func run() throws { try SyncCommand.perform(self) }

@@ -60,6 +60,9 @@ public enum StoreError: FormsError, Equatable {
   /// A report an unattended run must leave (`import --rejects FILE`) cannot be written at `path`
   /// (exit 74); nothing was imported.
   case reportNotWritten(path: String, cause: String)
+  /// The rejects list of a run that already changed the store (`sync --rejects FILE`) cannot be
+  /// written at `path` (exit 74): the run completed; only the list is missing.
+  case reportNotWrittenAfterRun(path: String, cause: String)
   /// A bug: the message says what went wrong.
   case internalError(String)
 
@@ -72,7 +75,8 @@ public enum StoreError: FormsError, Equatable {
       // A path that is not what the store's layout needs is bad input; anything else the system
       // returned (a full disk, EIO, a permission denied) is an I/O error, never a bug.
       return [ENOTDIR, EISDIR, ELOOP, ENAMETOOLONG].contains(code.rawValue) ? .badInput : .ioError
-    case .insufficientSpace, .watchLimit, .storeGone, .transferFailed, .reportNotWritten: return .ioError
+    case .insufficientSpace, .watchLimit, .storeGone, .transferFailed, .reportNotWritten, .reportNotWrittenAfterRun:
+      return .ioError
     case .locked, .recoveryNeeded, .unfinished, .rollBackFailed: return .tryAgain
     case .unverifiable: return .badInput
     case .assignment(let problem): return problem.kind
@@ -167,6 +171,10 @@ public enum StoreError: FormsError, Equatable {
       return "\"\(prefix)\" starts \(candidates.count) \(kind) ids: \(shown); type more of it"
     case .reportNotWritten(let path, let cause):
       return "\(path): cannot write the rejects file: \(cause); nothing imported"
+    case .reportNotWrittenAfterRun(let path, let cause):
+      return
+        "\(path): cannot write the rejects file: \(cause); the run completed (its rows are in), only the list"
+        + " was not written (`formsctl sync status` shows the rows that wait)"
     case .internalError(let message):
       return "internal error (a bug in formsctl): \(message)"
     case .storeExists(let path):

@@ -38,7 +38,7 @@ struct SyncProgram: ParsableCommand {
         // After the run: its rows are in; the rejected ones also wait in the state, so a file
         // that cannot be written (74) loses nothing.
         let lines = try Sync.rejects(store)
-        try ImportRejects.write(lines: lines, to: rejects, layout: store.layout)
+        try ImportRejects.write(lines: lines, to: rejects, layout: store.layout, afterRun: true)
         if !lines.isEmpty {
           printWarning("\(plural(lines.count, "rejected row")) waiting; they are listed in \(rejects)")
         }

@@ -103,4 +103,80 @@ struct ImportRejectsTests {
       #expect(!written.contains("Alvarez") && written.contains("withheld"), "\(written)")
     }
   }
+
+  /// `--prune` with refused records is skipped whole: a refused record might have stood for any
+  /// stored document (two sent under other ids that --map merges, a mapping that failed, an id
+  /// the kind refuses). Each rejects line carries the id after --map, or null.
+  @Test(
+    arguments: [
+      (
+        "- map: {field: purchase_order_number, keep_unmapped: true, values: {A1: PO-1, A2: PO-1}}", "\"A1\"", "\"A2\"",
+        ["PO-1", "PO-1"]
+      ),
+      ("- map: {field: purchase_order_number, values: {S3: PO-3}}", "\"S9\"", "\"S3\"", [nil]),
+      ("- map: {field: purchase_order_number, keep_unmapped: true, values: {}}", "206", "\"PO-3\"", [nil]),
+    ] as [(String, String, String, [String?])])
+  func aRefusedRecordSkipsThePruneWhole(map: String, first: String, second: String, ids: [String?]) throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try ImporterTests.fixture(dir + "/store")
+      try writeFile(map + "\n", to: dir + "/map.yaml")
+      let feed = [first, second].map {
+        "{\"purchase_order_number\": \($0), \"last_updated\": \"2026-11-20T09:00:00Z\", \"items\": []}"
+      }
+      try writeFile(feed.joined(separator: "\n") + "\n", to: dir + "/feed.ndjson")
+      var request = Importer.Request(
+        kind: "purchase-order", feed: dir + "/feed.ndjson", map: dir + "/map.yaml", prune: true, snapshot: false,
+        maxPrune: .percent(100))
+      request.skipInvalid = true
+      request.rejects = dir + "/rejects.ndjson"
+      let report = try Importer(store: fixture.store).run(request)
+      #expect(report.rejected.map(\.id) == ids)
+      #expect(report.pruned.deletes.isEmpty)
+      #expect(
+        report.pruneSkipped?.contains("waits for a feed with none refused") == true, "\(report.pruneSkipped ?? "")")
+      #expect(FileManager.default.fileExists(atPath: dir + "/store/data/purchase-orders/PO-1.json"))
+    }
+  }
+
+  /// After a --map, a member renamed onto a sensitive field would be written in plain text under
+  /// its old name: for a kind with sensitive fields the record is withheld whole.
+  @Test func aMappedRecordOfAKindWithSensitiveFieldsIsWithheldWhole() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try ImporterTests.fixture(dir + "/store")
+      try writeFile("- rename: {from: officer, to: contracting_officer}\n", to: dir + "/map.yaml")
+      try writeFile(
+        #"{"id": "ACQ-2026-002", "title": "Desks", "agency": "GSA", "status": "lost", "officer": "J. Alvarez", "last_modified_date": "2026-11-20T09:00:00Z", "created_date": "2026-11-20T09:00:00Z"}"#
+          + "\n", to: dir + "/acquisitions.ndjson")
+      var request = Importer.Request(
+        kind: "acquisition", feed: dir + "/acquisitions.ndjson", map: dir + "/map.yaml", snapshot: false)
+      request.skipInvalid = true
+      request.rejects = dir + "/rejects.ndjson"
+      let report = try Importer(store: fixture.store).run(request)
+      #expect(report.rejected.map(\.id) == ["ACQ-2026-002"])
+      #expect(report.rejected[0].record == nil && report.rejected[0].withheld != nil)
+      let written = try readFile(dir + "/rejects.ndjson")
+      #expect(!written.contains("Alvarez") && written.contains("withheld"), "\(written)")
+    }
+  }
+
+  /// `sync --rejects FILE` writes after its run changed the store: a failure says the run
+  /// completed and only the list is missing, never "nothing imported".
+  @Test func aListThatCannotBeWrittenAfterTheRunSaysTheRunCompleted() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try ImporterTests.fixture(dir + "/store")
+      try FileManager.default.createDirectory(atPath: dir + "/out", withIntermediateDirectories: true)
+      let armed = FaultInjection.arm(FilePath(dir + "/out"), fault: .init(nth: 1, persistent: true, errno: ENOSPC))
+      let failure = storeError {
+        try ImportRejects.write(lines: [], to: dir + "/out/r.ndjson", layout: fixture.store.layout, afterRun: true)
+      }
+      armed.disarm()
+      guard case .reportNotWrittenAfterRun(let path, _)? = failure else {
+        Issue.record("expected reportNotWrittenAfterRun, got \(failure as Any)")
+        return
+      }
+      #expect(path == dir + "/out/r.ndjson" && failure?.kind == .ioError)
+      let message = failure?.description ?? ""
+      #expect(message.contains("the run completed") && !message.contains("nothing imported"), "\(message)")
+    }
+  }
 }

@@ -106,6 +106,11 @@ struct ImportRejectsCommandTests {
         ("/dev/full", "it is not a regular file"),
         (store + "/data/purchase-orders/rejects.ndjson", "it is inside the store's data directory"),
         (store + "/.formsctl/rejects.ndjson", "it is inside the store's .formsctl directory"),
+        // The store's own files, its schemas wherever they are, and the feed itself.
+        (store + "/formsctl.yaml", "it is inside the store"),
+        (store + "/.git/rejects.ndjson", "it is inside the store"),
+        (dir + "/schemas/rejects.ndjson", "it is inside the store's schemas directory"),
+        (dir + "/feed.ndjson", "it is the feed being imported"),
       ]
       for (path, why) in cases {
         let result = try Formsctl.run(
@@ -133,6 +138,14 @@ struct ImportRejectsCommandTests {
         ["import", "purchase-order", dir + "/feed.ndjson", "--rejects", dir + "/r.ndjson"], in: store,
         environment: env)
       #expect(noSkip.status == 64 && noSkip.stderr.contains("pass --skip-invalid too"))
+      // An empty name or `-` is a bad argument, never a file named `-` or "is a directory".
+      for (name, why) in [("", "--rejects needs a file name"), ("-", "--rejects - is not standard output")] {
+        let bad = try Formsctl.run(
+          ["import", "purchase-order", dir + "/feed.ndjson", "--skip-invalid", "--rejects", name], in: store,
+          environment: env)
+        #expect(bad.status == 64 && bad.stderr.contains(why), "\(name): \(bad.stderr)")
+      }
+      #expect(!FileManager.default.fileExists(atPath: store + "/-"))
       // A feed that does not parse at all, or an unknown kind, still fails whole.
       let broken = try Formsctl.run(
         ["import", "purchase-order", dir + "/broken.json", "--skip-invalid", "--rejects", dir + "/r.ndjson"],
@@ -146,7 +159,7 @@ struct ImportRejectsCommandTests {
     }
   }
 
-  @Test func aRefusedRecordKeepsItsStoredDocumentFromPrune() throws {
+  @Test func aRefusedRecordSkipsThePrune() throws {
     try withTemporaryDirectory { dir in
       let (store, env) = try SnapshotCommandTests.exampleStore(dir)
       // Every stored purchase order, one of them refused: --prune must not take the refused
@@ -174,7 +187,10 @@ struct ImportRejectsCommandTests {
           "--rejects", dir + "/r.ndjson",
         ], in: store, environment: env)
       #expect(blind.status == 1, "\(blind.stderr)")
-      #expect(blind.stderr.contains("--prune skipped: refused record 1 has no id"), "\(blind.stderr)")
+      #expect(
+        blind.stderr.contains(
+          "--prune skipped: 1 feed record was refused; the prune waits for a feed with none refused"),
+        "\(blind.stderr)")
       #expect(try FileManager.default.contentsOfDirectory(atPath: store + "/data/purchase-orders").count == ids.count)
     }
   }

@@ -290,6 +290,14 @@ struct SensitiveCommandTests {
             "(1 sensitive value in plain text in 1 document, first data/acquisitions/ACQ-2026-001.json)"),
         "\(dry)")
       #expect(try Formsctl.run(["snapshot", "show", "plain"], in: store).status == 0, "the dry run kept it")
+      // A kept snapshot is never deleted: named on stderr with how to delete it, exit 1.
+      #expect(try Formsctl.run(["snapshot", "keep", "plain"], in: store).status == 0)
+      let held = try Formsctl.run(["snapshot", "prune", "--sensitive"], in: store)
+      #expect(
+        held.status == 1 && held.stderr.contains("not deleted (1 sensitive value in plain text")
+          && held.stderr.contains("formsctl snapshot keep --off "), "\(held)")
+      #expect(try Formsctl.run(["snapshot", "show", "plain"], in: store).status == 0, "kept")
+      #expect(try Formsctl.run(["snapshot", "keep", "--off", "plain"], in: store).status == 0)
       let pruned = try Formsctl.run(["snapshot", "prune", "--sensitive"], in: store)
       #expect(pruned.status == 0 && pruned.stdout.hasPrefix("deleted "), "\(pruned)")
       #expect(try Formsctl.run(["snapshot", "show", "plain"], in: store).status != 0)

@@ -36,6 +36,37 @@ struct SnapshotKeepCommandTests {
     }
   }
 
+  /// Anything at keep.json's name keeps the snapshot (a directory, a symbolic link, dangling or
+  /// not): a damaged mark never lets the policy delete what a person kept.
+  @Test func aDamagedKeepMarkStillKeeps() throws {
+    try withTemporaryDirectory { dir in
+      var (store, env) = try SnapshotCommandTests.exampleStore(dir)
+      func run(_ args: [String]) throws -> RunResult { try Formsctl.run(args, in: store, environment: env) }
+      for label in ["directory", "dangling", "link"] {
+        #expect(try run(["snapshot", "create", "--label", label]).status == 0)
+      }
+      let json = try run(["snapshot", "list", "--format", "json"])
+      let names = (try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]] ?? [])
+        .compactMap { $0["name"] as? String }
+      #expect(names.count == 3, "\(json.stdout)")
+      let marks = names.map { store + "/.formsctl/snapshots/" + $0 + "/keep.json" }
+      try FileManager.default.createDirectory(atPath: marks[0], withIntermediateDirectories: false)
+      try FileManager.default.createSymbolicLink(atPath: marks[1], withDestinationPath: "../nowhere")
+      try writeFile("{}", to: dir + "/target")
+      try FileManager.default.createSymbolicLink(atPath: marks[2], withDestinationPath: dir + "/target")
+      env["FORMSCTL_NOW"] = "2027-06-01T08:00:00Z"
+      #expect(try run(["snapshot", "create", "--label", "later"]).status == 0)
+      let after = try run(["snapshot", "list", "--format", "json"]).stdout
+      for label in ["directory", "dangling", "link"] { #expect(after.contains(label), "\(label): \(after)") }
+      // --off takes even a directory-shaped mark off; then the policy decides again.
+      let off = try run(["snapshot", "keep", "--off", names[0]])
+      #expect(off.status == 0, "\(off.transcript)")
+      #expect(try run(["snapshot", "prune"]).status == 0)
+      #expect(!(try run(["snapshot", "list", "--format", "json"]).stdout.contains("directory")))
+      #expect(try readFile(dir + "/target") == "{}", "never written through the link")
+    }
+  }
+
   @Test func keepLabelsKeepMatchingSnapshotsAndBadEntriesAreManifestErrors() throws {
     try withTemporaryDirectory { dir in
       var (store, env) = try SnapshotCommandTests.exampleStore(dir)

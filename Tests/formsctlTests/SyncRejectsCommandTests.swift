@@ -30,6 +30,13 @@ extension SyncCommandTests {
       try FileManager.default.createDirectory(atPath: store + "/../a-directory", withIntermediateDirectories: true)
       let unwritable = try run(["sync", "--rejects", store + "/../a-directory"])
       #expect(unwritable.status == 74 && unwritable.stderr.contains("it is a directory"), "\(unwritable.transcript)")
+      // Never over the store's own files; an empty name or `-` is a bad argument.
+      let own = try run(["sync", "--rejects", store + "/formsctl.yaml"])
+      #expect(own.status == 74 && own.stderr.contains("it is inside the store"), "\(own.transcript)")
+      #expect(try readFile(store + "/formsctl.yaml").contains("schemas"))
+      #expect(try run(["sync", "--rejects", ""]).status == 64)
+      #expect(try run(["sync", "--rejects", "-"]).status == 64)
+      #expect(!FileManager.default.fileExists(atPath: store + "/-"))
       try server.psql("UPDATE formsctl.acquisition SET document = jsonb_set(document, '{title}', '\"Desks\"')")
       #expect(try run(["sync", "--rejects", out]).status == 0)
       #expect(try readFile(out) == "", "nothing waits: an empty list")

@@ -12,11 +12,15 @@ public enum ImportRejects {
     public var index: Int
     /// The line of the feed it starts on.
     public var line: Int
-    /// Its id, when the record names a valid one.
+    /// Its id after `--map`, when the mapping succeeded and the id is valid for the kind (nil
+    /// when unknown or invalid).
     public var id: String?
     /// The record as the feed gave it (before `--map`), with the values of sensitive fields
-    /// withheld (`ImportRejects.withheld`); nil when it does not parse.
+    /// withheld (`ImportRejects.withheld`); nil when it does not parse, or when a `--map` ran on
+    /// a kind with sensitive fields (`withheld` says so).
     public var record: JSONValue?
+    /// Why `record` is withheld whole: a `--map` may move any member onto a sensitive field.
+    public var withheld: String?
     /// The line as the feed gave it, when it does not parse as JSON (withheld for a kind with
     /// sensitive fields: which part is one cannot be told).
     public var text: String?
@@ -32,6 +36,7 @@ public enum ImportRejects {
         "diagnostics": .array(diagnostics.map(DiagnosticPrinter.json)),
       ])
       if let text { object["text"] = .string(text) }
+      if let withheld { object["withheld"] = .string(withheld) }
       return .object(object)
     }
   }
@@ -45,12 +50,19 @@ public enum ImportRejects {
     let schema: Schema
     /// The lines that do not parse (they stand in `feed` as their text).
     let unparsed: Set<Int>
+    /// Whether a `--map` ran: then a record's id is only what the mapped record names (passed to
+    /// `add`), and for a kind with sensitive fields the record is withheld whole.
+    let mapped: Bool
     private(set) var failures: [Diagnostic] = []
     private var order: [Int] = []
     private var byNumber: [Int: Record] = [:]
 
-    init(feed: [(line: Int, value: JSONValue)], file: String, kind: String, schema: Schema, unparsed: Set<Int>) {
+    init(
+      feed: [(line: Int, value: JSONValue)], file: String, kind: String, schema: Schema, unparsed: Set<Int>,
+      mapped: Bool = false
+    ) {
       self.feed = feed
+      self.mapped = mapped
       self.unparsed = unparsed
       self.file = file
       self.kind = kind
@@ -79,21 +91,25 @@ public enum ImportRejects {
       order.append(number)
       let given = feed[number].value
       let parsed = !unparsed.contains(line)
+      // After a --map, a member of any name may have become a sensitive field: withhold it all.
+      let whole = parsed && mapped && schema.hasSensitiveFields
       byNumber[number] = Record(
         kind: kind, index: number + 1, line: line,
-        id: id ?? given[schema.idField].flatMap(DocumentID.text).flatMap { DocumentID.isValid($0) ? $0 : nil },
-        record: parsed ? ImportRejects.withheld(given, schema: schema) : nil,
+        id: id
+          ?? (mapped
+            ? nil : given[schema.idField].flatMap(DocumentID.text).flatMap { DocumentID.isValid($0) ? $0 : nil }),
+        record: parsed && !whole ? ImportRejects.withheld(given, schema: schema) : nil,
+        withheld: whole
+          ? "the record is withheld: --map may move any member onto a sensitive field; see the feed's line" : nil,
         text: parsed ? nil : schema.hasSensitiveFields ? ImportRejects.withheldValue.stringValue : given.stringValue,
         diagnostics: [diagnostic])
     }
 
     var isEmpty: Bool { order.isEmpty }
+    /// How many records were refused.
+    var count: Int { order.count }
     /// The refused records, in feed order.
     var records: [Record] { order.sorted().compactMap { byNumber[$0] } }
-    /// The ids of the refused records that have one.
-    var ids: [String] { records.compactMap(\.id) }
-    /// The number (0-based) of the first refused record without an id.
-    var firstWithoutID: Int? { records.first { $0.id == nil }.map { $0.index - 1 } }
   }
 
   /// What stands for a sensitive value in a rejects file.
@@ -127,16 +143,24 @@ public enum ImportRejects {
 
   /// Checks, before any work, that `path` may take the rejects file: its directory exists, it is
   /// not a symbolic link (never written through), a directory or another non-regular file, and
-  /// it is not inside the store's data or its `.formsctl` state (a rejects file is the person's,
-  /// never a document).
-  public static func check(_ path: String, layout: StoreLayout) throws(StoreError) {
+  /// it is not inside the store (its data, its `.formsctl` state, `formsctl.yaml`, `.git`), not
+  /// inside the schemas directory (wherever it is), and not the feed itself (a rejects file is
+  /// the person's, never one the store or the run reads).
+  public static func check(_ path: String, layout: StoreLayout, feed: String? = nil) throws(StoreError) {
     let target = FilePath(path).absolute(from: FileIO.currentDirectory)
     let real = (FileIO.realPath(target.parent) ?? target.parent) / target.name
-    for place in [layout.dataPath, layout.state] {
+    let places: [(FilePath, String)] = [
+      (layout.dataPath, "the store's data directory"), (layout.state, "the store's .formsctl directory"),
+      (layout.schemasPath, "the store's schemas directory"), (layout.rootPath, "the store"),
+    ]
+    for (place, name) in places {
       let inside = FileIO.realPath(place) ?? place.absolute(from: FileIO.currentDirectory)
-      if inside.contains(real) {
-        throw StoreError.reportNotWritten(
-          path: path, cause: "it is inside the store's \(place == layout.state ? ".formsctl" : "data") directory")
+      if inside.contains(real) { throw StoreError.reportNotWritten(path: path, cause: "it is inside \(name)") }
+    }
+    if let feed {
+      let given = FilePath(feed).absolute(from: FileIO.currentDirectory)
+      if (FileIO.realPath(given) ?? given) == real {
+        throw StoreError.reportNotWritten(path: path, cause: "it is the feed being imported")
       }
     }
     guard let directory = FileIO.realPath(target.parent), FileIO.entry(directory) == .directory else {
@@ -156,11 +180,23 @@ public enum ImportRejects {
   /// refused, so last night's rejects never read as tonight's). Every failure is
   /// `StoreError.reportNotWritten` (exit 74).
   public static func write(_ records: [Record], to path: String, layout: StoreLayout) throws(StoreError) {
-    try write(lines: records.map(\.json), to: path, layout: layout)
+    try writeNDJSON(records.map(\.json), to: path, layout: layout)
   }
 
   /// Writes `lines` as NDJSON to `path` with `write`'s checks and guarantees (`sync --rejects`).
-  public static func write(lines: [JSONValue], to path: String, layout: StoreLayout) throws(StoreError) {
+  /// `afterRun`: the run already changed the store, so a failure is
+  /// `StoreError.reportNotWrittenAfterRun` (it never says nothing was imported).
+  public static func write(
+    lines: [JSONValue], to path: String, layout: StoreLayout, afterRun: Bool = false
+  ) throws(StoreError) {
+    do throws(StoreError) {
+      try writeNDJSON(lines, to: path, layout: layout)
+    } catch .reportNotWritten(let path, let cause) where afterRun {
+      throw .reportNotWrittenAfterRun(path: path, cause: cause)
+    }
+  }
+
+  static func writeNDJSON(_ lines: [JSONValue], to path: String, layout: StoreLayout) throws(StoreError) {
     try check(path, layout: layout)
     let target = FilePath(path).absolute(from: FileIO.currentDirectory)
     // Feed records may carry values the store would seal: readable by the owner only.

@@ -77,6 +77,9 @@ public struct Importer: Sendable {
     public var prunedSnapshots: [String] = []
     /// With `skipInvalid`: the records left out, in feed order, each with its diagnostics.
     public var rejected: [ImportRejects.Record] = []
+    /// Why `--prune` did not run, when it was asked for: with `skipInvalid`, a refused record
+    /// might have stood for any stored document, so the prune waits for a clean feed.
+    public var pruneSkipped: String?
     /// The rejects file written (nil in a dry run or without `skipInvalid`).
     public var rejectsFile: String?
     /// The documents the run writes or deletes, the bytes it stages, what it needs free (with
@@ -204,7 +207,9 @@ public struct Importer: Sendable {
   /// Imports per `request` through the store's write path; with `dryRun`, reports and writes nothing.
   public func run(_ request: Request) throws(StoreError) -> Report {
     let schema = try store.schema(request.kind)
-    if let rejects = request.rejects, request.skipInvalid { try ImportRejects.check(rejects, layout: store.layout) }
+    if let rejects = request.rejects, request.skipInvalid {
+      try ImportRejects.check(rejects, layout: store.layout, feed: request.feedBytes == nil ? request.feed : nil)
+    }
     var unparsed: [Int: String] = [:]
     let feed = try feedRecords(
       request, schema: schema,
@@ -244,8 +249,8 @@ public struct Importer: Sendable {
     // Problems of one record, by its number: the import's failures, or with --skip-invalid its rejects.
     var refusals = ImportRejects.Collector(
       feed: feed, file: shown, kind: request.kind, schema: schema,
-      unparsed: Set(unparsed.keys))
-    func refuse(_ number: Int, _ message: String) { refusals.add(number, message) }
+      unparsed: Set(unparsed.keys), mapped: !ops.isEmpty)
+    func refuse(_ number: Int, _ message: String, _ id: String?) { refusals.add(number, message, id: id) }
     let accepted = check(
       feed, unparsed: unparsed, ops: ops, schema: schema, report: &report, refuseDuplicates: request.skipInvalid,
       fail: refuse)
@@ -284,12 +289,14 @@ public struct Importer: Sendable {
       case .success(nil):
         report.records.append(record)
       case .failure(.invalidDocument(_, let diagnostics)):
+        // An id the kind refuses (its type or pattern) is no id: the rejects line says null.
+        let id = diagnostics.contains { $0.pointer.tokens == [schema.idField] } ? nil : item.id
         for diagnostic in diagnostics {
           let at = diagnostic.pointer.path.isEmpty ? "" : diagnostic.pointer.path + ": "
           refusals.add(
             item.number,
             "record \(item.number + 1) (\(item.id)) after merging: \(at)\(diagnostic.message) [\(diagnostic.rule)]",
-            id: item.id, detail: diagnostic)
+            id: id, detail: diagnostic)
         }
       case .failure(let error):
         refusals.add(item.number, "record \(item.number + 1): \(error.description)", id: item.id, rule: "refused")
@@ -298,16 +305,15 @@ public struct Importer: Sendable {
     if !request.skipInvalid { failures = refusals.failures }
     var pruning = request.prune
     if pruning && request.skipInvalid && !refusals.isEmpty {
-      // A refused record still speaks for its stored document: it is kept, never pruned as absent.
-      // One whose id is unknown might have spoken for any, so nothing is pruned.
-      if let blind = refusals.firstWithoutID {
-        pruning = false
-        report.warnings.append(
-          "--prune skipped: refused record \(blind + 1) has no id, so which stored documents the feed lacks is unknown")
-      }
+      // A refused record might have stood for any stored document (its id before --map, a
+      // mapping that failed, an id the kind refuses): nothing is pruned until a clean feed.
+      pruning = false
+      report.pruneSkipped =
+        "--prune skipped: \(refusals.count == 1 ? "1 feed record was" : "\(refusals.count) feed records were") refused;"
+        + " the prune waits for a feed with none refused"
     }
     if pruning {
-      let seen = Set(accepted.map(\.id) + refusals.ids)
+      let seen = Set(accepted.map(\.id))
       let stored = try store.layout.ids(in: schema.directory)
       let roots = stored.filter { !seen.contains($0) }
       let bound = request.maxPrune ?? .standard
@@ -379,11 +385,12 @@ public struct Importer: Sendable {
 
   /// The checks that need the whole feed, in order: each record an object, mapped, unknown
   /// members dropped, with a valid id and `updated` timestamp, and its id once.
-  /// `fail` takes the record's number (0-based) and the message. With `refuseDuplicates`, every
+  /// `fail` takes the record's number (0-based), the message and the record's id after `--map`
+  /// when it is known and valid. With `refuseDuplicates`, every
   /// record of an id that appears more than once is refused, the first too (which is right is unknown).
   func check(
     _ feed: [(line: Int, value: JSONValue)], unparsed: [Int: String] = [:], ops: [ChangeOp], schema: Schema,
-    report: inout Report, refuseDuplicates: Bool = false, fail: (Int, String) -> Void
+    report: inout Report, refuseDuplicates: Bool = false, fail: (Int, String, String?) -> Void
   ) -> [Accepted] {
     var accepted: [Accepted] = []
     var seen: [String: Int] = [:]
@@ -391,35 +398,35 @@ public struct Importer: Sendable {
     for (number, entry) in feed.enumerated() {
       var record = entry.value
       if let problem = unparsed[entry.line] {
-        fail(number, "record \(number + 1) does not parse: \(problem)")
+        fail(number, "record \(number + 1) does not parse: \(problem)", nil)
         continue
       }
       guard case .object = record else {
-        fail(number, "record \(number + 1) is a \(record.typeName), not an object")
+        fail(number, "record \(number + 1) is a \(record.typeName), not an object", nil)
         continue
       }
       do throws(MigrationError) {
         for op in ops { try op.apply(to: &record, runJQ: runJQ) }
       } catch {
-        fail(number, "record \(number + 1): the mapping failed: \(error.message)")
+        fail(number, "record \(number + 1): the mapping failed: \(error.message)", nil)
         continue
       }
       record["_schema"] = .string(schema.reference)
       record = FeedMerger.dropUnknown(record, type: schema.root, dropped: &report.dropped)
       guard let id = record[schema.idField].flatMap(DocumentID.text) else {
-        fail(number, "record \(number + 1) has no \(schema.idField)")
+        fail(number, "record \(number + 1) has no \(schema.idField)", nil)
         continue
       }
       guard DocumentID.isValid(id) else {
-        fail(number, "record \(number + 1): \(DocumentID.problem(id))")
+        fail(number, "record \(number + 1): \(DocumentID.problem(id))", nil)
         continue
       }
       if let updated = schema.timestamps.updated, record[updated]?.stringValue.flatMap(Instant.init) == nil {
-        fail(number, "record \(number + 1) (\(id)) has no valid \(updated) timestamp")
+        fail(number, "record \(number + 1) (\(id)) has no valid \(updated) timestamp", id)
         continue
       }
       if let first = seen.updateValue(number + 1, forKey: id) {
-        fail(number, "record \(number + 1): \(id) appears twice in the feed (also record \(first))")
+        fail(number, "record \(number + 1): \(id) appears twice in the feed (also record \(first))", id)
         duplicated.insert(id)
         continue
       }
@@ -427,7 +434,9 @@ public struct Importer: Sendable {
     }
     if refuseDuplicates && !duplicated.isEmpty {
       for item in accepted where duplicated.contains(item.id) {
-        fail(item.number, "record \(item.number + 1): \(item.id) appears more than once in the feed; none is imported")
+        fail(
+          item.number, "record \(item.number + 1): \(item.id) appears more than once in the feed; none is imported",
+          item.id)
       }
       accepted.removeAll { duplicated.contains($0.id) }
     }

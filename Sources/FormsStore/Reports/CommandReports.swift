@@ -39,6 +39,7 @@ extension Importer.Report {
               ]))
           }),
         "pruned": pruned.json(display: display),
+        "prune_skipped": pruneSkipped.map(JSONValue.string) ?? .null,
         "dropped": .object(
           JSONObject(dropped.map { JSONObject.Member(key: $0.key, value: .number(JSONNumber($0.value))) })),
         "warnings": .array((workflowWarnings + warnings).map(JSONValue.string)),

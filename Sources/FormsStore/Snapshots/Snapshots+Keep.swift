@@ -24,6 +24,9 @@ extension Snapshots {
       let path = info.directory / Self.keepFileName
       if kept {
         try AtomicWriter(boundary: layout.rootPath).write(keepMark(), to: path)
+      } else if FileIO.entry(path) == .directory {
+        try Self.removeTree(path)  // a damaged mark counts as one (`kept`): --off takes it off
+        try AtomicWriter.syncDirectory(info.directory)
       } else if FileIO.entry(path) != .missing {
         try FileIO.remove(path)
         try AtomicWriter.syncDirectory(info.directory)
@@ -34,6 +37,8 @@ extension Snapshots {
 }
 
 extension Snapshots.Info {
-  /// True when a person marked the snapshot to keep (`snapshot create --keep`, `snapshot keep`).
-  public var kept: Bool { FileIO.entry(directory / Snapshots.keepFileName) == .file }
+  /// True when a person marked the snapshot to keep (`snapshot create --keep`, `snapshot keep`):
+  /// anything at the mark's name counts (a file of any content, a directory, a symbolic link,
+  /// dangling or not), as a damaged mark must never let the policy delete what a person kept.
+  public var kept: Bool { FileIO.entry(directory / Snapshots.keepFileName) != .missing }
 }

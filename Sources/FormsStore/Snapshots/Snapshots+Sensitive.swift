@@ -11,6 +11,8 @@ extension Snapshots {
     public var documents: [String] = []
     /// How many values, in all.
     public var values = 0
+    /// Marked kept (`snapshot keep`) when `deleteExposed` looked: never deleted, only named.
+    public internal(set) var kept = false
   }
 
   /// Every snapshot holding, in plain text, a value that some version of its kind in `registry`
@@ -64,12 +66,14 @@ extension Snapshots {
   }
 
   /// `exposures`, then (unless `dryRun`) each such snapshot deleted, under the store's write lock
-  /// (waiting up to `wait` seconds for another writer).
+  /// (waiting up to `wait` seconds for another writer). A kept snapshot is never deleted: it is
+  /// returned with `kept` set, for the caller to name (decision 0091).
   public func deleteExposed(registry: SchemaRegistry, dryRun: Bool, wait: Double) throws(StoreError) -> [Exposure] {
     try layout.withWriteLock("snapshot prune", wait: wait) { () throws(StoreError) in
-      let found = try exposures(registry: registry)
-      if !dryRun {
-        for exposure in found { try delete(exposure.snapshot.name) }
+      var found = try exposures(registry: registry)
+      for index in found.indices {
+        found[index].kept = found[index].snapshot.kept
+        if !dryRun && !found[index].kept { try delete(found[index].snapshot.name) }
       }
       return found
     }

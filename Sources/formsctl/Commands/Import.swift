@@ -15,7 +15,7 @@ extension Formsctl {
 
         The feed is the source of truth for the states it sends: a workflow transition the descriptor does not list is applied, listed as a warning and recorded in the audit log; --strict-workflow refuses such records instead. --map applies migration steps to each record first; fields the schema does not know are dropped and counted. --prune deletes the stored documents the feed lacks and lists every document that changes with them (cascades, references cleared). It refuses (exit 65, nothing written, the dry run too) to remove more than half of the kind, or anything on an empty feed, and says how many it would remove; --max-prune N or --max-prune P% sets another bound (as rsync's --max-delete), --max-prune 100% none. Every result is validated before anything is written; then a pre-import snapshot, one journaled write, and one record in .formsctl/history.jsonl.
 
-        Unattended runs: --skip-invalid --rejects FILE leaves out each record that cannot be imported (does not parse, mapping, id, timestamp, validation, a workflow refusal under --strict-workflow, a relation to a missing document, an id sent twice) and imports the rest; FILE (outside the store's data, never through a symbolic link) gets one JSON line per refused record — {kind, index, line, id, record, diagnostics} — before the store changes, so an unwritable FILE stops the import (exit 74, nothing imported). Exit 1 when some were refused. With --dry-run it lists them and writes no file.
+        Unattended runs: --skip-invalid --rejects FILE leaves out each record that cannot be imported (does not parse, mapping, id, timestamp, validation, a workflow refusal under --strict-workflow, a relation to a missing document, an id sent twice) and imports the rest; FILE (outside the store and its schemas, not the feed, never through a symbolic link) gets one JSON line per refused record — {kind, index, line, id, record, diagnostics} — before the store changes, so an unwritable FILE stops the import (exit 74, nothing imported). Exit 1 when some were refused. With --prune, any refused record skips the prune (a warning says so): it waits for a clean feed. With --dry-run it lists them and writes no file.
 
         A feed named .csv (or --input-format csv) is a spreadsheet: a header row whose columns name fields as `list --format csv --explode` prints them (purchase_order_number, metadata.agency, items[].quantity), or as a --columns file maps them (a YAML mapping of header to field path; ~ leaves a column out). Cells are typed by the schema: numbers keep their exact digits (no thousands separators), booleans are true or false, lists and objects not spread over columns are JSON. With a column under a list, the rows of one document (grouped by its id column) rebuild the list, one element per row, and must agree on the document's other fields. The records then go through everything above.
 
@@ -74,6 +74,7 @@ extension Formsctl {
       if rejects != nil && !skipInvalid {
         throw ValidationError("--rejects names where --skip-invalid puts refused records; pass --skip-invalid too")
       }
+      if let rejects { try SyncCommand.Run.validateRejects(rejects) }
       if skipInvalid && rejects == nil && !dryRun {
         throw ValidationError("--skip-invalid needs --rejects FILE: where the refused records go")
       }
@@ -90,6 +91,7 @@ extension Formsctl {
       request.columns = columns
       if feed == "-" { request.feedBytes = try readStandardInput(limit: Importer.feedLimit) }
       let report = try Importer(store: store).run(request)
+      if let skipped = report.pruneSkipped { printWarning(skipped) }
       if format == .text {
         Self.show(report, dryRun: dryRun, store: store)
       } else {

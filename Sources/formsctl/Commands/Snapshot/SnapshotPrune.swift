@@ -12,7 +12,7 @@ extension Formsctl.Snapshot {
       discussion: """
         Keeps every snapshot younger than --keep-within, then the newest of each ISO week younger than --keep-weekly-within, the newest --keep-last, and always the newest one. Durations: 30s, 90m, 12h, 7d, 2w.
 
-        With --sensitive, the policy is set aside: every snapshot that holds in plain text a value the store's descriptors now mark sensitive is deleted, whatever its age. Snapshots are copies, so the values `keys reseal` sealed (or a field made sensitive) stay readable in the snapshots taken before; `keys reseal` names them. Git history may hold them too (docs/guide/sensitive-fields.md, "What formsctl protects against").
+        With --sensitive, the policy is set aside: every snapshot that holds in plain text a value the store's descriptors now mark sensitive is deleted, whatever its age, except a kept one: it is named on stderr (`snapshot keep --off NAME` first) and the exit is 1. Snapshots are copies, so the values `keys reseal` sealed (or a field made sensitive) stay readable in the snapshots taken before; `keys reseal` names them. Git history may hold them too (docs/guide/sensitive-fields.md, "What formsctl protects against").
 
         Examples:
           formsctl snapshot prune --dry-run
@@ -26,7 +26,8 @@ extension Formsctl.Snapshot {
     @Option(help: ArgumentHelp("Then the newest of each ISO week younger than this.", valueName: "DURATION"))
     var keepWeeklyWithin: String?
     @Option(
-      help: ArgumentHelp("Then the newest whole-store snapshot of each month younger than this.", valueName: "DURATION"))
+      help: ArgumentHelp("Then the newest whole-store snapshot of each month younger than this.", valueName: "DURATION")
+    )
     var keepMonthlyWithin: String?
     @Option(help: "Also keep the newest N.") var keepLast: Int = 0
     @Flag(help: "Delete instead every snapshot holding sensitive values in plain text.") var sensitive = false
@@ -69,10 +70,20 @@ extension Formsctl.Snapshot {
       guard !found.isEmpty else {
         return printOut("no snapshot holds sensitive values in plain text; nothing to delete")
       }
-      for exposure in found {
+      for exposure in found where !exposure.kept {
         printOut(
           "\(dryRun ? "would delete" : "deleted") \(exposure.snapshot.name)  (\(Formsctl.Snapshot.exposed(exposure)))")
       }
+      // A kept snapshot is never deleted: named, with how to delete it; exit 1, as values the
+      // store now seals stay in plain text.
+      let kept = found.filter(\.kept)
+      for exposure in kept {
+        let name = exposure.snapshot.name
+        printWarning(
+          "kept \(name) not deleted (\(Formsctl.Snapshot.exposed(exposure))); to delete it:"
+            + " formsctl snapshot keep --off \(name), then snapshot prune --sensitive")
+      }
+      if !kept.isEmpty { throw ExitStatus.problems }
     }
   }
 }
