@@ -336,7 +336,7 @@ extension AttachmentTests {
   }
 }
 
-/// What the hostile pass on attachments found (h9), each held to here.
+/// What the hostile pass on attachments found, each held to here.
 extension AttachmentTests {
   @Test func aPrunedDocumentsFilesComeBackWithThePreImportSnapshot() throws {
     try withTemporaryDirectory { dir in

@@ -310,7 +310,7 @@ struct SensitiveCommandTests {
 }
 
 extension SensitiveCommandTests {
-  /// h10: a list exported without the identity shows «encrypted»; imported back (newer), it must
+  /// Found by a hostile pass: a list exported without the identity shows «encrypted»; imported back (newer), it must
   /// not seal the placeholder over the value it stood for. A new document with it is refused.
   @Test func thePlaceholderComesBackAsTheValueItStoodFor() throws {
     try withTemporaryDirectory { dir in

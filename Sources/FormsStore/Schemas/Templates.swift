@@ -86,7 +86,7 @@ extension Store {
           finding.rule != "required" && !holes.contains { finding.pointer.description.hasPrefix($0.description) }
         }
         // A sensitive field holds a placeholder or an envelope: plain text in a template would be
-        // committed in the clear, and copied into every document made from it (h1).
+        // committed in the clear, and copied into every document made from it (a hostile pass found it).
         let plain = schema.root.sensitiveLocations(in: value).filter { pointer in
           !holes.contains(pointer) && !(value[pointer: pointer].map(SealedText.isSealed) ?? false)
         }.map { pointer in

@@ -233,7 +233,7 @@ public struct StoreValidator: Sendable {
     outcome.kind = schema.kind
     // Value rules (pattern, max_length, enum, rules) judge the sealed form, as without an
     // identity: judged on opened values they would tell, document by document, which sealed
-    // values match, with no access record (h1). Opening only reports envelopes that do not open.
+    // values match, with no access record (a hostile pass found it). Opening only reports envelopes that do not open.
     let opened = keyring.open(document, schema: schema)
     var findings =
       opened.findings
