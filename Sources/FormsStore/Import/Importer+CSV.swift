@@ -56,13 +56,7 @@ extension Importer {
 
   /// A `--columns` file: a YAML mapping of CSV header to field path (`~` leaves the column out).
   public static func columnMap(_ path: String, display: String) throws(StoreError) -> CSVColumnMap {
-    let bytes = try FileIO.read(FilePath(path))
-    let node: YAMLNode?
-    do throws(YAMLError) {
-      node = try YAMLReader().read(bytes)
-    } catch {
-      throw StoreError.refused(.badInputFile(path: display, position: error.position, message: error.message))
-    }
+    let node = try yamlFile(path, display: display)
     guard let pairs = node?.mapping else {
       throw StoreError.refused(
         .badInputFile(

@@ -176,15 +176,19 @@ public struct Importer: Sendable {
     return out
   }
 
-  /// The mapping file: a YAML list of `changes` steps.
-  public static func mapping(_ path: String, display: String) throws(StoreError) -> [ChangeOp] {
+  /// The YAML a map or columns file holds (nil when empty); one that does not parse is refused at its place.
+  static func yamlFile(_ path: String, display: String) throws(StoreError) -> YAMLNode? {
     let bytes = try FileIO.read(FilePath(path))
-    let node: YAMLNode?
     do throws(YAMLError) {
-      node = try YAMLReader().read(bytes)
+      return try YAMLReader().read(bytes)
     } catch {
       throw StoreError.refused(.badInputFile(path: display, position: error.position, message: error.message))
     }
+  }
+
+  /// The mapping file: a YAML list of `changes` steps.
+  public static func mapping(_ path: String, display: String) throws(StoreError) -> [ChangeOp] {
+    let node = try yamlFile(path, display: display)
     guard let steps = node?.sequence else {
       throw StoreError.refused(
         .badInputFile(
