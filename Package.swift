@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 /// Every Swift target: a member is visible only where its module is imported (SE-0444).
@@ -12,6 +12,9 @@ let package = Package(
     // `formsctl sync` runs this program from beside formsctl (as git runs git-NAME), so that
     // formsctl itself never compiles or links the PostgreSQL client.
     .executable(name: "formsctl-sync", targets: ["formsctl-sync"]),
+    // `formsctl serve` runs this program from beside formsctl, as sync runs formsctl-sync: only it
+    // links the HTTP server.
+    .executable(name: "formsctl-serve", targets: ["formsctl-serve"]),
     .library(name: "FormsCore", targets: ["FormsCore"]),
     .library(name: "FormsYAML", targets: ["FormsYAML"]),
     .library(name: "FormsStore", targets: ["FormsStore"]),
@@ -22,6 +25,8 @@ let package = Package(
     // Only the sync target links it (formsctl sync); the libraries do not.
     .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     .package(url: "https://github.com/apple/swift-log", from: "1.5.3"),
+    // Only the web application links it (formsctl serve).
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
   ],
   targets: [
     .systemLibrary(
@@ -48,6 +53,17 @@ let package = Package(
       ],
       swiftSettings: settings
     ),
+    // The store's pages as HTML (escaped by construction), the forms generated from descriptors
+    // and what a submitted form means: no HTTP, so `formsctl render` links it without a server.
+    .target(name: "FormsPages", dependencies: ["FormsCore", "FormsStore"], swiftSettings: settings),
+    // The web application (formsctl serve): its own target, so that nothing else links the server.
+    .target(
+      name: "FormsServer",
+      dependencies: [
+        "FormsCore", "FormsStore", "FormsPages", .product(name: "Hummingbird", package: "hummingbird"),
+      ],
+      swiftSettings: settings
+    ),
     // What every formsctl program shares: store options, output, error words, exit codes, the
     // main loop (package access only; not a product).
     .target(
@@ -58,7 +74,7 @@ let package = Package(
     .executableTarget(
       name: "formsctl",
       dependencies: [
-        "FormsCore", "FormsStore", "FormsCommandLine", "FormsLanguageServer",
+        "FormsCore", "FormsStore", "FormsCommandLine", "FormsLanguageServer", "FormsPages",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: settings
@@ -67,6 +83,14 @@ let package = Package(
       name: "formsctl-sync",
       dependencies: [
         "FormsCore", "FormsStore", "FormsSync", "FormsCommandLine",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      swiftSettings: settings
+    ),
+    .executableTarget(
+      name: "formsctl-serve",
+      dependencies: [
+        "FormsCore", "FormsStore", "FormsServer", "FormsCommandLine",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: settings
@@ -94,9 +118,16 @@ let package = Package(
       name: "FormsSyncTests", dependencies: ["FormsCore", "FormsStore", "FormsSync", "FormsTestSupport"],
       swiftSettings: settings),
     .testTarget(
+      name: "FormsServerTests",
+      dependencies: [
+        "FormsCore", "FormsStore", "FormsPages", "FormsServer", "FormsTestSupport",
+        .product(name: "HummingbirdTesting", package: "hummingbird"),
+      ],
+      swiftSettings: settings),
+    .testTarget(
       name: "formsctlTests",
       dependencies: [
-        "formsctl", "formsctl-sync", "FormsCommandLine", "FormsLanguageServer", "FormsStore", "FormsCore",
+        "formsctl", "formsctl-sync", "formsctl-serve", "FormsCommandLine", "FormsLanguageServer", "FormsStore", "FormsCore",
         "FormsTestSupport",
       ],
       exclude: ["Snapshots"], swiftSettings: settings),

@@ -212,3 +212,9 @@ public final class Store: Sendable {
     rules.findings(for: document, schema: schema, path: path, exists: { FileIO.exists(FilePath($0)) })
   }
 }
+
+extension Store.Document {
+  /// The SHA-256 of the file's bytes, in hex: what a form rendered from this document carries,
+  /// so that a save over a file changed since is refused rather than lost.
+  public var contentHash: String { sha256Hex(bytes) }
+}

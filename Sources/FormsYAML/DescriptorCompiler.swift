@@ -14,7 +14,7 @@ public struct DescriptorCompiler {
 
   static let topLevelKeys = [
     "kind", "version", "title", "description", "directory", "id", "timestamps", "include", "fields", "types",
-    "relations", "workflow", "rules", "references", "derived", "from", "changes", "order", "editable", "approvals",
+    "relations", "workflow", "rules", "references", "derived", "from", "changes", "order", "columns", "editable", "approvals",
     "attachments",
   ]
   static let changeOps = ["rename", "add", "remove", "map", "move", "convert", "each", "jq"]
@@ -115,22 +115,24 @@ public struct DescriptorCompiler {
     guard let kind, let version else { return nil }
     func schema(
       order: [(path: FilterExpression.Path, descending: Bool)] = [], editable: [EditablePath]? = nil,
-      references: [Schema.Reference] = [], derived: [Schema.Derived] = []
+      references: [Schema.Reference] = [], derived: [Schema.Derived] = [], columns: [FilterExpression.Path] = []
     ) -> Schema {
       Schema(
         kind: kind, version: version, title: root["title"]?.string, directory: directory, idField: idField,
         root: rootType, namedTypes: named, relations: relations, workflow: workflow, rules: rules, from: from,
         changes: changes, order: order, editable: editable, references: references, derived: derived,
-        approvals: approvals, attachments: attachments)
+        approvals: approvals, attachments: attachments, columns: columns)
     }
     // `order:` and `editable:` name field paths, checked against the schema without them.
     let unordered = schema()
     let order = root["order"].map { compileOrder($0, unordered) } ?? []
+    let columns = root["columns"].map { compileOrder($0, unordered, key: "columns", descending: false) } ?? []
     let editable = root["editable"].map { compileEditable($0, unordered) }
     let references = root["references"].map { compileReferences($0, unordered) } ?? []
     let derived = root["derived"].map { compileDerived($0, unordered) } ?? []
     checkSensitive(unordered, root)
-    return schema(order: order, editable: editable, references: references, derived: derived)
+    return schema(
+      order: order, editable: editable, references: references, derived: derived, columns: columns.map(\.path))
   }
 
   /// The fields the store itself reads (the id, relations, the workflow, timestamps) stay in
@@ -181,22 +183,27 @@ public struct DescriptorCompiler {
   }
 
   /// `order: -last_updated`, or a list of such keys: what `--sort` takes, each a field path of the
-  /// kind, `-` for descending.
-  mutating func compileOrder(_ node: YAMLNode, _ schema: Schema) -> [(path: FilterExpression.Path, descending: Bool)] {
+  /// kind, `-` for descending. `columns:` (`descending` false) is a list of field paths alone.
+  mutating func compileOrder(_ node: YAMLNode, _ schema: Schema, key: String = "order", descending allowed: Bool = true)
+    -> [(path: FilterExpression.Path, descending: Bool)]
+  {
     let items = node.sequence ?? [node]
     var order: [(path: FilterExpression.Path, descending: Bool)] = []
     for item in items {
       guard let text = item.string else {
-        error("order takes a field path (-path for descending), or a list of them", at: item.position)
+        error(
+          allowed
+            ? "\(key) takes a field path (-path for descending), or a list of them"
+            : "\(key) takes a list of field paths", at: item.position)
         continue
       }
-      let descending = text.hasPrefix("-")
+      let descending = allowed && text.hasPrefix("-")
       guard let path = FilterExpression.Path(descending ? String(text.dropFirst()) : text) else {
-        error("order: \"\(text)\" is not a field path", at: item.position)
+        error("\(key): \"\(text)\" is not a field path", at: item.position)
         continue
       }
       if let problem = Schema.pathProblem(path, in: [schema]) {
-        error("order: \(problem)", at: item.position)
+        error("\(key): \(problem)", at: item.position)
         continue
       }
       order.append((path, descending))

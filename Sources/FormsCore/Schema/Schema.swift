@@ -27,6 +27,8 @@ public struct Schema: Sendable {
   public let changes: [JSONValue]?
   /// The order `list` shows documents in when no `--sort` is given (descriptor `order:`).
   public let order: [(path: FilterExpression.Path, descending: Bool)]
+  /// The columns a list of the kind shows (`columns:`), field paths; empty: the default columns.
+  public let columns: [FilterExpression.Path]
   /// What people may change (descriptor `editable:`); nil: everything. Feeds, migrations and
   /// renames are not limited by it.
   public let editable: [EditablePath]?
@@ -44,8 +46,9 @@ public struct Schema: Sendable {
     namedTypes: [String: SchemaType], relations: [Relation], workflow: Workflow?, rules: [Rule],
     from: SemanticVersion?, changes: [JSONValue]?, order: [(path: FilterExpression.Path, descending: Bool)] = [],
     editable: [EditablePath]? = nil, references: [Reference] = [], derived: [Derived] = [],
-    approvals: Approvals? = nil, attachments: [Attachment] = []
+    approvals: Approvals? = nil, attachments: [Attachment] = [], columns: [FilterExpression.Path] = []
   ) {
+    self.columns = columns
     self.approvals = approvals
     self.attachments = attachments
     self.derived = derived

@@ -82,8 +82,10 @@ extension Store {
     return values
   }
 
-  /// The id, the workflow field, then scalar fields up to five, then the updated timestamp.
+  /// The descriptor's `columns:`; without them the id, the workflow field, then scalar fields up
+  /// to five, then the updated timestamp.
   public static func defaultColumns(_ schema: Schema) -> [Column] {
+    if !schema.columns.isEmpty { return schema.columns.map { ($0.description, $0) } }
     var names = [schema.idField]
     if let workflow = schema.workflow { names.append(workflow.field) }
     for name in schema.root.fieldOrder

@@ -1,0 +1,186 @@
+import FormsCore
+import FormsStore
+
+extension Pages {
+  /// One document: its fields in the descriptor's order, its relations both ways, its approvals
+  /// and what it waits for, its history from the audit log, and what a person can do next.
+  /// Sealed values are shown only where the server's identity opens them, recorded first.
+  public func document(kind: String, id: String) throws(StoreError) -> Page {
+    let schema = try store.schema(kind)
+    let read = try store.read(kind: kind, id: id)
+    try store.recordAccess([store.access(read, kind: kind)].compactMap { $0 })
+    let value = store.shown(read)
+    let versioned = store.registry.schema(of: value) ?? schema
+    let title = Self.titleField(versioned).flatMap { value[$0]?.stringValue }
+    let heading: HTML =
+      title.map { "<h1>\($0) <small>\(kind) \(read.id)</small></h1>" } ?? "<h1>\(kind) \(read.id)</h1>"
+    let body: HTML = """
+      \(heading)
+      \(try actions(kind: kind, document: read, value: value, schema: versioned))
+      <section class="fields"><h2>Fields</h2>\(Self.fields(versioned.root, value, parent: nil))</section>
+      \(try relations(kind: kind, id: read.id, value: value, schema: versioned))
+      \(attachments(kind: kind, id: read.id, value: value))
+      \(approvals(value))
+      \(try history(kind: kind, id: read.id))
+      """
+    return Page(title: "\(kind) \(read.id)", body: body, live: "\(kind)/\(read.id)")
+  }
+
+  /// Buttons for what comes next: edit, print, the workflow's next states only, approve and
+  /// reject when the server's identity holds a role the document waits for, rename and delete.
+  func actions(kind: String, document: Store.Document, value: JSONValue, schema: Schema) throws(StoreError) -> HTML {
+    let id = document.id
+    var html: HTML = """
+      <a href="\(Link(["k", kind, id, "edit"]))" class="button">Edit</a> \
+      <a href="\(Link(["k", kind, id, "print"]))" class="button">Print</a> \
+      <a href="\(Link(["k", kind, id, "rename"]))" class="button">Rename</a> \
+      <a href="\(Link(["k", kind, id, "delete"]))" class="button danger">Delete</a>
+      """
+    if let workflow = schema.workflow, let state = value[workflow.field]?.stringValue {
+      let next = workflow.transitions[state] ?? []
+      let buttons = next.map { target -> HTML in
+        "<button type=\"submit\" name=\"state\" value=\"\(target)\">Move to \(target)</button>"
+      }
+      html += """
+        <form method="post" action="\(Link(["k", kind, id, "status"]))" class="workflow">\(context.csrfField)\
+        <input type="hidden" name="_hash" value="\(document.contentHash)">\
+        <span class="state">Status: <strong>\(state)</strong></span> \(buttons.joined(separator: " "))</form>
+        """
+    }
+    let awaited = try awaitedRoles(kind: kind, document: document)
+    if !awaited.isEmpty {
+      let held = awaited.filter(context.roles.contains)
+      let sign: HTML =
+        held.isEmpty
+        ? "<p class=\"note\">Waits for: \(awaited.joined(separator: ", ")) (this server's identity holds none of these roles).</p>"
+        : """
+        <form method="post" action="\(Link(["k", kind, id, "approve"]))" class="approve">\(context.csrfField)\
+        <input type="hidden" name="_hash" value="\(document.contentHash)">\
+        <p>Waits for your signature as \(held.joined(separator: ", ")).</p>\
+        <label for="comment">Comment</label> <input type="text" id="comment" name="comment" maxlength="2000">\
+        <button type="submit" name="decision" value="approve">Approve</button> \
+        <button type="submit" name="decision" value="reject" class="danger">Reject</button></form>
+        """
+      html += sign
+    }
+    return "<nav class=\"actions\">\(html)</nav>"
+  }
+
+  /// The roles `document` waits for now (its `_awaiting`, as `list --where` reads it).
+  func awaitedRoles(kind: String, document: Store.Document) throws(StoreError) -> [String] {
+    guard try store.schema(kind).approvals != nil else { return [] }
+    let path = FilterExpression.Path(steps: [.member("_awaiting")])
+    let (_, report) = try store.listingReport(kind: kind, [document], columns: [("_awaiting", path)])
+    return report.records.first?["_awaiting"].map { value in
+      (value.arrayValue ?? [value]).compactMap(\.stringValue)
+    } ?? []
+  }
+
+  /// A value laid out by its type: objects as definition lists in the descriptor's order (then
+  /// members it does not name), lists of objects as numbered entries, everything else as text.
+  static func fields(_ type: SchemaType?, _ value: JSONValue, parent: JSONValue?) -> HTML {
+    switch value {
+    case .object(let object):
+      let resolved = type?.resolved(parent: parent, value: value)
+      let named = resolved?.fieldOrder ?? []
+      // Reserved members (`_schema`, `_approvals`, `_attachments`) have sections of their own.
+      let order =
+        named.filter { object[$0] != nil }
+        + object.members.map(\.key).filter { !named.contains($0) && !(parent == nil && $0.hasPrefix("_")) }
+      let items = order.map { name -> HTML in
+        let member = object[name]!
+        let inner = resolved?.fields[name]?.type
+        return
+          "<dt>\(FormRenderer.label(name))</dt><dd data-field=\"\(name)\">\(fields(inner, member, parent: value))</dd>"
+      }
+      return "<dl>\(items.joined())</dl>"
+    case .array(let elements):
+      guard elements.contains(where: { $0.objectValue != nil }) else {
+        return .text(elements.map { FormRenderer.inputText($0) }.joined(separator: ", "))
+      }
+      let items = elements.map { "<li>\(fields(type?.element, $0, parent: nil))</li>" as HTML }
+      return "<ol>\(items.joined())</ol>"
+    default:
+      return HTML.value(value)
+    }
+  }
+
+  /// Links both ways: the documents this one names, and those of every kind that names it.
+  func relations(kind: String, id: String, value: JSONValue, schema: Schema) throws(StoreError) -> HTML {
+    var items: [HTML] = []
+    for relation in schema.relations {
+      guard let target = value[relation.field]?.stringValue else { continue }
+      items.append(
+        "<li>\(FormRenderer.label(relation.field)): <a href=\"\(Link(["k", relation.kind, target]))\">\(relation.kind) \(target)</a></li>"
+      )
+    }
+    for other in store.registry.kinds {
+      let otherSchema = try store.schema(other)
+      for relation in otherSchema.relations where relation.kind == kind {
+        let source = "\(relation.field) == \(JSONWriter.compact(.string(id)))"
+        let filter: FilterExpression
+        do throws(ExpressionError) {
+          filter = try ExpressionParser.parse(source)
+        } catch {
+          throw StoreError.internalError("the filter \(source) does not parse: \(error.message)")
+        }
+        let found = try store.list(kind: other, query: Store.Query(filters: [filter], limit: 51))
+        for document in found.documents.prefix(50) {
+          let label = Self.titleField(otherSchema).flatMap { document.value[$0]?.stringValue } ?? ""
+          items.append(
+            "<li>\(otherSchema.title ?? other): <a href=\"\(Link(["k", other, document.id]))\">\(document.id)</a> \(label)</li>"
+          )
+        }
+        if found.documents.count > 50 {
+          items.append(
+            "<li><a href=\"\(Link(["k", other], query: [("where", source)]))\">every \(other) naming this one</a></li>")
+        }
+      }
+    }
+    guard !items.isEmpty else { return "" }
+    return "<section class=\"relations\"><h2>Related</h2><ul>\(items.joined())</ul></section>"
+  }
+
+  func attachments(kind: String, id: String, value: JSONValue) -> HTML {
+    guard case .object(let records)? = value["_attachments"], !records.members.isEmpty else { return "" }
+    let items = records.members.map { member -> HTML in
+      let type = member.value["type"]?.stringValue ?? ""
+      let size = member.value["size"].map(FormRenderer.inputText) ?? ""
+      return
+        "<li><a href=\"\(Link(["k", kind, id, "attachments", member.key]))\">\(member.key)</a> (\(type), \(size) bytes)</li>"
+    }
+    return "<section class=\"attachments\"><h2>Attachments</h2><ul>\(items.joined())</ul></section>"
+  }
+
+  /// The signatures the document holds.
+  func approvals(_ value: JSONValue) -> HTML {
+    guard let records = value["_approvals"]?.arrayValue, !records.isEmpty else { return "" }
+    let rows = records.map { record -> HTML in
+      let cells = ["action", "chain", "step", "role", "signer", "time", "comment"].map { name -> HTML in
+        "<td>\(record[name].map(FormRenderer.inputText) ?? "")</td>"
+      }
+      return "<tr>\(cells.joined())</tr>"
+    }
+    return """
+      <section class="approvals"><h2>Approvals</h2><table><thead><tr><th>Action</th><th>Chain</th><th>Step</th>\
+      <th>Role</th><th>Signer</th><th>Time</th><th>Comment</th></tr></thead><tbody>\(rows.joined())</tbody></table></section>
+      """
+  }
+
+  /// The audit log's records of this document, newest first.
+  func history(kind: String, id: String) throws(StoreError) -> HTML {
+    let (records, _) = try AuditLog.query(store.layout, AuditLog.Query(kind: kind, id: id, limit: 50))
+    guard !records.isEmpty else { return "<section class=\"history\"><h2>History</h2><p>No records.</p></section>" }
+    let rows = records.map { record -> HTML in
+      let changed = (record.documents ?? []).flatMap(\.pointers).map(\.description).joined(separator: " ")
+      return """
+        <tr><td>\(record.time ?? "")</td><td>\(record.user ?? "")</td><td>\(record.operation ?? "")</td>\
+        <td>\(record.command ?? "")</td><td class="pointers">\(changed)</td></tr>
+        """
+    }
+    return """
+      <section class="history"><h2>History</h2><table><thead><tr><th>Time</th><th>Who</th><th>Operation</th>\
+      <th>Command</th><th>Changed</th></tr></thead><tbody>\(rows.joined())</tbody></table></section>
+      """
+  }
+}

@@ -1,0 +1,126 @@
+import FormsCore
+import FormsPages
+import FormsStore
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+extension FormsServer {
+  /// The pages: `/`, `/k/KIND`, `/k/KIND/new`, `/k/KIND/ID`, `/k/KIND/ID/edit|print|delete|rename`,
+  /// `/k/KIND/ID/attachments/NAME`, `/lookup/KIND?q=`, `/events`, `/assets/…`.
+  func get(_ segments: [String], query: FormInput) async -> Response {
+    do throws(StoreError) {
+      switch segments.count {
+      case 0:
+        return html(try pages.home())
+      case 2 where segments[0] == "assets":
+        return asset(segments[1])
+      case 1 where segments[0] == "events":
+        return events()
+      case 2 where segments[0] == "lookup":
+        let kind = try checkedKind(segments[1])
+        let text = String((query["q"] ?? "").prefix(200))
+        let found = try pages.lookup(kind: kind, text: text)
+        let json = JSONValue.array(
+          found.map { .object(JSONObject(["id": .string($0.id), "title": .string($0.title)])) })
+        return Response(
+          status: .ok, headers: [.contentType: "application/json"],
+          body: ResponseBody(byteBuffer: ByteBuffer(string: JSONWriter.compact(json))))
+      case 2 where segments[0] == "k":
+        let kind = try checkedKind(segments[1])
+        let request = Pages.ListRequest(
+          filter: query["where"] ?? "", sort: query["sort"] ?? "", page: query["page"].flatMap { Int($0) } ?? 1)
+        let (page, status) = try pages.list(kind: kind, request)
+        return html(page, status: HTTPResponse.Status(code: status))
+      case 3 where segments[0] == "k" && segments[2] == "new":
+        return html(try pages.newForm(kind: try checkedKind(segments[1]), template: query["template"]))
+      case 3 where segments[0] == "k":
+        let (kind, id) = try document(segments)
+        return html(try pages.document(kind: kind, id: id))
+      case 4 where segments[0] == "k":
+        let (kind, id) = try document(segments)
+        switch segments[3] {
+        case "edit": return html(try pages.editForm(kind: kind, id: id))
+        case "print":
+          return Response(
+            status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: try PrintView.render(store: store, kind: kind, id: id))))
+        case "delete": return html(try pages.deletePlan(kind: kind, id: id))
+        case "rename": return html(try pages.renamePlan(kind: kind, id: id, to: query["to"]))
+        default: return plain(.notFound, "no such page")
+        }
+      case 5 where segments[0] == "k" && segments[3] == "attachments":
+        let (kind, id) = try document(segments)
+        let (bytes, record) = try store.attachment(kind: kind, id: id, name: segments[4])
+        let name = Schema.Attachment(name: segments[4], types: [], maxSize: 0, requiredIn: []).fileName(
+          type: record.type)
+        return Response(
+          status: .ok,
+          headers: [
+            .contentType: record.type, .contentDisposition: "attachment; filename=\"\(Link.encode(name))\"",
+          ],
+          body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+      default:
+        return plain(.notFound, "no such page")
+      }
+    } catch {
+      return failure(error)
+    }
+  }
+
+  /// A kind the store knows, or the store's refusal naming the kinds there are.
+  func checkedKind(_ kind: String) throws(StoreError) -> String {
+    _ = try store.schema(kind)
+    return kind
+  }
+
+  /// The kind and id of `/k/KIND/ID…`: the id checked as the command line checks it (no `/`,
+  /// no `..`, no control character), a prefix of 4 or more expanded to the one id it starts.
+  func document(_ segments: [String]) throws(StoreError) -> (String, String) {
+    let kind = try checkedKind(segments[1])
+    guard DocumentID.isValid(segments[2]) else { throw StoreError.refused(.badID(segments[2])) }
+    return (kind, try store.expand(kind: kind, id: segments[2]))
+  }
+
+  /// The stylesheet and the script, from the program itself (nothing fetched from elsewhere).
+  func asset(_ name: String) -> Response {
+    let (text, type): (String, String) =
+      switch name {
+      case "app.css": (Assets.css, "text/css; charset=utf-8")
+      case "app.js": (Assets.script, "text/javascript; charset=utf-8")
+      default: ("", "")
+      }
+    guard !text.isEmpty else { return plain(.notFound, "no such file") }
+    return Response(
+      status: .ok, headers: [.contentType: type], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+  }
+
+  /// The store's changes as server-sent events: `data: KIND/ID` per change, a comment every 15
+  /// seconds to keep the connection open.
+  func events() -> Response {
+    guard let stream = live.listen() else {
+      return plain(.serviceUnavailable, "too many pages are listening for changes")
+    }
+    let body = ResponseBody { writer in
+      try await writer.write(ByteBuffer(string: "retry: 1000\n: listening\n\n"))
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        let (beats, beat) = AsyncStream<String>.makeStream()
+        group.addTask {
+          while !Task.isCancelled {
+            try await Task.sleep(for: .seconds(15))
+            beat.yield(": still listening\n\n")
+          }
+        }
+        group.addTask {
+          for await topic in stream { beat.yield("data: \(topic)\n\n") }
+          beat.finish()
+        }
+        for await text in beats { try await writer.write(ByteBuffer(string: text)) }
+        group.cancelAll()
+      }
+      try await writer.finish(nil)
+    }
+    return Response(
+      status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
+  }
+}
