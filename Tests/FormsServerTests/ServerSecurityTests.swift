@@ -1,0 +1,158 @@
+import FormsCore
+import FormsPages
+import FormsStore
+import FormsTestSupport
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+@testable import FormsServer
+
+/// The server's door: the token, the cookie, the Host header, the CSRF token, the bounds.
+struct ServerSecurityTests {
+  @Test func everyRequestWithoutTheTokenIsRefused() async throws {
+    try await withTemporaryDirectoryAsync { dir in
+      let fixture = try ServerFixture(dir + "/store")
+      try await fixture.test { client in
+        for uri in [
+          "/", "/k/form", "/k/form/\(ServerFixture.draftSF1449)", "/assets/app.js", "/events", "/lookup/acquisition",
+        ] {
+          let response = try await client.execute(uri: uri, method: .get)
+          #expect(response.status == .forbidden, "\(uri)")
+          #expect(!response.text.contains("ACQ-2026"), "\(uri) leaks data")
+        }
+        let wrong = try await client.execute(uri: "/?token=guess", method: .get)
+        #expect(wrong.status == .forbidden)
+        let cookie = try await client.execute(uri: "/", method: .get, headers: [.cookie: "formsctl_token=guess"])
+        #expect(cookie.status == .forbidden)
+        let post = try await client.execute(
+          uri: "/k/form/\(ServerFixture.draftSF1449)/delete", method: .post,
+          headers: [.contentType: "application/x-www-form-urlencoded"], body: ServerFixture.form([]))
+        #expect(post.status == .forbidden)
+      }
+      #expect(FileManager.default.fileExists(atPath: dir + "/store/data/forms/\(ServerFixture.draftSF1449).json"))
+    }
+  }
+
+  @Test func thePrintedURLSetsAnHttpOnlyStrictCookieAndDropsTheToken() async throws {
+    try await withTemporaryDirectoryAsync { dir in
+      let fixture = try ServerFixture(dir + "/store")
+      try await fixture.test { client in
+        let response = try await client.execute(uri: "/k/form?token=t0ken", method: .get)
+        #expect(response.status == .seeOther)
+        #expect(response.headers[.location] == "/k/form")
+        let cookie = response.headers[.setCookie] ?? ""
+        #expect(cookie.contains("formsctl_token=t0ken"))
+        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+        let bearer = try await client.execute(uri: "/k/form", method: .get, headers: [.authorization: "Bearer t0ken"])
+        #expect(bearer.status == .ok)
+        let page = try await fixture.get(client, "/")
+        #expect(page.status == .ok)
+        #expect(page.headers[.contentSecurityPolicy]?.contains("script-src 'self'") == true)
+        #expect(page.headers[.xContentTypeOptions] == "nosniff")
+      }
+    }
+  }
+
+  @Test func aHostNameTheServerDoesNotAnswerToIsRefused() async throws {
+    try await withTemporaryDirectoryAsync { dir in
+      let fixture = try ServerFixture(dir + "/store")
+      func request(_ authority: String?) -> Request {
+        var head = HTTPRequest(method: .get, scheme: "http", authority: authority, path: "/")
+        head.headerFields = ServerFixture.signedIn
+        return Request(head: head, body: RequestBody(buffer: ByteBuffer()))
+      }
+      for refused in ["evil.example", "evil.example:8700", "127.0.0.1.evil.example", "localhost.", nil] {
+        let response = await fixture.server.response(to: request(refused))
+        #expect(response.status == .forbidden, "\(refused ?? "no Host")")
+      }
+      for allowed in ["127.0.0.1:8700", "localhost", "LOCALHOST:1", "[::1]:8700"] {
+        let response = await fixture.server.response(to: request(allowed))
+        #expect(response.status == .ok, "\(allowed)")
+      }
+      let named = ServerSecurity(
+        token: "t", hosts: ServerSecurity.hosts(listening: "0.0.0.0", names: ["forms.example"]))
+      #expect(named.hosts.contains("forms.example"))
+    }
+  }
+
+  @Test func aStateChangingRequestNeedsTheCSRFTokenAndOurOrigin() async throws {
+    try await withTemporaryDirectoryAsync { dir in
+      let fixture = try ServerFixture(dir + "/store")
+      let id = ServerFixture.draftSF1449
+      try await fixture.test { client in
+        for csrf in [nil, "wrong", ""] as [String?] {
+          let response = try await client.execute(
+            uri: "/k/form/\(id)/delete", method: .post, headers: ServerFixture.formHeaders,
+            body: ServerFixture.form([], csrf: csrf))
+          #expect(response.status == .forbidden, "\(csrf ?? "none")")
+        }
+        var headers = ServerFixture.formHeaders
+        headers[.origin] = "http://evil.example"
+        let foreign = try await client.execute(
+          uri: "/k/form/\(id)/delete", method: .post, headers: headers, body: ServerFixture.form([]))
+        #expect(foreign.status == .forbidden)
+      }
+      #expect(FileManager.default.fileExists(atPath: dir + "/store/data/forms/\(id).json"))
+    }
+  }
+
+  @Test func requestsAreBounded() async throws {
+    try await withTemporaryDirectoryAsync { dir in
+      let fixture = try ServerFixture(dir + "/store")
+      let id = ServerFixture.draftSF1449
+      let before = try fixture.bytes("form", id)
+      try await fixture.test { client in
+        let huge = try await client.execute(
+          uri: "/k/form/\(id)/edit", method: .post, headers: ServerFixture.formHeaders,
+          body: ServerFixture.form([("/form_number", String(repeating: "x", count: ServerSecurity.maximumBody + 1))]))
+        #expect(huge.status == .contentTooLarge)
+        let many = try await client.execute(
+          uri: "/k/form/\(id)/edit", method: .post, headers: ServerFixture.formHeaders,
+          body: ServerFixture.form((0...FormInput.maximumFields).map { ("/x\($0)", "") }))
+        #expect(many.status == .badRequest)
+        let field = try await client.execute(
+          uri: "/k/form/\(id)/edit", method: .post, headers: ServerFixture.formHeaders,
+          body: ServerFixture.form([("/form_number", String(repeating: "y", count: FormInput.maximumValueBytes + 1))]))
+        #expect(field.status == .badRequest)
+        let broken = try await client.execute(
+          uri: "/k/form/\(id)/edit", method: .post, headers: ServerFixture.formHeaders,
+          body: ByteBuffer(string: "_csrf=c5rf&%ZZ=1"))
+        #expect(broken.status == .badRequest)
+        let long = try await client.execute(
+          uri: "/k/form?where=" + String(repeating: "a", count: ServerSecurity.maximumTarget), method: .get,
+          headers: ServerFixture.signedIn)
+        #expect(long.status == .uriTooLong)
+        let put = try await client.execute(uri: "/k/form", method: .put, headers: ServerFixture.signedIn)
+        #expect(put.status == .methodNotAllowed)
+      }
+      #expect(try fixture.bytes("form", id) == before)
+    }
+  }
+
+  @Test func idsAndPathsFromTheURLAreCheckedAsTheCommandLineChecksThem() async throws {
+    try await withTemporaryDirectoryAsync { dir in
+      let fixture = try ServerFixture(dir + "/store")
+      // A link in the data directory pointing outside: never followed.
+      try "{\"secret\": 1}".write(toFile: dir + "/outside.json", atomically: true, encoding: .utf8)
+      symlink(dir + "/outside.json", dir + "/store/data/forms/linked.json")
+      try await fixture.test { client in
+        for (uri, status) in [
+          ("/k/form/..", HTTPResponse.Status.badRequest), ("/k/form/%2e%2e", .badRequest),
+          ("/k/form/%2E%2E/edit", .badRequest), ("/k/form/a%2Fb", .unprocessableContent),
+          ("/k/form/a%00b", .badRequest), ("/k/..%2f..%2fetc/passwd", .unprocessableContent),
+          ("/k/nosuchkind", .unprocessableContent), ("/k/form/no-such-form", .notFound),
+          ("/k/form/linked", .unprocessableContent), ("/nowhere", .notFound), ("/assets/../../etc/passwd", .badRequest),
+          ("/k/form/%ff", .badRequest),
+        ] {
+          let response = try await fixture.get(client, uri)
+          #expect(response.status == status, "\(uri): \(response.status)")
+          #expect(!response.text.contains("secret"), "\(uri)")
+        }
+      }
+    }
+  }
+}
