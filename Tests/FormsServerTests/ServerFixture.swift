@@ -20,14 +20,18 @@ struct ServerFixture {
   let store: Store
   let server: FormsServer
 
-  init(_ root: String, identity: Identity? = nil) throws {
+  init(_ root: String, identity: Identity? = nil, copying source: String? = nil, clock: Date? = nil) throws {
     self.root = root
-    try FileManager.default.copyItem(atPath: Self.repository + "/examples/acquisitions", toPath: root)
-    try FileManager.default.copyItem(atPath: Self.repository + "/schemas", toPath: root + "/schemas")
-    let manifest = try readFile(root + "/formsctl.yaml").replacingOccurrences(
-      of: "schemas: ../../schemas", with: "schemas: schemas")
-    try writeFile(manifest, to: root + "/formsctl.yaml")
-    store = try Self.open(root)
+    if let source {
+      try FileManager.default.copyItem(atPath: source, toPath: root)
+    } else {
+      try FileManager.default.copyItem(atPath: Self.repository + "/examples/acquisitions", toPath: root)
+      try FileManager.default.copyItem(atPath: Self.repository + "/schemas", toPath: root + "/schemas")
+      let manifest = try readFile(root + "/formsctl.yaml").replacingOccurrences(
+        of: "schemas: ../../schemas", with: "schemas: schemas")
+      try writeFile(manifest, to: root + "/formsctl.yaml")
+    }
+    store = try Self.open(root, clock: clock)
     server = FormsServer(
       store: store,
       security: ServerSecurity(
@@ -35,10 +39,11 @@ struct ServerFixture {
       identity: identity, user: "Test User")
   }
 
-  static func open(_ root: String) throws -> Store {
+  static func open(_ root: String, clock: Date? = nil) throws -> Store {
     var configuration = Store.Configuration()
     configuration.user = "Test User"
     configuration.arguments = ["serve"]
+    if let clock { configuration.now = { clock } }
     return try Store.open(at: root, configuration: configuration)
   }
 
