@@ -27,6 +27,10 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.5.3"),
     // Only the web application links it (formsctl serve).
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+    // What the web application names of Hummingbird's own dependencies (already resolved by it).
+    .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
+    .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
   ],
   targets: [
     .systemLibrary(
@@ -61,6 +65,8 @@ let package = Package(
       name: "FormsServer",
       dependencies: [
         "FormsCore", "FormsStore", "FormsPages", .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "NIOCore", package: "swift-nio"), .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
       swiftSettings: settings
     ),

@@ -4,6 +4,7 @@ import FormsStore
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import ServiceLifecycle
 
 extension FormsServer {
   /// The pages: `/`, `/k/KIND`, `/k/KIND/new`, `/k/KIND/ID`, `/k/KIND/ID/edit|print|delete|rename`,
@@ -103,20 +104,26 @@ extension FormsServer {
     }
     let body = ResponseBody { writer in
       try await writer.write(ByteBuffer(string: "retry: 1000\n: listening\n\n"))
-      try await withThrowingTaskGroup(of: Void.self) { group in
-        let (beats, beat) = AsyncStream<String>.makeStream()
-        group.addTask {
-          while !Task.isCancelled {
-            try await Task.sleep(for: .seconds(15))
-            beat.yield(": still listening\n\n")
+      let (lines, line) = AsyncStream<String>.makeStream()
+      // A page listens until it closes, or the server stops (Ctrl-C): then the stream ends, so
+      // that stopping never waits for a page.
+      try await withGracefulShutdownHandler {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+          group.addTask {
+            while !Task.isCancelled {
+              try await Task.sleep(for: .seconds(15))
+              line.yield(": still listening\n\n")
+            }
           }
+          group.addTask {
+            for await topic in stream { line.yield("data: \(topic)\n\n") }
+            line.finish()
+          }
+          for await text in lines { try await writer.write(ByteBuffer(string: text)) }
+          group.cancelAll()
         }
-        group.addTask {
-          for await topic in stream { beat.yield("data: \(topic)\n\n") }
-          beat.finish()
-        }
-        for await text in beats { try await writer.write(ByteBuffer(string: text)) }
-        group.cancelAll()
+      } onGracefulShutdown: {
+        line.finish()
       }
       try await writer.finish(nil)
     }

@@ -219,6 +219,7 @@ id: id
 timestamps:
   created: created_date
   updated: last_modified_date
+columns: [id, form_type, form_number, status, acquisition_id, last_modified_date]   # what a list shows
 fields:
   id: {type: uuid, immutable: true}
   form_type: {type: enum, values: [SF1449, SF33, SF30, SF18, SF26, SF44, DD1155], immutable_when: 'status == "approved"'}
