@@ -14,7 +14,7 @@ package struct ServeCommand: ParsableCommand {
     commandName: "serve",
     abstract: "Fill, review and sign the store's documents in a browser (a local web application).",
     discussion: """
-      Serves the store it is started in at http://127.0.0.1:PORT and prints the URL to open, which holds a secret token (as Jupyter's does): the browser keeps it as an HttpOnly, SameSite=Strict cookie, and every request without it is refused (403). Pages list each kind (the descriptor's columns and order, a filter that takes --where's expressions, click-to-sort, paging), show a document (its fields, its relations both ways, its approvals and history), and edit it in a form generated from its descriptor; a refused save shows each diagnostic beside its field and keeps what was typed. Every change goes through the same write path as the command line (lock, workflow, validation, journal), and the audit log names the server's user with the command serve. Pages update themselves when the store changes by any means; a save over a document changed since the form was opened is refused (409) with both versions shown. Approvals are signed with the identity FORMSCTL_IDENTITY names, when the server has one.
+      Serves the store it is started in at http://127.0.0.1:PORT and prints the URL to open, which holds a secret token (as Jupyter's does): the browser keeps it as an HttpOnly, SameSite=Strict cookie, and every request without it is refused (403). Pages list each kind (the descriptor's columns and order, a filter that takes --where's expressions, click-to-sort, paging), show a document (its fields, its relations both ways, its approvals and history), and edit it in a form generated from its descriptor; a refused save shows each diagnostic beside its field and keeps what was typed. Every change goes through the same write path as the command line (lock, workflow, validation, journal), and the audit log names the server's user with the command serve. Pages update themselves when the store changes by any means; a save over a document changed since the form was opened is refused (409) with both versions shown. Approvals are signed with the identity FORMSCTL_IDENTITY names (FORMSCTL_IDENTITY=FILE formsctl serve), when the server has one.
 
       It listens on loopback only, unless --listen names another address and --allow-remote says you mean it: then anyone who can reach the port and holds the token can read and change every document. Stop it with Ctrl-C.
 
@@ -23,8 +23,8 @@ package struct ServeCommand: ParsableCommand {
       Examples:
         formsctl serve
         formsctl serve --port 8800 --open
-        FORMSCTL_IDENTITY=~/.config/formsctl/identity formsctl serve
-        formsctl serve --listen 0.0.0.0 --allow-remote --host-name forms.example.internal
+        formsctl serve --port 0   # any free port
+        formsctl serve --listen 0.0.0.0 --allow-remote --host-name forms.internal
       """
   )
 

@@ -19,13 +19,17 @@ public enum PDFPrinter {
     return nil
   }
 
-  /// Writes `html` as a PDF at `output`.
-  public static func print(html: String, to output: String) throws(StoreError) {
-    guard let chromium = chromium() else {
-      throw StoreError.usage(
-        "PDF needs a headless Chromium, and none is on PATH: install it (apt-get install chromium) or name one with FORMSCTL_CHROMIUM; --format html needs none"
-      )
+  /// No Chromium to print with (exit 66, as a missing program is).
+  public struct NoChromium: FormsError {
+    public var kind: FailureKind { .noInput }
+    public var description: String {
+      "PDF needs a headless Chromium, and none is on PATH: install it (apt-get install chromium) or name one with FORMSCTL_CHROMIUM; --format html needs none"
     }
+  }
+
+  /// Writes `html` as a PDF at `output`.
+  public static func print(html: String, to output: String) throws(any Error) {
+    guard let chromium = chromium(), FileManager.default.isExecutableFile(atPath: chromium) else { throw NoChromium() }
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("formsctl-render-\(UUID().uuidString)")
     do {
       try FileManager.default.createDirectory(
@@ -50,7 +54,7 @@ public enum PDFPrinter {
     do {
       try process.run()
     } catch {
-      throw StoreError.usage("cannot run \(chromium): \(error.localizedDescription)")
+      throw NoChromium()
     }
     let said = errors.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()

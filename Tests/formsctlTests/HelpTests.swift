@@ -77,9 +77,11 @@ struct HelpTests {
           in: work + "/acquisitions")
         // A key holder of the example store, whose home (where keygen writes) is the work directory.
         let identity = try demoIdentity(at: work + "/demo-identity")
-        // A watch runs until interrupted: interrupted after 2 s, it must exit 0 (SIGINT ends it cleanly).
+        // A watch and a server run until interrupted: interrupted after 2 s, each must exit 0 (SIGINT
+        // ends it cleanly).
         let runnable = examples.map {
-          $0.hasPrefix("formsctl watch") || $0.contains(" --watch") ? "timeout --preserve-status -s INT 2 " + $0 : $0
+          $0.hasPrefix("formsctl watch") || $0.contains(" --watch") || $0.contains("formsctl serve")
+            ? "timeout --preserve-status -s INT 2 " + $0 : $0
         }
         let failures = try runShellLines(
           runnable, in: work + "/acquisitions",

@@ -16,8 +16,8 @@ extension Formsctl {
         HTML goes to standard output or --output; PDF needs --output and a Chromium (chromium, chromium-browser or google-chrome on PATH, or FORMSCTL_CHROMIUM naming one), which prints the HTML headless.
 
         Examples:
-          formsctl render form 1981a09e --format html > sf1449.html
-          formsctl render form 1981a09e --format pdf --output sf1449.pdf
+          formsctl render form 1981a09e --format html > sf30.html
+          formsctl render form 1981a09e --format pdf --output sf30.pdf
         """)
     enum Format: String, ExpressibleByArgument, CaseIterable { case html, pdf }
 
