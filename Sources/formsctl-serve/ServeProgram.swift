@@ -33,7 +33,7 @@ struct ServeProgram: ParsableCommand {
       identity = try store.signingIdentity(environment: environment)
     } catch {
       // No identity is a server that cannot sign, said once; any other problem with one is an error.
-      if environment["FORMSCTL_IDENTITY"] != nil { throw error }
+      if environment["FORMSCTL_IDENTITY"]?.isEmpty == false { throw error }
       identity = nil
     }
     let user = store.configuration.user ?? AuditLog.currentUser(root: store.layout.root)

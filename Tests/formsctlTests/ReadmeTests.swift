@@ -109,6 +109,46 @@ struct ReadmeTests {
     }
   }
 
+  /// The serve guide's commands: each server runs until interrupted (2 s, on any free port so it
+  /// meets no other test's) and stops cleanly; render writes the print view, the PDF through a
+  /// headless Chromium (skipped outside CI when none is installed).
+  /// `formsctl serve` as the tests run it: on any free port (so that it never meets another
+  /// test's), interrupted after 2 s, which must end it cleanly (exit 0).
+  static let interruptedServer = "timeout --preserve-status -s INT 2 formsctl serve --port 0"
+
+  @Test func theServeGuideRunsAsShown() throws {
+    let blocks = try Self.blocks(in: "docs/guide/serve.md", under: "Forms in a browser (`formsctl serve`)")
+    #expect(blocks.count == 2)
+    try withTemporaryDirectory { dir in
+      try copyExampleStore(to: dir + "/examples/acquisitions")
+      try FileManager.default.createDirectory(atPath: dir + "/.config/formsctl", withIntermediateDirectories: true)
+      let identity = try demoIdentity(at: dir + "/.config/formsctl/identity")
+      #expect(FileManager.default.fileExists(atPath: identity))
+      let serving = blocks[0].map {
+        $0.replacingOccurrences(of: "formsctl serve", with: Self.interruptedServer)
+          .replacingOccurrences(of: " --open", with: "")
+      }
+      let failed = try runShellLines(serving, in: dir, environment: ["HOME": dir])
+      #expect(failed == [], "\(failed)")
+      let chromium = ["chromium", "chromium-browser", "google-chrome"].contains { name in
+        (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").contains {
+          FileManager.default.isExecutableFile(atPath: "\($0)/\(name)")
+        }
+      }
+      let rendering = blocks[1].filter {
+        chromium || ProcessInfo.processInfo.environment["CI"] == "true" || !$0.contains("pdf")
+      }
+      #expect(try runShellLines(rendering, in: dir + "/examples/acquisitions", environment: ["HOME": dir]) == [])
+      #expect(try readFile(dir + "/examples/acquisitions/sf30.html").contains("SF 30"))
+      if rendering.count == blocks[1].count {
+        let pdf = try Data(contentsOf: URL(fileURLWithPath: dir + "/examples/acquisitions/sf30.pdf"))
+        #expect(pdf.starts(with: Array("%PDF".utf8)))
+      } else {
+        print("skipping the PDF of the serve guide: no Chromium on PATH")
+      }
+    }
+  }
+
   @Test func theAttachmentsGuideRunsAsShown() throws {
     let blocks = try Self.blocks(in: "docs/guide/attachments.md", under: "Attachments")
     #expect(blocks.count == 1)
@@ -168,7 +208,13 @@ struct ReadmeTests {
             toPath: dir + "/examples/papers")
           #expect(try runShellLines(["git init -q ."], in: dir) == [])
           let fromTop = block.first?.hasPrefix("cd ") == true || block.contains { $0.contains("examples/") }
-          let lines = block.map { $0.hasPrefix("formsctl watch ") ? "timeout 2 " + $0 + "; [ $? -eq 124 ]" : $0 }
+          // A watch and a server run until stopped: still running after 2 s, and stopped by SIGINT
+          // cleanly (a server on any free port, so that it never meets another test's).
+          let lines = block.map {
+            $0.hasPrefix("formsctl watch ")
+              ? "timeout 2 " + $0 + "; [ $? -eq 124 ]"
+              : $0.replacingOccurrences(of: "formsctl serve", with: Self.interruptedServer)
+          }
           let failures = try runShellLines(
             lines, in: fromTop ? dir : dir + "/examples/acquisitions",
             environment: ["HOME": dir, "FORMSCTL_IDENTITY": ""])
