@@ -102,7 +102,8 @@ let package = Package(
       swiftSettings: settings
     ),
     .executableTarget(
-      name: "FormsBench", dependencies: ["FormsCore", "FormsStore", "FormsLanguageServer", "FormsTestSupport"],
+      name: "FormsBench",
+      dependencies: ["FormsCore", "FormsStore", "FormsLanguageServer", "FormsServer", "FormsTestSupport"],
       path: "Benchmarks/FormsBench",
       swiftSettings: settings),
     .executableTarget(

@@ -238,8 +238,12 @@ enum Floors {
     let fd = open(directory, O_RDONLY | O_DIRECTORY)
     defer { close(fd) }
     return parallelChunks(count: names.count, chunkSize: 4096) { range -> [Int] in
-      var info = Foundation.stat()
-      return [range.count { fstatat(fd, names[$0], &info, 0) == 0 }]
+      // A buffer, not `stat()`: its zero initializer is not visible beside the server's modules.
+      let info = UnsafeMutableRawPointer.allocate(
+        byteCount: MemoryLayout<Foundation.stat>.size, alignment: MemoryLayout<Foundation.stat>.alignment
+      ).bindMemory(to: Foundation.stat.self, capacity: 1)
+      defer { info.deallocate() }
+      return [range.count { fstatat(fd, names[$0], info, 0) == 0 }]
     }.reduce(0, +)
   }
 

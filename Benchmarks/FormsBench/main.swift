@@ -118,6 +118,11 @@ case "watch":
   try WatchBenchmark.run(
     count: count == 10_000 && arguments.count < 2 ? 100_000 : count,
     repository: FileManager.default.currentDirectoryPath)
+case "serve":
+  // FormsBench serve [COUNT]: formsctl serve's list and document pages, and commit → page update (default 100,000).
+  try ServeBenchmark.run(
+    count: count == 10_000 && arguments.count < 2 ? 100_000 : count,
+    repository: FileManager.default.currentDirectoryPath)
 case "lsp":
   // FormsBench lsp [COUNT]: formsctl lsp's didChange → publishDiagnostics latency (default 100,000).
   try LanguageServerBenchmark.run(

@@ -46,6 +46,21 @@ public struct FormsServer: Sendable {
       logger: logger)
   }
 
+  /// Serves until interrupted (SIGINT or SIGTERM: open pages' event streams end first) or the
+  /// store's watch fails: the application and the watch that makes pages live, together.
+  public func run(
+    host: String, port: Int, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+  ) async throws {
+    let app = application(host: host, port: port, onRunning: onRunning)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      group.addTask { try await live.run(store: store) }
+      group.addTask { try await app.runService() }
+      // The server ends (Ctrl-C) or the watch fails: either way, stop both.
+      try await group.next()
+      group.cancelAll()
+    }
+  }
+
   struct Responder: HTTPResponder {
     typealias Context = BasicRequestContext
     let server: FormsServer

@@ -4,7 +4,6 @@ import FormsCore
 import FormsServer
 import FormsStore
 import Foundation
-import Hummingbird
 import Synchronization
 
 /// The program formsctl-serve: `formsctl serve` runs it from beside formsctl, with the same
@@ -65,18 +64,11 @@ struct ServeProgram: ParsableCommand {
 
   static func run(_ server: FormsServer, command: ServeCommand) async throws {
     let host = command.listen.contains(":") ? "[\(command.listen)]" : command.listen
-    let app = server.application(host: command.listen, port: command.port) { port in
+    try await server.run(host: command.listen, port: command.port) { port in
       let url = "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(port)/?token=\(server.security.token)"
       printOut("formsctl serve: \(url)")
       printOut("(open it in a browser; Ctrl-C stops the server)")
       if command.open { openBrowser(url) }
-    }
-    try await withThrowingTaskGroup(of: Void.self) { group in
-      group.addTask { try await server.live.run(store: server.store) }
-      group.addTask { try await app.runService() }
-      // The server ends (Ctrl-C) or the watch fails: either way, stop both.
-      try await group.next()
-      group.cancelAll()
     }
   }
 
