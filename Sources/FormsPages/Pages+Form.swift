@@ -16,6 +16,8 @@ extension Pages {
     public var template: String?
     /// Hints for fields a template leaves to fill (its placeholders), by pointer.
     public var hints: [String: String] = [:]
+    /// When set, the save would void signatures: a box, with this label, to say to go on.
+    public var confirmVoid: String?
 
     public init(draft: JSONValue, hash: String? = nil) {
       self.draft = draft
@@ -81,6 +83,7 @@ extension Pages {
       \(templates)\(message)
       <form method="post" action="\(action)" class="document" novalidate>\(context.csrfField)\(hash)\(template)
       \(renderer.fields(of: state.draft))
+      \(state.confirmVoid.map { "<p class=\"confirm\"><label><input type=\"checkbox\" name=\"_void\" value=\"1\"> \($0)</label></p>" as HTML } ?? "")
       <p class="buttons"><button type="submit" name="_action" value="save" class="primary">Save</button> \
       <a href="\(cancel)">Cancel</a></p>
       </form>

@@ -82,7 +82,8 @@ extension FormsServer {
       return html(try pages.form(kind: kind, stored: stored, state: state), status: .unprocessableContent)
     }
     do throws(StoreError) {
-      try store.replace(kind: kind, id: id, original: stored.bytes, with: state.draft)
+      try store.replace(
+        kind: kind, id: id, original: stored.bytes, with: state.draft, voidingApprovals: form["_void"] == "1")
       return redirect(Link(["k", kind, id]).url)
     } catch .refused(.changedMeanwhile) {
       let now = try store.read(kind: kind, id: id)
@@ -127,6 +128,10 @@ extension FormsServer {
     case .invalidDocument(_, let diagnostics):
       state.diagnostics += diagnostics
       state.message = "Not saved: \(diagnostics.count) problem(s), shown beside their fields."
+    case .refused(.wouldVoidApprovals(let stale)):
+      // Signatures are not voided behind anyone's back: the form again, with the box that says so.
+      state.message = "Not saved: \(error.description)"
+      state.confirmVoid = "Save anyway, voiding \(stale.records) signature(s): the preparer submits it again"
     case .assignment, .refused, .usage:
       state.message = "Not saved: \(error.description)"
     default:

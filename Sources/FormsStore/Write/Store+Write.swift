@@ -64,12 +64,15 @@ extension Store {
     }
   }
 
-  /// Replaces a stored document with `edited` (from `edit`), if the file still holds `original`.
+  /// Replaces a stored document with `edited` (from `edit`, or a form), if the file still holds
+  /// `original`. With `voidingApprovals` false, a change that would make approvals stale is
+  /// refused first (``Refusal/wouldVoidApprovals(_:)``), as ``update(kind:id:assignments:voidingApprovals:)`` does.
   @discardableResult
-  public func replace(kind: String, id: String, original: [UInt8], with edited: JSONValue) throws(StoreError)
-    -> Document
-  {
-    try modify(kind: kind, id: id, operation: "edit", expecting: original) { (document, _) throws(StoreError) in
+  public func replace(
+    kind: String, id: String, original: [UInt8], with edited: JSONValue, voidingApprovals: Bool = true
+  ) throws(StoreError) -> Document {
+    try modify(kind: kind, id: id, operation: "edit", expecting: original, voidingApprovals: voidingApprovals) {
+      (document, _) throws(StoreError) in
       document = edited
     }
   }
