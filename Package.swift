@@ -134,8 +134,8 @@ let package = Package(
     .testTarget(
       name: "formsctlTests",
       dependencies: [
-        "formsctl", "formsctl-sync", "formsctl-serve", "FormsCommandLine", "FormsLanguageServer", "FormsStore", "FormsCore",
-        "FormsTestSupport",
+        "formsctl", "formsctl-sync", "formsctl-serve", "FormsCommandLine", "FormsLanguageServer", "FormsStore",
+        "FormsCore", "FormsTestSupport",
       ],
       exclude: ["Snapshots"], swiftSettings: settings),
   ]

@@ -135,7 +135,8 @@ final class HTTPClient {
       if let found = buffer.firstRange(of: Array("\r\n\r\n".utf8)) { end = found.upperBound } else { try fill() }
     }
     let head = String(decoding: buffer[0..<end!], as: UTF8.self)
-    guard head.hasPrefix("HTTP/1.1 200"), let line = head.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") }),
+    let lengthLine = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+    guard head.hasPrefix("HTTP/1.1 200"), let line = lengthLine,
       let length = Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces))
     else { throw StoreError.internalError("unexpected response: \(head.prefix(200))") }
     while buffer.count < end! + length { try fill() }

@@ -85,14 +85,14 @@ public struct FormDecoder: Sendable {
         if stored == nil, value.objectValue?.members.isEmpty ?? false { return .absent }
         return .value(value)
       case .list where type.element?.kind == .object || type.element?.kind == .oneOf:
-        guard let marked = rows[key] else {
+        guard let marked = rows[key], let elementType = type.element else {
           return values[key] != nil ? json(at: key, stored: stored) : nil
         }
         let storedElements = stored?.arrayValue ?? []
         var elements: [JSONValue] = []
         for row in marked.sorted(by: { $0.index < $1.index }) {
           let base = row.original.flatMap { storedElements.indices.contains($0) ? storedElements[$0] : nil }
-          let element = type.element!.resolved(parent: nil, value: base)
+          let element = elementType.resolved(parent: nil, value: base)
           elements.append(object(element, at: pointer.appending(index: row.index), stored: base))
         }
         if elements.isEmpty && stored == nil && field?.optional == true { return .absent }

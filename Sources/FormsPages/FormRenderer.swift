@@ -230,7 +230,7 @@ public struct FormRenderer: Sendable {
     mark: HTML, problems: HTML
   ) -> HTML {
     let key = pointer.description
-    let element = type.element!
+    let element = type.element ?? type
     let elements = value?.arrayValue ?? []
     let storedCount = pointer.tokens.count == 1 ? stored?[field.name]?.arrayValue?.count ?? 0 : Int.max
     let canAdd = isEditable(pointer.appending(index: elements.count), newElement: true)

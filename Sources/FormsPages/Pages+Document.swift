@@ -87,8 +87,8 @@ extension Pages {
       let order =
         named.filter { object[$0] != nil }
         + object.members.map(\.key).filter { !named.contains($0) && !(parent == nil && $0.hasPrefix("_")) }
-      let items = order.map { name -> HTML in
-        let member = object[name]!
+      let items = order.compactMap { name -> HTML? in
+        guard let member = object[name] else { return nil }
         let inner = resolved?.fields[name]?.type
         return
           "<dt>\(FormRenderer.label(name))</dt><dd data-field=\"\(name)\">\(fields(inner, member, parent: value))</dd>"

@@ -138,7 +138,7 @@ public struct Pages: Sendable {
     let headers = columns.map { column -> HTML in
       let ascending = current.map { $0.path == column.path && !$0.descending } ?? false
       let key = ascending ? "-" + column.path.description : column.path.description
-      let arrow: HTML = current?.path == column.path ? (current!.descending ? " ↓" : " ↑") : ""
+      let arrow: HTML = current.map { $0.path == column.path ? ($0.descending ? " ↓" : " ↑") : "" } ?? ""
       return
         "<th><a href=\"\(Link(["k", kind], query: [("where", request.filter), ("sort", key)]))\">\(column.name)</a>\(arrow)</th>"
     }

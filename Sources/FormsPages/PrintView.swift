@@ -65,9 +65,10 @@ public struct PrintView: Sendable {
       case (.object, let member?):
         out += blocks(inner, member, parent: value, prefix: label + " — ", counter: &counter)
       case (.list, .array(let elements)?) where inner.element?.kind == .object:
+        guard let element = inner.element else { continue }
         counter += 1
         out +=
-          "<li class=\"block\"><span class=\"n\">\(counter)</span><span class=\"label\">\(label)</span>\(table(inner.element!, elements))</li>"
+          "<li class=\"block\"><span class=\"n\">\(counter)</span><span class=\"label\">\(label)</span>\(table(element, elements))</li>"
       default:
         counter += 1
         let shown: HTML = member.map(HTML.value) ?? ""

@@ -95,6 +95,10 @@ public struct ServerSecurity: Sendable {
     return difference == 0
   }
 
+  // Header names HTTPTypes does not define (both literals are valid names).
+  static let referrerPolicy = HTTPField.Name("Referrer-Policy") ?? .cacheControl
+  static let frameOptions = HTTPField.Name("X-Frame-Options") ?? .cacheControl
+
   /// The headers every response carries: no script but the application's own, no framing, no
   /// caching, no sniffing.
   static let headers: HTTPFields = [
@@ -102,8 +106,8 @@ public struct ServerSecurity: Sendable {
       "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
       + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     .xContentTypeOptions: "nosniff",
-    HTTPField.Name("Referrer-Policy")!: "no-referrer",
+    referrerPolicy: "no-referrer",
     .cacheControl: "no-store",
-    HTTPField.Name("X-Frame-Options")!: "DENY",
+    frameOptions: "DENY",
   ]
 }

@@ -14,8 +14,8 @@ public struct DescriptorCompiler {
 
   static let topLevelKeys = [
     "kind", "version", "title", "description", "directory", "id", "timestamps", "include", "fields", "types",
-    "relations", "workflow", "rules", "references", "derived", "from", "changes", "order", "columns", "editable", "approvals",
-    "attachments",
+    "relations", "workflow", "rules", "references", "derived", "from", "changes", "order", "columns", "editable",
+    "approvals", "attachments",
   ]
   static let changeOps = ["rename", "add", "remove", "map", "move", "convert", "each", "jq"]
 

@@ -27,7 +27,8 @@ struct Formsctl: ParsableCommand {
       Remove.self,
       Move.self, Attach.self, Detach.self,
       Validate.self, Fmt.self, Schema.self, Migrate.self, Snapshot.self, Import.self, Log.self, Git.self,
-      MergeFile.self, Editor.self, LSP.self, SyncCommand.self, ServeCommand.self, Render.self, Keygen.self, Keys.self, Recover.self,
+      MergeFile.self, Editor.self, LSP.self, SyncCommand.self, ServeCommand.self, Render.self, Keygen.self, Keys.self,
+      Recover.self,
     ]
   )
 

@@ -35,12 +35,11 @@ extension Formsctl {
     func run() throws {
       let store = try options.open()
       let html = try PrintView.render(store: store, kind: kind, id: try store.expand(kind: kind, id: id))
-      switch format {
-      case .html:
-        guard let output else { return FileHandleOutput.standardOutput.write(html) }
-        try PDFPrinter.write(Array(html.utf8), to: output)
-      case .pdf:
-        try PDFPrinter.print(html: html, to: output!)
+      switch (format, output) {
+      case (.html, nil): FileHandleOutput.standardOutput.write(html)
+      case (.html, let output?): try PDFPrinter.write(Array(html.utf8), to: output)
+      case (.pdf, let output?): try PDFPrinter.print(html: html, to: output)
+      case (.pdf, nil): throw CommandError.usage("--format pdf writes a file: add --output FILE.pdf")
       }
     }
   }
