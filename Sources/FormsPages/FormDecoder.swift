@@ -75,6 +75,9 @@ public struct FormDecoder: Sendable {
     mutating func value(_ type: SchemaType, field: Field?, at pointer: JSONPointer, stored: JSONValue?) -> Read? {
       let key = pointer.description
       switch type.kind {
+      case .object where values[key] != nil:
+        // An object the form shows as JSON text (a `one_of` whose case it could not yet tell).
+        return json(at: key, stored: stored)
       case .object:
         guard
           values.keys.contains(where: { $0.hasPrefix(key + "/") })

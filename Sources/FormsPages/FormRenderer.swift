@@ -100,6 +100,8 @@ public struct FormRenderer: Sendable {
         return false
       }
       if top == schema.idField && stored != nil { return false }
+      // What a complete approval chain fills in (who approved it, and when) is the signature's to write.
+      if let fills = schema.approvals?.fills, top == fills.by || top == fills.on { return false }
       if sealed.contains(top) { return false }
     }
     guard let editable = schema.editable else { return true }
@@ -124,6 +126,13 @@ public struct FormRenderer: Sendable {
     let invalid: HTML = placed[key] == nil ? "" : " aria-invalid=\"true\""
     let label = Self.label(field.name)
     switch type.kind {
+    case _ where (type.kind == .object || type.kind == .list) && raw[key] != nil:
+      // JSON typed for the whole object that did not parse: shown again as typed, to fix.
+      return """
+        <div class="field" data-pointer="\(key)"><label for="f\(key)">\(label)\(mark)</label>\
+        <textarea id="f\(key)" name="\(key)" rows="4" class="json" spellcheck="false"\(invalid)>\(raw[key] ?? "")</textarea>\
+        \(help)\(problems)</div>
+        """
     case .object:
       return """
         <fieldset class="object" data-pointer="\(key)"><legend>\(label)\(mark)</legend>\(problems)\

@@ -2,10 +2,14 @@ import FormsCore
 import FormsStore
 import Foundation
 
-/// Prints a page to PDF with a headless Chromium, when one is installed: the page is written to
-/// a private temporary directory, Chromium prints it (no network: the page fetches nothing), and
-/// the PDF is moved into place only when Chromium made one.
+/// Prints a page to PDF with a headless Chromium, when one is installed. The page goes to Chromium
+/// as a `data:` URL (never as a file: it may hold opened sealed values), Chromium writes the PDF
+/// beside the output under a temporary name, and the PDF replaces the output only once it is one.
+/// A Chromium that has not finished within a minute is stopped.
 public enum PDFPrinter {
+  /// How long Chromium may take.
+  public static let timeout: Duration = .seconds(60)
+
   /// The Chromium to run: `FORMSCTL_CHROMIUM`, else the first of chromium, chromium-browser,
   /// google-chrome on PATH; nil when there is none.
   public static func chromium(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
@@ -21,65 +25,105 @@ public enum PDFPrinter {
 
   /// No Chromium to print with (exit 66, as a missing program is).
   public struct NoChromium: FormsError {
+    public let named: String?
     public var kind: FailureKind { .noInput }
     public var description: String {
-      "PDF needs a headless Chromium, and none is on PATH: install it (apt-get install chromium) or name one with FORMSCTL_CHROMIUM; --format html needs none"
+      let which = named.map { "FORMSCTL_CHROMIUM names \($0), which is not a program that runs" } ?? "none is on PATH"
+      return "PDF needs a headless Chromium, and \(which): install it (apt-get install chromium) or name one with "
+        + "FORMSCTL_CHROMIUM; --format html needs none"
     }
+  }
+
+  /// Chromium ran but made no PDF (exit 74: what a program outside formsctl failed to do).
+  public struct PrintFailed: FormsError {
+    public let chromium: String
+    public let reason: String
+    public var kind: FailureKind { .ioError }
+    public var description: String { "\(chromium) made no PDF: \(reason); nothing was written" }
   }
 
   /// Writes `html` as a PDF at `output`.
   public static func print(html: String, to output: String) throws(any Error) {
-    guard let chromium = chromium(), FileManager.default.isExecutableFile(atPath: chromium) else { throw NoChromium() }
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("formsctl-render-\(UUID().uuidString)")
-    do {
-      try FileManager.default.createDirectory(
-        at: scratch, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-    } catch {
-      throw StoreError.io(scratch.path, operation: "create", errno: Errno(rawValue: EIO))
+    let named = ProcessInfo.processInfo.environment["FORMSCTL_CHROMIUM"].flatMap { $0.isEmpty ? nil : $0 }
+    guard let chromium = chromium(), FileManager.default.isExecutableFile(atPath: chromium) else {
+      throw NoChromium(named: named)
     }
-    defer { removeScratch(scratch) }
-    let page = scratch.appendingPathComponent("page.html")
-    let pdf = scratch.appendingPathComponent("page.pdf")
-    try write(Array(html.utf8), to: page.path)
+    let target = URL(fileURLWithPath: output)
+    let pdf = target.deletingLastPathComponent().appendingPathComponent(
+      ".\(target.lastPathComponent).formsctl-\(getpid()).pdf")
+    let profile = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "formsctl-chromium-\(UUID().uuidString)")
+    defer {
+      removeLeftover(pdf)
+      removeLeftover(profile)
+    }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: chromium)
     process.arguments = [
       "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-      "--user-data-dir=" + scratch.appendingPathComponent("profile").path, "--no-pdf-header-footer",
-      "--print-to-pdf=" + pdf.path, page.absoluteString,
+      "--user-data-dir=" + profile.path, "--no-pdf-header-footer", "--print-to-pdf=" + pdf.path,
+      "data:text/html;charset=utf-8;base64," + Data(html.utf8).base64EncodedString(),
     ]
     process.standardOutput = FileHandle.nullDevice
-    let errors = Pipe()
-    process.standardError = errors
+    process.standardError = FileHandle.nullDevice
     do {
       try process.run()
     } catch {
-      throw NoChromium()
+      throw NoChromium(named: named)
     }
-    let said = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0, let bytes = FileManager.default.contents(atPath: pdf.path),
-      bytes.starts(with: Array("%PDF".utf8))
-    else {
-      let last = String(decoding: said, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
-      throw StoreError.internalError("\(chromium) made no PDF (status \(process.terminationStatus)): \(last)")
+    let deadline = ContinuousClock.now + timeout
+    while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
+    if process.isRunning {
+      process.terminate()
+      process.waitUntilExit()
+      throw PrintFailed(chromium: chromium, reason: "it had not finished after \(timeout)")
+    }
+    guard process.terminationStatus == 0 else {
+      throw PrintFailed(chromium: chromium, reason: "it exited with status \(process.terminationStatus)")
+    }
+    guard let bytes = FileManager.default.contents(atPath: pdf.path), bytes.starts(with: Array("%PDF".utf8)) else {
+      throw PrintFailed(chromium: chromium, reason: "what it wrote is not a PDF")
     }
     try write(Array(bytes), to: output)
   }
 
-  /// Writes `bytes` to `path` whole (a temporary file renamed over it).
+  /// Writes `bytes` to `path` whole: a temporary file beside it, flushed, renamed over it. The
+  /// system's reason is kept in the error (no such directory, a directory, permission, disk full).
   public static func write(_ bytes: [UInt8], to path: String) throws(StoreError) {
-    do {
-      try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
-    } catch {
-      let code = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.code ?? Int(EIO)
-      throw StoreError.io(path, operation: "write", errno: Errno(rawValue: Int32(code)))
+    let url = URL(fileURLWithPath: path)
+    let temporary = url.deletingLastPathComponent().appendingPathComponent(
+      ".\(url.lastPathComponent).formsctl-\(getpid())"
+    )
+    .path
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
+    guard fd >= 0 else { throw StoreError.io(path, operation: "write", errno: Errno(rawValue: errno)) }
+    var written = 0
+    var failure: Int32?
+    bytes.withUnsafeBytes { buffer in
+      guard let base = buffer.baseAddress else { return }
+      while written < buffer.count {
+        let n = Foundation.write(fd, base + written, buffer.count - written)
+        if n < 0 {
+          if errno == EINTR { continue }
+          failure = errno
+          return
+        }
+        written += n
+      }
+    }
+    if failure == nil && fsync(fd) != 0 { failure = errno }
+    if close(fd) != 0 && failure == nil { failure = errno }
+    if failure == nil && rename(temporary, path) != 0 { failure = errno }
+    if let failure {
+      unlink(temporary)
+      throw StoreError.io(path, operation: "write", errno: Errno(rawValue: failure))
     }
   }
 
-  static func removeScratch(_ url: URL) {
+  static func removeLeftover(_ url: URL) {
+    guard FileManager.default.fileExists(atPath: url.path) else { return }
     do { try FileManager.default.removeItem(at: url) } catch {
-      // A temporary directory left behind costs space, not data: said, not thrown over the result.
+      // A leftover costs space, not data: said, not thrown over the result.
       FileHandle.standardError.write(
         Data("formsctl: warning: cannot remove \(url.path): \(error.localizedDescription)\n".utf8))
     }

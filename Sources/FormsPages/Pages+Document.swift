@@ -36,7 +36,9 @@ extension Pages {
       <a href="\(Link(["k", kind, id, "rename"]))" class="button">Rename</a> \
       <a href="\(Link(["k", kind, id, "delete"]))" class="button danger">Delete</a>
       """
-    if let workflow = schema.workflow, let state = value[workflow.field]?.stringValue {
+    // The next states only, and only when people may move it (`editable:` may leave the workflow to a feed).
+    let movable = schema.editable.map { $0.contains { $0.members == [schema.workflow?.field ?? ""] } } ?? true
+    if let workflow = schema.workflow, movable, let state = value[workflow.field]?.stringValue {
       let next = workflow.transitions[state] ?? []
       let buttons = next.map { target -> HTML in
         "<button type=\"submit\" name=\"state\" value=\"\(target)\">Move to \(target)</button>"

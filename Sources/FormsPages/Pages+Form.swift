@@ -125,6 +125,8 @@ extension Pages {
   /// stored now, what the person wrote, and the form again (over the stored version now, so a
   /// second save is a decision made having seen both).
   public func conflict(kind: String, stored: Store.Document, state: FormState) throws(StoreError) -> Page {
+    // The version stored now is shown: its opened sealed values are recorded first, as `get` records them.
+    try store.recordAccess([store.access(stored, kind: kind)].compactMap { $0 })
     var again = state
     again.hash = stored.contentHash
     again.message =

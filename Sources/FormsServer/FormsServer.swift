@@ -75,13 +75,16 @@ public struct FormsServer: Sendable {
   /// The response to `request`: the security checks, then the route.
   func response(to request: Request) async -> Response {
     if let (status, message) = security.refusal(request) { return plain(status, message) }
-    let (path, query) = split(request.uri.string)
+    guard let (path, query) = split(request.uri.string) else {
+      return plain(.badRequest, "the address's query is not UTF-8 text with valid %-escapes")
+    }
     // The printed URL: its token becomes the cookie, and the browser goes on without it in the address.
     if request.method == .get, let token = query["token"] {
       guard ServerSecurity.constantTimeEqual(token, security.token) else {
         return plain(.forbidden, "that token is not this server's; open the URL `formsctl serve` printed")
       }
-      var response = redirect(path.isEmpty ? "/" : path)
+      // The path again from its checked segments: never `//elsewhere` (another site) or `/\\…`.
+      var response = redirect(Self.segments(path).map { Link($0).url } ?? "/")
       response.headers[.setCookie] = security.cookie
       return response
     }
@@ -132,11 +135,15 @@ public struct FormsServer: Sendable {
     return out
   }
 
-  /// The path and the query's fields of a request target.
-  func split(_ target: String) -> (String, FormInput) {
+  /// The path and the query's fields of a request target; nil when the query does not decode.
+  func split(_ target: String) -> (String, FormInput)? {
     let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-    let query = parts.count > 1 ? (try? FormInput(urlEncoded: Array(parts[1].utf8))) ?? FormInput() : FormInput()
-    return (String(parts[0]), query)
+    guard parts.count > 1 else { return (String(parts[0]), FormInput()) }
+    do throws(FormInputError) {
+      return (String(parts[0]), try FormInput(urlEncoded: Array(parts[1].utf8)))
+    } catch {
+      return nil
+    }
   }
 
   // MARK: Responses
@@ -171,6 +178,19 @@ public struct FormsServer: Sendable {
         case .ioError, .internalError: .internalServerError
         }
       }
+    // A refused move or approval names its diagnostics, as a refused save shows them by field.
+    if case .invalidDocument(_, let diagnostics) = error, !diagnostics.isEmpty {
+      let title = status.reasonPhrase
+      let items = diagnostics.map { diagnostic -> HTML in
+        let at = diagnostic.pointer == .root ? "" : diagnostic.pointer.description + ": "
+        return "<li>\(at)\(diagnostic.message) <span class=\"rule\">[\(diagnostic.rule)]</span></li>"
+      }
+      let body: HTML = """
+        <h1>\(title)</h1><p class="error" role="alert">\(error.description)</p>\
+        <ul class="problems">\(items.joined())</ul><p><a href="/">Back to the store</a></p>
+        """
+      return html(Page(title: title, body: body), status: status)
+    }
     return plain(status, error.description)
   }
 }

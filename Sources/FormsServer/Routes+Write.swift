@@ -36,10 +36,16 @@ extension FormsServer {
         }
         return redirect(Link(["k", kind, id]).url)
       case "delete":
+        guard Pages.fingerprint(try store.planDelete(kind: kind, id: id)) == form["_plan"] else {
+          return html(try pages.deletePlan(kind: kind, id: id, changed: true), status: .conflict)
+        }
         try store.delete(kind: kind, id: id)
         return redirect(Link(["k", kind]).url)
       case "rename":
         guard let to = form["to"], !to.isEmpty else { return plain(.badRequest, "name the new id") }
+        guard Pages.fingerprint(try store.planMove(kind: kind, from: id, to: to)) == form["_plan"] else {
+          return html(try pages.renamePlan(kind: kind, id: id, to: to, changed: true), status: .conflict)
+        }
         try store.move(kind: kind, from: id, to: to)
         return redirect(Link(["k", kind, to]).url)
       default:

@@ -14,6 +14,8 @@ extension FormsServer {
       switch segments.count {
       case 0:
         return html(try pages.home())
+      case 1 where segments[0] == "favicon.ico":
+        return Response(status: .noContent)
       case 2 where segments[0] == "assets":
         return asset(segments[1])
       case 1 where segments[0] == "events":
@@ -96,7 +98,7 @@ extension FormsServer {
       status: .ok, headers: [.contentType: type], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
   }
 
-  /// The store's changes as server-sent events: `data: KIND/ID` per change, a comment every 15
+  /// The store's changes as server-sent events: `data: KIND/ID` per change, a comment every 5
   /// seconds to keep the connection open.
   func events() -> Response {
     guard let stream = live.listen() else {
@@ -111,7 +113,8 @@ extension FormsServer {
         try await withThrowingTaskGroup(of: Void.self) { group in
           group.addTask {
             while !Task.isCancelled {
-              try await Task.sleep(for: .seconds(15))
+              // Often enough that a page closed without a word frees its place soon.
+              try await Task.sleep(for: .seconds(5))
               line.yield(": still listening\n\n")
             }
           }

@@ -152,6 +152,13 @@ public final class Store: Sendable {
   /// One document as stored, its sealed values left sealed (nothing is opened, so no access is recorded).
   package func readStored(kind: String, id: String) throws(StoreError) -> Document {
     let path = try path(kind: kind, id: id)
+    // The kind's directory as listing finds it: a link there (a hostile checkout) is not followed
+    // to read one document through it either (opening the file does not follow its own name only).
+    let directory = FilePath(path).parent
+    if case let entry = FileIO.entry(directory), entry != .directory && entry != .missing {
+      throw StoreError.wrongFileType(
+        display(directory.string), found: FileIO.describe(directory), expected: "a directory")
+    }
     let bytes: [UInt8]
     do {
       bytes = try FileIO.read(FilePath(path), followLinks: false)

@@ -33,7 +33,9 @@ struct ServerFaultTests {
     Scenario(
       name: "create an acquisition", uri: "/k/acquisition/new",
       fields: [("/id", "ACQ-2026-700"), ("/title", "Desks"), ("/agency", "GSA"), ("_action", "save")]),
-    Scenario(name: "delete an acquisition and its forms", uri: "/k/acquisition/ACQ-2026-001/delete", fields: []),
+    Scenario(
+      name: "delete an acquisition and its forms", uri: "/k/acquisition/ACQ-2026-001/delete",
+      fields: [("_plan", "PLAN")]),
     Scenario(
       name: "move a form along its workflow", uri: "/k/form/b261db59-0b69-5c7c-a3e6-dfb72fe38308/status",
       fields: [("state", "draft")]),
@@ -52,8 +54,8 @@ struct ServerFaultTests {
   }
 
   /// Posts the scenario's form (`hash`: the form's content hash, read before any fault is armed).
-  func run(_ scenario: Scenario, on fixture: ServerFixture, hash: String) async throws -> TestResponse {
-    let fields = scenario.fields.map { ($0.0, $0.1 == "HASH" ? hash : $0.1) }
+  func run(_ scenario: Scenario, on fixture: ServerFixture, hash: String, plan: String) async throws -> TestResponse {
+    let fields = scenario.fields.map { ($0.0, $0.1 == "HASH" ? hash : $0.1 == "PLAN" ? plan : $0.1) }
     return try await fixture.server.application(host: "127.0.0.1", port: 0).test(.router) { client in
       try await fixture.post(client, scenario.uri, fields)
     }
@@ -65,9 +67,10 @@ struct ServerFaultTests {
       let pristine = try ServerFixture(dir + "/pristine", clock: Self.clock)
       let before = try Self.state(pristine.root)
       let hash = try pristine.store.read(kind: "form", id: Self.form).contentHash
+      let plan = Pages.fingerprint(try pristine.store.planDelete(kind: "acquisition", id: "ACQ-2026-001"))
       let reference = try ServerFixture(dir + "/reference", copying: pristine.root, clock: Self.clock)
       let counter = FaultInjection.arm(FilePath(reference.root))
-      let succeeded = try await run(scenario, on: reference, hash: hash)
+      let succeeded = try await run(scenario, on: reference, hash: hash, plan: plan)
       counter.disarm()
       #expect(succeeded.status == .seeOther, "\(scenario.name): \(succeeded.text)")
       let after = try Self.state(reference.root)
@@ -82,7 +85,7 @@ struct ServerFaultTests {
           let armed = FaultInjection.arm(
             FilePath(fixture.root),
             fault: .init(nth: nth, persistent: persistent, errno: [EIO, ENOSPC, EACCES][nth % 3]))
-          let response = try await run(scenario, on: fixture, hash: hash)
+          let response = try await run(scenario, on: fixture, hash: hash, plan: plan)
           armed.disarm()
           #expect(!response.text.contains("a bug in formsctl"), "\(label): \(response.text)")
           _ = try Store.recover(fixture.store.layout, wait: 1, now: fixture.store.now)

@@ -156,3 +156,92 @@ struct ServerSecurityTests {
     }
   }
 }
+
+/// What the hostile pass found at the door, each held now.
+struct ServerDoorRegressionTests {
+  @Test func theOriginMustBeThisServerAndNullIsLeftToTheCSRFToken() async throws {
+    try await withTemporaryDirectoryAsync { dir in
+      let fixture = try ServerFixture(dir + "/store")
+      let hash = try fixture.store.read(kind: "form", id: ServerFixture.draftSF1449).contentHash
+      func save(origin: String?) async -> Response {
+        var head = HTTPRequest(
+          method: .post, scheme: "http", authority: "127.0.0.1:8700",
+          path: "/k/form/\(ServerFixture.draftSF1449)/edit")
+        head.headerFields = ServerFixture.formHeaders
+        if let origin { head.headerFields[.origin] = origin }
+        let body = ServerFixture.form([("_hash", hash), ("_action", "add /fields/items"), ("/fields/items#list", "")])
+        return await fixture.server.response(to: Request(head: head, body: RequestBody(buffer: body)))
+      }
+      for foreign in ["http://127.0.0.1:1", "https://127.0.0.1:8700", "http://localhost:8700", "http://evil.example"] {
+        #expect(await save(origin: foreign).status == .forbidden, "\(foreign)")
+      }
+      for own in ["http://127.0.0.1:8700", "null", nil] as [String?] {
+        #expect(await save(origin: own).status == .ok, "\(own ?? "none")")
+      }
+      try await fixture.test { client in
+        let page = try await fixture.get(client, "/")
+        #expect(page.headers[ServerSecurity.referrerPolicy] == "same-origin")
+      }
+    }
+  }
+
+  @Test func thePrintedURLRedirectsOnlyWithinTheServer() async throws {
+    try await withTemporaryDirectoryAsync { dir in
+      let fixture = try ServerFixture(dir + "/store")
+      try await fixture.test { client in
+        for (uri, location) in [
+          ("//evil.example/?token=t0ken", "/"), ("/%5Cevil.example/?token=t0ken", "/"),
+          ("//evil.example?token=t0ken", "/evil.example"),
+          ("/k/form?token=t0ken", "/k/form"), ("/?token=t0ken", "/"),
+        ] {
+          let response = try await client.execute(uri: uri, method: .get)
+          #expect(response.status == .seeOther, "\(uri)")
+          #expect(response.headers[.location] == location, "\(uri): \(response.headers[.location] ?? "")")
+        }
+      }
+    }
+  }
+}
+
+extension ServerDoorRegressionTests {
+  @Test func aLinkedKindDirectoryIsNotReadThroughForOneDocument() async throws {
+    try await withTemporaryDirectoryAsync { dir in
+      let fixture = try ServerFixture(dir + "/store")
+      let scenarios = dir + "/store/data/scenarios"
+      let id = try #require(try FileManager.default.contentsOfDirectory(atPath: scenarios).first?.dropLast(5))
+      try FileManager.default.moveItem(atPath: scenarios, toPath: dir + "/elsewhere")
+      try FileManager.default.createSymbolicLink(atPath: scenarios, withDestinationPath: dir + "/elsewhere")
+      try await fixture.test { client in
+        for uri in ["/k/scenario/\(id)", "/k/scenario/\(id)/edit", "/k/scenario/\(id)/print"] {
+          let page = try await fixture.get(client, uri)
+          #expect(page.status == .unprocessableContent, "\(uri)")
+          #expect(page.text.contains("symbolic link"), "\(uri)")
+        }
+      }
+      #expect(throws: StoreError.self) { try fixture.store.read(kind: "scenario", id: String(id)) }
+    }
+  }
+
+  @Test func aFeedOwnedWorkflowOffersNoButtonsAndJSONTypedIsKept() async throws {
+    try await withTemporaryDirectoryAsync { dir in
+      let fixture = try ServerFixture(dir + "/store")
+      try await fixture.test { client in
+        // The purchase order's status comes from the feed (`editable:` leaves it out).
+        let order = try await fixture.get(client, "/k/purchase-order/PO-000201")
+        #expect(!order.text.contains("Move to"))
+        // A new form's fields, before its type is known, are JSON text: kept when it parses...
+        let made = try await fixture.post(
+          client, "/k/form/new",
+          [("/form_type", "SF44"), ("/fields", #"{"vendor_name": "Cascade Outfitters"}"#), ("_action", "save")])
+        #expect(made.status == .seeOther, "\(made.text)")
+        let id = String((made.headers[.location] ?? "").split(separator: "/").last ?? "")
+        #expect(try fixture.value("form", id)["fields"]?["vendor_name"] == .string("Cascade Outfitters"))
+        // ...and shown again with the parser's reason when it does not.
+        let bad = try await fixture.post(
+          client, "/k/form/new", [("/form_type", "SF44"), ("/fields", "{vendor"), ("_action", "save")])
+        #expect(bad.status == .unprocessableContent)
+        #expect(bad.text.contains("not JSON") && bad.text.contains("{vendor"))
+      }
+    }
+  }
+}

@@ -166,11 +166,25 @@ struct ServerWriteTests {
         #expect(notNext.status == .unprocessableContent)
         let stale = try await fixture.post(client, "/k/form/\(id)/status", [("_hash", "0"), ("state", "in_review")])
         #expect(stale.status == .conflict)
-        let rename = try await fixture.post(client, "/k/acquisition/ACQ-2026-002/rename", [("to", "ACQ-2026-902")])
+        let renamePlan = Pages.fingerprint(
+          try fixture.store.planMove(kind: "acquisition", from: "ACQ-2026-002", to: "ACQ-2026-902"))
+        let stalePlan = try await fixture.post(
+          client, "/k/acquisition/ACQ-2026-002/rename", [("to", "ACQ-2026-902"), ("_plan", "0")])
+        #expect(stalePlan.status == .conflict && stalePlan.text.contains("This is the plan now"))
+        let rename = try await fixture.post(
+          client, "/k/acquisition/ACQ-2026-002/rename", [("to", "ACQ-2026-902"), ("_plan", renamePlan)])
         #expect(rename.status == .seeOther)
         let badRename = try await fixture.post(client, "/k/acquisition/ACQ-2026-902/rename", [("to", "../x")])
         #expect(badRename.status == .unprocessableContent)
-        let delete = try await fixture.post(client, "/k/acquisition/ACQ-2026-902/delete", [])
+        // The plan the person saw, then a form added to the acquisition: the delete is refused.
+        let page = try await fixture.get(client, "/k/acquisition/ACQ-2026-902/delete")
+        let seen = try #require(hiddenValue("_plan", in: page.text))
+        try fixture.store.create(
+          kind: "form", assignments: [try Assignment("form_type=SF30"), try Assignment("acquisition_id=ACQ-2026-902")])
+        let changed = try await fixture.post(client, "/k/acquisition/ACQ-2026-902/delete", [("_plan", seen)])
+        #expect(changed.status == .conflict)
+        let now = try #require(hiddenValue("_plan", in: changed.text))
+        let delete = try await fixture.post(client, "/k/acquisition/ACQ-2026-902/delete", [("_plan", now)])
         #expect(delete.status == .seeOther)
         let approve = try await fixture.post(client, "/k/form/\(id)/approve", [("decision", "approve")])
         #expect(approve.status == .forbidden)

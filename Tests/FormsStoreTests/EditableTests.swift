@@ -35,7 +35,7 @@ struct EditableTests {
     }
   }
 
-  @Test(arguments: [["items[0].quantity=6"], ["status=closed"], ["currency=EUR"]])
+  @Test(arguments: [["items[0].quantity=6"], ["status=closed"], ["currency=EUR"], ["issue_date=2020-01-01T00:00:00Z"]])
   func everythingElseIsRefusedNamingWhatIsEditable(_ changes: [String]) throws {
     try withTemporaryDirectory { dir in
       let fixture = try store(dir)

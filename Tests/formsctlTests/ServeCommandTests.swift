@@ -42,6 +42,16 @@ struct ServeCommandTests {
       #expect(
         noChromium.status == 66 && noChromium.stderr.contains("apt-get install chromium"), "\(noChromium.transcript)")
       #expect(!FileManager.default.fileExists(atPath: dir + "/x.pdf"))
+      // A Chromium that fails, or makes no PDF, is not a bug in formsctl: 74, and nothing written.
+      try writeFile("#!/bin/sh\nexit 0\n", to: dir + "/silent-chromium")
+      chmod(dir + "/silent-chromium", 0o755)
+      for broken in ["/bin/false", dir + "/silent-chromium"] {
+        let failed = try Formsctl.run(
+          ["render", "form", "1981a09e", "--format", "pdf", "--output", dir + "/x.pdf"], in: dir + "/store",
+          environment: ["FORMSCTL_CHROMIUM": broken])
+        #expect(failed.status == 74 && failed.stderr.contains("made no PDF"), "\(failed.transcript)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.contains("x.pdf") } == [])
+      }
       let unknown = try Formsctl.run(["render", "form", "nope"], in: dir + "/store")
       #expect(unknown.status == 66, "\(unknown.transcript)")
       let badKind = try Formsctl.run(["render", "forms", "1981a09e"], in: dir + "/store")
@@ -50,7 +60,8 @@ struct ServeCommandTests {
       #expect(dots.status == 65, "\(dots.transcript)")
       let unwritable = try Formsctl.run(
         ["render", "form", "1981a09e", "--output", dir + "/no/such/dir/x.html"], in: dir + "/store")
-      #expect(unwritable.status == 74, "\(unwritable.transcript)")
+      #expect(
+        unwritable.status == 74 && unwritable.stderr.contains("No such file or directory"), "\(unwritable.transcript)")
     }
   }
 }

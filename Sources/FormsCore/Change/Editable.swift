@@ -40,13 +40,15 @@ public struct EditablePath: Sendable, Equatable, CustomStringConvertible {
 
 extension ChangeRules {
   /// The changes from `old` (nil: a new document) to `new` that the descriptor's `editable:` does
-  /// not let people make; none when it has no `editable:`. The id, `_schema` and the timestamps
-  /// formsctl maintains are not people's changes; `_attachments` is not a field: the descriptor's
-  /// `attachments:` says what people attach (and only `attach` and `detach` change it).
+  /// not let people make; none when it has no `editable:`. The id, `_schema`, the updated
+  /// timestamp and a new document's created one are formsctl's to write, not people's changes
+  /// (a stored document's created timestamp is a field like any other: changing it is a change);
+  /// `_attachments` is not a field: the descriptor's `attachments:` says what people attach (and
+  /// only `attach` and `detach` change it).
   public static func notEditable(old: JSONValue?, new: JSONValue, schema: Schema) -> [JSONPointer] {
     guard let editable = schema.editable else { return [] }
-    let exempt = Set(
-      ["_schema", schema.idField, schema.timestamps.created, schema.timestamps.updated].compactMap { $0 })
+    let created = old == nil ? schema.timestamps.created : nil
+    let exempt = Set(["_schema", schema.idField, created, schema.timestamps.updated].compactMap { $0 })
     let changed: [JSONPointer]
     if let old {
       changed = old.changedPointers(to: new)
