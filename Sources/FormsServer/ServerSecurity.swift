@@ -96,13 +96,15 @@ public struct ServerSecurity: Sendable {
   }
 
   /// The headers every response carries: no script but the application's own, no framing, no
-  /// caching, no sniffing.
+  /// caching, no sniffing, no referrer sent to another site.
   static let headers: HTTPFields = [
     .contentSecurityPolicy:
       "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
       + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     .xContentTypeOptions: "nosniff",
-    HTTPField.Name("Referrer-Policy")!: "no-referrer",
+    // Not `no-referrer`: under it a browser sends `Origin: null` with every form it posts, which
+    // ``checkSameOrigin(_:)`` refuses. `same-origin` still tells other sites nothing.
+    HTTPField.Name("Referrer-Policy")!: "same-origin",
     .cacheControl: "no-store",
     HTTPField.Name("X-Frame-Options")!: "DENY",
   ]
