@@ -15,6 +15,7 @@ Exit 2: Selenium or the browser could not be started.
 """
 
 import argparse
+import base64
 import json
 import os
 import subprocess
@@ -95,13 +96,14 @@ class Session:
         return found[0]
 
     def screenshot(self, name):
+        """The whole page (not only the window), through the DevTools protocol."""
         path = os.path.join(self.args.screenshots, name)
-        # The whole page, not the window: set the window to the document's height first.
-        height = self.driver.execute_script(
-            "return Math.max(document.body.scrollHeight, document.documentElement.scrollHeight)")
-        self.driver.set_window_size(1280, min(max(int(height) + 40, 600), 6000))
-        check(self.driver.save_screenshot(path), f"could not write the screenshot {path}")
-        self.driver.set_window_size(1280, 1000)
+        size = self.driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
+        shot = self.driver.execute_cdp_cmd("Page.captureScreenshot", {
+            "format": "png", "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": 0, "width": size["width"], "height": min(size["height"], 8000), "scale": 1}})
+        with open(path, "wb") as file:
+            file.write(base64.b64decode(shot["data"]))
         print(f"screenshot: {path}", flush=True)
 
     def submit(self, button_css):
@@ -282,6 +284,7 @@ class Session:
         self.open(f"/k/acquisition/{self.args.hostile}")
         check(HOSTILE_TITLE in self.one("h1").text, "the heading does not show the title as text")
         ok("the hostile title shows as text on its page and in the list; no script ran, no handler attribute")
+        self.screenshot("hostile.png")
 
 
 def main():
