@@ -25,7 +25,7 @@ import time
 
 try:
     from selenium import webdriver
-    from selenium.common.exceptions import TimeoutException, WebDriverException
+    from selenium.common.exceptions import StaleElementReferenceException, TimeoutException, WebDriverException
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
@@ -82,8 +82,15 @@ class Session:
         self.base = args.url.split("/?", 1)[0]
 
     def wait(self, condition, message, timeout=5):
+        """Until `condition` holds; an element it looks at may be missing or replaced meanwhile (a
+        live page swaps its content), which counts as not yet."""
+        def holds(_):
+            try:
+                return condition()
+            except (Failed, StaleElementReferenceException):
+                return False
         try:
-            return WebDriverWait(self.driver, timeout, poll_frequency=0.02).until(lambda _: condition())
+            return WebDriverWait(self.driver, timeout, poll_frequency=0.02).until(holds)
         except TimeoutException:
             raise Failed(f"{message} (waited {timeout} s; at {self.driver.current_url})")
 
@@ -267,11 +274,68 @@ class Session:
               flush=True)
         ok("a formsctl set from another process appeared without a reload")
 
+    def formsctl(self, *arguments):
+        done = subprocess.run([self.args.formsctl, *arguments], cwd=self.args.store, capture_output=True, text=True)
+        check(done.returncode == 0, f"formsctl {' '.join(arguments)} failed ({done.returncode}): {done.stderr.strip()}")
+        return done.stdout
+
+    def live_list(self):
+        self.open("/k/acquisition")
+        self.wait(lambda: self.driver.execute_script("return document.body.dataset.live") == "acquisition",
+                  "the list is not live")
+        self.driver.execute_script("window.__notReloaded = true")
+        time.sleep(0.3)
+        agency = f"Agency changed from a terminal {int(time.time())}"
+        started = time.monotonic()
+        self.formsctl("set", "acquisition", "ACQ-2026-003", f"agency={agency}")
+        self.wait(lambda: agency in self.one('#list tr[data-id="ACQ-2026-003"]').text,
+                  "the list did not show the change within 3 s", timeout=3)
+        check(self.driver.execute_script("return window.__notReloaded === true"), "the list was reloaded")
+        print(f"live: the list showed a formsctl set {1000 * (time.monotonic() - started):.0f} ms after it started",
+              flush=True)
+        ok("a formsctl set from another process appeared in the open list without a reload")
+
+    def conflict(self):
+        """A form being filled is never replaced: a change from elsewhere is said, and saving over it shows both."""
+        self.open("/k/acquisition/ACQ-2026-004/edit")
+        check(self.driver.execute_script("return document.body.dataset.editing") == "acquisition/ACQ-2026-004",
+              "the edit form does not follow its document")
+        time.sleep(0.3)
+        self.type_into("/agency", "Typed in the browser")
+        self.formsctl("set", "acquisition", "ACQ-2026-004", "agency=Set from a terminal")
+        self.wait(lambda: self.one("#live-note").is_displayed(), "the form did not say its document changed", timeout=3)
+        check(self.field_input("/agency").get_attribute("value") == "Typed in the browser",
+              "the form was replaced under the person's hands")
+        ok(f"the open form says: {self.one('#live-note').text}")
+        self.submit('button[name="_action"][value="save"]')
+        theirs, yours = self.one("#theirs").text, self.one("#yours").text
+        check("Set from a terminal" in theirs and "Typed in the browser" in yours,
+              f"the conflict page does not show both versions: {theirs!r} / {yours!r}")
+        stored = self.formsctl("get", "acquisition", "ACQ-2026-004", "--field", "agency")
+        check(stored.strip() == "Set from a terminal", f"the save over a changed document wrote: {stored!r}")
+        ok("a save over a document changed elsewhere wrote nothing and showed both versions")
+
+    def relation_picker(self):
+        """A relation field offers the target kind's ids (and titles) that start with what is typed."""
+        self.open("/k/form/new")
+        picker = self.field_input("/acquisition_id")
+        check(picker.get_attribute("list") == "choices-acquisition_id", "acquisition_id is not a relation picker")
+        picker.send_keys("ACQ-2026-66")
+        options = "return Array.from(document.querySelectorAll('#choices-acquisition_id option')).map(o => o.value)"
+        self.wait(lambda: self.driver.execute_script(options) == [self.args.hostile],
+                  f"typing ACQ-2026-66 did not narrow the choices to {self.args.hostile}", timeout=3)
+        ok(f"the relation picker narrows to {self.args.hostile} as its id is typed")
+
     def hostile_title(self):
-        for path in [f"/k/acquisition/{self.args.hostile}", "/k/acquisition"]:
+        # Its page and the list show it; a form's relation picker holds it as an option's label.
+        for path in [f"/k/acquisition/{self.args.hostile}", "/k/acquisition", "/k/form/new"]:
             self.open(path)
-            text = self.one("main").text
-            check(HOSTILE_TITLE in text, f"{path} does not show the title as text")
+            if path == "/k/form/new":
+                labels = self.driver.execute_script(
+                    "return Array.from(document.querySelectorAll('#choices-acquisition_id option')).map(o => o.textContent)")
+                check(HOSTILE_TITLE in labels, f"the relation picker does not offer the title as text: {labels}")
+            else:
+                check(HOSTILE_TITLE in self.one("main").text, f"{path} does not show the title as text")
             check(self.driver.execute_script("return typeof window.__pwned") == "undefined",
                   f"{path}: the title's script ran")
             attributes = self.driver.execute_script(
@@ -283,7 +347,8 @@ class Session:
             check(all(src and src.endswith("/assets/app.js") for src in scripts), f"{path}: scripts {scripts}")
         self.open(f"/k/acquisition/{self.args.hostile}")
         check(HOSTILE_TITLE in self.one("h1").text, "the heading does not show the title as text")
-        ok("the hostile title shows as text on its page and in the list; no script ran, no handler attribute")
+        ok("the hostile title shows as text on its page, in the list and in a relation picker; no script ran, "
+           "no handler attribute")
         self.screenshot("hostile.png")
 
 
@@ -302,7 +367,8 @@ def main():
         session = Session(driver, args)
         try:
             for step in [session.sign_in, session.list_and_filter, session.edit_with_an_error, session.print_view,
-                         session.approve, session.live_update, session.hostile_title]:
+                         session.approve, session.live_update, session.live_list, session.conflict,
+                         session.relation_picker, session.hostile_title]:
                 step()
             # What the browser's console said: a policy violation is a page that does not work as written.
             errors = [entry.get("message", "") for entry in driver.get_log("browser") if entry.get("level") == "SEVERE"]
