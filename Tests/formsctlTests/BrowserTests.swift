@@ -16,13 +16,13 @@ struct BrowserTests {
   /// What is missing to run a browser (nil: nothing).
   static let missing: String? = {
     let environment = ProcessInfo.processInfo.environment
+    // (isExecutableFile alone says yes to a path that does not exist when the tests run as root.)
+    func isProgram(_ path: String) -> Bool {
+      FileManager.default.fileExists(atPath: path) && FileManager.default.isExecutableFile(atPath: path)
+    }
     var missing: [String] = []
-    if !FileManager.default.isExecutableFile(atPath: environment["FORMSCTL_CHROMIUM"] ?? "/usr/bin/chromium") {
-      missing.append("chromium")
-    }
-    if !FileManager.default.isExecutableFile(atPath: environment["FORMSCTL_CHROMEDRIVER"] ?? "/usr/bin/chromedriver") {
-      missing.append("chromedriver")
-    }
+    if !isProgram(environment["FORMSCTL_CHROMIUM"] ?? "/usr/bin/chromium") { missing.append("chromium") }
+    if !isProgram(environment["FORMSCTL_CHROMEDRIVER"] ?? "/usr/bin/chromedriver") { missing.append("chromedriver") }
     if (try? runProgram(["python3", "-c", "import selenium"]))?.status != 0 { missing.append("Python's selenium") }
     return missing.isEmpty ? nil : missing.joined(separator: ", ")
   }()
@@ -103,7 +103,7 @@ struct BrowserTests {
           "python3", Self.script, "--url", server.url, "--store", store, "--formsctl", Formsctl.binary.path,
           "--screenshots", Self.screenshots, "--draft", Self.draft, "--review", Self.review, "--hostile",
           Self.hostile, "--live", "ACQ-2026-001",
-        ], in: dir, environment: testEnvironment())
+        ], in: dir, environment: Self.browserEnvironment(dir))
       print(browser.stdout + browser.stderr, terminator: "")
       #expect(browser.status == 0, "the browser run failed (\(browser.status)): \(browser.stderr)")
       #expect(browser.stdout.contains("live: "), "\(browser.stdout)")
@@ -176,12 +176,19 @@ struct BrowserTests {
     try withTemporaryDirectory { dir in
       try copyExampleStore(to: dir + "/store")
       let made = try Formsctl.run(
-        ["render", "form", Self.draft, "--format", "pdf", "--output", dir + "/x.pdf"], in: dir + "/store")
+        ["render", "form", Self.draft, "--format", "pdf", "--output", dir + "/x.pdf"], in: dir + "/store",
+        environment: Self.browserEnvironment(dir))
       #expect(made.status == 0, "\(made.stderr)")
       let bytes = try Data(contentsOf: URL(fileURLWithPath: dir + "/x.pdf"))
       #expect(bytes.starts(with: Array("%PDF-".utf8)), "\(bytes.prefix(16))")
       #expect(bytes.count > 1000)
     }
+  }
+
+  /// The tests' environment with a HOME of its own under `dir`: Chromium writes its caches and
+  /// crash reports there (under the tests' HOME, which must not exist, it would make it).
+  static func browserEnvironment(_ dir: String) -> [String: String] {
+    testEnvironment().merging(["HOME": dir + "/home"]) { $1 }
   }
 
   /// The records `formsctl log … --format json` prints (an array, or one object per line).
