@@ -358,6 +358,9 @@ def main():
         parser.add_argument("--" + name, required=True)
     args = parser.parse_args()
     os.makedirs(args.screenshots, exist_ok=True)
+    stale = os.path.join(args.screenshots, "failure.png")
+    if os.path.exists(stale):
+        os.remove(stale)  # a failure of an earlier run
     with tempfile.TemporaryDirectory(prefix="formsctl-chromium-") as profile:
         try:
             driver = browser(profile)
