@@ -137,6 +137,6 @@ let package = Package(
         "formsctl", "formsctl-sync", "formsctl-serve", "FormsCommandLine", "FormsLanguageServer", "FormsStore",
         "FormsCore", "FormsTestSupport",
       ],
-      exclude: ["Snapshots"], swiftSettings: settings),
+      exclude: ["Snapshots", "Browser"], swiftSettings: settings),
   ]
 )

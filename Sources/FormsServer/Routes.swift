@@ -45,8 +45,15 @@ extension FormsServer {
         switch segments[3] {
         case "edit": return html(try pages.editForm(kind: kind, id: id))
         case "print":
+          // The print view is self-contained (`formsctl render` writes it as one file): its style is
+          // inline, which the application's policy (`style-src 'self'`) would block. It has no script.
           return Response(
-            status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+            status: .ok,
+            headers: [
+              .contentType: "text/html; charset=utf-8",
+              .contentSecurityPolicy:
+                "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+            ],
             body: ResponseBody(byteBuffer: ByteBuffer(string: try PrintView.render(store: store, kind: kind, id: id))))
         case "delete": return html(try pages.deletePlan(kind: kind, id: id))
         case "rename": return html(try pages.renamePlan(kind: kind, id: id, to: query["to"]))

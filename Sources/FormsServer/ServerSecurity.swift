@@ -102,7 +102,7 @@ public struct ServerSecurity: Sendable {
   static let frameOptions = HTTPField.Name("X-Frame-Options") ?? .cacheControl
 
   /// The headers every response carries: no script but the application's own, no framing, no
-  /// caching, no sniffing.
+  /// caching, no sniffing, no referrer sent to another site.
   static let headers: HTTPFields = [
     .contentSecurityPolicy:
       "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
