@@ -12,6 +12,8 @@ let package = Package(
     // `formsctl sync` runs this program from beside formsctl (as git runs git-NAME), so that
     // formsctl itself never compiles or links the PostgreSQL client.
     .executable(name: "formsctl-sync", targets: ["formsctl-sync"]),
+    // `formsctl mcp` runs this one the same way: formsctl never links the MCP SDK.
+    .executable(name: "formsctl-mcp", targets: ["formsctl-mcp"]),
     .library(name: "FormsCore", targets: ["FormsCore"]),
     .library(name: "FormsYAML", targets: ["FormsYAML"]),
     .library(name: "FormsStore", targets: ["FormsStore"]),
@@ -22,6 +24,8 @@ let package = Package(
     // Only the sync target links it (formsctl sync); the libraries do not.
     .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     .package(url: "https://github.com/apple/swift-log", from: "1.5.3"),
+    // Only the assistant door links it (formsctl mcp).
+    .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
   ],
   targets: [
     .systemLibrary(
@@ -48,6 +52,13 @@ let package = Package(
       ],
       swiftSettings: settings
     ),
+    // The Model Context Protocol server assistants start (formsctl mcp): its tools, resources
+    // and notifications, over the store library's public API.
+    .target(
+      name: "FormsAssistant",
+      dependencies: ["FormsCore", "FormsStore", .product(name: "MCP", package: "swift-sdk")],
+      swiftSettings: settings
+    ),
     // What every formsctl program shares: store options, output, error words, exit codes, the
     // main loop (package access only; not a product).
     .target(
@@ -67,6 +78,14 @@ let package = Package(
       name: "formsctl-sync",
       dependencies: [
         "FormsCore", "FormsStore", "FormsSync", "FormsCommandLine",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      swiftSettings: settings
+    ),
+    .executableTarget(
+      name: "formsctl-mcp",
+      dependencies: [
+        "FormsCore", "FormsStore", "FormsAssistant", "FormsCommandLine",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: settings
@@ -94,9 +113,16 @@ let package = Package(
       name: "FormsSyncTests", dependencies: ["FormsCore", "FormsStore", "FormsSync", "FormsTestSupport"],
       swiftSettings: settings),
     .testTarget(
+      name: "FormsAssistantTests",
+      dependencies: [
+        "FormsAssistant", "FormsCore", "FormsStore", "FormsTestSupport", .product(name: "MCP", package: "swift-sdk"),
+      ],
+      exclude: ["Resources"], swiftSettings: settings),
+    .testTarget(
       name: "formsctlTests",
       dependencies: [
-        "formsctl", "formsctl-sync", "FormsCommandLine", "FormsLanguageServer", "FormsStore", "FormsCore",
+        "formsctl", "formsctl-sync", "formsctl-mcp", "FormsCommandLine", "FormsLanguageServer", "FormsStore",
+        "FormsCore",
         "FormsTestSupport",
       ],
       exclude: ["Snapshots"], swiftSettings: settings),

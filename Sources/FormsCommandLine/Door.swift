@@ -9,6 +9,7 @@ import Foundation
 /// builds formsctl alone; `swift build` builds every program.
 package enum Door: String, CaseIterable, Sendable {
   case sync
+  case mcp
 
   /// Set in the environment of the program formsctl runs: a formsctl that finds it set was run
   /// as a door's program, so that program is formsctl itself (a link or a copy), not the door's.

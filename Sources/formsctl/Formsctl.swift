@@ -27,7 +27,7 @@ struct Formsctl: ParsableCommand {
       Remove.self,
       Move.self, Attach.self, Detach.self,
       Validate.self, Fmt.self, Schema.self, Migrate.self, Snapshot.self, Import.self, Log.self, Git.self,
-      MergeFile.self, Editor.self, LSP.self, SyncCommand.self, Keygen.self, Keys.self, Recover.self,
+      MergeFile.self, Editor.self, LSP.self, McpCommand.self, SyncCommand.self, Keygen.self, Keys.self, Recover.self,
     ]
   )
 
@@ -44,6 +44,7 @@ struct Formsctl: ParsableCommand {
     // formsctl parses sync's arguments (its help and completion are formsctl's); the program
     // formsctl-sync, run with the same arguments, does the work.
     SyncCommand.performer.withLock { $0 = { _ in try Door.sync.run() } }
+    McpCommand.performer.withLock { $0 = { _ in try Door.mcp.run() } }
     CommandLineMain.run(Formsctl.self)
   }
 }
