@@ -56,7 +56,10 @@ let package = Package(
     // and notifications, over the store library's public API.
     .target(
       name: "FormsAssistant",
-      dependencies: ["FormsCore", "FormsStore", .product(name: "MCP", package: "swift-sdk")],
+      dependencies: [
+        "FormsCore", "FormsStore", .product(name: "MCP", package: "swift-sdk"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
       swiftSettings: settings
     ),
     // What every formsctl program shares: store options, output, error words, exit codes, the

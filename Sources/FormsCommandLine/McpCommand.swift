@@ -19,8 +19,8 @@ package struct McpCommand: ParsableCommand {
       Never through this door: an approval or a rejection (a person's signature; a move that needs one is refused), a sealed value in plain text (it reads «encrypted» unless --allow-sealed, which records each read as `get` does), more than one deletion per call, a path outside the store. A call's arguments are at most 256 KiB.
 
       Examples:
-        formsctl mcp --help
-        formsctl mcp --store examples/acquisitions < /dev/null
+        formsctl mcp < /dev/null
+        printf '%s\\n' '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}' | formsctl mcp | jq -r '.result.tools[].name'
       """
   )
   @OptionGroup package var options: StoreOptions

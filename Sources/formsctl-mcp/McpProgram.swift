@@ -35,7 +35,7 @@ struct McpProgram: ParsableCommand {
     let done = DispatchSemaphore(value: 0)
     Task {
       do {
-        try await server.start(transport: StdioTransport())
+        try await server.start(transport: DrainingTransport(StdioTransport()))
         await server.waitUntilCompleted()
       } catch {
         failure.set("the MCP server stopped: \(error)")
