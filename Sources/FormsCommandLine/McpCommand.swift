@@ -20,7 +20,8 @@ package struct McpCommand: ParsableCommand {
 
       Examples:
         formsctl mcp < /dev/null
-        printf '%s\\n' '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}' | formsctl mcp | jq -r '.result.tools[].name'
+        echo '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}' | formsctl mcp \\
+          | jq -r '.result.tools[].name'
       """
   )
   @OptionGroup package var options: StoreOptions
