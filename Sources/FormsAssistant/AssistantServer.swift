@@ -10,6 +10,8 @@ import Synchronization
 /// `notifications/resources/list_changed` when documents were created, deleted or renamed.
 public final class AssistantServer: Sendable {
   public let assistant: Assistant
+  /// The most resources one `resources/list` answer names (the rest follow with its cursor).
+  public static let resourcePage = 500
   let server: Server
   let subscriptions = Mutex<Set<String>>([])
   let watch = Mutex<Task<Void, Never>?>(nil)
@@ -79,15 +81,21 @@ public final class AssistantServer: Sendable {
         content: [.text(text: JSONWriter.canonicalString(answer.value), annotations: nil, _meta: nil)],
         structuredContent: structured, isError: answer.isError)
     }
-    await server.withMethodHandler(ListResources.self) { _ in
+    await server.withMethodHandler(ListResources.self) { params in
+      // Pages of `resourcePage`; the cursor is where the next page starts.
+      let start = params.cursor.map { Int($0) ?? -1 } ?? 0
+      let all: [Assistant.Resource]
       do throws(StoreError) {
-        return ListResources.Result(
-          resources: try assistant.resources().map {
-            MCP.Resource(name: $0.name, uri: $0.uri, title: $0.title, mimeType: $0.mimeType)
-          })
+        all = try assistant.resources()
       } catch {
         throw MCPError.internalError(error.description)
       }
+      guard (0...all.count).contains(start) else { throw MCPError.invalidParams("no such cursor") }
+      let end = min(all.count, start + Self.resourcePage)
+      return ListResources.Result(
+        resources: all[start..<end].map {
+          MCP.Resource(name: $0.name, uri: $0.uri, title: $0.title, mimeType: $0.mimeType)
+        }, nextCursor: end < all.count ? String(end) : nil)
     }
     await server.withMethodHandler(ReadResource.self) { params in
       do throws(AssistantError) {

@@ -94,6 +94,30 @@ struct AssistantServerTests {
     }
   }
 
+  /// A store of more documents than one answer names is listed page by page, each once.
+  @Test func resourcesArePaged() async throws {
+    try await withTemporaryDirectoryAsync { dir in
+      let count = AssistantServer.resourcePage + 20
+      _ = try ExampleStore.generate(count: count, at: dir + "/store", repository: repository)
+      let store = try openStore(dir + "/store")
+      let (client, server) = try await connected(Assistant(store: store, allowSealed: false))
+      defer { Task { await server.shutdown() } }
+      var uris: [String] = []
+      var cursor: String?
+      var pages = 0
+      repeat {
+        let (resources, next) = try await client.listResources(cursor: cursor)
+        uris += resources.map(\.uri)
+        cursor = next
+        pages += 1
+      } while cursor != nil && pages < 10
+      #expect(pages == 2)
+      #expect(
+        Set(uris).count == uris.count && uris.filter { $0.hasPrefix("formsctl://purchase-order/") }.count == count)
+      await #expect(throws: (any Error).self) { _ = try await client.listResources(cursor: "-5") }
+    }
+  }
+
   /// A commit (here by another store handle, as another process would) notifies the client: the
   /// subscribed document's update, and the list's change when a document is created.
   @Test func aCommitNotifiesTheClient() async throws {
