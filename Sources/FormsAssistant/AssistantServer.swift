@@ -75,7 +75,7 @@ public final class AssistantServer: Sendable {
           content: [.text(text: "{\"error\": \"the arguments are not JSON\"}", annotations: nil, _meta: nil)],
           isError: true)
       }
-      let answer = assistant.call(params.name, arguments: arguments)
+      let answer = await Self.offPool { assistant.call(params.name, arguments: arguments) }
       let structured: Value? = Self.value(answer.value)
       return CallTool.Result(
         content: [.text(text: JSONWriter.canonicalString(answer.value), annotations: nil, _meta: nil)],
@@ -84,11 +84,11 @@ public final class AssistantServer: Sendable {
     await server.withMethodHandler(ListResources.self) { params in
       // Pages of `resourcePage`; the cursor is where the next page starts.
       let start = params.cursor.map { Int($0) ?? -1 } ?? 0
+      let listed = await Self.offPool { Result { () throws(StoreError) in try assistant.resources() } }
       let all: [Assistant.Resource]
-      do throws(StoreError) {
-        all = try assistant.resources()
-      } catch {
-        throw MCPError.internalError(error.description)
+      switch listed {
+      case .success(let resources): all = resources
+      case .failure(let error): throw MCPError.internalError(error.description)
       }
       guard (0...all.count).contains(start) else { throw MCPError.invalidParams("no such cursor") }
       let end = min(all.count, start + Self.resourcePage)
@@ -98,8 +98,9 @@ public final class AssistantServer: Sendable {
         }, nextCursor: end < all.count ? String(end) : nil)
     }
     await server.withMethodHandler(ReadResource.self) { params in
+      let read = await Self.offPool { Result { () throws(AssistantError) in try assistant.read(params.uri) } }
       do throws(AssistantError) {
-        let content = try assistant.read(params.uri)
+        let content = try read.get()
         return ReadResource.Result(contents: [.text(content.text, uri: content.uri, mimeType: content.mimeType)])
       } catch {
         let message = error.answer.value["error"]?.stringValue ?? "cannot read \(params.uri)"
@@ -136,6 +137,14 @@ public final class AssistantServer: Sendable {
       }
     }
     watch.withLock { $0 = task }
+  }
+
+  /// Runs `body` (store work, which blocks: reading files, waiting for the store's lock) on a
+  /// thread outside Swift's cooperative pool, so that a wait never starves the server's tasks.
+  static func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+      Thread.detachNewThread { continuation.resume(returning: body()) }
+    }
   }
 
   /// A formsctl JSON value as the SDK's.

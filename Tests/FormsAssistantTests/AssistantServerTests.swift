@@ -94,6 +94,48 @@ struct AssistantServerTests {
     }
   }
 
+  /// Writes that wait for the store's lock (more of them than Swift's cooperative pool has
+  /// threads) do not hold up another call: store work runs outside the pool.
+  @Test func aWriteWaitingForTheLockHoldsUpNoOtherCall() async throws {
+    try await withTemporaryDirectoryAsync { dir in
+      let store = try openStore(try exampleStore(in: dir))
+      let (client, server) = try await connected(Assistant(store: store, allowSealed: false))
+      defer { Task { await server.shutdown() } }
+      let held = DispatchSemaphore(value: 0)
+      let release = DispatchSemaphore(value: 0)
+      Thread.detachNewThread {
+        do {
+          try store.withWriteLock("test") { () throws(StoreError) in
+            held.signal()
+            release.wait()
+          }
+        } catch {
+          Issue.record("the test could not hold the lock: \(error)")
+          held.signal()
+        }
+      }
+      held.wait()
+      let writes = (0..<ProcessInfo.processInfo.activeProcessorCount + 2).map { index in
+        Task {
+          try await client.callTool(
+            name: "update",
+            arguments: [
+              "kind": .string("form"), "id": .string(draftForm), "set": .object(["revision": .string("R\(index)")]),
+              "apply": .bool(true),
+            ])
+        }
+      }
+      try await Task.sleep(for: .milliseconds(300))
+      let start = ContinuousClock.now
+      let (_, listError) = try await client.callTool(name: "list_kinds", arguments: [:])
+      let waited = ContinuousClock.now - start
+      release.signal()
+      #expect(listError == false)
+      #expect(waited < .seconds(2), "list_kinds waited \(waited) behind writes waiting for the lock")
+      for write in writes { _ = try await write.value }
+    }
+  }
+
   /// A store of more documents than one answer names is listed page by page, each once.
   @Test func resourcesArePaged() async throws {
     try await withTemporaryDirectoryAsync { dir in
