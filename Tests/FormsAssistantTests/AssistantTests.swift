@@ -5,58 +5,6 @@ import FormsTestSupport
 import Foundation
 import Testing
 
-/// The repository this test file is in.
-let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-  .deletingLastPathComponent().path
-
-/// A copy of the example store under `dir`, its descriptors read from this repository.
-func exampleStore(in dir: String) throws -> String {
-  let store = dir + "/store"
-  try FileManager.default.copyItem(atPath: repository + "/examples/acquisitions", toPath: store)
-  let manifest = try readFile(store + "/formsctl.yaml")
-  let encryption = manifest.components(separatedBy: "encryption:").dropFirst().first.map { "encryption:" + $0 } ?? ""
-  try writeFile("formsctl: 1\nschemas: \(repository)/schemas\n" + encryption, to: store + "/formsctl.yaml")
-  return store
-}
-
-/// The example store opened as `formsctl mcp` opens it; `identity` loads the demo key holder's identity.
-func openStore(_ root: String, identity: Bool = false) throws -> Store {
-  var configuration = Store.Configuration()
-  configuration.user = "Assistant Test <test@example.org>"
-  configuration.lockWait = 5
-  let store = try Store.open(at: root, configuration: configuration)
-  guard identity else { return store }
-  let key = root + "/../demo-identity"
-  try FileManager.default.copyItem(atPath: repository + "/examples/demo-identity", toPath: key)
-  try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key)
-  let keyring = try Keyring.load(store.layout, registry: store.registry, environment: ["FORMSCTL_IDENTITY": key])
-  return Store(layout: store.layout, registry: store.registry, configuration: configuration, keyring: keyring)
-}
-
-/// The audit log's records of changes (not reads), newest first.
-func changes(_ store: Store) throws -> [AuditRecord] {
-  try AuditLog.query(store.layout, AuditLog.Query()).records
-}
-
-/// The JSON object `text` parses to.
-func parsed(_ text: String) throws -> JSONValue { try JSONParser().parse(Array(text.utf8)) }
-
-/// An object from members.
-func args(_ members: KeyValuePairs<String, JSONValue>) -> JSONObject { JSONObject(members) }
-
-/// A draft SF 30 for acquisition `acquisition`.
-func sf30(acquisition: String) -> JSONValue {
-  .object(
-    JSONObject([
-      "form_type": .string("SF30"), "form_number": .string("SF 30"), "acquisition_id": .string(acquisition),
-      "fields": .object(
-        JSONObject(["modification_number": .string("P00001"), "effective_date": .string("2026-12-01")])),
-    ]))
-}
-
-/// An example form in draft (a DD 1155 of ACQ-2026-001).
-let draftForm = "22e8dfd4-5323-52b8-9003-08076893ad38"
-
 struct AssistantToolTests {
   /// Each kind gets a check and a create tool whose `document` is the kind's JSON Schema, with its
   /// enums; the references into named types resolve in the input's own `$defs`.
@@ -404,79 +352,6 @@ struct AssistantToolTests {
       #expect(!plain.isEmpty && plain != "«encrypted»", "\(opened.value)")
       let reads = try AuditLog.query(store.layout, AuditLog.Query(access: true)).records
       #expect(reads.count == 1 && reads.first?.access?.first?.id == "ACQ-2026-001")
-    }
-  }
-}
-
-/// A store whose claims pass an approval chain: this door never signs, and never voids a signature.
-struct AssistantSignatureTests {
-  static let descriptor = """
-    kind: claim
-    version: 1.0.0
-    directory: claims
-    fields:
-      id: string
-      amount: {type: decimal, min: 0, scale: 2}
-      note: {type: string, optional: true}
-      status: {type: enum, values: [draft, in_review, approved, rejected], default: draft}
-    workflow:
-      field: status
-      transitions:
-        draft: [in_review]
-        in_review: [approved, rejected]
-        rejected: [draft]
-    approvals:
-      free: [note]
-      on_change: refuse
-      chains:
-        - from: in_review
-          to: approved
-          reject_to: rejected
-          steps:
-            - {name: review, role: reviewer}
-
-    """
-
-  @Test func aMoveThatNeedsASignatureIsRefused() throws {
-    try withTemporaryDirectory { dir in
-      let preparer = Identity.generate()
-      let reviewer = Identity.generate()
-      try writeFile("formsctl: 1\nroles:\n  reviewer: [\(reviewer.signer)]\n", to: dir + "/formsctl.yaml")
-      try writeFile(Self.descriptor, to: dir + "/schemas/claim/1.0.0.yaml")
-      let store = try openStore(dir)
-      try store.create(kind: "claim", assignments: [try Assignment("id=c1"), try Assignment("amount=19.99")])
-      try store.create(kind: "claim", assignments: [try Assignment("id=c2"), try Assignment("amount=5.00")])
-      try store.transition(kind: "claim", id: "c2", to: "in_review", identity: preparer)
-      try store.approve(kind: "claim", id: "c2", identity: reviewer)
-      let before = try changes(store).count
-      // Even a server that shows sealed values holds no key to sign with.
-      let assistant = Assistant(store: store, allowSealed: true)
-      for apply in [false, true] {
-        let submit = assistant.call(
-          "transition",
-          arguments: args([
-            "kind": .string("claim"), "id": .string("c1"), "to": .string("in_review"), "apply": .bool(apply),
-          ]))
-        #expect(submit.isError && submit.value["error"]?.stringValue?.contains("signed") == true, "\(submit.value)")
-      }
-      #expect(try store.read(kind: "claim", id: "c1").value["status"]?.stringValue == "draft")
-      let void = assistant.call(
-        "update",
-        arguments: args([
-          "kind": .string("claim"), "id": .string("c2"), "set": .object(JSONObject(["amount": .number(JSONNumber(6))])),
-          "apply": .bool(true),
-        ]))
-      // Approved content changed: refused (the chain's rule), never written with stale signatures.
-      #expect(void.isError, "\(void.value)")
-      #expect(try changes(store).count == before)
-      let free = assistant.call(
-        "update",
-        arguments: args([
-          "kind": .string("claim"), "id": .string("c2"), "set": .object(JSONObject(["note": .string("checked")])),
-          "apply": .bool(true),
-        ]))
-      #expect(!free.isError, "a free field voids nothing: \(free.value)")
-      #expect(try changes(store).count == before + 1)
     }
   }
 }
