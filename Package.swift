@@ -15,6 +15,8 @@ let package = Package(
     // `formsctl serve` runs this program from beside formsctl, as sync runs formsctl-sync: only it
     // links the HTTP server.
     .executable(name: "formsctl-serve", targets: ["formsctl-serve"]),
+    // `formsctl mcp` runs this one the same way: formsctl never links the MCP SDK.
+    .executable(name: "formsctl-mcp", targets: ["formsctl-mcp"]),
     .library(name: "FormsCore", targets: ["FormsCore"]),
     .library(name: "FormsYAML", targets: ["FormsYAML"]),
     .library(name: "FormsStore", targets: ["FormsStore"]),
@@ -31,6 +33,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
     .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    // Only the assistant door links it (formsctl mcp).
+    .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
   ],
   targets: [
     .systemLibrary(
@@ -70,6 +74,16 @@ let package = Package(
       ],
       swiftSettings: settings
     ),
+    // The Model Context Protocol server assistants start (formsctl mcp): its tools, resources
+    // and notifications, over the store library's public API.
+    .target(
+      name: "FormsAssistant",
+      dependencies: [
+        "FormsCore", "FormsStore", .product(name: "MCP", package: "swift-sdk"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: settings
+    ),
     // What every formsctl program shares: store options, output, error words, exit codes, the
     // main loop (package access only; not a product).
     .target(
@@ -97,6 +111,14 @@ let package = Package(
       name: "formsctl-serve",
       dependencies: [
         "FormsCore", "FormsStore", "FormsServer", "FormsCommandLine",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      swiftSettings: settings
+    ),
+    .executableTarget(
+      name: "formsctl-mcp",
+      dependencies: [
+        "FormsCore", "FormsStore", "FormsAssistant", "FormsCommandLine",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: settings
@@ -132,10 +154,16 @@ let package = Package(
       ],
       swiftSettings: settings),
     .testTarget(
+      name: "FormsAssistantTests",
+      dependencies: [
+        "FormsAssistant", "FormsCore", "FormsStore", "FormsTestSupport", .product(name: "MCP", package: "swift-sdk"),
+      ],
+      exclude: ["Resources"], swiftSettings: settings),
+    .testTarget(
       name: "formsctlTests",
       dependencies: [
-        "formsctl", "formsctl-sync", "formsctl-serve", "FormsCommandLine", "FormsLanguageServer", "FormsStore",
-        "FormsCore", "FormsTestSupport",
+        "formsctl", "formsctl-sync", "formsctl-serve", "formsctl-mcp", "FormsCommandLine", "FormsLanguageServer",
+        "FormsStore", "FormsCore", "FormsTestSupport",
       ],
       exclude: ["Snapshots", "Browser"], swiftSettings: settings),
   ]

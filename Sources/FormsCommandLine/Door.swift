@@ -10,6 +10,7 @@ import Foundation
 package enum Door: String, CaseIterable, Sendable {
   case sync
   case serve
+  case mcp
 
   /// Set in the environment of the program formsctl runs: a formsctl that finds it set was run
   /// as a door's program, so that program is formsctl itself (a link or a copy), not the door's.

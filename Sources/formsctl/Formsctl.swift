@@ -27,8 +27,8 @@ struct Formsctl: ParsableCommand {
       Remove.self,
       Move.self, Attach.self, Detach.self,
       Validate.self, Fmt.self, Schema.self, Migrate.self, Snapshot.self, Import.self, Log.self, Git.self,
-      MergeFile.self, Editor.self, LSP.self, SyncCommand.self, ServeCommand.self, Render.self, Keygen.self, Keys.self,
-      Recover.self,
+      MergeFile.self, Editor.self, LSP.self, ServeCommand.self, Render.self, McpCommand.self, SyncCommand.self,
+      Keygen.self, Keys.self, Recover.self,
     ]
   )
 
@@ -46,6 +46,7 @@ struct Formsctl: ParsableCommand {
     // formsctl-sync, run with the same arguments, does the work.
     SyncCommand.performer.withLock { $0 = { _ in try Door.sync.run() } }
     ServeCommand.performer.withLock { $0 = { _ in try Door.serve.run() } }
+    McpCommand.performer.withLock { $0 = { _ in try Door.mcp.run() } }
     CommandLineMain.run(Formsctl.self)
   }
 }

@@ -1,3 +1,4 @@
+import FormsCommandLine
 import FormsTestSupport
 import Foundation
 import Testing
@@ -14,6 +15,17 @@ struct DoorTests {
     #expect(wrong.stderr.contains("(formsctl sync resolve --help shows the usage)"), "\(wrong.transcript)")
     let unknown = try Formsctl.run(["sync", "stauts"], in: example)
     #expect(unknown.status == 64 && unknown.stderr.contains("'stauts'"), "\(unknown.transcript)")
+  }
+
+  /// Every door's program is built beside formsctl, and formsctl knows its help.
+  @Test func everyDoorsProgramIsBesideFormsctl() throws {
+    let example = Formsctl.packageRoot.appendingPathComponent("examples/acquisitions").path
+    for door in Door.allCases {
+      let program = Formsctl.binary.deletingLastPathComponent().appendingPathComponent(door.program).path
+      #expect(FileManager.default.isExecutableFile(atPath: program), "\(program) is not built")
+      let help = try Formsctl.run([door.rawValue, "--help"], in: example)
+      #expect(help.status == 0 && help.stdout.contains("USAGE: formsctl \(door.rawValue)"), "\(help.transcript)")
+    }
   }
 
   /// `formsctl help sync status` and the completion script are formsctl's own: sync's

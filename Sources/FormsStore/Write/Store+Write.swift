@@ -3,11 +3,12 @@ import FormsCore
 extension Store {
   /// Creates a document from `base` (a JSON object, or empty) and `assignments`; fills `_schema`,
   /// the id (a UUID when the id field is a uuid), timestamps and defaults; checks the state it
-  /// starts in; validates under the lock; refuses an id that exists.
+  /// starts in; validates under the lock; refuses an id that exists. With `dryRun`, every check
+  /// and nothing written (the document that would be written is returned).
   @discardableResult
-  public func create(kind: String, base: JSONValue = .object(JSONObject()), assignments: [Assignment] = [])
-    throws(StoreError) -> Document
-  {
+  public func create(
+    kind: String, base: JSONValue = .object(JSONObject()), assignments: [Assignment] = [], dryRun: Bool = false
+  ) throws(StoreError) -> Document {
     let schema = try schema(kind)
     guard case .object(var object) = base else {
       throw StoreError.refused(.notAnObject(kind: kind, found: base.typeName))
@@ -25,7 +26,7 @@ extension Store {
       document[schema.idField] = .string(configuration.makeUUID())
     }
     let id = document[schema.idField].flatMap(DocumentID.text) ?? ""
-    return try write("new", summary: "new \(kind) \(id)") { session throws(StoreError) in
+    return try write("new", summary: "new \(kind) \(id)", dryRun: dryRun) { session throws(StoreError) in
       try session.save(document, replacing: nil, kind: kind, source: .person)
     }
   }
@@ -36,10 +37,11 @@ extension Store {
   /// With `voidingApprovals` false, a change that would make approvals stale (end a submitted
   /// round; see ``StaleApprovals``) is refused before anything is written
   /// (``Refusal/wouldVoidApprovals(_:)``): the person is told first, and says so to go on.
-  public func update(kind: String, id: String, assignments: [Assignment], voidingApprovals: Bool = true)
-    throws(StoreError) -> Document
-  {
-    try modify(kind: kind, id: id, operation: "set", voidingApprovals: voidingApprovals) {
+  /// With `dryRun`, every check and nothing written.
+  public func update(
+    kind: String, id: String, assignments: [Assignment], voidingApprovals: Bool = true, dryRun: Bool = false
+  ) throws(StoreError) -> Document {
+    try modify(kind: kind, id: id, operation: "set", dryRun: dryRun, voidingApprovals: voidingApprovals) {
       (document, schema) throws(StoreError) in
       try assignments.apply(to: &document, schema: schema)
     }
@@ -51,10 +53,12 @@ extension Store {
   ///
   /// With `voidingApprovals` false, a move out of a chain's review state while its round is live
   /// (it ends the round without a signed rejection) is refused (``Refusal/leavesReview(kind:id:from:to:)``).
+  /// With `dryRun`, every check and nothing written.
   public func transition(
-    kind: String, id: String, to state: String, identity: Identity? = nil, voidingApprovals: Bool = true
+    kind: String, id: String, to state: String, identity: Identity? = nil, voidingApprovals: Bool = true,
+    dryRun: Bool = false
   ) throws(StoreError) -> Document {
-    try modify(kind: kind, id: id, operation: "status", voidingApprovals: voidingApprovals) {
+    try modify(kind: kind, id: id, operation: "status", dryRun: dryRun, voidingApprovals: voidingApprovals) {
       (document, schema) throws(StoreError) in
       guard let workflow = schema.workflow else { throw StoreError.refused(.noWorkflow(kind: kind)) }
       if let record = try submission(document, into: state, schema: schema, kind: kind, id: id, identity: identity) {

@@ -60,7 +60,9 @@ extension Formsctl {
 
     /// A record for people: the time, operation and user, the command line, one line per document.
     static func text(_ record: AuditRecord, all: Bool) -> String {
-      var lines = ["\(record.time ?? "?")  \(record.operation ?? "?")  by \(record.user ?? "?")"]
+      // A change an assistant made through `formsctl mcp` says so beside its user.
+      let door = record.command?.hasPrefix("formsctl mcp ") == true ? "  through mcp" : ""
+      var lines = ["\(record.time ?? "?")  \(record.operation ?? "?")  by \(record.user ?? "?")\(door)"]
       if let command = record.command { lines.append("  $ " + command) }
       if let approval = record.approval {
         var line =
