@@ -36,17 +36,20 @@ extension FormsServer {
         }
         return redirect(Link(["k", kind, id]).url)
       case "delete":
-        guard Pages.fingerprint(try store.planDelete(kind: kind, id: id)) == form["_plan"] else {
+        let plan = try store.planDelete(kind: kind, id: id)
+        guard Pages.fingerprint(plan) == form["_plan"] else {
           return html(try pages.deletePlan(kind: kind, id: id, changed: true), status: .conflict)
         }
-        try store.delete(kind: kind, id: id)
+        // The plan checked again under the lock: a dependant added since is never cascaded unseen.
+        try store.delete(kind: kind, id: id, expecting: plan)
         return redirect(Link(["k", kind]).url)
       case "rename":
         guard let to = form["to"], !to.isEmpty else { return plain(.badRequest, "name the new id") }
-        guard Pages.fingerprint(try store.planMove(kind: kind, from: id, to: to)) == form["_plan"] else {
+        let plan = try store.planMove(kind: kind, from: id, to: to)
+        guard Pages.fingerprint(plan) == form["_plan"] else {
           return html(try pages.renamePlan(kind: kind, id: id, to: to, changed: true), status: .conflict)
         }
-        try store.move(kind: kind, from: id, to: to)
+        try store.move(kind: kind, from: id, to: to, expecting: plan)
         return redirect(Link(["k", kind, to]).url)
       default:
         return plain(.notFound, "no such form")

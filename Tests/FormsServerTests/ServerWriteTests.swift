@@ -195,3 +195,24 @@ struct ServerWriteTests {
     }
   }
 }
+
+extension ServerWriteTests {
+  /// The plan a person (or an assistant) saw is checked again under the lock: a dependant that
+  /// came meanwhile refuses the deletion, and nothing is deleted; the same plan goes through.
+  @Test func aDeletionOrRenameExpectingAPlanIsRefusedWhenThePlanChanged() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try ServerFixture(dir + "/store")
+      let store = fixture.store
+      let seen = try store.planDelete(kind: "acquisition", id: "ACQ-2026-002")
+      try store.create(
+        kind: "form", assignments: [try Assignment("form_type=SF30"), try Assignment("acquisition_id=ACQ-2026-002")])
+      #expect(throws: StoreError.self) { try store.delete(kind: "acquisition", id: "ACQ-2026-002", expecting: seen) }
+      #expect(try store.read(kind: "acquisition", id: "ACQ-2026-002").id == "ACQ-2026-002")
+      let rename = try store.planMove(kind: "acquisition", from: "ACQ-2026-002", to: "ACQ-2026-802")
+      try store.move(kind: "acquisition", from: "ACQ-2026-002", to: "ACQ-2026-802", expecting: rename)
+      let now = try store.planDelete(kind: "acquisition", id: "ACQ-2026-802")
+      try store.delete(kind: "acquisition", id: "ACQ-2026-802", expecting: now)
+      #expect(throws: StoreError.self) { try store.read(kind: "acquisition", id: "ACQ-2026-802") }
+    }
+  }
+}

@@ -128,20 +128,26 @@ extension Store {
   }
 
   /// Deletes a document and follows its relations, all in one journaled step; with `dryRun`,
-  /// checks and reports the same plan (blockers included) and writes nothing.
+  /// checks and reports the same plan (blockers included) and writes nothing. With `expecting`
+  /// (a plan shown to someone), the deletion is refused, nothing written, unless the plan made
+  /// under the lock is that one: a document that came to depend on it meanwhile is never
+  /// cascaded unseen (``Refusal/changedMeanwhile(path:during:)``).
   @discardableResult
-  public func delete(kind: String, id: String, dryRun: Bool = false) throws(StoreError) -> ChangePlan {
-    try delete(kind: kind, id: id, dryRun: dryRun, operation: "rm", user: nil)
+  public func delete(kind: String, id: String, dryRun: Bool = false, expecting: ChangePlan? = nil) throws(StoreError)
+    -> ChangePlan
+  {
+    try delete(kind: kind, id: id, dryRun: dryRun, operation: "rm", user: nil, expecting: expecting)
   }
 
   /// `delete` recorded as `operation` by `user` (a deletion `sync` brings from the database).
   @discardableResult
-  public func delete(kind: String, id: String, dryRun: Bool = false, operation: String, user: String?)
-    throws(StoreError) -> ChangePlan
-  {
+  public func delete(
+    kind: String, id: String, dryRun: Bool = false, operation: String, user: String?, expecting: ChangePlan? = nil
+  ) throws(StoreError) -> ChangePlan {
     try write(operation, summary: "\(operation) \(kind) \(id)", dryRun: dryRun, user: user) {
       session throws(StoreError) -> ChangePlan in
       let plan = try planDelete([(kind, id)])
+      try Self.check(plan, expecting: expecting, path: path(kind: kind, id: id))
       if !plan.blockers.isEmpty {
         if dryRun { return plan }
         throw StoreError.refused(
@@ -152,6 +158,15 @@ extension Store {
     }
   }
 
+  /// Refuses `plan` when it is not `expected` (when given): what was shown is not what would be done.
+  static func check(_ plan: ChangePlan, expecting expected: ChangePlan?, path: String) throws(StoreError) {
+    guard let expected else { return }
+    guard plan.deletes == expected.deletes, plan.rewrites == expected.rewrites, plan.blockers == expected.blockers
+    else {
+      throw StoreError.refused(.changedMeanwhile(path: path, during: "since its plan was shown"))
+    }
+  }
+
   /// Plans `mv` without changing anything.
   public func planMove(kind: String, from oldID: String, to newID: String) throws(StoreError) -> ChangePlan {
     try move(kind: kind, from: oldID, to: newID, dryRun: true)
@@ -159,9 +174,10 @@ extension Store {
 
   /// Renames a document and rewrites every reference to it, in one journaled step.
   @discardableResult
-  public func move(kind: String, from oldID: String, to newID: String, dryRun: Bool = false) throws(StoreError)
-    -> ChangePlan
-  {
+  /// With `expecting`, refused unless the plan made under the lock is that one (as ``delete(kind:id:dryRun:expecting:)``).
+  public func move(
+    kind: String, from oldID: String, to newID: String, dryRun: Bool = false, expecting: ChangePlan? = nil
+  ) throws(StoreError) -> ChangePlan {
     try write("mv", summary: "mv \(kind) \(oldID) \(newID)", dryRun: dryRun) {
       session throws(StoreError) -> ChangePlan in
       let stored = try read(kind: kind, id: oldID)
@@ -192,6 +208,7 @@ extension Store {
             kind: change.kind, id: saved.value[id].flatMap(DocumentID.text) ?? "", path: path,
             reason: "\(change.fields.joined(separator: ", ")) → \(newID)"))
       }
+      try Self.check(plan, expecting: expecting, path: stored.path)
       return plan
     }
   }
