@@ -18,6 +18,8 @@ public struct FormsServer: Sendable {
   public let identity: Identity?
   public let live: LiveUpdates
   let pages: Pages
+  /// List pages kept since the last change the watch heard (see ``listPage(kind:_:)``).
+  let listPages = KeptPages()
 
   /// A server over `store`; `user` is the name the pages show (the audit log's user).
   public init(

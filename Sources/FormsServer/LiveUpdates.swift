@@ -1,4 +1,5 @@
 import FormsCore
+import FormsPages
 import FormsStore
 import Synchronization
 
@@ -13,15 +14,34 @@ public final class LiveUpdates: Sendable {
 
   public init() {}
 
+  /// How many changes the watch has heard: nil while it is not watching (before its first look,
+  /// after it ended), so that nothing is taken from memory that the watch cannot vouch for.
+  private let heard = Mutex<Int?>(nil)
+
   /// Watches `store` until the task is cancelled; every change is sent to every listener.
   public func run(store: Store, options: Store.ObserveOptions = Store.ObserveOptions()) async throws {
+    var options = options
+    let ready = options.ready
+    options.ready = { [self] in
+      heard.withLock { $0 = 0 }
+      ready?()
+    }
+    defer { heard.withLock { $0 = nil } }
     for try await batch in store.changes(options: options) {
+      changed()
       for change in batch.changes {
         publish("\(change.kind)/\(change.id)")
         if let previous = change.previousID { publish("\(change.kind)/\(previous)") }
       }
     }
   }
+
+  /// The count of changes heard so far (nil: not watching). A page made when it was N still shows
+  /// the store while it is N, give or take the changes not yet heard (the watch's debounce).
+  public var generation: Int? { heard.withLock { $0 } }
+
+  /// Notes a change: the server's own writes call it as they commit, before any event arrives.
+  public func changed() { heard.withLock { $0 = $0.map { $0 + 1 } } }
 
   /// Sends `topic` to every listener.
   public func publish(_ topic: String) {
@@ -49,4 +69,20 @@ public final class LiveUpdates: Sendable {
 
   /// How many pages listen now.
   public var count: Int { listeners.withLock { $0.count } }
+}
+
+/// Pages made when the watch had heard N changes, by what was asked (at most 256 kept).
+final class KeptPages: Sendable {
+  private let pages = Mutex<[String: (generation: Int, page: Page, status: Int)]>([:])
+
+  func page(_ key: String, generation: Int) -> (Page, Int)? {
+    pages.withLock { kept in kept[key].flatMap { $0.generation == generation ? ($0.page, $0.status) : nil } }
+  }
+
+  func keep(_ page: Page, status: Int, key: String, generation: Int) {
+    pages.withLock { kept in
+      if kept.count >= 256 { kept.removeAll() }
+      kept[key] = (generation, page, status)
+    }
+  }
 }

@@ -8,6 +8,8 @@ import Hummingbird
 extension FormsServer {
   /// `/k/KIND/new`, `/k/KIND/ID/edit|status|approve|delete|rename`.
   func post(_ segments: [String], form: FormInput) -> Response {
+    // Whatever this write does, pages kept in memory are made again after it.
+    defer { live.changed() }
     do throws(StoreError) {
       guard segments.first == "k", segments.count >= 3 else { return plain(.notFound, "no such form") }
       if segments.count == 3 && segments[2] == "new" {

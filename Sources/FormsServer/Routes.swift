@@ -33,7 +33,7 @@ extension FormsServer {
         let kind = try checkedKind(segments[1])
         let request = Pages.ListRequest(
           filter: query["where"] ?? "", sort: query["sort"] ?? "", page: query["page"].flatMap { Int($0) } ?? 1)
-        let (page, status) = try pages.list(kind: kind, request)
+        let (page, status) = try listPage(kind: kind, request)
         return html(page, status: HTTPResponse.Status(code: status))
       case 3 where segments[0] == "k" && segments[2] == "new":
         return html(try pages.newForm(kind: try checkedKind(segments[1]), template: query["template"]))
@@ -76,6 +76,22 @@ extension FormsServer {
     } catch {
       return failure(error)
     }
+  }
+
+  /// A list page, from memory when nothing changed since it was made: the store's watch has heard
+  /// no change since (and was watching), and this server wrote nothing. A short-lived command
+  /// must `stat` every file to trust its index; this process hears every change instead. A
+  /// change another program makes shows once the watch hears it (within its debounce), when the
+  /// open page refreshes itself too. Never from memory: a kind with sensitive fields when the
+  /// server opens them (each showing is recorded, as `get` records it).
+  func listPage(kind: String, _ request: Pages.ListRequest) throws(StoreError) -> (Page, Int) {
+    let key = "\(kind)\n\(request.filter)\n\(request.sort)\n\(request.page)"
+    let sensitive = try store.schema(kind).hasSensitiveFields
+    let generation = identity == nil || !sensitive ? live.generation : nil
+    if let generation, let kept = listPages.page(key, generation: generation) { return kept }
+    let (page, status) = try pages.list(kind: kind, request)
+    if let generation { listPages.keep(page, status: status, key: key, generation: generation) }
+    return (page, status)
   }
 
   /// A kind the store knows, or the store's refusal naming the kinds there are.
