@@ -50,7 +50,10 @@ struct AssistantHostileTests {
       release.signal()
       let answer = await call.value
       #expect(answer.isError, "\(answer.value)")
-      #expect(answer.value["error"]?.stringValue?.contains("changed") == true, "\(answer.value)")
+      // Refused under the lock ("changed since its plan was shown"), or, on a machine so loaded
+      // that the plan was made after the save, refused as a cascade: never both deleted.
+      let error = answer.value["error"]?.stringValue ?? ""
+      #expect(error.contains("changed") || error.contains("one document per call"), "\(answer.value)")
       #expect(FileManager.default.fileExists(atPath: copied))
       #expect(FileManager.default.fileExists(atPath: root + "/data/acquisitions/ACQ-2026-060.json"))
     }
