@@ -176,6 +176,11 @@ extension Assistant {
             Finding(pointer: JSONPointer(tokens: [current.idField]), rule: "id", message: DocumentID.problem(id)))
         }
       }
+      // What validate judges of the document's `_approvals` (signatures, roles, the chain its
+      // state needs), as StoreValidator judges them: copied or forged approvals are not valid.
+      if current.approvals != nil, let id, DocumentID.isValid(id) {
+        findings += ApprovalReview(document, schema: current, kind: kind, id: id, roles: store.layout.roles).findings
+      }
       var answer = JSONObject()
       answer["kind"] = .string(kind)
       answer["valid"] = .bool(findings.isEmpty)

@@ -21,6 +21,7 @@ extension Assistant {
       let created = try storeCall { () throws(StoreError) in
         try writer.create(kind: kind, base: document, dryRun: !apply)
       }
+      try assistant.recordShown([created], kind: kind)
       var answer = JSONObject()
       answer["applied"] = .bool(apply)
       answer["kind"] = .string(kind)
@@ -78,7 +79,7 @@ extension Assistant {
     guard !assignments.isEmpty else { throw .badArguments("update: give set or remove (nothing to change)") }
     let store = assistant.store
     let before = try storeCall { () throws(StoreError) in try store.read(kind: kind, id: id) }
-    let writer = assistant.writer(["update", kind, id] + assignments.map { $0.path.description })
+    let writer = assistant.writer(["update", kind, id] + assignments.map(\.source))
     let saved = try storeCall { () throws(StoreError) in
       try writer.update(kind: kind, id: id, assignments: assignments, voidingApprovals: false, dryRun: !apply)
     }
@@ -87,6 +88,7 @@ extension Assistant {
     answer["kind"] = .string(kind)
     answer["id"] = .string(id)
     answer["path"] = .string(assistant.shown(path: saved.path))
+    try assistant.recordShown([before], kind: kind)
     answer["changed"] = .array(before.value.changedPointers(to: saved.value).map { .string($0.description) })
     answer["diagnostics"] = .array([])
     answer["document"] = assistant.shown(saved)
@@ -119,6 +121,7 @@ extension Assistant {
       try writer.transition(kind: kind, id: id, to: state, identity: nil, voidingApprovals: false, dryRun: !apply)
     }
     let schema = try assistant.schema(kind)
+    try assistant.recordShown([before], kind: kind)
     var answer = JSONObject()
     answer["applied"] = .bool(apply)
     answer["kind"] = .string(kind)
@@ -156,8 +159,10 @@ extension Assistant {
             + "this door deletes one document per call, so nothing was deleted: a person can run formsctl rm \(kind) \(id)"
         )
       }
+      // The plan checked here is the one the store must make under the lock: a document that came
+      // to depend on this one meanwhile (a cascade) is refused there, never deleted unseen.
       let writer = assistant.writer(["delete", kind, id])
-      let done = try storeCall { () throws(StoreError) in try writer.delete(kind: kind, id: id) }
+      let done = try storeCall { () throws(StoreError) in try writer.delete(kind: kind, id: id, expecting: plan) }
       return Answer(assistant.json(done, applied: true))
     }
     return Answer(assistant.json(plan, applied: false))

@@ -35,7 +35,7 @@ struct McpProgram: ParsableCommand {
     let done = DispatchSemaphore(value: 0)
     Task {
       do {
-        try await server.start(transport: DrainingTransport(StdioTransport()))
+        try await server.start(transport: DrainingTransport(LineTransport()))
         await server.waitUntilCompleted()
       } catch {
         failure.set("the MCP server stopped: \(error)")
