@@ -25,9 +25,7 @@ public final class AssistantServer: Sendable {
         check_KIND checks a draft; create_KIND, update and transition are dry runs unless apply is true. \
         Documents are resources formsctl://KIND/ID; descriptors formsctl://KIND.
         """,
-      capabilities: .init(resources: .init(subscribe: true, listChanged: true), tools: .init(listChanged: false)),
-      // Strict: before the answer to initialize, every request but ping is refused (invalid request).
-      configuration: .strict)
+      capabilities: .init(resources: .init(subscribe: true, listChanged: true), tools: .init(listChanged: false)))
   }
 
   /// Starts serving on `transport` and watching the store; returns once started.

@@ -105,4 +105,27 @@ struct AssistantClientTests {
     #expect(lines.contains { $0.contains("\"id\":2") && $0.contains("\"isError\":false") }, "\(run.stdout)")
     #expect(lines.contains { $0.contains("\"id\":3") && $0.contains("\"isError\":true") }, "\(run.stdout)")
   }
+
+  /// Before `initialize`, every request but `ping` is answered "not initialized" and reaches no
+  /// tool (a write sent first writes nothing), and the server still ends when its input does.
+  @Test func nothingButPingIsAnsweredBeforeInitialize() throws {
+    try withTemporaryDirectory { dir in
+      try copyExampleStore(to: dir + "/store")
+      let before = try readFile(dir + "/store/data/acquisitions/ACQ-2026-003.json")
+      let requests = [
+        #"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"update","arguments":{"kind":"acquisition","id":"ACQ-2026-003","set":{"title":"x"},"apply":true}}}"#,
+        #"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+        #"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        #"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#,
+      ]
+      let run = try Formsctl.run(["mcp"], in: dir + "/store", input: requests.joined(separator: "\n") + "\n")
+      #expect(run.status == 0, "\(run.transcript)")
+      let lines = run.stdout.split(separator: "\n")
+      #expect(lines.count == 3, "\(run.stdout)")
+      #expect(lines.contains { $0.contains("\"id\":1") && $0.contains("-32002") }, "\(run.stdout)")
+      #expect(lines.contains { $0.contains("\"id\":2") && $0.contains("\"result\"") }, "\(run.stdout)")
+      #expect(lines.contains { $0.contains("\"id\":3") && $0.contains("-32002") }, "\(run.stdout)")
+      #expect(try readFile(dir + "/store/data/acquisitions/ACQ-2026-003.json") == before)
+    }
+  }
 }

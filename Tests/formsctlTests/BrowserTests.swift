@@ -212,7 +212,9 @@ final class ServeProcess: @unchecked Sendable {
     process.environment = testEnvironment().merging(environment) { $1 }
     let out = Pipe()
     process.standardOutput = out
-    FileManager.default.createFile(atPath: log, contents: nil)
+    guard FileManager.default.createFile(atPath: log, contents: nil) else {
+      throw FixtureError("cannot create the server's log \(log)")
+    }
     process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
     process.standardInput = FileHandle.nullDevice
     try process.run()

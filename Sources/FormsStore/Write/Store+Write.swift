@@ -70,7 +70,7 @@ extension Store {
 
   /// Replaces a stored document with `edited` (from `edit`, or a form), if the file still holds
   /// `original`. With `voidingApprovals` false, a change that would make approvals stale is
-  /// refused first (``Refusal/wouldVoidApprovals(_:)``), as ``update(kind:id:assignments:voidingApprovals:)`` does.
+  /// refused first (``Refusal/wouldVoidApprovals(_:)``), as `update(kind:id:assignments:voidingApprovals:)` does.
   @discardableResult
   public func replace(
     kind: String, id: String, original: [UInt8], with edited: JSONValue, voidingApprovals: Bool = true
