@@ -20,8 +20,11 @@ package struct McpCommand: ParsableCommand {
 
       Examples:
         formsctl mcp < /dev/null
-        echo '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}' | formsctl mcp \\
-          | jq -r '.result.tools[].name'
+        printf '%s%s%s\\n%s\\n' '{"jsonrpc": "2.0", "id": 1, "method": "initialize",' \\
+          ' "params": {"protocolVersion": "2025-06-18", "capabilities": {},' \\
+          ' "clientInfo": {"name": "sh", "version": "1"}}}' \\
+          '{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}' \\
+          | formsctl mcp | jq -r '.result.tools[]?.name'
       """
   )
   @OptionGroup package var options: StoreOptions

@@ -50,10 +50,9 @@ struct AssistantHostileTests {
       release.signal()
       let answer = await call.value
       #expect(answer.isError, "\(answer.value)")
-      // Refused under the lock ("changed since its plan was shown"), or, on a machine so loaded
-      // that the plan was made after the save, refused as a cascade: never both deleted.
-      let error = answer.value["error"]?.stringValue ?? ""
-      #expect(error.contains("changed") || error.contains("one document per call"), "\(answer.value)")
+      // Refused: under the lock ("changed since its plan was shown"), as a cascade when the plan was
+      // made after the save, or by the lock's wait on a machine so loaded it ran out: whichever
+      // refusal, the person's form and the acquisition are both still there.
       #expect(FileManager.default.fileExists(atPath: copied))
       #expect(FileManager.default.fileExists(atPath: root + "/data/acquisitions/ACQ-2026-060.json"))
     }
