@@ -73,7 +73,8 @@ public struct FormRenderer: Sendable {
     return out
   }
 
-  static func problemList(_ diagnostics: [Diagnostic]) -> HTML {
+  /// Diagnostics as a list, each with its pointer, message and rule.
+  public static func problemList(_ diagnostics: [Diagnostic]) -> HTML {
     let items = diagnostics.map { diagnostic -> HTML in
       let at = diagnostic.pointer == .root ? "" : diagnostic.pointer.description + ": "
       return "<li>\(at)\(diagnostic.message) <span class=\"rule\">[\(diagnostic.rule)]</span></li>"

@@ -7,8 +7,7 @@ extension Pages {
   /// Sealed values are shown only where the server's identity opens them, recorded first.
   public func document(kind: String, id: String) throws(StoreError) -> Page {
     let schema = try store.schema(kind)
-    let read = try store.read(kind: kind, id: id)
-    try store.recordAccess([store.access(read, kind: kind)].compactMap { $0 })
+    let read = try store.readToShow(kind: kind, id: id)
     let value = store.shown(read)
     let versioned = store.registry.schema(of: value) ?? schema
     let title = Self.titleField(versioned).flatMap { value[$0]?.stringValue }

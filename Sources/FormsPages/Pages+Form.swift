@@ -27,8 +27,7 @@ extension Pages {
 
   /// The form that edits `kind` `id`, as stored now.
   public func editForm(kind: String, id: String) throws(StoreError) -> Page {
-    let read = try store.read(kind: kind, id: id)
-    try store.recordAccess([store.access(read, kind: kind)].compactMap { $0 })
+    let read = try store.readToShow(kind: kind, id: id)
     return try form(kind: kind, stored: read, state: FormState(draft: read.value, hash: read.contentHash))
   }
 
@@ -126,7 +125,7 @@ extension Pages {
   /// second save is a decision made having seen both).
   public func conflict(kind: String, stored: Store.Document, state: FormState) throws(StoreError) -> Page {
     // The version stored now is shown: its opened sealed values are recorded first, as `get` records them.
-    try store.recordAccess([store.access(stored, kind: kind)].compactMap { $0 })
+    try store.recordShowing(stored, kind: kind)
     var again = state
     again.hash = stored.contentHash
     again.message =

@@ -22,8 +22,7 @@ public struct PrintView: Sendable {
   /// The print view of `kind` `id` (its sealed values opened where the store's identity can,
   /// recorded first), as a whole HTML document.
   public static func render(store: Store, kind: String, id: String) throws(StoreError) -> String {
-    let read = try store.read(kind: kind, id: id)
-    try store.recordAccess([store.access(read, kind: kind)].compactMap { $0 })
+    let read = try store.readToShow(kind: kind, id: id)
     let value = store.shown(read)
     let latest = try store.schema(kind)
     let schema = store.registry.schema(of: value) ?? latest

@@ -183,13 +183,9 @@ public struct FormsServer: Sendable {
     // A refused move or approval names its diagnostics, as a refused save shows them by field.
     if case .invalidDocument(_, let diagnostics) = error, !diagnostics.isEmpty {
       let title = status.reasonPhrase
-      let items = diagnostics.map { diagnostic -> HTML in
-        let at = diagnostic.pointer == .root ? "" : diagnostic.pointer.description + ": "
-        return "<li>\(at)\(diagnostic.message) <span class=\"rule\">[\(diagnostic.rule)]</span></li>"
-      }
       let body: HTML = """
         <h1>\(title)</h1><p class="error" role="alert">\(error.description)</p>\
-        <ul class="problems">\(items.joined())</ul><p><a href="/">Back to the store</a></p>
+        \(FormRenderer.problemList(diagnostics))<p><a href="/">Back to the store</a></p>
         """
       return html(Page(title: title, body: body), status: status)
     }

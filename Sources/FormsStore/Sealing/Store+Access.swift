@@ -44,11 +44,8 @@ extension Store {
   /// A field the document lacks, or whose values stay sealed, is refused: a placeholder is not
   /// the value, and a script must not take «encrypted» for data.
   public func shownValues(kind: String, id: String, field: FilterExpression.Path?) throws(StoreError) -> [JSONValue] {
+    guard let field else { return [shown(try readToShow(kind: kind, id: id))] }
     let read = try read(kind: kind, id: id)
-    guard let field else {
-      try recordAccess([access(read, kind: kind)].compactMap { $0 })
-      return [shown(read)]
-    }
     let values = field.values(in: shown(read))
     guard !values.isEmpty else { throw .refused(.noSuchField(kind: kind, id: id, field: field.description)) }
     if field.values(in: read.value).contains(where: SealedText.isSealed) {
@@ -56,6 +53,19 @@ extension Store {
     }
     try recordAccess([access(read, kind: kind, shown: field.located(in: read.value).map(\.pointer))].compactMap { $0 })
     return values
+  }
+
+  /// The document `id` read to be shown whole (a page, a print view, `get`): its opened sealed
+  /// values are recorded first (``recordAccess(_:)``), as ``read(kind:id:)`` alone does not.
+  public func readToShow(kind: String, id: String) throws(StoreError) -> Document {
+    let read = try read(kind: kind, id: id)
+    try recordShowing(read, kind: kind)
+    return read
+  }
+
+  /// Records the opened sealed values of `document`, about to be shown whole.
+  public func recordShowing(_ document: Document, kind: String) throws(StoreError) {
+    try recordAccess([access(document, kind: kind)].compactMap { $0 })
   }
 
   /// What of `document` is shown in plain text when the values at `shown` (and below) are:
