@@ -39,27 +39,12 @@ struct AssistantClientTests {
       let script = Formsctl.packageRoot.appendingPathComponent(
         "Tests/FormsAssistantTests/Resources/assistant_client.py"
       ).path
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-      process.arguments = ["python3", script, Formsctl.binary.path, store]
-      process.currentDirectoryURL = URL(fileURLWithPath: store)
       var environment = testEnvironment()
       environment["FORMSCTL_NOW"] = "2026-11-20T10:00:00Z"
-      process.environment = environment
-      let out = Pipe()
-      let err = Pipe()
-      process.standardOutput = out
-      process.standardError = err
-      process.standardInput = FileHandle.nullDevice
-      try process.run()
-      nonisolated(unsafe) var errData = Data()
-      let group = DispatchGroup()
-      DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
-      let outData = out.fileHandleForReading.readDataToEndOfFile()
-      group.wait()
-      process.waitUntilExit()
-      let stderr = String(decoding: errData, as: UTF8.self)
-      try #require(process.terminationStatus == 0, "the client failed: \(stderr)")
+      let client = try runProgram(
+        ["python3", script, Formsctl.binary.path, store], in: store, environment: environment)
+      try #require(client.status == 0, "the client failed: \(client.stderr)")
+      let outData = Data(client.stdout.utf8)
       let report = try #require(
         try JSONSerialization.jsonObject(with: outData) as? [String: Any], "\(String(decoding: outData, as: UTF8.self))"
       )
