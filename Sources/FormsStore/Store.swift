@@ -1,5 +1,6 @@
 import FormsCore
 import Foundation
+import Synchronization
 
 /// An open store: the Swift API behind every `formsctl` command that reads or writes documents.
 ///
@@ -16,6 +17,16 @@ import Foundation
 /// timestamps, defaults, validation against the store under the lock, one journaled commit, and
 /// one record in the audit log `.formsctl/history.jsonl`.
 public final class Store: Sendable {
+  /// Where a store's queries learn which files changed since they last looked (decision 0120).
+  public enum IndexWatching: Sendable {
+    /// Never: every query checks every file.
+    case none
+    /// The store's watcher (`formsctl watch --serve-index`) over its socket, when one runs.
+    case daemon
+    /// A watcher of this process's own, started at the first query (a long-lived process).
+    case process(IndexWatcher.Options)
+  }
+
   /// How a store behaves beyond what its files say; set before it is opened, fixed after.
   public struct Configuration: Sendable {
     /// The current time; injected so tests are reproducible.
@@ -30,6 +41,10 @@ public final class Store: Sendable {
     /// A file changed this close to when the index's stats were taken is read again, whatever
     /// its stat says (git's racily-clean rule): covers timestamps coarser than the clock.
     public var indexRacyWindow: Duration = .seconds(2)
+    /// Where queries learn which files changed, to `stat` only those (decision 0120).
+    public var indexWatching: IndexWatching = .daemon
+    /// How long a query waits for the store's watcher to answer before it checks every file.
+    public var indexWatcherWait: Duration = .seconds(1)
     /// Hears how far long work is (validation, migration, import, large cascades); nil: silent.
     public var progress: ProgressHandler?
     /// How paths appear in messages.
@@ -60,6 +75,10 @@ public final class Store: Sendable {
   let foundUser: Memo<String>
   /// What a document must satisfy to be written: the value every write session owns.
   let rules: DocumentRules
+  /// Where queries learn which files changed (``Configuration/indexWatching``); nil: nowhere.
+  let indexSource: (any IndexChangeSource)?
+  /// How the last query of each kind used the index.
+  package let indexRoutes = Mutex<[String: IndexRoute]>([:])
 
   /// A store over `registry`; `keyring` nil seals for the manifest's recipients and opens nothing.
   package convenience init(
@@ -80,6 +99,12 @@ public final class Store: Sendable {
     self.foundUser = foundUser
     rules = DocumentRules(
       layout: layout, registry: registry, keyring: self.keyring, display: configuration.display)
+    indexSource =
+      switch configuration.useIndex ? configuration.indexWatching : .none {
+      case .none: nil
+      case .daemon: SocketIndexSource(layout: layout, timeout: configuration.indexWatcherWait)
+      case .process(let options): ProcessIndexSource(layout: layout, registry: registry, options: options)
+      }
   }
 
   /// Opens the store at `root`; refuses one whose descriptors have errors.

@@ -55,6 +55,8 @@ public enum StoreError: FormsError, Equatable {
   case watchLimit(what: String, limit: Int?)
   /// The store being watched was removed or moved away (`root`).
   case storeGone(String)
+  /// Another watcher already serves the index of this store on `socket` (exit 75).
+  case watcherRunning(socket: String)
   /// Copying snapshots to or from `place` failed (rsync's first line of complaint).
   case transferFailed(place: String, message: String)
   /// A report an unattended run must leave (`import --rejects FILE`) cannot be written at `path`
@@ -77,7 +79,7 @@ public enum StoreError: FormsError, Equatable {
       return [ENOTDIR, EISDIR, ELOOP, ENAMETOOLONG].contains(code.rawValue) ? .badInput : .ioError
     case .insufficientSpace, .watchLimit, .storeGone, .transferFailed, .reportNotWritten, .reportNotWrittenAfterRun:
       return .ioError
-    case .locked, .recoveryNeeded, .unfinished, .rollBackFailed: return .tryAgain
+    case .locked, .recoveryNeeded, .unfinished, .rollBackFailed, .watcherRunning: return .tryAgain
     case .unverifiable: return .badInput
     case .assignment(let problem): return problem.kind
     case .invalidDocument, .unreadableDocument, .refused, .migrationFailed, .importFailed, .pruneRefused:
@@ -123,6 +125,8 @@ public enum StoreError: FormsError, Equatable {
         + "\(limit.map(String.init) ?? "unknown"))"
     case .storeGone(let root):
       return "\(root): the store was removed or moved away while it was watched"
+    case .watcherRunning(let socket):
+      return "another watcher already serves this store's index on \(socket); stop it first, or let it serve"
     case .locked(let pid, let command, let waited):
       let holder = pid.map { "pid \($0) (\(command))" } ?? "another process"
       return "the store is locked by \(holder); waited \(Int(waited)) s"

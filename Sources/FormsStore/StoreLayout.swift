@@ -43,6 +43,8 @@ public struct StoreLayout: Sendable, Equatable {
   var historyPath: FilePath { state / "history.jsonl" }
   /// `.formsctl/index/`: the query index, one file per kind.
   var indexDirectory: FilePath { state / "index" }
+  /// The index watcher's own directory (`.formsctl/watcher/`, mode 0700): its socket and cookies.
+  var watcherDirectory: FilePath { state / "watcher" }
   /// `.formsctl/sync/`: per database, the sync records.
   var syncDirectory: FilePath { state / "sync" }
   /// `.formsctl/sync/lock`: one sync at a time.

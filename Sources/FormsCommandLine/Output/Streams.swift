@@ -90,6 +90,12 @@ package func printWarning(_ message: String) {
   FileHandleOutput.standardError.write("formsctl: warning: \(message.escapingControlCharacters)\n")
 }
 
+/// Prints `formsctl: message` on stderr, on one line (control characters escaped): what a
+/// long-running command says of itself.
+package func printNote(_ message: String) {
+  FileHandleOutput.standardError.write("formsctl: \(message.escapingControlCharacters)\n")
+}
+
 /// Prints `formsctl: error: message` on stderr, on one line (control characters escaped).
 package func printError(_ message: String) {
   FileHandleOutput.standardError.write("formsctl: error: \(message.escapingControlCharacters)\n")

@@ -43,6 +43,20 @@ package struct FileStamp: Equatable, Sendable {
     self.init(info)
   }
 
+  /// What `name` (relative) in `directory` is, not following a link: nothing, a regular file
+  /// (with its stamp), or something else.
+  enum Found {
+    case missing
+    case file(FileStamp)
+    case other
+  }
+
+  static func lookUp(_ name: String, in directory: FileIO.Directory) -> Found {
+    var info = stat()
+    guard fstatat(directory.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return errno == ENOENT || errno == ENOTDIR ? .missing : .other }
+    return info.st_mode & S_IFMT == S_IFREG ? .file(FileStamp(info)) : .other
+  }
+
   private init(_ info: stat) {
     size = Int(info.st_size)
     (mtimeNanoseconds, ctimeNanoseconds) = Platform.times(info)

@@ -35,6 +35,7 @@ public final class WatchCancellation: Sendable {
 
   /// The descriptor a watch polls to learn it was cancelled.
   var descriptor: Int32 { pipe.read }
+  var writeDescriptor: Int32 { pipe.write }
 }
 
 /// The kernel's news of changes in a few directories: inotify on Linux. Elsewhere it reports
@@ -49,6 +50,8 @@ final class DirectoryEvents {
     var name: String
     /// A directory was made inside it.
     var isDirectoryCreated = false
+    /// The name is a directory (made, removed or moved).
+    var isDirectory = false
     /// The watched directory was removed or moved.
     var directoryGone = false
   }
@@ -59,6 +62,8 @@ final class DirectoryEvents {
     /// The kernel's queue overflowed: events were lost, so everything must be rescanned.
     var overflowed = false
     var cancelled = false
+    /// The descriptor given to `wait(_:waking:)` became readable.
+    var woken = false
   }
 
   private let cancellation: WatchCancellation
@@ -85,7 +90,17 @@ final class DirectoryEvents {
     #endif
   }
 
-  /// Starts watching `directory` (not below it); a missing directory is not watched, and false.
+  /// How many directories are watched now (each costs one of the system's inotify watches).
+  var count: Int {
+    #if os(Linux)
+      watches.count
+    #else
+      0
+    #endif
+  }
+
+  /// Starts watching `directory` (not below it, and never through a symbolic link); a missing
+  /// directory, or a link, is not watched, and false.
   @discardableResult
   func watch(_ directory: String) throws(StoreError) -> Bool {
     #if os(Linux)
@@ -94,7 +109,7 @@ final class DirectoryEvents {
       } else {
         let mask =
           IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO
-          | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR
+          | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW
         let wd = inotify_add_watch(fd, directory, UInt32(mask))
         if wd >= 0 {
           watches[wd] = directory
@@ -111,13 +126,15 @@ final class DirectoryEvents {
     #endif
   }
 
-  /// Waits up to `timeout` (nil: until something happens) for events or a cancellation.
-  func wait(_ timeout: Duration?) throws(StoreError) -> Batch {
+  /// Waits up to `timeout` (nil: until something happens) for events, a cancellation, or
+  /// `waking` (a descriptor another thread writes to) becoming readable.
+  func wait(_ timeout: Duration?, waking: Int32? = nil) throws(StoreError) -> Batch {
     let milliseconds =
       timeout.map {
         Int32(clamping: max(0, $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000))
       } ?? -1
     var polled: [pollfd] = [pollfd(fd: cancellation.descriptor, events: Int16(POLLIN), revents: 0)]
+    if let waking { polled.append(pollfd(fd: waking, events: Int16(POLLIN), revents: 0)) }
     #if os(Linux)
       polled.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
     #endif
@@ -128,8 +145,9 @@ final class DirectoryEvents {
       return batch
     }
     batch.cancelled = cancellation.isCancelled
+    batch.woken = waking != nil && polled[1].revents != 0
     #if os(Linux)
-      if polled[1].revents != 0 { try read(into: &batch) }
+      if polled[polled.count - 1].revents != 0 { try read(into: &batch) }
     #endif
     return batch
   }
@@ -161,7 +179,8 @@ final class DirectoryEvents {
           if mask & UInt32(IN_IGNORED) != 0 { watches[wd] = nil }
           guard let directory = watches[wd] else { continue }
           var event = Event(directory: directory, name: String(decoding: nameBytes, as: UTF8.self))
-          event.isDirectoryCreated = mask & UInt32(IN_ISDIR) != 0 && mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0
+          event.isDirectory = mask & UInt32(IN_ISDIR) != 0
+          event.isDirectoryCreated = event.isDirectory && mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0
           event.directoryGone = mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0
           batch.events.append(event)
         }
@@ -170,7 +189,7 @@ final class DirectoryEvents {
 
     /// `/proc/sys/fs/inotify/NAME`, the limit to raise.
     /// Nil when it cannot be read: the number only makes the message precise.
-    private static func limit(_ name: String) -> Int? {
+    static func limit(_ name: String) -> Int? {
       let bytes: [UInt8]
       do throws(StoreError) { bytes = try FileIO.read(FilePath("/proc/sys/fs/inotify/" + name), limit: 64) } catch {
         return nil

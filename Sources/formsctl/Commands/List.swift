@@ -2,6 +2,7 @@ import ArgumentParser
 import FormsCommandLine
 import FormsCore
 import FormsStore
+import Foundation
 
 extension Formsctl {
   struct ListCommand: ParsableCommand {
@@ -108,6 +109,10 @@ extension Formsctl {
 
     /// What may make the listing incomplete or stale: an operation awaiting recovery, files skipped.
     static func warn(_ listing: Store.Listing, store: Store) {
+      // FORMSCTL_INDEX_TRACE=1: how each kind's query used the index (a watcher, or every file).
+      if ProcessInfo.processInfo.environment["FORMSCTL_INDEX_TRACE"] == "1" {
+        for (kind, route) in store.indexRouteReport { printNote("index of \(kind): \(route)") }
+      }
       if let operation = listing.pending {
         printWarning("an interrupted \(operation) awaits `formsctl recover`; what is listed may be half-changed")
       }

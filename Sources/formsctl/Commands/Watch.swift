@@ -13,6 +13,8 @@ extension Formsctl {
       discussion: """
         One line per changed document: the time, what happened to it (create, update, delete, rename), the kind and id, the JSON Pointers that changed, and who changed it with which command. Changes made by formsctl or an app using its library are seen once each, after their commit, with the audit record's user and exact pointers; a multi-document operation (mv with dependants, an rm cascade, an import) is one batch, and one that was rolled back is never seen. Changes made behind formsctl's back (an editor saving a file, git checkout, cp) are seen too, as one batch once the store has been quiet for --debounce milliseconds, named by the top-level members that changed; a file that no longer parses is shown with "does not parse", never as a deletion.
 
+        With --serve-index it prints nothing of the changes: it serves the index to the store's other commands instead. A `list`, `query` or `watch --query` run while it serves asks it (over .formsctl/watcher/socket) which files changed since its last query, and `stat`s only those instead of every file; a command finds it by itself, and checks every file as before when none runs, when it does not answer within a second, or when it answers that everything may have changed (its event queue overflowed, a directory was replaced, it was restarted, the store is on a network or FUSE file system). It takes one inotify watch per directory of documents and says so as it starts; only one serves a store at a time (a second exits 75). Set FORMSCTL_INDEX_TRACE=1 to have a command say how it used the index.
+
         With --query, the whole result of KIND and --where (and --sort, --limit) is printed again after each change that alters it, with what was inserted, updated, removed and moved: `formsctl list --watch` shows it as a live table. SIGINT (Ctrl-C) and SIGTERM end it with exit 0; it exits 74 when the store is removed. On Linux it uses inotify: when the system's limit on watches is reached it says which sysctl to raise. Every --rescan seconds it also looks at every document, whatever the kernel said.
 
         Examples:
@@ -20,6 +22,8 @@ extension Formsctl {
           formsctl watch form --where 'status == "in_review"'
           formsctl watch purchase-order --format ndjson | jq -c .
           formsctl watch form --query --format ndjson | jq '.documents | length'
+          formsctl watch --serve-index &
+          FORMSCTL_INDEX_TRACE=1 formsctl list purchase-order --where 'total > 1000' --limit 20
         """
     )
     enum Format: String, ExpressibleByArgument, CaseIterable { case table, json, ndjson }
@@ -41,8 +45,13 @@ extension Formsctl {
     var format: Format = .table
     @Option(help: "Milliseconds of quiet that end a batch of changes.") var debounce: Int = 40
     @Option(help: "Seconds between full rescans.") var rescan: Int = 30
+    @Flag(help: "Serve the index to the store's other commands (over .formsctl/watcher/socket) instead of printing.")
+    var serveIndex = false
 
     func validate() throws {
+      if serveIndex && (kind != nil || query || !filters.isEmpty || format != .table) {
+        throw ValidationError("--serve-index takes no KIND, --where, --query or --format")
+      }
       if kind == nil && (query || !filters.isEmpty) { throw ValidationError("--query and --where need a KIND") }
       if !query && (!sort.isEmpty || limit != nil) { throw ValidationError("--sort and --limit need --query") }
       if debounce < 1 || debounce > 60_000 { throw ValidationError("--debounce takes 1 to 60000 milliseconds") }
@@ -52,6 +61,7 @@ extension Formsctl {
 
     func run() throws {
       let store = try options.open()
+      if serveIndex { return try serve(store) }
       if let kind { _ = try store.schema(kind) }
       let observe = Store.ObserveOptions(debounce: .milliseconds(debounce), rescanInterval: .seconds(rescan))
       let interrupt = Interrupt()
@@ -67,6 +77,21 @@ extension Formsctl {
         sort: try ListCommand.sortKeys(sort, kind, store), limit: limit)
       try LiveResult(store: store, kind: kind, columns: nil, format: format)
         .run(request, options: observe, cancellation: interrupt.cancellation)
+    }
+
+    /// Serves the index until interrupted.
+    func serve(_ store: Store) throws {
+      let interrupt = Interrupt()
+      defer { withExtendedLifetime(interrupt) {} }
+      var watching = IndexWatcher.Options()
+      watching.report = { printWarning($0) }
+      let service = try IndexService(layout: store.layout, registry: store.registry, options: watching)
+      let limit = IndexWatcher.systemLimit.map { " of the system's \($0) (fs.inotify.max_user_watches)" } ?? ""
+      let kinds = store.registry.latestByKind.count
+      printNote(
+        "serving the index of \(plural(kinds, "kind")) on \(store.display(service.socketPath.string)), "
+          + "with \(service.watcher.watchCount) inotify watch\(service.watcher.watchCount == 1 ? "" : "es")\(limit); Ctrl-C stops it")
+      try service.run(until: interrupt.cancellation)
     }
 
     /// A batch as `format` asks: one line per change, or the batch as one JSON object.

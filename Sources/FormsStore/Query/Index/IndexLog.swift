@@ -36,16 +36,30 @@ enum IndexLog {
   /// The lines at `path` with `fingerprint`, the last per name, and the file's size in bytes (0
   /// when there is none).
   static func load(_ path: FilePath, fingerprint: String) throws(StoreError) -> (lines: [String: Line], size: Int) {
-    guard FileIO.entry(path) == .file else { return ([:], 0) }
-    let bytes = try FileIO.read(path, followLinks: false)
+    let bytes = try read(path)
+    return (lines(bytes[...], fingerprint: fingerprint), bytes.count)
+  }
+
+  /// The log's bytes (none when there is no log).
+  static func read(_ path: FilePath) throws(StoreError) -> [UInt8] {
+    guard FileIO.entry(path) == .file else { return [] }
+    return try FileIO.read(path, followLinks: false)
+  }
+
+  /// The lines in `bytes` with `fingerprint`, the last per name.
+  static func lines(_ bytes: ArraySlice<UInt8>, fingerprint: String) -> [String: Line] {
     var lines: [String: Line] = [:]
     for text in bytes.split(separator: UInt8(ascii: "\n")) {
       guard let value = try? JSONParser().parse(Array(text)), let line = Self.line(value, fingerprint: fingerprint)
       else { continue }
       lines[line.name] = line
     }
-    return (lines, bytes.count)
+    return lines
   }
+
+  /// How many bytes of `bytes` are whole lines (up to the last newline): a line being appended
+  /// while the log was read belongs to what comes after.
+  static func wholeLines(_ bytes: [UInt8]) -> Int { (bytes.lastIndex(of: UInt8(ascii: "\n")) ?? -1) + 1 }
 
   /// Appends `lines` in one write. The directory is made when missing.
   static func append(_ lines: [Line], fingerprint: String, to path: FilePath) throws(StoreError) {

@@ -64,10 +64,12 @@ struct KindIndex: Sendable {
     self.init(MappedFile(copying: bytes), fingerprint: fingerprint)
   }
 
-  private init?(_ storage: MappedFile, fingerprint: String) {
+  /// `verify` false: the file is the one a record vouched for (the same stat), so its checksum
+  /// and references were checked when it was written or first loaded.
+  private init?(_ storage: MappedFile, fingerprint: String, verify: Bool = true) {
     let bytes = storage.bytes
     guard bytes.count > Self.magic.count + 8, bytes.starts(with: Self.magic),
-      Self.checksum(bytes, count: bytes.count - 8) == Self.load(UInt64.self, bytes, at: bytes.count - 8)
+      !verify || Self.checksum(bytes, count: bytes.count - 8) == Self.load(UInt64.self, bytes, at: bytes.count - 8)
     else { return nil }
     var offset = Self.magic.count
     guard Self.load(UInt32.self, bytes, at: offset) == Self.format else { return nil }
@@ -85,6 +87,10 @@ struct KindIndex: Sendable {
     guard heap <= bytes.count - 8 else { return nil }
     self.storage = storage
     namesAreFlat = true
+    guard verify else {
+      namesAreFlat = false  // not looked at: the index does not stand for a listing
+      return
+    }
     // Every reference into the heap must lie inside it: a damaged length is refused here, once,
     // on every core. The names are looked at on the way.
     let unchecked = self
@@ -112,9 +118,10 @@ struct KindIndex: Sendable {
   }
 
   /// The index at `path` (mapped, not copied), or nil when there is none or it cannot be trusted.
-  static func load(_ path: FilePath, fingerprint: String) throws(StoreError) -> KindIndex? {
+  /// `verify` false skips the checksum and the references (see ``init(_:fingerprint:verify:)``).
+  static func load(_ path: FilePath, fingerprint: String, verify: Bool = true) throws(StoreError) -> KindIndex? {
     guard FileIO.entry(path) == .file, let mapped = try MappedFile(path) else { return nil }
-    return KindIndex(mapped, fingerprint: fingerprint)
+    return KindIndex(mapped, fingerprint: fingerprint, verify: verify)
   }
 
   // MARK: - Reading an entry in place
@@ -147,6 +154,22 @@ struct KindIndex: Sendable {
   /// Entry `index`'s file name, relative to the kind's directory.
   func name(_ index: Int) -> String {
     String(decoding: slice(range(nameAt: index)), as: UTF8.self)
+  }
+
+  /// A hash of entry `index`'s name, read in place (``nameHash(_:)`` of the name).
+  func nameHash(_ index: Int) -> UInt64 { Self.nameHash(slice(range(nameAt: index))) }
+
+  /// FNV-1a of a name's bytes: finds the few names a query looks for among a million without
+  /// making a string of each.
+  static func nameHash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    return hash
+  }
+
+  static func nameHash(_ name: String) -> UInt64 {
+    var name = name
+    return name.withUTF8 { nameHash($0) }
   }
 
   /// True when entry `index`'s name is `name` (compared in place).

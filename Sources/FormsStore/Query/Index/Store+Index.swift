@@ -1,5 +1,6 @@
 import FormsCore
 import Foundation
+import Synchronization
 
 extension Store {
   /// Where the index of `kind` lives (`.formsctl/index/KIND.idx`, ignored by git with the rest of
@@ -35,6 +36,11 @@ extension Store {
       names.insert(name)
     }
     return names
+  }
+
+  /// How the last query of each kind used the index, by kind.
+  package var indexRouteReport: [(kind: String, route: IndexRoute)] {
+    indexRoutes.withLock { $0 }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
   }
 
   /// Where each listed document's entry came from in ``indexedMatches``: its position in the index
@@ -83,11 +89,13 @@ extension Store {
 
   /// Appends to an index log. A cache, as ``saveIndex(_:to:)``: a line that cannot be written
   /// costs one file read later, never the operation.
-  private func saveIndexLog(_ lines: [IndexLog.Line], fingerprint: String, to path: FilePath) {
+  @discardableResult
+  func saveIndexLog(_ lines: [IndexLog.Line], fingerprint: String, to path: FilePath) -> Bool {
     do throws(StoreError) { try IndexLog.append(lines, fingerprint: fingerprint, to: path) } catch {
       // Deliberately not an error: see above.
-      return
+      return false
     }
+    return true
   }
 
   /// Notes that the directory of `kind`, whose stat was `stamp` at `at` (before it was listed),
@@ -132,12 +140,10 @@ extension Store {
   /// when the query reads something the index does not hold (a nested path, a sensitive field).
   /// Only matches and files that do not parse are returned.
   ///
-  /// One pass over the files, in parallel: each is `stat`ed, and its entry taken from the log, else
-  /// the index, when the stat vouches for it (the same stamp, modified before the racy window);
-  /// else the file is read now. The entry's projection is judged where it lies (the index is
-  /// mapped, not copied). What was read again is appended to the log; the index is written whole
-  /// (the log folded into it) when files came or went or the log grew long. With `keeping`, each
-  /// part of the pass keeps only its first `count` matches in that order (the query's window).
+  /// With a watcher (``Configuration/indexWatching``) that vouches for what changed since the
+  /// last query, only those files are `stat`ed (``watchedMatches``); otherwise every file is
+  /// (``checkedMatches``), and the watcher's token is kept for the next query when the pass
+  /// left the index files exact.
   func indexedMatches(
     kind: String, directory: FilePath, filters: [FilterExpression],
     sort: [(path: FilterExpression.Path, descending: Bool)],
@@ -145,15 +151,52 @@ extension Store {
   ) throws(StoreError) -> (results: [(Match?, String?)], irregular: [String])? {
     let paths = filters.flatMap(\.paths) + sort.map(\.path)
     guard configuration.useIndex, let members = indexedMembers(kind, paths: paths) else { return nil }
+    let judge = IndexJudge(
+      filters: filters, sort: sort, projection: JSONProjection(paths: paths), wanted: members.map { Array($0.utf8) },
+      fragments: filters.flatMap(\.compactFragments))
+    let record = indexSource?.record(kind: kind)
+    guard let source = indexSource, let answer = source.changes(kind: kind, since: record?.token) else {
+      indexRoutes.withLock { $0[kind] = .unwatched }
+      return try checkedMatches(kind: kind, directory: directory, judge: judge, keeping: keeping).found
+    }
+    if answer.everything == nil, let record,
+      let found = try watchedMatches(
+        kind: kind, directory: directory, judge: judge, keeping: keeping, record: record, answer: answer,
+        source: source)
+    {
+      return found
+    }
+    let why = answer.everything ?? "the index's files changed since the last query"
+    indexRoutes.withLock { $0[kind] = .everything(why) }
+    let checked = try checkedMatches(kind: kind, directory: directory, judge: judge, keeping: keeping)
+    if var exact = checked.exact {
+      exact.token = answer.token
+      source.save(exact, kind: kind)
+    }
+    return checked.found
+  }
+
+  /// Every file of `kind` checked, in one pass, in parallel: each is `stat`ed, and its entry taken
+  /// from the log, else the index, when the stat vouches for it (the same stamp, modified before
+  /// the racy window); else the file is read now. The entry's projection is judged where it lies
+  /// (the index is mapped, not copied). What was read again is appended to the log; the index is
+  /// written whole (the log folded into it) when files came or went or the log grew long. With
+  /// `keeping`, each part of the pass keeps only its first `count` matches in that order (the
+  /// query's window). `exact` (its token left empty) says what a watcher's next query may trust:
+  /// nil when a cache could not be written, a file went during the pass, or the log names a file
+  /// the pass did not find.
+  func checkedMatches(
+    kind: String, directory: FilePath, judge: IndexJudge, keeping: (count: Int, by: @Sendable (Match, Match) -> Bool)?
+  ) throws(StoreError) -> (found: (results: [(Match?, String?)], irregular: [String])?, exact: WatchRecord?) {
     let started = Int64(Date().timeIntervalSince1970 * 1e9)
     let fingerprint = indexFingerprint(kind)
     let path = indexPath(kind)
+    let indexStamp = FileStamp(notFollowing: path)
     let index = try KindIndex.load(path, fingerprint: fingerprint) ?? KindIndex()
     let logPath = indexLogPath(kind)
-    let (logged, logSize) = try IndexLog.load(logPath, fingerprint: fingerprint)
-    let racy =
-      Int64(configuration.indexRacyWindow.components.seconds) * 1_000_000_000
-      + configuration.indexRacyWindow.components.attoseconds / 1_000_000_000
+    let logBytes = try IndexLog.read(logPath)
+    let (logged, logSize) = (IndexLog.lines(logBytes[...], fingerprint: fingerprint), logBytes.count)
+    let racy = configuration.indexRacyWindow.nanoseconds
     // The directory is listed unless its stat vouches that it still lists the index's files
     // (not followed: a directory replaced by a link to it is listed, and refused there).
     let directoryStamp = FileStamp(notFollowing: directory)
@@ -171,12 +214,10 @@ extension Store {
     let count = vouched ? index.count : listed.count
     @Sendable func name(_ k: Int) -> String { vouched ? index.name(k) : listed[k] }
     guard let opened = FileIO.Directory(directory) else {
-      return count == 0 ? ([], irregular) : nil  // Not listable as a directory now: read the long way.
+      // Not listable as a directory now: read the long way.
+      return (count == 0 ? ([], irregular) : nil, nil)
     }
     let sensitive = sensitiveMembers(kind)
-    let judge = IndexJudge(
-      filters: filters, sort: sort, projection: JSONProjection(paths: paths), wanted: members.map { Array($0.utf8) },
-      fragments: filters.flatMap(\.compactFragments))
     struct Chunk: Sendable {
       var matches: [Match] = []
       var unparsable: [String] = []
@@ -184,6 +225,8 @@ extension Store {
       var read: [(Int, KindIndex.Entry)] = []
       /// Files whose entry is not at their own position in the index (files came or went).
       var misplaced: [Int] = []
+      /// Files visited that the log has an entry for.
+      var linesSeen = 0
     }
     // The index is written in the order the directory lists its files, which stays the same
     // while the directory does: then entry k is file k. A file found elsewhere is looked up by
@@ -196,6 +239,7 @@ extension Store {
         return
       }
       let line = logged.isEmpty ? nil : logged[name]
+      if line?.entry != nil { chunk.linesSeen += 1 }
       let judged: IndexJudge.Verdict
       if let entry = line?.trusted(for: stamp, racyWindow: racy) {
         chunk.sources.append(Source.logged)
@@ -264,6 +308,9 @@ extension Store {
     }
     let read = chunks.flatMap(\.read)
     let documents = sources.count { $0 != Source.gone }
+    let found: (results: [(Match?, String?)], irregular: [String]) = (
+      chunks.flatMap(\.matches).map { ($0, nil) } + chunks.flatMap(\.unparsable).map { (nil, $0) }, irregular
+    )
     if !misplaced.isEmpty || !sameCount || logged.count + read.count > IndexLog.foldThreshold(documents: documents) {
       let fresh = Dictionary(uniqueKeysWithValues: read)
       let entries = (0..<count).compactMap { k -> (name: String, entry: KindIndex.Entry)? in
@@ -275,35 +322,55 @@ extension Store {
         }
       }
       let encoded = KindIndex.encode(entries, writtenAt: started, fingerprint: fingerprint)
-      if saveIndex(encoded, to: path) {
-        if logSize > 0 { dropIndexLog(logPath, folded: logSize) }
-        // The new index is the files visited, in order, unless some are gone.
-        if entries.count == count {
-          noteListing(
-            kind, KindIndex.identity(of: encoded), count: count,
-            stamp: directoryStamp, at: started, irregular: irregular, known: listing, racyWindow: racy)
-        }
-      }
-    } else {
-      if !read.isEmpty {
-        saveIndexLog(
-          read.map { IndexLog.Line(name: name($0.0), entry: $0.1, at: started) }, fingerprint: fingerprint,
-          to: logPath)
-      }
-      // The index stands, and the listing named its files in its order.
+      guard saveIndex(encoded, to: path) else { return (found, nil) }
+      if logSize > 0 { dropIndexLog(logPath, folded: logSize) }
+      // The new index is the files visited, in order, unless some are gone.
+      guard entries.count == count else { return (found, nil) }
       noteListing(
-        kind, index.identity, count: index.count, stamp: directoryStamp, at: started, irregular: irregular,
-        known: listing, racyWindow: racy)
+        kind, KindIndex.identity(of: encoded), count: count,
+        stamp: directoryStamp, at: started, irregular: irregular, known: listing, racyWindow: racy)
+      // Every entry is in the new index; whatever the log still holds was appended meanwhile.
+      return (
+        found,
+        exact(
+          index: KindIndex.identity(of: encoded), indexStamp: FileStamp(notFollowing: path), log: [],
+          irregular: irregular, at: started)
+      )
     }
+    let saved =
+      read.isEmpty
+      || saveIndexLog(
+        read.map { IndexLog.Line(name: name($0.0), entry: $0.1, at: started) }, fingerprint: fingerprint,
+        to: logPath)
+    // The index stands, and the listing named its files in its order.
+    noteListing(
+      kind, index.identity, count: index.count, stamp: directoryStamp, at: started, irregular: irregular,
+      known: listing, racyWindow: racy)
+    // Exact when every entry the next query may trust was vouched for by this pass: no file
+    // gone, every file the log names found, the lines read again written after the log's end.
+    guard saved, documents == count, chunks.map(\.linesSeen).reduce(0, +) == logged.values.count(where: { $0.entry != nil })
+    else { return (found, nil) }
     return (
-      chunks.flatMap(\.matches).map { ($0, nil) } + chunks.flatMap(\.unparsable).map { (nil, $0) }, irregular
+      found,
+      exact(
+        index: index.identity, indexStamp: index.count > 0 ? indexStamp : nil, log: logBytes, irregular: irregular,
+        at: started)
     )
+  }
+
+  /// The record a watcher's next query may trust: the index named, and the whole lines of `log`.
+  func exact(index: UInt64, indexStamp: FileStamp?, log: [UInt8], irregular: [String], at: Int64) -> WatchRecord? {
+    guard irregular.count <= WatchRecord.irregularLimit else { return nil }
+    let prefix = IndexLog.wholeLines(log)
+    return WatchRecord(
+      token: "", index: index, indexStamp: indexStamp, logSize: prefix,
+      logChecksum: KindIndex.checksum(log, count: prefix), irregular: irregular, at: at)
   }
 }
 
 /// How ``Store/indexedMatches`` judges one document from its entry: the filters over its
 /// projection, and the sort keys of a match.
-private struct IndexJudge: Sendable {
+struct IndexJudge: Sendable {
   let filters: [FilterExpression]
   let sort: [(path: FilterExpression.Path, descending: Bool)]
   let projection: JSONProjection?
@@ -319,17 +386,19 @@ private struct IndexJudge: Sendable {
     case no
   }
 
-  func judge(_ entry: KindIndex.Entry, name: String, in directory: FilePath) throws(StoreError) -> Verdict {
+  func judge(_ entry: KindIndex.Entry, name: @autoclosure () -> String, in directory: FilePath) throws(StoreError)
+    -> Verdict
+  {
     try entry.nonScalar.withUnsafeBufferPointer { nonScalar throws(StoreError) in
       try entry.projection.withUnsafeBufferPointer { projection throws(StoreError) in
-        try judge(parses: entry.parses, nonScalar: nonScalar, projection: projection, name: name, in: directory)
+        try judge(parses: entry.parses, nonScalar: nonScalar, projection: projection, name: name(), in: directory)
       }
     }
   }
 
   func judge(
-    parses: Bool, nonScalar: UnsafeBufferPointer<UInt8>, projection stored: UnsafeBufferPointer<UInt8>, name: String,
-    in directory: FilePath
+    parses: Bool, nonScalar: UnsafeBufferPointer<UInt8>, projection stored: UnsafeBufferPointer<UInt8>,
+    name: @autoclosure () -> String, in directory: FilePath
   ) throws(StoreError) -> Verdict {
     guard parses else { return .unparsable }
     // The projection is the compact writer's text of the top-level scalars.
@@ -337,7 +406,7 @@ private struct IndexJudge: Sendable {
     let value: JSONValue
     if readsContainer(nonScalar) {
       // A member the query reads holds an object or array here: judged from the file itself.
-      let bytes = try FileIO.read(directory / name)
+      let bytes = try FileIO.read(directory / name())
       guard let whole = try? JSONParser().parse(bytes) else { return .unparsable }
       value = whole
     } else {
@@ -349,7 +418,7 @@ private struct IndexJudge: Sendable {
       value = parsed
     }
     guard filters.allSatisfy({ $0.evaluate(value) }) else { return .no }
-    return .match(Store.Match(name: name, keys: sort.map { $0.path.values(in: value).first }))
+    return .match(Store.Match(name: name(), keys: sort.map { $0.path.values(in: value).first }))
   }
 
   /// True when one of the comma-separated names in `nonScalar` is a member the query reads.

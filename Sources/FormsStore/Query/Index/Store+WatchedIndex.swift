@@ -1,0 +1,173 @@
+import FormsCore
+import Foundation
+import Synchronization
+
+extension Store {
+  /// The documents of `kind` matching the judge, when a watcher vouched for what changed since
+  /// `record` (decision 0120): the entries of the index and of the log's first `record.logSize`
+  /// bytes are trusted without a `stat` for every file the watcher did not name, and the files
+  /// it named, with those the log gained since, are checked as ``checkedMatches`` checks every
+  /// file (the same stamp, modified before the racy window, else read again). A file gone or no
+  /// longer regular is noted in the log as gone, so the next query does not trust its old entry.
+  /// Nil when the record does not match the index files (the caller checks every file).
+  func watchedMatches(
+    kind: String, directory: FilePath, judge: IndexJudge, keeping: (count: Int, by: @Sendable (Match, Match) -> Bool)?,
+    record: WatchRecord, answer: IndexChanges, source: any IndexChangeSource
+  ) throws(StoreError) -> (results: [(Match?, String?)], irregular: [String])? {
+    let started = Int64(Date().timeIntervalSince1970 * 1e9)
+    let racy = configuration.indexRacyWindow.nanoseconds
+    let fingerprint = indexFingerprint(kind)
+    let path = indexPath(kind)
+    // The index: the file the record named. Its checksum is not computed again while its stat is
+    // the one recorded (and settled): it was checked when the record was made.
+    let indexStamp = FileStamp(notFollowing: path)
+    let known = indexStamp != nil && indexStamp == record.indexStamp && indexStamp?.isSettled(at: record.at, racyWindow: racy) == true
+    let index: KindIndex
+    if record.index == 0 {
+      index = KindIndex()
+    } else {
+      guard let loaded = try KindIndex.load(path, fingerprint: fingerprint, verify: !known), loaded.identity == record.index
+      else { return nil }
+      index = loaded
+    }
+    // The log: its first bytes as recorded; what follows was appended since.
+    let logPath = indexLogPath(kind)
+    let log = try IndexLog.read(logPath)
+    guard log.count >= record.logSize, KindIndex.checksum(log, count: record.logSize) == record.logChecksum,
+      let opened = FileIO.Directory(directory)
+    else { return nil }
+    let trusted = IndexLog.lines(log[..<record.logSize], fingerprint: fingerprint)
+    let appended = IndexLog.lines(log[record.logSize...], fingerprint: fingerprint)
+    guard trusted.count + appended.count <= IndexLog.foldThreshold(documents: index.count) else { return nil }
+    let check = Set(answer.changed).union(appended.keys)
+    // The names the pass over the index must stop at, found by a hash of the name in place.
+    var wanted: [UInt64: [String]] = [:]
+    for name in check.union(trusted.keys) { wanted[KindIndex.nameHash(name), default: []].append(name) }
+    struct Chunk: Sendable {
+      var matches: [Match] = []
+      var unparsable: [String] = []
+      /// Names the watcher or the log's new lines name, with their place in the index.
+      var checked: [(String, Int)] = []
+      /// Names whose trusted log line was used.
+      var used: [String] = []
+    }
+    let wantedNames = wanted
+    defer { withExtendedLifetime(index) {} }
+    var chunks = try parallelChunks(count: index.count, chunkSize: max(512, index.count / 64)) {
+      range -> [Result<Chunk, StoreError>] in
+      [
+        Result { () throws(StoreError) in
+          var chunk = Chunk()
+          for k in range {
+            if !wantedNames.isEmpty, let names = wantedNames[index.nameHash(k)] {
+              let name = index.name(k)
+              if names.contains(name) {
+                if check.contains(name) {
+                  chunk.checked.append((name, k))
+                  continue
+                }
+                if let line = trusted[name] {
+                  chunk.used.append(name)
+                  if let entry = line.entry {
+                    Self.keep(try judge.judge(entry, name: name, in: directory), name, directory, &chunk.matches, &chunk.unparsable)
+                  }
+                  continue
+                }
+              }
+            }
+            let verdict = try judge.judge(
+              parses: index.parses(k), nonScalar: index.nonScalar(k), projection: index.projection(k),
+              name: index.name(k), in: directory)
+            if case .unparsable = verdict {
+              chunk.unparsable.append((directory / index.name(k)).string)
+            } else {
+              Self.keep(verdict, "", directory, &chunk.matches, &chunk.unparsable)
+            }
+          }
+          if let keeping, chunk.matches.count > keeping.count {
+            chunk.matches = smallest(keeping.count, of: chunk.matches, by: keeping.by)
+          }
+          return chunk
+        }
+      ]
+    }.map { result throws(StoreError) in try result.get() }
+    // The files only the trusted lines know (made since the index was written), then the
+    // files to check.
+    var late = Chunk()
+    let used = Set(chunks.flatMap(\.used))
+    for (name, line) in trusted.sorted(by: { $0.key < $1.key }) where !used.contains(name) && !check.contains(name) {
+      if let entry = line.entry {
+        Self.keep(try judge.judge(entry, name: name, in: directory), name, directory, &late.matches, &late.unparsable)
+      }
+    }
+    let positions = Dictionary(chunks.flatMap(\.checked), uniquingKeysWith: { a, _ in a })
+    var irregular = record.irregular.filter { path in !check.contains { (directory / $0).string == path } }
+    var lines: [IndexLog.Line] = []
+    let sensitive = sensitiveMembers(kind)
+    for name in check.sorted() {
+      guard name.hasSuffix(StoreLayout.documentSuffix) else {
+        // As a listing does: a link to a directory is not a document, whatever its name.
+        if FileIO.entry(directory / name) == .symlink && FileIO.isDirectory(directory / name) {
+          irregular.append((directory / name).string)
+        }
+        continue
+      }
+      let line = appended[name] ?? trusted[name]
+      let position = positions[name]
+      let present = line.map { $0.entry != nil } ?? (position != nil)
+      switch FileStamp.lookUp(name, in: opened) {
+      case .missing:
+        if present { lines.append(IndexLog.Line(name: name, entry: nil, at: started)) }
+      case .other:
+        if present { lines.append(IndexLog.Line(name: name, entry: nil, at: started)) }
+        irregular.append((directory / name).string)
+      case .file(let stamp):
+        let verdict: IndexJudge.Verdict
+        if let entry = line?.trusted(for: stamp, racyWindow: racy) {
+          verdict = try judge.judge(entry, name: name, in: directory)
+        } else if line == nil, let position, index.trusts(position, for: stamp, racyWindow: racy) {
+          verdict = try judge.judge(
+            parses: index.parses(position), nonScalar: index.nonScalar(position),
+            projection: index.projection(position), name: name, in: directory)
+        } else {
+          let bytes = try FileIO.read(directory / name, followLinks: false)
+          let entry = KindIndex.entry(bytes, stamp: stamp, sensitive: sensitive)
+          lines.append(IndexLog.Line(name: name, entry: entry, at: started))
+          verdict = try judge.judge(entry, name: name, in: directory)
+        }
+        Self.keep(verdict, name, directory, &late.matches, &late.unparsable)
+      }
+    }
+    chunks.append(late)
+    indexRoutes.withLock { $0[kind] = .watched(checked: check.count) }
+    // The next query trusts the log as it was read: each line appended since was checked now,
+    // and what this pass learnt is appended after it.
+    if irregular.count <= WatchRecord.irregularLimit,
+      lines.isEmpty || saveIndexLog(lines, fingerprint: fingerprint, to: logPath)
+    {
+      let prefix = IndexLog.wholeLines(log)
+      source.save(
+        WatchRecord(
+          token: answer.token, index: record.index, indexStamp: indexStamp, logSize: prefix,
+          logChecksum: KindIndex.checksum(log, count: prefix), irregular: irregular,
+          at: known ? record.at : started),
+        kind: kind)
+    }
+    return (
+      chunks.flatMap(\.matches).map { ($0, nil) } + chunks.flatMap(\.unparsable).map { (nil, $0) },
+      irregular.sorted()
+    )
+  }
+
+  /// Keeps a verdict: a match, or the path of a file that does not parse.
+  private static func keep(
+    _ verdict: IndexJudge.Verdict, _ name: String, _ directory: FilePath, _ matches: inout [Match],
+    _ unparsable: inout [String]
+  ) {
+    switch verdict {
+    case .match(let match): matches.append(match)
+    case .unparsable: unparsable.append((directory / name).string)
+    case .no: break
+    }
+  }
+}
