@@ -34,9 +34,16 @@ package struct StoreOptions: ParsableArguments {
   /// The store, opened: descriptors compiled, the lock wait, the clock and the command line set.
   /// `toWrite`: the command changes documents, so the audit record's user is looked up while the
   /// store opens (`Store.Configuration.opensToWrite`).
-  package func open(useIndex: Bool = true, toWrite: Bool = false) throws -> Store {
+  /// `watching`: a long-lived command starts an index watcher of its own (decision 0120); others
+  /// ask the store's, when one serves it.
+  package func open(useIndex: Bool = true, toWrite: Bool = false, watching: Bool = false) throws -> Store {
     var configuration = Store.Configuration()
     configuration.useIndex = useIndex
+    if watching {
+      var options = IndexWatcher.Options()
+      options.report = { printWarning($0) }
+      configuration.indexWatching = .process(options)
+    }
     configuration.opensToWrite = toWrite
     configuration.display = PathDisplay(workingDirectory: FileIO.currentDirectory).show
     configuration.lockWait = wait

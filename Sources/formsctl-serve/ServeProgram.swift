@@ -25,7 +25,7 @@ struct ServeProgram: ParsableCommand {
   }
 
   @Sendable static func serve(_ command: ServeCommand) throws {
-    let store = try command.options.open(toWrite: true)
+    let store = try command.options.open(toWrite: true, watching: true)
     let environment = ProcessInfo.processInfo.environment
     let identity: Identity?
     do {

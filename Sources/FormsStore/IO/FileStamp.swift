@@ -53,7 +53,9 @@ package struct FileStamp: Equatable, Sendable {
 
   static func lookUp(_ name: String, in directory: FileIO.Directory) -> Found {
     var info = stat()
-    guard fstatat(directory.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return errno == ENOENT || errno == ENOTDIR ? .missing : .other }
+    guard fstatat(directory.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+      return errno == ENOENT || errno == ENOTDIR ? .missing : .other
+    }
     return info.st_mode & S_IFMT == S_IFREG ? .file(FileStamp(info)) : .other
   }
 

@@ -112,6 +112,12 @@ final class DirectoryEvents {
           | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW
         let wd = inotify_add_watch(fd, directory, UInt32(mask))
         if wd >= 0 {
+          // Another watch on the same path is of a directory moved or removed since: its events
+          // would name the new one.
+          for (other, path) in watches where path == directory && other != wd {
+            inotify_rm_watch(fd, other)
+            watches[other] = nil
+          }
           watches[wd] = directory
           return true
         }
@@ -183,6 +189,11 @@ final class DirectoryEvents {
           event.isDirectoryCreated = event.isDirectory && mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0
           event.directoryGone = mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0
           batch.events.append(event)
+          if event.directoryGone {
+            // The path names it no more: what it reports from now on is not news of the path.
+            inotify_rm_watch(fd, wd)
+            watches[wd] = nil
+          }
         }
       }
     }

@@ -67,7 +67,7 @@ extension Formsctl {
     }
 
     func run() throws {
-      let store = try options.open(useIndex: !noIndex)
+      let store = try options.open(useIndex: !noIndex, watching: watch)
       guard let kind else {
         throw CommandError.usage("name a kind to list: \(store.registry.kinds.joined(separator: ", "))")
       }

@@ -60,7 +60,8 @@ extension Formsctl {
     }
 
     func run() throws {
-      let store = try options.open()
+      // A live query is asked again after each change: a watcher of its own vouches for what changed.
+      let store = try options.open(watching: query)
       if serveIndex { return try serve(store) }
       if let kind { _ = try store.schema(kind) }
       let observe = Store.ObserveOptions(debounce: .milliseconds(debounce), rescanInterval: .seconds(rescan))
@@ -90,7 +91,8 @@ extension Formsctl {
       let kinds = store.registry.latestByKind.count
       printNote(
         "serving the index of \(plural(kinds, "kind")) on \(store.display(service.socketPath.string)), "
-          + "with \(service.watcher.watchCount) inotify watch\(service.watcher.watchCount == 1 ? "" : "es")\(limit); Ctrl-C stops it")
+          + "with \(service.watcher.watchCount) inotify watch\(service.watcher.watchCount == 1 ? "" : "es")\(limit); Ctrl-C stops it"
+      )
       try service.run(until: interrupt.cancellation)
     }
 

@@ -348,7 +348,8 @@ extension Store {
       known: listing, racyWindow: racy)
     // Exact when every entry the next query may trust was vouched for by this pass: no file
     // gone, every file the log names found, the lines read again written after the log's end.
-    guard saved, documents == count, chunks.map(\.linesSeen).reduce(0, +) == logged.values.count(where: { $0.entry != nil })
+    guard saved, documents == count,
+      chunks.map(\.linesSeen).reduce(0, +) == logged.values.count(where: { $0.entry != nil })
     else { return (found, nil) }
     return (
       found,

@@ -21,12 +21,15 @@ extension Store {
     // The index: the file the record named. Its checksum is not computed again while its stat is
     // the one recorded (and settled): it was checked when the record was made.
     let indexStamp = FileStamp(notFollowing: path)
-    let known = indexStamp != nil && indexStamp == record.indexStamp && indexStamp?.isSettled(at: record.at, racyWindow: racy) == true
+    let known =
+      indexStamp != nil && indexStamp == record.indexStamp
+      && indexStamp?.isSettled(at: record.at, racyWindow: racy) == true
     let index: KindIndex
     if record.index == 0 {
       index = KindIndex()
     } else {
-      guard let loaded = try KindIndex.load(path, fingerprint: fingerprint, verify: !known), loaded.identity == record.index
+      guard let loaded = try KindIndex.load(path, fingerprint: fingerprint, verify: !known),
+        loaded.identity == record.index
       else { return nil }
       index = loaded
     }
@@ -69,7 +72,9 @@ extension Store {
                 if let line = trusted[name] {
                   chunk.used.append(name)
                   if let entry = line.entry {
-                    Self.keep(try judge.judge(entry, name: name, in: directory), name, directory, &chunk.matches, &chunk.unparsable)
+                    Self.keep(
+                      try judge.judge(entry, name: name, in: directory), name, directory, &chunk.matches,
+                      &chunk.unparsable)
                   }
                   continue
                 }

@@ -14,7 +14,7 @@ import Synchronization
 package final class IndexService: Sendable {
   package let watcher: IndexWatcher
   package let socketPath: FilePath
-  private let listener: Int32
+  private let listener = Mutex<Int32>(-1)
   private let socketInode: UInt64
   private let connections = Atomic<Int>(0)
 
@@ -61,19 +61,27 @@ package final class IndexService: Sendable {
       close(fd)
       throw StoreError.io(path.string, operation: "bind", errno: Errno(bound == 0 ? errno : code))
     }
-    listener = fd
+    listener.withLock { $0 = fd }
     socketInode = FileStamp(notFollowing: path)?.inode ?? 0
   }
 
-  deinit {
-    close(listener)
-    // Removed only while it is still this watcher's socket.
-    if FileStamp(notFollowing: socketPath)?.inode == socketInode { _ = POSIX.unlink(socketPath) }
+  deinit { shutDown() }
+
+  /// Stops listening, removes the socket (only while it is still this watcher's) and stops the watcher.
+  private func shutDown() {
+    listener.withLock { fd in
+      guard fd >= 0 else { return }
+      close(fd)
+      fd = -1
+      if FileStamp(notFollowing: socketPath)?.inode == socketInode { _ = POSIX.unlink(socketPath) }
+    }
     watcher.stop()
   }
 
   /// Accepts and answers connections until `cancellation`; each is served on a thread of its own.
   package func run(until cancellation: WatchCancellation) throws(StoreError) {
+    defer { shutDown() }
+    let listener = self.listener.withLock { $0 }
     while !cancellation.isCancelled {
       var polled = [
         pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
@@ -84,7 +92,9 @@ package final class IndexService: Sendable {
         guard errno == EINTR else { throw StoreError.io(socketPath.string, operation: "poll", errno: Errno(errno)) }
         continue
       }
-      if let ended = watcher.ended { throw StoreError.io(socketPath.string, operation: "watch (\(ended))", errno: Errno(EIO)) }
+      if let ended = watcher.ended {
+        throw StoreError.io(socketPath.string, operation: "watch (\(ended))", errno: Errno(EIO))
+      }
       guard polled[0].revents != 0 else { continue }
       let client = accept(listener, nil, nil)
       guard client >= 0 else { continue }  // the client gave up before it was accepted
@@ -112,10 +122,13 @@ package final class IndexService: Sendable {
       if line.count > Self.requestLimit {
         reply = .object(JSONObject(["error": .string("a request is at most \(Self.requestLimit) bytes")]))
       } else if let request = try? JSONParser().parse(line), let kind = request["kind"]?.stringValue,
-        kind.utf8.count <= 256, request["since"] == nil || request["since"] == .null || request["since"]?.stringValue != nil
+        kind.utf8.count <= 256,
+        request["since"] == nil || request["since"] == .null || request["since"]?.stringValue != nil
       {
         let since = request["since"]?.stringValue
-        reply = watcher.changes(kind: kind, since: since)?.json ?? .object(JSONObject(["error": .string("the watcher stopped")]))
+        reply =
+          watcher.changes(kind: kind, since: since)?.json
+          ?? .object(JSONObject(["error": .string("the watcher stopped")]))
       } else {
         reply = .object(JSONObject(["error": .string(#"a request is {"kind": KIND, "since": TOKEN or null}"#)]))
       }

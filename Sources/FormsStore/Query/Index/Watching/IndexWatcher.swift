@@ -130,7 +130,8 @@ final class WatcherCore: Sendable {
     for _ in 0..<8 { instance += String(format: "%02x", UInt8.random(in: 0...255)) }
     self.instance = instance
     directories = Dictionary(
-      registry.latestByKind.map { ($0.kind, layout.documents(in: $0.schema.directory)) }, uniquingKeysWith: { a, _ in a })
+      registry.latestByKind.map { ($0.kind, layout.documents(in: $0.schema.directory)) },
+      uniquingKeysWith: { a, _ in a })
     shared = Mutex(Shared())
     wake = WatchCancellation()
     let loop = try WatcherLoop(core: self)
@@ -219,7 +220,8 @@ extension IndexWatcher {
   public static func remoteFileSystem(_ path: String) -> String? {
     guard let real = FileIO.realPath(FilePath(path))?.string else { return nil }
     let table: [UInt8]
-    do throws(StoreError) { table = try FileIO.read(FilePath("/proc/self/mounts"), limit: 16 << 20, toEnd: true) } catch {
+    do throws(StoreError) { table = try FileIO.read(FilePath("/proc/self/mounts"), limit: 16 << 20, toEnd: true) } catch
+    {
       return nil  // No mount table (not Linux): nothing known to doubt.
     }
     var best: (point: String, type: String)?

@@ -76,7 +76,9 @@ enum UnixSocket {
     var offset = 0
     while offset < bytes.count {
       guard wait(fd, for: Int16(POLLOUT), until: deadline) else { return false }
-      let written = bytes[offset...].withUnsafeBytes { Foundation.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      let written = bytes[offset...].withUnsafeBytes {
+        Foundation.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+      }
       if written < 0 {
         if errno == EINTR || errno == EAGAIN { continue }
         return false
@@ -88,7 +90,9 @@ enum UnixSocket {
 
   /// Reads one line (without its newline) of at most `limit` bytes before `deadline`, the bytes
   /// read past it kept in `buffer`; nil at the end, on the deadline, past the limit, or on an error.
-  static func line(_ fd: Int32, _ buffer: inout [UInt8], limit: Int, until deadline: ContinuousClock.Instant) -> [UInt8]? {
+  static func line(_ fd: Int32, _ buffer: inout [UInt8], limit: Int, until deadline: ContinuousClock.Instant)
+    -> [UInt8]?
+  {
     var chunk = [UInt8](repeating: 0, count: 64 * 1024)
     while true {
       if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {

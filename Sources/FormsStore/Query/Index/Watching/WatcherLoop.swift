@@ -65,7 +65,9 @@ final class WatcherLoop: @unchecked Sendable {  // used by its one thread only
     guard chmod(cookies.string, 0o700) == 0 else {
       throw StoreError.io(cookies.string, operation: "chmod", errno: Errno(errno))
     }
-    guard try events.watch(cookies.string) else { throw StoreError.io(cookies.string, operation: "watch", errno: Errno(ENOENT)) }
+    guard try events.watch(cookies.string) else {
+      throw StoreError.io(cookies.string, operation: "watch", errno: Errno(ENOENT))
+    }
   }
 
   /// Watches `top` and every directory below it (not hidden, never through a link); the reason
@@ -84,7 +86,8 @@ final class WatcherLoop: @unchecked Sendable {  // used by its one thread only
           return "\(directory) is not a directory (a symbolic link is not followed)"
         }
         owners[directory] = top
-        for (name, kind) in try FileIO.entries(of: FilePath(directory)) where kind == .directory && !name.hasPrefix(".") {
+        for (name, kind) in try FileIO.entries(of: FilePath(directory)) where kind == .directory && !name.hasPrefix(".")
+        {
           stack.append((FilePath(directory) / name).string)
         }
       } catch {
