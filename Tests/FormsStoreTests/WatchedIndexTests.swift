@@ -403,4 +403,61 @@ import Testing
       #expect(Self.route(store) == .everything("no earlier query through this watcher"))
     }
   }
+
+  @Test func aFileNameThatIsNotUTF8IsRefusedAsWithoutTheWatcher() throws {
+    try withTemporaryDirectory { dir in
+      let route = try Self.afterAFirstQuery(dir) { fixture, store, _ in
+        let directory = fixture.root + "/data/acquisitions/"
+        var name = Array((directory + "ACQ-").utf8) + [0xFE] + Array(".json".utf8) + [0]
+        let renamed = name.withUnsafeMutableBufferPointer { buffer in
+          buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+            rename(directory + "ACQ-2026-001.json", $0)
+          }
+        }
+        #expect(renamed == 0)
+        let scanning = try Self.scanning(fixture)
+        let expected = #expect(throws: StoreError.self) { try scanning.list(kind: "acquisition", query: Self.all) }
+        let got = #expect(throws: StoreError.self) { try store.list(kind: "acquisition", query: Self.all) }
+        #expect(got?.description == expected?.description)
+        #expect(Self.reason(Self.route(store)).contains("not valid UTF-8"))
+        name.withUnsafeBufferPointer { buffer in
+          buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { _ = unlink($0) }
+        }
+      }
+      #expect(route != nil)
+    }
+  }
+
+  @Test func aDirectoryMountedOverMeansEverything() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try StoreFixture(dir + "/store")
+      for n in 1...3 { try Self.create(fixture, "ACQ-2026-00\(n)") }
+      let other = dir + "/other"
+      try FileManager.default.copyItem(atPath: fixture.root + "/data/acquisitions", toPath: other)
+      try FileManager.default.removeItem(atPath: other + "/ACQ-2026-002.json")
+      let store = try Self.open(fixture, .process(IndexWatcher.Options()))
+      _ = try store.list(kind: "acquisition", query: Self.all)
+      let target = fixture.root + "/data/acquisitions"
+      // A bind mount raises no inotify event; where mounting is not allowed there is nothing to test.
+      guard try runTool("mount", ["--bind", other, target]) == 0 else {
+        print("skipping the mount test: mount --bind is not allowed here")
+        return
+      }
+      defer { _ = try? runTool("umount", [target]) }
+      let answer = try IndexTests.answer(store, Self.all)
+      #expect(answer == (try IndexTests.answer(Self.scanning(fixture), Self.all)))
+      #expect(Self.reason(Self.route(store)).contains("mounted over"))
+    }
+  }
+
+  func runTool(_ tool: String, _ arguments: [String]) throws -> Int32 {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [tool] + arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    return process.terminationStatus
+  }
 }

@@ -52,6 +52,8 @@ final class DirectoryEvents {
     var isDirectoryCreated = false
     /// The name is a directory (made, removed or moved).
     var isDirectory = false
+    /// The name's bytes are UTF-8 (`name` is exact); false: `name` stands in for it.
+    var nameIsValid = true
     /// The watched directory was removed or moved.
     var directoryGone = false
   }
@@ -185,6 +187,7 @@ final class DirectoryEvents {
           if mask & UInt32(IN_IGNORED) != 0 { watches[wd] = nil }
           guard let directory = watches[wd] else { continue }
           var event = Event(directory: directory, name: String(decoding: nameBytes, as: UTF8.self))
+          event.nameIsValid = String(validating: nameBytes, as: UTF8.self) != nil
           event.isDirectory = mask & UInt32(IN_ISDIR) != 0
           event.isDirectoryCreated = event.isDirectory && mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0
           event.directoryGone = mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0

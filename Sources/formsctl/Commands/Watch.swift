@@ -22,8 +22,9 @@ extension Formsctl {
           formsctl watch form --where 'status == "in_review"'
           formsctl watch purchase-order --format ndjson | jq -c .
           formsctl watch form --query --format ndjson | jq '.documents | length'
-          formsctl watch --serve-index &
-          FORMSCTL_INDEX_TRACE=1 formsctl list purchase-order --where 'total > 1000' --limit 20
+          formsctl watch --serve-index & sleep 1
+          FORMSCTL_INDEX_TRACE=1 formsctl list purchase-order --where 'status == "open"' --limit 20
+          kill $!
         """
     )
     enum Format: String, ExpressibleByArgument, CaseIterable { case table, json, ndjson }

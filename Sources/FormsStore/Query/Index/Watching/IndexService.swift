@@ -59,6 +59,8 @@ package final class IndexService: Sendable {
     umask(mask)
     guard bound == 0, listen(fd, 64) == 0 else {
       close(fd)
+      // Another watcher started at the same moment bound it first.
+      if bound != 0 && code == EADDRINUSE { throw StoreError.watcherRunning(socket: path.string) }
       throw StoreError.io(path.string, operation: "bind", errno: Errno(bound == 0 ? errno : code))
     }
     listener.withLock { $0 = fd }

@@ -24,6 +24,9 @@ final class WatcherLoop: @unchecked Sendable {  // used by its one thread only
   }
   private var pending: [Pending] = []
   private var cookieCount = 0
+  /// The device and inode of each kind's directory and of those above it, when watched: a
+  /// directory mounted over raises no event, so they are looked at again before each answer.
+  private var identities: [String: [UInt64]] = [:]
 
   init(core: WatcherCore) throws(StoreError) {
     self.core = core
@@ -41,10 +44,20 @@ final class WatcherLoop: @unchecked Sendable {  // used by its one thread only
     self.ancestors = ancestors
   }
 
+  /// The device and inode of `path` (not followed); empty when it is not there.
+  private static func identity(_ path: String) -> [UInt64] {
+    var info = stat()
+    guard lstat(path, &info) == 0 else { return [] }
+    return [UInt64(info.st_dev), UInt64(info.st_ino)]
+  }
+
   /// The first watches: the cookies' directory, the ancestors, then each kind's tree.
   func start() throws(StoreError) {
     try makeCookieDirectory()
-    for ancestor in ancestors.sorted() { try events.watch(ancestor) }
+    for ancestor in ancestors.sorted() {
+      try events.watch(ancestor)
+      identities[ancestor] = Self.identity(ancestor)
+    }
     var unwatchable: [String: String] = [:]
     for top in Set(core.directories.values).sorted() { unwatchable[top] = watchTree(top) }
     core.shared.withLock { shared in
@@ -78,6 +91,7 @@ final class WatcherLoop: @unchecked Sendable {  // used by its one thread only
       core.options.report(reason + ": queries of it check every file")
       return reason
     }
+    identities[top] = Self.identity(top)
     var stack = [top]
     while let directory = stack.popLast() {
       do throws(StoreError) {
@@ -119,7 +133,7 @@ final class WatcherLoop: @unchecked Sendable {  // used by its one thread only
       if batch.woken { core.wake.drain() }
       try handle(batch)
       ask()
-      answerDue()
+      try answerDue()
     }
   }
 
@@ -143,6 +157,9 @@ final class WatcherLoop: @unchecked Sendable {  // used by its one thread only
         } else if event.isDirectory {
           lost[top] = "a directory in it was made, removed or moved"
           if event.isDirectoryCreated { again.insert(top) }
+        } else if !event.nameIsValid {
+          // Not a name an answer can carry: the query checks every file (and says what it found).
+          lost[top] = "a file name in it is not valid UTF-8"
         } else if !event.name.hasPrefix("."),
           let name = FilePath(top).relative(path) ?? (event.directory == top ? event.name : nil)
         {
@@ -212,9 +229,37 @@ final class WatcherLoop: @unchecked Sendable {  // used by its one thread only
     }
   }
 
+  /// Directories mounted over (or replaced without an event) since they were watched: their
+  /// kinds lose continuity and are watched again.
+  private func checkIdentities() throws(StoreError) {
+    var replaced: [String] = []
+    for ancestor in ancestors.sorted() where Self.identity(ancestor) != identities[ancestor] {
+      try events.watch(ancestor)
+      identities[ancestor] = Self.identity(ancestor)
+      replaced += Set(core.directories.values).filter { $0.hasPrefix(ancestor + "/") }
+    }
+    for top in Set(core.directories.values).sorted() where Self.identity(top) != identities[top] {
+      replaced.append(top)
+    }
+    guard !replaced.isEmpty else { return }
+    var unwatchable: [String: String?] = [:]
+    for top in Set(replaced).sorted() { unwatchable[top] = watchTree(top) }
+    core.shared.withLock { shared in
+      shared.now += 1
+      for (top, reason) in unwatchable {
+        shared.directories[top]?.base = shared.now
+        shared.directories[top]?.reason = "its directory was replaced or mounted over"
+        shared.directories[top]?.changed = [:]
+        shared.directories[top]?.unwatchable = reason
+      }
+      shared.watchCount = events.count
+    }
+  }
+
   /// Answers the questions whose cookie came back (everything before it handled), and those
   /// whose cookie did not come back in time ("everything"); removes their cookies.
-  private func answerDue() {
+  private func answerDue() throws(StoreError) {
+    if pending.contains(where: \.arrived) { try checkIdentities() }
     let now = ContinuousClock.now
     let due = pending.filter { $0.arrived || $0.deadline <= now }
     pending.removeAll { $0.arrived || $0.deadline <= now }
