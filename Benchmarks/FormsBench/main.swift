@@ -123,6 +123,11 @@ case "serve":
   try ServeBenchmark.run(
     count: count == 10_000 && arguments.count < 2 ? 100_000 : count,
     repository: FileManager.default.currentDirectoryPath)
+case "index":
+  // FormsBench index [COUNT [STORE]]: a warm list with and without `watch --serve-index` (default 1,000,000).
+  try IndexWatcherBenchmark.run(
+    count: count == 10_000 && arguments.count < 2 ? 1_000_000 : count,
+    repository: FileManager.default.currentDirectoryPath, directory: arguments.count > 2 ? arguments[2] : nil)
 case "lsp":
   // FormsBench lsp [COUNT]: formsctl lsp's didChange → publishDiagnostics latency (default 100,000).
   try LanguageServerBenchmark.run(

@@ -26,7 +26,8 @@ struct McpProgram: ParsableCommand {
   }
 
   @Sendable static func perform(_ command: McpCommand) throws {
-    let store = try command.options.open()
+    // Long-lived: a watcher of its own vouches for what changed between its queries.
+    let store = try command.options.open(watching: true)
     let server = AssistantServer(
       assistant: Assistant(store: store, allowSealed: command.allowSealed), version: formsctlVersion)
     // A client that goes away fails the next write (EPIPE), which ends the server cleanly.

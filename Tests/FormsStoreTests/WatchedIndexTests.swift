@@ -460,4 +460,55 @@ import Testing
     process.waitUntilExit()
     return process.terminationStatus
   }
+
+  /// The index's files and the watcher's cookies are caches: each call that writes them failing,
+  /// once or from then on, never fails a query or changes its answer. (A failed read of the index
+  /// is a disk error the query reports, with a watcher or without.)
+  @Test(arguments: [false, true])
+  func aFailingCacheNeverFailsOrChangesAQuery(_ persistent: Bool) throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try StoreFixture(dir + "/store")
+      for n in 1...4 { try Self.create(fixture, "ACQ-2026-00\(n)") }
+      let daemon = try Daemon(fixture.store)
+      defer { daemon.stop() }
+      let scanning = try Self.scanning(fixture)
+      let faults: [(FaultInjection.Call, String)] = [
+        (.write, "index"), (.fsync, "index"), (.rename, "index"), (.unlink, "index"), (.open, "watcher"),
+        (.unlink, "watcher"),
+      ]
+      for (call, scope) in faults {
+        for nth in 1...4 {
+          let fault = FaultInjection.arm(
+            FilePath(fixture.root + "/.formsctl/" + scope),
+            fault: .init(call: call, nth: nth, persistent: persistent, errno: EIO))
+          let store = try Self.open(fixture, .daemon)
+          for round in 0..<3 {
+            _ = try fixture.store.update(
+              kind: "acquisition", id: "ACQ-2026-00\(1 + round)",
+              assignments: [try Assignment("agency=F\(nth)-\(round)")])
+            #expect(
+              try IndexTests.answer(store, Self.all) == IndexTests.answer(scanning, Self.all),
+              "\(call) \(scope) \(nth), round \(round)")
+          }
+          fault.disarm()
+        }
+      }
+    }
+  }
+
+  @Test func aLongLogIsFoldedIntoTheIndexWithoutLookingAgain() throws {
+    try withTemporaryDirectory { dir in
+      let route = try Self.afterAFirstQuery(dir) { fixture, store, _ in
+        let directory = fixture.root + "/data/acquisitions/"
+        for n in 0..<(Store.watchedFoldLines + 10) {
+          try writeFile(#"{"id": "X-\#(n)", "title": "T \#(n)", "agency": "GSA"}"#, to: directory + "X-\(n).json")
+        }
+        try FileManager.default.removeItem(atPath: directory + "ACQ-2026-003.json")
+        #expect(try IndexTests.answer(store, Self.all) == IndexTests.answer(Self.scanning(fixture), Self.all))
+        #expect(Self.route(store) == .watched(checked: Store.watchedFoldLines + 11))
+        #expect(!FileManager.default.fileExists(atPath: fixture.root + "/.formsctl/index/acquisition.log"))
+      }
+      #expect(route == .watched(checked: 0))
+    }
+  }
 }

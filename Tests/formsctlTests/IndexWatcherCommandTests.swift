@@ -43,7 +43,8 @@ import Testing
       let plain = try Self.list(store, ["--no-index"])
       let first = try Self.list(store)
       #expect(first.stdout == plain.stdout)
-      #expect(first.stderr.contains("watcher: every file checked (no earlier query through this watcher)"), "\(first.stderr)")
+      #expect(
+        first.stderr.contains("watcher: every file checked (no earlier query through this watcher)"), "\(first.stderr)")
       let second = try Self.list(store)
       #expect(second.stdout == plain.stdout)
       #expect(second.stderr.contains("watcher: 0 files checked"), "\(second.stderr)")

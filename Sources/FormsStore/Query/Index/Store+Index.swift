@@ -114,7 +114,7 @@ extension Store {
 
   /// Removes a log folded into its index, unless lines were appended meanwhile (they stay, to be
   /// checked by stat as every line is).
-  private func dropIndexLog(_ path: FilePath, folded size: Int) {
+  func dropIndexLog(_ path: FilePath, folded size: Int) {
     guard FileStamp(path)?.size == size else { return }
     do throws(StoreError) { try FileIO.remove(path) } catch {
       // Deliberately not an error: a log left behind is checked line by line as before.
@@ -125,7 +125,7 @@ extension Store {
   /// Writes the index atomically; true when it was. A cache: a read never fails because its
   /// cache could not be saved (a read-only checkout, a full disk); the next read builds it again.
   @discardableResult
-  private func saveIndex(_ bytes: [UInt8], to path: FilePath) -> Bool {
+  func saveIndex(_ bytes: [UInt8], to path: FilePath) -> Bool {
     do throws(StoreError) {
       try FileIO.makeDirectories(path.parent)
       try AtomicWriter(boundary: layout.state).write(bytes, to: path)

@@ -108,6 +108,8 @@ extension Store {
     let positions = Dictionary(chunks.flatMap(\.checked), uniquingKeysWith: { a, _ in a })
     var irregular = record.irregular.filter { path in !check.contains { (directory / $0).string == path } }
     var lines: [IndexLog.Line] = []
+    /// What each checked name holds now: its entry, or nil when it is no document.
+    var checkedEntries: [String: KindIndex.Entry?] = [:]
     let sensitive = sensitiveMembers(kind)
     for name in check.sorted() {
       guard name.hasSuffix(StoreLayout.documentSuffix) else {
@@ -120,6 +122,7 @@ extension Store {
       let line = appended[name] ?? trusted[name]
       let position = positions[name]
       let present = line.map { $0.entry != nil } ?? (position != nil)
+      checkedEntries[name] = .some(nil)
       switch FileStamp.lookUp(name, in: opened) {
       case .missing:
         if present { lines.append(IndexLog.Line(name: name, entry: nil, at: started)) }
@@ -127,24 +130,44 @@ extension Store {
         if present { lines.append(IndexLog.Line(name: name, entry: nil, at: started)) }
         irregular.append((directory / name).string)
       case .file(let stamp):
-        let verdict: IndexJudge.Verdict
-        if let entry = line?.trusted(for: stamp, racyWindow: racy) {
-          verdict = try judge.judge(entry, name: name, in: directory)
+        let entry: KindIndex.Entry
+        if let trusted = line?.trusted(for: stamp, racyWindow: racy) {
+          entry = trusted
         } else if line == nil, let position, index.trusts(position, for: stamp, racyWindow: racy) {
-          verdict = try judge.judge(
-            parses: index.parses(position), nonScalar: index.nonScalar(position),
-            projection: index.projection(position), name: name, in: directory)
+          entry = index.entry(position)
         } else {
           let bytes = try FileIO.read(directory / name, followLinks: false)
-          let entry = KindIndex.entry(bytes, stamp: stamp, sensitive: sensitive)
+          entry = KindIndex.entry(bytes, stamp: stamp, sensitive: sensitive)
           lines.append(IndexLog.Line(name: name, entry: entry, at: started))
-          verdict = try judge.judge(entry, name: name, in: directory)
         }
-        Self.keep(verdict, name, directory, &late.matches, &late.unparsable)
+        checkedEntries[name] = entry
+        Self.keep(try judge.judge(entry, name: name, in: directory), name, directory, &late.matches, &late.unparsable)
       }
     }
     chunks.append(late)
     indexRoutes.withLock { $0[kind] = .watched(checked: check.count) }
+    // Past a few thousand lines the log costs each query its parse: it is folded into a new
+    // index made from what this pass trusted and checked (no file looked at again).
+    if irregular.count <= WatchRecord.irregularLimit,
+      trusted.count + appended.count + lines.count > Self.watchedFoldLines
+    {
+      var overriding = trusted.mapValues(\.entry)
+      overriding.merge(checkedEntries) { _, checked in checked }
+      let encoded = KindIndex.encode(
+        Self.entries(index, overriding: overriding, wanted: wantedNames), writtenAt: started, fingerprint: fingerprint)
+      if saveIndex(encoded, to: path) {
+        dropIndexLog(logPath, folded: log.count)
+        source.save(
+          WatchRecord(
+            token: answer.token, index: KindIndex.identity(of: encoded), indexStamp: FileStamp(notFollowing: path),
+            logSize: 0, logChecksum: KindIndex.checksum([], count: 0), irregular: irregular, at: started),
+          kind: kind)
+        return (
+          chunks.flatMap(\.matches).map { ($0, nil) } + chunks.flatMap(\.unparsable).map { (nil, $0) },
+          irregular.sorted()
+        )
+      }
+    }
     // The next query trusts the log as it was read: each line appended since was checked now,
     // and what this pass learnt is appended after it.
     if irregular.count <= WatchRecord.irregularLimit,
@@ -162,6 +185,34 @@ extension Store {
       chunks.flatMap(\.matches).map { ($0, nil) } + chunks.flatMap(\.unparsable).map { (nil, $0) },
       irregular.sorted()
     )
+  }
+
+  /// A watched query folds the log into the index past this many lines.
+  static let watchedFoldLines = 4_096
+
+  /// The entries of a new index: `index`'s, in its order, each name in `overriding` (all of them
+  /// among `wanted`'s hashes) replaced by its entry there or left out when that is nil; then the
+  /// names of `overriding` the index does not hold.
+  private static func entries(
+    _ index: KindIndex, overriding: [String: KindIndex.Entry?], wanted: [UInt64: [String]]
+  ) -> [(name: String, entry: KindIndex.Entry)] {
+    var overriding = overriding
+    var entries: [(name: String, entry: KindIndex.Entry)] = []
+    entries.reserveCapacity(index.count + overriding.count)
+    for k in 0..<index.count {
+      if let names = wanted[index.nameHash(k)] {
+        let name = index.name(k)
+        if names.contains(name), let entry = overriding.removeValue(forKey: name) {
+          if let entry { entries.append((name, entry)) }
+          continue
+        }
+      }
+      entries.append((index.name(k), index.entry(k)))
+    }
+    for (name, entry) in overriding.sorted(by: { $0.key < $1.key }) {
+      if let entry { entries.append((name, entry)) }
+    }
+    return entries
   }
 
   /// Keeps a verdict: a match, or the path of a file that does not parse.
