@@ -10,13 +10,16 @@ import Synchronization
 /// per query: what the server saves); from a commit to the page's refreshed content (the event,
 /// then the page fetched again, as the browser does); and memory while it watches.
 enum ServeBenchmark {
-  static func run(count: Int, repository: String, rounds: Int = 41) throws {
-    let directory = NSTemporaryDirectory() + "formsctl-bench-serve-\(count)-\(getpid())"
-    defer { ExampleStore.remove(directory) }
-    _ = try ExampleStore.prepare(count: count, at: directory, repository: repository)
+  /// `directory`: an existing store of `count` generated orders to use (and change) instead of a new one.
+  static func run(count: Int, repository: String, rounds: Int = 41, directory given: String? = nil) throws {
+    let directory = given ?? NSTemporaryDirectory() + "formsctl-bench-serve-\(count)-\(getpid())"
+    defer { if given == nil { ExampleStore.remove(directory) } }
+    if given == nil { _ = try ExampleStore.prepare(count: count, at: directory, repository: repository) }
     var configuration = Store.Configuration()
     configuration.user = "bench"
     configuration.arguments = ["serve"]
+    // As `formsctl serve` runs: a watcher of its own vouches for what changed (decision 0120).
+    configuration.indexWatching = .process(IndexWatcher.Options())
     let store = try Store.open(at: directory, configuration: configuration)
     let security = ServerSecurity(token: "bench", hosts: ServerSecurity.hosts(listening: "127.0.0.1", names: []))
     let server = FormsServer(store: store, security: security, identity: nil, user: "bench")

@@ -119,10 +119,10 @@ case "watch":
     count: count == 10_000 && arguments.count < 2 ? 100_000 : count,
     repository: FileManager.default.currentDirectoryPath)
 case "serve":
-  // FormsBench serve [COUNT]: formsctl serve's list and document pages, and commit → page update (default 100,000).
+  // FormsBench serve [COUNT [STORE]]: formsctl serve's list and document pages, and commit → page update (default 100,000).
   try ServeBenchmark.run(
     count: count == 10_000 && arguments.count < 2 ? 100_000 : count,
-    repository: FileManager.default.currentDirectoryPath)
+    repository: FileManager.default.currentDirectoryPath, directory: arguments.count > 2 ? arguments[2] : nil)
 case "index":
   // FormsBench index [COUNT [STORE]]: a warm list with and without `watch --serve-index` (default 1,000,000).
   try IndexWatcherBenchmark.run(

@@ -55,6 +55,10 @@ extension Store {
       var used: [String] = []
     }
     let wantedNames = wanted
+    // A bit per hash's low 16 bits: most names are passed over without a dictionary lookup.
+    var bits = [UInt64](repeating: 0, count: 1 << 10)
+    for hash in wanted.keys { bits[Int(hash & 0xFFFF) >> 6] |= 1 << (hash & 63) }
+    let filter = bits
     defer { withExtendedLifetime(index) {} }
     var chunks = try parallelChunks(count: index.count, chunkSize: max(512, index.count / 64)) {
       range -> [Result<Chunk, StoreError>] in
@@ -62,7 +66,9 @@ extension Store {
         Result { () throws(StoreError) in
           var chunk = Chunk()
           for k in range {
-            if !wantedNames.isEmpty, let names = wantedNames[index.nameHash(k)] {
+            if !wantedNames.isEmpty, case let hash = index.nameHash(k),
+              filter[Int(hash & 0xFFFF) >> 6] & (1 << (hash & 63)) != 0, let names = wantedNames[hash]
+            {
               let name = index.name(k)
               if names.contains(name) {
                 if check.contains(name) {
