@@ -13,7 +13,7 @@ extension Formsctl {
       discussion: """
         One line per changed document: the time, what happened to it (create, update, delete, rename), the kind and id, the JSON Pointers that changed, and who changed it with which command. Changes made by formsctl or an app using its library are seen once each, after their commit, with the audit record's user and exact pointers; a multi-document operation (mv with dependants, an rm cascade, an import) is one batch, and one that was rolled back is never seen. Changes made behind formsctl's back (an editor saving a file, git checkout, cp) are seen too, as one batch once the store has been quiet for --debounce milliseconds, named by the top-level members that changed; a file that no longer parses is shown with "does not parse", never as a deletion.
 
-        With --serve-index it prints nothing of the changes: it serves the index to the store's other commands instead. A `list`, `query` or `watch --query` run while it serves asks it (over .formsctl/watcher/socket) which files changed since its last query, and `stat`s only those instead of every file; a command finds it by itself, and checks every file as before when none runs, when it does not answer within a second, or when it answers that everything may have changed (its event queue overflowed, a directory was replaced, it was restarted, the store is on a network or FUSE file system). It takes one inotify watch per directory of documents and says so as it starts; only one serves a store at a time (a second exits 75). Set FORMSCTL_INDEX_TRACE=1 to have a command say how it used the index.
+        With --serve-index it prints nothing of the changes: it serves the index to the store's other commands instead. A `list`, `query` or `watch --query` run while it serves asks it (over .formsctl/watcher/socket) which files changed since its last query, and `stat`s only those instead of every file; a command finds it by itself, and checks every file as before when none runs, when it does not answer within a second, or when it answers that everything may have changed (its event queue overflowed, a directory was replaced, it was restarted, the store is on a network or FUSE file system). It takes one inotify watch per directory of documents and says so as it starts; only one serves a store at a time (a second exits 75). Set FORMSCTL_INDEX_TRACE=1 to have `list` say how it used the index.
 
         With --query, the whole result of KIND and --where (and --sort, --limit) is printed again after each change that alters it, with what was inserted, updated, removed and moved: `formsctl list --watch` shows it as a live table. SIGINT (Ctrl-C) and SIGTERM end it with exit 0; it exits 74 when the store is removed. On Linux it uses inotify: when the system's limit on watches is reached it says which sysctl to raise. Every --rescan seconds it also looks at every document, whatever the kernel said.
 
@@ -23,7 +23,7 @@ extension Formsctl {
           formsctl watch purchase-order --format ndjson | jq -c .
           formsctl watch form --query --format ndjson | jq '.documents | length'
           formsctl watch --serve-index & sleep 1
-          FORMSCTL_INDEX_TRACE=1 formsctl list purchase-order --where 'status == "open"' --limit 20
+          FORMSCTL_INDEX_TRACE=1 formsctl list purchase-order --limit 20
           kill $!
         """
     )
