@@ -511,4 +511,45 @@ import Testing
       #expect(route == .watched(checked: 0))
     }
   }
+
+  @Test func aKindMovedToAnotherDirectorySinceTheWatcherStartedMeansEverything() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try StoreFixture(dir + "/store")
+      for n in 1...3 { try Self.create(fixture, "ACQ-2026-00\(n)", agency: "GSA") }
+      let daemon = try Daemon(fixture.store)
+      defer { daemon.stop() }
+      let gsa = Store.Query(filters: [try ExpressionParser.parse(#"agency == "GSA""#)])
+      _ = try Self.open(fixture, .daemon).list(kind: "acquisition", query: gsa)
+      // A schema change pulled while the watcher runs: the kind's documents now live elsewhere.
+      try FileManager.default.copyItem(atPath: fixture.root + "/data/acquisitions", toPath: fixture.root + "/data/acq2")
+      let moved = fixture.root + "/data/acq2/ACQ-2026-002.json"
+      try writeFile(try readFile(moved).replacingOccurrences(of: #""GSA""#, with: #""VA""#), to: moved)
+      for file in try FileManager.default.contentsOfDirectory(atPath: fixture.root + "/schemas/acquisition") {
+        let path = fixture.root + "/schemas/acquisition/" + file
+        try writeFile(
+          try readFile(path).replacingOccurrences(of: "directory: acquisitions", with: "directory: acq2"), to: path)
+      }
+      let store = try Self.open(fixture, .daemon)
+      let got = try IndexTests.answer(store, gsa)
+      #expect(got == (try IndexTests.answer(Self.scanning(fixture), gsa)))
+      #expect(got.count == 2)
+      #expect(Self.route(store) == .everything("the kind's directory is not the one watched"))
+    }
+  }
+
+  @Test func aWatcherDirectoryOfAnotherUserIsRefused() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try StoreFixture(dir + "/store")
+      let directory = fixture.store.layout.watcherDirectory.string
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      guard getuid() == 0, chown(directory, 65534, 65534) == 0 else {
+        print("skipping the other user's watcher directory: not root")
+        return
+      }
+      let refused = #expect(throws: StoreError.self) {
+        try IndexService(layout: fixture.store.layout, registry: fixture.store.registry, options: .init())
+      }
+      #expect(refused?.description.contains("a directory of user 65534") == true, "\(refused.map { "\($0)" } ?? "")")
+    }
+  }
 }

@@ -363,6 +363,22 @@ import Testing
     }
   }
 
+  /// A kind's directory, or data/, moved away whole raises no event for its files: the watch looks
+  /// at everything at once instead of waiting for its rescan.
+  @Test(arguments: ["data/acquisitions", "data"])
+  func aDirectoryMovedAwayIsSeenAtOnce(_ moved: String) async throws {
+    try await withTemporaryDirectoryAsync { dir in
+      let (store, _) = try SnapshotCommandTests.exampleStore(dir)
+      let opened = try Store.open(at: store)
+      let options = Store.ObserveOptions(debounce: .milliseconds(30), rescanInterval: .seconds(600))
+      var iterator = opened.changes(kinds: ["acquisition"], options: options).makeAsyncIterator()
+      usleep(200_000)
+      #expect(rename(store + "/" + moved, dir + "/away") == 0)
+      let batch = try #require(try await iterator.next())
+      #expect(batch.changes.contains { $0.operation == .delete && $0.id == "ACQ-2026-001" }, "\(Self.summary(batch))")
+    }
+  }
+
   @Test func theWatchLimitIsAClearError() throws {
     #if os(Linux)
       try withTemporaryDirectory { dir in

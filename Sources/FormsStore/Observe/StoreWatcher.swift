@@ -78,6 +78,17 @@ struct StoreWatcher {
           // and look at all of it.
           let directory = (FilePath(event.directory) / event.name).string
           if detector.kinds[directory] != nil, try events.watch(directory) { everything = true }
+        } else if event.isDirectory && !event.isDirectoryCreated
+          && (event.directory == store.layout.root || event.directory == store.layout.dataDirectory
+            || detector.kinds[event.directory] != nil)
+        {
+          // A kind's directory, or one below it, moved or removed as a whole: its files raise no
+          // event of their own. Look at everything.
+          everything = true
+        } else if event.directoryGone,
+          detector.kinds[event.directory] != nil || event.directory == store.layout.dataDirectory
+        {
+          everything = true
         } else if detector.kinds[event.directory] != nil, ChangeDetector.isDocumentName(event.name) {
           dirty.insert((FilePath(event.directory) / event.name).string)
         }

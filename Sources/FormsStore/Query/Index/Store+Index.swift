@@ -155,7 +155,9 @@ extension Store {
       filters: filters, sort: sort, projection: JSONProjection(paths: paths), wanted: members.map { Array($0.utf8) },
       fragments: filters.flatMap(\.compactFragments))
     let record = indexSource?.record(kind: kind)
-    guard let source = indexSource, let answer = source.changes(kind: kind, since: record?.token) else {
+    guard let source = indexSource,
+      let answer = source.changes(kind: kind, directory: directory.string, since: record?.token)
+    else {
       indexRoutes.withLock { $0[kind] = .unwatched }
       return try checkedMatches(kind: kind, directory: directory, judge: judge, keeping: keeping).found
     }

@@ -51,10 +51,10 @@ package struct IndexChanges: Sendable, Equatable {
 /// this process, or the store's watcher over its socket), and keeps what it may trust of the
 /// index until then (``WatchRecord``).
 package protocol IndexChangeSource: Sendable {
-  /// What changed in `kind`'s directory since `token` (nil: no earlier answer), each write made
-  /// before the call included; nil when there is no answer (no watcher, or none within the
-  /// bound): the query checks every file.
-  func changes(kind: String, since token: String?) -> IndexChanges?
+  /// What changed in `kind`'s directory (`directory`, as the asking store's descriptors place
+  /// it) since `token` (nil: no earlier answer), each write made before the call included; nil
+  /// when there is no answer (no watcher, or none within the bound): the query checks every file.
+  func changes(kind: String, directory: String, since token: String?) -> IndexChanges?
   /// What the last query of `kind` through this source left: the token and the index it vouched for.
   func record(kind: String) -> WatchRecord?
   func save(_ record: WatchRecord, kind: String)

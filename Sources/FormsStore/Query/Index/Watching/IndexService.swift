@@ -6,7 +6,8 @@ import Synchronization
 /// `formsctl watch --serve-index`: an ``IndexWatcher`` answering the store's short-lived
 /// commands over `.formsctl/watcher/socket` (decision 0120).
 ///
-/// The protocol is one line of compact JSON each way: `{"kind": K, "since": TOKEN or null}`,
+/// The protocol is one line of compact JSON each way: `{"kind": K, "directory": ITS DIRECTORY,
+/// "since": TOKEN or null}`,
 /// answered `{"token": T, "changed": [NAMES]}` or `{"token": T, "everything": WHY}` (or
 /// `{"error": WHY}`). The socket and its directory are the store owner's alone (mode 0600 in a
 /// 0700 directory, never a link), and a connection from another user is closed unanswered. A
@@ -124,15 +125,16 @@ package final class IndexService: Sendable {
       if line.count > Self.requestLimit {
         reply = .object(JSONObject(["error": .string("a request is at most \(Self.requestLimit) bytes")]))
       } else if let request = try? JSONParser().parse(line), let kind = request["kind"]?.stringValue,
-        kind.utf8.count <= 256,
+        let directory = request["directory"]?.stringValue, kind.utf8.count <= 256,
         request["since"] == nil || request["since"] == .null || request["since"]?.stringValue != nil
       {
         let since = request["since"]?.stringValue
         reply =
-          watcher.changes(kind: kind, since: since)?.json
+          watcher.changes(kind: kind, directory: directory, since: since)?.json
           ?? .object(JSONObject(["error": .string("the watcher stopped")]))
       } else {
-        reply = .object(JSONObject(["error": .string(#"a request is {"kind": KIND, "since": TOKEN or null}"#)]))
+        reply = .object(
+          JSONObject(["error": .string(#"a request is {"kind": KIND, "directory": PATH, "since": TOKEN or null}"#)]))
       }
       guard UnixSocket.send(fd, Array((JSONWriter.compact(reply) + "\n").utf8), until: .now + Self.requestWait),
         reply["error"] == nil

@@ -28,13 +28,14 @@ final class SocketIndexSource: IndexChangeSource {
     connection.withLock { if case .open(let fd, _) = $0 { close(fd) } }
   }
 
-  func changes(kind: String, since token: String?) -> IndexChanges? {
+  func changes(kind: String, directory: String, since token: String?) -> IndexChanges? {
     connection.withLock { connection -> IndexChanges? in
       if case .untried = connection { connection = connect().map { .open($0, buffer: []) } ?? .failed }
       guard case .open(let fd, var buffer) = connection else { return nil }
       let deadline = ContinuousClock.now + timeout
       let since: JSONValue = token.map { .string($0) } ?? .null
-      let request = JSONValue.object(JSONObject(["kind": .string(kind), "since": since]))
+      let request = JSONValue.object(
+        JSONObject(["kind": .string(kind), "directory": .string(directory), "since": since]))
       guard UnixSocket.send(fd, Array((JSONWriter.compact(request) + "\n").utf8), until: deadline),
         let line = UnixSocket.line(fd, &buffer, limit: Self.replyLimit, until: deadline),
         let value = try? JSONParser().parse(line), let answer = IndexChanges(value)
@@ -119,7 +120,9 @@ final class ProcessIndexSource: IndexChangeSource {
     }
   }
 
-  func changes(kind: String, since token: String?) -> IndexChanges? { watcher?.changes(kind: kind, since: token) }
+  func changes(kind: String, directory: String, since token: String?) -> IndexChanges? {
+    watcher?.changes(kind: kind, directory: directory, since: token)
+  }
 
   func record(kind: String) -> WatchRecord? { state.withLock { $0.records[kind] } }
 

@@ -43,7 +43,9 @@ public final class IndexWatcher: Sendable {
   /// What changed in `kind`'s directory since `token`, every write made before this call
   /// included (cookie sync); nil when the watcher has ended or did not answer within twice the
   /// cookie wait.
-  package func changes(kind: String, since token: String?) -> IndexChanges? { core.changes(kind: kind, since: token) }
+  package func changes(kind: String, directory: String, since token: String?) -> IndexChanges? {
+    core.changes(kind: kind, directory: directory, since: token)
+  }
 
   /// Testing: cookies stop (or start again) coming back.
   package func ignoreCookies(_ ignore: Bool) { core.shared.withLock { $0.ignoreCookies = ignore } }
@@ -99,11 +101,14 @@ final class WatcherCore: Sendable {
   /// A question waiting for its cookie.
   final class Question: Sendable {
     let kind: String
+    /// The kind's directory as the asker's descriptors place it.
+    let directory: String
     let since: String?
     let answered = DispatchSemaphore(value: 0)
     let answer = Mutex<IndexChanges?>(nil)
-    init(kind: String, since: String?) {
+    init(kind: String, directory: String, since: String?) {
       self.kind = kind
+      self.directory = directory
       self.since = since
     }
   }
@@ -134,16 +139,13 @@ final class WatcherCore: Sendable {
       uniquingKeysWith: { a, _ in a })
     shared = Mutex(Shared())
     wake = WatchCancellation()
+    // The first watches are taken here, so that what cannot be watched at all is the caller's
+    // error; then the loop's thread alone uses the loop.
     let loop = try WatcherLoop(core: self)
-    let started = DispatchSemaphore(value: 0)
+    try loop.start()
     let thread = Thread { [self] in
       // The loop holds the core, not the watcher: releasing the watcher ends the loop.
-      do throws(StoreError) {
-        try loop.start()
-        started.signal()
-        try loop.run()
-      } catch {
-        started.signal()
+      do throws(StoreError) { try loop.run() } catch {
         self.end(error.description)
         self.options.report("the index watcher stopped: \(error.description)")
         return
@@ -152,7 +154,6 @@ final class WatcherCore: Sendable {
     }
     thread.name = "formsctl index watcher"
     thread.start()
-    started.wait()
   }
 
   func end(_ reason: String) {
@@ -164,8 +165,8 @@ final class WatcherCore: Sendable {
     for question in waiting { question.answered.signal() }
   }
 
-  func changes(kind: String, since token: String?) -> IndexChanges? {
-    let question = Question(kind: kind, since: token)
+  func changes(kind: String, directory: String, since token: String?) -> IndexChanges? {
+    let question = Question(kind: kind, directory: directory, since: token)
     let open = shared.withLock { shared in
       guard shared.ended == nil else { return false }
       shared.questions.append(question)
@@ -185,6 +186,8 @@ final class WatcherCore: Sendable {
     guard let path = directories[question.kind], var directory = shared.directories[path] else {
       return everything("the watcher does not know the kind \(question.kind)")
     }
+    // The descriptors or the manifest moved the kind since the watcher started: it watches another tree.
+    guard path == question.directory else { return everything("the kind's directory is not the one watched") }
     if let reason = directory.unwatchable { return everything(reason) }
     guard let since = question.since else { return everything("no earlier query through this watcher") }
     let parts = since.split(separator: ":")

@@ -74,6 +74,12 @@ final class WatcherLoop: @unchecked Sendable {  // used by its one thread only
     guard FileIO.entry(cookies) == .directory else {
       throw StoreError.wrongFileType(cookies.string, found: FileIO.describe(cookies), expected: "a directory")
     }
+    // Left by another user's watcher: queries would refuse a socket in it.
+    var info = stat()
+    guard lstat(cookies.string, &info) == 0, info.st_uid == getuid() else {
+      throw StoreError.wrongFileType(
+        cookies.string, found: "a directory of user \(info.st_uid)", expected: "a directory of your own")
+    }
     // Nobody else may make or remove names in it (the socket's directory).
     guard chmod(cookies.string, 0o700) == 0 else {
       throw StoreError.io(cookies.string, operation: "chmod", errno: Errno(errno))
