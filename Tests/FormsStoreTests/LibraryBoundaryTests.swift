@@ -87,6 +87,8 @@ import Testing
     "StoreValidation", "StoreValidation.Request", "StoreValidation.Verdict", "StoreValidator", "StoreValidator.Report",
     "SyncState", "SyncState.Record", "SyncState.Stamp",
     "SyncState.Status", "SyncState.Table", "SyncState.Text", "WatchCancellation",
+    // The index watcher: writes only its cookies and socket in .formsctl/watcher/ (decision 0120).
+    "IndexWatcher", "IndexWatcher.Options", "Store.IndexWatching",
   ]
 
   struct Graph {

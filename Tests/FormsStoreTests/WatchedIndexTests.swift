@@ -58,6 +58,13 @@ import Testing
       ])
   }
 
+  /// A store of `documents` acquisitions whose watcher is served on its socket.
+  static func served(_ dir: String, documents: Int = 1) throws -> (StoreFixture, Daemon) {
+    let fixture = try StoreFixture(dir + "/store")
+    for n in 0..<documents { try Self.create(fixture, "ACQ-2026-00\(n + 1)") }
+    return (fixture, try Daemon(fixture.store))
+  }
+
   static let all = Store.Query(sort: [(path: FilterExpression.Path("id")!, descending: false)])
 
   @Test(arguments: [UInt64(1), 2, 3])
@@ -346,9 +353,7 @@ import Testing
 
   @Test func aSocketThatIsALinkOrAnotherFileIsNoWatcher() throws {
     try withTemporaryDirectory { dir in
-      let fixture = try StoreFixture(dir + "/store")
-      try Self.create(fixture, "ACQ-2026-001")
-      let daemon = try Daemon(fixture.store)
+      let (fixture, daemon) = try Self.served(dir)
       defer { daemon.stop() }
       // The real socket moved away, a link to it put in its place.
       let socket = fixture.store.layout.watcherDirectory / "socket"
@@ -366,8 +371,7 @@ import Testing
 
   @Test func aSecondWatcherIsRefusedWhileOneAnswers() throws {
     try withTemporaryDirectory { dir in
-      let fixture = try StoreFixture(dir + "/store")
-      let daemon = try Daemon(fixture.store)
+      let (fixture, daemon) = try Self.served(dir, documents: 0)
       defer { daemon.stop() }
       #expect(throws: StoreError.watcherRunning(socket: (fixture.store.layout.watcherDirectory / "socket").string)) {
         try IndexService(layout: fixture.store.layout, registry: fixture.store.registry, options: .init())
@@ -377,9 +381,7 @@ import Testing
 
   @Test func aHostileRequestIsRefusedAndTheWatcherGoesOn() throws {
     try withTemporaryDirectory { dir in
-      let fixture = try StoreFixture(dir + "/store")
-      try Self.create(fixture, "ACQ-2026-001")
-      let daemon = try Daemon(fixture.store)
+      let (fixture, daemon) = try Self.served(dir)
       defer { daemon.stop() }
       let socket = fixture.store.layout.watcherDirectory / "socket"
       for request in [
