@@ -126,38 +126,72 @@ struct KindIndex: Sendable {
 
   // MARK: - Reading an entry in place
 
-  private static func load<T: FixedWidthInteger>(_: T.Type, _ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> T {
+  fileprivate static func load<T: FixedWidthInteger>(_: T.Type, _ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> T {
     T(littleEndian: UnsafeRawBufferPointer(bytes).loadUnaligned(fromByteOffset: offset, as: T.self))
   }
 
+  /// The entries read in place, with no reference counted on the way (a pass over a million
+  /// entries reads them through this): valid while the index is alive.
+  struct Reader: @unchecked Sendable {  // read only; the mapping outlives every use
+    let bytes: UnsafeBufferPointer<UInt8>
+    let records: Int
+    let heap: Int
+
+    func field<T: FixedWidthInteger>(_: T.Type, _ index: Int, _ offset: Int) -> T {
+      KindIndex.load(T.self, bytes, at: records + index * KindIndex.recordSize + offset)
+    }
+
+    func range(_ offset: Int, _ length: Int) -> Range<Int>? {
+      let start = heap + offset
+      return start >= heap && start + length <= bytes.count - 8 ? start..<(start + length) : nil
+    }
+
+    func range(nameAt index: Int) -> Range<Int>? {
+      range(Int(field(UInt32.self, index, 32)), Int(field(UInt16.self, index, 36)))
+    }
+
+    func range(projectionAt index: Int) -> Range<Int>? {
+      range(Int(field(UInt32.self, index, 40)), Int(field(UInt32.self, index, 44)))
+    }
+
+    func range(nonScalarAt index: Int) -> Range<Int>? {
+      range(Int(field(UInt32.self, index, 48)), Int(field(UInt16.self, index, 52)))
+    }
+
+    func slice(_ range: Range<Int>?) -> UnsafeBufferPointer<UInt8> {
+      range.map { UnsafeBufferPointer(rebasing: bytes[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
+    }
+
+    /// Entry `index`'s file name, relative to the kind's directory.
+    func name(_ index: Int) -> String { String(decoding: slice(range(nameAt: index)), as: UTF8.self) }
+
+    /// A hash of entry `index`'s name, read in place (``KindIndex/nameHash(_:)-(UnsafeBufferPointer<UInt8>)``).
+    func nameHash(_ index: Int) -> UInt64 { KindIndex.nameHash(slice(range(nameAt: index))) }
+
+    func parses(_ index: Int) -> Bool { bytes[records + index * KindIndex.recordSize + 38] & 1 != 0 }
+
+    /// Entry `index`'s projection, in place.
+    func projection(_ index: Int) -> UnsafeBufferPointer<UInt8> { slice(range(projectionAt: index)) }
+
+    /// Entry `index`'s members that are not scalars, comma-separated, in place.
+    func nonScalar(_ index: Int) -> UnsafeBufferPointer<UInt8> { slice(range(nonScalarAt: index)) }
+  }
+
+  var reader: Reader { Reader(bytes: bytes, records: records, heap: heap) }
+
   private func field<T: FixedWidthInteger>(_: T.Type, _ index: Int, _ offset: Int) -> T {
-    Self.load(T.self, bytes, at: records + index * Self.recordSize + offset)
+    reader.field(T.self, index, offset)
   }
 
-  private func range(_ offset: Int, _ length: Int) -> Range<Int>? {
-    let start = heap + offset
-    return start >= heap && start + length <= bytes.count - 8 ? start..<(start + length) : nil
-  }
-
-  private func range(nameAt index: Int) -> Range<Int>? {
-    range(Int(field(UInt32.self, index, 32)), Int(field(UInt16.self, index, 36)))
-  }
-
-  private func range(projectionAt index: Int) -> Range<Int>? {
-    range(Int(field(UInt32.self, index, 40)), Int(field(UInt32.self, index, 44)))
-  }
-
-  private func range(nonScalarAt index: Int) -> Range<Int>? {
-    range(Int(field(UInt32.self, index, 48)), Int(field(UInt16.self, index, 52)))
-  }
+  private func range(nameAt index: Int) -> Range<Int>? { reader.range(nameAt: index) }
+  private func range(projectionAt index: Int) -> Range<Int>? { reader.range(projectionAt: index) }
+  private func range(nonScalarAt index: Int) -> Range<Int>? { reader.range(nonScalarAt: index) }
 
   /// Entry `index`'s file name, relative to the kind's directory.
-  func name(_ index: Int) -> String {
-    String(decoding: slice(range(nameAt: index)), as: UTF8.self)
-  }
+  func name(_ index: Int) -> String { reader.name(index) }
 
   /// A hash of entry `index`'s name, read in place (``nameHash(_:)`` of the name).
-  func nameHash(_ index: Int) -> UInt64 { Self.nameHash(slice(range(nameAt: index))) }
+  func nameHash(_ index: Int) -> UInt64 { reader.nameHash(index) }
 
   /// FNV-1a of a name's bytes: finds the few names a query looks for among a million without
   /// making a string of each.
@@ -185,18 +219,14 @@ struct KindIndex: Sendable {
       ctimeNanoseconds: field(Int64.self, index, 16), inode: field(UInt64.self, index, 24))
   }
 
-  func parses(_ index: Int) -> Bool { bytes[records + index * Self.recordSize + 38] & 1 != 0 }
+  func parses(_ index: Int) -> Bool { reader.parses(index) }
 
   /// Entry `index`'s projection, in place (valid while the index is alive).
-  func projection(_ index: Int) -> UnsafeBufferPointer<UInt8> { slice(range(projectionAt: index)) }
+  func projection(_ index: Int) -> UnsafeBufferPointer<UInt8> { reader.projection(index) }
 
   /// Entry `index`'s members that are not scalars, comma-separated, in place (valid while the
   /// index is alive).
-  func nonScalar(_ index: Int) -> UnsafeBufferPointer<UInt8> { slice(range(nonScalarAt: index)) }
-
-  private func slice(_ range: Range<Int>?) -> UnsafeBufferPointer<UInt8> {
-    range.map { UnsafeBufferPointer(rebasing: bytes[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
-  }
+  func nonScalar(_ index: Int) -> UnsafeBufferPointer<UInt8> { reader.nonScalar(index) }
 
   /// Entry `index` as an entry to write again.
   func entry(_ index: Int) -> Entry {

@@ -60,16 +60,17 @@ extension Store {
     for hash in wanted.keys { bits[Int(hash & 0xFFFF) >> 6] |= 1 << (hash & 63) }
     let filter = bits
     defer { withExtendedLifetime(index) {} }
+    let reader = index.reader
     var chunks = try parallelChunks(count: index.count, chunkSize: max(512, index.count / 64)) {
       range -> [Result<Chunk, StoreError>] in
       [
         Result { () throws(StoreError) in
           var chunk = Chunk()
           for k in range {
-            if !wantedNames.isEmpty, case let hash = index.nameHash(k),
+            if !wantedNames.isEmpty, case let hash = reader.nameHash(k),
               filter[Int(hash & 0xFFFF) >> 6] & (1 << (hash & 63)) != 0, let names = wantedNames[hash]
             {
-              let name = index.name(k)
+              let name = reader.name(k)
               if names.contains(name) {
                 if check.contains(name) {
                   chunk.checked.append((name, k))
@@ -87,10 +88,10 @@ extension Store {
               }
             }
             let verdict = try judge.judge(
-              parses: index.parses(k), nonScalar: index.nonScalar(k), projection: index.projection(k),
-              name: index.name(k), in: directory)
+              parses: reader.parses(k), nonScalar: reader.nonScalar(k), projection: reader.projection(k),
+              name: reader.name(k), in: directory)
             if case .unparsable = verdict {
-              chunk.unparsable.append((directory / index.name(k)).string)
+              chunk.unparsable.append((directory / reader.name(k)).string)
             } else {
               Self.keep(verdict, "", directory, &chunk.matches, &chunk.unparsable)
             }
