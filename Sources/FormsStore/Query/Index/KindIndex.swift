@@ -126,7 +126,9 @@ struct KindIndex: Sendable {
 
   // MARK: - Reading an entry in place
 
-  fileprivate static func load<T: FixedWidthInteger>(_: T.Type, _ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> T {
+  fileprivate static func load<T: FixedWidthInteger>(_: T.Type, _ bytes: UnsafeBufferPointer<UInt8>, at offset: Int)
+    -> T
+  {
     T(littleEndian: UnsafeRawBufferPointer(bytes).loadUnaligned(fromByteOffset: offset, as: T.self))
   }
 

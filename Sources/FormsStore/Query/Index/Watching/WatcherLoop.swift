@@ -92,12 +92,12 @@ final class WatcherLoop: @unchecked Sendable {  // used by its one thread only
   /// Watches `top` and every directory below it (not hidden, never through a link); the reason
   /// it cannot be vouched for, or nil. A missing `top` is watched when it is made.
   private func watchTree(_ top: String) -> String? {
+    identities[top] = Self.identity(top)
     if let system = core.options.remoteFileSystem(top) {
       let reason = "\(top) is on a \(system) file system, whose changes inotify does not see"
       core.options.report(reason + ": queries of it check every file")
       return reason
     }
-    identities[top] = Self.identity(top)
     var stack = [top]
     while let directory = stack.popLast() {
       do throws(StoreError) {
