@@ -339,7 +339,7 @@ import Testing
       #expect(chmod(directory.string, 0o700) == 0)
       let fd = UnixSocket.make()
       defer { close(fd) }
-      let bound = UnixSocket.withAddress(UnixSocket.address(directory / "socket")!) { bind(fd, $0, $1) }
+      let bound = UnixSocket.withAddress(of: directory / "socket") { bind(fd, $0, $1) }
       #expect(bound == 0 && listen(fd, 8) == 0)
       var configuration = fixture.store.configuration
       configuration.indexWatcherWait = .milliseconds(300)
@@ -552,6 +552,19 @@ import Testing
         try IndexService(layout: fixture.store.layout, registry: fixture.store.registry, options: .init())
       }
       #expect(refused?.description.contains("a directory of user 65534") == true, "\(refused.map { "\($0)" } ?? "")")
+    }
+  }
+
+  /// A socket's address holds 108 bytes; a store deeper than that is served all the same.
+  @Test func aStoreDeepInTheTreeIsServed() throws {
+    try withTemporaryDirectory { dir in
+      let (fixture, daemon) = try Self.served(dir + "/" + String(repeating: "d", count: 120))
+      defer { daemon.stop() }
+      #expect(fixture.store.layout.watcherDirectory.string.utf8.count > 108)
+      let store = try Self.open(fixture, .daemon)
+      _ = try store.list(kind: "acquisition", query: Self.all)
+      _ = try store.list(kind: "acquisition", query: Self.all)
+      #expect(Self.route(store) == .watched(checked: 0))
     }
   }
 }

@@ -27,9 +27,6 @@ package final class IndexService: Sendable {
   package init(layout: StoreLayout, registry: SchemaRegistry, options: IndexWatcher.Options) throws(StoreError) {
     let path = layout.watcherDirectory / "socket"
     socketPath = path
-    guard let address = UnixSocket.address(path) else {
-      throw StoreError.io(path.string, operation: "bind", errno: Errno(ENAMETOOLONG))
-    }
     // Its directory is the store's own: never a link (a socket is not looked for through one).
     let directory = FileIO.entry(layout.watcherDirectory)
     guard directory == .directory || directory == .missing else {
@@ -55,7 +52,7 @@ package final class IndexService: Sendable {
     guard fd >= 0 else { throw StoreError.io(path.string, operation: "socket", errno: Errno(errno)) }
     // Made with no permission for anyone else from the start (the umask), then listened on.
     let mask = umask(0o177)
-    let bound = UnixSocket.withAddress(address) { bind(fd, $0, $1) }
+    let bound = UnixSocket.withAddress(of: path) { bind(fd, $0, $1) }
     let code = errno
     umask(mask)
     guard bound == 0, listen(fd, 64) == 0 else {

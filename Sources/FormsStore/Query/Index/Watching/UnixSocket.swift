@@ -18,23 +18,33 @@ enum UnixSocket {
 
   static func make() -> Int32 { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
 
-  /// Calls `body` with the address as the `sockaddr` the system calls take.
-  static func withAddress<T>(_ address: sockaddr_un, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
-    var address = address
-    return withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+  /// Calls `body` (a `bind` or `connect`) with `path` as the `sockaddr` the system calls take.
+  /// A path longer than an address holds (a store deep in the tree) is named through its
+  /// directory, opened for the call (`/proc/self/fd/N/NAME`, not following a link): -1 with errno
+  /// set when even that cannot be.
+  static func withAddress(of path: FilePath, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
+    func call(_ address: sockaddr_un) -> Int32 {
+      var address = address
+      return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+      }
     }
+    if let address = address(path) { return call(address) }
+    let directory = open(path.parent.string, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    guard directory >= 0 else { return -1 }
+    defer { close(directory) }
+    guard let address = address(FilePath("/proc/self/fd/\(directory)") / path.name) else {
+      errno = ENAMETOOLONG
+      return -1
+    }
+    return call(address)
   }
 
   /// A socket connected to `path`; -1 with errno set when none could be.
   static func connect(_ path: FilePath) -> Int32 {
-    guard let address = address(path) else {
-      errno = ENAMETOOLONG
-      return -1
-    }
     let fd = make()
     guard fd >= 0 else { return -1 }
-    let connected = withAddress(address) { Foundation.connect(fd, $0, $1) }
+    let connected = withAddress(of: path) { Foundation.connect(fd, $0, $1) }
     guard connected == 0 else {
       let code = errno
       close(fd)
