@@ -45,7 +45,10 @@ enum IndexWatcherBenchmark {
       watcher.waitUntilExit()
     }
     while !FileManager.default.fileExists(atPath: directory + "/.formsctl/watcher/socket") { usleep(10_000) }
-    print(String(format: "watcher started: %.0f MB resident", residentMegabytes(watcher.processIdentifier)))
+    print(
+      String(
+        format: "watcher started: %.0f MB resident", WatchBenchmark.residentMegabytes(String(watcher.processIdentifier))
+      ))
     // The first query through it checks every file and leaves the record.
     _ = try formsctlRun(list)
     let watched = try (0..<rounds).map { _ in try formsctlRun(list) }
@@ -60,7 +63,7 @@ enum IndexWatcherBenchmark {
       together.append(set + seen)
     }
     WriteBenchmark.printFigures("set, then a list that sees it", together)
-    let before = residentMegabytes(watcher.processIdentifier)
+    let before = WatchBenchmark.residentMegabytes(String(watcher.processIdentifier))
     for k in 0..<200 {
       _ = try formsctlRun(["set", "purchase-order", "PO-\(pad(1 + k % (count - 1), 6))", "delivery_note=m \(k)"])
     }
@@ -68,14 +71,6 @@ enum IndexWatcherBenchmark {
     print(
       String(
         format: "watcher memory: %.0f MB after the timed runs, %.0f MB after 200 more sets", before,
-        residentMegabytes(watcher.processIdentifier)))
-  }
-
-  /// The resident memory of process `pid`, in MB.
-  static func residentMegabytes(_ pid: Int32) -> Double {
-    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
-    else { return 0 }
-    return Double(line.split(separator: " ").dropFirst().first ?? "0").map { $0 / 1024 } ?? 0
+        WatchBenchmark.residentMegabytes(String(watcher.processIdentifier))))
   }
 }

@@ -78,8 +78,9 @@ enum WatchBenchmark {
   }
 
   /// The process's resident set (VmRSS), in MB; 0 where /proc is not there.
-  static func residentMegabytes() -> Double {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+  /// The resident memory of process `pid` (this one by default), in MB.
+  static func residentMegabytes(_ pid: String = "self") -> Double {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
       let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
     else { return 0 }
     return Double(line.split(separator: " ").dropFirst().first ?? "0").map { $0 / 1024 } ?? 0
