@@ -65,6 +65,10 @@ public enum StoreError: FormsError, Equatable {
   /// The rejects list of a run that already changed the store (`sync --rejects FILE`) cannot be
   /// written at `path` (exit 74): the run completed; only the list is missing.
   case reportNotWrittenAfterRun(path: String, cause: String)
+  /// A file written for a person (a rejects list, a rendered page, exported schemas) was asked
+  /// for at `path`, a place formsctl never writes such a file (`reason`: inside the repository's
+  /// `.git`, the store's data, its schemas; exit 64). Nothing was written.
+  case outputRefused(path: String, reason: String)
   /// A bug: the message says what went wrong.
   case internalError(String)
 
@@ -85,7 +89,7 @@ public enum StoreError: FormsError, Equatable {
     case .invalidDocument, .unreadableDocument, .refused, .migrationFailed, .importFailed, .pruneRefused:
       return .badInput
     case .notFound: return .noInput
-    case .ambiguousID, .usage: return .usage
+    case .ambiguousID, .usage, .outputRefused: return .usage
     case .editKept(let error, _, _, _): return error.kind
     case .internalError: return .internalError
     }
@@ -179,6 +183,8 @@ public enum StoreError: FormsError, Equatable {
       return
         "\(path): cannot write the rejects file: \(cause); the run completed (its rows are in), only the list"
         + " was not written (`formsctl sync status` shows the rows that wait)"
+    case .outputRefused(let path, let reason):
+      return "\(path): formsctl does not write a file there: \(reason); nothing written"
     case .internalError(let message):
       return "internal error (a bug in formsctl): \(message)"
     case .storeExists(let path):

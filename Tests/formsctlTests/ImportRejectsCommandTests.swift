@@ -104,13 +104,6 @@ struct ImportRejectsCommandTests {
         (dir + "/link.ndjson", "it is a symbolic link, and formsctl never writes through one"),
         (dir + "/missing/rejects.ndjson", dir + "/missing is not a directory"),
         ("/dev/full", "it is not a regular file"),
-        (store + "/data/purchase-orders/rejects.ndjson", "it is inside the store's data directory"),
-        (store + "/.formsctl/rejects.ndjson", "it is inside the store's .formsctl directory"),
-        // The store's own files, its schemas wherever they are, and the feed itself.
-        (store + "/formsctl.yaml", "it is inside the store"),
-        (store + "/.git/rejects.ndjson", "it is inside the store"),
-        (dir + "/schemas/rejects.ndjson", "it is inside the store's schemas directory"),
-        (dir + "/feed.ndjson", "it is the feed being imported"),
       ]
       for (path, why) in cases {
         let result = try Formsctl.run(
@@ -120,6 +113,28 @@ struct ImportRejectsCommandTests {
         #expect(
           result.stderr.contains("\(path): cannot write the rejects file: \(why)"), "\(path): \(result.stderr)")
         #expect(result.stderr.contains("nothing imported"))
+        #expect(try treeContents(store) == before, "\(path)")
+      }
+      // Places formsctl never writes a file for a person: a bad argument (64), one line, the
+      // store's own files, its schemas wherever they are, git's files and the feed itself.
+      let places: [(String, String)] = [
+        (store + "/data/purchase-orders/rejects.ndjson", "it is inside the store's data directory"),
+        (store + "/data/purchase-orders/PO-000201.json", "it is inside the store's data directory"),
+        (store + "/.formsctl/rejects.ndjson", "it is inside the store's .formsctl directory"),
+        (store + "/formsctl.yaml", "it is the store's manifest"),
+        (store + "/.git/rejects.ndjson", "it is inside the store's .git directory"),
+        (dir + "/schemas/rejects.ndjson", "it is inside the store's schemas directory"),
+        (dir + "/feed.ndjson", "it is a file this run reads"),
+      ]
+      for (path, why) in places {
+        let result = try Formsctl.run(
+          ["import", "purchase-order", dir + "/feed.ndjson", "--skip-invalid", "--rejects", path], in: store,
+          environment: env)
+        #expect(result.status == 64, "\(path): \(result.stderr)")
+        #expect(
+          result.stderr.contains("\(path): formsctl does not write a file there: \(why)"),
+          "\(path): \(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(path): one line: \(result.stderr)")
         #expect(try treeContents(store) == before, "\(path)")
       }
       #expect(try readFile(dir + "/target") == "last night\n", "never written through the link")
@@ -224,6 +239,50 @@ struct ImportRejectsCommandTests {
       let again = try Formsctl.run(
         ["import", "purchase-order", dir + "/empty.ndjson", "--dry-run"], in: store, environment: env)
       #expect(!again.stdout.contains("would write"))
+    }
+  }
+
+  /// Issue 63: a store in a subdirectory of its git repository; `--rejects ../../.git/config`
+  /// overwrote the repository's configuration, and `render --output` a document's own file
+  /// replaced the document with HTML. Every file written for a person passes one check.
+  @Test func noOutputLandsInTheRepositorysGitOrTheStoresData() throws {
+    try withTemporaryDirectory { dir in
+      let repository = dir + "/repo"
+      let store = repository + "/stores/acquisitions"
+      try copyExampleStore(to: store)
+      try FileManager.default.copyItem(
+        atPath: Formsctl.packageRoot.appendingPathComponent("schemas").path, toPath: repository + "/schemas")
+      try writeFile(exampleManifest(schemas: repository + "/schemas"), to: store + "/formsctl.yaml")
+      try FileManager.default.createDirectory(atPath: repository + "/.git", withIntermediateDirectories: true)
+      let config = "[core]\n\trepositoryformatversion = 0\n"
+      try writeFile(config, to: repository + "/.git/config")
+      try writeFile(Self.feed, to: dir + "/feed.ndjson")
+      let before = try treeContents(store)
+      let rejects = try Formsctl.run(
+        ["import", "purchase-order", dir + "/feed.ndjson", "--skip-invalid", "--rejects", "../../.git/config"],
+        in: store)
+      #expect(rejects.status == 64, "\(rejects.stderr)")
+      #expect(
+        rejects.stderr.contains(
+          "../../.git/config: formsctl does not write a file there: it is inside the git repository's .git directory"),
+        "\(rejects.stderr)")
+      #expect(rejects.stderr.split(separator: "\n").count == 1, "\(rejects.stderr)")
+      #expect(try readFile(repository + "/.git/config") == config)
+      // A document's own file, the store's data and git's files: render refuses each before writing.
+      let document = "data/forms/1981a09e-299d-5c4d-aeb8-b556bc32bedb.json"
+      let schemas = try treeContents(repository, under: "schemas")
+      for output in [document, "../../.git/HEAD", "../../schemas/page.html", "./.formsctl/page.html"] {
+        let render = try Formsctl.run(["render", "form", "1981a09e", "--output", output], in: store)
+        #expect(render.status == 64, "\(output): \(render.stderr)")
+        #expect(render.stderr.contains("formsctl does not write a file there"), "\(output): \(render.stderr)")
+      }
+      #expect(!FileManager.default.fileExists(atPath: repository + "/.git/HEAD"))
+      #expect(try treeContents(store) == before)
+      #expect(try treeContents(repository, under: "schemas") == schemas)
+      // Beside the store's manifest, a page is the person's to write.
+      let page = try Formsctl.run(["render", "form", "1981a09e", "--output", "sf30.html"], in: store)
+      #expect(page.status == 0, "\(page.stderr)")
+      #expect(try readFile(store + "/sf30.html").contains("<html"))
     }
   }
 }

@@ -141,28 +141,14 @@ public enum ImportRejects {
     }
   }
 
-  /// Checks, before any work, that `path` may take the rejects file: its directory exists, it is
-  /// not a symbolic link (never written through), a directory or another non-regular file, and
-  /// it is not inside the store (its data, its `.formsctl` state, `formsctl.yaml`, `.git`), not
-  /// inside the schemas directory (wherever it is), and not the feed itself (a rejects file is
-  /// the person's, never one the store or the run reads).
+  /// Checks, before any work, that `path` may take the rejects file: not a place formsctl never
+  /// writes a file for a person (``StoreLayout/checkOutput(_:reading:)``: the repository's `.git`,
+  /// the store's data, `.formsctl`, schemas and manifest, the feed itself; a bad argument), then
+  /// that its directory exists and it is not a symbolic link (never written through), a
+  /// directory or another non-regular file.
   public static func check(_ path: String, layout: StoreLayout, feed: String? = nil) throws(StoreError) {
+    try layout.checkOutput(path, reading: feed.map { [$0] } ?? [])
     let target = FilePath(path).absolute(from: FileIO.currentDirectory)
-    let real = (FileIO.realPath(target.parent) ?? target.parent) / target.name
-    let places: [(FilePath, String)] = [
-      (layout.dataPath, "the store's data directory"), (layout.state, "the store's .formsctl directory"),
-      (layout.schemasPath, "the store's schemas directory"), (layout.rootPath, "the store"),
-    ]
-    for (place, name) in places {
-      let inside = FileIO.realPath(place) ?? place.absolute(from: FileIO.currentDirectory)
-      if inside.contains(real) { throw StoreError.reportNotWritten(path: path, cause: "it is inside \(name)") }
-    }
-    if let feed {
-      let given = FilePath(feed).absolute(from: FileIO.currentDirectory)
-      if (FileIO.realPath(given) ?? given) == real {
-        throw StoreError.reportNotWritten(path: path, cause: "it is the feed being imported")
-      }
-    }
     guard let directory = FileIO.realPath(target.parent), FileIO.entry(directory) == .directory else {
       throw StoreError.reportNotWritten(path: path, cause: "\(target.parent.string) is not a directory")
     }

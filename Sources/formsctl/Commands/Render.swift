@@ -34,6 +34,8 @@ extension Formsctl {
 
     func run() throws {
       let store = try options.open()
+      // Never into the store's data (a document's own file), its schemas or git's files.
+      if let output { try store.layout.checkOutput(output) }
       let html = try PrintView.render(store: store, kind: kind, id: try store.expand(kind: kind, id: id))
       switch (format, output) {
       case (.html, nil): FileHandleOutput.standardOutput.write(html)

@@ -34,6 +34,7 @@ extension Formsctl.Editor {
 
     func run() throws {
       let store = try options.open()
+      if let out { try store.layout.checkOutput(out) }
       let setup = try EditorSetup(layout: store.layout, registry: store.registry)
       let directory = out.map { (FilePath(FileIO.currentDirectory) / $0).string } ?? setup.defaultDirectory
       let associations = try setup.exportSchemas(to: directory, draft: draft)

@@ -26,12 +26,13 @@ extension Formsctl.Schema {
 
     func run() throws {
       guard jsonSchema else { throw CommandError.usage("say which format: --json-schema") }
-      let (_, registry) = try Formsctl.Schema.load(options)
+      let (layout, registry) = try Formsctl.Schema.load(options)
       guard let out else {
         let all = JSONObject(
           registry.jsonSchemas(draft: draft).map { JSONObject.Member(key: $0.reference, value: $0.schema) })
         return FileHandleOutput.standardOutput.write(JSONWriter.canonicalString(.object(all)))
       }
+      try layout.checkOutput(out)
       let display = PathDisplay(workingDirectory: FileIO.currentDirectory).show
       let directory = (FilePath(FileIO.currentDirectory) / out).string
       for path in try registry.writeJSONSchemas(to: directory, draft: draft, boundary: directory) {
