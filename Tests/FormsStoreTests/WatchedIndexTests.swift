@@ -539,6 +539,49 @@ import Testing
     }
   }
 
+  /// A kind's `directory:` (or the store's `data:`) changed and changed back while the watcher
+  /// runs: the pass made for the other directory left an index of that directory and a token the
+  /// watcher goes on answering for the first one, so the next query must not trust it.
+  @Test(arguments: ["directory", "data"])
+  func aKindMovedAwayAndBackIsListedAsAFullScanListsIt(_ moved: String) throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try StoreFixture(dir + "/store")
+      for n in 1...3 { try Self.create(fixture, "ACQ-2026-00\(n)") }
+      let daemon = try Daemon(fixture.store)
+      defer { daemon.stop() }
+      let gsa = Store.Query(filters: [try ExpressionParser.parse(#"agency == "GSA""#)])
+      _ = try Self.open(fixture, .daemon).list(kind: "acquisition", query: gsa)
+      _ = try Self.open(fixture, .daemon).list(kind: "acquisition", query: gsa)
+      // Where the change is made: every descriptor of the kind, or the store's manifest.
+      let files =
+        moved == "directory"
+        ? try FileManager.default.contentsOfDirectory(atPath: fixture.root + "/schemas/acquisition").map {
+          fixture.root + "/schemas/acquisition/" + $0
+        } : [fixture.root + "/formsctl.yaml"]
+      let originals = try files.map { try readFile($0) }
+      for (path, text) in zip(files, originals) {
+        let changed =
+          moved == "directory"
+          ? text.replacingOccurrences(of: "directory: acquisitions", with: "directory: elsewhere")
+          : text.replacingOccurrences(of: "data: data ", with: "data: elsewhere ")
+        #expect(changed != text, "\(path) names no \(moved)")
+        try writeFile(changed, to: path)
+      }
+      // The other place exists (empty): the pass there writes the kind's index of no documents.
+      let other = moved == "directory" ? "/data/elsewhere" : "/elsewhere/acquisitions"
+      try FileManager.default.createDirectory(atPath: fixture.root + other, withIntermediateDirectories: true)
+      let away = try Self.open(fixture, .daemon)
+      #expect(try IndexTests.answer(away, gsa).isEmpty)
+      for (path, text) in zip(files, originals) { try writeFile(text, to: path) }
+      for _ in 0..<2 {
+        let back = try Self.open(fixture, .daemon)
+        let got = try IndexTests.answer(back, gsa)
+        #expect(got == (try IndexTests.answer(Self.scanning(fixture), gsa)))
+        #expect(got.count == 3)
+      }
+    }
+  }
+
   @Test func aWatcherDirectoryOfAnotherUserIsRefused() throws {
     try withTemporaryDirectory { dir in
       let fixture = try StoreFixture(dir + "/store")

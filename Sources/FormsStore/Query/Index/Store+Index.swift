@@ -173,6 +173,7 @@ extension Store {
     let checked = try checkedMatches(kind: kind, directory: directory, judge: judge, keeping: keeping)
     if var exact = checked.exact {
       exact.token = answer.token
+      exact.directory = directory.string
       source.save(exact, kind: kind)
     }
     return checked.found
@@ -362,11 +363,12 @@ extension Store {
   }
 
   /// The record a watcher's next query may trust: the index named, and the whole lines of `log`.
+  /// Its token and directory are left empty for the caller.
   func exact(index: UInt64, indexStamp: FileStamp?, log: [UInt8], irregular: [String], at: Int64) -> WatchRecord? {
     guard irregular.count <= WatchRecord.irregularLimit else { return nil }
     let prefix = IndexLog.wholeLines(log)
     return WatchRecord(
-      token: "", index: index, indexStamp: indexStamp, logSize: prefix,
+      token: "", directory: "", index: index, indexStamp: indexStamp, logSize: prefix,
       logChecksum: KindIndex.checksum(log, count: prefix), irregular: irregular, at: at)
   }
 }

@@ -9,11 +9,15 @@ extension Store {
   /// it named, with those the log gained since, are checked as ``checkedMatches`` checks every
   /// file (the same stamp, modified before the racy window, else read again). A file gone or no
   /// longer regular is noted in the log as gone, so the next query does not trust its old entry.
-  /// Nil when the record does not match the index files (the caller checks every file).
+  /// Nil when the record does not match the index files, or was made for another directory of
+  /// the kind (the caller checks every file).
   func watchedMatches(
     kind: String, directory: FilePath, judge: IndexJudge, keeping: (count: Int, by: @Sendable (Match, Match) -> Bool)?,
     record: WatchRecord, answer: IndexChanges, source: any IndexChangeSource
   ) throws(StoreError) -> (results: [(Match?, String?)], irregular: [String])? {
+    // The index holds the files of the directory the record's pass read; the watcher answers for
+    // the one it watches, which may be this one again since (a descriptor changed and back).
+    guard record.directory == directory.string else { return nil }
     let started = Int64(Date().timeIntervalSince1970 * 1e9)
     let racy = configuration.indexRacyWindow.nanoseconds
     let fingerprint = indexFingerprint(kind)
@@ -166,7 +170,8 @@ extension Store {
         dropIndexLog(logPath, folded: log.count)
         source.save(
           WatchRecord(
-            token: answer.token, index: KindIndex.identity(of: encoded), indexStamp: FileStamp(notFollowing: path),
+            token: answer.token, directory: directory.string, index: KindIndex.identity(of: encoded),
+            indexStamp: FileStamp(notFollowing: path),
             logSize: 0, logChecksum: KindIndex.checksum([], count: 0), irregular: irregular, at: started),
           kind: kind)
         return (
@@ -183,7 +188,8 @@ extension Store {
       let prefix = IndexLog.wholeLines(log)
       source.save(
         WatchRecord(
-          token: answer.token, index: record.index, indexStamp: indexStamp, logSize: prefix,
+          token: answer.token, directory: directory.string, index: record.index, indexStamp: indexStamp,
+          logSize: prefix,
           logChecksum: KindIndex.checksum(log, count: prefix), irregular: irregular,
           at: known ? record.at : started),
         kind: kind)

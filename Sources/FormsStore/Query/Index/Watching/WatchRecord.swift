@@ -7,11 +7,16 @@ import Foundation
 /// entry of every file the watcher says did not change since the token, but only while the
 /// index is the same file (`index`, `indexStamp`) and the log starts with the same `logSize`
 /// bytes (`logChecksum`); lines appended to the log since, and the files the watcher names, are
-/// checked as every file is without a watcher. A cache: a record that does not parse, or does
-/// not match, costs one full check.
+/// checked as every file is without a watcher. The record names the kind's directory the pass
+/// listed: a watcher goes on answering for the directory it watches, so a record made while the
+/// descriptors or the manifest placed the kind elsewhere (whose index is that directory's) is
+/// never trusted for this one. A cache: a record that does not parse, or does not match, costs one
+/// full check.
 package struct WatchRecord: Sendable, Equatable {
   /// The watcher's token when the pass that made this record started.
   var token: String
+  /// The kind's directory the pass read (the index is this directory's).
+  var directory: String
   /// The index's identity (0: no index was used).
   var index: UInt64
   /// The index file's stat when the record was made (nil: none).
@@ -30,7 +35,8 @@ package struct WatchRecord: Sendable, Equatable {
 
   var json: JSONValue {
     var object = JSONObject([
-      "token": .string(token), "index": .string(String(index)), "log_size": .number(JSONNumber(logSize)),
+      "token": .string(token), "directory": .string(directory), "index": .string(String(index)),
+      "log_size": .number(JSONNumber(logSize)),
       "log_checksum": .string(String(logChecksum)), "irregular": .array(irregular.map { .string($0) }),
       "at": .number(JSONNumber(Int(at))),
     ])
@@ -45,10 +51,12 @@ package struct WatchRecord: Sendable, Equatable {
   }
 
   init(
-    token: String, index: UInt64, indexStamp: FileStamp?, logSize: Int, logChecksum: UInt64, irregular: [String],
+    token: String, directory: String, index: UInt64, indexStamp: FileStamp?, logSize: Int, logChecksum: UInt64,
+    irregular: [String],
     at: Int64
   ) {
     self.token = token
+    self.directory = directory
     self.index = index
     self.indexStamp = indexStamp
     self.logSize = logSize
@@ -59,7 +67,8 @@ package struct WatchRecord: Sendable, Equatable {
 
   /// The record in `value`; nil when it is not one.
   init?(_ value: JSONValue) {
-    guard let token = value["token"]?.stringValue, let index = value["index"]?.stringValue.flatMap({ UInt64($0) }),
+    guard let token = value["token"]?.stringValue, let directory = value["directory"]?.stringValue,
+      let index = value["index"]?.stringValue.flatMap({ UInt64($0) }),
       let logSize = value["log_size"]?.numberValue.flatMap({ Int($0.text) }), logSize >= 0,
       let logChecksum = value["log_checksum"]?.stringValue.flatMap({ UInt64($0) }),
       let irregular = value["irregular"]?.arrayValue?.compactMap(\.stringValue),
@@ -73,7 +82,7 @@ package struct WatchRecord: Sendable, Equatable {
       stamp = FileStamp(size: size, mtimeNanoseconds: mtime, ctimeNanoseconds: ctime, inode: inode)
     }
     self.init(
-      token: token, index: index, indexStamp: stamp, logSize: logSize, logChecksum: logChecksum,
+      token: token, directory: directory, index: index, indexStamp: stamp, logSize: logSize, logChecksum: logChecksum,
       irregular: irregular, at: at)
   }
 
