@@ -42,6 +42,33 @@ public enum RetentionPlanner {
     }
   }
 
+  /// Why a snapshot is kept whatever its age.
+  public enum Keeping: Sendable, Equatable, CustomStringConvertible {
+    /// A person marked it (`snapshot create --keep`, `snapshot keep`).
+    case marked
+    /// Its label matches a pattern of `keep_labels`.
+    case label(String, pattern: String)
+
+    /// `marked by a person`, `label release-1 matches keep_labels release-*`.
+    public var description: String {
+      switch self {
+      case .marked: return "marked by a person"
+      case .label(let label, let pattern): return "label \(label) matches keep_labels \(pattern)"
+      }
+    }
+  }
+
+  /// Why a snapshot is kept whatever its age (empty: it is not): its mark, then its label when a
+  /// pattern of `keepLabels` matches it (the first that does). The one answer for every command
+  /// that shows, keeps or deletes snapshots (decide, and the store's `Snapshots.keeping`).
+  public static func keeping(marked: Bool, label: String?, keepLabels: [String]) -> [Keeping] {
+    var reasons: [Keeping] = marked ? [.marked] : []
+    if let label, let pattern = keepLabels.first(where: { matches(label, pattern: $0) }) {
+      reasons.append(.label(label, pattern: pattern))
+    }
+    return reasons
+  }
+
   /// Decisions, newest first; snapshots with the same time keep their given order (oldest first).
   public static func decide(
     _ snapshots: [Snapshot], now: Int64, keepWithin: Int, keepWeeklyWithin: Int, keepMonthlyWithin: Int = 0,
@@ -63,10 +90,8 @@ public enum RetentionPlanner {
       let wholeRank = snapshot.whole ? wholeSeen : nil
       if snapshot.whole { wholeSeen += 1 }
       let decision: (Bool, String)
-      if snapshot.kept {
-        decision = (true, "kept (marked by a person)")
-      } else if let label = snapshot.label, let pattern = keepLabels.first(where: { matches(label, pattern: $0) }) {
-        decision = (true, "kept (label \(label) matches keep_labels \(pattern))")
+      if let reason = keeping(marked: snapshot.kept, label: snapshot.label, keepLabels: keepLabels).first {
+        decision = (true, "kept (\(reason))")
       } else if index == 0 {
         decision = (true, "newest")
       } else if wholeRank == 0 {
@@ -110,16 +135,10 @@ public enum RetentionPlanner {
     return true
   }
 
-  /// `2026-W45`: the ISO 8601 week (weeks start on Monday; week 1 holds the year's first Thursday).
+  /// `2026-W45`: the ISO 8601 week (weeks start on Monday; week 1 holds the year's first Thursday),
+  /// labelled as `stats --by 'week(...)'` labels it (`DateBucket.week`).
   public static func isoWeek(_ time: Int64) -> String {
-    let day = floorDivide(time, 86400)
-    // 1970-01-01 was a Thursday: Monday is 1 ... Sunday 7.
-    let weekday = (day + 3) - floorDivide(day + 3, 7) * 7 + 1
-    let thursday = day - Int64(weekday) + 4
-    let year = CalendarDate(daysSinceEpoch: thursday).year
-    let firstOfYear = CalendarDate(year: year, month: 1, day: 1).daysSinceEpoch
-    let week = (thursday - firstOfYear) / 7 + 1
-    return "\(year)-W\(week < 10 ? "0" : "")\(week)"
+    DateBucket.week.label(of: CalendarDate(daysSinceEpoch: floorDivide(time, 86400)))
   }
 
   /// `7d`, `12h`, `90m`, `30s` for messages.

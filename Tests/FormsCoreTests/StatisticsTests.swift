@@ -30,6 +30,40 @@ struct StatisticsTests {
     #expect(bucket.label(of: text) == label, "\(bucket)(\(text))")
   }
 
+  /// ISO week labels are `YYYY-Www` at the edges of the calendar too: the first days of year 0000
+  /// (a Saturday and a Sunday) belong to the last week of ISO week-year -1, written `-0001-W52`
+  /// (ISO 8601's expanded year, which still sorts before `0000-…` as text); years before 1000 keep
+  /// four digits (docs/decisions/0130).
+  @Test(arguments: [
+    ("0000-01-01", "-0001-W52"),
+    ("0000-01-02", "-0001-W52"),
+    ("0000-01-03", "0000-W01"),
+    ("0000-12-31", "0000-W52"),
+    ("0001-01-01", "0001-W01"),
+    ("0001-12-31", "0002-W01"),
+    ("0004-12-31", "0004-W53"),
+    ("0005-01-01", "0004-W53"),
+    ("0999-12-31", "1000-W01"),
+    ("1000-01-01", "1000-W01"),
+    ("2004-12-31", "2004-W53"),
+    ("2009-12-31", "2009-W53"),
+    ("2010-01-03", "2009-W53"),
+    ("2015-12-31", "2015-W53"),
+    ("2016-01-03", "2015-W53"),
+    ("2016-01-04", "2016-W01"),
+    ("9999-01-01", "9998-W53"),
+    ("9999-12-31", "9999-W52"),
+    ("0000-01-01T12:00:00Z", "-0001-W52"),
+  ])
+  func isoWeekLabelsAtTheEdgesOfTheCalendar(_ text: String, _ label: String) {
+    #expect(DateBucket.week.label(of: text) == label, "week(\(text))")
+  }
+
+  @Test func weekLabelsAroundYearZeroSortAsText() {
+    let labels = ["0000-01-01", "0000-01-03", "0001-01-01"].compactMap { DateBucket.week.label(of: $0) }
+    #expect(labels == ["-0001-W52", "0000-W01", "0001-W01"] && labels == labels.sorted(), "\(labels)")
+  }
+
   @Test(arguments: ["", "soon", "2026-13-01", "2026-02-30", "2026-11-27T25:00:00Z", "2026-11-27T08:00:00", "26-11-27"])
   func aTextThatIsNoDateHasNoBucket(_ text: String) {
     #expect(DateBucket.allCases.allSatisfy { $0.label(of: text) == nil }, "\(text)")

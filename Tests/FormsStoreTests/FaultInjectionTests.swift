@@ -298,7 +298,7 @@ struct FaultInjectionTests {
       .replacingOccurrences(of: #""duration_ms":[0-9]+"#, with: #""duration_ms":0"#, options: .regularExpression)
     if snapshots {
       out["snapshots"] = "\(try fixture.snapshots().list().count)"
-      out["kept"] = try fixture.snapshots().list().filter(\.kept).map(\.name).joined(separator: " ")
+      out["kept"] = try fixture.snapshots().list().filter(\.marked).map(\.name).joined(separator: " ")
     }
     return out
   }

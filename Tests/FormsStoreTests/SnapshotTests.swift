@@ -47,6 +47,30 @@ final class SnapshotFixture: @unchecked Sendable {
 }
 
 struct SnapshotTests {
+  /// Deleting the snapshots that hold values the store now seals never deletes one kept by its
+  /// label (`keep_labels`), as it never deletes a marked one (issue 63).
+  @Test func pruningSensitiveSnapshotsSparesThoseKeptByTheirLabel() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try SnapshotFixture(dir)
+      try writeFile("formsctl: 1\nsnapshots:\n  keep_labels: [audit-*]\n", to: dir + "/formsctl.yaml")
+      var snapshots = Snapshots(layout: try StoreLayout(root: dir))
+      snapshots.now = { fixture.clock }
+      fixture.clock += 60
+      let audit = try snapshots.create(reason: "manual", label: "audit-2026").name
+      fixture.clock += 60
+      let other = try snapshots.create(reason: "manual", label: "other").name
+      // The descriptor now seals `text`: both snapshots hold it in plain text.
+      try writeFile(
+        "kind: note\nversion: 1.0.0\ndirectory: notes\nfields:\n  id: string\n  text: {type: string, sensitive: true}\n",
+        to: dir + "/schemas/note/1.0.0.yaml")
+      let registry = try Store.open(at: dir).registry
+      let found = try snapshots.deleteExposed(registry: registry, dryRun: false, wait: 0)
+      #expect(found.map(\.snapshot.name) == [audit, other])
+      #expect(found.map(\.kept) == [true, false])
+      #expect(try snapshots.list().map(\.name) == [audit], "the label-kept snapshot stays")
+    }
+  }
+
   /// `snapshot list` and labels read `summary.json`, not the manifest; verify holds the two equal.
   @Test func listingReadsTheSummaryAndVerifyHoldsItToTheManifest() throws {
     try withTemporaryDirectory { dir in

@@ -94,6 +94,39 @@ struct SnapshotKeepCommandTests {
     }
   }
 
+  /// A snapshot kept by its label (`keep_labels`) is kept to every command: `list` shows it kept,
+  /// `keep --off` says it is still kept by its label, and prune keeps it (issue 63).
+  @Test func aSnapshotKeptByItsLabelIsShownKeptAndKeepOffSaysTheTruth() throws {
+    try withTemporaryDirectory { dir in
+      var (store, env) = try SnapshotCommandTests.exampleStore(dir)
+      func run(_ args: [String]) throws -> RunResult { try Formsctl.run(args, in: store, environment: env) }
+      let manifest = try readFile(store + "/formsctl.yaml")
+      try writeFile(
+        manifest.replacingOccurrences(of: "formsctl: 1\n", with: "formsctl: 1\nsnapshots:\n  keep_labels: release-*\n"),
+        to: store + "/formsctl.yaml")
+      #expect(try run(["snapshot", "create", "--label", "release-1", "--keep"]).status == 0)
+      env["FORMSCTL_NOW"] = "2026-11-23T08:00:00Z"
+      #expect(try run(["snapshot", "create", "--label", "nightly"]).status == 0)
+      let off = try run(["snapshot", "keep", "--off", "release-1"])
+      #expect(off.status == 0, "\(off.transcript)")
+      #expect(
+        !off.stdout.contains("is no longer kept")
+          && off.stdout.contains("still kept by its label release-1 (keep_labels release-*)"), "\(off.stdout)")
+      let list = try run(["snapshot", "list"])
+      let release = list.stdout.split(separator: "\n").first { $0.contains("release-1") } ?? ""
+      let nightly = list.stdout.split(separator: "\n").first { $0.contains("nightly") } ?? ""
+      #expect(release.contains("manual, kept") && !nightly.contains("kept"), "\(list.stdout)")
+      let json = try run(["snapshot", "list", "--format", "json"])
+      let records = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]] ?? []
+      #expect(records.map { $0["kept"] as? Bool } == [true, false], "\(json.stdout)")
+      let prune = try run(["snapshot", "prune", "--dry-run", "--keep-last", "1", "--keep-within", "0s"])
+      #expect(prune.stdout.contains("kept (label release-1 matches keep_labels release-*)"), "\(prune.stdout)")
+      // A snapshot neither marked nor labelled: --off says it is no longer kept.
+      let plain = try run(["snapshot", "keep", "--off", "nightly"])
+      #expect(plain.stdout.contains("is no longer kept"), "\(plain.stdout)")
+    }
+  }
+
   @Test func aDryRunSaysWhatItWouldCopyAndLinkAndTakesNothing() throws {
     try withTemporaryDirectory { dir in
       let (store, env) = try SnapshotCommandTests.exampleStore(dir)

@@ -27,9 +27,11 @@ public enum DateBucket: String, Sendable, CaseIterable {
 
   /// The label of the bucket that `date` falls in.
   public func label(of date: CalendarDate) -> String {
+    // A negative year (ISO week-year -1 holds the first days of 0000) is written with its sign
+    // before the four digits, as ISO 8601's expanded years are: `-0001-W52`, never `00-1-W52`.
     func padded(_ n: Int, _ width: Int) -> String {
-      let digits = String(n)
-      return String(repeating: "0", count: max(0, width - digits.count)) + digits
+      let digits = String(n.magnitude)
+      return (n < 0 ? "-" : "") + String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
     switch self {
     case .day: return "\(padded(date.year, 4))-\(padded(date.month, 2))-\(padded(date.day, 2))"
@@ -43,7 +45,8 @@ public enum DateBucket: String, Sendable, CaseIterable {
   }
 
   /// The ISO 8601 week-numbering year and week of `date`: weeks start on Monday, and week 1 is
-  /// the one holding the year's first Thursday (2027-01-01, a Friday, is in 2026-W53).
+  /// the one holding the year's first Thursday (2027-01-01, a Friday, is in 2026-W53; 0000-01-01,
+  /// a Saturday in the proleptic Gregorian calendar, is in week 52 of week-year -1).
   public static func isoWeek(of date: CalendarDate) -> (year: Int, week: Int) {
     let days = date.daysSinceEpoch
     // 1970-01-01 was a Thursday: Monday is 1, Sunday 7.

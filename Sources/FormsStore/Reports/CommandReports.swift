@@ -99,13 +99,14 @@ extension Snapshots {
             "files": summary.map { .number(JSONNumber($0.files)) } ?? .null,
             "label": summary?.label.map(JSONValue.string) ?? .null,
             "scope": summary.map { .string($0.scope == "whole store" ? "store" : "documents") } ?? .null,
-            "kept": .bool(info.kept),
+            "kept": .bool(!keeping(info).isEmpty),
           ]))
       },
       columns: ["id", "label", "reason", "scope", "files", "message"],
       rows: zip(all, summaries).map { info, summary in
         [
-          info.name, summary?.label ?? "", (summary?.reason ?? "(no manifest)") + (info.kept ? ", kept" : ""),
+          info.name, summary?.label ?? "",
+          (summary?.reason ?? "(no manifest)") + (keeping(info).isEmpty ? "" : ", kept"),
           summary?.scope ?? "",
           summary.map { String($0.files) } ?? "", summary?.message ?? "",
         ]

@@ -36,9 +36,21 @@ extension Snapshots {
   }
 }
 
+extension Snapshots {
+  /// Why `info` is kept whatever the retention policy says (empty: it is not): a person's mark,
+  /// and its label when the manifest's `keep_labels` matches it. The one answer `snapshot list`,
+  /// `keep`, `prune`, the deletion of snapshots holding sealed values in plain text and the
+  /// retention applied after every snapshot all use.
+  public func keeping(_ info: Info) -> [RetentionPlanner.Keeping] {
+    RetentionPlanner.keeping(
+      marked: info.marked, label: info.summary?.label, keepLabels: layout.retention.keepLabels)
+  }
+}
+
 extension Snapshots.Info {
   /// True when a person marked the snapshot to keep (`snapshot create --keep`, `snapshot keep`):
   /// anything at the mark's name counts (a file of any content, a directory, a symbolic link,
   /// dangling or not), as a damaged mark must never let the policy delete what a person kept.
-  public var kept: Bool { FileIO.entry(directory / Snapshots.keepFileName) != .missing }
+  /// Whether the snapshot is kept is `Snapshots.keeping`, which also reads `keep_labels`.
+  public var marked: Bool { FileIO.entry(directory / Snapshots.keepFileName) != .missing }
 }

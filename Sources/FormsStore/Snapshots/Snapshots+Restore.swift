@@ -205,7 +205,7 @@ extension Snapshots {
       // A snapshot whose summary cannot be read cannot stand for the store either.
       all.map {
         RetentionPlanner.Snapshot(
-          name: $0.name, time: $0.time, whole: $0.summary?.scope == "whole store", kept: $0.kept,
+          name: $0.name, time: $0.time, whole: $0.summary?.scope == "whole store", kept: $0.marked,
           label: $0.summary?.label)
       },
       now: Int64(now().timeIntervalSince1970),

@@ -11,8 +11,11 @@ extension Snapshots {
     public var documents: [String] = []
     /// How many values, in all.
     public var values = 0
-    /// Marked kept (`snapshot keep`) when `deleteExposed` looked: never deleted, only named.
-    public internal(set) var kept = false
+    /// Why it is kept (its mark, its label), as `Snapshots.keeping` said when `deleteExposed`
+    /// looked: a kept snapshot is never deleted, only named.
+    public internal(set) var keeping: [RetentionPlanner.Keeping] = []
+    /// True when it is kept (`keeping` is not empty).
+    public var kept: Bool { !keeping.isEmpty }
   }
 
   /// Every snapshot holding, in plain text, a value that some version of its kind in `registry`
@@ -66,13 +69,14 @@ extension Snapshots {
   }
 
   /// `exposures`, then (unless `dryRun`) each such snapshot deleted, under the store's write lock
-  /// (waiting up to `wait` seconds for another writer). A kept snapshot is never deleted: it is
-  /// returned with `kept` set, for the caller to name (decision 0091).
+  /// (waiting up to `wait` seconds for another writer). A kept snapshot (marked, or by its label:
+  /// `keeping`) is never deleted: it is returned with `keeping` set, for the caller to name
+  /// (decision 0091).
   public func deleteExposed(registry: SchemaRegistry, dryRun: Bool, wait: Double) throws(StoreError) -> [Exposure] {
     try layout.withWriteLock("snapshot prune", wait: wait) { () throws(StoreError) in
       var found = try exposures(registry: registry)
       for index in found.indices {
-        found[index].kept = found[index].snapshot.kept
+        found[index].keeping = keeping(found[index].snapshot)
         if !dryRun && !found[index].kept { try delete(found[index].snapshot.name) }
       }
       return found

@@ -12,7 +12,7 @@ extension Formsctl.Snapshot {
       discussion: """
         Keeps every snapshot younger than --keep-within, then the newest of each ISO week younger than --keep-weekly-within, the newest --keep-last, and always the newest one. Durations: 30s, 90m, 12h, 7d, 2w.
 
-        With --sensitive, the policy is set aside: every snapshot that holds in plain text a value the store's descriptors now mark sensitive is deleted, whatever its age, except a kept one: it is named on stderr (`snapshot keep --off NAME` first) and the exit is 1. Snapshots are copies, so the values `keys reseal` sealed (or a field made sensitive) stay readable in the snapshots taken before; `keys reseal` names them. Git history may hold them too (docs/guide/sensitive-fields.md, "What formsctl protects against").
+        With --sensitive, the policy is set aside: every snapshot that holds in plain text a value the store's descriptors now mark sensitive is deleted, whatever its age, except a kept one (marked, or kept by its label through keep_labels): it is named on stderr with what keeps it (`snapshot keep --off NAME`, or its pattern taken out of keep_labels, first) and the exit is 1. Snapshots are copies, so the values `keys reseal` sealed (or a field made sensitive) stay readable in the snapshots taken before; `keys reseal` names them. Git history may hold them too (docs/guide/sensitive-fields.md, "What formsctl protects against").
 
         Examples:
           formsctl snapshot prune --dry-run
@@ -79,9 +79,17 @@ extension Formsctl.Snapshot {
       let kept = found.filter(\.kept)
       for exposure in kept {
         let name = exposure.snapshot.name
+        // Each reason that keeps it, and what takes that reason away.
+        let steps = exposure.keeping.map { reason in
+          switch reason {
+          case .marked: return "formsctl snapshot keep --off \(name)"
+          case .label(_, let pattern): return "take \(pattern) out of keep_labels in formsctl.yaml"
+          }
+        }
         printWarning(
-          "kept \(name) not deleted (\(Formsctl.Snapshot.exposed(exposure))); to delete it:"
-            + " formsctl snapshot keep --off \(name), then snapshot prune --sensitive")
+          "kept \(name) not deleted (\(Formsctl.Snapshot.exposed(exposure)); kept: "
+            + exposure.keeping.map(\.description).joined(separator: ", ") + "); to delete it: "
+            + steps.joined(separator: " and ") + ", then snapshot prune --sensitive")
       }
       if !kept.isEmpty { throw ExitStatus.problems }
     }
