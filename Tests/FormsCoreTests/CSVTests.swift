@@ -224,18 +224,21 @@ struct CSVDocumentsTests {
 
       """
     let table = try CSVTable.parse(Array(text.utf8))
-    var rejected: [(Int, String, String)] = []
-    let records = try CSVDocuments.records(table, schema: sheetSchema) { rejected.append(($0, $1, $2)) }
+    var rejected: [CSVDocuments.Rejected] = []
+    let records = try CSVDocuments.records(table, schema: sheetSchema) { rejected.append($0) }
     #expect(records.map(\.line) == [2, 3, 5])
     #expect(records[0].value["n"] == .string("PO-1"))
-    #expect(rejected.map(\.0) == [3, 5])
+    #expect(rejected.map(\.line) == [3, 5])
+    #expect(rejected.map(\.id) == ["PO-2", "PO-3"], "the id its id column names")
+    #expect(rejected.map(\.position) == [SourcePosition(line: 3, column: 27), SourcePosition(line: 5, column: 33)])
     #expect(
-      rejected.map(\.2) == [
-        "3:27: paid: \"yes\" is not true or false",
-        "5:33: items[].k: \"x\" is not a number (write it as JSON does: 1234.50, -3, 1e6)",
+      rejected.map(\.message) == [
+        "paid: \"yes\" is not true or false",
+        "items[].k: \"x\" is not a number (write it as JSON does: 1234.50, -3, 1e6)",
       ])
-    #expect(rejected[0].1 == "n,u,paid,items[].k\nPO-2,2026-11-01T00:00:00Z,yes,1\nPO-2,2026-11-01T00:00:00Z,yes,2\n")
-    #expect(records[1].value == .string(rejected[0].1), "it stands in the records as its text")
+    #expect(
+      rejected[0].text == "n,u,paid,items[].k\nPO-2,2026-11-01T00:00:00Z,yes,1\nPO-2,2026-11-01T00:00:00Z,yes,2\n")
+    #expect(records[1].value == .string(rejected[0].text), "it stands in the records as its text")
     // Without the callback the first bad cell refuses the file, as before.
     #expect(throws: CSVError.self) { _ = try CSVDocuments.records(table, schema: sheetSchema) }
   }

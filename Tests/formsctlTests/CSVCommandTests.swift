@@ -230,6 +230,13 @@ struct CSVCommandTests {
       let messages = rejects.map { (($0["diagnostics"] as? [[String: Any]])?.first?["message"] as? String) ?? "" }
       #expect(messages[0].contains("3:11: status: \"lost\" is not one of"), "\(messages)")
       #expect(messages[1].contains("5:16: issue_date: \"3/1/2026\" is not an RFC 3339 datetime"), "\(messages)")
+      // Issue 63: each names its document's id and the cell at fault, not column 1 of its first line.
+      #expect(rejects.map { $0["id"] as? String } == ["PO-000902", "PO-000903"], "\(rejects)")
+      let cells = rejects.map { line -> [Int] in
+        let diagnostic = (line["diagnostics"] as? [[String: Any]])?.first
+        return [diagnostic?["line"] as? Int ?? 0, diagnostic?["column"] as? Int ?? 0]
+      }
+      #expect(cells == [[3, 11], [5, 16]], "\(rejects)")
     }
   }
 }

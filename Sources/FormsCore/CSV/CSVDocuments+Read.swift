@@ -1,3 +1,20 @@
+extension CSVDocuments {
+  /// A document of a CSV feed whose cells do not type, or whose rows disagree: left out under
+  /// `--skip-invalid`, listed in the rejects file by its id and the cell at fault.
+  public struct Rejected: Sendable, Equatable {
+    /// The line of its first row.
+    public var line: Int
+    /// Its rows as CSV under the header.
+    public var text: String
+    /// What its id column holds (nil when the file has no id column or the cell is empty).
+    public var id: String?
+    /// The cell at fault.
+    public var position: SourcePosition
+    /// Why, without the position.
+    public var message: String
+  }
+}
+
 /// Which document field each CSV column fills, where the header does not already name it.
 public struct CSVColumnMap: Sendable, Equatable {
   /// Header → field path (`"Order #": purchase_order_number`, `SKU: "items[].product_item_id"`).
@@ -19,21 +36,22 @@ extension CSVDocuments {
   /// type (a number with a thousands separator), two rows of one document that disagree.
   ///
   /// With `rejected`, a document whose cells do not type (or whose rows disagree) is handed to it
-  /// (its first line, its rows as CSV under the header, `line:column: message`) and stands in the
-  /// result as that text, as an NDJSON line that does not parse does; problems of the table itself
-  /// (headers, ids) still throw.
+  /// (``Rejected``: its first line, its rows as CSV under the header, the id its id column names,
+  /// the cell at fault and why) and stands in the result as that text, as an NDJSON line that
+  /// does not parse does; problems of the table itself (headers, ids) still throw.
   public static func records(
     _ table: CSVTable, schema: Schema, map: CSVColumnMap = CSVColumnMap(),
-    rejected: ((Int, String, String) -> Void)? = nil
+    rejected: ((Rejected) -> Void)? = nil
   ) throws(CSVError) -> [(line: Int, value: JSONValue)] {
     let columns = try resolve(table.header, schema: schema, map: map)
     let shared = columns.indices.filter { columns[$0].map { $0.list == nil } ?? false }
     let listed = columns.indices.filter { columns[$0]?.list != nil }
     let list = listed.first.flatMap { columns[$0]?.list }
     var groups: [[Int]] = table.rows.indices.map { [$0] }
+    let idColumn = shared.first { columns[$0]?.members == [schema.idField] }
     var idIndex: Int?
     if list != nil {
-      idIndex = shared.first { columns[$0]?.members == [schema.idField] }
+      idIndex = idColumn
       guard let idIndex else {
         throw CSVError(
           "the rows of a document are grouped by its \(schema.idField), and no column is \(schema.idField)",
@@ -92,7 +110,8 @@ extension CSVDocuments {
         let text = ([table.header] + group.map { table.rows[$0] }).map { row in
           line(row.map { ($0.text, $0.quoted) })
         }.joined()
-        rejected(start, text, "\(error.position.line):\(error.position.column): \(error.message)")
+        let id = idColumn.map { table.rows[group[0]][$0] }.flatMap { $0.isAbsent ? nil : $0.text }
+        rejected(Rejected(line: start, text: text, id: id, position: error.position, message: error.message))
         records.append((start, .string(text)))
       }
     }

@@ -48,8 +48,9 @@ public enum ImportRejects {
     let file: String
     let kind: String
     let schema: Schema
-    /// The lines that do not parse (they stand in `feed` as their text).
-    let unparsed: Set<Int>
+    /// The lines that do not parse (they stand in `feed` as their text), each with where its
+    /// fault is (a CSV document's cell; column 1 for an NDJSON line).
+    let unparsed: [Int: SourcePosition]
     /// Whether a `--map` ran: then a record's id is only what the mapped record names (passed to
     /// `add`), and for a kind with sensitive fields the record is withheld whole.
     let mapped: Bool
@@ -58,7 +59,8 @@ public enum ImportRejects {
     private var byNumber: [Int: Record] = [:]
 
     init(
-      feed: [(line: Int, value: JSONValue)], file: String, kind: String, schema: Schema, unparsed: Set<Int>,
+      feed: [(line: Int, value: JSONValue)], file: String, kind: String, schema: Schema,
+      unparsed: [Int: SourcePosition],
       mapped: Bool = false
     ) {
       self.feed = feed
@@ -75,7 +77,7 @@ public enum ImportRejects {
       _ number: Int, _ message: String, id: String? = nil, detail: Diagnostic? = nil, rule: String = "import"
     ) {
       let line = feed[number].line
-      let position = SourcePosition(line: line, column: 1)
+      let position = unparsed[line] ?? SourcePosition(line: line, column: 1)
       failures.append(Diagnostic(file: file, position: position, rule: "import", message: message))
       let diagnostic =
         detail.map {
@@ -90,7 +92,7 @@ public enum ImportRejects {
       }
       order.append(number)
       let given = feed[number].value
-      let parsed = !unparsed.contains(line)
+      let parsed = unparsed[line] == nil
       // After a --map, a member of any name may have become a sensitive field: withhold it all.
       let whole = parsed && mapped && schema.hasSensitiveFields
       byNumber[number] = Record(

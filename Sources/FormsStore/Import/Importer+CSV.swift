@@ -15,8 +15,18 @@ extension Importer {
     }
   }
 
+  /// A feed record that does not parse (an NDJSON line) or whose cells do not type (a CSV
+  /// document): why, the id it names when that is known, and where the fault is.
+  struct Unparsed: Sendable {
+    var message: String
+    var id: String?
+    var position: SourcePosition
+  }
+
   /// The records of `request`'s feed, read as its format says (by default, by the file's name).
-  func feedRecords(_ request: Request, schema: Schema, unparsed: ((Int, String, String) -> Void)? = nil)
+  /// With `unparsed`, a record that does not parse is handed to it by its line instead of
+  /// failing the feed.
+  func feedRecords(_ request: Request, schema: Schema, unparsed: ((Int, Unparsed) -> Void)? = nil)
     throws(StoreError) -> [(line: Int, value: JSONValue)]
   {
     let display = store.display(request.feed)
@@ -28,14 +38,28 @@ extension Importer {
             message: "a --columns file maps the columns of a CSV feed, and \(display) is read as JSON "
               + "(name it .csv, or pass --input-format csv)"))
       }
-      return try Self.records(request.feed, display: display, bytes: request.feedBytes, unparsed: unparsed)
+      return try Self.records(
+        request.feed, display: display, bytes: request.feedBytes,
+        unparsed: unparsed.map { handle in
+          { line, _, message in
+            handle(line, Unparsed(message: message, id: nil, position: SourcePosition(line: line, column: 1)))
+          }
+        })
     }
     let map = try request.columns.map { path throws(StoreError) in
       try Self.columnMap(path, display: store.display(path))
     }
     return try Self.csvRecords(
       request.feed, display: display, bytes: request.feedBytes, schema: schema, map: map ?? CSVColumnMap(),
-      rejected: unparsed)
+      rejected: unparsed.map { handle in
+        { rejected in
+          handle(
+            rejected.line,
+            Unparsed(
+              message: "\(rejected.position.line):\(rejected.position.column): \(rejected.message)",
+              id: rejected.id, position: rejected.position))
+        }
+      })
   }
 
   /// Reads a CSV feed into the records a JSON feed would hold (`CSVDocuments.records(_:schema:map:)` in FormsCore),
@@ -43,7 +67,7 @@ extension Importer {
   /// `rejected` (`--skip-invalid`), a document whose cells do not type goes to it instead.
   public static func csvRecords(
     _ path: String, display: String, bytes given: [UInt8]? = nil, schema: Schema, map: CSVColumnMap = CSVColumnMap(),
-    rejected: ((Int, String, String) -> Void)? = nil
+    rejected: ((CSVDocuments.Rejected) -> Void)? = nil
   ) throws(StoreError) -> [(line: Int, value: JSONValue)] {
     let bytes: [UInt8]
     if let given { bytes = given } else { bytes = try FileIO.read(FilePath(path), limit: feedLimit) }

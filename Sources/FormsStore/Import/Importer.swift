@@ -214,10 +214,9 @@ public struct Importer: Sendable {
     if let rejects = request.rejects, request.skipInvalid {
       try ImportRejects.check(rejects, layout: store.layout, feed: request.feedBytes == nil ? request.feed : nil)
     }
-    var unparsed: [Int: String] = [:]
+    var unparsed: [Int: Unparsed] = [:]
     let feed = try feedRecords(
-      request, schema: schema,
-      unparsed: request.skipInvalid ? { line, _, message in unparsed[line] = message } : nil)
+      request, schema: schema, unparsed: request.skipInvalid ? { line, problem in unparsed[line] = problem } : nil)
     var ops: [ChangeOp] = []
     if let map = request.map { ops = try Self.mapping(map, display: store.display(map)) }
     let started = Date()
@@ -238,7 +237,7 @@ public struct Importer: Sendable {
   }
 
   func merge(
-    _ feed: [(line: Int, value: JSONValue)], unparsed: [Int: String] = [:], ops: [ChangeOp], schema: Schema,
+    _ feed: [(line: Int, value: JSONValue)], unparsed: [Int: Unparsed] = [:], ops: [ChangeOp], schema: Schema,
     request: Request, session: WriteSession
   )
     throws(StoreError) -> Report
@@ -253,7 +252,7 @@ public struct Importer: Sendable {
     // Problems of one record, by its number: the import's failures, or with --skip-invalid its rejects.
     var refusals = ImportRejects.Collector(
       feed: feed, file: shown, kind: request.kind, schema: schema,
-      unparsed: Set(unparsed.keys), mapped: !ops.isEmpty)
+      unparsed: unparsed.mapValues(\.position), mapped: !ops.isEmpty)
     func refuse(_ number: Int, _ message: String, _ id: String?) { refusals.add(number, message, id: id) }
     let accepted = check(
       feed, unparsed: unparsed, ops: ops, schema: schema, report: &report, refuseDuplicates: request.skipInvalid,
@@ -393,7 +392,7 @@ public struct Importer: Sendable {
   /// when it is known and valid. With `refuseDuplicates`, every
   /// record of an id that appears more than once is refused, the first too (which is right is unknown).
   func check(
-    _ feed: [(line: Int, value: JSONValue)], unparsed: [Int: String] = [:], ops: [ChangeOp], schema: Schema,
+    _ feed: [(line: Int, value: JSONValue)], unparsed: [Int: Unparsed] = [:], ops: [ChangeOp], schema: Schema,
     report: inout Report, refuseDuplicates: Bool = false, fail: (Int, String, String?) -> Void
   ) -> [Accepted] {
     var accepted: [Accepted] = []
@@ -402,7 +401,9 @@ public struct Importer: Sendable {
     for (number, entry) in feed.enumerated() {
       var record = entry.value
       if let problem = unparsed[entry.line] {
-        fail(number, "record \(number + 1) does not parse: \(problem)", nil)
+        // A CSV document names its id even when a cell does not type; an id the kind refuses is none.
+        let id = problem.id.flatMap { DocumentID.isValid($0) ? $0 : nil }
+        fail(number, "record \(number + 1) does not parse: \(problem.message)", ops.isEmpty ? id : nil)
         continue
       }
       guard case .object = record else {
