@@ -179,7 +179,11 @@ extension Assistant {
       // What validate judges of the document's `_approvals` (signatures, roles, the chain its
       // state needs), as StoreValidator judges them: copied or forged approvals are not valid.
       if current.approvals != nil, let id, DocumentID.isValid(id) {
-        findings += ApprovalReview(document, schema: current, kind: kind, id: id, roles: store.layout.roles).findings
+        findings +=
+          ApprovalReview(
+            document, schema: current, kind: kind, id: id, roles: store.layout.roles,
+            references: store.registry.references(kind)
+          ).findings
       }
       var answer = JSONObject()
       answer["kind"] = .string(kind)

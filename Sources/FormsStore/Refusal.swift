@@ -33,6 +33,9 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
   /// `keys add/remove/reseal` would seal values of documents whose approvals it makes stale
   /// (`kind id (state)` each); refused unless asked to reopen them.
   case resealStalesApprovals(operation: String, documents: [String])
+  /// A migration that changes signed content (a version change alone changes none): the forms
+  /// whose rounds it would end, named before anything is written.
+  case migrationVoidsApprovals(documents: [String])
   case selfApproval(kind: String, id: String)
   /// A person's change of signed content that would end a round (the approvals `stale` names),
   /// made without saying the signatures may go: refused before anything is written.
@@ -207,6 +210,10 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
       return "\(operation) would seal values again in \(documents.count) signed document(s), and approvals sign the "
         + "envelopes: \(documents.prefix(5).joined(separator: ", "))\(documents.count > 5 ? ", …" : ""); their rounds "
         + "would end (approved ones back to review). Pass --reopen to do it; nothing written"
+    case .migrationVoidsApprovals(let documents):
+      return "migrating changes the signed content of \(plural(documents.count, "signed document")): "
+        + "\(documents.prefix(5).joined(separator: ", "))\(documents.count > 5 ? ", …" : ""); their signatures would "
+        + "no longer count and their rounds would end (approved ones back to review); nothing written"
     case .selfApproval(let kind, let id):
       return "you submitted \(kind) \(id), so you may not approve or reject it (separation of duties)"
     case .wouldVoidApprovals(let stale):

@@ -25,7 +25,8 @@ struct ApprovalHardeningTests {
       let store = try base.store(dir, people)
       try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
       // Anyone changes the content in review: accepted, but the submission no longer counts.
-      let changed = try store.update(kind: "claim", id: "c1", assignments: [try Assignment("amount=999.00")])
+      let changed = try store.update(
+        kind: "claim", id: "c1", assignments: [try Assignment("amount=999.00")], voidingApprovals: true)
       #expect(changed.staleApprovals?.records == 1 && changed.staleApprovals?.reopenedTo == nil)
       #expect(changed.value["status"] == .string("in_review"))
       #expect(
@@ -80,10 +81,11 @@ struct ApprovalHardeningTests {
       try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
       try store.approve(kind: "claim", id: "c1", identity: people.reviewer)
       try store.approve(kind: "claim", id: "c1", identity: people.officer)
-      let reopened = try store.update(kind: "claim", id: "c1", assignments: [try Assignment("amount=20.00")])
+      let reopened = try store.update(
+        kind: "claim", id: "c1", assignments: [try Assignment("amount=20.00")], voidingApprovals: true)
       #expect(reopened.value["status"] == .string("in_review"))
       // Back to the signed bytes: the old signatures still do not count.
-      try store.update(kind: "claim", id: "c1", assignments: [try Assignment("amount=19.99")])
+      try store.update(kind: "claim", id: "c1", assignments: [try Assignment("amount=19.99")], voidingApprovals: true)
       do throws(StoreError) {
         _ = try store.transition(kind: "claim", id: "c1", to: "approved")
         Issue.record("a reopened round was approved with the old signatures")
@@ -108,8 +110,8 @@ struct ApprovalHardeningTests {
       try store.approve(kind: "claim", id: "c1", identity: people.reviewer)
       try store.approve(kind: "claim", id: "c1", identity: people.officer)
       let signed = try read(dir)["_approvals"]!.arrayValue!
-      try store.update(kind: "claim", id: "c1", assignments: [try Assignment("amount=20.00")])
-      try store.update(kind: "claim", id: "c1", assignments: [try Assignment("amount=19.99")])
+      try store.update(kind: "claim", id: "c1", assignments: [try Assignment("amount=20.00")], voidingApprovals: true)
+      try store.update(kind: "claim", id: "c1", assignments: [try Assignment("amount=19.99")], voidingApprovals: true)
       // By hand: the whole old round appended again after the reopen record, status approved.
       var document = try read(dir)
       document["_approvals"] = .array(document["_approvals"]!.arrayValue! + signed)
@@ -141,7 +143,7 @@ struct ApprovalHardeningTests {
       // While the round stands, `status in_review` again changes nothing.
       try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
       #expect(try readFile(dir + "/data/claims/c1.json") == before)
-      try store.update(kind: "claim", id: "c1", assignments: [try Assignment("amount=5.00")])
+      try store.update(kind: "claim", id: "c1", assignments: [try Assignment("amount=5.00")], voidingApprovals: true)
       #expect(
         base.refusal { try store.transition(kind: "claim", id: "c1", to: "in_review") }
           == .submitNeedsIdentity(kind: "claim", state: "in_review"))

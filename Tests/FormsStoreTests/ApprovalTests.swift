@@ -216,8 +216,9 @@ struct ApprovalTests {
       try store.approve(kind: "claim", id: "c1", identity: people.reviewer)
       let submitted = try store.read(kind: "claim", id: "c1")
       // A change of submitted content ends the round with a record; changing it back does not revive it.
-      try store.update(kind: "claim", id: "c1", assignments: [try Assignment("amount=20.00")])
-      let reopened = try store.update(kind: "claim", id: "c1", assignments: [try Assignment("amount=19.99")])
+      try store.update(kind: "claim", id: "c1", assignments: [try Assignment("amount=20.00")], voidingApprovals: true)
+      let reopened = try store.update(
+        kind: "claim", id: "c1", assignments: [try Assignment("amount=19.99")], voidingApprovals: true)
       let records = try #require(reopened.value["_approvals"]?.arrayValue)
       #expect(records.count == 3)
       // An editor that drops the record that ended the round, or writes back the file as it was
@@ -269,7 +270,7 @@ struct ApprovalTests {
       let amount = [try Assignment("amount=20.00")]
       let changed: Store.Document
       do throws(StoreError) {
-        changed = try store.update(kind: "claim", id: "c1", assignments: amount)
+        changed = try store.update(kind: "claim", id: "c1", assignments: amount, voidingApprovals: true)
       } catch {
         if case .invalidDocument(_, let diagnostics) = error { Issue.record("\(diagnostics.map(\.compilerStyle))") }
         throw error

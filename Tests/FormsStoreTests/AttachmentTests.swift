@@ -188,7 +188,8 @@ struct AttachmentTests {
         Issue.record("not asked before voiding")
         return
       }
-      let saved = try store.attach(kind: "claim", id: "c1", name: "receipt", bytes: Self.png, fileName: "r.png")
+      let saved = try store.attach(
+        kind: "claim", id: "c1", name: "receipt", bytes: Self.png, fileName: "r.png", voidingApprovals: true)
       #expect(saved.staleApprovals != nil)
       // A file swapped behind formsctl's back: validate names it at the record.
       try store.attach(kind: "claim", id: "c1", name: "notes", bytes: Array("ok\n".utf8), fileName: "n.txt")

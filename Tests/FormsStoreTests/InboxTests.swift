@@ -63,7 +63,7 @@ struct InboxTests {
       try store.create(kind: "claim", assignments: [try Assignment("id=c2"), try Assignment("amount=5.00")])
       for id in ["c1", "c2"] { try store.transition(kind: "claim", id: id, to: "in_review", identity: people.preparer) }
       // A change of signed content ends c1's round: it must be submitted again.
-      try store.update(kind: "claim", id: "c1", assignments: [try Assignment("amount=20.00")])
+      try store.update(kind: "claim", id: "c1", assignments: [try Assignment("amount=20.00")], voidingApprovals: true)
       // A free field does not.
       try store.update(kind: "claim", id: "c2", assignments: [try Assignment("note=checked")])
       #expect(try ids(store, people.reviewer) == ["c2 review"])

@@ -12,4 +12,8 @@ package func printPlan(_ plan: Store.ChangePlan, store: Store, dryRun: Bool, for
   for entry in plan.deletes { printOut("\(prefix)delete \(store.display(entry.path))  (\(entry.reason))") }
   for entry in plan.rewrites { printOut("\(prefix)write  \(store.display(entry.path))  (\(entry.reason))") }
   for entry in plan.blockers { printOut("blocked by \(store.display(entry.path))  (\(entry.reason))") }
+  for stale in plan.voids {
+    printOut((dryRun ? "would void signatures: " : "voided signatures: ") + stale.description)
+  }
+  if dryRun, !plan.voids.isEmpty { printOut("(refused unless --void-approvals)") }
 }

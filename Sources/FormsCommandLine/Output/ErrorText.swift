@@ -99,7 +99,8 @@ package enum ErrorText {
     switch refusal {
     case .noMigrationPath(_, _, _, let remedy?): return "; " + advice(for: remedy)
     case .unknownSchema: return "; run `formsctl validate` on it"
-    case .wouldVoidApprovals, .leavesReview: return ". Pass --void-approvals to write it anyway"
+    case .wouldVoidApprovals, .leavesReview, .migrationVoidsApprovals:
+      return ". Pass --void-approvals to write it anyway"
     case .idChanged(let kind, let from, let to): return "; rename it with `formsctl mv \(kind) \(from) \(to)`"
     case .schemaChanged: return "; `formsctl migrate` moves documents between versions"
     case .creationState: return "; create it, then move it with `formsctl status`"

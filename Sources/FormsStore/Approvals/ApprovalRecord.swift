@@ -150,16 +150,35 @@ extension ApprovalRecord {
 }
 
 /// The content an approval signs: the canonical document as stored (sealed values as their
-/// envelopes) without `_approvals`, the workflow's field (approvals move it), its own timestamp
-/// fields and the fields the descriptor marks approval-free.
+/// envelopes) without `_schema` (a change of version alone changes no signed content), `_approvals`,
+/// the workflow's field (approvals move it), its own timestamp fields and the fields the
+/// descriptor marks approval-free.
+///
+/// Records signed before the fifth release hashed the document with its `_schema`; such a record
+/// still covers the content when its hash is the content's with `_schema` naming one of the
+/// kind's versions (``matches(_:content:document:schema:references:)``), so a migration that
+/// changes nothing but the version leaves it counting (decision 0130).
 public enum ApprovalContent {
   public static func hash(_ document: JSONValue, schema: Schema) -> String {
+    hash(document, schema: schema, version: nil)
+  }
+
+  /// The hash with `_schema` set to `version` (nil: left out), the rest as ``hash(_:schema:)``.
+  static func hash(_ document: JSONValue, schema: Schema, version: String?) -> String {
     guard case .object(var object) = document else { return "" }
     object["_approvals"] = nil
+    object["_schema"] = version.map { .string($0) }
     for field in [schema.timestamps.created, schema.timestamps.updated].compactMap({ $0 }) { object[field] = nil }
     for field in schema.approvals?.free ?? [] { object[field] = nil }
     if let workflow = schema.workflow { object[workflow.field] = nil }
     let digest = SHA256.hash(data: JSONWriter.canonical(.object(object)))
     return "sha256:" + digest.map { String(format: "%02x", $0) }.joined()
+  }
+
+  /// The hashes an earlier record of `document` may carry for the same signed content: the
+  /// content with `_schema` as each of `references` (the kind's versions) and as the document's own.
+  static func earlierHashes(_ document: JSONValue, schema: Schema, references: [String]) -> Set<String> {
+    let own = document["_schema"]?.stringValue.map { [$0] } ?? []
+    return Set(Set(own + references).map { hash(document, schema: schema, version: $0) })
   }
 }

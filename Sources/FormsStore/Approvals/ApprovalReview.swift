@@ -62,9 +62,19 @@ public struct ApprovalReview: Sendable {
   public var rounds: [String: Round] = [:]
   /// The hash of the content as it is now.
   public let content: String
+  /// The hashes an earlier record carries for the content as it is now (see ``ApprovalContent``).
+  private var earlierContent: Set<String> = []
+
+  /// True when `hash`, a record's content, is the content as it is now.
+  public func covers(_ hash: String?) -> Bool { hash == content || hash.map(earlierContent.contains) == true }
 
   /// Reviews `document` (as stored: sealed values as their envelopes), the document `kind` `id`.
-  public init(_ document: JSONValue, schema: Schema, kind: String, id: String, roles: [String: [Signer]]) {
+  /// `references` are the kind's schema versions (`kind@version`), which records signed before
+  /// signed content left out `_schema` name in their hash.
+  public init(
+    _ document: JSONValue, schema: Schema, kind: String, id: String, roles: [String: [Signer]],
+    references: [String] = []
+  ) {
     content = ApprovalContent.hash(document, schema: schema)
     guard let approvals = schema.approvals else { return }
     let base = JSONPointer.root.appending("_approvals")
@@ -76,6 +86,10 @@ public struct ApprovalReview: Sendable {
       findings.append(
         Finding(pointer: base, rule: "approval", message: "_approvals must be a list of approval records"))
       return
+    }
+    // Only a record that does not carry the content's hash costs the earlier hashes.
+    if values.contains(where: { $0["content"]?.stringValue.map { $0 != content } == true }) {
+      earlierContent = ApprovalContent.earlierHashes(document, schema: schema, references: references)
     }
     var seen: [String: Int] = [:]
     for (index, value) in values.enumerated() {
@@ -167,7 +181,7 @@ public struct ApprovalReview: Sendable {
       } else {
         round.signedAtAll[step.name, default: []].append(record.signer)
         // What counts is signed over the content the preparer submitted, which is the content now.
-        if record.content == content && record.content == round.submitted {
+        if covers(record.content) && covers(round.submitted) {
           round.signed[step.name, default: []].append(record.signer)
         } else {
           round.stale.append(pointer)
@@ -175,7 +189,10 @@ public struct ApprovalReview: Sendable {
       }
       rounds[chain.to] = round
     }
-    for (state, round) in rounds { rounds[state]?.isSubmittedContent = round.submitted == content }
+    for (state, round) in rounds {
+      let current = covers(round.submitted)
+      rounds[state]?.isSubmittedContent = current
+    }
     // A guarded state holds only with a complete chain over the content as it is.
     if let workflow = schema.workflow, let state = schema.workflowState(of: document),
       let chain = approvals.guarding(state)

@@ -13,27 +13,29 @@ extension Store {
 
   /// Signs an approval of `kind` `id` by `identity` for `step` (default: the first step waiting
   /// for one of the signer's roles); when it completes the chain, the document moves to the
-  /// state the chain guards in the same write.
+  /// state the chain guards in the same write. With `shown` (the ``Document/contentHash`` of the
+  /// version the signer was shown), refused unless the stored document is still that version: no
+  /// one signs content they did not see.
   @discardableResult
-  public func approve(kind: String, id: String, step: String? = nil, comment: String? = nil, identity: Identity)
-    throws(StoreError) -> ApprovalOutcome
-  {
-    try sign(.approve, kind: kind, id: id, step: step, comment: comment, identity: identity)
+  public func approve(
+    kind: String, id: String, step: String? = nil, comment: String? = nil, identity: Identity, shown: String? = nil
+  ) throws(StoreError) -> ApprovalOutcome {
+    try sign(.approve, kind: kind, id: id, step: step, comment: comment, identity: identity, shown: shown)
   }
 
   /// Signs a rejection: ends the round (the document must be submitted again) and moves it to the
-  /// chain's `reject_to` state when there is one.
+  /// chain's `reject_to` state when there is one. `shown` as for ``approve(kind:id:step:comment:identity:shown:)``.
   @discardableResult
-  public func reject(kind: String, id: String, step: String? = nil, comment: String? = nil, identity: Identity)
-    throws(StoreError) -> ApprovalOutcome
-  {
-    try sign(.reject, kind: kind, id: id, step: step, comment: comment, identity: identity)
+  public func reject(
+    kind: String, id: String, step: String? = nil, comment: String? = nil, identity: Identity, shown: String? = nil
+  ) throws(StoreError) -> ApprovalOutcome {
+    try sign(.reject, kind: kind, id: id, step: step, comment: comment, identity: identity, shown: shown)
   }
 
   /// Signs `action` through the write path; with `dryRun`, every check and nothing written.
   func sign(
     _ action: ApprovalRecord.Action, kind: String, id: String, step requested: String?, comment: String?,
-    identity: Identity, dryRun: Bool = false
+    identity: Identity, dryRun: Bool = false, shown: String? = nil
   ) throws(StoreError) -> ApprovalOutcome {
     var outcome: (ApprovalRecord, String?, [String])?
     // The audit record names the signer, step and role, and the comment (the document keeps the signature).
@@ -42,7 +44,9 @@ extension Store {
       for name in ["chain", "content", "signature", "time"] { object[name] = nil }
       return JSONObject(["approval": .object(object)])
     }
-    let document = try modify(kind: kind, id: id, operation: action.rawValue, dryRun: dryRun, details: details) {
+    let document = try modify(
+      kind: kind, id: id, operation: action.rawValue, shown: shown, dryRun: dryRun, details: details
+    ) {
       (document, schema) throws(StoreError) in
       guard let approvals = schema.approvals, let workflow = schema.workflow else {
         throw StoreError.refused(.noApprovals(kind: kind))
@@ -53,7 +57,8 @@ extension Store {
           .notInReview(kind: kind, id: id, state: state, reviewStates: approvals.chains.map(\.from)))
       }
       let stored = try sealedForm(document, schema: schema, kind: kind, id: id)
-      let review = ApprovalReview(stored, schema: schema, kind: kind, id: id, roles: layout.roles)
+      let review = ApprovalReview(
+        stored, schema: schema, kind: kind, id: id, roles: layout.roles, references: registry.references(kind))
       let signer = identity.signer
       let held = layout.roles.filter { $0.value.contains(signer) }.map(\.key).sorted()
       let asked = chain.steps.map(\.role)
@@ -95,7 +100,9 @@ extension Store {
       document["_approvals"] = .array((document["_approvals"]?.arrayValue ?? []) + [record.json])
       var after = stored
       after["_approvals"] = document["_approvals"]
-      let next = ApprovalReview(after, schema: schema, kind: kind, id: id, roles: layout.roles).rounds[chain.to]
+      let next = ApprovalReview(
+        after, schema: schema, kind: kind, id: id, roles: layout.roles, references: registry.references(kind)
+      ).rounds[chain.to]
       var moved: String?
       if action == .approve, next?.isComplete == true { moved = chain.to }
       if action == .reject { moved = chain.rejectTo }
@@ -131,7 +138,9 @@ extension Store {
     // Already in review: submitted again only when the round no longer stands (its content
     // changed, a change ended it, it was rejected, or it was never submitted).
     if schema.workflowState(of: document) == state {
-      let round = ApprovalReview(stored, schema: schema, kind: kind, id: id, roles: layout.roles).rounds[chain.to]
+      let round = ApprovalReview(
+        stored, schema: schema, kind: kind, id: id, roles: layout.roles, references: registry.references(kind)
+      ).rounds[chain.to]
       if round?.isLive == true { return nil }
     }
     guard let identity else { throw StoreError.refused(.submitNeedsIdentity(kind: kind, state: state)) }

@@ -95,7 +95,8 @@ extension Store {
       let chain = schema.approvals?.reviewing(state)
     else { return nil }
     let id = stored[schema.idField].flatMap(DocumentID.text) ?? document.id
-    let review = ApprovalReview(stored, schema: schema, kind: kind, id: id, roles: layout.roles)
+    let review = ApprovalReview(
+      stored, schema: schema, kind: kind, id: id, roles: layout.roles, references: registry.references(kind))
     guard let round = review.rounds[chain.to], round.isLive, let preparer = round.preparer,
       preparer != signer.description, !round.signed.values.contains(where: { $0.contains(signer.description) }),
       let step = round.missing.map(\.step).first(where: {

@@ -5,7 +5,7 @@ extension Store {
   /// regular file) to the document `id` as its attachment `name`; see
   /// ``attach(kind:id:name:bytes:fileName:voidingApprovals:)``.
   @discardableResult
-  public func attach(kind: String, id: String, name: String, file: String, voidingApprovals: Bool = true)
+  public func attach(kind: String, id: String, name: String, file: String, voidingApprovals: Bool = false)
     throws(StoreError) -> Document
   {
     let declared = try declaredAttachment(kind: kind, name: name)
@@ -40,9 +40,10 @@ extension Store {
   /// another file voids signatures: with `voidingApprovals` false that is refused first.
   @discardableResult
   public func attach(
-    kind: String, id: String, name: String, bytes: [UInt8], fileName: String, voidingApprovals: Bool = true
+    kind: String, id: String, name: String, bytes: [UInt8], fileName: String, voidingApprovals: Bool = false
   ) throws(StoreError) -> Document {
-    try write("attach", summary: "attach \(kind) \(id) \(name)") { session throws(StoreError) in
+    try write("attach", summary: "attach \(kind) \(id) \(name)", voidingApprovals: voidingApprovals) {
+      session throws(StoreError) in
       let stored = try read(kind: kind, id: id)
       let schema = try rules.schema(of: stored.value, path: stored.path)
       let declared = try declaredAttachment(kind: kind, name: name, schema: schema)
@@ -77,7 +78,6 @@ extension Store {
       attached[name] = record.json
       document["_attachments"] = .object(attached)
       let saved = try session.save(document, replacing: stored, kind: kind, source: .person)
-      if !voidingApprovals { try refuseVoiding(saved, replacing: stored, kind: kind, id: id) }
       return saved
     }
   }
@@ -85,10 +85,11 @@ extension Store {
   /// Removes the attachment `name` from the document `id`: its file and its `_attachments`
   /// record, in one journaled write (refused while the document's state requires it).
   @discardableResult
-  public func detach(kind: String, id: String, name: String, voidingApprovals: Bool = true) throws(StoreError)
+  public func detach(kind: String, id: String, name: String, voidingApprovals: Bool = false) throws(StoreError)
     -> Document
   {
-    try write("detach", summary: "detach \(kind) \(id) \(name)") { session throws(StoreError) in
+    try write("detach", summary: "detach \(kind) \(id) \(name)", voidingApprovals: voidingApprovals) {
+      session throws(StoreError) in
       let stored = try read(kind: kind, id: id)
       let schema = try rules.schema(of: stored.value, path: stored.path)
       _ = try declaredAttachment(kind: kind, name: name, schema: schema)
@@ -103,7 +104,6 @@ extension Store {
       var document = stored.value
       document["_attachments"] = attached.members.isEmpty ? nil : .object(attached)
       let saved = try session.save(document, replacing: stored, kind: kind, source: .person)
-      if !voidingApprovals { try refuseVoiding(saved, replacing: stored, kind: kind, id: id) }
       return saved
     }
   }

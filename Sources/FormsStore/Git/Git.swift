@@ -164,8 +164,14 @@ public enum RevisionCheck {
       else { continue }
       if let roles, schema.approvals != nil, let id = layout.identify(path)?.id {
         let kind = schema.kind
-        let now = ApprovalReview(new, schema: schema, kind: kind, id: id, roles: layout.roles).findings
-        let then = ApprovalReview(new, schema: schema, kind: kind, id: id, roles: roles).findings
+        let now = ApprovalReview(
+          new, schema: schema, kind: kind, id: id, roles: layout.roles, references: registry.references(kind)
+        )
+        .findings
+        let then = ApprovalReview(
+          new, schema: schema, kind: kind, id: id, roles: roles, references: registry.references(kind)
+        )
+        .findings
         for finding in then where !now.contains(where: { $0.pointer == finding.pointer && $0.rule == finding.rule }) {
           diagnostics.append(
             Diagnostic(

@@ -11,6 +11,8 @@ extension Migrator {
     public var samples: [(kind: String, path: String, before: String, after: String)] = []
     /// Documents left behind by `--skip-invalid`.
     public var skipped: [String] = []
+    /// The signed documents whose signed content the migration changes (their rounds end).
+    public var voids: [StaleApprovals] = []
     public var migrated = 0
     public var snapshot: String?
     /// The snapshots the retention policy removed after it (`auto_prune`).
@@ -59,7 +61,7 @@ extension Migrator {
       let this = self
       let outcomes = parallelMap(group.paths, chunkSize: 32, progress: checking) { path -> (Transformed, String?) in
         let outcome = this.transform(path, group)
-        if case .migrated(let before, let after, _, _) = outcome, path == group.paths.first {
+        if case .migrated(let before, let after, _, _, _) = outcome, path == group.paths.first {
           return (outcome, JSONWriter.canonicalString(before) + "\u{0}" + JSONWriter.canonicalString(after))
         }
         return (outcome, nil)
@@ -67,8 +69,9 @@ extension Migrator {
       for (path, (outcome, sample)) in zip(group.paths, outcomes) {
         let shown = store.display(path)
         switch outcome {
-        case .migrated(_, _, _, let steps):
+        case .migrated(_, _, _, let steps, let voids):
           for index in steps { changed[index] += 1 }
+          if let voids { report.voids.append(voids) }
           if let sample, !report.samples.contains(where: { $0.kind == group.kind }) {
             let parts = sample.split(separator: "\u{0}", omittingEmptySubsequences: false)
             report.samples.append((group.kind, shown, String(parts[0]), String(parts[1])))
@@ -100,6 +103,11 @@ extension Migrator {
     guard failures.isEmpty else {
       throw StoreError.migrationFailed(documents: Set(failures.map(\.file)).count, failures)
     }
+    if !report.voids.isEmpty, !request.voidingApprovals, !request.dryRun {
+      throw StoreError.refused(
+        .migrationVoidsApprovals(
+          documents: report.voids.map { "\($0.kind) \($0.id) (\($0.state ?? "no state"))" }))
+    }
     // Space: the staged copies, about as large as the documents, and the safety copy.
     report.bytes = Storage.size(of: groups.flatMap { $0.paths.filter { !skip.contains($0) } }.map(FilePath.init))
     report.needed = Storage.withMargin(
@@ -127,13 +135,17 @@ extension Migrator {
       for start in stride(from: 0, to: paths.count, by: 2048) {
         let batch = Array(paths[start..<min(paths.count, start + 2048)])
         let this = self
-        let staged = parallelMap(batch, chunkSize: 32) { path -> (bytes: [UInt8], entry: AuditEntry)? in
+        let staged = parallelMap(batch, chunkSize: 32) {
+          path -> (bytes: [UInt8], entry: AuditEntry, voids: StaleApprovals?)? in
           // Pass 1 validated every document under this same lock; do not pay for it twice.
-          guard case .migrated(let before, let after, let bytes, _) = this.transform(path, group, validate: false)
+          guard
+            case .migrated(let before, let after, let bytes, _, let voids) = this.transform(
+              path, group, validate: false)
           else { return nil }
           let id = StoreLayout.id(fromFile: path) ?? ""
           return (
-            bytes, AuditEntry(kind: group.kind, id: id, action: .update, pointers: before.changedPointers(to: after))
+            bytes, AuditEntry(kind: group.kind, id: id, action: .update, pointers: before.changedPointers(to: after)),
+            voids
           )
         }
         for (path, outcome) in zip(batch, staged) {
@@ -141,6 +153,7 @@ extension Migrator {
             throw StoreError.refused(.changedMeanwhile(path: store.display(path), during: "during the migration"))
           }
           try session.stage(outcome.bytes, to: path, entry: outcome.entry)
+          if let voids = outcome.voids { session.noteStale(voids) }
         }
         writing?.add(batch.count)
       }

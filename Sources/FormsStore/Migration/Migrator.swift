@@ -66,10 +66,14 @@ public struct Migrator: Sendable {
     public var dryRun = false
     public var skipInvalid = false
     public var snapshot = true
+    /// Migrate documents whose signed content the steps change, ending their rounds (a
+    /// `reopen` record; approved ones back to review); without it such a migration is refused.
+    public var voidingApprovals = false
     public init(
       kind: String? = nil, to: SemanticVersion? = nil, dryRun: Bool = false, skipInvalid: Bool = false,
-      snapshot: Bool = true
+      snapshot: Bool = true, voidingApprovals: Bool = false
     ) {
+      self.voidingApprovals = voidingApprovals
       self.kind = kind
       self.to = to
       self.dryRun = dryRun
@@ -151,7 +155,7 @@ public struct Migrator: Sendable {
     let group = Group(kind: kind, from: source.version, to: target, steps: steps, paths: [])
     let path = try store.path(kind: kind, id: id)
     switch transform(JSONWriter.canonical(document), at: path, group, validate: false) {
-    case .migrated(_, let after, _, _): return after
+    case .migrated(_, let after, _, _, _): return after
     case .failed(let step, let message, let remedy): throw failure("\(step): \(message)", remedy)
     case .invalidBefore, .invalidAfter: throw failure("not valid", nil)
     }
@@ -159,7 +163,7 @@ public struct Migrator: Sendable {
 
   /// The outcome for one document.
   enum Transformed {
-    case migrated(before: JSONValue, after: JSONValue, bytes: [UInt8], changedSteps: [Int])
+    case migrated(before: JSONValue, after: JSONValue, bytes: [UInt8], changedSteps: [Int], voids: StaleApprovals?)
     case invalidBefore([Finding])
     case failed(step: String, message: String, remedy: Remedy? = nil)
     case invalidAfter([Finding])
@@ -220,7 +224,7 @@ public struct Migrator: Sendable {
         ) { _, _, path in FileIO.exists(FilePath(path())) }
       : []
     if !after.isEmpty { return .invalidAfter(after) }
-    let sealed: JSONValue
+    var sealed: JSONValue
     do throws(StoreError) {
       if source.hasSensitiveFields || target.hasSensitiveFields,
         let stray = Self.sealedOutsideSensitive(document, schema: target)
@@ -241,11 +245,27 @@ public struct Migrator: Sendable {
       approvals.guarding(state) != nil, source.workflowState(of: before) != state,
       let id = sealed[target.idField].flatMap(DocumentID.text)
     {
-      let findings = ApprovalReview(sealed, schema: target, kind: target.kind, id: id, roles: store.layout.roles)
-        .findings.filter { $0.rule == "approval-chain" }
+      let findings = ApprovalReview(
+        sealed, schema: target, kind: target.kind, id: id, roles: store.layout.roles,
+        references: store.registry.references(target.kind)
+      )
+      .findings.filter { $0.rule == "approval-chain" }
       if !findings.isEmpty { return .invalidAfter(findings) }
     }
-    return .migrated(before: before, after: sealed, bytes: JSONWriter.canonical(sealed), changedSteps: changedSteps)
+    // Signed content the steps change ends the rounds it breaks, as any change does (the write
+    // path's own step); a change of version alone changes none. The run refuses unless asked.
+    var voids: StaleApprovals?
+    if target.approvals != nil, let id = sealed[target.idField].flatMap(DocumentID.text) {
+      do throws(StoreError) {
+        voids = try store.rules.settleApprovals(
+          &document, sealed: &sealed, stored: Store.Document(path: path, value: before, bytes: bytes), schema: target,
+          id: id, path: path, reopen: true, time: Instant(store.now()).rfc3339)
+      } catch {
+        return .failed(step: "approvals", message: error.description)
+      }
+    }
+    return .migrated(
+      before: before, after: sealed, bytes: JSONWriter.canonical(sealed), changedSteps: changedSteps, voids: voids)
   }
 
   /// The first place outside the sensitive fields of `schema` that holds an envelope (a step moved

@@ -281,7 +281,8 @@ extension Store {
       return []
     }
     let id = StoreLayout.id(fromFile: path) ?? FilePath(path).name
-    let review = ApprovalReview(stored, schema: schema, kind: kind, id: id, roles: layout.roles)
+    let review = ApprovalReview(
+      stored, schema: schema, kind: kind, id: id, roles: layout.roles, references: registry.references(kind))
     guard let round = review.rounds[chain.to], round.isLive else { return [] }
     return Array(Set(chain.steps.map(\.role).filter { round.nextStep(for: $0) != nil })).sorted()
   }

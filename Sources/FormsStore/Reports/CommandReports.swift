@@ -6,7 +6,8 @@ import FormsCore
 
 /// A plan's JSON, as `rm`, `mv` and `import --prune` print it.
 extension Store.ChangePlan {
-  /// `{deleted, written, blocked_by}`, each a list of `{kind, id, path, reason}`.
+  /// `{deleted, written, blocked_by, voids}`: the first three lists of `{kind, id, path, reason}`,
+  /// `voids` the signed forms whose signatures the rewrites void.
   public func json(display: (String) -> String) -> JSONValue {
     func entries(_ list: [Entry]) -> JSONValue {
       .array(
@@ -19,7 +20,10 @@ extension Store.ChangePlan {
         })
     }
     return .object(
-      JSONObject(["deleted": entries(deletes), "written": entries(rewrites), "blocked_by": entries(blockers)]))
+      JSONObject([
+        "deleted": entries(deletes), "written": entries(rewrites), "blocked_by": entries(blockers),
+        "voids": .array(voids.map(\.json)),
+      ]))
   }
 }
 
@@ -264,7 +268,8 @@ extension SchemaRegistry {
 }
 
 extension Snapshots.Transfer {
-  /// `{copied, present, problems: [{snapshot, path, problem}], repaired: [{snapshot, path, problem}]}`.
+  /// `{copied, present, problems: [{snapshot, path, problem}], repaired: [{snapshot, path, problem}],
+  /// marked, unmarked, damaged_marks}` (the last three: snapshot names, as `Transfer` says).
   public var json: JSONValue {
     func list(_ problems: [Snapshots.Problem]) -> JSONValue {
       .array(
@@ -277,6 +282,8 @@ extension Snapshots.Transfer {
       JSONObject([
         "copied": .array(copied.map(JSONValue.string)), "present": .array(present.map(JSONValue.string)),
         "problems": list(problems), "repaired": list(repaired),
+        "marked": .array(marked.map(JSONValue.string)), "unmarked": .array(unmarked.map(JSONValue.string)),
+        "damaged_marks": .array(damagedMarks.map(JSONValue.string)),
       ]))
   }
 }

@@ -59,6 +59,9 @@ public struct SchemaRegistry: Sendable {
     (schemas[kind] ?? [:]).sorted { $0.key < $1.key }.map(\.value)
   }
 
+  /// The `_schema` of each version of `kind`, oldest first.
+  public func references(_ kind: String) -> [String] { schemas(of: kind).map(\.reference) }
+
   /// The versions of `kind`, oldest first.
   public func versions(_ kind: String) -> [SemanticVersion] { (schemas[kind]?.keys).map { $0.sorted() } ?? [] }
 

@@ -241,7 +241,11 @@ public struct StoreValidator: Sendable {
     findings += crossDocumentFindings(document, schema: schema, path: path)
     findings += AttachmentChecks.findings(document, schema: schema, layout: layout)
     if schema.approvals != nil, let id = document[schema.idField].flatMap(DocumentID.text) {
-      findings += ApprovalReview(document, schema: schema, kind: schema.kind, id: id, roles: layout.roles).findings
+      findings +=
+        ApprovalReview(
+          document, schema: schema, kind: schema.kind, id: id, roles: layout.roles,
+          references: registry.references(schema.kind)
+        ).findings
     }
     guard !findings.isEmpty else { return outcome }
     outcome.diagnostics = Diagnostic.placed(findings, in: bytes, file: display(path))

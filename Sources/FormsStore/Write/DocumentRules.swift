@@ -85,7 +85,7 @@ struct DocumentRules: Sendable {
     if let stored {
       // The stored file as it is on disk (envelopes), what its approvals signed.
       let before = schema.hasSensitiveFields ? Self.asStored(stored) : stored.value
-      let old = ApprovalReview(before, schema: schema, kind: schema.kind, id: id, roles: layout.roles)
+      let old = review(before, schema: schema, id: id)
       let content = ApprovalContent.hash(sealed, schema: schema)
       let from = schema.workflowState(of: before)
       let guarded = from.flatMap { state in
@@ -115,12 +115,19 @@ struct DocumentRules: Sendable {
         }
       }
     }
-    let review = ApprovalReview(sealed, schema: schema, kind: schema.kind, id: id, roles: layout.roles)
-    if !review.findings.isEmpty {
+    let findings = review(sealed, schema: schema, id: id).findings
+    if !findings.isEmpty {
       throw StoreError.invalidDocument(
-        "the \(schema.kind) \(id)", diagnostics(review.findings, document: document, path: path))
+        "the \(schema.kind) \(id)", diagnostics(findings, document: document, path: path))
     }
     return stale
+  }
+
+  /// The approvals of `document` (as stored) judged by the store's roles.
+  func review(_ document: JSONValue, schema: Schema, id: String) -> ApprovalReview {
+    ApprovalReview(
+      document, schema: schema, kind: schema.kind, id: id, roles: layout.roles,
+      references: registry.references(schema.kind))
   }
 
   /// Findings placed in the canonical text of `document`, as `path` would hold it; a document

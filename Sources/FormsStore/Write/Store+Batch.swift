@@ -28,21 +28,20 @@ extension Store {
   /// (``Refusal/wouldVoidApprovals(_:)``), as for one document.
   public func update(
     kind: String, matching filters: [FilterExpression], assignments: [Assignment], dryRun: Bool = false,
-    voidingApprovals: Bool = true
+    voidingApprovals: Bool = false
   )
     throws(StoreError) -> [Document]
   {
     let summary = "set \(kind) --where \(whereSummary(filters))"
-    return try write("set", summary: summary, dryRun: dryRun) { session throws(StoreError) -> [Document] in
+    return try write("set", summary: summary, dryRun: dryRun, voidingApprovals: voidingApprovals) {
+      session throws(StoreError) -> [Document] in
       var written: [Document] = []
       for id in try ids(of: kind, matching: filters, session: session) {
         let stored = try read(kind: kind, id: id)
         var document = stored.value
         let schema = try rules.schema(of: stored.value, path: stored.path)
         try assignments.apply(to: &document, schema: schema)
-        let saved = try session.save(document, replacing: stored, kind: kind, source: .person)
-        if !voidingApprovals { try refuseVoiding(saved, replacing: stored, kind: kind, id: id) }
-        written.append(saved)
+        written.append(try session.save(document, replacing: stored, kind: kind, source: .person))
       }
       return written
     }

@@ -25,7 +25,7 @@ extension Store {
   /// refused before it is written (``Refusal/wouldVoidApprovals(_:)``), its text kept as any
   /// refused edit's: resumed with `voidingApprovals`, it is written.
   public func edit(
-    kind: String, id: String, resuming kept: String? = nil, voidingApprovals: Bool = true,
+    kind: String, id: String, resuming kept: String? = nil, voidingApprovals: Bool = false,
     runEditor: (String) -> Int32
   ) throws(StoreError) -> EditOutcome {
     try Journal(layout: layout).requireNone()
@@ -179,7 +179,8 @@ extension Store {
       // write will check them, so a refusal reopens the editor instead of losing the edit.
       let stale: StaleApprovals?
       do throws(StoreError) {
-        stale = try write("edit", summary: "edit \(kind) \(id)", dryRun: true) { session throws(StoreError) in
+        stale = try write("edit", summary: "edit \(kind) \(id)", dryRun: true, voidingApprovals: true) {
+          session throws(StoreError) in
           try session.prepare(value, replacing: stored, kind: kind, source: .person).staleApprovals
         }
       } catch {
@@ -192,7 +193,8 @@ extension Store {
         continue
       }
       if !voidingApprovals, let stale { throw StoreError.refused(.wouldVoidApprovals(stale)) }
-      return .saved(try replace(kind: kind, id: id, original: stored.bytes, with: value))
+      return .saved(
+        try replace(kind: kind, id: id, original: stored.bytes, with: value, voidingApprovals: voidingApprovals))
     }
   }
 

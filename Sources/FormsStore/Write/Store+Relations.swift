@@ -16,6 +16,9 @@ extension Store {
     public var rewrites: [Entry] = []
     /// Documents a `restrict` relation protects the target with.
     public var blockers: [Entry] = []
+    /// The signed forms whose signatures the rewrites void (a rewritten reference is signed
+    /// content): refused unless asked; a dry run lists them.
+    public var voids: [StaleApprovals] = []
     /// The stored documents the plan deletes, and those it rewrites with their new value, by path.
     var deleted: [String: Document] = [:]
     var rewritten: [String: (stored: Document, value: JSONValue)] = [:]
@@ -131,22 +134,29 @@ extension Store {
   /// checks and reports the same plan (blockers included) and writes nothing. With `expecting`
   /// (a plan shown to someone), the deletion is refused, nothing written, unless the plan made
   /// under the lock is that one: a document that came to depend on it meanwhile is never
-  /// cascaded unseen (``Refusal/changedMeanwhile(path:during:)``).
+  /// cascaded unseen (``Refusal/changedMeanwhile(path:during:)``). A nullified reference in a
+  /// signed form voids its signatures: refused unless `voidingApprovals` (a dry run lists them
+  /// in the plan's `voids`).
   @discardableResult
-  public func delete(kind: String, id: String, dryRun: Bool = false, expecting: ChangePlan? = nil) throws(StoreError)
-    -> ChangePlan
-  {
-    try delete(kind: kind, id: id, dryRun: dryRun, operation: "rm", user: nil, expecting: expecting)
+  public func delete(
+    kind: String, id: String, dryRun: Bool = false, expecting: ChangePlan? = nil, voidingApprovals: Bool = false
+  ) throws(StoreError) -> ChangePlan {
+    try delete(
+      kind: kind, id: id, dryRun: dryRun, operation: "rm", user: nil, expecting: expecting,
+      voidingApprovals: voidingApprovals)
   }
 
   /// `delete` recorded as `operation` by `user` (a deletion `sync` brings from the database).
   @discardableResult
   public func delete(
-    kind: String, id: String, dryRun: Bool = false, operation: String, user: String?, expecting: ChangePlan? = nil
+    kind: String, id: String, dryRun: Bool = false, operation: String, user: String?, expecting: ChangePlan? = nil,
+    voidingApprovals: Bool = false
   ) throws(StoreError) -> ChangePlan {
-    try write(operation, summary: "\(operation) \(kind) \(id)", dryRun: dryRun, user: user) {
-      session throws(StoreError) -> ChangePlan in
-      let plan = try planDelete([(kind, id)])
+    try write(
+      operation, summary: "\(operation) \(kind) \(id)", dryRun: dryRun, user: user,
+      voidingApprovals: voidingApprovals || dryRun
+    ) { session throws(StoreError) -> ChangePlan in
+      var plan = try planDelete([(kind, id)])
       try Self.check(plan, expecting: expecting, path: path(kind: kind, id: id))
       if !plan.blockers.isEmpty {
         if dryRun { return plan }
@@ -154,6 +164,7 @@ extension Store {
           .restricted(kind: kind, id: id, referrers: plan.blockers.map { "\($0.kind) \($0.id)" }))
       }
       try stage(plan, in: session)
+      plan.voids = session.staleApprovals
       return plan
     }
   }
@@ -173,13 +184,17 @@ extension Store {
   }
 
   /// Renames a document and rewrites every reference to it, in one journaled step.
+  /// With `expecting`, refused unless the plan made under the lock is that one (as
+  /// ``delete(kind:id:dryRun:expecting:voidingApprovals:)``). A rewritten reference in a signed
+  /// form voids its signatures: refused unless `voidingApprovals` (a dry run lists them).
   @discardableResult
-  /// With `expecting`, refused unless the plan made under the lock is that one (as ``delete(kind:id:dryRun:expecting:)``).
   public func move(
-    kind: String, from oldID: String, to newID: String, dryRun: Bool = false, expecting: ChangePlan? = nil
+    kind: String, from oldID: String, to newID: String, dryRun: Bool = false, expecting: ChangePlan? = nil,
+    voidingApprovals: Bool = false
   ) throws(StoreError) -> ChangePlan {
-    try write("mv", summary: "mv \(kind) \(oldID) \(newID)", dryRun: dryRun) {
-      session throws(StoreError) -> ChangePlan in
+    try write(
+      "mv", summary: "mv \(kind) \(oldID) \(newID)", dryRun: dryRun, voidingApprovals: voidingApprovals || dryRun
+    ) { session throws(StoreError) -> ChangePlan in
       let stored = try read(kind: kind, id: oldID)
       var document = stored.value
       if case .array(let records)? = document["_approvals"], !records.isEmpty {
@@ -209,6 +224,7 @@ extension Store {
             reason: "\(change.fields.joined(separator: ", ")) → \(newID)"))
       }
       try Self.check(plan, expecting: expecting, path: stored.path)
+      plan.voids = session.staleApprovals
       return plan
     }
   }

@@ -38,10 +38,15 @@ extension Store {
   /// round; see ``StaleApprovals``) is refused before anything is written
   /// (``Refusal/wouldVoidApprovals(_:)``): the person is told first, and says so to go on.
   /// With `dryRun`, every check and nothing written.
+  /// With `shown` (the ``Document/contentHash`` of the version a person or an assistant was
+  /// shown), refused unless the stored document is still that version.
   public func update(
-    kind: String, id: String, assignments: [Assignment], voidingApprovals: Bool = true, dryRun: Bool = false
+    kind: String, id: String, assignments: [Assignment], voidingApprovals: Bool = false, dryRun: Bool = false,
+    shown: String? = nil
   ) throws(StoreError) -> Document {
-    try modify(kind: kind, id: id, operation: "set", dryRun: dryRun, voidingApprovals: voidingApprovals) {
+    try modify(
+      kind: kind, id: id, operation: "set", shown: shown, dryRun: dryRun, voidingApprovals: voidingApprovals
+    ) {
       (document, schema) throws(StoreError) in
       try assignments.apply(to: &document, schema: schema)
     }
@@ -55,10 +60,12 @@ extension Store {
   /// (it ends the round without a signed rejection) is refused (``Refusal/leavesReview(kind:id:from:to:)``).
   /// With `dryRun`, every check and nothing written.
   public func transition(
-    kind: String, id: String, to state: String, identity: Identity? = nil, voidingApprovals: Bool = true,
-    dryRun: Bool = false
+    kind: String, id: String, to state: String, identity: Identity? = nil, voidingApprovals: Bool = false,
+    dryRun: Bool = false, shown: String? = nil
   ) throws(StoreError) -> Document {
-    try modify(kind: kind, id: id, operation: "status", dryRun: dryRun, voidingApprovals: voidingApprovals) {
+    try modify(
+      kind: kind, id: id, operation: "status", shown: shown, dryRun: dryRun, voidingApprovals: voidingApprovals
+    ) {
       (document, schema) throws(StoreError) in
       guard let workflow = schema.workflow else { throw StoreError.refused(.noWorkflow(kind: kind)) }
       if let record = try submission(document, into: state, schema: schema, kind: kind, id: id, identity: identity) {
@@ -73,7 +80,7 @@ extension Store {
   /// refused first (``Refusal/wouldVoidApprovals(_:)``), as `update(kind:id:assignments:voidingApprovals:)` does.
   @discardableResult
   public func replace(
-    kind: String, id: String, original: [UInt8], with edited: JSONValue, voidingApprovals: Bool = true
+    kind: String, id: String, original: [UInt8], with edited: JSONValue, voidingApprovals: Bool = false
   ) throws(StoreError) -> Document {
     try modify(kind: kind, id: id, operation: "edit", expecting: original, voidingApprovals: voidingApprovals) {
       (document, _) throws(StoreError) in
@@ -82,40 +89,27 @@ extension Store {
   }
 
   /// Reads the stored document under the lock, applies `change`, and saves it as a person's change.
+  /// `original` (the bytes edited) or `shown` (the ``Document/contentHash`` of what a person or
+  /// an assistant was shown) refuses the change when the stored document is no longer that one.
   func modify(
-    kind: String, id: String, operation: String, expecting original: [UInt8]? = nil, dryRun: Bool = false,
-    voidingApprovals: Bool = true, details: (() -> JSONObject)? = nil,
+    kind: String, id: String, operation: String, expecting original: [UInt8]? = nil, shown: String? = nil,
+    dryRun: Bool = false, voidingApprovals: Bool = false, details: (() -> JSONObject)? = nil,
     _ change: (inout JSONValue, Schema) throws(StoreError) -> Void
   ) throws(StoreError) -> Document {
-    try write(operation, summary: "\(operation) \(kind) \(id)", dryRun: dryRun) { session throws(StoreError) in
+    try write(operation, summary: "\(operation) \(kind) \(id)", dryRun: dryRun, voidingApprovals: voidingApprovals) {
+      session throws(StoreError) in
       let stored = try read(kind: kind, id: id)
       if let original, original != stored.bytes {
         throw StoreError.refused(.changedMeanwhile(path: display(stored.path), during: "while it was being edited"))
       }
+      if let shown, shown != stored.contentHash {
+        throw StoreError.refused(.changedMeanwhile(path: display(stored.path), during: "since it was shown"))
+      }
       var document = stored.value
       try change(&document, try rules.schema(of: stored.value, path: stored.path))
       if let details { session.details = details() }
-      let saved = try session.save(document, replacing: stored, kind: kind, source: .person)
-      if !voidingApprovals { try refuseVoiding(saved, replacing: stored, kind: kind, id: id) }
-      return saved
+      return try session.save(document, replacing: stored, kind: kind, source: .person)
     }
-  }
-}
-
-extension Store {
-  /// Refuses what a person's change `saved` would void without being asked: signatures it makes
-  /// stale, or a live round it ends by moving the document out of review (anywhere but the state
-  /// the chain guards, which only a complete round reaches).
-  func refuseVoiding(_ saved: Document, replacing stored: Document, kind: String, id: String) throws(StoreError) {
-    if let stale = saved.staleApprovals { throw StoreError.refused(.wouldVoidApprovals(stale)) }
-    let before = DocumentRules.asStored(stored)
-    guard let schema = registry.schema(of: before), let from = schema.workflowState(of: before),
-      let chain = schema.approvals?.reviewing(from), let to = schema.workflowState(of: saved.value), to != from,
-      // Into the state the chain guards is the round's end it was for (allowed only when complete).
-      to != chain.to,
-      ApprovalReview(before, schema: schema, kind: kind, id: id, roles: layout.roles).rounds[chain.to]?.isLive == true
-    else { return }
-    throw StoreError.refused(.leavesReview(kind: kind, id: id, from: from, to: to))
   }
 }
 

@@ -19,6 +19,12 @@ package enum ChangeSource: Sendable, Equatable {
   case sealing
 
   var isFeed: Bool { if case .feed = self { true } else { false } }
+
+  /// True when a change from this source that voids signatures is refused unless the session
+  /// was asked to void them: a person's, and the store's own (a rename or a nullified reference
+  /// rewriting a signed form). A feed is the source of truth for what it sends, so its change
+  /// voids them and the report names them; a reseal asks on its own (`Store.reseal`).
+  var asksBeforeVoiding: Bool { self == .person || self == .store }
 }
 
 extension WriteSession {
@@ -136,6 +142,12 @@ extension WriteSession {
       &document, sealed: &sealed, stored: stored, schema: schema, id: id, path: path, reopen: source == .sealing,
       time: Instant(now).rfc3339)
     to = schema.workflowState(of: document)
+    if source.asksBeforeVoiding, !voidsApprovals {
+      if let stale { throw StoreError.refused(.wouldVoidApprovals(stale)) }
+      if source == .person, let stored {
+        try refuseLeavingReview(stored, sealed: sealed, schema: schema, id: id, to: to)
+      }
+    }
     let bytes = JSONWriter.canonical(sealed)
     let action: AuditEntry.Action = stored.map { $0.path == path ? .update : .rename } ?? .create
     let changedState = from != to ? (from, to) : (nil, nil)
@@ -195,6 +207,21 @@ extension WriteSession {
     }
   }
 
+  /// Refuses a person's move out of a chain's review state while its round is live (anywhere but
+  /// the state the chain guards, which only a complete round reaches) unless the version carries
+  /// the signed rejection that ends it: the round would end without a signed decision.
+  func refuseLeavingReview(_ stored: Store.Document, sealed: JSONValue, schema: Schema, id: String, to: String?)
+    throws(StoreError)
+  {
+    let before = DocumentRules.asStored(stored)
+    guard let from = schema.workflowState(of: before), let chain = schema.approvals?.reviewing(from),
+      let to, to != from, to != chain.to,
+      rules.review(before, schema: schema, id: id).rounds[chain.to]?.isLive == true,
+      rules.review(sealed, schema: schema, id: id).rounds[chain.to]?.rejected != true
+    else { return }
+    throw StoreError.refused(.leavesReview(kind: schema.kind, id: id, from: from, to: to))
+  }
+
   /// Runs the pipeline on `proposed` and stages it; returns the document as it will be written.
   @discardableResult
   package func save(_ proposed: JSONValue, replacing stored: Store.Document?, kind: String, source: ChangeSource)
@@ -231,17 +258,23 @@ extension Store {
   /// `operation`, `summary` what the lock file and `recover` call it.
   /// `user` names who the audit record says made the change (a synced row's author); nil: the
   /// person running.
+  /// `voidingApprovals`: the caller asked that signatures the change makes stale be voided
+  /// (``WriteSession/voidsApprovals``); without it the pipeline refuses such a change.
   package func write<T>(
-    _ name: String, summary: String, dryRun: Bool = false, user: String? = nil,
+    _ name: String, summary: String, dryRun: Bool = false, user: String? = nil, voidingApprovals: Bool = false,
     _ body: (WriteSession) throws(StoreError) -> T
   )
     throws(StoreError) -> T
   {
     if !dryRun && user == nil { prefetchAuditUser() }
+    let asked = { (session: WriteSession) throws(StoreError) -> T in
+      session.voidsApprovals = voidingApprovals
+      return try body(session)
+    }
     return try layout.write(
       WriteOperation(name, summary: summary, command: commandLine), dryRun: dryRun, wait: configuration.lockWait,
       clock: now, user: { [self] in user ?? auditUser() }, rules: rules,
-      onCommit: { [self] in noteCommitted($0) }, body)
+      onCommit: { [self] in noteCommitted($0) }, asked)
   }
 
   /// Who the audit log names: the configuration's `user` when set, else git's user of the

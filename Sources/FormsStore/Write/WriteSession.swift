@@ -56,6 +56,8 @@ package final class WriteSession: Sendable {
     var staleApprovals: [StaleApprovals] = []
     /// Attachment files staged, with the record that describes each (see `checkAttachments`).
     var attachments: [String: AttachmentRecord] = [:]
+    /// True when the caller asked that signatures this session's changes make stale be voided.
+    var voidsApprovals = false
   }
   private let state: Mutex<State>
 
@@ -81,6 +83,13 @@ package final class WriteSession: Sendable {
   package var operation: WriteOperation {
     get { state.withLock { $0.operation } }
     set { state.withLock { $0.operation = newValue } }
+  }
+
+  /// True when the caller asked to void the signatures its changes make stale: a person's or the
+  /// store's own change of signed content is refused without it (see `prepare`).
+  package var voidsApprovals: Bool {
+    get { state.withLock { $0.voidsApprovals } }
+    set { state.withLock { $0.voidsApprovals = newValue } }
   }
 
   /// Every document changed so far, in order.

@@ -11,6 +11,8 @@ extension Formsctl {
       discussion: """
         cascade deletes the documents that refer to it (recursively); nullify clears their field; restrict refuses and names them. Every file changes together or not at all (a journal; `formsctl recover` finishes or undoes an interrupted run). --dry-run lists the changes.
 
+        A nullified reference in a submitted or approved form voids its signatures: refused (exit 65, naming the forms) unless --void-approvals.
+
         With --where instead of an id, every matching document is deleted in one journaled operation, all or nothing, each following its relations as for one; --all selects every document of the kind.
 
         Examples:
@@ -31,13 +33,17 @@ extension Formsctl {
     var filters: [String] = []
     @Flag(help: "Delete every document of the kind.") var all = false
     @Flag(help: "List what would change; change nothing.") var dryRun = false
+    @Flag(help: "Delete even though nullified references void signatures (their rounds end).")
+    var voidApprovals = false
     @Option(help: "Output: text or json.") var format: TextOrJSON = .text
 
     func run() throws {
       let store = try options.open(toWrite: true)
       let plan: Store.ChangePlan
       switch try Selection.from(id: id, filters: filters, all: all) {
-      case .one(let id): plan = try store.delete(kind: kind, id: try store.expand(kind: kind, id: id), dryRun: dryRun)
+      case .one(let id):
+        plan = try store.delete(
+          kind: kind, id: try store.expand(kind: kind, id: id), dryRun: dryRun, voidingApprovals: voidApprovals)
       case .matching(let filters):
         if id != nil { throw CommandError.usage("name an id or use --where, not both") }
         plan = try store.delete(

@@ -12,6 +12,8 @@ extension Formsctl.Migrate {
         Examples:
           formsctl migrate run --dry-run
           formsctl migrate run --kind purchase-order
+
+        A change of version alone voids no signature. Steps that change the signed content of a submitted or approved form would end its round (approved forms go back to review): the run is refused, naming them, unless --void-approvals; --dry-run lists them.
         """)
     @OptionGroup var options: StoreOptions
     @Option(help: "Only this kind.") var kind: String?
@@ -20,6 +22,8 @@ extension Formsctl.Migrate {
     @Flag(help: "Leave documents that are invalid before migrating where they are, and say so.")
     var skipInvalid = false
     @Flag(help: "Do not take the pre-migrate snapshot.") var noSnapshot = false
+    @Flag(help: "Migrate even though changed signed content voids signatures (their rounds end).")
+    var voidApprovals = false
 
     func run() throws {
       let store = try options.open()
@@ -31,7 +35,9 @@ extension Formsctl.Migrate {
         return version
       }
       let report = try Migrator(store: store).run(
-        Migrator.Request(kind: kind, to: target, dryRun: dryRun, skipInvalid: skipInvalid, snapshot: !noSnapshot))
+        Migrator.Request(
+          kind: kind, to: target, dryRun: dryRun, skipInvalid: skipInvalid, snapshot: !noSnapshot,
+          voidingApprovals: voidApprovals))
       show(report)
     }
 
@@ -50,6 +56,7 @@ extension Formsctl.Migrate {
         }
       }
       for path in report.skipped { printOut("skipped (invalid before migrating): \(path)") }
+      warnStale(report.voids, dryRun: dryRun)
       if dryRun {
         for sample in report.samples {
           printOut("\nsample \(sample.kind): \(sample.path)\n" + lineDiff(sample.before, sample.after))
