@@ -45,6 +45,73 @@ struct SnapshotCopyTests {
     }
   }
 
+  /// A keep mark set after a snapshot was pushed reaches the copy at the next push, and its
+  /// removal too; a store that pulls the copy has the snapshot kept, so its retention keeps it
+  /// (issue 63).
+  @Test func keepMarksAndTheirRemovalTravelWithPushAndPull() throws {
+    try withTemporaryDirectory { dir in
+      let (fixture, snapshots) = try twoSnapshots(dir)
+      let backup = dir + "/backup"
+      try FileManager.default.createDirectory(atPath: backup, withIntermediateDirectories: true)
+      let place = try Snapshots.Place(backup)
+      _ = try fixture.snapshots.push(to: place, wait: 0)
+      _ = try fixture.snapshots.setKept(snapshots[0].name, true, wait: 0)
+      let marked = try fixture.snapshots.push(to: place, wait: 0)
+      #expect(marked.marked == [snapshots[0].name] && marked.present == snapshots.map(\.name), "\(marked)")
+      #expect(try fixture.snapshots.push(to: place, wait: 0).marked.isEmpty, "sent once")
+      let copyMark = FilePath(backup + "/" + snapshots[0].name + "/keep.json")
+      #expect(FileIO.entry(copyMark) == .file, "the mark set after the push reached the copy")
+      // Pulled into another store, the snapshot is kept: a year on, its retention keeps it.
+      let other = try SnapshotFixture(dir + "/other")
+      let pulled = try other.snapshots.pull(from: place, wait: 0)
+      #expect(pulled.copied == snapshots.map(\.name) && pulled.marked == [snapshots[0].name], "\(pulled)")
+      #expect(try readFile(other.snapshots.info(snapshots[0].name).path + "/keep.json") == readFile(copyMark.string))
+      other.clock += 365 * 86400
+      _ = try other.snapshots.createManual(message: nil, label: nil, wait: 0)
+      #expect(try other.snapshots.list().map(\.name).contains(snapshots[0].name), "kept after the pull")
+      #expect(try !other.snapshots.list().map(\.name).contains(snapshots[1].name), "the unkept one is pruned")
+      // The mark taken off in the store is taken off the copy at the next push.
+      _ = try fixture.snapshots.setKept(snapshots[0].name, false, wait: 0)
+      #expect(try fixture.snapshots.push(to: place, wait: 0).unmarked == [snapshots[0].name])
+      #expect(FileIO.entry(copyMark) == .missing, "the removal travelled")
+      // A mark set at the copy (another store pushed it) comes back to a store that has the snapshot.
+      try writeFile(#"{"kept_since":"2026-11-22T08:00:00Z"}"#, to: copyMark.string)
+      _ = try fixture.snapshots.pull(from: place, wait: 0)
+      #expect(FileIO.entry(FilePath(snapshots[0].path + "/keep.json")) == .file, "pull brought the mark back")
+    }
+  }
+
+  /// A keep mark that is a symbolic link (in the store or at the copy) still keeps its snapshot
+  /// at the other end: a regular mark is written there, never the link's target read or followed,
+  /// and the damaged mark is reported.
+  @Test func aKeepMarkThatIsALinkIsReportedNeverDroppedNorFollowed() throws {
+    try withTemporaryDirectory { dir in
+      let (fixture, snapshots) = try twoSnapshots(dir)
+      let backup = dir + "/backup"
+      try FileManager.default.createDirectory(atPath: backup, withIntermediateDirectories: true)
+      try writeFile("outside", to: dir + "/outside")
+      try FileManager.default.createSymbolicLink(
+        atPath: snapshots[1].path + "/keep.json", withDestinationPath: dir + "/outside")
+      let place = try Snapshots.Place(backup)
+      let pushed = try fixture.snapshots.push(to: place, wait: 0)
+      #expect(pushed.problems.isEmpty, "\(pushed.problems)")
+      #expect(pushed.damagedMarks == [snapshots[1].name] && pushed.marked == [snapshots[1].name], "\(pushed)")
+      let copied = backup + "/" + snapshots[1].name + "/keep.json"
+      #expect(FileIO.entry(FilePath(copied)) == .file, "the kept snapshot is kept at the copy")
+      #expect(try readFile(copied) != "outside", "the link's target is never read")
+      // A link at the copy: the pulled snapshot is kept with a regular mark of its own.
+      try FileManager.default.removeItem(atPath: copied)
+      try FileManager.default.createSymbolicLink(atPath: copied, withDestinationPath: dir + "/outside")
+      let other = try SnapshotFixture(dir + "/other")
+      let transfer = try other.snapshots.pull(from: place, wait: 0)
+      #expect(transfer.damagedMarks == [snapshots[1].name] && transfer.problems.isEmpty, "\(transfer)")
+      let pulled = other.snapshots.info(snapshots[1].name)
+      #expect(FileIO.entry(pulled.directory / "keep.json") == .file, "kept after the pull")
+      #expect(try readFile(pulled.path + "/keep.json") != "outside")
+      #expect(try readFile(dir + "/outside") == "outside", "never written through the link")
+    }
+  }
+
   @Test func pullBringsInOnlyWhatMatchesItsManifest() throws {
     try withTemporaryDirectory { dir in
       let (fixture, snapshots) = try twoSnapshots(dir)
@@ -93,8 +160,16 @@ struct SnapshotCopyTests {
       #expect(place.isRemote)
       let pushed = try fixture.snapshots.push(to: place, wait: 0)
       #expect(pushed.copied == snapshots.map(\.name) && pushed.problems.isEmpty)
+      // Marks travel through the remote shell too, and come back with a pull.
+      _ = try fixture.snapshots.setKept(snapshots[1].name, true, wait: 0)
+      #expect(try fixture.snapshots.push(to: place, wait: 0).marked == [snapshots[1].name])
+      #expect(FileIO.entry(FilePath(dir + "/far/" + snapshots[1].name + "/keep.json")) == .file)
       let other = try SnapshotFixture(dir + "/other")
-      #expect(try other.snapshots.pull(from: place, wait: 0).copied == snapshots.map(\.name))
+      let pulled = try other.snapshots.pull(from: place, wait: 0)
+      #expect(pulled.copied == snapshots.map(\.name) && pulled.marked == [snapshots[1].name], "\(pulled)")
+      _ = try fixture.snapshots.setKept(snapshots[1].name, false, wait: 0)
+      #expect(try fixture.snapshots.push(to: place, wait: 0).unmarked == [snapshots[1].name])
+      #expect(FileIO.entry(FilePath(dir + "/far/" + snapshots[1].name + "/keep.json")) == .missing)
       #expect(throws: StoreError.self) {
         try fixture.snapshots.push(to: try Snapshots.Place("backup-host:" + dir + "/nowhere/deeper"), wait: 0)
       }

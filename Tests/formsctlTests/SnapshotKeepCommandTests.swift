@@ -64,6 +64,11 @@ struct SnapshotKeepCommandTests {
       #expect(try run(["snapshot", "prune"]).status == 0)
       #expect(!(try run(["snapshot", "list", "--format", "json"]).stdout.contains("directory")))
       #expect(try readFile(dir + "/target") == "{}", "never written through the link")
+      // Marked again, a link is replaced by a regular mark, never written through.
+      let again = try run(["snapshot", "keep", names[2]])
+      #expect(again.status == 0, "\(again.transcript)")
+      #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: marks[2])) == nil, "a regular mark now")
+      #expect(try readFile(dir + "/target") == "{}" && readFile(marks[2]).contains("kept_since"))
     }
   }
 

@@ -20,6 +20,15 @@ extension Snapshots {
     /// What a push found damaged in the copies already there and sent again from the store
     /// (each file as it was found), the copy matching since.
     public var repaired: [Problem] = []
+    /// The snapshots whose keep mark was set at the other end (the store's mark sent by a push,
+    /// the copy's brought by a pull), copied now or already there.
+    public var marked: [String] = []
+    /// The snapshots whose mark a push took off the copy (the store has none since).
+    public var unmarked: [String] = []
+    /// The snapshots whose mark at the source is not a regular file (a symbolic link, a
+    /// directory): still kept, so a regular mark was written at the other end; the damaged one
+    /// was never read or followed (`snapshot keep NAME` in the store writes it anew).
+    public var damagedMarks: [String] = []
   }
 
   /// Where copies go or come from: a local directory, or `host:path` (rsync over SSH; `RSYNC_RSH`
@@ -89,6 +98,8 @@ extension Snapshots {
       transfer.repaired = damaged.filter { problem in
         mended.contains(problem.snapshot) && !left.contains { $0.snapshot == problem.snapshot }
       }
+      // Marks last, for every snapshot pushed or already there: one set or taken off since.
+      try pushMarks(local.filter { held.contains($0.name) }, to: place, &transfer)
       return transfer
     }
   }
@@ -153,6 +164,7 @@ extension Snapshots {
       }
       var transfer = Transfer()
       var held = here
+      let marks = try Self.marks(at: place)
       let oldestFirst = there.map { Info(name: $0, directory: FilePath("")) }.sorted {
         ($0.time, $0.name) < ($1.time, $1.name)
       }
@@ -162,14 +174,20 @@ extension Snapshots {
           continue
         }
         let arriving = Info(name: name, directory: directory / (".pulling-" + name))
-        let problems = try arrive(arriving, from: place, linkingTo: Self.newest(in: held, before: arriving))
+        let problems = try arrive(
+          arriving, from: place, linkingTo: Self.newest(in: held, before: arriving), mark: marks[name])
         guard problems.isEmpty else {
           transfer.problems += problems
           continue
         }
         held.insert(name)
         transfer.copied.append(name)
+        if let mark = marks[name] {
+          transfer.marked.append(name)
+          if mark == .damaged { transfer.damagedMarks.append(name) }
+        }
       }
+      try pullMarks(transfer.present, from: place, there: marks, &transfer)
       return transfer
     }
   }
@@ -188,8 +206,11 @@ extension Snapshots {
   /// Copies a snapshot from `place` into `arriving` (a hidden name), checks it against its
   /// manifest, makes it durable and renames it into place. A copy that does not match is removed
   /// and its problems returned; on any error the hidden copy is removed (what cannot be is a
-  /// leftover the next pull, create or `recover` removes).
-  func arrive(_ arriving: Info, from place: Place, linkingTo base: String?) throws(StoreError) -> [Problem] {
+  /// leftover the next pull, create or `recover` removes). `mark`: the copy's keep mark, brought
+  /// in before the rename, so a kept snapshot never appears unkept.
+  func arrive(_ arriving: Info, from place: Place, linkingTo base: String?, mark: MarkState? = nil) throws(StoreError)
+    -> [Problem]
+  {
     let name = arriving.name
     do throws(StoreError) {
       try Self.copy(place.path(name), to: arriving.path, linkingTo: base, place)
@@ -200,6 +221,7 @@ extension Snapshots {
         try Self.removeTree(arriving.directory)
         return problems
       }
+      if let mark { try bringMark(mark, of: name, into: arriving.directory, from: place) }
       let tree = try FileIO.tree(arriving.directory)
       try FileIO.sync(tree, orFileSystemOf: arriving.directory)
       if POSIX.rename(arriving.directory, directory / name) != 0 {
@@ -237,7 +259,10 @@ extension Snapshots {
       var problems: [Problem] = []
       for name in names {
         let listed = try Self.rsync(
-          ["-rcn", "--out-format=%n", directory.string + "/" + name + "/", place.path(name) + "/"], place: place)
+          [
+            "-rcn", "--out-format=%n", "--exclude=/" + Self.keepFileName, directory.string + "/" + name + "/",
+            place.path(name) + "/",
+          ], place: place)
         problems += listed.split(separator: "\n").map {
           Problem(snapshot: name, path: String($0), problem: "differs from the store's copy after the push")
         }
@@ -281,7 +306,7 @@ extension Snapshots {
   /// missing there), compared by checksum; each arrives under a temporary name and is renamed
   /// over the damaged one, so the copies other snapshots there link to are left as they are.
   static func resend(_ source: String, to target: String, _ place: Place) throws(StoreError) {
-    _ = try rsync(["-rtpc", source + "/", target + "/"], place: place)
+    _ = try rsync(["-rtpc", "--exclude=/" + keepFileName, source + "/", target + "/"], place: place)
   }
 
   /// The newest of `names` older than `info`: the snapshot a copy of `info` links unchanged files to.
@@ -293,11 +318,13 @@ extension Snapshots {
   /// Copies the snapshot directory `source` to `target`: every file but the manifest and the
   /// summary first, then those two, so the copy counts only once it is whole. `base` (a sibling
   /// snapshot of `target`) gives hard links for unchanged files. Regular files and directories
-  /// only (`-rtp`: no symbolic links, devices or owners), with times and modes kept.
+  /// only (`-rtp`: no symbolic links, devices or owners), with times and modes kept. The keep
+  /// mark is not copied here: `pushMarks` and `bringMark` carry it, a damaged one included.
   static func copy(_ source: String, to target: String, linkingTo base: String?, _ place: Place) throws(StoreError) {
     let link = base.map { ["--link-dest=../" + $0] } ?? []
     _ = try rsync(
-      ["-rtp", "-H"] + link + ["--exclude=/manifest.json", "--exclude=/" + SnapshotSummary.fileName]
+      ["-rtp", "-H"] + link
+        + ["--exclude=/manifest.json", "--exclude=/" + SnapshotSummary.fileName, "--exclude=/" + keepFileName]
         + [source + "/", target + "/"], place: place)
     _ = try rsync(
       ["-rtp", "--include=/manifest.json", "--include=/" + SnapshotSummary.fileName, "--exclude=*"]

@@ -23,6 +23,12 @@ extension Snapshots {
       let info = try find(reference)
       let path = info.directory / Self.keepFileName
       if kept {
+        // A damaged mark (a link, a directory) is replaced, never written through.
+        switch FileIO.entry(path) {
+        case .missing, .file: break
+        case .directory: try Self.removeTree(path)
+        default: try FileIO.remove(path)
+        }
         try AtomicWriter(boundary: layout.rootPath).write(keepMark(), to: path)
       } else if FileIO.entry(path) == .directory {
         try Self.removeTree(path)  // a damaged mark counts as one (`kept`): --off takes it off

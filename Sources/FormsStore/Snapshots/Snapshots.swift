@@ -398,7 +398,7 @@ public struct Snapshots: Sendable {
     var removed = 0
     for entry in try FileIO.entries(of: directory) {
       if entry.name.hasPrefix(".creating-") || entry.name.hasPrefix(".deleting-") || entry.name.hasPrefix(".pulling-")
-        || entry.name.hasPrefix(".verifying-")
+        || entry.name.hasPrefix(".verifying-") || entry.name.hasPrefix(".marking-")
       {
         try Self.removeTree(directory / entry.name)
         removed += 1
