@@ -69,7 +69,8 @@ let package = Package(
       name: "FormsServer",
       dependencies: [
         "FormsCore", "FormsStore", "FormsPages", .product(name: "Hummingbird", package: "hummingbird"),
-        .product(name: "NIOCore", package: "swift-nio"), .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
       swiftSettings: settings

@@ -3,9 +3,12 @@ import FormsStore
 import Foundation
 
 /// Prints a page to PDF with a headless Chromium, when one is installed. The page goes to Chromium
-/// as a `data:` URL (never as a file: it may hold opened sealed values), Chromium writes the PDF
-/// beside the output under a temporary name, and the PDF replaces the output only once it is one.
-/// A Chromium that has not finished within a minute is stopped.
+/// as a file in a private directory (mode 0700, made by the caller's choice of place: the store's
+/// `.formsctl`), never on its command line: a long form's page is longer than the system lets one
+/// argument be (128 KiB on Linux). The page may hold opened sealed values: its file is 0600 in that
+/// directory, with Chromium's profile, and the directory is removed once Chromium is done. Chromium
+/// writes the PDF beside the output under a temporary name, and the PDF replaces the output only
+/// once it is one. A Chromium that has not finished within a minute is stopped.
 public enum PDFPrinter {
   /// How long Chromium may take.
   public static let timeout: Duration = .seconds(60)
@@ -34,7 +37,8 @@ public enum PDFPrinter {
     }
   }
 
-  /// Chromium ran but made no PDF (exit 74: what a program outside formsctl failed to do).
+  /// Chromium ran, or could not be started, and made no PDF (exit 74: what a program outside
+  /// formsctl failed to do); the reason is the system's or Chromium's own.
   public struct PrintFailed: FormsError {
     public let chromium: String
     public let reason: String
@@ -42,8 +46,9 @@ public enum PDFPrinter {
     public var description: String { "\(chromium) made no PDF: \(reason); nothing was written" }
   }
 
-  /// Writes `html` as a PDF at `output`.
-  public static func print(html: String, to output: String) throws(any Error) {
+  /// Writes `html` as a PDF at `output`, the page and Chromium's profile in a private directory
+  /// made in `workingDirectory` (and removed after).
+  public static func print(html: String, to output: String, workingIn workingDirectory: String) throws(any Error) {
     let named = ProcessInfo.processInfo.environment["FORMSCTL_CHROMIUM"].flatMap { $0.isEmpty ? nil : $0 }
     guard let chromium = chromium(), FileManager.default.isExecutableFile(atPath: chromium) else {
       throw NoChromium(named: named)
@@ -51,25 +56,31 @@ public enum PDFPrinter {
     let target = URL(fileURLWithPath: output)
     let pdf = target.deletingLastPathComponent().appendingPathComponent(
       ".\(target.lastPathComponent).formsctl-\(getpid()).pdf")
-    let profile = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "formsctl-chromium-\(UUID().uuidString)")
+    let work = try privateDirectory(in: workingDirectory)
     defer {
       removeLeftover(pdf)
-      removeLeftover(profile)
+      removeLeftover(URL(fileURLWithPath: work))
     }
+    let page = work + "/page.html"
+    try create(Array(html.utf8), at: page)
     let process = Process()
     process.executableURL = URL(fileURLWithPath: chromium)
     process.arguments = [
       "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-      "--user-data-dir=" + profile.path, "--no-pdf-header-footer", "--print-to-pdf=" + pdf.path,
-      "data:text/html;charset=utf-8;base64," + Data(html.utf8).base64EncodedString(),
+      "--user-data-dir=" + work + "/profile", "--no-pdf-header-footer", "--print-to-pdf=" + pdf.path,
+      URL(fileURLWithPath: page).absoluteString,
     ]
     process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
+    // What Chromium says goes to a file of the private directory, for its reason when it fails.
+    let log = work + "/chromium.log"
+    let logFD = open(log, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    guard logFD >= 0 else { throw StoreError.io(log, operation: "write", errno: Errno(rawValue: errno)) }
+    process.standardError = FileHandle(fileDescriptor: logFD, closeOnDealloc: true)
     do {
       try process.run()
     } catch {
-      throw NoChromium(named: named)
+      // It is a program (checked above): what stopped it is the system's reason, not its absence.
+      throw PrintFailed(chromium: chromium, reason: "it could not be started (\(error.localizedDescription))")
     }
     let deadline = ContinuousClock.now + timeout
     while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
@@ -79,12 +90,55 @@ public enum PDFPrinter {
       throw PrintFailed(chromium: chromium, reason: "it had not finished after \(timeout)")
     }
     guard process.terminationStatus == 0 else {
-      throw PrintFailed(chromium: chromium, reason: "it exited with status \(process.terminationStatus)")
+      throw PrintFailed(
+        chromium: chromium,
+        reason: "it exited with status \(process.terminationStatus)" + lastWords(log).map { " (\($0))" }.joined())
     }
     guard let bytes = FileManager.default.contents(atPath: pdf.path), bytes.starts(with: Array("%PDF".utf8)) else {
-      throw PrintFailed(chromium: chromium, reason: "what it wrote is not a PDF")
+      throw PrintFailed(
+        chromium: chromium, reason: "what it wrote is not a PDF" + lastWords(log).map { " (\($0))" }.joined())
     }
     try write(Array(bytes), to: output)
+  }
+
+  /// A new directory only this user may enter (0700), in `parent`: its path.
+  static func privateDirectory(in parent: String) throws(StoreError) -> String {
+    var template = Array((parent + "/render-XXXXXX").utf8CString)
+    let made = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
+    guard made != nil else {
+      throw StoreError.io(parent, operation: "make a directory in", errno: Errno(rawValue: errno))
+    }
+    return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
+  /// Creates `path` (it must not exist; never through a link), mode 0600, holding `bytes`.
+  static func create(_ bytes: [UInt8], at path: String) throws(StoreError) {
+    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    guard fd >= 0 else { throw StoreError.io(path, operation: "write", errno: Errno(rawValue: errno)) }
+    var failure: Int32?
+    var written = 0
+    bytes.withUnsafeBytes { buffer in
+      guard let base = buffer.baseAddress else { return }
+      while written < buffer.count {
+        let n = Foundation.write(fd, base + written, buffer.count - written)
+        if n < 0 {
+          if errno == EINTR { continue }
+          failure = errno
+          return
+        }
+        written += n
+      }
+    }
+    if close(fd) != 0 && failure == nil { failure = errno }
+    if let failure { throw StoreError.io(path, operation: "write", errno: Errno(rawValue: failure)) }
+  }
+
+  /// The last line Chromium wrote to its standard error (at most 300 characters), if any.
+  static func lastWords(_ log: String) -> [String] {
+    guard let data = FileManager.default.contents(atPath: log) else { return [] }
+    let lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+    guard let last = lines.last(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else { return [] }
+    return [String(last.trimmingCharacters(in: .whitespaces).prefix(300))]
   }
 
   /// Writes `bytes` to `path` whole: a temporary file beside it, flushed, renamed over it. The

@@ -11,6 +11,9 @@ public struct Pages: Sendable {
   public let identity: Identity?
   /// Rows of a list page.
   public static let pageSize = 50
+  /// The last page a list may be asked for: its rows skipped (`(page - 1) * pageSize`) stay far
+  /// from overflowing, whatever number a request names.
+  public static let maximumPage = 10_000_000
 
   public init(store: Store, context: PageContext, identity: Identity?) {
     self.store = store
@@ -119,7 +122,7 @@ public struct Pages: Sendable {
     var rows: HTML = ""
     var more = false
     var skipped: [Store.Skipped] = []
-    let page = max(1, request.page)
+    let page = min(max(1, request.page), Self.maximumPage)
     if problem == nil {
       let query = Store.Query(
         filters: filters, sort: sort, offset: (page - 1) * Self.pageSize, limit: Self.pageSize + 1)

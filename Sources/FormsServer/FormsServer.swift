@@ -4,6 +4,7 @@ import FormsStore
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 
@@ -17,15 +18,19 @@ public struct FormsServer: Sendable {
   /// The identity approvals are signed with (nil: the server cannot sign).
   public let identity: Identity?
   public let live: LiveUpdates
+  /// The connections it holds at once and how long one may stay idle.
+  public let limits: ServerLimits
   let pages: Pages
   /// List pages kept since the last change the watch heard (see ``listPage(kind:_:)``).
   let listPages = KeptPages()
 
   /// A server over `store`; `user` is the name the pages show (the audit log's user).
   public init(
-    store: Store, security: ServerSecurity, identity: Identity?, user: String, live: LiveUpdates = LiveUpdates()
+    store: Store, security: ServerSecurity, identity: Identity?, user: String, live: LiveUpdates = LiveUpdates(),
+    limits: ServerLimits = .forThisProcess()
   ) {
     self.store = store
+    self.limits = limits
     self.security = security
     self.identity = identity
     self.live = live
@@ -41,9 +46,13 @@ public struct FormsServer: Sendable {
   ) -> some ApplicationProtocol {
     var logger = Logger(label: "formsctl serve")
     logger.logLevel = .error
+    let limits = self.limits
     return Application(
       responder: Responder(server: self),
-      configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "formsctl"),
+      server: .http1(configuration: HTTP1Channel.Configuration(additionalChannelHandlers: limits.channelHandlers())),
+      configuration: ApplicationConfiguration(
+        address: .hostname(host, port: port), serverName: "formsctl",
+        availableConnectionsDelegate: MaximumAvailableConnections(limits.connections)),
       onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
       logger: logger)
   }
@@ -98,7 +107,7 @@ public struct FormsServer: Sendable {
     }
     switch request.method {
     case .get, .head:
-      return await get(segments, query: query)
+      return await get(segments, query: query, head: request.method == .head)
     case .post:
       guard security.checkSameOrigin(request) else { return plain(.forbidden, "the form came from another site") }
       var request = request

@@ -50,9 +50,9 @@ public final class LiveUpdates: Sendable {
     }
   }
 
-  /// A new listener: the topics published from now on, until the stream is dropped. Nil when
-  /// there are too many.
-  public func listen() -> AsyncStream<String>? {
+  /// A new listener: the topics published from now on, until the listener is dropped (its place
+  /// is given back then, whether or not its topics were ever read). Nil when there are too many.
+  public func listen() -> Listener? {
     let id = next.add(1, ordering: .relaxed).newValue
     let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(64))
     let added = listeners.withLock { all -> Bool in
@@ -61,10 +61,29 @@ public final class LiveUpdates: Sendable {
       return true
     }
     guard added else { return nil }
-    continuation.onTermination = { [weak self] _ in
-      _ = self?.listeners.withLock { $0.removeValue(forKey: id) }
+    return Listener(topics: stream, id: id, updates: self)
+  }
+
+  /// One page's place among the listeners, held as long as the value lives: the response that
+  /// streams its topics holds it, so a request that ends (a closed page, a dropped connection, a
+  /// response never sent) gives the place back.
+  public final class Listener: Sendable {
+    /// The topics published since the listener was made.
+    public let topics: AsyncStream<String>
+    let id: Int
+    let updates: LiveUpdates
+
+    init(topics: AsyncStream<String>, id: Int, updates: LiveUpdates) {
+      self.topics = topics
+      self.id = id
+      self.updates = updates
     }
-    return stream
+
+    deinit { updates.remove(id) }
+  }
+
+  private func remove(_ id: Int) {
+    listeners.withLock { $0.removeValue(forKey: id) }?.finish()
   }
 
   /// How many pages listen now.

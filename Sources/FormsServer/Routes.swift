@@ -9,7 +9,8 @@ import ServiceLifecycle
 extension FormsServer {
   /// The pages: `/`, `/k/KIND`, `/k/KIND/new`, `/k/KIND/ID`, `/k/KIND/ID/edit|print|delete|rename`,
   /// `/k/KIND/ID/attachments/NAME`, `/lookup/KIND?q=`, `/events`, `/assets/…`.
-  func get(_ segments: [String], query: FormInput) async -> Response {
+  /// A HEAD request (`head`) is answered as its GET, but `/events` takes no listener's place for it.
+  func get(_ segments: [String], query: FormInput, head: Bool = false) async -> Response {
     do throws(StoreError) {
       switch segments.count {
       case 0:
@@ -19,7 +20,7 @@ extension FormsServer {
       case 2 where segments[0] == "assets":
         return asset(segments[1])
       case 1 where segments[0] == "events":
-        return events()
+        return events(head: head)
       case 2 where segments[0] == "lookup":
         let kind = try checkedKind(segments[1])
         let text = String((query["q"] ?? "").prefix(200))
@@ -31,8 +32,10 @@ extension FormsServer {
           body: ResponseBody(byteBuffer: ByteBuffer(string: JSONWriter.compact(json))))
       case 2 where segments[0] == "k":
         let kind = try checkedKind(segments[1])
-        let request = Pages.ListRequest(
-          filter: query["where"] ?? "", sort: query["sort"] ?? "", page: query["page"].flatMap { Int($0) } ?? 1)
+        guard let number = Self.pageNumber(query["page"]) else {
+          return plain(.badRequest, "the page is a whole number from 1 to \(Pages.maximumPage)")
+        }
+        let request = Pages.ListRequest(filter: query["where"] ?? "", sort: query["sort"] ?? "", page: number)
         let (page, status) = try listPage(kind: kind, request)
         return html(page, status: HTTPResponse.Status(code: status))
       case 3 where segments[0] == "k" && segments[2] == "new":
@@ -83,15 +86,37 @@ extension FormsServer {
   /// must `stat` every file to trust its index; this process hears every change instead. A
   /// change another program makes shows once the watch hears it (within its debounce), when the
   /// open page refreshes itself too. Never from memory: a kind with sensitive fields when the
-  /// server opens them (each showing is recorded, as `get` records it).
+  /// server opens them (each showing is recorded, as `get` records it), nor a kind whose
+  /// directory is not one (a symbolic link in its place).
   func listPage(kind: String, _ request: Pages.ListRequest) throws(StoreError) -> (Page, Int) {
     let key = "\(kind)\n\(request.filter)\n\(request.sort)\n\(request.page)"
-    let sensitive = try store.schema(kind).hasSensitiveFields
+    let schema = try store.schema(kind)
+    // Memory never vouches for what is behind a link: a kind's (or the data) directory that
+    // became one (a hostile checkout, a swap the watch cannot see through) is refused as listing
+    // refuses it.
+    let data = FilePath(store.layout.dataDirectory)
+    for directory in [data, data / schema.directory] {
+      if case let entry = FileIO.entry(directory), entry != .directory && entry != .missing {
+        throw StoreError.wrongFileType(
+          store.display(directory.string), found: FileIO.describe(directory), expected: "a directory")
+      }
+    }
+    let sensitive = schema.hasSensitiveFields
     let generation = identity == nil || !sensitive ? live.generation : nil
     if let generation, let kept = listPages.page(key, generation: generation) { return kept }
     let (page, status) = try pages.list(kind: kind, request)
     if let generation { listPages.keep(page, status: status, key: key, generation: generation) }
     return (page, status)
+  }
+
+  /// The list page a `page=` asks for: 1 when it is absent, nil when it is not a whole number
+  /// from 1 to ``Pages/maximumPage`` (a number past it would overflow the rows skipped).
+  static func pageNumber(_ text: String?) -> Int? {
+    guard let text else { return 1 }
+    guard !text.isEmpty, text.utf8.count <= 9, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+      let number = Int(text), (1...Pages.maximumPage).contains(number)
+    else { return nil }
+    return number
   }
 
   /// A kind the store knows, or the store's refusal naming the kinds there are.
@@ -122,12 +147,24 @@ extension FormsServer {
   }
 
   /// The store's changes as server-sent events: `data: KIND/ID` per change, a comment every 5
-  /// seconds to keep the connection open.
-  func events() -> Response {
-    guard let stream = live.listen() else {
+  /// seconds (or half the idle timeout) to keep the connection open. A listener's place is held
+  /// by the response's body and given back when the body ends (the page closed, the connection
+  /// dropped, the server stopping) or is never sent; HEAD is answered with the headers alone and
+  /// takes no place.
+  func events(head: Bool = false) -> Response {
+    let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
+    if head {
+      guard live.count < LiveUpdates.maximumListeners else {
+        return plain(.serviceUnavailable, "too many pages are listening for changes")
+      }
+      return Response(status: .ok, headers: headers)
+    }
+    guard let listener = live.listen() else {
       return plain(.serviceUnavailable, "too many pages are listening for changes")
     }
+    let heartbeat = min(.seconds(5), limits.idleTimeout / 2)
     let body = ResponseBody { writer in
+      // The place is this closure's (it holds `listener`): given back when it ends, or is dropped unrun.
       try await writer.write(ByteBuffer(string: "retry: 1000\n: listening\n\n"))
       let (lines, line) = AsyncStream<String>.makeStream()
       // A page listens until it closes, or the server stops (Ctrl-C): then the stream ends, so
@@ -136,13 +173,14 @@ extension FormsServer {
         try await withThrowingTaskGroup(of: Void.self) { group in
           group.addTask {
             while !Task.isCancelled {
-              // Often enough that a page closed without a word frees its place soon.
-              try await Task.sleep(for: .seconds(5))
+              // Often enough that a page closed without a word frees its place soon, and that a
+              // listening page is never taken for an idle connection.
+              try await Task.sleep(for: heartbeat)
               line.yield(": still listening\n\n")
             }
           }
           group.addTask {
-            for await topic in stream { line.yield("data: \(topic)\n\n") }
+            for await topic in listener.topics { line.yield("data: \(topic)\n\n") }
             line.finish()
           }
           for await text in lines { try await writer.write(ByteBuffer(string: text)) }
@@ -153,7 +191,6 @@ extension FormsServer {
       }
       try await writer.finish(nil)
     }
-    return Response(
-      status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
+    return Response(status: .ok, headers: headers, body: body)
   }
 }

@@ -17,14 +17,30 @@ public struct ServerSecurity: Sendable {
   public static let maximumBody = 1 << 20
   /// The most bytes of a request's target (path and query).
   public static let maximumTarget = 8192
-  public static let cookieName = "formsctl_token"
+  /// The name of this server's cookie. A browser sends a loopback host's cookies to every port
+  /// of it, so each server names its own (``cookieName(port:)``): a second server never replaces
+  /// the first's cookie, and never logs its browser out.
+  public let cookieName: String
 
   public init(
-    token: String = ServerSecurity.randomToken(), csrf: String = ServerSecurity.randomToken(), hosts: Set<String>
+    token: String = ServerSecurity.randomToken(), csrf: String = ServerSecurity.randomToken(), hosts: Set<String>,
+    cookieName: String = ServerSecurity.cookieName(port: 0)
   ) {
     self.token = token
     self.csrf = csrf
     self.hosts = hosts
+    self.cookieName = cookieName
+  }
+
+  /// The cookie name of a server on `port`: `formsctl_PORT`, so that a server started again on
+  /// its port replaces its own cookie; for port 0 (any free port) one of its own,
+  /// `formsctl_` and 8 random hex digits.
+  public static func cookieName(port: Int) -> String {
+    guard port == 0 else { return "formsctl_\(port)" }
+    var generator = SystemRandomNumberGenerator()
+    return "formsctl_"
+      + (0..<4).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }
+      .joined()
   }
 
   /// 32 random bytes as hex, from the system's generator.
@@ -60,14 +76,14 @@ public struct ServerSecurity: Sendable {
     for header in request.headers[values: .cookie] {
       for part in header.split(separator: ";") {
         let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-        if pair.count == 2, pair[0] == Self.cookieName, Self.constantTimeEqual(pair[1], token) { return true }
+        if pair.count == 2, pair[0] == cookieName, Self.constantTimeEqual(pair[1], token) { return true }
       }
     }
     return false
   }
 
   /// The cookie that holds the token from now on.
-  var cookie: String { "\(Self.cookieName)=\(token); HttpOnly; SameSite=Strict; Path=/" }
+  var cookie: String { "\(cookieName)=\(token); HttpOnly; SameSite=Strict; Path=/" }
 
   /// A state-changing request is refused unless its form carries the CSRF token and its Origin,
   /// when the browser sends one, is this server: the scheme, the name and the port the request

@@ -36,7 +36,9 @@ struct ServeProgram: ParsableCommand {
       identity = nil
     }
     let user = store.configuration.user ?? AuditLog.currentUser(root: store.layout.root)
-    let security = ServerSecurity(hosts: ServerSecurity.hosts(listening: command.listen, names: command.hostNames))
+    let security = ServerSecurity(
+      hosts: ServerSecurity.hosts(listening: command.listen, names: command.hostNames),
+      cookieName: ServerSecurity.cookieName(port: command.port))
     let server = FormsServer(store: store, security: security, identity: identity, user: user)
     if command.allowRemote && !ServeCommand.isLoopback(command.listen) {
       printWarning(

@@ -35,7 +35,8 @@ struct ServerFixture {
     server = FormsServer(
       store: store,
       security: ServerSecurity(
-        token: "t0ken", csrf: "c5rf", hosts: ServerSecurity.hosts(listening: "127.0.0.1", names: [])),
+        token: "t0ken", csrf: "c5rf", hosts: ServerSecurity.hosts(listening: "127.0.0.1", names: []),
+        cookieName: Self.cookie),
       identity: identity, user: "Test User")
   }
 
@@ -47,8 +48,12 @@ struct ServerFixture {
     return try Store.open(at: root, configuration: configuration)
   }
 
+  /// The name of the fixture server's cookie (a server on port 8700).
+  static let cookie = ServerSecurity.cookieName(port: 8700)
   /// The headers of a browser that opened the printed URL.
-  static let signedIn: HTTPFields = [.cookie: "\(ServerSecurity.cookieName)=t0ken"]
+  static let signedIn: HTTPFields = [.cookie: "\(cookie)=t0ken"]
+  /// The same, as a line of a request.
+  static let cookieHeader = "Cookie: \(cookie)=t0ken"
 
   /// A form body: the fields URL-encoded, the CSRF token first unless `csrf` is nil.
   static func form(_ fields: [(String, String)], csrf: String? = "c5rf") -> ByteBuffer {
@@ -57,7 +62,7 @@ struct ServerFixture {
   }
 
   static let formHeaders: HTTPFields = [
-    .cookie: "\(ServerSecurity.cookieName)=t0ken", .contentType: "application/x-www-form-urlencoded",
+    .cookie: "\(cookie)=t0ken", .contentType: "application/x-www-form-urlencoded",
   ]
 
   /// Runs `body` with an in-process client of the server (HummingbirdTesting's router framework).

@@ -45,7 +45,7 @@ struct ServerSecurityTests {
         #expect(response.status == .seeOther)
         #expect(response.headers[.location] == "/k/form")
         let cookie = response.headers[.setCookie] ?? ""
-        #expect(cookie.contains("formsctl_token=t0ken"))
+        #expect(cookie.contains("formsctl_8700=t0ken"))
         #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
         let bearer = try await client.execute(uri: "/k/form", method: .get, headers: [.authorization: "Bearer t0ken"])
         #expect(bearer.status == .ok)
@@ -242,6 +242,78 @@ extension ServerDoorRegressionTests {
         #expect(bad.status == .unprocessableContent)
         #expect(bad.text.contains("not JSON") && bad.text.contains("{vendor"))
       }
+    }
+  }
+}
+
+/// What the hostile pass of issue 63 found at the door.
+struct ServerDoorLinkAndCookieTests {
+  @Test func aListPageRefusesAKindDirectoryThatBecameALink() async throws {
+    try await withTemporaryDirectoryAsync { dir in
+      let fixture = try ServerFixture(dir + "/store")
+      let scenarios = dir + "/store/data/scenarios"
+      let id = try #require(try FileManager.default.contentsOfDirectory(atPath: scenarios).first?.dropLast(5))
+      let ready = AsyncStream<Void>.makeStream()
+      let watch = Task {
+        try await fixture.server.live.run(
+          store: fixture.store, options: Store.ObserveOptions(ready: { ready.1.yield() }))
+      }
+      defer { watch.cancel() }
+      for await _ in ready.0 { break }
+      try await fixture.test { client in
+        let before = try await fixture.get(client, "/k/scenario")
+        #expect(before.status == .ok && before.text.contains(String(id)))
+        // The directory moves away and a link to it takes its place (same rows behind it).
+        try FileManager.default.moveItem(atPath: scenarios, toPath: dir + "/elsewhere")
+        try FileManager.default.createSymbolicLink(atPath: scenarios, withDestinationPath: dir + "/elsewhere")
+        for _ in 0..<3 {
+          let page = try await fixture.get(client, "/k/scenario")
+          #expect(page.status == .unprocessableContent, "\(page.status)")
+          #expect(page.text.contains("symbolic link"), "\(page.text.prefix(300))")
+          #expect(!page.text.contains(String(id)), "the list served rows through a link")
+          try await Task.sleep(for: .milliseconds(100))
+        }
+      }
+      watch.cancel()
+      _ = await watch.result
+      // Without the watch (nothing kept in memory), the same.
+      try await fixture.test { client in
+        let page = try await fixture.get(client, "/k/scenario")
+        #expect(page.status == .unprocessableContent && !page.text.contains(String(id)), "\(page.status)")
+      }
+    }
+  }
+
+  @Test func aSecondServerOnAnotherPortNeverLogsTheFirstOut() async throws {
+    try await withTemporaryDirectoryAsync { dir in
+      let fixture = try ServerFixture(dir + "/store")
+      let hosts = ServerSecurity.hosts(listening: "127.0.0.1", names: [])
+      let first = fixture.server
+      let second = FormsServer(
+        store: fixture.store,
+        security: ServerSecurity(token: "s3cond", hosts: hosts, cookieName: ServerSecurity.cookieName(port: 8701)),
+        identity: nil, user: "Test User")
+      // A browser's cookie jar for 127.0.0.1: cookies are kept by name, whatever the port.
+      var jar: [String: String] = [:]
+      func request(_ path: String) -> Request {
+        var head = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:8700", path: path)
+        head.headerFields[.cookie] = jar.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; ")
+        return Request(head: head, body: RequestBody(buffer: ByteBuffer()))
+      }
+      func signIn(_ server: FormsServer, _ token: String) async throws {
+        let response = await server.response(to: request("/?token=\(token)"))
+        let cookie = try #require(response.headers[.setCookie])
+        let pair = try #require(cookie.split(separator: ";").first).split(separator: "=", maxSplits: 1)
+        jar[String(pair[0])] = String(pair[1])
+      }
+      try await signIn(first, "t0ken")
+      try await signIn(second, "s3cond")
+      #expect(await first.response(to: request("/")).status == .ok, "the second server logged the first out")
+      #expect(await second.response(to: request("/")).status == .ok)
+      // Servers on any free port name their cookies apart too.
+      let names = Set((0..<20).map { _ in ServerSecurity.cookieName(port: 0) })
+      #expect(names.count == 20 && names.allSatisfy { $0.hasPrefix("formsctl_") })
+      #expect(ServerSecurity.cookieName(port: 8700) != ServerSecurity.cookieName(port: 8701))
     }
   }
 }

@@ -204,10 +204,18 @@ final class ServeProcess: @unchecked Sendable {
   let url: String
   let logPath: String
 
-  init(store: String, environment: [String: String], log: String) throws {
+  /// `openFiles`: the most descriptors the server may open (`ulimit -n`, soft and hard), when set.
+  init(store: String, environment: [String: String], log: String, openFiles: Int? = nil) throws {
     logPath = log
-    process.executableURL = Formsctl.binary
-    process.arguments = ["serve", "--port", "0"]
+    if let openFiles {
+      process.executableURL = URL(fileURLWithPath: "/bin/sh")
+      process.arguments = [
+        "-c", "ulimit -n \(openFiles) && exec \"$0\" \"$@\"", Formsctl.binary.path, "serve", "--port", "0",
+      ]
+    } else {
+      process.executableURL = Formsctl.binary
+      process.arguments = ["serve", "--port", "0"]
+    }
     process.currentDirectoryURL = URL(fileURLWithPath: store)
     process.environment = testEnvironment().merging(environment) { $1 }
     let out = Pipe()

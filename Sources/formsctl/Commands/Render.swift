@@ -40,9 +40,19 @@ extension Formsctl {
       switch (format, output) {
       case (.html, nil): FileHandleOutput.standardOutput.write(html)
       case (.html, let output?): try PDFPrinter.write(Array(html.utf8), to: output)
-      case (.pdf, let output?): try PDFPrinter.print(html: html, to: output)
+      case (.pdf, let output?): try PDFPrinter.print(html: html, to: output, workingIn: Self.workingDirectory(store))
       case (.pdf, nil): throw CommandError.usage("--format pdf writes a file: add --output FILE.pdf")
       }
+    }
+
+    /// Where the PDF printer makes its private directory: the store's own `.formsctl` when it is
+    /// a directory this user may write (not a link), else the system's temporary directory (a
+    /// store read from a read-only place, or a clone that has never been written).
+    static func workingDirectory(_ store: Store) -> String {
+      let state = store.layout.stateDirectory
+      var info = stat()
+      if lstat(state, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, access(state, W_OK | X_OK) == 0 { return state }
+      return NSTemporaryDirectory().hasSuffix("/") ? String(NSTemporaryDirectory().dropLast()) : NSTemporaryDirectory()
     }
   }
 }

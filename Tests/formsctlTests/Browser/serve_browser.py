@@ -152,7 +152,8 @@ class Session:
         self.wait(lambda: "token=" not in self.driver.current_url, "the token URL did not redirect")
         check(self.driver.find_elements(By.CSS_SELECTOR, "table.kinds"), "the home page lists no kinds")
         cookies = {cookie["name"]: cookie for cookie in self.driver.get_cookies()}
-        cookie = cookies.get("formsctl_token")
+        # Each server names its cookie (formsctl_PORT, or formsctl_ and random hex on --port 0).
+        cookie = next((value for name, value in cookies.items() if name.startswith("formsctl_")), None)
         check(cookie is not None, f"no token cookie after the printed URL: {list(cookies)}")
         check(cookie.get("httpOnly") is True, "the token cookie is not HttpOnly")
         check(cookie.get("sameSite") == "Strict", f"the token cookie is SameSite={cookie.get('sameSite')}")
