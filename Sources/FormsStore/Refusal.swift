@@ -123,6 +123,9 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
   case noMigrationPath(message: String, documents: Int, version: String, remedy: Remedy?)
   /// A descriptor a recorded migration used has changed since.
   case descriptorChanged(path: String, migratedAt: String)
+  /// A descriptor or the manifest (roles, recipients) changed since this process loaded the
+  /// rules it judges writes by: a long-lived door writes nothing until restarted.
+  case rulesChanged(path: String)
 
   // MARK: Editing
 
@@ -210,6 +213,9 @@ public enum Refusal: Sendable, Equatable, CustomStringConvertible {
       return "\(operation) would seal values again in \(documents.count) signed document(s), and approvals sign the "
         + "envelopes: \(documents.prefix(5).joined(separator: ", "))\(documents.count > 5 ? ", …" : ""); their rounds "
         + "would end (approved ones back to review). Pass --reopen to do it; nothing written"
+    case .rulesChanged(let path):
+      return "\(path) changed since this process loaded the store's rules (descriptors, roles, chains); it judges "
+        + "writes only by the rules on disk, so it writes nothing until it is started again"
     case .migrationVoidsApprovals(let documents):
       return "migrating changes the signed content of \(plural(documents.count, "signed document")): "
         + "\(documents.prefix(5).joined(separator: ", "))\(documents.count > 5 ? ", …" : ""); their signatures would "

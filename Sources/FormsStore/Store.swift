@@ -75,6 +75,9 @@ public final class Store: Sendable {
   let foundUser: Memo<String>
   /// What a document must satisfy to be written: the value every write session owns.
   let rules: DocumentRules
+  /// What `stat` said of the files the rules come from (the manifest, the schemas directory, each
+  /// kind's folder and descriptor) when they were loaded: a write checks them under the lock.
+  let rulesStamps: [(path: String, stamp: FileStamp?)]
   /// Where queries learn which files changed (``Configuration/indexWatching``); nil: nowhere.
   let indexSource: (any IndexChangeSource)?
   /// How the last query of each kind used the index.
@@ -99,6 +102,7 @@ public final class Store: Sendable {
     self.foundUser = foundUser
     rules = DocumentRules(
       layout: layout, registry: registry, keyring: self.keyring, display: configuration.display)
+    rulesStamps = Self.stampRules(layout: layout, registry: registry)
     indexSource =
       switch configuration.useIndex ? configuration.indexWatching : .none {
       case .none: nil

@@ -226,3 +226,44 @@ struct RelationVoidingTests {
     }
   }
 }
+
+/// A long-lived door judges each write by the rules on disk (docs/design.md §15): a store opened
+/// before a descriptor or the manifest changed writes nothing until opened again.
+struct RulesOnDiskTests {
+  let base = ApprovalTests()
+
+  @Test func aWriteAfterTheRulesChangedIsRefusedUntilTheStoreIsOpenedAgain() throws {
+    try withTemporaryDirectory { dir in
+      let people = ApprovalTests.People()
+      let store = try base.store(dir, people)
+      let path = dir + "/data/claims/c1.json"
+      // A `git pull` takes the reviewer out of `roles:`.
+      let manifest = try readFile(dir + "/formsctl.yaml")
+      try writeFile(
+        manifest.replacingOccurrences(of: "  reviewer: [\(people.reviewer.signer)]\n", with: ""),
+        to: dir + "/formsctl.yaml")
+      let before = try readFile(path)
+      guard
+        case .rulesChanged(let changed)? = base.refusal({
+          try store.update(kind: "claim", id: "c1", assignments: [try Assignment("amount=1.00")])
+        })
+      else {
+        Issue.record("a write went by rules that are no longer on disk")
+        return
+      }
+      #expect(changed.hasSuffix("formsctl.yaml"))
+      #expect(try readFile(path) == before)
+      // A descriptor added beside the others (a new chain, a new version) is seen too.
+      let reopened = try Store.open(at: dir)
+      try reopened.update(kind: "claim", id: "c1", assignments: [try Assignment("amount=1.00")])
+      try writeFile(
+        try readFile(dir + "/schemas/claim/1.0.0.yaml")
+          .replacingOccurrences(of: "version: 1.0.0\n", with: "version: 1.1.0\nfrom: 1.0.0\n"),
+        to: dir + "/schemas/claim/1.1.0.yaml")
+      #expect(
+        base.refusal { try reopened.update(kind: "claim", id: "c1", assignments: [try Assignment("amount=2.00")]) }
+          != nil)
+      try Store.open(at: dir).update(kind: "claim", id: "c1", assignments: [try Assignment("amount=2.00")])
+    }
+  }
+}

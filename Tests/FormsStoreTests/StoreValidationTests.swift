@@ -36,16 +36,18 @@ struct StoreValidationTests {
       let dir = top + "/store"
       let fixture = try StoreFixture(dir)
       _ = try fixture.acquisition()
+      _ = try fixture.form()
+      _ = try fixture.form()
+      try fixture.order("PO-1", acquisition: "ACQ-2026-001")
       try writeFile("kind: broken\nversion: 1.0.0\nfields: {id: nope}\n", to: dir + "/schemas/broken/1.0.0.yaml")
       let stopped = try StoreValidation.run(fixture.store.layout, Self.request(fixture)) { $0 }
       #expect(stopped.verdict == .descriptorsInvalid && stopped.report == nil && !stopped.descriptorProblems.isEmpty)
       try FileManager.default.removeItem(atPath: dir + "/schemas/broken")
-      // A cascade (journaled) stopped by its first rename after the commit record.
-      _ = try fixture.form()
-      _ = try fixture.form()
-      try fixture.order("PO-1", acquisition: "ACQ-2026-001")
+      // A cascade (journaled) stopped by its first rename after the commit record; the store is
+      // opened again, since its rules' folder changed.
+      let store = try Store.open(at: dir, configuration: fixture.store.configuration)
       let armed = FaultInjection.arm(FilePath(fixture.root), fault: .init(call: .rename, nth: 1, persistent: true))
-      let error = storeError { _ = try fixture.store.delete(kind: "acquisition", id: "ACQ-2026-001") }
+      let error = storeError { _ = try store.delete(kind: "acquisition", id: "ACQ-2026-001") }
       armed.disarm()
       let pending = try StoreValidation.run(fixture.store.layout, Self.request(fixture)) { $0 }
       #expect(

@@ -126,3 +126,55 @@ struct ApprovalCommandTests {
     }
   }
 }
+
+/// Approvals where they meet `mv` and `migrate` at the command line (issue 63): a rename that
+/// rewrites a submitted form's reference is refused, naming it, unless asked; a migration of the
+/// version alone leaves every signature and the inbox as they were.
+struct ApprovalSeamCommandTests {
+  let base = ApprovalCommandTests()
+
+  @Test func aRenameOfAReferencedDocumentAsksBeforeItVoidsASubmission() throws {
+    try withTemporaryDirectory { dir in
+      let (store, files, form) = try base.store(dir)
+      #expect(try base.run(["status", "form", form, "in_review"], as: files["pat"], in: store).status == 0)
+      let before = try readFile(store + "/data/forms/\(form).json")
+      let dry = try base.run(["mv", "acquisition", "ACQ-2026-001", "ACQ-2026-101", "--dry-run"], in: store)
+      #expect(dry.status == 0, "\(dry.stderr)")
+      #expect(dry.stdout.contains("would void signatures: form \(form)"), "\(dry.stdout)")
+      let refused = try base.run(["mv", "acquisition", "ACQ-2026-001", "ACQ-2026-101"], in: store)
+      #expect(refused.status == 65)
+      #expect(refused.stderr.contains("voids signatures: form \(form)") && refused.stderr.contains("--void-approvals"))
+      #expect(try readFile(store + "/data/forms/\(form).json") == before)
+      #expect(FileManager.default.fileExists(atPath: store + "/data/acquisitions/ACQ-2026-001.json"))
+      let asked = try base.run(
+        ["mv", "acquisition", "ACQ-2026-001", "ACQ-2026-101", "--void-approvals"], in: store)
+      #expect(asked.status == 0, "\(asked.stderr)")
+      #expect(asked.stdout.contains("voided signatures: form \(form)"), "\(asked.stdout)")
+    }
+  }
+
+  @Test func aMigrationOfTheVersionAloneKeepsTheRoundAndTheInbox() throws {
+    try withTemporaryDirectory { dir in
+      let (store, files, form) = try base.store(dir)
+      #expect(try base.run(["status", "form", form, "in_review"], as: files["pat"], in: store).status == 0)
+      #expect(try base.run(["approve", "form", form], as: files["rae"], in: store).status == 0)
+      // The same descriptor as a minor version of its own: no `changes:` (nothing but `_schema` moves).
+      let current = try readFile(store + "/schemas/form/2.0.0.yaml")
+      let descriptor =
+        try #require(current.components(separatedBy: "from: 1.0.0\nchanges:").first)
+        .replacingOccurrences(of: "version: 2.0.0\n", with: "version: 2.1.0\n") + "from: 2.0.0\n"
+        + "approvals:\n" + (current.components(separatedBy: "approvals:\n").last ?? "")
+      try writeFile(descriptor, to: store + "/schemas/form/2.1.0.yaml")
+      let migrated = try base.run(["migrate", "--no-snapshot"], in: store)
+      #expect(migrated.status == 0, "\(migrated.stderr)")
+      #expect(!migrated.stderr.contains("stale"), "\(migrated.stderr)")
+      #expect(try readFile(store + "/data/forms/\(form).json").contains("form@2.1.0"))
+      let validated = try base.run(["validate"], in: store)
+      #expect(validated.status == 0, "\(validated.stdout)\(validated.stderr)")
+      let inbox = try base.run(["inbox", "--format", "json"], as: files["cory"], in: store)
+      #expect(inbox.stdout.contains(form), "\(inbox.stdout)\(inbox.stderr)")
+      #expect(try base.run(["approve", "form", form], as: files["cory"], in: store).status == 0)
+      #expect(try base.run(["validate"], in: store).status == 0)
+    }
+  }
+}

@@ -107,6 +107,7 @@ package enum ErrorText {
     case .unreadableMatch: return "; fix it (formsctl validate) before changing documents by query"
     case .sealedQuery, .sealedField: return " (FORMSCTL_IDENTITY names a recipient's identity)"
     case .descriptorChanged: return ". If the change was intended, run `formsctl migrate repair`"
+    case .rulesChanged: return "; run the command again, or restart `formsctl serve` or `formsctl mcp`"
     case .keptCopyNeedsIdentity: return " (FORMSCTL_IDENTITY)"
     case .storeInsideStore: return " (run init outside it)"
     case .notCovered(_, let snapshot, _, _): return " (snapshot show \(snapshot) says its scope)"

@@ -156,8 +156,8 @@ extension ApprovalRecord {
 ///
 /// Records signed before the fifth release hashed the document with its `_schema`; such a record
 /// still covers the content when its hash is the content's with `_schema` naming one of the
-/// kind's versions (``matches(_:content:document:schema:references:)``), so a migration that
-/// changes nothing but the version leaves it counting (decision 0130).
+/// kind's versions (`ApprovalReview.covers`), so a migration that
+/// changes nothing but the version leaves it counting (decision 0140).
 public enum ApprovalContent {
   public static func hash(_ document: JSONValue, schema: Schema) -> String {
     hash(document, schema: schema, version: nil)

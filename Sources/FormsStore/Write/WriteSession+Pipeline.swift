@@ -267,7 +267,8 @@ extension Store {
     throws(StoreError) -> T
   {
     if !dryRun && user == nil { prefetchAuditUser() }
-    let asked = { (session: WriteSession) throws(StoreError) -> T in
+    let asked = { [self] (session: WriteSession) throws(StoreError) -> T in
+      try checkRulesUnchanged()
       session.voidsApprovals = voidingApprovals
       return try body(session)
     }
