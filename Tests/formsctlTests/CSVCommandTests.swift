@@ -29,9 +29,13 @@ struct CSVCommandTests {
       #expect(again.status == 0, "\(again.stderr)")
       #expect(again.stdout.hasPrefix("created 0, replaced 0, updated 0, unchanged \(before.count),"), "\(again.stdout)")
       #expect(again.stdout.contains("dropped 0 unknown field values"))
-      // Into the store without them: every file comes back as it was, byte for byte.
+      // Into the store without them: every file comes back as it was, byte for byte. The _hash
+      // column names files no longer there, so it is left out, as a sheet for another store would be.
       for name in before.keys { try FileManager.default.removeItem(atPath: store + "/data/\(directory)/" + name) }
-      let result = try Formsctl.run(["import", kind, dir + "/sheet.csv", "--no-snapshot"], in: store, environment: env)
+      try writeFile("_hash: ~\n", to: dir + "/columns.yaml")
+      let result = try Formsctl.run(
+        ["import", kind, dir + "/sheet.csv", "--no-snapshot", "--columns", dir + "/columns.yaml"], in: store,
+        environment: env)
       #expect(result.status == 0, "\(result.stderr)")
       #expect(result.stdout.hasPrefix("created \(before.count),"), "\(result.stdout)")
       #expect(try Self.files(store, directory) == before)
@@ -237,6 +241,50 @@ struct CSVCommandTests {
         return [diagnostic?["line"] as? Int ?? 0, diagnostic?["column"] as? Int ?? 0]
       }
       #expect(cells == [[3, 11], [5, 16]], "\(rejects)")
+    }
+  }
+
+  /// Issue 63: a clerk's edits to an exported sheet were reported "unchanged" and dropped unless
+  /// the timestamp cells were bumped too. Now the sheet names the file each row came from: the
+  /// edits land while the document is still that file, and are refused, naming both, when not.
+  @Test func aClerksEditsToAnExportedSheetLandOrAreRefusedSayingWhy() throws {
+    try withTemporaryDirectory { dir in
+      let (store, env) = try SnapshotCommandTests.exampleStore(dir)
+      let path = store + "/data/purchase-orders/PO-000201.json"
+      let export = try Formsctl.run(
+        [
+          "list", "purchase-order", "--format", "csv", "--explode", "items", "--where",
+          "purchase_order_number == \"PO-000201\"",
+        ], in: store, environment: env)
+      #expect(export.status == 0 && export.stdout.hasPrefix("purchase_order_number,_hash,"), "\(export.stdout)")
+      let edited = export.stdout.replacingOccurrences(of: "dock B", with: "gate 3")
+      try #require(edited != export.stdout, "the sheet has a cell to edit: \(export.stdout)")
+      try writeFile(edited, to: dir + "/edited.csv")
+      let result = try Formsctl.run(["import", "purchase-order", dir + "/edited.csv"], in: store, environment: env)
+      #expect(result.status == 0, "\(result.stderr)")
+      #expect(result.stdout.hasPrefix("created 0, replaced 1,"), "\(result.stdout)")
+      let now = try readFile(path)
+      #expect(now.contains("gate 3") && !now.contains("dock B"), "\(now)")
+      // The same sheet again: the document changed since it was exported; refused, naming both.
+      let again = export.stdout.replacingOccurrences(of: "dock B", with: "pier 9")
+      try writeFile(again, to: dir + "/again.csv")
+      let stale = try Formsctl.run(["import", "purchase-order", dir + "/again.csv"], in: store, environment: env)
+      #expect(stale.status == 65, "\(stale.stderr)")
+      #expect(stale.stderr.contains("PO-000201 changed since the sheet was exported"), "\(stale.stderr)")
+      #expect(stale.stderr.contains("the store now holds"), "\(stale.stderr)")
+      #expect(try readFile(path) == now)
+      // A sheet without the _hash column, edited but not its stamps: refused per row, never "unchanged".
+      let fields = try Formsctl.run(
+        [
+          "list", "purchase-order", "--format", "csv", "--explode", "items", "--where",
+          "purchase_order_number == \"PO-000201\"", "--fields",
+          "purchase_order_number,last_updated,delivery_note,items[].product_item_id",
+        ], in: store, environment: env)
+      try writeFile(fields.stdout.replacingOccurrences(of: "gate 3", with: "quay 4"), to: dir + "/fields.csv")
+      let left = try Formsctl.run(["import", "purchase-order", dir + "/fields.csv"], in: store, environment: env)
+      #expect(left.status == 65, "\(left.stdout)\(left.stderr)")
+      #expect(left.stderr.contains("the row's edits are left out"), "\(left.stderr)")
+      #expect(try readFile(path) == now)
     }
   }
 }

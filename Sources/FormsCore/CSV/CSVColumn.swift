@@ -66,7 +66,9 @@ public struct CSVColumn: Sendable {
           }
           // `_schema` is the one stored member the export writes that no schema declares; any
           // other (`_attachments`, `_approvals`, `_foo`) would be dropped on import.
-          guard field == "_schema" else { return .failure(.unknown(path)) }
+          // `_hash`: the SHA-256 of the file a row was exported from (``CSVDocuments/baseColumn``),
+          // read back as the version the row's edits apply to; never stored.
+          guard field == "_schema" || field == CSVDocuments.baseColumn else { return .failure(.unknown(path)) }
           type = SchemaType(kind: .string)
           continue
         }
@@ -113,6 +115,9 @@ public struct CSVColumn: Sendable {
   public func field(of values: [JSONValue]) -> (text: String, quoted: Bool)? {
     guard let value = values.first else { return nil }
     guard values.count == 1 else { return (JSONWriter.compact(.array(values)), false) }
+    // A value that stays sealed reads «encrypted» in every column, as `get` shows it; read back,
+    // the write path keeps the envelope it stands for.
+    if value == .string(SealedText.placeholder) { return (SealedText.placeholder, false) }
     switch (cell, value) {
     case (.text, .string(let text)): return (text, text.isEmpty || (nullable && text == "null"))
     case (.number, .number(let number)): return (number.text, false)

@@ -47,6 +47,7 @@ extension CSVDocuments {
     let shared = columns.indices.filter { columns[$0].map { $0.list == nil } ?? false }
     let listed = columns.indices.filter { columns[$0]?.list != nil }
     let list = listed.first.flatMap { columns[$0]?.list }
+    let listSealed = list.map { schema.root.isSensitive(at: $0) } ?? false
     var groups: [[Int]] = table.rows.indices.map { [$0] }
     let idColumn = shared.first { columns[$0]?.members == [schema.idField] }
     var idIndex: Int?
@@ -85,6 +86,25 @@ extension CSVDocuments {
         }
       }
       if let list {
+        // A sealed list shown without the key is one row of «encrypted»: it stands for the list
+        // as stored. Rows beside it would change a list nobody here can read.
+        let carrying = group.filter { member in listed.contains { !table.rows[member][$0].isAbsent } }
+        let sealedCells = carrying.flatMap { member in
+          listed.map { table.rows[member][$0] }.filter { !$0.quoted && $0.text == SealedText.placeholder }
+        }
+        if listSealed, let cell = sealedCells.first {
+          let row = table.rows[carrying[0]]
+          guard carrying.count == 1, listed.allSatisfy({ row[$0].isAbsent || sealedCells.contains(row[$0]) }) else {
+            throw CSVError(
+              "\(list.joined(separator: ".")) is sealed and reads \(SealedText.placeholder) (no key opened it); "
+                + "that one row stands for the whole list, so its cells and other rows of its elements cannot "
+                + "change it: leave the row as exported, or give every element in place of it", at: cell.position)
+          }
+          set(.string(SealedText.placeholder), at: list[...], in: &record)
+          return record
+        }
+        // A sensitive list with no element cells is no value (the stored list is kept), never [].
+        if listSealed && carrying.isEmpty { return record }
         var elements: [JSONValue] = []
         for member in group {
           let row = table.rows[member]
@@ -179,6 +199,8 @@ extension CSVDocuments {
   static func value(_ cell: CSVTable.Cell, _ column: CSVColumn) throws(CSVError) -> JSONValue? {
     if cell.isAbsent { return nil }
     if column.nullable && !cell.quoted && cell.text == "null" { return .null }
+    // What a sealed value is shown as, in any column: the write path keeps the envelope it stands for.
+    if !cell.quoted && cell.text == SealedText.placeholder { return .string(SealedText.placeholder) }
     let text = cell.text
     // Tools that quote every field write `""` for an empty cell: no value, but in a text column.
     if column.cell != .text && text.isEmpty { return nil }

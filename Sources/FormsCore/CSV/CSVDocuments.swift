@@ -7,6 +7,10 @@
 /// value, a quoted one (`""`) empty text. Rows end with LF; a field is quoted when it is empty
 /// text or holds a comma, a quote, CR or LF.
 public enum CSVDocuments {
+  /// The column of an export that names the file each row was exported from (the SHA-256 of its
+  /// bytes): read back, a row's edits apply while the stored file is still that one.
+  public static let baseColumn = "_hash"
+
   /// The members of the list `explode` names (`items`, `outputs.projections`, a trailing `[]`
   /// allowed), or why it names no list of `schema`.
   public static func explodedList(_ text: String, in schema: Schema) -> Result<[String], CSVColumnProblem> {
@@ -118,9 +122,19 @@ public enum CSVDocuments {
       let shared = columns.map { column in
         column.list == nil ? column.field(of: column.path.values(in: document)) : nil
       }
-      let elements = list.flatMap { members in FilterExpression.Path(steps: members.map { .member($0) }) }.map {
-        $0.values(in: document).first?.arrayValue ?? []
+      let listed = list.map { members in FilterExpression.Path(steps: members.map { .member($0) }) }?.values(
+        in: document
+      ).first
+      if listed == .string(SealedText.placeholder) {
+        // A sealed list (no key): one row whose element cells read «encrypted», never empty
+        // cells, which would read back as an empty list.
+        out += line(
+          zip(columns, shared).map { column, value in
+            column.list == nil ? value ?? ("", false) : (SealedText.placeholder, false)
+          })
+        continue
       }
+      let elements = list.map { _ in listed?.arrayValue ?? [] }
       guard let elements, !elements.isEmpty else {
         out += line(shared.map { $0 ?? ("", false) })
         continue

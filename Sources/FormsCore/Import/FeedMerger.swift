@@ -55,6 +55,13 @@ public struct FeedMerger: Sendable {
     /// Members the feed did not carry, kept from the stored document, by name, with how often.
     public var kept: [String: Int] = [:]
 
+    public init(result: JSONValue?, action: Action, warnings: [String] = [], kept: [String: Int] = [:]) {
+      self.result = result
+      self.action = action
+      self.warnings = warnings
+      self.kept = kept
+    }
+
     /// `replace (kept: acquisition_id, unit_price ×3)`.
     public var description: String {
       guard !kept.isEmpty else { return action.description }
@@ -143,7 +150,7 @@ public struct FeedMerger: Sendable {
   /// `feed` with the members it does not carry at all taken from `stored`, in objects and in the
   /// elements of keyed lists matched by key (a list the feed carries is the feed's: elements only
   /// in the store are dropped, as a newer record says what the list holds).
-  func overlay(
+  public func overlay(
     _ feed: JSONValue, onto stored: JSONValue?, type declared: SchemaType, parent: JSONValue?, kept: inout [String: Int]
   )
     -> JSONValue

@@ -26,6 +26,31 @@ public enum SealedText {
 
 /// Where a document holds values of `sensitive: true` fields, which the store keeps encrypted.
 extension SchemaType {
+  /// True when the field at `members` (declared objects only), or one it lies in, is sensitive.
+  public func isSensitive(at members: [String]) -> Bool {
+    var type = self
+    for member in members {
+      guard let field = type.alternatives.lazy.compactMap({ $0.fields[member] }).first else { return false }
+      if field.sensitive { return true }
+      type = field.type
+    }
+    return false
+  }
+
+  /// `feed` with each sensitive value given as the placeholder (what a reading without the key
+  /// shows) replaced by the envelope `stored` holds at the same place, so that a record brought
+  /// back as it was shown compares equal to the stored document. A placeholder with no envelope
+  /// there stays, for the write path to refuse.
+  public func restoringSealed(in feed: JSONValue, from stored: JSONValue) -> JSONValue {
+    var out = feed
+    for pointer in sensitiveLocations(in: feed) where feed[pointer: pointer] == .string(SealedText.placeholder) {
+      if let envelope = stored[pointer: pointer], SealedText.isSealed(envelope) {
+        out.replace(at: pointer, with: envelope)
+      }
+    }
+    return out
+  }
+
   /// The pointers of the values of sensitive fields in `value` (present and not null), outermost
   /// only: a sensitive structure is one value, whatever it holds.
   public func sensitiveLocations(in value: JSONValue) -> [JSONPointer] {

@@ -234,6 +234,8 @@ public struct Importer: Sendable {
     let line: Int
     let id: String
     let record: JSONValue
+    /// A CSV row's `_hash`: the SHA-256 of the file it was exported from (its edits apply to that).
+    var base: String? = nil
   }
 
   func merge(
@@ -256,13 +258,14 @@ public struct Importer: Sendable {
     func refuse(_ number: Int, _ message: String, _ id: String?) { refusals.add(number, message, id: id) }
     let accepted = check(
       feed, unparsed: unparsed, ops: ops, schema: schema, report: &report, refuseDuplicates: request.skipInvalid,
-      fail: refuse)
+      csv: (request.format ?? FeedFormat.of(request.feed)) == .csv, fail: refuse)
     // Reading, merging and the write path's checks run in parallel; staging is serial, below.
     let store = self.store
     let kind = request.kind
     let merger = FeedMerger(schema: schema, now: Int64(session.now.timeIntervalSince1970))
     let source = ChangeSource.feed(strictWorkflow: request.strictWorkflow)
     let merging = ProgressCounter("merging", total: accepted.count, store.progress)
+    let csv = (request.format ?? FeedFormat.of(request.feed)) == .csv
     let outcomes = parallelMap(accepted, chunkSize: 32, progress: merging) {
       item -> (FeedMerger.Merge, Result<WriteSession.Prepared?, StoreError>) in
       let path = (try? store.path(kind: kind, id: item.id)) ?? ""
@@ -272,7 +275,29 @@ public struct Importer: Sendable {
       } catch {
         return (merger.merge(stored: nil, feed: item.record), .failure(error))
       }
-      let merge = merger.merge(stored: stored?.value, feed: item.record)
+      // A sealed value brought back as it was shown («encrypted») is the envelope it stands for.
+      let record = stored.map { schema.root.restoringSealed(in: item.record, from: $0.value) } ?? item.record
+      if let base = item.base {
+        return Self.edit(record, base: base, stored: stored, kind: kind, merger: merger, session: session)
+      }
+      let merge = merger.merge(stored: stored?.value, feed: record)
+      if csv, merge.action == .unchanged, let stored, let updated = schema.timestamps.updated {
+        // A sheet without the _hash column, edited but with its stamps as exported: the edits
+        // would be left out without a word ("unchanged"); they are refused instead, saying why.
+        var kept: [String: Int] = [:]
+        if merger.overlay(record, onto: stored.value, type: schema.root, parent: nil, kept: &kept) != stored.value {
+          return (
+            merge,
+            .failure(
+              .refused(
+                .changedMeanwhile(
+                  path: "\(kind) \(item.id)",
+                  during: "in the sheet, but its \(updated) is the stored one, not newer, so an import keeps the "
+                    + "stored version and the row's edits are left out (a sheet exported whole carries "
+                    + "\(CSVDocuments.baseColumn), with which they apply)")))
+          )
+        }
+      }
       guard let result = merge.result else { return (merge, .success(nil)) }
       do throws(StoreError) {
         return (merge, .success(try session.prepare(result, replacing: stored, kind: kind, source: source)))
@@ -356,13 +381,21 @@ public struct Importer: Sendable {
     // cost follows the feed, not the store, and restoring it undoes exactly this import.
     let changing = prepared.map(\.path) + (report.pruned.deletes + report.pruned.rewrites).map(\.path)
     let staged = prepared.reduce(Int64(0)) { $0 + Int64($1.bytes.count) }
-    let copied = request.snapshot ? Storage.size(of: changing.map(FilePath.init)) : 0
+    // What the run takes is counted in the file system's blocks (a small document takes a whole
+    // one), with a directory entry per file: the dry run promises what the run finds.
+    let block = Storage.blockSize(at: store.layout.root) ?? Storage.assumedBlockSize
+    let stagedOnDisk = prepared.reduce(Int64(0)) {
+      $0
+        + Storage.allocated(
+          size: Int64($1.bytes.count), nameLength: FilePath($1.path).name.utf8.count, blockSize: block)
+    }
+    let copied = request.snapshot ? Storage.allocated(of: changing.map(FilePath.init), at: store.layout.root) : 0
     report.documents = changing.count
     report.bytes = staged
-    report.needed = Storage.withMargin(staged + copied)
+    report.needed = Storage.withMargin(stagedOnDisk + copied)
     report.free = Storage.freeBytes(at: store.layout.root)
     if !request.dryRun {
-      try Storage.require(staged + copied, at: store.layout.root, for: "import (\(prepared.count) documents)")
+      try Storage.require(stagedOnDisk + copied, at: store.layout.root, for: "import (\(prepared.count) documents)")
     }
     if request.snapshot && !request.dryRun {
       var snapshots = Snapshots(layout: store.layout)
@@ -386,6 +419,49 @@ public struct Importer: Sendable {
     return report
   }
 
+  /// A row of an exported sheet, carrying the hash of the file it was exported from: a person's
+  /// edit of that version. Its edits apply (as a person's change: the workflow, `editable:` and
+  /// the stamps of the write path) while the stored file is still that one; when it changed
+  /// since, a row that differs from it is refused, naming both, and one that does not is unchanged.
+  static func edit(
+    _ record: JSONValue, base: String, stored: Store.Document?, kind: String, merger: FeedMerger,
+    session: WriteSession
+  ) -> (FeedMerger.Merge, Result<WriteSession.Prepared?, StoreError>) {
+    guard let stored else {
+      return (
+        FeedMerger.Merge(result: nil, action: .unchanged),
+        .failure(
+          .refused(
+            .changedMeanwhile(
+              path: "\(kind) \(record[merger.schema.idField].flatMap(DocumentID.text) ?? "")",
+              during: "since the sheet was exported (it was removed; the row names the file "
+                + "\(base.prefix(12))…); to create it again, leave out the \(CSVDocuments.baseColumn) column")))
+      )
+    }
+    var kept: [String: Int] = [:]
+    var edited = merger.overlay(record, onto: stored.value, type: merger.schema.root, parent: nil, kept: &kept)
+    edited["_schema"] = stored.value["_schema"]
+    guard edited != stored.value else { return (FeedMerger.Merge(result: nil, action: .unchanged), .success(nil)) }
+    let merge = FeedMerger.Merge(result: edited, action: .replace, kept: kept)
+    guard stored.contentHash == base else {
+      return (
+        merge,
+        .failure(
+          .refused(
+            .changedMeanwhile(
+              path: "\(kind) \(record[merger.schema.idField].flatMap(DocumentID.text) ?? "")",
+              during: "since the sheet was exported (the row was made from the file \(base.prefix(12))…, "
+                + "the store now holds \(stored.contentHash.prefix(12))…); the row's edits are not applied: "
+                + "export it again and make them there")))
+      )
+    }
+    do throws(StoreError) {
+      return (merge, .success(try session.prepare(edited, replacing: stored, kind: kind, source: .person)))
+    } catch {
+      return (merge, .failure(error))
+    }
+  }
+
   /// The checks that need the whole feed, in order: each record an object, mapped, unknown
   /// members dropped, with a valid id and `updated` timestamp, and its id once.
   /// `fail` takes the record's number (0-based), the message and the record's id after `--map`
@@ -393,7 +469,7 @@ public struct Importer: Sendable {
   /// record of an id that appears more than once is refused, the first too (which is right is unknown).
   func check(
     _ feed: [(line: Int, value: JSONValue)], unparsed: [Int: Unparsed] = [:], ops: [ChangeOp], schema: Schema,
-    report: inout Report, refuseDuplicates: Bool = false, fail: (Int, String, String?) -> Void
+    report: inout Report, refuseDuplicates: Bool = false, csv: Bool = false, fail: (Int, String, String?) -> Void
   ) -> [Accepted] {
     var accepted: [Accepted] = []
     var seen: [String: Int] = [:]
@@ -416,6 +492,8 @@ public struct Importer: Sendable {
         fail(number, "record \(number + 1): the mapping failed: \(error.message)", nil)
         continue
       }
+      let base = csv ? record[CSVDocuments.baseColumn]?.stringValue : nil
+      if csv { record[CSVDocuments.baseColumn] = nil }
       record["_schema"] = .string(schema.reference)
       record = FeedMerger.dropUnknown(record, type: schema.root, dropped: &report.dropped)
       guard let id = record[schema.idField].flatMap(DocumentID.text) else {
@@ -435,7 +513,7 @@ public struct Importer: Sendable {
         duplicated.insert(id)
         continue
       }
-      accepted.append(Accepted(number: number, line: entry.line, id: id, record: record))
+      accepted.append(Accepted(number: number, line: entry.line, id: id, record: record, base: base))
     }
     if refuseDuplicates && !duplicated.isEmpty {
       for item in accepted where duplicated.contains(item.id) {

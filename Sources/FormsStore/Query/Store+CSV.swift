@@ -28,7 +28,13 @@ extension Store {
       }
     }
     let listing = try self.listing(kind: kind, query: query, columns: columns)
-    let values = listing.documents.map(\.value)
+    // A whole export names the file each row comes from, so that edits made in the sheet apply
+    // on import while the document is still that file (and are refused, naming both, when not).
+    let values = listing.documents.map { document in
+      var value = document.value
+      if columns == nil { value[CSVDocuments.baseColumn] = .string(document.contentHash) }
+      return value
+    }
     let shown: [CSVColumn]
     if let columns {
       shown = try columns.map { column throws(StoreError) in
