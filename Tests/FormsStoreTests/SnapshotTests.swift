@@ -47,6 +47,35 @@ final class SnapshotFixture: @unchecked Sendable {
 }
 
 struct SnapshotTests {
+  /// Free space is counted in blocks: a new file takes its bytes rounded up to whole blocks, and a
+  /// directory entry (8 bytes and its name, to a multiple of 4); a hard link its entry only.
+  @Test(
+    arguments: [
+      (300, 9, 4096, 4096 + 20),
+      (0, 9, 4096, 20),
+      (4096, 1, 4096, 4096 + 12),
+      (4097, 1, 4096, 8192 + 12),
+      (300, 9, 65536, 65536 + 20),
+      (300, 9, 512, 512 + 20),
+    ] as [(Int64, Int, Int64, Int64)])
+  func spaceEstimatesCountBlocksNotBytes(_ size: Int64, _ name: Int, _ block: Int64, _ expected: Int64) {
+    #expect(Storage.allocated(size: size, nameLength: name, blockSize: block) == expected)
+  }
+
+  /// `snapshot create --dry-run` promises only what the copies take on this file system: 20 small
+  /// notes need 20 blocks, not their few hundred bytes (issue 63: a small disk then ran out).
+  @Test func aCreatePlanCountsTheBlocksSmallFilesTake() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try SnapshotFixture(dir)
+      let plan = try fixture.snapshots.planCreate()
+      let block = try #require(Storage.blockSize(at: dir))
+      #expect(plan.copied >= 20 && plan.copiedBytes < Int64(plan.copied) * 100)
+      #expect(
+        plan.needed >= Storage.withMargin(Int64(plan.copied) * block),
+        "\(plan.needed) for \(plan.copied) files of a \(block)-byte block")
+    }
+  }
+
   /// Deleting the snapshots that hold values the store now seals never deletes one kept by its
   /// label (`keep_labels`), as it never deletes a marked one (issue 63).
   @Test func pruningSensitiveSnapshotsSparesThoseKeptByTheirLabel() throws {
@@ -348,11 +377,18 @@ struct SnapshotBlockTests {
           "{\n  \"_schema\": \"note@1.0.0\",\n  \"id\": \"n\(k)\",\n  \"text\": \"note \(k)\"\n}\n",
           to: dir + "/data/notes/n\(k).json")
       }
-      // The size the first snapshot checks for up front (its files stat'ed on every core, in
-      // the directories' own order) is the size of what it copies.
+      // What the first snapshot checks for up front (its files stat'ed on every core, in the
+      // directories' own order) is what its copies take, in blocks with their entries.
       let size = try fixture.snapshots.storeSize()
       let first = try fixture.take()
-      #expect(size == Int64(try #require(first.manifest).files.map(\.size).reduce(0, +)))
+      let block = try #require(Storage.blockSize(at: dir))
+      #expect(
+        size
+          == (try #require(first.manifest)).files.reduce(Int64(0)) {
+            $0
+              + Storage.allocated(
+                size: Int64($1.size), nameLength: FilePath($1.path).name.utf8.count, blockSize: block)
+          })
       let files = try #require(first.manifest).files.map(\.path).filter { $0.hasPrefix("data/notes/") }
       #expect(files.count == count)
       let inWalkOrder = files == files.sorted { FileIO.walkOrder($0, $1) }

@@ -96,6 +96,36 @@ struct FullDiskTests {
     #expect(try Formsctl.run(["validate"], in: disk.path).status == 0)
   }
 
+  /// Many small documents take a block each: a dry run that counted their bytes promised room the
+  /// run then did not find (ENOSPC). The dry runs count blocks, and say what the run says.
+  @Test func dryRunsCountTheBlocksSmallDocumentsTake() throws {
+    let disk = try SmallDisk(kilobytes: 16384)
+    defer { disk.unmount() }
+    try itemStore(disk.path, count: 1500)
+    let feed = disk.path + ".feed.ndjson"
+    defer { try? FileManager.default.removeItem(atPath: feed) }
+    try writeFile(
+      (0..<1500).map { #"{"_schema":"item@2.0.0","id":"j\#($0)","quantity":1,"note":"n","unit":"EA"}"# }.joined(
+        separator: "\n"),
+      to: feed)
+    // About 3 MB left: the documents' bytes (under 200 kB) fit many times, their blocks (6 MB) do not.
+    let free = try FileManager.default.attributesOfFileSystem(forPath: disk.path)[.systemFreeSize] as! Int
+    try Data(count: max(0, free - 3_000_000)).write(to: URL(fileURLWithPath: disk.path + "/ballast"))
+    let before = try treeContents(disk.path)
+    let plan = try Formsctl.run(["snapshot", "create", "--dry-run"], in: disk.path)
+    #expect(plan.status == 74 && plan.stderr.contains("free on the file system of"), "\(plan.transcript)")
+    let create = try Formsctl.run(["snapshot", "create"], in: disk.path)
+    #expect(create.status == 74 && create.stderr.contains("free on the file system of"), "\(create.transcript)")
+    let dry = try Formsctl.run(["import", "item", feed, "--dry-run", "--no-snapshot"], in: disk.path)
+    let figure = dry.stdout.range(of: #"needs about [0-9.]+ MB"#, options: .regularExpression).map {
+      Double(dry.stdout[$0].split(separator: " ")[2]) ?? 0
+    }
+    #expect((figure ?? 0) >= 6.1, "the estimate counts 1,500 blocks of 4 kB: \(dry.transcript)")
+    let run = try Formsctl.run(["import", "item", feed, "--no-snapshot"], in: disk.path)
+    #expect(run.status == 74 && run.stderr.contains("free on the file system of"), "\(run.transcript)")
+    #expect(try treeContents(disk.path) == before)
+  }
+
   @Test func longWorkIsRefusedUpFrontWithTheFigures() throws {
     let disk = try SmallDisk(kilobytes: 4096)
     defer { disk.unmount() }

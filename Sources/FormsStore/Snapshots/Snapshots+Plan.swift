@@ -13,7 +13,8 @@ extension Snapshots {
     public var copiedBytes: Int64 = 0
     /// The snapshot it would link from; nil when it would be the first (or none is usable).
     public var base: String?
-    /// What the copies need free (with the margin `create` requires), and what is free.
+    /// What the copies need free, in the file system's blocks (each small file takes a whole one)
+    /// with every file's directory entry and the margin `create` requires, and what is free.
     public var needed: Int64 = 0
     public var free: Int64?
     /// True when the copies would fit (the free-space check `create` makes).
@@ -28,6 +29,10 @@ extension Snapshots {
     var plan = CreatePlan()
     plan.base = previous.snapshot.isEmpty ? nil : previous.snapshot
     let trustedBefore = previous.writtenAtNanoseconds - 2_000_000_000
+    // What the copies take is counted in the file system's blocks, and every file, linked or
+    // copied, takes a directory entry in the new snapshot: as `create` checks it.
+    let block = Storage.blockSize(at: layout.root) ?? Storage.assumedBlockSize
+    var allocated: Int64 = 0
     try forEachRun { live, relative, names throws(StoreError) in
       let prefix = relative.isEmpty ? [] : Array((relative + "/").utf8)
       for name in names {
@@ -49,9 +54,11 @@ extension Snapshots {
           plan.copied += 1
           plan.copiedBytes += Int64(stamp.size)
         }
+        allocated += Storage.allocated(
+          size: link ? 0 : Int64(stamp.size), nameLength: name.utf8.count, blockSize: block)
       }
     }
-    plan.needed = Storage.withMargin(plan.copiedBytes)
+    plan.needed = Storage.withMargin(allocated)
     plan.free = Storage.freeBytes(at: layout.root)
     return plan
   }

@@ -116,10 +116,12 @@ extension Snapshots {
     return streamed
   }
 
-  /// The size of every file a whole-store snapshot holds: the same walk, in the order the
+  /// What copies of every file a whole-store snapshot holds take, in the file system's blocks
+  /// with their directory entries (`Storage.allocated`): the same walk, in the order the
   /// directories list their names (a sum needs no sorting), each directory's files stat'ed on
   /// every core.
   func storeSize() throws(StoreError) -> Int64 {
+    let block = Storage.blockSize(at: layout.root) ?? Storage.assumedBlockSize
     var bytes: Int64 = 0
     try forEachRun(sorted: false) { live, _, names throws(StoreError) in
       let opened = FileIO.Directory(live)
@@ -130,7 +132,9 @@ extension Snapshots {
               if let opened { FileStamp(name: names[k], in: opened) } else {
                 FileStamp(live / names[k])
               }
-            return sum + Int64(stamp?.size ?? 0)
+            // In blocks, with its directory entry: what its copy takes (`Storage.allocated`).
+            return sum
+              + Storage.allocated(size: Int64(stamp?.size ?? 0), nameLength: names[k].utf8.count, blockSize: block)
           }
         ]
       }.reduce(0, +)
@@ -409,8 +413,12 @@ struct RunCopy {
       return nil
     }
     if baseFD >= 0, !changed.isEmpty {
+      // In the file system's blocks, with a directory entry for every file, linked or copied.
+      let block = Storage.blockSize(at: target.parent.string) ?? Storage.assumedBlockSize
+      let entries = names.reduce(Int64(0)) { $0 + Storage.entry(nameLength: $1.utf8.count) }
       try Storage.require(
-        changed.reduce(Int64(0)) { $0 + Int64($1.stamp.size) }, at: target.parent.string,
+        changed.reduce(entries) { $0 + Storage.blocks(Int64($1.stamp.size), blockSize: block) },
+        at: target.parent.string,
         for: "the snapshot (\(plural(changed.count, "changed file")))")
     }
     return Stamped(names: names, previous: previous, outcomes: outcomes, changed: changed)

@@ -351,7 +351,7 @@ public struct Snapshots: Sendable {
       try FileIO.makeDirectories(made)
     }
     try Storage.require(
-      Storage.size(of: files.map { FilePath($0.live) }), at: directory.string,
+      Storage.allocated(of: files.map { FilePath($0.live) }, at: layout.root), at: directory.string,
       for: "the snapshot (\(plural(files.count, "changed file")))")
     let copying = ProgressCounter("copying", total: files.count, progress)
     var entries: [SnapshotManifest.Entry] = []
