@@ -124,7 +124,7 @@ struct ServeCommandTests {
             JSONObject([
               "item_number": .string(String(format: "%04d", number)),
               "description": .string(
-                "Floor care service, monthly, building \(number): " + String(repeating: "x", count: 300)),
+                "Floor care service, monthly, building \(number): " + String(repeating: "x", count: 500)),
               "quantity": .number(JSONNumber("12")!), "unit": .string("MO"),
               "unit_price": .number(JSONNumber("2150.00")!),
             ]))
@@ -133,6 +133,8 @@ struct ServeCommandTests {
       try writeFile(String(decoding: JSONWriter.canonical(.object(form)), as: UTF8.self), to: file)
       let html = try Formsctl.run(["render", "form", id], in: dir + "/store")
       #expect(html.status == 0 && html.stdout.utf8.count > 128 * 1024, "\(html.stdout.utf8.count) \(html.stderr)")
+      // The store's own directory, where the printer makes its private one.
+      try FileManager.default.createDirectory(atPath: dir + "/store/.formsctl", withIntermediateDirectories: true)
       let environment = BrowserTests.browserEnvironment(dir)
       let made = try Formsctl.run(
         ["render", "form", id, "--format", "pdf", "--output", dir + "/long.pdf"], in: dir + "/store",
