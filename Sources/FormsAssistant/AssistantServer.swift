@@ -15,6 +15,9 @@ public final class AssistantServer: Sendable {
   let server: Server
   let subscriptions = Mutex<Set<String>>([])
   let watch = Mutex<Task<Void, Never>?>(nil)
+  /// The tool calls' arguments and answers as their JSON text says them, when the transport keeps
+  /// them (``DrainingTransport``); nil: the SDK's values are used.
+  let raw = Mutex<RawArguments?>(nil)
 
   public init(assistant: Assistant, version: String) {
     self.assistant = assistant
@@ -30,6 +33,7 @@ public final class AssistantServer: Sendable {
 
   /// Starts serving on `transport` and watching the store; returns once started.
   public func start(transport: any Transport) async throws {
+    raw.withLock { $0 = (transport as? DrainingTransport)?.raw }
     await register()
     try await server.start(transport: transport)
     startWatching()
@@ -66,17 +70,21 @@ public final class AssistantServer: Sendable {
               readOnlyHint: tool.readOnly, destructiveHint: tool.name == "delete", openWorldHint: false))
         })
     }
+    let raw = self.raw.withLock { $0 }
     await server.withMethodHandler(CallTool.self) { params in
       let arguments: JSONObject
       do {
-        arguments = try Self.object(params.arguments ?? [:])
+        arguments = try Self.arguments(params.arguments, raw: raw)
       } catch {
         return CallTool.Result(
           content: [.text(text: "{\"error\": \"the arguments are not JSON\"}", annotations: nil, _meta: nil)],
           isError: true)
       }
       let answer = await Self.offPool { assistant.call(params.name, arguments: arguments) }
-      let structured: Value? = Self.value(answer.value)
+      // Written back by the transport as the tool made it (no number through a Double).
+      let structured: Value? =
+        raw.map { .object([RawArguments.answerKey: .string($0.keep(answer: answer.value))]) }
+        ?? Self.value(answer.value)
       return CallTool.Result(
         content: [.text(text: JSONWriter.canonicalString(answer.value), annotations: nil, _meta: nil)],
         structuredContent: structured, isError: answer.isError)
@@ -154,6 +162,16 @@ public final class AssistantServer: Sendable {
     } catch {
       return .null
     }
+  }
+
+  /// A call's arguments: those the transport kept as their JSON text says them, by the token it
+  /// gave the SDK in their place; else the SDK's.
+  static func arguments(_ given: [String: Value]?, raw: RawArguments?) throws -> JSONObject {
+    if let raw, let given, given.count == 1, case .string(let token)? = given[RawArguments.argumentsKey] {
+      guard let kept = raw.take(token) else { throw MCPError.internalError("the arguments of this call are gone") }
+      return kept
+    }
+    return try object(given ?? [:])
   }
 
   /// The SDK's arguments as a formsctl JSON object.

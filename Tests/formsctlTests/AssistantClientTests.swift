@@ -1,3 +1,4 @@
+import FormsCore
 import FormsTestSupport
 import Foundation
 import Testing
@@ -66,6 +67,144 @@ struct AssistantClientTests {
       // One write: the dry runs and the refused draft left nothing in the log.
       let all = try Formsctl.run(["log", "--format", "ndjson"], in: store)
       #expect(all.stdout.split(separator: "\n").count == 1, "\(all.stdout)")
+    }
+  }
+
+  /// `formsctl mcp` in `directory` fed `lines`, stopped after 30 s if it has not ended (a server
+  /// that never exits when its input ends fails the test, and does not hang it).
+  static func mcp(_ lines: [String], in directory: String) throws -> (run: RunResult, answers: [JSONValue]) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["timeout", "30", Formsctl.binary.path, "mcp"]
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    process.environment = testEnvironment()
+    let (out, err, input) = (Pipe(), Pipe(), Pipe())
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = input
+    try process.run()
+    input.fileHandleForWriting.write(Data(lines.map { $0 + "\n" }.joined().utf8))
+    try input.fileHandleForWriting.close()
+    nonisolated(unsafe) var errData = Data()
+    let group = DispatchGroup()
+    DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    process.waitUntilExit()
+    let run = RunResult(
+      status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+      stderr: String(decoding: errData, as: UTF8.self))
+    let answers = try run.stdout.split(separator: "\n").map { try JSONParser().parse(String($0)) }
+    return (run, answers)
+  }
+
+  static let initialize = [
+    #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+    #"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+  ]
+
+  /// The scenario whose `assumptions.revenue.base_revenue` (a decimal of any scale) the number
+  /// tests set, and its file in the example store.
+  static let scenario = "0b099fcf-b0da-549f-a1fc-60e2a2ae5484"
+  static let scenarioFile = "/data/scenarios/0b099fcf-b0da-549f-a1fc-60e2a2ae5484.json"
+
+  /// A request that sets the scenario's `base_revenue` to `number` (its JSON text), applied.
+  static func update(_ number: String, id: Int = 2) -> String {
+    #"{"jsonrpc":"2.0","id":\#(id),"method":"tools/call","params":{"name":"update","arguments":{"kind":"scenario","id":"\#(scenario)","set":{"assumptions.revenue.base_revenue":\#(number)},"apply":true}}}"#
+  }
+
+  /// Numbers keep their text through the assistant's door as through the command line: what is
+  /// sent is written and answered as sent (never through a binary double).
+  @Test(arguments: ["1234567890123456.78", "1.0000000000000001"])
+  func numbersKeepTheirText(_ number: String) throws {
+    try withTemporaryDirectory { dir in
+      let store = dir + "/store"
+      try copyExampleStore(to: store)
+      let (run, answers) = try Self.mcp(Self.initialize + [Self.update(number)], in: store)
+      #expect(run.status == 0, "\(run.transcript)")
+      let answer = try #require(answers.first { $0["id"] == .number(JSONNumber(2)) }, "\(run.stdout)")
+      #expect(answer["result"]?["isError"] == .bool(false), "\(run.stdout)")
+      let structured = answer["result"]?["structuredContent"]
+      #expect(
+        structured?["document"]?["assumptions"]?["revenue"]?["base_revenue"]
+          == .number(JSONNumber(unchecked: number)), "\(run.stdout)")
+      let text = try #require(answer["result"]?["content"]?.arrayValue?.first?["text"]?.stringValue)
+      #expect(try JSONParser().parse(text) == structured, "the text and the structured content differ")
+      let file = try readFile(store + Self.scenarioFile)
+      #expect(file.contains(#""base_revenue": \#(number),"#), "\(file)")
+      let get = try Formsctl.run(
+        ["get", "scenario", Self.scenario, "--field", "assumptions.revenue.base_revenue"], in: store)
+      #expect(get.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == number, "\(get.transcript)")
+    }
+  }
+
+  /// A number's text is what the rules judge: 1.0000000000000001 is refused where two decimals
+  /// are allowed (as `set` refuses it), not taken as 1.
+  @Test func aNumberIsJudgedByItsText() throws {
+    try withTemporaryDirectory { dir in
+      let store = dir + "/store"
+      try copyExampleStore(to: store)
+      let path = store + "/data/acquisitions/ACQ-2026-001.json"
+      let before = try readFile(path)
+      let request = Self.update("1.0000000000000001").replacingOccurrences(
+        of: #""kind":"scenario""#, with: #""kind":"acquisition""#
+      )
+      .replacingOccurrences(of: Self.scenario, with: "ACQ-2026-001").replacingOccurrences(
+        of: "assumptions.revenue.base_revenue", with: "estimated_value")
+      let (run, answers) = try Self.mcp(Self.initialize + [request], in: store)
+      #expect(run.status == 0, "\(run.transcript)")
+      let answer = try #require(answers.first { $0["id"] == .number(JSONNumber(2)) }, "\(run.stdout)")
+      #expect(answer["result"]?["isError"] == .bool(true), "\(run.stdout)")
+      let diagnostic = answer["result"]?["structuredContent"]?["diagnostics"]?.arrayValue?.first
+      #expect(diagnostic?["rule"] == .string("scale"), "\(run.stdout)")
+      #expect(diagnostic?["message"]?.stringValue?.hasPrefix("1.0000000000000001 has 16 digits") == true)
+      #expect(try readFile(path) == before)
+    }
+  }
+
+  /// `12.0` sent back as stored is no change: nothing is written, nothing is reported changed.
+  @Test func aNumberSentBackAsStoredIsNoChange() throws {
+    try withTemporaryDirectory { dir in
+      let store = dir + "/store"
+      try copyExampleStore(to: store)
+      let set = try Formsctl.run(
+        ["set", "scenario", Self.scenario, "assumptions.revenue.base_revenue=12.0"], in: store)
+      #expect(set.status == 0, "\(set.transcript)")
+      let path = store + Self.scenarioFile
+      let before = try readFile(path)
+      #expect(before.contains(#""base_revenue": 12.0,"#), "\(before)")
+      let (run, answers) = try Self.mcp(Self.initialize + [Self.update("12.0")], in: store)
+      #expect(run.status == 0, "\(run.transcript)")
+      let answer = try #require(answers.first { $0["id"] == .number(JSONNumber(2)) }, "\(run.stdout)")
+      #expect(answer["result"]?["isError"] == .bool(false), "\(run.stdout)")
+      #expect(answer["result"]?["structuredContent"]?["changed"] == .array([]), "\(run.stdout)")
+      #expect(try readFile(path) == before)
+    }
+  }
+
+  /// A request whose id is not a string or an integer is answered, as JSON-RPC says (-32600,
+  /// id null), and runs nothing; the server still ends, at once, when its input does.
+  @Test(arguments: ["null", "true", "1.5", "{}", "[1]", "1e400"])
+  func aRequestWithAnInvalidIdIsAnsweredAndTheServerEnds(_ id: String) throws {
+    try withTemporaryDirectory { dir in
+      let store = dir + "/store"
+      try copyExampleStore(to: store)
+      let path = store + Self.scenarioFile
+      let before = try readFile(path)
+      let started = ContinuousClock.now
+      let (run, answers) = try Self.mcp(
+        Self.initialize + [
+          #"{"jsonrpc":"2.0","id":\#(id),"method":"ping"}"#,
+          Self.update("7").replacingOccurrences(of: #""id":2,"#, with: #""id":\#(id),"#),
+          #"{"jsonrpc":"2.0","id":"last","method":"ping"}"#,
+        ], in: store)
+      #expect(run.status == 0, "\(run.transcript)")
+      #expect(ContinuousClock.now - started < .seconds(10))
+      let refused = answers.filter { $0["error"]?["code"] == .number(JSONNumber(-32600)) }
+      #expect(refused.count == 2, "\(run.stdout)")
+      #expect(refused.allSatisfy { $0["id"] == .null }, "\(run.stdout)")
+      #expect(answers.contains { $0["id"] == .string("last") && $0["result"] != nil }, "\(run.stdout)")
+      #expect(try readFile(path) == before)
     }
   }
 
