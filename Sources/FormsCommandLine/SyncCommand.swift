@@ -56,9 +56,12 @@ extension SyncCommand {
       commandName: "run",
       abstract: "Pull what changed in the database, push what changed here (the default of sync).",
       discussion: """
-        Deletions on either side are bounded as import --prune's are: at most half of a kind unless --max-delete says otherwise.
+        Deletions on either side are bounded as import --prune's are: at most half of a kind unless --max-delete says otherwise. A run refused by the bound writes nothing, and `sync status` says so until a run goes through.
+
+        --dry-run says what a run would write, in the store and in the database (side store, database or both; action create, update, delete, merge, conflict, rejected, waiting), and whether it would be refused, and writes nothing anywhere: no document, no row, no sync record. It exits as the run would: 65 when refused, 1 when conflicts or rejected rows would be left.
 
         Examples:
+          formsctl sync --dry-run
           formsctl sync
           formsctl sync --push --max-delete 10
           formsctl sync --rejects ../sync-rejects.ndjson
@@ -77,9 +80,12 @@ extension SyncCommand {
         "After the run, write every row that waits rejected here, one JSON line each (as import --rejects).",
         valueName: "FILE"))
     package var rejects: String?
+    @Flag(help: "Say what a sync would write on each side, and write nothing anywhere.")
+    package var dryRun = false
 
     package func validate() throws {
       if pull && push { throw ValidationError("--pull and --push exclude each other (without either, sync does both)") }
+      if dryRun && rejects != nil { throw ValidationError("--dry-run writes nothing: it takes no --rejects FILE") }
       if let rejects { try Self.validateRejects(rejects) }
     }
 
@@ -115,7 +121,7 @@ extension SyncCommand {
       commandName: "status",
       abstract: "Each document's sync state: synced, local-changed, remote-changed, conflict or rejected.",
       discussion: """
-        Read from the store alone (what the last sync found); `formsctl list KIND --where '_sync == "conflict"'` selects the same way. Exit 1 when a conflict or a rejected row waits, as sync's own.
+        Read from the store alone (what the last sync found); `formsctl list KIND --where '_sync == "conflict"'` selects the same way. When the last sync was refused (a deletion beyond the bound, a database that went back), it says so and why, and shows each change that waits (remote-changed, local-changed). Exit 1 when a conflict or a rejected row waits, or the last sync was refused.
 
         Examples:
           formsctl sync status

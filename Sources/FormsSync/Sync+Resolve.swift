@@ -124,20 +124,46 @@ extension Sync {
     }
     var records: [JSONValue] = []
     var rows: [[String]] = []
+    // A refused run wrote nothing: what it found changed in the database is not in the records,
+    // which still say `synced`; its plan says what waits.
+    let refusal = try state.refusal()
+    var pending: [String: SyncState.Refusal.Pending] = [:]
+    for change in refusal?.pending ?? [] where !change.side.isEmpty {
+      pending[change.kind + "\u{0}" + change.id] = change
+    }
     for kind in store.registry.kinds {
       let known = try state.records(kind: kind)
       let files = try localHashes(kind, in: store, records: known)
-      for id in Set(known.keys).union(files.keys).sorted() {
-        guard let status = SyncState.status(of: known[id], sha256: files[id]?.sha256) else { continue }
+      for id in Set(known.keys).union(files.keys).union(pending.values.filter { $0.kind == kind }.map(\.id)).sorted() {
+        let waiting = pending[kind + "\u{0}" + id]
+        guard var status = SyncState.status(of: known[id], sha256: files[id]?.sha256) ?? waiting.map({ _ in .synced })
+        else { continue }
+        var problem = known[id]?.problem.flatMap { status == .conflict || status == .rejected ? $0 : nil }
+        if let waiting {
+          if status == .synced { status = waiting.side == "database" ? .localChanged : .remoteChanged }
+          problem = "pending (the last sync was refused): \(waiting.action) in the \(waiting.side), \(waiting.detail)"
+        }
         var object = JSONObject(["kind": .string(kind), "id": .string(id), "status": .string(status.rawValue)])
         if let last = known[id]?.lastSynced { object["last_synced"] = .string(last) }
-        if let problem = known[id]?.problem, status == .conflict || status == .rejected {
-          object["problem"] = .string(problem)
-        }
+        if let problem { object["problem"] = .string(problem) }
         records.append(.object(object))
-        rows.append([kind, id, status.rawValue, known[id]?.lastSynced ?? "", object["problem"]?.stringValue ?? ""])
+        rows.append([kind, id, status.rawValue, known[id]?.lastSynced ?? "", problem ?? ""])
       }
     }
-    return TableReport(records: records, columns: ["kind", "id", "status", "last_synced", "problem"], rows: rows)
+    var notes: [String] = []
+    if let refusal {
+      notes.append("the last sync (\(refusal.at)) was refused, and wrote nothing: \(refusal.reason)")
+      let shown = refusal.pending.filter { !$0.side.isEmpty }.count
+      let more = refusal.pendingCount > refusal.pending.count ? " (\(refusal.pendingCount) changes in all)" : ""
+      notes.append("pending: \(plural(shown, "change")) it would have made\(more)")
+    }
+    return TableReport(
+      records: records, columns: ["kind", "id", "status", "last_synced", "problem"], rows: rows, notes: notes)
+  }
+
+  /// The last sync of this store was refused (a deletion beyond the bound, a database that went
+  /// back): `sync status` is not in step while it is so.
+  public static func lastRunRefused(_ store: Store) throws(StoreError) -> Bool {
+    try SyncState.latest(store.layout)?.refusal() != nil
   }
 }

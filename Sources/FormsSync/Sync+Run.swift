@@ -33,13 +33,18 @@ extension Sync {
     for kind in store.registry.kinds {
       prepared.append(try await prepare(kind: kind, direction, state: state, database: database))
     }
-    // Revisions come from one sequence and only grow: a row below its recorded revision means
-    // the database was restored from an older copy, and its old content must not be pulled
-    // over newer work.
-    for kind in prepared where !kind.backwards.isEmpty {
-      throw SyncError.wentBack(kind: kind.kind, ids: kind.backwards.map(Self.escaped))
+    if let refusal = refusal(prepared, maxDelete: maxDelete) {
+      // Nothing is written; what was planned waits, and `sync status` says so.
+      guard refusal.isRefusal else { throw refusal }
+      try save { () throws(StoreError) in
+        try state.noteRefusal(
+          SyncState.Refusal(
+            at: Instant(store.now()).rfc3339, reason: refusal.description,
+            pending: prepared.flatMap { Self.pending($0) }))
+      }
+      throw refusal
     }
-    try bound(prepared, maxDelete: maxDelete)
+    try save { () throws(StoreError) in try state.clearRefusal() }
     DebugPause.at("sync-planned")
     var entries: [Entry] = []
     for kind in prepared {
@@ -59,6 +64,18 @@ extension Sync {
     var plans: [(id: String, plan: Plan)]
     /// Rows at a lower revision than recorded, in order.
     var backwards: [String] = []
+  }
+
+  /// Why a run of these plans is refused before anything is written, or nil. Revisions come from
+  /// one sequence and only grow: a row below its recorded revision means the database was
+  /// restored from an older copy, and its old content must not be pulled over newer work. And
+  /// deletions are bounded (``bound(_:maxDelete:)``).
+  func refusal(_ prepared: [Prepared], maxDelete: PruneBound?) -> SyncError? {
+    for kind in prepared where !kind.backwards.isEmpty {
+      return SyncError.wentBack(kind: kind.kind, ids: kind.backwards.map(Self.escaped))
+    }
+    do throws(SyncError) { try bound(prepared, maxDelete: maxDelete) } catch { return error }
+    return nil
   }
 
   /// Refuses the run when it would delete more of a kind, on either side, than `maxDelete`
@@ -114,7 +131,8 @@ extension Sync {
     }
   }
 
-  func prepare(kind: String, _ direction: Direction, state: SyncState, database: Database)
+  /// With `dryRun`, nothing is saved (the signatures of files read again are not refreshed).
+  func prepare(kind: String, _ direction: Direction, state: SyncState, database: Database, dryRun: Bool = false)
     async throws(SyncError) -> Prepared
   {
     // The rows' query is sent first; the database answers while the records and files are read.
@@ -134,7 +152,7 @@ extension Sync {
       record.stamp = stamp
       return record
     }
-    try save { () throws(StoreError) in try table.save(refreshed) }
+    if !dryRun { try save { () throws(StoreError) in try table.save(refreshed) } }
     // Only documents with something to do are planned, then put in order: at 100,000 documents,
     // sorting every id costs more than an idle run's other work. The ids of records and rows
     // are looked for among the files' only when some were not seen with a file (each lookup in

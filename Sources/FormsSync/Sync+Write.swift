@@ -21,12 +21,14 @@ extension Sync {
   /// with a warning, refused with `strictWorkflow`), and a person's edit for the rest: the
   /// fields `editable:` leaves out and immutable fields are refused, and whatever changed is
   /// stamped (docs/design.md §12). Its document must have the row's id.
-  func write(_ kind: String, _ texts: [(id: String, text: String)], user: String) throws(StoreError) -> [String: Result<
-    Written, StoreError
-  >] {
+  /// With `dryRun`, each is judged as it would be and nothing is written.
+  func write(_ kind: String, _ texts: [(id: String, text: String)], user: String, dryRun: Bool = false)
+    throws(StoreError) -> [String: Result<Written, StoreError>]
+  {
     let source = ChangeSource.feed(strictWorkflow: strictWorkflow)
     return try store.write(
-      "sync", summary: texts.count == 1 ? "sync \(kind) \(texts[0].id)" : "sync \(kind) (\(texts.count))", user: user
+      "sync", summary: texts.count == 1 ? "sync \(kind) \(texts[0].id)" : "sync \(kind) (\(texts.count))",
+      dryRun: dryRun, user: user
     ) {
       session throws(StoreError) -> [String: Result<Written, StoreError>] in
       var out: [String: Result<Written, StoreError>] = [:]

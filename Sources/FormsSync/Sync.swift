@@ -169,7 +169,9 @@ public struct Sync: Sendable {
 
   /// The state this database's records live in, after checking the schema is formsctl's and
   /// every kind's table is as `sync init` made it.
-  func state(_ database: Database) async throws(SyncError) -> SyncState {
+  /// With `writing` false (a dry run), dropped views are not made again and the database's
+  /// identity is not written beside its records.
+  func state(_ database: Database, writing: Bool = true) async throws(SyncError) -> SyncState {
     let meta = SyncSQL.qualified(schema, "formsctl_meta")
     let exists = try await database.rows(
       "SELECT to_regclass(\(SyncSQL.identifier(schema) + ".formsctl_meta"))::text")
@@ -186,8 +188,9 @@ public struct Sync: Sendable {
       throw SyncError.otherFormat(schema: schema, format: values["format"])
     }
     for kind in store.registry.kinds { try await checkTable(kind, database) }
-    try await remakeDroppedViews(database)
     let state = SyncState(layout: store.layout, identity: id + "/" + schema)
+    guard writing else { return state }
+    try await remakeDroppedViews(database)
     do throws(StoreError) {
       try state.describe(
         .object(JSONObject(["database_id": .string(id), "database": .string(url.database), "schema": .string(schema)])))

@@ -54,6 +54,15 @@ public enum SyncError: FormsError, Equatable {
   /// A store error met while syncing.
   case store(StoreError)
 
+  /// A run refused as a whole before it wrote (a deletion beyond the bound, a database that
+  /// went back): what it planned waits until the cause is dealt with.
+  public var isRefusal: Bool {
+    switch self {
+    case .deletionBeyondBound, .wentBack: return true
+    default: return false
+    }
+  }
+
   public var kind: FailureKind {
     switch self {
     case .badURL, .badSchemaName, .noDatabase, .tlsSettings: return .usage

@@ -26,6 +26,14 @@ struct SyncProgram: ParsableCommand {
 
   @Sendable static func perform(_ command: any ParsableCommand) throws {
     switch command {
+    case let command as SyncCommand.Run where command.dryRun:
+      var sync = try command.database.sync(try command.options.open())
+      sync.strictWorkflow = command.strictWorkflow
+      let preview = try sync.dryRun(
+        command.pull ? .pull : command.push ? .push : .both, maxDelete: command.maxDelete)
+      render(preview.report, as: command.format)
+      if let refusal = preview.refusal { throw refusal }
+      if preview.hasProblems { throw ExitStatus.problems }
     case let command as SyncCommand.Run:
       let store = try command.options.open()
       if let rejects = command.rejects { try ImportRejects.check(rejects, layout: store.layout) }
@@ -50,10 +58,12 @@ struct SyncProgram: ParsableCommand {
         printOut("view \(command.database.schema).\(view)")
       }
     case let command as SyncCommand.Status:
-      let report = try Sync.status(try command.options.open())
+      let store = try command.options.open()
+      let report = try Sync.status(store)
       render(report, as: command.format)
       let waiting = report.records.filter { ["conflict", "rejected"].contains($0["status"]?.stringValue ?? "") }
-      if !waiting.isEmpty { throw ExitStatus.problems }
+      let refused = try Sync.lastRunRefused(store)
+      if !waiting.isEmpty || refused { throw ExitStatus.problems }
     case let command as SyncCommand.Resolve:
       let resolution: Sync.Resolution =
         command.ours ? .ours : command.theirs ? .theirs : .file(command.file ?? "")

@@ -195,3 +195,107 @@ extension SyncCommandTests {
     }
   }
 }
+
+extension SyncCommandTests {
+  /// Every file under `directory` (relative path to content), and the database's rows: what a
+  /// dry run must leave as it found.
+  func everything(_ directory: String, _ server: PostgresServer) throws -> [String: String] {
+    var files: [String: String] = [:]
+    let enumerator = FileManager.default.enumerator(atPath: directory)
+    while let path = enumerator?.nextObject() as? String {
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: directory + "/" + path, isDirectory: &isDirectory),
+        !isDirectory.boolValue
+      else { continue }
+      files[path] = String(decoding: try Data(contentsOf: URL(fileURLWithPath: directory + "/" + path)), as: UTF8.self)
+    }
+    files["(rows)"] = try server.psql(
+      "SELECT string_agg(id || ' ' || revision || ' ' || canonical, E'\\n' ORDER BY id) FROM formsctl.acquisition")
+    return files
+  }
+
+  /// `sync --dry-run` says what a sync would write on each side, and writes nothing anywhere (no
+  /// document, no row, no sync record, no audit record); the sync after it does what it said.
+  @Test(
+    PostgresServer.enabled)
+  func aDryRunSaysWhatASyncWouldWriteAndWritesNothing() throws {
+    try withSyncedStore([("ACQ-2026-001", "Chairs"), ("ACQ-2026-002", "Desks"), ("ACQ-2026-003", "Lamps")]) {
+      server, store, _, run in
+      #expect(try run(["sync"]).status == 0)
+      try server.psql(
+        "UPDATE formsctl.acquisition SET document = jsonb_set(document, '{title}', '\"Stools\"') WHERE id = 'ACQ-2026-001'"
+      )
+      try server.psql(
+        "INSERT INTO formsctl.acquisition (id, schema_version, document, updated_by) VALUES ('ACQ-2026-004', '1.1.0', "
+          + "'{\"_schema\": \"acquisition@1.1.0\", \"id\": \"ACQ-2026-004\", \"title\": \"Rugs\", \"agency\": \"GSA\"}', 'db')"
+      )
+      try server.psql("DELETE FROM formsctl.acquisition WHERE id = 'ACQ-2026-003'")
+      #expect(try run(["set", "acquisition", "ACQ-2026-002", "title=Tables"]).status == 0)
+      #expect(
+        try run(["new", "acquisition", "--set", "id=ACQ-2026-005", "--set", "title=Mats", "--set", "agency=GSA"])
+          .status == 0)
+      let before = try everything(store, server)
+      let dry = try run(["sync", "--dry-run", "--format", "json"])
+      #expect(dry.status == 0, "\(dry.transcript)")
+      let said = try #require(try JSONSerialization.jsonObject(with: Data(dry.stdout.utf8)) as? [[String: String]])
+      let plan = Set(said.map { "\($0["id"] ?? "") \($0["side"] ?? "") \($0["action"] ?? "")" })
+      #expect(
+        plan == [
+          "ACQ-2026-001 store update", "ACQ-2026-002 database update", "ACQ-2026-003 store delete",
+          "ACQ-2026-004 store create", "ACQ-2026-005 database create",
+        ], "\(dry.stdout)")
+      let table = try run(["sync", "--dry-run"])
+      #expect(table.status == 0 && table.stdout.contains("dry run: nothing was written"), "\(table.transcript)")
+      #expect(table.stdout.contains("in the store: 1 created, 1 updated, 1 deleted"), "\(table.stdout)")
+      #expect(table.stdout.contains("in the database: 1 created, 1 updated, 0 deleted"), "\(table.stdout)")
+      #expect(try everything(store, server) == before)
+      let done = try run(["sync", "--format", "json"])
+      #expect(done.status == 0, "\(done.transcript)")
+      let actions = Set(
+        try #require(try JSONSerialization.jsonObject(with: Data(done.stdout.utf8)) as? [[String: String]]).map {
+          "\($0["id"] ?? "") \($0["action"] ?? "")"
+        })
+      #expect(
+        actions == [
+          "ACQ-2026-001 pulled", "ACQ-2026-002 pushed", "ACQ-2026-003 deleted-here", "ACQ-2026-004 pulled",
+          "ACQ-2026-005 pushed",
+        ], "\(done.stdout)")
+      // A sync the bound would refuse: the dry run says so, exits as the run would, and notes nothing.
+      try server.psql("DELETE FROM formsctl.acquisition WHERE id <> 'ACQ-2026-001'")
+      let unchanged = try everything(store, server)
+      let refused = try run(["sync", "--dry-run"])
+      #expect(refused.status == 65, "\(refused.transcript)")
+      #expect(refused.stdout.contains("a sync would be refused: sync would delete 3 of 4"), "\(refused.stdout)")
+      #expect(try everything(store, server) == unchanged)
+      #expect(try run(["sync", "status"]).status == 0)
+    }
+  }
+
+  /// A sync refused for deleting too much at once writes nothing, and `sync status` then says the
+  /// last sync was refused, why, and what waits (not `synced`), until a sync goes through.
+  @Test(
+    PostgresServer.enabled)
+  func statusSaysTheLastSyncWasRefusedAndWhatWaits() throws {
+    try withSyncedStore([("ACQ-2026-001", "Chairs"), ("ACQ-2026-002", "Desks"), ("ACQ-2026-003", "Lamps")]) {
+      server, _, _, run in
+      #expect(try run(["sync"]).status == 0)
+      #expect(try run(["sync", "status"]).status == 0)
+      try server.psql("DELETE FROM formsctl.acquisition")
+      let refused = try run(["sync"])
+      #expect(refused.status == 65 && refused.stderr.contains("sync would delete 3 of 3"), "\(refused.transcript)")
+      let status = try run(["sync", "status"])
+      #expect(status.status == 1, "\(status.transcript)")
+      #expect(status.stdout.contains("was refused, and wrote nothing: sync would delete 3 of 3"), "\(status.stdout)")
+      #expect(status.stdout.contains("pending: 3 changes it would have made"), "\(status.stdout)")
+      #expect(!status.stdout.contains(" synced "), "\(status.stdout)")
+      let json = try run(["sync", "status", "--format", "json"])
+      let records = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: String]])
+      #expect(records.count == 3 && records.allSatisfy { $0["status"] == "remote-changed" }, "\(json.stdout)")
+      #expect(records.allSatisfy { $0["problem"]?.contains("delete in the store") == true }, "\(json.stdout)")
+      let allowed = try run(["sync", "--max-delete", "100%"])
+      #expect(allowed.status == 0, "\(allowed.transcript)")
+      let after = try run(["sync", "status"])
+      #expect(after.status == 0 && !after.stdout.contains("refused"), "\(after.transcript)")
+    }
+  }
+}
