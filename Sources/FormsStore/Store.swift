@@ -102,7 +102,10 @@ public final class Store: Sendable {
     self.foundUser = foundUser
     rules = DocumentRules(
       layout: layout, registry: registry, keyring: self.keyring, display: configuration.display)
-    rulesStamps = Self.stampRules(layout: layout, registry: registry)
+    rulesStamps =
+      [(StoreLayout.manifestPath(root: layout.root).string, layout.manifestStamp)]
+      + (registry.stamps.isEmpty
+        ? SchemaRegistry.stampFiles(directory: layout.schemasDirectory, files: registry.files) : registry.stamps)
     indexSource =
       switch configuration.useIndex ? configuration.indexWatching : .none {
       case .none: nil

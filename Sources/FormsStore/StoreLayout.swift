@@ -21,6 +21,8 @@ public struct StoreLayout: Sendable, Equatable {
   /// The names `roles:` gives beside signers' keys (`Cory Diaz <ed25519:...>`): what a completing
   /// signature fills in as who approved (`approvals: fills:`).
   public let signerNames: [Signer: String]
+  /// What `stat` said of the manifest when it was read (see `Store.checkRulesUnchanged`).
+  package let manifestStamp: FileStamp?
 
   /// ``root`` as a path.
   package var rootPath: FilePath { FilePath(root) }
@@ -85,6 +87,11 @@ public struct StoreLayout: Sendable, Equatable {
   /// Reads the manifest of the store at `root`.
   public init(root: String) throws(StoreError) {
     let manifestPath = Self.manifestPath(root: root)
+    // The roles and recipients are the repository's word: never read through a link.
+    if FileIO.entry(manifestPath) == .symlink {
+      throw StoreError.wrongFileType(manifestPath.string, found: "a symbolic link", expected: "a regular file")
+    }
+    manifestStamp = FileStamp(notFollowing: manifestPath)
     let bytes = try FileIO.read(manifestPath)
     let node: YAMLNode?
     do throws(YAMLError) {
@@ -184,6 +191,13 @@ public struct StoreLayout: Sendable, Equatable {
     }
     guard let roles = node?.mapping?.first(where: { $0.key.scalar?.text == "roles" }) else { return [:] }
     return try Self.roles(roles.value, manifest: shown).roles
+  }
+
+  /// A signer (`ed25519:…`) as people are shown it: the name `roles:` gives beside its key, else
+  /// the key's first 12 characters; a text that is not a key, as it is.
+  public func signerName(_ text: String) -> String {
+    guard let signer = Signer(text) else { return text }
+    return signerNames[signer] ?? signer.short
   }
 
   /// `roles: {ROLE: [ed25519:..., "Cory Diaz <ed25519:...>", ...]}`: who holds each role (a

@@ -266,4 +266,49 @@ struct RulesOnDiskTests {
       try Store.open(at: dir).update(kind: "claim", id: "c1", assignments: [try Assignment("amount=2.00")])
     }
   }
+
+  @Test func aStoreMadeFromRulesLoadedEarlierStillRefusesAfterTheyChanged() throws {
+    try withTemporaryDirectory { dir in
+      let people = ApprovalTests.People()
+      let first = try base.store(dir, people)
+      // A door that builds a store per write from the layout and registry it loaded at start.
+      try writeFile(try readFile(dir + "/formsctl.yaml") + "\n", to: dir + "/formsctl.yaml")
+      let second = Store(layout: first.layout, registry: first.registry, configuration: first.configuration)
+      guard
+        case .rulesChanged? = base.refusal({
+          try second.update(kind: "claim", id: "c1", assignments: [try Assignment("note=x")])
+        })
+      else {
+        Issue.record("a store built from rules loaded earlier wrote after they changed")
+        return
+      }
+      // A change while a write runs is caught before it commits.
+      let reopened = try Store.open(at: dir)
+      let path = dir + "/data/claims/c1.json"
+      let before = try readFile(path)
+      let refused = base.refusal {
+        try reopened.write("set", summary: "set claim c1") { session throws(StoreError) in
+          let stored = try reopened.read(kind: "claim", id: "c1")
+          var document = stored.value
+          document["note"] = .string("during")
+          try session.save(document, replacing: stored, kind: "claim", source: .person)
+          try? writeFile(try readFile(dir + "/schemas/claim/1.0.0.yaml") + "\n", to: dir + "/schemas/claim/1.0.0.yaml")
+        }
+      }
+      guard case .rulesChanged? = refused else {
+        Issue.record("a write committed by rules that changed while it ran")
+        return
+      }
+      #expect(try readFile(path) == before)
+    }
+  }
+
+  @Test func aManifestThatIsALinkIsRefused() throws {
+    try withTemporaryDirectory { dir in
+      _ = try base.store(dir, ApprovalTests.People())
+      try FileManager.default.moveItem(atPath: dir + "/formsctl.yaml", toPath: dir + "/elsewhere.yaml")
+      try FileManager.default.createSymbolicLink(atPath: dir + "/formsctl.yaml", withDestinationPath: "elsewhere.yaml")
+      #expect(throws: StoreError.self) { try Store.open(at: dir) }
+    }
+  }
 }

@@ -10,6 +10,9 @@ public struct SchemaRegistry: Sendable {
   public let diagnostics: [Diagnostic]
   /// The descriptor files read, by `kind@version`, with their paths (for checksums and `schema show`).
   public let files: [String: String]
+  /// What `stat` said, as they were loaded, of the schemas directory, each kind's folder and each
+  /// descriptor: a write refuses once one changed (`Store.checkRulesUnchanged`).
+  package private(set) var stamps: [(path: String, stamp: FileStamp?)] = []
 
   /// The kinds, sorted.
   public var kinds: [String] { schemas.keys.sorted() }
@@ -132,7 +135,17 @@ public struct SchemaRegistry: Sendable {
     // A shared file included by several descriptors reports its problems once.
     var seen = Set<Diagnostic>()
     diagnostics = diagnostics.filter { seen.insert($0).inserted }
-    return SchemaRegistry(schemas: schemas, diagnostics: diagnostics, files: files)
+    var registry = SchemaRegistry(schemas: schemas, diagnostics: diagnostics, files: files)
+    registry.stamps = stampFiles(directory: directory, files: files)
+    return registry
+  }
+
+  /// The schemas `directory`, each kind's folder (a descriptor added or removed) and every
+  /// descriptor in `files`, with what `stat` says of each now.
+  static func stampFiles(directory: String, files: [String: String]) -> [(path: String, stamp: FileStamp?)] {
+    let descriptors = Set(files.values)
+    let folders = Set(descriptors.map { FilePath($0).parent.string })
+    return ([directory] + folders.sorted() + descriptors.sorted()).map { ($0, FileStamp(FilePath($0))) }
   }
 
   static func readYAML(

@@ -198,6 +198,22 @@ extension WriteSession {
       }
     }
     guard let stored else { return }
+    // Only the signature that completes a chain moves a document into the state it guards: a
+    // person's move there before that is refused for this reason, before the rules of the state
+    // it would reach (an approved form names who approved it) speak in its place.
+    if let to, to != from, let workflow = schema.workflow, let chain = schema.approvals?.guarding(to) {
+      var moved = DocumentRules.asStored(stored)
+      moved[workflow.field] = .string(to)
+      if let approvals = document["_approvals"] { moved["_approvals"] = approvals }
+      let round = rules.review(moved, schema: schema, id: id).rounds[chain.to] ?? ApprovalReview.Round(chain: chain)
+      if !round.isComplete {
+        let finding = Finding(
+          pointer: JSONPointer.root.appending(workflow.field), rule: "approval-chain",
+          message: "is \(to), which \(chain.transition) guards, but " + ApprovalReview.describe(round))
+        throw StoreError.invalidDocument(
+          "the \(schema.kind) \(id)", rules.diagnostics([finding], document: document, path: stored.path))
+      }
+    }
     let findings = ChangeRules.findings(old: stored.value, new: document, schema: schema).filter {
       $0.rule == "immutable"
     }
@@ -270,7 +286,9 @@ extension Store {
     let asked = { [self] (session: WriteSession) throws(StoreError) -> T in
       try checkRulesUnchanged()
       session.voidsApprovals = voidingApprovals
-      return try body(session)
+      let result = try body(session)
+      try checkRulesUnchanged()
+      return result
     }
     return try layout.write(
       WriteOperation(name, summary: summary, command: commandLine), dryRun: dryRun, wait: configuration.lockWait,
