@@ -81,4 +81,26 @@ struct EditableTests {
       try fixture.order("PO-10")  // its id, the maintained issue date and its items: all a person may give
     }
   }
+
+  /// `_approvals` is not a field `editable:` names: a person whose kind limits what they change
+  /// still submits (a signed record added), and the chain's signers still approve.
+  @Test func aKindWithEditableIsSubmittedAndApproved() throws {
+    try withTemporaryDirectory { dir in
+      let people = ApprovalTests.People()
+      try writeFile(
+        "formsctl: 1\nroles:\n  reviewer: [\(people.reviewer.signer)]\n  officer: [\(people.officer.signer)]\n",
+        to: dir + "/formsctl.yaml")
+      try writeFile(
+        ApprovalTests.descriptor.replacingOccurrences(of: "ON_CHANGE", with: "refuse").replacingOccurrences(
+          of: "directory: claims\n", with: "directory: claims\neditable: [amount, note, status]\n"),
+        to: dir + "/schemas/claim/1.0.0.yaml")
+      let store = try Store.open(at: dir)
+      #expect(store.registry.diagnostics.isEmpty, "\(store.registry.diagnostics.map(\.compilerStyle))")
+      try store.create(kind: "claim", assignments: [try Assignment("id=c1"), try Assignment("amount=19.99")])
+      try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
+      try store.approve(kind: "claim", id: "c1", identity: people.reviewer)
+      try store.approve(kind: "claim", id: "c1", identity: people.officer)
+      #expect(try store.read(kind: "claim", id: "c1").value["status"] == .string("approved"))
+    }
+  }
 }

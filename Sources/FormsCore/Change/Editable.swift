@@ -44,7 +44,8 @@ extension ChangeRules {
   /// timestamp and a new document's created one are formsctl's to write, not people's changes
   /// (a stored document's created timestamp is a field like any other: changing it is a change);
   /// `_attachments` is not a field: the descriptor's `attachments:` says what people attach (and
-  /// only `attach` and `detach` change it).
+  /// only `attach` and `detach` change it); nor is `_approvals`: its records are signed, only
+  /// grow, and are judged by the approvals step (a submission must be able to add one).
   public static func notEditable(old: JSONValue?, new: JSONValue, schema: Schema) -> [JSONPointer] {
     guard let editable = schema.editable else { return [] }
     let created = old == nil ? schema.timestamps.created : nil
@@ -57,7 +58,7 @@ extension ChangeRules {
     }
     return changed.filter { pointer in
       guard let first = pointer.tokens.first, !(pointer.tokens.count == 1 && exempt.contains(first)),
-        first != "_attachments"
+        first != "_attachments", first != "_approvals"
       else {
         return false
       }
