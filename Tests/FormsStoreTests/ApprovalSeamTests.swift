@@ -85,6 +85,26 @@ struct ApprovalSeamTests {
     }
   }
 
+  /// A migration's steps never take back a signature: a `jq` step that drops `_approvals`
+  /// records fails the run, even when asked to void, and nothing is written.
+  @Test func aMigrationThatDropsApprovalRecordsIsRefused() throws {
+    try withTemporaryDirectory { dir in
+      let people = ApprovalTests.People()
+      _ = try base.approvedStore(dir, people)
+      try addVersion(dir, changes: "  - jq: '._approvals |= .[0:1]'\n")
+      let store = try Store.open(at: dir)
+      let before = try readFile(dir + "/data/claims/c1.json")
+      do throws(StoreError) {
+        _ = try Migrator(store: store).run(.init(snapshot: false, voidingApprovals: true))
+        Issue.record("a migration took back approval records")
+      } catch {
+        guard case .migrationFailed(_, let diagnostics) = error else { throw error }
+        #expect(diagnostics.contains { $0.message.contains("_approvals only grows") }, "\(diagnostics)")
+      }
+      #expect(try readFile(dir + "/data/claims/c1.json") == before)
+    }
+  }
+
   @Test func recordsSignedOverTheVersionStillCountAfterAMigrationOfTheVersion() throws {
     try withTemporaryDirectory { dir in
       let people = ApprovalTests.People()

@@ -212,6 +212,15 @@ public struct Migrator: Sendable {
       document["_schema"] = .string("\(group.kind)@\(step.to)")
       if document != input { changedSteps.append(index) }
     }
+    // `_approvals` only grows, whoever writes (a `jq` step included): a step never takes back a
+    // signature, a submission or the record that ended a round.
+    let signed = before["_approvals"]?.arrayValue ?? []
+    let kept = document["_approvals"]?.arrayValue ?? []
+    if let index = signed.indices.first(where: { $0 >= kept.count || signed[$0] != kept[$0] }) {
+      let id = before[source.idField].flatMap(DocumentID.text) ?? FilePath(path).name
+      return .failed(
+        step: "approvals", message: Refusal.approvalsRewritten(kind: group.kind, id: id, index: index).description)
+    }
     // The migrated document against its schema and against the store it lands in (relations,
     // id and file name, directory): a migration never commits what `validate` would then refuse.
     // The set of documents does not change, so each relation is judged by the file it names.
