@@ -51,6 +51,24 @@ struct SealedReadTests {
     }
   }
 
+  /// A plain `list` shows its table's columns only: with no sealed column among them it records
+  /// nothing (issue 63), so it works where nothing may be written; `--fields` naming the sealed
+  /// field, or JSON (whole documents), records exactly what they show.
+  @Test func aListThatShowsNoSealedColumnRecordsNothing() throws {
+    try withTemporaryDirectory { dir in
+      let fixture = try Fixture(dir)
+      let plain = try fixture.run(["list", "acquisition"])
+      #expect(plain.status == 0, "\(plain.stderr)")
+      #expect(try fixture.accessRecords().isEmpty)
+      #expect(try fixture.run(["list", "acquisition", "--fields", "id,title"]).status == 0)
+      #expect(try fixture.accessRecords().isEmpty)
+      #expect(try fixture.run(["list", "acquisition", "--fields", "id,contracting_officer"]).status == 0)
+      #expect(try fixture.accessRecords() == [try fixture.everyOfficer])
+      #expect(try fixture.run(["list", "acquisition", "--format", "json"]).status == 0)
+      #expect(try fixture.accessRecords().count == 2)
+    }
+  }
+
   /// h1 item 1: `set`/`rm --where` over a sealed field records what its filter read under the
   /// lock it already holds (it waited on itself, exit 75), and the lock's note, which other
   /// writers are shown, never carries the plain value of the query.

@@ -83,10 +83,11 @@ extension Formsctl {
         if !sheet.listing.skipped.isEmpty { throw ExitStatus.problems }
         return
       }
-      // --format paths shows no values: no columns (and no access record).
+      // --format paths shows no values: no columns (and no access record); a table shows its
+      // columns only, so only the sealed values in them are recorded.
       let report = ReportFormat(rawValue: format.rawValue)
       let listing = try store.listing(
-        kind: kind, query: query, columns: report == nil ? [] : try fields.map { try Self.columns($0, kind, store) })
+        kind: kind, query: query, columns: report == nil ? [] : try Self.shownColumns(fields, format, kind, store))
       Self.warn(listing, store: store)
       if let report {
         render(listing.report, as: report)
@@ -139,6 +140,15 @@ extension Formsctl {
     }
 
     /// `--fields A,B`: each a path of the kind (any version).
+    /// The columns `--fields` names; without it, a table's default columns (what it shows), and
+    /// nil for the formats that print whole documents.
+    static func shownColumns(_ fields: String?, _ format: Format, _ kind: String, _ store: Store) throws
+      -> [Store.Column]?
+    {
+      if let fields { return try columns(fields, kind, store) }
+      return format == .table ? Store.defaultColumns(try store.schema(kind)) : nil
+    }
+
     static func columns(_ list: String, _ kind: String, _ store: Store) throws -> [Store.Column] {
       try list.split(separator: ",").map { name in
         guard let path = FilterExpression.Path(String(name)) else {

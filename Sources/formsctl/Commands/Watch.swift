@@ -133,7 +133,10 @@ struct LiveResult {
   func run(_ query: Store.Query, options: Store.ObserveOptions, cancellation: WatchCancellation) throws {
     try store.watchQuery(kind: kind, query: query, options: options, cancellation: cancellation) {
       (result) throws(StoreError) in
-      let (_, report) = try store.listingReport(kind: kind, result.documents, columns: columns)
+      // A table shows its columns only: only the sealed values in them are recorded.
+      var shown = columns
+      if shown == nil, format == .table { shown = Store.defaultColumns(try store.schema(kind)) }
+      let (_, report) = try store.listingReport(kind: kind, result.documents, columns: shown)
       let out = FileHandleOutput.standardOutput
       switch format {
       case .json: out.write(JSONWriter.canonicalString(result.json(report.records, display: store.display)))
