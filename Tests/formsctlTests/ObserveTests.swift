@@ -363,6 +363,34 @@ import Testing
     }
   }
 
+  /// Whatever `list` reads, `Store.changes` sees (issue 63): a document in a folder below its
+  /// kind's directory, there from the start or in a folder made while the watch runs.
+  @Test func documentsInFoldersBelowAKindsDirectoryAreWatched() async throws {
+    try await withTemporaryDirectoryAsync { dir in
+      let (store, _) = try SnapshotCommandTests.exampleStore(dir)
+      let folder = store + "/data/acquisitions/2026"
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      let original = try readFile(store + "/data/acquisitions/ACQ-2026-001.json")
+      try writeFile(
+        original.replacingOccurrences(of: "ACQ-2026-001", with: "ACQ-2026-901"), to: folder + "/ACQ-2026-901.json")
+      let opened = try Store.open(at: store)
+      #expect(try opened.list(kind: "acquisition", query: .init()).documents.contains { $0.id == "ACQ-2026-901" })
+      var iterator = opened.changes(kinds: ["acquisition"], options: Self.options).makeAsyncIterator()
+      usleep(200_000)
+      try writeFile(
+        try readFile(folder + "/ACQ-2026-901.json").replacingOccurrences(of: "\"title\": \"", with: "\"title\": \"Re"),
+        to: folder + "/ACQ-2026-901.json")
+      let edited = try #require(try await iterator.next())
+      #expect(Self.summary(edited) == "outside: update acquisition ACQ-2026-901 [/title]")
+      try FileManager.default.createDirectory(atPath: folder + "/late", withIntermediateDirectories: true)
+      usleep(200_000)
+      try writeFile(
+        original.replacingOccurrences(of: "ACQ-2026-001", with: "ACQ-2026-902"), to: folder + "/late/ACQ-2026-902.json")
+      let made = try #require(try await iterator.next())
+      #expect(made.changes.contains { $0.operation == .create && $0.id == "ACQ-2026-902" }, "\(Self.summary(made))")
+    }
+  }
+
   /// A kind's directory, or data/, moved away whole raises no event for its files: the watch looks
   /// at everything at once instead of waiting for its rescan.
   @Test(arguments: ["data/acquisitions", "data"])

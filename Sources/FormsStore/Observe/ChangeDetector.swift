@@ -34,18 +34,33 @@ struct ChangeDetector {
 
   init(kinds: [String: String]) { self.kinds = kinds }
 
-  /// The document files of the watched kinds, each with its kind.
+  /// The document files of the watched kinds, each with its kind: every file `list` reads, in
+  /// the kind's directory and the folders below it (a walk that follows no link).
   func files(in directories: [String]) throws(StoreError) -> [(path: String, kind: String)] {
     var out: [(String, String)] = []
     for directory in directories {
       guard let kind = kinds[directory], FileIO.entry(FilePath(directory)) == .directory else { continue }
       // Every entry with a document's name: one that is no regular file is reported as such.
-      for (name, _) in try FileIO.entries(of: FilePath(directory)) where Self.isDocumentName(name) {
-        out.append(((FilePath(directory) / name).string, kind))
+      let walked = try FileIO.walk(FilePath(directory), suffix: ".json")
+      for path in walked.files + walked.irregular where Self.isDocumentName(FilePath(path).name) {
+        out.append((path, kind))
       }
     }
     return out
   }
+
+  /// The watched kind directory that holds `path` at any depth, or nil.
+  func kindDirectory(holding path: String) -> String? {
+    var directory = FilePath(path).parent
+    while directory.string.count > 1 {
+      if kinds[directory.string] != nil { return directory.string }
+      directory = directory.parent
+    }
+    return nil
+  }
+
+  /// The kind of the document at `path` (in its kind's directory or a folder below it).
+  func kind(of path: String) -> String? { kindDirectory(holding: path).flatMap { kinds[$0] } }
 
   /// A document's file name: `ID.json`, not hidden (the journal stages `.NAME.formsctl-journal`,
   /// editors write hidden swap files).
@@ -60,12 +75,12 @@ struct ChangeDetector {
     var state: Updates = []
     var candidates: [(path: String, kind: String)]
     if let paths {
-      candidates = paths.compactMap { path in kinds[FilePath(path).parent.string].map { (path, $0) } }
+      candidates = paths.compactMap { path in kind(of: path).map { (path, $0) } }
     } else {
       candidates = try files(in: Array(kinds.keys))
       let present = Set(candidates.map(\.path))
       for path in known.keys where !present.contains(path) {
-        candidates.append((path, kinds[FilePath(path).parent.string] ?? ""))
+        candidates.append((path, kind(of: path) ?? ""))
       }
     }
     let known = known

@@ -42,8 +42,8 @@ struct StoreWatcher {
     // Watches first, then the first look: nothing that changes in between is missed.
     try events.watch(store.layout.root)
     try events.watch(store.layout.dataDirectory)
-    for directory in directories.keys.sorted() { try events.watch(directory) }
     auditOffset = AuditLog.size(store.layout.historyPath)
+    for directory in directories.keys.sorted() { try watchTree(directory) }
     detector.adopt(try detector.scan(nil).updates)
   }
 
@@ -71,25 +71,30 @@ struct StoreWatcher {
           // data/ made again (removed, then restored by a checkout or a copy): its watch and its
           // kinds' went with it. Watch them again and look at everything.
           try events.watch(store.layout.dataDirectory)
-          for directory in detector.kinds.keys.sorted() { try events.watch(directory) }
+          for directory in detector.kinds.keys.sorted() { try watchTree(directory) }
           everything = true
         } else if event.isDirectoryCreated, event.directory == store.layout.dataDirectory {
           // A kind's directory made again (a checkout that emptied it, then filled it): watch it
           // and look at all of it.
           let directory = (FilePath(event.directory) / event.name).string
-          if detector.kinds[directory] != nil, try events.watch(directory) { everything = true }
+          if detector.kinds[directory] != nil, try watchTree(directory) { everything = true }
+        } else if event.isDirectoryCreated, holdsDocuments(event.directory) {
+          // A folder made (or moved in) below a kind's directory: `list` reads its documents, so
+          // the watch does too.
+          _ = try watchTree((FilePath(event.directory) / event.name).string)
+          everything = true
         } else if event.isDirectory && !event.isDirectoryCreated
           && (event.directory == store.layout.root || event.directory == store.layout.dataDirectory
-            || detector.kinds[event.directory] != nil)
+            || holdsDocuments(event.directory))
         {
           // A kind's directory, or one below it, moved or removed as a whole: its files raise no
           // event of their own. Look at everything.
           everything = true
         } else if event.directoryGone,
-          detector.kinds[event.directory] != nil || event.directory == store.layout.dataDirectory
+          holdsDocuments(event.directory) || event.directory == store.layout.dataDirectory
         {
           everything = true
-        } else if detector.kinds[event.directory] != nil, ChangeDetector.isDocumentName(event.name) {
+        } else if holdsDocuments(event.directory), ChangeDetector.isDocumentName(event.name) {
           dirty.insert((FilePath(event.directory) / event.name).string)
         }
       }
@@ -112,6 +117,22 @@ struct StoreWatcher {
       nextRescan = ContinuousClock.now + options.rescanInterval
       for batch in reported { try body(batch) }
     }
+  }
+
+  /// True when `directory` is a watched kind's directory or a folder below one.
+  private func holdsDocuments(_ directory: String) -> Bool {
+    detector.kinds[directory] != nil || detector.kindDirectory(holding: directory + "/-") != nil
+  }
+
+  /// Watches `directory` and every folder below it (no link followed); true when the first
+  /// watch was new.
+  @discardableResult
+  private func watchTree(_ directory: String) throws(StoreError) -> Bool {
+    let added = try events.watch(directory)
+    for entry in try FileIO.entries(of: FilePath(directory)) where entry.kind == .directory {
+      try watchTree((FilePath(directory) / entry.name).string)
+    }
+    return added
   }
 
   /// The store is still there (its manifest), or the watch ends with an error.
