@@ -2,6 +2,17 @@ import FormsCore
 import FormsStore
 import Foundation
 
+/// What a dry run of a change says: how to write exactly what it showed.
+let dryRunNote =
+  "dry run: nothing written; call again with apply: true and this expected_hash to write it "
+  + "(refused if the document changed meanwhile)"
+
+/// `expected_hash`: the hash a dry run returned, the version the change was judged on.
+let expectedHashProperty = property(
+  "string",
+  "The expected_hash the dry run returned: with apply, the write is refused if the document changed since "
+    + "the dry run showed it.")
+
 extension Assistant {
   /// `create_KIND`: a new document through the store's write path; a dry run unless `apply`.
   static func create(_ schema: Schema) -> AssistantTool {
@@ -44,7 +55,9 @@ extension Assistant {
     description: "Change fields of a document as formsctl set does (workflow, immutable fields, validation, "
       + "timestamps, one audit record). set maps field paths (a.b, items[0].quantity, items[+] to "
       + "append) to JSON values; remove lists paths to delete. A change that would void approvals is "
-      + "refused. A dry run unless apply is true: it returns the changed JSON Pointers and the diagnostics.",
+      + "refused. A dry run unless apply is true: it returns the changed JSON Pointers, the diagnostics and "
+      + "expected_hash; pass that expected_hash with apply, so that only what the dry run showed is written "
+      + "(refused if the document changed since).",
     inputSchema: inputSchema(
       [
         "kind": kindProperty, "id": idProperty,
@@ -56,7 +69,7 @@ extension Assistant {
           "type": .string("array"), "items": object(["type": .string("string")]),
           "description": .string("Field paths to remove."),
         ]),
-        "apply": applyProperty,
+        "apply": applyProperty, "expected_hash": expectedHashProperty,
       ], required: ["kind", "id"]), readOnly: false
   ) { assistant, arguments throws(AssistantError) in
     let kind = try arguments.required("kind")
@@ -77,11 +90,13 @@ extension Assistant {
       assignments.append(try assignment(path + "-", json: false))
     }
     guard !assignments.isEmpty else { throw .badArguments("update: give set or remove (nothing to change)") }
+    let expected = try arguments.string("expected_hash")
     let store = assistant.store
     let before = try storeCall { () throws(StoreError) in try store.read(kind: kind, id: id) }
     let writer = assistant.writer(["update", kind, id] + assignments.map(\.source))
-    let saved = try storeCall { () throws(StoreError) in
-      try writer.update(kind: kind, id: id, assignments: assignments, voidingApprovals: false, dryRun: !apply)
+    let saved = try shownCall(kind: kind, id: id, expected: expected) { () throws(StoreError) in
+      try writer.update(
+        kind: kind, id: id, assignments: assignments, voidingApprovals: false, dryRun: !apply, shown: expected)
     }
     var answer = JSONObject()
     answer["applied"] = .bool(apply)
@@ -92,7 +107,8 @@ extension Assistant {
     answer["changed"] = .array(before.value.changedPointers(to: saved.value).map { .string($0.description) })
     answer["diagnostics"] = .array([])
     answer["document"] = assistant.shown(saved)
-    if !apply { answer["note"] = .string("dry run: nothing written; call again with apply: true to write it") }
+    answer["expected_hash"] = .string(before.contentHash)
+    if !apply { answer["note"] = .string(dryRunNote) }
     return Answer(.object(answer))
   }
 
@@ -100,12 +116,13 @@ extension Assistant {
     name: "transition",
     description: "Move a document along its workflow (as formsctl status KIND ID STATE): only the moves the "
       + "descriptor lists. Never signs: a move that needs a person's signature (a submission into an "
-      + "approval chain) is refused, and approve and reject are not tools. A dry run unless apply is true.",
+      + "approval chain) is refused, and approve and reject are not tools. A dry run unless apply is true; "
+      + "pass the expected_hash the dry run returned with apply (refused if the document changed since).",
     inputSchema: inputSchema(
       [
         "kind": kindProperty, "id": idProperty,
         "to": property("string", "The state to move to (list_kinds gives each state's moves)."),
-        "apply": applyProperty,
+        "apply": applyProperty, "expected_hash": expectedHashProperty,
       ], required: ["kind", "id", "to"]), readOnly: false
   ) { assistant, arguments throws(AssistantError) in
     let kind = try arguments.required("kind")
@@ -113,12 +130,14 @@ extension Assistant {
     let id = try assistant.id(try arguments.required("id"), kind: kind)
     let state = try arguments.required("to")
     let apply = try arguments.bool("apply")
+    let expected = try arguments.string("expected_hash")
     let store = assistant.store
     let before = try storeCall { () throws(StoreError) in try store.read(kind: kind, id: id) }
     let writer = assistant.writer(["transition", kind, id, state])
     // No identity: this door never signs (a submission that needs one is refused by the store).
-    let saved = try storeCall { () throws(StoreError) in
-      try writer.transition(kind: kind, id: id, to: state, identity: nil, voidingApprovals: false, dryRun: !apply)
+    let saved = try shownCall(kind: kind, id: id, expected: expected) { () throws(StoreError) in
+      try writer.transition(
+        kind: kind, id: id, to: state, identity: nil, voidingApprovals: false, dryRun: !apply, shown: expected)
     }
     let schema = try assistant.schema(kind)
     try assistant.recordShown([before], kind: kind)
@@ -129,7 +148,8 @@ extension Assistant {
     answer["from"] = schema.workflowState(of: before.value).map(JSONValue.string) ?? .null
     answer["to"] = .string(state)
     answer["document"] = assistant.shown(saved)
-    if !apply { answer["note"] = .string("dry run: nothing written; call again with apply: true to write it") }
+    answer["expected_hash"] = .string(before.contentHash)
+    if !apply { answer["note"] = .string(dryRunNote) }
     return Answer(.object(answer))
   }
 
@@ -184,6 +204,23 @@ extension Assistant {
     let store = assistant.store
     let plan = try storeCall { () throws(StoreError) in try store.planMove(kind: kind, from: id, to: newID) }
     return Answer(assistant.json(plan, applied: false))
+  }
+}
+
+/// Runs `body`, a write that passes `expected` (an `expected_hash`) to the store as what was
+/// shown: the store checks it under the lock, and a document changed since is refused in words
+/// that say what to do.
+func shownCall<T>(kind: String, id: String, expected: String?, _ body: () throws(StoreError) -> T)
+  throws(AssistantError) -> T
+{
+  do throws(StoreError) {
+    return try body()
+  } catch .refused(.changedMeanwhile) where expected != nil {
+    throw .refused(
+      "\(kind) \(id) changed since the dry run that returned this expected_hash; nothing written. "
+        + "Call again without apply to see it as it is now")
+  } catch {
+    throw .store(error)
   }
 }
 

@@ -2,10 +2,22 @@ import FormsCore
 import FormsStore
 
 extension Pages {
+  /// What a document's page says above it, after a button of the page did nothing.
+  public enum Notice: Sendable {
+    /// The document changed since the page the button was on was shown (its `_hash`): nothing
+    /// was `done` (`moved`, `approved`, `rejected`); the page shows it as it is now.
+    case changed(done: String)
+    /// The store refused what the button asked, for `reason` (with the diagnostics of a document
+    /// the change would have made invalid).
+    case refused(reason: String, diagnostics: [Diagnostic])
+  }
+
   /// One document: its fields in the descriptor's order, its relations both ways, its approvals
   /// and what it waits for, its history from the audit log, and what a person can do next.
   /// Sealed values are shown only where the server's identity opens them, recorded first.
-  public func document(kind: String, id: String) throws(StoreError) -> Page {
+  /// `notice` says above it why a button of the page did nothing: the person is back on the
+  /// document, with buttons that carry its hash as it is now.
+  public func document(kind: String, id: String, notice: Notice? = nil) throws(StoreError) -> Page {
     let schema = try store.schema(kind)
     let read = try store.readToShow(kind: kind, id: id)
     let value = store.shown(read)
@@ -13,8 +25,11 @@ extension Pages {
     let title = Self.titleField(versioned).flatMap { value[$0]?.stringValue }
     let heading: HTML =
       title.map { "<h1>\($0) <small>\(kind) \(read.id)</small></h1>" } ?? "<h1>\(kind) \(read.id)</h1>"
+    var top: HTML = ""
+    if let notice { top = try said(notice, kind: kind, id: read.id) }
     let body: HTML = """
       \(heading)
+      \(top)
       \(try actions(kind: kind, document: read, value: value, schema: versioned))
       <section class="fields"><h2>Fields</h2>\(Self.fields(versioned.root, value, parent: nil))</section>
       \(try relations(kind: kind, id: read.id, value: value, schema: versioned))
@@ -25,8 +40,35 @@ extension Pages {
     return Page(title: "\(kind) \(read.id)", body: body, live: "\(kind)/\(read.id)")
   }
 
+  /// A notice as the top of the page says it: a change since the page was shown names the newest
+  /// change (who, when, which fields) from the audit log; a refusal says the store's reason.
+  func said(_ notice: Notice, kind: String, id: String) throws(StoreError) -> HTML {
+    switch notice {
+    case .changed(let done):
+      let (records, _) = try AuditLog.query(store.layout, AuditLog.Query(kind: kind, id: id, limit: 1))
+      let newest = records.first.map { record -> HTML in
+        let changed = (record.documents ?? []).flatMap(\.pointers).map(\.description).joined(separator: " ")
+        let command = record.command.map { " (\($0))" } ?? ""
+        return
+          " The newest change: \(record.operation ?? "a change") by \(record.user ?? "someone") at \(record.time ?? "")"
+          + "\(command)\(changed.isEmpty ? "" : ", changing \(changed)")."
+      }
+      return """
+        <p class="error" role="alert" id="page-problem">This \(kind) changed since your page was shown, so nothing was \
+        \(done).\(newest ?? "") It is shown below as it is now: look at it again before you decide.</p>
+        """
+    case .refused(let reason, let diagnostics):
+      let list = diagnostics.isEmpty ? "" : FormRenderer.problemList(diagnostics)
+      return
+        "<div class=\"refused\" id=\"page-problem\"><p class=\"error\" role=\"alert\">Not done: \(reason)</p>\(list)</div>"
+    }
+  }
+
   /// Buttons for what comes next: edit, print, the workflow's next states only, approve and
   /// reject when the server's identity holds a role the document waits for, rename and delete.
+  /// No move into a state an approval chain guards (only the signature that completes the chain
+  /// moves it there), and none out of a chain's review state while it waits for signatures (a
+  /// signed rejection ends the round): the store refuses those, so no button offers them.
   func actions(kind: String, document: Store.Document, value: JSONValue, schema: Schema) throws(StoreError) -> HTML {
     let id = document.id
     var html: HTML = """
@@ -37,18 +79,26 @@ extension Pages {
       """
     // The next states only, and only when people may move it (`editable:` may leave the workflow to a feed).
     let movable = schema.editable.map { $0.contains { $0.members == [schema.workflow?.field ?? ""] } } ?? true
+    let awaited = try awaitedRoles(kind: kind, document: document)
     if let workflow = schema.workflow, movable, let state = value[workflow.field]?.stringValue {
-      let next = workflow.transitions[state] ?? []
+      let inReview = schema.approvals?.reviewing(state) != nil && !awaited.isEmpty
+      let next = inReview ? [] : (workflow.transitions[state] ?? []).filter { schema.approvals?.guarding($0) == nil }
       let buttons = next.map { target -> HTML in
         "<button type=\"submit\" name=\"state\" value=\"\(target)\">Move to \(target)</button>"
       }
+      let guarded = (workflow.transitions[state] ?? []).filter { schema.approvals?.guarding($0) != nil }
+      let note: HTML =
+        inReview
+        ? " <span class=\"note\">Submitted for approval: it moves when its signers approve or reject it.</span>"
+        : guarded.isEmpty
+          ? ""
+          : " <span class=\"note\">\(guarded.joined(separator: ", ")): reached only by a complete chain of approvals.</span>"
       html += """
         <form method="post" action="\(Link(["k", kind, id, "status"]))" class="workflow">\(context.csrfField)\
         <input type="hidden" name="_hash" value="\(document.contentHash)">\
-        <span class="state">Status: <strong>\(state)</strong></span> \(buttons.joined(separator: " "))</form>
+        <span class="state">Status: <strong>\(state)</strong></span> \(buttons.joined(separator: " "))\(note)</form>
         """
     }
-    let awaited = try awaitedRoles(kind: kind, document: document)
     if !awaited.isEmpty {
       let held = awaited.filter(context.roles.contains)
       let sign: HTML =

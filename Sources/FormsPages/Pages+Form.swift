@@ -16,7 +16,8 @@ extension Pages {
     public var template: String?
     /// Hints for fields a template leaves to fill (its placeholders), by pointer.
     public var hints: [String: String] = [:]
-    /// When set, the save would void signatures: a box, with this label, to say to go on.
+    /// When set, the save would void signatures: the label of a second button (after Save, never
+    /// the one Enter presses) that saves the same form and voids them (`_void=1`).
     public var confirmVoid: String?
 
     public init(draft: JSONValue, hash: String? = nil) {
@@ -82,8 +83,9 @@ extension Pages {
       \(templates)\(message)
       <form method="post" action="\(action)" class="document" novalidate>\(context.csrfField)\(hash)\(template)
       \(renderer.fields(of: state.draft))
-      \(state.confirmVoid.map { "<p class=\"confirm\"><label><input type=\"checkbox\" name=\"_void\" value=\"1\"> \($0)</label></p>" as HTML } ?? "")
+      \(state.confirmVoid == nil ? "" : "<p class=\"confirm\">Saving this changes what was signed: the signatures no longer count, and the form is submitted for approval again.</p>" as HTML)
       <p class="buttons"><button type="submit" name="_action" value="save" class="primary">Save</button> \
+      \(state.confirmVoid.map { "<button type=\"submit\" name=\"_void\" value=\"1\" class=\"danger\">\($0)</button> " as HTML } ?? "")\
       <a href="\(cancel)">Cancel</a></p>
       </form>
       """

@@ -71,7 +71,7 @@ public struct Pages: Sendable {
       """
       <li><a href="\(Link(["k", item.kind, item.id]))">\(item.kind) \(item.id)</a> \
       <span class="state">\(item.state)</span>: step \(item.step) as \(item.role), \
-      submitted by \(item.submittedBy) on \(item.since)</li>
+      submitted by \(store.layout.signerName(item.submittedBy)) on \(item.since)</li>
       """
     }
     let list: HTML = items.isEmpty ? "<p>Nothing waits for you.</p>" : "<ul>\(items.joined())</ul>"

@@ -22,19 +22,32 @@ extension FormsServer {
         return try save(kind: kind, id: id, form: form)
       case "status":
         guard let state = form["state"], !state.isEmpty else { return plain(.badRequest, "name the state to move to") }
-        if let stale = try changedSince(kind: kind, id: id, form: form) { return stale }
-        try store.transition(kind: kind, id: id, to: state, identity: identity, voidingApprovals: form["void"] == "1")
+        guard let shown = shownHash(form) else { return unseen(kind) }
+        do throws(StoreError) {
+          try store.transition(
+            kind: kind, id: id, to: state, identity: identity, voidingApprovals: form["void"] == "1", shown: shown)
+        } catch {
+          return try notDone(error, kind: kind, id: id, done: "moved")
+        }
         return redirect(Link(["k", kind, id]).url)
       case "approve":
         guard let identity else {
           return plain(.forbidden, "this server has no signing identity (start it with FORMSCTL_IDENTITY set)")
         }
-        if let stale = try changedSince(kind: kind, id: id, form: form) { return stale }
+        let decision = form["decision"] ?? ""
+        guard ["approve", "reject"].contains(decision) else {
+          return plain(.badRequest, "the decision is approve or reject")
+        }
+        guard let shown = shownHash(form) else { return unseen(kind) }
         let comment = form["comment"].flatMap { $0.isEmpty ? nil : String($0.prefix(2000)) }
-        switch form["decision"] {
-        case "approve": try store.approve(kind: kind, id: id, comment: comment, identity: identity)
-        case "reject": try store.reject(kind: kind, id: id, comment: comment, identity: identity)
-        default: return plain(.badRequest, "the decision is approve or reject")
+        do throws(StoreError) {
+          if decision == "approve" {
+            try store.approve(kind: kind, id: id, comment: comment, identity: identity, shown: shown)
+          } else {
+            try store.reject(kind: kind, id: id, comment: comment, identity: identity, shown: shown)
+          }
+        } catch {
+          return try notDone(error, kind: kind, id: id, done: decision == "approve" ? "approved" : "rejected")
         }
         return redirect(Link(["k", kind, id]).url)
       case "delete":
@@ -61,13 +74,40 @@ extension FormsServer {
     }
   }
 
-  /// A 409 when the document is no longer the one the page showed (its `_hash`), else nil.
-  func changedSince(kind: String, id: String, form: FormInput) throws(StoreError) -> Response? {
-    guard let hash = form["_hash"] else { return nil }
-    let stored = try store.read(kind: kind, id: id)
-    guard stored.contentHash != hash else { return nil }
-    return plain(
-      .conflict, "this \(kind) changed since the page was shown; nothing was done. Reload it and look again.")
+  /// The hash of the page a Move, Approve or Reject button was on (its `_hash`): the store checks
+  /// it under the lock, so that nothing is moved or signed that the person did not see.
+  func shownHash(_ form: FormInput) -> String? {
+    guard let hash = form["_hash"], !hash.isEmpty else { return nil }
+    return hash
+  }
+
+  /// A button's form that does not say which version of the page it came from: nothing is done.
+  func unseen(_ kind: String) -> Response {
+    plain(
+      .badRequest,
+      "the form does not say which version of this \(kind) it was shown (its _hash); nothing was done. "
+        + "Reload the page and look again.")
+  }
+
+  /// What a Move, Approve or Reject button the store refused answers: the document's page as it
+  /// is now (its buttons carry its hash as it is now), with why nothing was `done` above it: 409
+  /// when it changed since the page was shown, the store's own reason for a refusal (and the
+  /// diagnostics of an invalid result); what cannot be said on the page (a lock, a disk) as a page of its own.
+  func notDone(_ error: StoreError, kind: String, id: String, done: String) throws(StoreError) -> Response {
+    switch error {
+    case .refused(.changedMeanwhile):
+      return html(try pages.document(kind: kind, id: id, notice: .changed(done: done)), status: .conflict)
+    case .invalidDocument(_, let diagnostics):
+      return html(
+        try pages.document(kind: kind, id: id, notice: .refused(reason: error.description, diagnostics: diagnostics)),
+        status: .unprocessableContent)
+    case .refused, .assignment:
+      return html(
+        try pages.document(kind: kind, id: id, notice: .refused(reason: error.description, diagnostics: [])),
+        status: error.kind == .usage ? .badRequest : .unprocessableContent)
+    default:
+      return failure(error)
+    }
   }
 
   /// Saves the edit form: a row added or removed shows the form again; a save goes through the
@@ -122,7 +162,13 @@ extension FormsServer {
       return html(try pages.form(kind: kind, stored: nil, state: state), status: .unprocessableContent)
     }
     do throws(StoreError) {
-      let created = try store.create(kind: kind, base: state.draft)
+      // From a template, the store's placeholder rule: one left empty is refused, as `new --template` refuses it.
+      let created: Store.Document
+      if let template {
+        created = try store.create(kind: kind, template: template, filled: state.draft)
+      } else {
+        created = try store.create(kind: kind, base: state.draft)
+      }
       return redirect(Link(["k", kind, created.id]).url)
     } catch {
       return try refused(error, kind: kind, stored: nil, state: state)
@@ -142,7 +188,7 @@ extension FormsServer {
     case .refused(.wouldVoidApprovals(let stale)):
       // Signatures are not voided behind anyone's back: the form again, with the box that says so.
       state.message = "Not saved: \(error.description)"
-      state.confirmVoid = "Save anyway, voiding \(stale.records) signature(s): the preparer submits it again"
+      state.confirmVoid = "Save and void \(plural(stale.records, "signature"))"
     case .assignment, .refused, .usage:
       state.message = "Not saved: \(error.description)"
     default:

@@ -354,4 +354,48 @@ struct AssistantToolTests {
       #expect(reads.count == 1 && reads.first?.access?.first?.id == "ACQ-2026-001")
     }
   }
+
+  /// An apply after a dry run carries the hash the dry run returned: a change made meanwhile (a
+  /// person's `set`) refuses it, saying so, and nothing is written; the hash as it is now goes through.
+  @Test func anApplyCarriesTheHashOfWhatItsDryRunShowed() throws {
+    try withTemporaryDirectory { dir in
+      let root = try exampleStore(in: dir)
+      let store = try openStore(root)
+      let assistant = Assistant(store: store, allowSealed: false)
+      let set = args([
+        "kind": .string("form"), "id": .string(draftForm), "set": .object(JSONObject(["revision": .string("B")])),
+      ])
+      let dry = assistant.call("update", arguments: set)
+      let shown = try #require(dry.value["expected_hash"]?.stringValue, "\(dry.value)")
+      let stored = try store.read(kind: "form", id: draftForm).contentHash
+      #expect(shown == stored)
+      try store.update(kind: "form", id: draftForm, assignments: [try Assignment("metadata.purpose=Changed by hand")])
+      let after = try readFile(root + "/data/forms/\(draftForm).json")
+      var stale = set
+      stale["apply"] = .bool(true)
+      stale["expected_hash"] = .string(shown)
+      let refused = assistant.call("update", arguments: stale)
+      #expect(refused.isError, "\(refused.value)")
+      #expect(refused.value["error"]?.stringValue?.contains("changed since the dry run") == true, "\(refused.value)")
+      #expect(try readFile(root + "/data/forms/\(draftForm).json") == after)
+
+      let moved = assistant.call(
+        "transition",
+        arguments: args([
+          "kind": .string("form"), "id": .string(draftForm), "to": .string("in_review"), "apply": .bool(true),
+          "expected_hash": .string(shown),
+        ]))
+      #expect(moved.value["error"]?.stringValue?.contains("changed since the dry run") == true, "\(moved.value)")
+      #expect(try readFile(root + "/data/forms/\(draftForm).json") == after)
+
+      let again = assistant.call("update", arguments: set)
+      stale["expected_hash"] = try #require(again.value["expected_hash"])
+      let done = assistant.call("update", arguments: stale)
+      #expect(!done.isError, "\(done.value)")
+      #expect(try store.read(kind: "form", id: draftForm).value["revision"]?.stringValue == "B")
+      let dryMove = assistant.call(
+        "transition", arguments: args(["kind": .string("form"), "id": .string(draftForm), "to": .string("in_review")]))
+      #expect(dryMove.isError || dryMove.value["expected_hash"]?.stringValue != nil, "\(dryMove.value)")
+    }
+  }
 }

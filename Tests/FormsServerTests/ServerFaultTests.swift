@@ -20,12 +20,13 @@ struct ServerFaultTests {
   struct Scenario: Sendable, CustomTestStringConvertible {
     let name: String
     let uri: String
-    /// The form's fields; `HASH` stands for the stored form's content hash.
+    /// The form's fields; `HASH` stands for the stored form's content hash, `MOVED` for the moved form's.
     let fields: [(String, String)]
     var testDescription: String { name }
   }
 
   static let form = ServerFixture.draftSF1449
+  static let moved = "b261db59-0b69-5c7c-a3e6-dfb72fe38308"
   static let scenarios = [
     Scenario(
       name: "save an edited form", uri: "/k/form/\(form)/edit",
@@ -37,8 +38,8 @@ struct ServerFaultTests {
       name: "delete an acquisition and its forms", uri: "/k/acquisition/ACQ-2026-001/delete",
       fields: [("_plan", "PLAN")]),
     Scenario(
-      name: "move a form along its workflow", uri: "/k/form/b261db59-0b69-5c7c-a3e6-dfb72fe38308/status",
-      fields: [("state", "draft")]),
+      name: "move a form along its workflow", uri: "/k/form/\(moved)/status",
+      fields: [("_hash", "MOVED"), ("state", "draft")]),
   ]
 
   static let clock = Date(timeIntervalSince1970: 1_800_000_000)
@@ -53,9 +54,12 @@ struct ServerFaultTests {
     return out
   }
 
-  /// Posts the scenario's form (`hash`: the form's content hash, read before any fault is armed).
-  func run(_ scenario: Scenario, on fixture: ServerFixture, hash: String, plan: String) async throws -> TestResponse {
-    let fields = scenario.fields.map { ($0.0, $0.1 == "HASH" ? hash : $0.1 == "PLAN" ? plan : $0.1) }
+  /// Posts the scenario's form (`hashes`: the forms' content hashes by placeholder, read before
+  /// any fault is armed).
+  func run(_ scenario: Scenario, on fixture: ServerFixture, hashes: [String: String], plan: String) async throws
+    -> TestResponse
+  {
+    let fields = scenario.fields.map { ($0.0, hashes[$0.1] ?? ($0.1 == "PLAN" ? plan : $0.1)) }
     return try await fixture.server.application(host: "127.0.0.1", port: 0).test(.router) { client in
       try await fixture.post(client, scenario.uri, fields)
     }
@@ -66,11 +70,14 @@ struct ServerFaultTests {
     try await withTemporaryDirectoryAsync { dir in
       let pristine = try ServerFixture(dir + "/pristine", clock: Self.clock)
       let before = try Self.state(pristine.root)
-      let hash = try pristine.store.read(kind: "form", id: Self.form).contentHash
+      let hashes = [
+        "HASH": try pristine.store.read(kind: "form", id: Self.form).contentHash,
+        "MOVED": try pristine.store.read(kind: "form", id: Self.moved).contentHash,
+      ]
       let plan = Pages.fingerprint(try pristine.store.planDelete(kind: "acquisition", id: "ACQ-2026-001"))
       let reference = try ServerFixture(dir + "/reference", copying: pristine.root, clock: Self.clock)
       let counter = FaultInjection.arm(FilePath(reference.root))
-      let succeeded = try await run(scenario, on: reference, hash: hash, plan: plan)
+      let succeeded = try await run(scenario, on: reference, hashes: hashes, plan: plan)
       counter.disarm()
       #expect(succeeded.status == .seeOther, "\(scenario.name): \(succeeded.text)")
       let after = try Self.state(reference.root)
@@ -85,7 +92,7 @@ struct ServerFaultTests {
           let armed = FaultInjection.arm(
             FilePath(fixture.root),
             fault: .init(nth: nth, persistent: persistent, errno: [EIO, ENOSPC, EACCES][nth % 3]))
-          let response = try await run(scenario, on: fixture, hash: hash, plan: plan)
+          let response = try await run(scenario, on: fixture, hashes: hashes, plan: plan)
           armed.disarm()
           #expect(!response.text.contains("a bug in formsctl"), "\(label): \(response.text)")
           _ = try Store.recover(fixture.store.layout, wait: 1, now: fixture.store.now)

@@ -215,4 +215,25 @@ extension ServerWriteTests {
       #expect(throws: StoreError.self) { try store.read(kind: "acquisition", id: "ACQ-2026-802") }
     }
   }
+
+  /// New from a template is held to the store's rule: a placeholder left empty is refused, as
+  /// `new --template` refuses it, with the form kept as typed; nothing is written.
+  @Test func aTemplatesPlaceholderLeftEmptyIsRefusedAsTheStoreRefusesIt() async throws {
+    try await withTemporaryDirectoryAsync { dir in
+      let fixture = try ServerFixture(dir + "/store")
+      let forms = try fixture.store.list(kind: "form", query: Store.Query()).documents.count
+      try await fixture.test { client in
+        let unfilled = try await fixture.post(
+          client, "/k/form/new",
+          [
+            ("_template", "sf30-amendment"), ("/acquisition_id", "ACQ-2026-001"), ("/form_number", "SF 30"),
+            ("/fields/amendment_number", "0001"), ("/fields/description_of_change", ""), ("_action", "save"),
+          ])
+        #expect(unfilled.status == .unprocessableContent, "\(unfilled.text)")
+        #expect(unfilled.text.contains("leaves {{what changes}} at fields.description_of_change"), "\(unfilled.text)")
+        #expect(unfilled.text.contains("value=\"0001\""))
+      }
+      #expect(try fixture.store.list(kind: "form", query: Store.Query()).documents.count == forms)
+    }
+  }
 }

@@ -56,6 +56,22 @@ struct InboxTests {
     }
   }
 
+  /// Who submitted a form is named as `roles:` names them; a key no one named, by its first characters.
+  @Test func theSubmitterIsNamedAsRolesNamesThem() throws {
+    try withTemporaryDirectory { dir in
+      let people = ApprovalTests.People()
+      let store = try approvals.store(dir, people)
+      try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
+      let unnamed = try store.inbox(for: people.reviewer).report(display: { $0 })
+      #expect(unnamed.rows.first?[5] == people.preparer.signer.short)
+      try writeFile(
+        try readFile(dir + "/formsctl.yaml") + "  preparer: [\"Pat Preparer <\(people.preparer.signer)>\"]\n",
+        to: dir + "/formsctl.yaml")
+      let named = try opened(dir, at: "2026-11-03T09:00:00Z").inbox(for: people.reviewer).report(display: { $0 })
+      #expect(named.rows.first?[5] == "Pat Preparer", "\(named.rows)")
+    }
+  }
+
   @Test func aRoundThatEndedOrWasRejectedWaitsForNoOne() throws {
     try withTemporaryDirectory { dir in
       let people = ApprovalTests.People()

@@ -36,6 +36,9 @@ extension Store {
     public var blocked: [(item: InboxItem, reason: StoreError)]
     /// The roles the signer holds in the manifest (none: nothing can wait for them).
     public var roles: [String]
+    /// How each submitter (a signer's key) is named to people: the name `roles:` gives, else the
+    /// key's first 12 characters (``StoreLayout/signerName(_:)``).
+    public var submitters: [String: String] = [:]
   }
 
   /// Every document, of every kind whose descriptor declares approval chains, that waits for
@@ -79,6 +82,7 @@ extension Store {
         }
       }
     }
+    for item in inbox.items { inbox.submitters[item.submittedBy] = layout.signerName(item.submittedBy) }
     return inbox
   }
 
@@ -125,7 +129,12 @@ extension Store.Inbox {
     return TableReport(
       records: items.map { $0.json(display: display) },
       columns: ["KIND", "ID", "STATE", "STEP", "ROLE", "SUBMITTED BY", "SINCE"],
-      rows: items.map { [$0.kind, $0.id, $0.state, $0.step, $0.role, Self.short($0.submittedBy), $0.since] },
+      rows: items.map {
+        [
+          $0.kind, $0.id, $0.state, $0.step, $0.role, submitters[$0.submittedBy] ?? Self.short($0.submittedBy),
+          $0.since,
+        ]
+      },
       notes: notes)
   }
 

@@ -26,11 +26,39 @@ extension Store {
     let base = try template(kind: kind, name: name)
     var filled = base
     try assignments.apply(to: &filled, schema: try schema(kind))
-    if let (pointer, placeholder) = Self.placeholders(in: filled).first {
+    try Self.requireFilled(filled, template: base, kind: kind, name: name)
+    return try create(kind: kind, base: base, assignments: assignments)
+  }
+
+  /// Creates a document of `kind` from its template `name` as a person filled it in: `filled` is
+  /// the whole document (the template's values with the person's over them, as a form holds it).
+  /// Refused, with nothing written, while a placeholder is left unfilled, as
+  /// ``create(kind:template:assignments:)`` refuses it. With `dryRun`, every check and nothing written.
+  @discardableResult
+  public func create(kind: String, template name: String, filled: JSONValue, dryRun: Bool = false) throws(StoreError)
+    -> Document
+  {
+    try Self.requireFilled(filled, template: try template(kind: kind, name: name), kind: kind, name: name)
+    return try create(kind: kind, base: filled, dryRun: dryRun)
+  }
+
+  /// The placeholder rule, one for every door: each placeholder of `template` is filled in
+  /// `filled` when its path holds a value that is not null, not empty text and not a placeholder
+  /// (a path removed, or left empty, is as unfilled as one left `{{NAME}}`); and no placeholder
+  /// is left anywhere else.
+  static func requireFilled(_ filled: JSONValue, template: JSONValue, kind: String, name: String) throws(StoreError) {
+    let unfilled =
+      placeholders(in: template).first { pointer, placeholder in
+        switch filled[pointer: pointer] {
+        case nil, .null?, .string("")?: return true
+        case .string(let text)?: return text == placeholder
+        default: return false
+        }
+      } ?? placeholders(in: filled).first
+    if let (pointer, placeholder) = unfilled {
       throw StoreError.refused(
         .unfilledPlaceholder(kind: kind, template: name, pointer: pointer.path, placeholder: placeholder))
     }
-    return try create(kind: kind, base: base, assignments: assignments)
   }
 
   /// The placeholders left in `value`: string values `{{NAME}}`, each with its pointer.
