@@ -72,6 +72,7 @@ let package = Package(
         .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: settings
     ),
@@ -121,6 +122,7 @@ let package = Package(
       dependencies: [
         "FormsCore", "FormsStore", "FormsAssistant", "FormsCommandLine",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "MCP", package: "swift-sdk"),
       ],
       swiftSettings: settings
     ),
