@@ -182,6 +182,34 @@ struct ApprovalTests {
     }
   }
 
+  /// A person's move into the state a chain guards, before the chain is complete, is refused for
+  /// that reason at every door, not for a rule of the state it would reach.
+  @Test func aMoveIntoAGuardedStateIsRefusedForTheChainNotTheStatesRules() throws {
+    try withTemporaryDirectory { dir in
+      let people = People()
+      _ = try store(dir, people)
+      let rule =
+        "rules:\n  - {when: 'status == \"approved\"', require: 'note exists', message: an approved claim has a note}\n"
+      try writeFile(
+        try readFile(dir + "/schemas/claim/1.0.0.yaml") + rule, to: dir + "/schemas/claim/1.0.0.yaml")
+      let store = try Store.open(at: dir, configuration: Store.Configuration())
+      try store.transition(kind: "claim", id: "c1", to: "in_review", identity: people.preparer)
+      let before = try readFile(dir + "/data/claims/c1.json")
+      do throws(StoreError) {
+        try store.transition(kind: "claim", id: "c1", to: "approved")
+        Issue.record("moved into the guarded state")
+      } catch {
+        guard case .invalidDocument(_, let diagnostics) = error else {
+          Issue.record("refused for another reason: \(error)")
+          return
+        }
+        #expect(diagnostics.map(\.rule) == ["approval-chain"], "\(diagnostics.map(\.message))")
+        #expect(diagnostics.first?.message.contains("in_review → approved guards") == true)
+      }
+      #expect(try readFile(dir + "/data/claims/c1.json") == before)
+    }
+  }
+
   @Test func anUnsignedMemberBesideASignedRecordIsAnError() throws {
     try withTemporaryDirectory { dir in
       let people = People()
