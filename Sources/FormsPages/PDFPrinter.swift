@@ -115,8 +115,15 @@ public enum PDFPrinter {
   static func create(_ bytes: [UInt8], at path: String) throws(StoreError) {
     let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
     guard fd >= 0 else { throw StoreError.io(path, operation: "write", errno: Errno(rawValue: errno)) }
-    var failure: Int32?
+    var failure = writeAll(bytes, to: fd)
+    if close(fd) != 0 && failure == nil { failure = errno }
+    if let failure { throw StoreError.io(path, operation: "write", errno: Errno(rawValue: failure)) }
+  }
+
+  /// Writes all of `bytes` to `fd` (again after an interruption); the errno of a failure, if any.
+  static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Int32? {
     var written = 0
+    var failure: Int32?
     bytes.withUnsafeBytes { buffer in
       guard let base = buffer.baseAddress else { return }
       while written < buffer.count {
@@ -129,8 +136,7 @@ public enum PDFPrinter {
         written += n
       }
     }
-    if close(fd) != 0 && failure == nil { failure = errno }
-    if let failure { throw StoreError.io(path, operation: "write", errno: Errno(rawValue: failure)) }
+    return failure
   }
 
   /// The last line Chromium wrote to its standard error (at most 300 characters), if any.
@@ -151,20 +157,7 @@ public enum PDFPrinter {
     .path
     let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
     guard fd >= 0 else { throw StoreError.io(path, operation: "write", errno: Errno(rawValue: errno)) }
-    var written = 0
-    var failure: Int32?
-    bytes.withUnsafeBytes { buffer in
-      guard let base = buffer.baseAddress else { return }
-      while written < buffer.count {
-        let n = Foundation.write(fd, base + written, buffer.count - written)
-        if n < 0 {
-          if errno == EINTR { continue }
-          failure = errno
-          return
-        }
-        written += n
-      }
-    }
+    var failure = writeAll(bytes, to: fd)
     if failure == nil && fsync(fd) != 0 { failure = errno }
     if close(fd) != 0 && failure == nil { failure = errno }
     if failure == nil && rename(temporary, path) != 0 { failure = errno }
