@@ -218,8 +218,31 @@ extension Pages {
       """
   }
 
-  /// The audit log's records of this document, newest first.
+  /// The audit log's records of this document, newest first, then git's commits of its file
+  /// (what a pull or a commit made elsewhere brought, which this clone's log may not hold).
   func history(kind: String, id: String) throws(StoreError) -> HTML {
+    try auditHistory(kind: kind, id: id) + gitHistory(kind: kind, id: id)
+  }
+
+  /// The commits of git's history that changed the document's file, newest first; nothing
+  /// outside a git repository.
+  func gitHistory(kind: String, id: String) throws(StoreError) -> HTML {
+    let commits = try store.commits(kind: kind, id: id)
+    guard !commits.isEmpty else { return "" }
+    let rows = commits.map { commit -> HTML in
+      """
+      <tr><td>\(commit.time)</td><td>\(commit.author)</td><td>\(commit.subject)</td>\
+      <td class="commit">\(String(commit.commit.prefix(12)))</td></tr>
+      """
+    }
+    return """
+      <section class="git-history"><h2>In git</h2><table><thead><tr><th>Time</th><th>Author</th><th>Commit message</th>\
+      <th>Commit</th></tr></thead><tbody>\(rows.joined())</tbody></table></section>
+      """
+  }
+
+  /// The audit log's records of this document, newest first.
+  func auditHistory(kind: String, id: String) throws(StoreError) -> HTML {
     let (records, _) = try AuditLog.query(store.layout, AuditLog.Query(kind: kind, id: id, limit: 50))
     guard !records.isEmpty else { return "<section class=\"history\"><h2>History</h2><p>No records.</p></section>" }
     let rows = records.map { record -> HTML in

@@ -160,3 +160,37 @@ struct ServerPageTests {
     }
   }
 }
+
+/// A document's History shows git's commits of its file, beside the audit log (issue 63: what a
+/// pull brought is history too, as `stats --workflow` reads it).
+struct ServerGitHistoryTests {
+  @Test func theHistoryShowsTheCommitsOfTheDocumentsFileEscaped() async throws {
+    try await withTemporaryDirectoryAsync { dir in
+      let fixture = try ServerFixture(dir + "/store")
+      let environment = [
+        "GIT_AUTHOR_NAME": "Rae & Reviewer", "GIT_AUTHOR_EMAIL": "rae@example.gov",
+        "GIT_COMMITTER_NAME": "Rae", "GIT_COMMITTER_EMAIL": "rae@example.gov",
+        "GIT_AUTHOR_DATE": "2026-05-01T10:00:00Z", "GIT_CONFIG_GLOBAL": "/dev/null", "HOME": dir,
+      ]
+      for arguments in [
+        ["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "Pull from the office: <script>x</script> updated"],
+      ] {
+        let git = Process()
+        git.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        git.arguments = ["git", "-C", fixture.root] + arguments
+        git.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        try git.run()
+        git.waitUntilExit()
+        #expect(git.terminationStatus == 0, "git \(arguments)")
+      }
+      try await fixture.test { client in
+        let page = try await fixture.get(client, "/k/acquisition/ACQ-2026-001")
+        #expect(page.status == .ok)
+        #expect(page.text.contains("<h2>In git</h2>"), "\(page.text.suffix(800))")
+        #expect(page.text.contains("Pull from the office: &lt;script&gt;x&lt;/script&gt; updated"))
+        #expect(page.text.contains("Rae &amp; Reviewer") && page.text.contains("2026-05-01T10:00:00"))
+        #expect(!page.text.contains("<script>x"))
+      }
+    }
+  }
+}

@@ -62,7 +62,8 @@ import Testing
   static let reviewed: Set<String> = [
     "AccessEntry", "ApprovalContent", "ApprovalRecord", "ApprovalRecord.Action", "ApprovalRecord.Reopen",
     "ApprovalReview", "ApprovalReview.Round", "AuditEntry", "AuditEntry.Action", "AuditLog", "AuditLog.Problem",
-    "AuditLog.Query", "AuditRecord", "AuditRecord.Approval", "DocumentFormatter", "DocumentFormatter.FileResult",
+    "AuditLog.Query", "AuditRecord", "AuditRecord.Approval", "DocumentCommit", "DocumentFormatter",
+    "DocumentFormatter.FileResult",
     "DocumentFormatter.Outcome", "DocumentFormatter.Report", "EditorSetup", "EditorSetup.Association",
     "EditorSetup.ConfigurationFile", "EditorSetup.Editor", "Errno", "GitRepository", "Identity", "Importer",
     // Writes only the rejects file a person names, never through a link nor inside data/ or .formsctl/.

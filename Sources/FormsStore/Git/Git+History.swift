@@ -97,3 +97,56 @@ extension GitRepository {
     return blobs
   }
 }
+
+/// A commit that changed a document's file, as `git log` tells it.
+public struct DocumentCommit: Sendable, Equatable {
+  /// The commit's full hash.
+  public let commit: String
+  /// The author time (ISO 8601, as git prints `%aI`).
+  public let time: String
+  public let author: String
+  /// The first line of its message.
+  public let subject: String
+}
+
+extension GitRepository {
+  /// The newest `limit` commits that changed `path` (a file in the work tree), newest first,
+  /// following no rename: one `git log` over that path.
+  func commits(touching path: String, limit: Int) throws(StoreError) -> [DocumentCommit] {
+    guard
+      let log = Subprocess.run(
+        ["git"] + Self.fixedConfig + [
+          "-C", root, "log", "-n", String(max(1, limit)), "--no-color", "-z", "--format=%H%x00%aI%x00%an%x00%s",
+          "--", path,
+        ])
+    else { throw StoreError.refused(.gitMissing) }
+    // A repository with no commit yet has no history of the file.
+    guard log.status == 0 else { return [] }
+    let fields = log.stdout.split(separator: 0, omittingEmptySubsequences: false).map {
+      String(decoding: $0.drop { $0 == UInt8(ascii: "\n") }, as: UTF8.self)
+    }
+    return stride(from: 0, to: fields.count - 3, by: 4).map { index in
+      DocumentCommit(
+        commit: fields[index], time: fields[index + 1], author: fields[index + 2], subject: fields[index + 3])
+    }
+  }
+}
+
+extension Store {
+  /// The newest `limit` commits of git's history that changed the document `kind` `id`'s file
+  /// (changes a pull, a merge or a commit made outside formsctl brought, which the audit log of
+  /// this clone may not hold), newest first; none when the store is not in a git repository or
+  /// git is not installed.
+  public func commits(kind: String, id: String, limit: Int = 20) throws(StoreError) -> [DocumentCommit] {
+    let path = try path(kind: kind, id: id)
+    let repository: GitRepository
+    do {
+      repository = try GitRepository(around: layout.root)
+    } catch {
+      if case .refused(.gitMissing) = error { return [] }
+      if case .refused(.notARepository) = error { return [] }
+      throw error
+    }
+    return try repository.commits(touching: path, limit: limit)
+  }
+}
