@@ -44,13 +44,33 @@ extension Sync {
       }
       throw refusal
     }
-    try save { () throws(StoreError) in try state.clearRefusal() }
+    // A run that goes through ends an earlier refusal only for the sides it carries: a push
+    // leaves waiting the deletions a refused pull planned, and `sync status` still says so.
+    try save { () throws(StoreError) in
+      if let earlier = try state.refusal(), !Self.settles(earlier, direction) { return }
+      try state.clearRefusal()
+    }
     DebugPause.at("sync-planned")
     var entries: [Entry] = []
     for kind in prepared {
       entries += try await carry(kind, database: database)
     }
     return entries
+  }
+
+  /// True when a run in `direction` carries every change `refusal` planned: a change for the
+  /// store needs a pull, one for the database a push; one of both sides, one that waits, or a
+  /// note that kept only part of its plan needs both.
+  static func settles(_ refusal: SyncState.Refusal, _ direction: Direction) -> Bool {
+    guard direction != .both else { return true }
+    guard refusal.pendingCount == refusal.pending.count else { return false }
+    return refusal.pending.allSatisfy { change in
+      switch change.side {
+      case "store": direction.pulls
+      case "database": direction.pushes
+      default: false
+      }
+    }
   }
 
   /// One kind's plans, made before anything is written.

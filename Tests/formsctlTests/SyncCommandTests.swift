@@ -292,6 +292,11 @@ extension SyncCommandTests {
       let records = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: String]])
       #expect(records.count == 3 && records.allSatisfy { $0["status"] == "remote-changed" }, "\(json.stdout)")
       #expect(records.allSatisfy { $0["problem"]?.contains("delete in the store") == true }, "\(json.stdout)")
+      // A push carries none of what the refused pull planned: it still waits, and status says so
+      // (a hostile pass saw `synced`, exit 0, here).
+      #expect(try run(["sync", "--push"]).status == 0)
+      let pushed = try run(["sync", "status"])
+      #expect(pushed.status == 1 && pushed.stdout.contains("was refused"), "\(pushed.transcript)")
       let allowed = try run(["sync", "--max-delete", "100%"])
       #expect(allowed.status == 0, "\(allowed.transcript)")
       let after = try run(["sync", "status"])
