@@ -78,6 +78,22 @@ struct FaultInjectionTests {
       name: "approve", prepare: reviewedClaim,
       run: { fixture in try fixture.store.approve(kind: "claim", id: "c1", identity: people.officer) }),
     Scenario(
+      name: "migrate voiding approvals",
+      prepare: { fixture in
+        try reviewedClaim(fixture)
+        try fixture.store.approve(kind: "claim", id: "c1", identity: people.officer)
+        let descriptor =
+          try readFile(fixture.root + "/schemas/claim/1.0.0.yaml")
+          .replacingOccurrences(of: "version: 1.0.0\n", with: "version: 2.0.0\nfrom: 1.0.0\n")
+          .replacingOccurrences(of: "  amount:", with: "  total:")
+          + "changes:\n  - rename: {from: amount, to: total}\n"
+        try writeFile(descriptor, to: fixture.root + "/schemas/claim/2.0.0.yaml")
+        try fixture.reload()
+      },
+      run: { fixture in
+        _ = try Migrator(store: fixture.store).run(.init(snapshot: false, voidingApprovals: true))
+      }),
+    Scenario(
       name: "reject", prepare: reviewedClaim,
       run: { fixture in try fixture.store.reject(kind: "claim", id: "c1", identity: people.officer) }),
     Scenario(
