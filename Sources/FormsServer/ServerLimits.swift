@@ -14,15 +14,10 @@ public struct ServerLimits: Sendable {
   /// How long a connection may go with nothing written to it: no response begun, no event sent
   /// (a page listening for changes is sent one every 5 seconds).
   public var idleTimeout: Duration
-  /// How long a new connection may go before anything is written to it: a client that connects
-  /// and sends nothing (or never a whole request) holds its place this long, not the idle
-  /// timeout, so a flood of them keeps a person waiting seconds, not half a minute.
-  public var firstAnswer: Duration
 
-  public init(connections: Int, idleTimeout: Duration = .seconds(30), firstAnswer: Duration = .seconds(5)) {
+  public init(connections: Int, idleTimeout: Duration = .seconds(30)) {
     self.connections = max(1, connections)
     self.idleTimeout = idleTimeout
-    self.firstAnswer = min(firstAnswer, idleTimeout)
   }
 
   /// The limits for this process: at most 1,000 connections, and at most half the descriptors
@@ -49,54 +44,11 @@ public struct ServerLimits: Sendable {
     private static let openFilesResource = RLIMIT_NOFILE
   #endif
 
-  /// The handlers every connection gets: the clock of its idle time, what closes it, and the
-  /// deadline of its first answer.
+  /// The handlers every connection gets: the clock of its idle time, and what closes it.
   func channelHandlers() -> [any RemovableChannelHandler] {
-    [
-      IdleStateHandler(writeTimeout: Self.timeAmount(idleTimeout)), CloseWhenIdle(),
-      CloseUnanswered(deadline: Self.timeAmount(firstAnswer)),
-    ]
-  }
-
-  static func timeAmount(_ duration: Duration) -> TimeAmount {
-    .nanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
-  }
-}
-
-/// Closes a connection nothing was written to within `deadline` of its start (a request that is
-/// answered, even with a refusal, writes; a page's live updates write at once).
-final class CloseUnanswered: ChannelDuplexHandler, RemovableChannelHandler {
-  typealias InboundIn = NIOAny
-  typealias OutboundIn = NIOAny
-  let deadline: TimeAmount
-  private var timer: Scheduled<Void>?
-
-  init(deadline: TimeAmount) { self.deadline = deadline }
-
-  func handlerAdded(context: ChannelHandlerContext) {
-    if context.channel.isActive { start(context) }
-  }
-
-  func channelActive(context: ChannelHandlerContext) {
-    start(context)
-    context.fireChannelActive()
-  }
-
-  func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-    timer?.cancel()
-    timer = nil
-    context.write(data, promise: promise)
-  }
-
-  func handlerRemoved(context: ChannelHandlerContext) {
-    timer?.cancel()
-    timer = nil
-  }
-
-  private func start(_ context: ChannelHandlerContext) {
-    guard timer == nil else { return }
-    let channel = context.channel
-    timer = context.eventLoop.scheduleTask(in: deadline) { channel.close(promise: nil) }
+    let nanoseconds =
+      idleTimeout.components.seconds * 1_000_000_000 + idleTimeout.components.attoseconds / 1_000_000_000
+    return [IdleStateHandler(writeTimeout: .nanoseconds(nanoseconds)), CloseWhenIdle()]
   }
 }
 

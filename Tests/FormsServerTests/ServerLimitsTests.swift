@@ -155,24 +155,6 @@ struct ServerLimitsTests {
     }
   }
 
-  /// A flood of connections that never send a whole request keeps a person waiting only until
-  /// their first-answer deadline, far shorter than the idle timeout (the seams pass waited 35 s).
-  @Test func connectionsNeverAnsweredGoAtTheFirstAnswerDeadline() async throws {
-    try await withTemporaryDirectoryAsync { dir in
-      let fixture = try ServerFixture(dir + "/store")
-      let limits = ServerLimits(connections: 4, idleTimeout: .seconds(60), firstAnswer: .seconds(1))
-      try await serving(fixture, limits: limits) { _, port in
-        let flood = try (0..<12).map { _ in try RawConnection(port: port) }
-        try await Task.sleep(for: .milliseconds(300))
-        let person = try RawConnection(port: port)
-        person.request("/", header: ServerFixture.cookieHeader)
-        let answered = try await blocking { person.receive(within: 8) }
-        #expect(answered.text.hasPrefix("HTTP/1.1 200"), "\(answered.text.prefix(200))")
-        for connection in flood { connection.hangUp() }
-      }
-    }
-  }
-
   @Test func theLimitsFollowTheDescriptorsTheProcessMayOpen() {
     #expect(ServerLimits.connections(openFiles: 128) == 64)
     #expect(ServerLimits.connections(openFiles: 1024) == 512)

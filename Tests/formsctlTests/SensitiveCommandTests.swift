@@ -181,10 +181,15 @@ struct SensitiveCommandTests {
     defer { try? FileManager.default.removeItem(atPath: base) }
     let store = base + "/store"
     try copyExampleStore(to: store)
+    // The descriptors beside it, not in the checkout: a checkout made by `mktemp -d` (mode 0700)
+    // is no directory the unprivileged user may enter.
+    try FileManager.default.copyItem(
+      atPath: Formsctl.packageRoot.appendingPathComponent("schemas").path, toPath: base + "/schemas")
+    try writeFile(try exampleManifest(schemas: base + "/schemas"), to: store + "/formsctl.yaml")
     let identity = base + "/demo"
     try demoIdentity(at: identity)
     for path in [base, store, identity] { chmod(path, path == identity ? 0o600 : 0o755) }
-    _ = try runShellLines(["chown 65534:65534 \(identity) && chmod -R a+rX \(store)"], in: base)
+    _ = try runShellLines(["chown 65534:65534 \(identity) && chmod -R a+rX \(store) \(base)/schemas"], in: base)
     func asNobody(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
       let process = Process()
       process.executableURL = URL(fileURLWithPath: DocumentCommandTests.setpriv!)
