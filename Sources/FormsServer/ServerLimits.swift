@@ -20,15 +20,15 @@ public struct ServerLimits: Sendable {
     self.idleTimeout = idleTimeout
   }
 
-  /// The limits for this process: at most 1,000 connections, and at most half the descriptors
-  /// the process may open (`RLIMIT_NOFILE`), the other half left to the store (its watch, the
+  /// The limits for this process: at most 1,000 connections, and at most a quarter of the
+  /// descriptors the process may open (`RLIMIT_NOFILE`), the rest left to the store (its watch, the
   /// files a page reads, a write's journal).
   public static func forThisProcess() -> ServerLimits {
     ServerLimits(connections: connections(openFiles: openFileLimit()))
   }
 
   /// The connections a process that may open `openFiles` descriptors holds at once.
-  static func connections(openFiles: Int) -> Int { max(8, min(1000, openFiles / 2)) }
+  static func connections(openFiles: Int) -> Int { max(8, min(1000, openFiles / 4)) }
 
   /// The process's soft limit of open descriptors (1,024 when the system does not say).
   static func openFileLimit() -> Int {

@@ -33,6 +33,9 @@ struct ServerLimitsTests {
       break
     }
     try await body(server, try #require(listening))
+    // Connections the server accepted but has not taken up yet must be taken up before it stops:
+    // cancelled with some still waiting, NIO traps (swift-server/swift-http-server#137).
+    try await Task.sleep(for: .seconds(1))
     running.cancel()
     _ = await running.result
   }
@@ -103,7 +106,7 @@ struct ServerLimitsTests {
         let heads = try (0..<5).map { _ in try RawConnection(port: port) }
         for head in heads { head.request("/events", method: "HEAD", header: ServerFixture.cookieHeader) }
         for head in heads {
-          let answered = try await blocking { head.receive(within: 5) }
+          let answered = try await blocking { head.receive(within: 20) }
           #expect(answered.text.hasPrefix("HTTP/1.1 200"), "\(answered.text)")
         }
         #expect(server.live.count == 3, "HEAD took a place")
@@ -132,7 +135,7 @@ struct ServerLimitsTests {
         let early = try await blocking { next.firstBytes(within: 1.5) }
         #expect(early == nil, "a connection was served past the limit of 4 and 12 idle ones")
         for connection in idle { connection.hangUp() }
-        let answered = try await blocking { next.receive(within: 10) }
+        let answered = try await blocking { next.receive(within: 30) }
         #expect(answered.text.hasPrefix("HTTP/1.1 200"), "\(answered.text.prefix(200))")
       }
       // Idle connections (nothing sent, or a request without the token answered) are closed, and
@@ -145,10 +148,10 @@ struct ServerLimitsTests {
         half.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: \(ServerFixture.cookie)=t0ken\r\n")
         let client = try RawConnection(port: port)
         client.request("/", header: ServerFixture.cookieHeader)
-        let answered = try await blocking { client.receive(within: 20) }
+        let answered = try await blocking { client.receive(within: 40) }
         #expect(answered.text.hasPrefix("HTTP/1.1 200"), "\(answered.text.prefix(200))")
         for connection in silent + [refused, half] {
-          let seen = try await blocking { connection.receive(within: 10) }
+          let seen = try await blocking { connection.receive(within: 20) }
           #expect(seen.closed, "an idle connection was kept open: \(seen.text.prefix(100))")
         }
       }
@@ -156,8 +159,8 @@ struct ServerLimitsTests {
   }
 
   @Test func theLimitsFollowTheDescriptorsTheProcessMayOpen() {
-    #expect(ServerLimits.connections(openFiles: 128) == 64)
-    #expect(ServerLimits.connections(openFiles: 1024) == 512)
+    #expect(ServerLimits.connections(openFiles: 128) == 32)
+    #expect(ServerLimits.connections(openFiles: 1024) == 256)
     #expect(ServerLimits.connections(openFiles: 1 << 20) == 1000)
     #expect(ServerLimits.connections(openFiles: Int.max) == 1000)
     #expect(ServerLimits.connections(openFiles: 4) == 8)
