@@ -45,7 +45,7 @@ extension Store {
   /// `signer` now: in a chain's review state, its round submitted and live (not rejected, the
   /// content still what was submitted), with a step the signer may sign next in a role the
   /// manifest gives them; not their own submission, and not a round they already signed (as
-  /// ``approve(kind:id:step:comment:identity:)`` would refuse those). Each one found is then
+  /// ``approve(kind:id:step:comment:identity:shown:)`` would refuse those). Each one found is then
   /// approved as a dry run, every check of the write path and nothing written: one `approve`
   /// refuses is ``Inbox/blocked``, not listed. Oldest submission first, then by kind and id.
   /// Reads the files as stored: no sealed value is opened, none recorded. Refused, as `approve`

@@ -33,7 +33,7 @@ extension StoreLayout {
     return nil
   }
 
-  /// Refuses `path` for a file written for a person (``outputRefusal(_:reading:)`` says where
+  /// Refuses `path` for a file written for a person (`outputRefusal(_:reading:)` says where
   /// not): ``StoreError/outputRefused(path:reason:)``, a bad argument, before anything is written.
   public func checkOutput(_ path: String, reading: [String] = []) throws(StoreError) {
     if let reason = outputRefusal(path, reading: reading) {
